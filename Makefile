@@ -1,0 +1,49 @@
+# Thin wrapper: installs what is missing, then meson does the work.
+BUILDDIR ?= _build
+MESON_ARGS ?=
+
+# Debian 12 packages needed to build and test
+DEBIAN_PACKAGES = \
+	gcc meson ninja-build pkg-config python3 \
+	libglib2.0-dev libglib2.0-bin libjson-glib-dev zlib1g-dev
+
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+CLI = $(BUILDDIR)/src/cli/flamediff-cli
+ifeq ($(CI),true)
+WERROR = -Dwerror=true
+endif
+
+.PHONY: all deps build run check bench clean
+
+all: build
+
+deps:
+	@missing=""; \
+	for p in $(DEBIAN_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing:$$missing"; \
+	  $(SUDO) apt-get update -q && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends $$missing; \
+	fi
+
+$(BUILDDIR)/build.ninja:
+	meson setup $(BUILDDIR) $(WERROR) $(MESON_ARGS)
+
+build: deps $(BUILDDIR)/build.ninja
+	@if [ -n "$(WERROR)" ]; then meson configure $(BUILDDIR) $(WERROR) >/dev/null; fi
+	ninja -C $(BUILDDIR)
+
+run: build
+	$(CLI) compare data/examples/baseline.folded data/examples/current.folded
+
+check: build
+	@status=0; meson test -C $(BUILDDIR) --print-errorlogs || status=$$?; \
+	python3 tools/test-summary.py $(BUILDDIR)/meson-logs/testlog.json; exit $$status
+
+bench: build
+	tools/bench.sh $(BUILDDIR)
+
+clean:
+	rm -rf $(BUILDDIR)

@@ -1,0 +1,91 @@
+/* flamediff-cli.c: the headless front end.
+ *
+ * Copyright 2026 The Flamediff developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "config.h"
+
+#include <locale.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <gio/gio.h>
+
+#include "flame-cli.h"
+
+static const struct
+{
+  const char *name;
+  int (*run) (int argc, char **argv);
+  const char *summary;
+} commands[] = {
+  { "compare",  flame_cli_compare,  "Compare a baseline and a current profile" },
+  { "info",     flame_cli_info,     "Describe a profile file" },
+  { "collapse", flame_cli_collapse, "Print perf script output as folded stacks" },
+};
+
+static void
+usage (FILE *out)
+{
+  fprintf (out, "Usage: flamediff-cli COMMAND [OPTION…]\n\nCommands:\n");
+  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+    fprintf (out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+  fprintf (out, "\nRun “flamediff-cli COMMAND --help” for the options of a command.\n");
+}
+
+gboolean
+flame_cli_write_output (const char  *path,
+                        GString     *text,
+                        GError     **error)
+{
+  if (path == NULL || g_strcmp0 (path, "-") == 0)
+    {
+      if (fwrite (text->str, 1, text->len, stdout) != text->len || fflush (stdout) != 0)
+        {
+          g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                               "cannot write to standard output");
+          return FALSE;
+        }
+      return TRUE;
+    }
+  return g_file_set_contents (path, text->str, text->len, error);
+}
+
+void
+flame_cli_print_warnings (GPtrArray *warnings)
+{
+  for (guint i = 0; warnings != NULL && i < warnings->len; i++)
+    g_printerr ("flamediff-cli: warning: %s\n", (const char *) g_ptr_array_index (warnings, i));
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  setlocale (LC_ALL, "");
+
+  if (argc < 2)
+    {
+      usage (stderr);
+      return FLAME_CLI_ERROR;
+    }
+  if (strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0 ||
+      strcmp (argv[1], "help") == 0)
+    {
+      usage (stdout);
+      return FLAME_CLI_OK;
+    }
+  if (strcmp (argv[1], "--version") == 0)
+    {
+      printf ("flamediff-cli %s\n", PACKAGE_VERSION);
+      return FLAME_CLI_OK;
+    }
+
+  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+    if (strcmp (argv[1], commands[i].name) == 0)
+      return commands[i].run (argc - 1, argv + 1);
+
+  fprintf (stderr, "flamediff-cli: unknown command “%s”\n\n", argv[1]);
+  usage (stderr);
+  return FLAME_CLI_ERROR;
+}

@@ -1,0 +1,808 @@
+/* flame-diff.c
+ *
+ * Copyright 2026 The Flamediff developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "flame-diff.h"
+#include "flame-error.h"
+
+struct _FlameDiff
+{
+  GObject           parent_instance;
+
+  FlameDiffOptions  options;
+  FlameProfile     *baseline;
+  FlameProfile     *current;   /* == baseline for a ready-made pair */
+  FlameFrames      *frames;
+  FlameTree        *tree;
+
+  gdouble           total_ms[2];
+  gdouble           samples[2];
+  gdouble           interval_ms[2];
+  gboolean          interval_assumed[2];
+  gdouble           ratio;     /* sampled time current / baseline */
+  gdouble           scale;     /* what the baseline is multiplied by */
+  guint             elided_count;
+  guint             elided_stacks;
+
+  GMutex            lazy_lock;
+  FlameTree        *inverted;
+  gdouble          *elided_weight;
+};
+
+G_DEFINE_FINAL_TYPE (FlameDiff, flame_diff, G_TYPE_OBJECT)
+
+static void
+flame_diff_finalize (GObject *object)
+{
+  FlameDiff *self = (FlameDiff *) object;
+
+  g_clear_object (&self->baseline);
+  g_clear_object (&self->current);
+  g_clear_pointer (&self->frames, flame_frames_free);
+  g_clear_pointer (&self->tree, flame_tree_free);
+  g_clear_pointer (&self->inverted, flame_tree_free);
+  g_clear_pointer (&self->elided_weight, g_free);
+  g_mutex_clear (&self->lazy_lock);
+
+  G_OBJECT_CLASS (flame_diff_parent_class)->finalize (object);
+}
+
+static void
+flame_diff_class_init (FlameDiffClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = flame_diff_finalize;
+}
+
+static void
+flame_diff_init (FlameDiff *self)
+{
+  g_mutex_init (&self->lazy_lock);
+}
+
+void
+flame_diff_options_init (FlameDiffOptions *options)
+{
+  *options = (FlameDiffOptions) {
+    .match = FLAME_MATCH_NAME_FILE,
+    .strip_hex = FALSE,
+    .normalize = FLAME_NORMALIZE_TOTAL,
+    .metric = FLAME_METRIC_SELF,
+    .significance = 0,
+    .default_interval_ms = 1.0,
+  };
+}
+
+const char *
+flame_match_to_string (FlameMatch match)
+{
+  switch (match)
+    {
+    case FLAME_MATCH_NAME:           return "name";
+    case FLAME_MATCH_NAME_FILE_LINE: return "name+file+line";
+    case FLAME_MATCH_NAME_FILE:
+    default:                         return "name+file";
+    }
+}
+
+gboolean
+flame_match_from_string (const char *str,
+                         FlameMatch *match)
+{
+  static const FlameMatch all[] = {
+    FLAME_MATCH_NAME, FLAME_MATCH_NAME_FILE, FLAME_MATCH_NAME_FILE_LINE
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (all); i++)
+    if (g_strcmp0 (str, flame_match_to_string (all[i])) == 0)
+      {
+        *match = all[i];
+        return TRUE;
+      }
+  return FALSE;
+}
+
+const char *
+flame_change_to_string (FlameChange klass)
+{
+  static const char *names[] = {
+    [FLAME_CHANGE_NEUTRAL] = "neutral",
+    [FLAME_CHANGE_REGRESSION_DEEP] = "regression-deep",
+    [FLAME_CHANGE_REGRESSION_MEDIUM] = "regression-medium",
+    [FLAME_CHANGE_REGRESSION_LIGHT] = "regression-light",
+    [FLAME_CHANGE_REGRESSION_VERY_LIGHT] = "regression-very-light",
+    [FLAME_CHANGE_IMPROVEMENT_DEEP] = "improvement-deep",
+    [FLAME_CHANGE_IMPROVEMENT_MEDIUM] = "improvement-medium",
+    [FLAME_CHANGE_IMPROVEMENT_LIGHT] = "improvement-light",
+    [FLAME_CHANGE_IMPROVEMENT_VERY_LIGHT] = "improvement-very-light",
+    [FLAME_CHANGE_NEW] = "new",
+    [FLAME_CHANGE_ELIDED] = "elided",
+  };
+
+  g_return_val_if_fail (klass < FLAME_N_CHANGES, "neutral");
+  return names[klass];
+}
+
+static inline gboolean
+is_hex (char c)
+{
+  return g_ascii_isxdigit (c);
+}
+
+/**
+ * flame_strip_hex:
+ *
+ * Rewrites every `0x1f2e` to `0x...` and drops `+0x1f` offsets, so
+ * addresses that differ between runs (ASLR, JIT) do not split a frame.
+ *
+ * Returns: (transfer full) (nullable): the new name, or %NULL when the
+ *   name has nothing to strip
+ */
+char *
+flame_strip_hex (const char *name,
+                 gsize       len,
+                 gsize      *out_len)
+{
+  GString *out = NULL;
+  gsize copied = 0;
+
+  for (gsize i = 0; i + 2 < len; i++)
+    {
+      gsize j;
+      gboolean offset;
+
+      if (name[i] != '0' || (name[i + 1] != 'x' && name[i + 1] != 'X') ||
+          !is_hex (name[i + 2]))
+        continue;
+      /* only a whole token: not the tail of "a0x12" */
+      if (i > 0 && g_ascii_isalnum (name[i - 1]))
+        continue;
+      for (j = i + 2; j < len && is_hex (name[j]); j++)
+        ;
+      offset = i > 0 && name[i - 1] == '+';
+      if (out == NULL)
+        out = g_string_sized_new (len);
+      g_string_append_len (out, name + copied, (offset ? i - 1 : i) - copied);
+      if (!offset)
+        g_string_append (out, "0x...");
+      copied = j;
+      i = j - 1;
+    }
+
+  if (out == NULL)
+    return NULL;
+  g_string_append_len (out, name + copied, len - copied);
+  *out_len = out->len;
+  return g_string_free (out, FALSE);
+}
+
+/* Maps each frame of @profile to the diff's key frame. */
+static guint32 *
+map_frames (FlameDiff    *self,
+            FlameProfile *profile)
+{
+  FlameFrames *src = flame_profile_get_frames (profile);
+  FlameStrings *src_strings = flame_frames_get_strings (src);
+  FlameStrings *dst_strings = flame_frames_get_strings (self->frames);
+  guint n = flame_frames_count (src);
+  guint32 *map = g_new (guint32, MAX (n, 1));
+
+  for (guint32 f = 0; f < n; f++)
+    {
+      const FlameFrame *fr = flame_frames_get (src, f);
+      const char *name = flame_strings_get (src_strings, fr->name);
+      gsize name_len = flame_strings_get_len (src_strings, fr->name);
+      g_autofree char *stripped = NULL;
+      guint32 file = 0;
+      guint32 line = 0;
+      guint32 name_id;
+
+      if (self->options.strip_hex)
+        {
+          gsize stripped_len;
+          stripped = flame_strip_hex (name, name_len, &stripped_len);
+          if (stripped != NULL)
+            {
+              name = stripped;
+              name_len = stripped_len;
+            }
+        }
+      name_id = flame_strings_intern (dst_strings, name, name_len);
+
+      if (self->options.match != FLAME_MATCH_NAME && fr->file != 0)
+        file = flame_strings_intern (dst_strings,
+                                     flame_strings_get (src_strings, fr->file),
+                                     flame_strings_get_len (src_strings, fr->file));
+      if (self->options.match == FLAME_MATCH_NAME_FILE_LINE)
+        line = fr->line;
+
+      /* kernel/JIT flags are presentation; the thread flag keeps a
+       * thread pseudo-frame apart from a function of the same name */
+      map[f] = flame_frames_intern (self->frames, name_id, file, line,
+                                    fr->flags & FLAME_FRAME_THREAD);
+    }
+  return map;
+}
+
+/* Adds @src's column @src_col (weights converted to ms) into the diff
+ * tree's column @dst_col. Parents precede children in the node array, so
+ * one forward sweep maps every node. */
+static gboolean
+merge_tree (FlameDiff     *self,
+            FlameProfile  *profile,
+            guint          src_col,
+            guint          dst_col,
+            gboolean       both,
+            GCancellable  *cancellable,
+            GError       **error)
+{
+  FlameTree *src = flame_profile_get_tree (profile);
+  g_autofree guint32 *frame_map = map_frames (self, profile);
+  g_autofree guint32 *node_map = g_new (guint32, src->n_nodes);
+  gdouble ms0 = flame_profile_get_ms_per_weight (profile, src_col,
+                                                 self->options.default_interval_ms);
+  gdouble ms1 = both ? flame_profile_get_ms_per_weight (profile, src_col + 1,
+                                                        self->options.default_interval_ms) : 0;
+
+  node_map[FLAME_TREE_ROOT] = FLAME_TREE_ROOT;
+  for (guint32 n = 1; n < src->n_nodes; n++)
+    {
+      const FlameNode *node = &src->nodes[n];
+      guint32 d;
+
+      if ((n & 0xfffff) == 0 && g_cancellable_set_error_if_cancelled (cancellable, error))
+        return FALSE;
+
+      d = flame_tree_child (self->tree, node_map[node->parent], frame_map[node->frame]);
+      node_map[n] = d;
+      self->tree->self[dst_col][d] += src->self[src_col][n] * ms0;
+      if (both)
+        self->tree->self[dst_col + 1][d] += src->self[src_col + 1][n] * ms1;
+    }
+  return TRUE;
+}
+
+static void
+side_info (FlameDiff    *self,
+           FlameProfile *profile,
+           guint         src_col,
+           guint         dst_col)
+{
+  gdouble interval = flame_profile_get_interval_ms (profile);
+
+  self->samples[dst_col] = flame_profile_get_samples (profile, src_col);
+  self->total_ms[dst_col] = flame_profile_get_total_ms (profile, src_col,
+                                                        self->options.default_interval_ms);
+  self->interval_assumed[dst_col] = interval <= 0 &&
+                                    flame_profile_get_unit (profile) != FLAME_UNIT_NANOSECONDS;
+  if (interval <= 0)
+    {
+      if (flame_profile_get_unit (profile) == FLAME_UNIT_NANOSECONDS && self->samples[dst_col] > 0)
+        interval = self->total_ms[dst_col] / self->samples[dst_col];
+      else
+        interval = self->options.default_interval_ms;
+    }
+  self->interval_ms[dst_col] = interval;
+}
+
+/**
+ * flame_diff_new:
+ * @current: (nullable): %NULL when @baseline is a ready-made pair
+ *   (a 3-column folded file)
+ *
+ * Builds the merged tree. Runs in time linear in the two trees' sizes;
+ * call it from a worker thread for large profiles (see
+ * flame_diff_new_async()).
+ */
+FlameDiff *
+flame_diff_new (FlameProfile            *baseline,
+                FlameProfile            *current,
+                const FlameDiffOptions  *options,
+                GCancellable            *cancellable,
+                GError                 **error)
+{
+  g_autoptr(FlameDiff) self = NULL;
+  gboolean pair;
+
+  g_return_val_if_fail (FLAME_IS_PROFILE (baseline), NULL);
+  g_return_val_if_fail (current == NULL || FLAME_IS_PROFILE (current), NULL);
+
+  pair = current == NULL;
+  if (pair && flame_profile_get_n_columns (baseline) != 2)
+    {
+      g_set_error (error, FLAME_ERROR, FLAME_ERROR_INVALID,
+                   "%s: a single profile needs a second one to compare with",
+                   flame_profile_get_path (baseline));
+      return NULL;
+    }
+  if (!pair && (flame_profile_get_n_columns (baseline) != 1 ||
+                flame_profile_get_n_columns (current) != 1))
+    {
+      g_set_error (error, FLAME_ERROR, FLAME_ERROR_INVALID,
+                   "%s: already holds a baseline and a current profile; open it alone",
+                   flame_profile_get_path (flame_profile_get_n_columns (baseline) != 1
+                                           ? baseline : current));
+      return NULL;
+    }
+
+  self = g_object_new (FLAME_TYPE_DIFF, NULL);
+  if (options != NULL)
+    self->options = *options;
+  else
+    flame_diff_options_init (&self->options);
+  if (self->options.default_interval_ms <= 0)
+    self->options.default_interval_ms = 1.0;
+
+  self->baseline = g_object_ref (baseline);
+  self->current = g_object_ref (pair ? baseline : current);
+  self->frames = flame_frames_new ();
+  self->tree = flame_tree_new (2);
+
+  if (pair)
+    {
+      side_info (self, baseline, 0, FLAME_DIFF_BASELINE);
+      side_info (self, baseline, 1, FLAME_DIFF_CURRENT);
+      if (!merge_tree (self, baseline, 0, FLAME_DIFF_BASELINE, TRUE, cancellable, error))
+        return NULL;
+    }
+  else
+    {
+      side_info (self, baseline, 0, FLAME_DIFF_BASELINE);
+      side_info (self, current, 0, FLAME_DIFF_CURRENT);
+      if (!merge_tree (self, baseline, 0, FLAME_DIFF_BASELINE, FALSE, cancellable, error) ||
+          !merge_tree (self, current, 0, FLAME_DIFF_CURRENT, FALSE, cancellable, error))
+        return NULL;
+    }
+  flame_tree_finish (self->tree);
+  flame_tree_compact (self->tree);
+
+  /* cpython-diff.md §1.5: sampled time of current over baseline; an
+   * empty side leaves the baseline as it is */
+  if (self->total_ms[FLAME_DIFF_BASELINE] > 0 && self->total_ms[FLAME_DIFF_CURRENT] > 0)
+    self->ratio = self->total_ms[FLAME_DIFF_CURRENT] / self->total_ms[FLAME_DIFF_BASELINE];
+  else
+    self->ratio = 1.0;
+  self->scale = self->options.normalize == FLAME_NORMALIZE_TOTAL ? self->ratio : 1.0;
+
+  for (guint32 n = 1; n < self->tree->n_nodes; n++)
+    if (flame_diff_is_elided (self, n))
+      {
+        self->elided_count++;
+        if (self->tree->self[FLAME_DIFF_BASELINE][n] > 0)
+          self->elided_stacks++;
+      }
+
+  return g_steal_pointer (&self);
+}
+
+typedef struct
+{
+  FlameProfile     *baseline;
+  FlameProfile     *current;
+  FlameDiffOptions  options;
+} DiffData;
+
+static void
+diff_data_free (gpointer data)
+{
+  DiffData *dd = data;
+
+  g_clear_object (&dd->baseline);
+  g_clear_object (&dd->current);
+  g_free (dd);
+}
+
+static void
+diff_thread (GTask        *task,
+             gpointer      source_object,
+             gpointer      task_data,
+             GCancellable *cancellable)
+{
+  DiffData *dd = task_data;
+  GError *error = NULL;
+  FlameDiff *diff;
+
+  diff = flame_diff_new (dd->baseline, dd->current, &dd->options, cancellable, &error);
+  if (diff == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, diff, g_object_unref);
+}
+
+void
+flame_diff_new_async (FlameProfile           *baseline,
+                      FlameProfile           *current,
+                      const FlameDiffOptions *options,
+                      GCancellable           *cancellable,
+                      GAsyncReadyCallback     callback,
+                      gpointer                user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  DiffData *dd;
+
+  task = g_task_new (NULL, cancellable, callback, user_data);
+  g_task_set_source_tag (task, flame_diff_new_async);
+  dd = g_new0 (DiffData, 1);
+  dd->baseline = g_object_ref (baseline);
+  dd->current = current ? g_object_ref (current) : NULL;
+  if (options != NULL)
+    dd->options = *options;
+  else
+    flame_diff_options_init (&dd->options);
+  g_task_set_task_data (task, dd, diff_data_free);
+  g_task_run_in_thread (task, diff_thread);
+}
+
+FlameDiff *
+flame_diff_new_finish (GAsyncResult  *result,
+                       GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, NULL), NULL);
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+const FlameDiffOptions *
+flame_diff_get_options (FlameDiff *self)
+{
+  g_return_val_if_fail (FLAME_IS_DIFF (self), NULL);
+  return &self->options;
+}
+
+FlameProfile *
+flame_diff_get_baseline (FlameDiff *self)
+{
+  g_return_val_if_fail (FLAME_IS_DIFF (self), NULL);
+  return self->baseline;
+}
+
+FlameProfile *
+flame_diff_get_current (FlameDiff *self)
+{
+  g_return_val_if_fail (FLAME_IS_DIFF (self), NULL);
+  return self->current;
+}
+
+FlameFrames *
+flame_diff_get_frames (FlameDiff *self)
+{
+  g_return_val_if_fail (FLAME_IS_DIFF (self), NULL);
+  return self->frames;
+}
+
+FlameTree *
+flame_diff_get_tree (FlameDiff *self)
+{
+  g_return_val_if_fail (FLAME_IS_DIFF (self), NULL);
+  return self->tree;
+}
+
+/**
+ * flame_diff_get_inverted_tree:
+ *
+ * The bottom-up tree: every function with self time becomes a root, its
+ * callers its children, merged by frame key. A node's total is the self
+ * time of the root function reached through that chain of callers, so
+ * colouring it by total compares exactly that. Built on first use
+ * (thread-safe); cost grows with the depth of the stacks.
+ */
+FlameTree *
+flame_diff_get_inverted_tree (FlameDiff *self)
+{
+  g_return_val_if_fail (FLAME_IS_DIFF (self), NULL);
+
+  g_mutex_lock (&self->lazy_lock);
+  if (self->inverted == NULL)
+    {
+      FlameTree *tree = self->tree;
+      FlameTree *inv = flame_tree_new (2);
+
+      for (guint32 n = 1; n < tree->n_nodes; n++)
+        {
+          gdouble sb = tree->self[FLAME_DIFF_BASELINE][n];
+          gdouble sc = tree->self[FLAME_DIFF_CURRENT][n];
+          guint32 i = FLAME_TREE_ROOT;
+
+          if (sb == 0 && sc == 0)
+            continue;
+          for (guint32 a = n; a != FLAME_TREE_ROOT; a = tree->nodes[a].parent)
+            i = flame_tree_child (inv, i, tree->nodes[a].frame);
+          inv->self[FLAME_DIFF_BASELINE][i] += sb;
+          inv->self[FLAME_DIFF_CURRENT][i] += sc;
+        }
+      flame_tree_finish (inv);
+      flame_tree_compact (inv);
+      self->inverted = inv;
+    }
+  g_mutex_unlock (&self->lazy_lock);
+
+  return self->inverted;
+}
+
+gdouble
+flame_diff_get_scale (FlameDiff *self)
+{
+  g_return_val_if_fail (FLAME_IS_DIFF (self), 1.0);
+  return self->scale;
+}
+
+/* The factor normalisation would apply, whether or not it is on. */
+gdouble
+flame_diff_get_sampled_time_ratio (FlameDiff *self)
+{
+  g_return_val_if_fail (FLAME_IS_DIFF (self), 1.0);
+  return self->ratio;
+}
+
+gdouble
+flame_diff_get_total_ms (FlameDiff *self,
+                         guint      column)
+{
+  g_return_val_if_fail (FLAME_IS_DIFF (self) && column < 2, 0);
+  return self->total_ms[column];
+}
+
+gdouble
+flame_diff_get_samples (FlameDiff *self,
+                        guint      column)
+{
+  g_return_val_if_fail (FLAME_IS_DIFF (self) && column < 2, 0);
+  return self->samples[column];
+}
+
+gdouble
+flame_diff_get_interval_ms (FlameDiff *self,
+                            guint      column)
+{
+  g_return_val_if_fail (FLAME_IS_DIFF (self) && column < 2, 0);
+  return self->interval_ms[column];
+}
+
+gboolean
+flame_diff_get_interval_assumed (FlameDiff *self,
+                                 guint      column)
+{
+  g_return_val_if_fail (FLAME_IS_DIFF (self) && column < 2, FALSE);
+  return self->interval_assumed[column];
+}
+
+void
+flame_diff_get_values (FlameDiff       *self,
+                       const FlameTree *tree,
+                       guint32          node,
+                       FlameDiffValues *values)
+{
+  values->self_b = tree->self[FLAME_DIFF_BASELINE][node] * self->scale;
+  values->total_b = tree->total[FLAME_DIFF_BASELINE][node] * self->scale;
+  values->self_c = tree->self[FLAME_DIFF_CURRENT][node];
+  values->total_c = tree->total[FLAME_DIFF_CURRENT][node];
+}
+
+/**
+ * flame_diff_percent:
+ *
+ * The change of @metric in percent of the (scaled) baseline: +100 when
+ * the baseline is 0 and the current value is not, 0 when both are 0.
+ */
+gdouble
+flame_diff_percent (const FlameDiffValues *values,
+                    FlameMetric            metric)
+{
+  gdouble b = metric == FLAME_METRIC_TOTAL ? values->total_b : values->self_b;
+  gdouble c = metric == FLAME_METRIC_TOTAL ? values->total_c : values->self_c;
+
+  if (b > 0)
+    return (c - b) / b * 100.0;
+  return c > 0 ? 100.0 : 0.0;
+}
+
+/**
+ * flame_binomial_p_value:
+ *
+ * Two-sided p-value of seeing @k successes in @n trials with success
+ * probability @p: the exact sum for small @n, the normal approximation
+ * with continuity correction once n·p·(1−p) is large enough for it.
+ */
+gdouble
+flame_binomial_p_value (guint64 k,
+                        guint64 n,
+                        gdouble p)
+{
+  gdouble mean, var;
+
+  if (n == 0 || p <= 0 || p >= 1)
+    return 1.0;
+
+  mean = n * p;
+  var = n * p * (1 - p);
+
+  if (var > 25 || n > 5000)
+    {
+      gdouble z = (fabs ((gdouble) k - mean) - 0.5) / sqrt (var);
+      if (z <= 0)
+        return 1.0;
+      return MIN (1.0, erfc (z / G_SQRT2));
+    }
+  else
+    {
+      /* P(X = i) via lgamma; add every outcome no more likely than k */
+      gdouble lp = log (p), lq = log1p (-p);
+      gdouble lnf = lgamma ((gdouble) n + 1);
+      gdouble pk = lnf - lgamma ((gdouble) k + 1) - lgamma ((gdouble) (n - k) + 1) + k * lp + (n - k) * lq;
+      gdouble sum = 0;
+
+      for (guint64 i = 0; i <= n; i++)
+        {
+          gdouble pi = lnf - lgamma ((gdouble) i + 1) - lgamma ((gdouble) (n - i) + 1) + i * lp + (n - i) * lq;
+          if (pi <= pk + 1e-7)
+            sum += exp (pi);
+        }
+      return MIN (1.0, sum);
+    }
+}
+
+/**
+ * flame_diff_is_significant:
+ *
+ * Whether the change of @metric is more than sampling noise at level
+ * @alpha. Times are turned back into sample counts k_b and k_c (each
+ * side's total time over its sample count); if both are Poisson counts,
+ * then given n = k_b + k_c, k_c is binomial with the share p0 that the
+ * null hypothesis predicts: the current run's share of all samples when
+ * normalising to total time (equal fractions), or the share of absolute
+ * time otherwise (equal milliseconds).
+ */
+gboolean
+flame_diff_is_significant (FlameDiff             *self,
+                           const FlameDiffValues *values,
+                           FlameMetric            metric,
+                           gdouble                alpha)
+{
+  gdouble b = metric == FLAME_METRIC_TOTAL ? values->total_b : values->self_b;
+  gdouble c = metric == FLAME_METRIC_TOTAL ? values->total_c : values->self_c;
+  gdouble ms_per_sample_b, ms_per_sample_c;
+  guint64 kb, kc;
+  gdouble p0;
+
+  g_return_val_if_fail (FLAME_IS_DIFF (self), TRUE);
+
+  ms_per_sample_b = self->samples[0] > 0 ? self->total_ms[0] / self->samples[0] : self->interval_ms[0];
+  ms_per_sample_c = self->samples[1] > 0 ? self->total_ms[1] / self->samples[1] : self->interval_ms[1];
+  if (ms_per_sample_b <= 0 || ms_per_sample_c <= 0)
+    return TRUE;
+
+  /* undo the scale: the test is on raw counts */
+  kb = (guint64) llround (b / self->scale / ms_per_sample_b);
+  kc = (guint64) llround (c / ms_per_sample_c);
+
+  if (self->samples[0] <= 0 || self->samples[1] <= 0)
+    return TRUE;
+  if (self->options.normalize == FLAME_NORMALIZE_TOTAL)
+    p0 = self->samples[1] / (self->samples[0] + self->samples[1]);
+  else
+    p0 = ms_per_sample_b / (ms_per_sample_b + ms_per_sample_c);
+
+  return flame_binomial_p_value (kc, kb + kc, p0) < alpha;
+}
+
+/**
+ * flame_diff_classify_values:
+ *
+ * DESIGN.md's classes, evaluated in order: absent from the baseline →
+ * new; |p| < 15 → neutral; then the regression and improvement bands.
+ * With the noise option on, changes within sampling noise are neutral.
+ */
+FlameChange
+flame_diff_classify_values (FlameDiff             *self,
+                            const FlameDiffValues *v,
+                            FlameMetric            metric)
+{
+  gdouble p;
+
+  if (v->total_b <= 0 && v->total_c > 0)
+    return FLAME_CHANGE_NEW;
+  if (v->total_c <= 0 && v->total_b > 0)
+    return FLAME_CHANGE_ELIDED;
+
+  p = flame_diff_percent (v, metric);
+  if (fabs (p) < 15)
+    return FLAME_CHANGE_NEUTRAL;
+  if (self->options.significance > 0 &&
+      !flame_diff_is_significant (self, v, metric, self->options.significance))
+    return FLAME_CHANGE_NEUTRAL;
+
+  if (p >= 100)
+    return FLAME_CHANGE_REGRESSION_DEEP;
+  if (p > 50)
+    return FLAME_CHANGE_REGRESSION_MEDIUM;
+  if (p > 30)
+    return FLAME_CHANGE_REGRESSION_LIGHT;
+  if (p > 0)
+    return FLAME_CHANGE_REGRESSION_VERY_LIGHT;
+  if (p <= -100)
+    return FLAME_CHANGE_IMPROVEMENT_DEEP;
+  if (p < -50)
+    return FLAME_CHANGE_IMPROVEMENT_MEDIUM;
+  if (p < -30)
+    return FLAME_CHANGE_IMPROVEMENT_LIGHT;
+  return FLAME_CHANGE_IMPROVEMENT_VERY_LIGHT;
+}
+
+FlameChange
+flame_diff_classify (FlameDiff       *self,
+                     const FlameTree *tree,
+                     guint32          node,
+                     FlameMetric      metric)
+{
+  FlameDiffValues v;
+
+  flame_diff_get_values (self, tree, node, &v);
+  return flame_diff_classify_values (self, &v, metric);
+}
+
+/* A path that ran in the baseline and not at all in the current run. */
+gboolean
+flame_diff_is_elided (FlameDiff *self,
+                      guint32    node)
+{
+  return self->tree->total[FLAME_DIFF_CURRENT][node] <= 0 &&
+         self->tree->total[FLAME_DIFF_BASELINE][node] > 0;
+}
+
+/* Elided paths (nodes), as CPython counts them. */
+guint
+flame_diff_get_elided_count (FlameDiff *self)
+{
+  g_return_val_if_fail (FLAME_IS_DIFF (self), 0);
+  return self->elided_count;
+}
+
+/* Elided paths that had self time: the stacks that vanished. */
+guint
+flame_diff_get_elided_stacks (FlameDiff *self)
+{
+  g_return_val_if_fail (FLAME_IS_DIFF (self), 0);
+  return self->elided_stacks;
+}
+
+/**
+ * flame_diff_get_elided_weight:
+ *
+ * Width of @node in the Elided view, in scaled baseline ms: an elided
+ * node keeps its whole baseline total; an ancestor that still exists is
+ * only structure, as wide as its elided descendants. 0 for nodes not in
+ * the Elided view.
+ */
+gdouble
+flame_diff_get_elided_weight (FlameDiff *self,
+                              guint32    node)
+{
+  g_return_val_if_fail (FLAME_IS_DIFF (self), 0);
+
+  g_mutex_lock (&self->lazy_lock);
+  if (self->elided_weight == NULL)
+    {
+      FlameTree *tree = self->tree;
+      gdouble *w = g_new0 (gdouble, tree->n_nodes);
+
+      for (guint32 n = tree->n_nodes - 1; n > 0; n--)
+        {
+          guint32 parent = tree->nodes[n].parent;
+
+          if (flame_diff_is_elided (self, n))
+            w[n] = tree->total[FLAME_DIFF_BASELINE][n];
+          if (parent == FLAME_TREE_ROOT || !flame_diff_is_elided (self, parent))
+            w[parent] += w[n];
+        }
+      self->elided_weight = w;
+    }
+  g_mutex_unlock (&self->lazy_lock);
+
+  return self->elided_weight[node] * self->scale;
+}

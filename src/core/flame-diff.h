@@ -1,0 +1,146 @@
+/* flame-diff.h: the merged baseline/current call tree and its colour
+ * classes (semantics: docs/diff-semantics.md).
+ *
+ * Copyright 2026 The Flamediff developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "flame-profile.h"
+
+G_BEGIN_DECLS
+
+/* Columns of the diff tree. Weights are milliseconds, unscaled. */
+#define FLAME_DIFF_BASELINE 0
+#define FLAME_DIFF_CURRENT  1
+
+typedef enum
+{
+  FLAME_MATCH_NAME,
+  FLAME_MATCH_NAME_FILE,       /* default: a moved function still matches */
+  FLAME_MATCH_NAME_FILE_LINE,
+} FlameMatch;
+
+typedef enum
+{
+  FLAME_NORMALIZE_TOTAL,  /* scale the baseline to the current sampled time */
+  FLAME_NORMALIZE_NONE,   /* absolute time: a fixed workload run twice */
+} FlameNormalize;
+
+typedef enum
+{
+  FLAME_METRIC_SELF,
+  FLAME_METRIC_TOTAL,
+} FlameMetric;
+
+typedef enum
+{
+  FLAME_CHANGE_NEUTRAL,
+  FLAME_CHANGE_REGRESSION_DEEP,
+  FLAME_CHANGE_REGRESSION_MEDIUM,
+  FLAME_CHANGE_REGRESSION_LIGHT,
+  FLAME_CHANGE_REGRESSION_VERY_LIGHT,
+  FLAME_CHANGE_IMPROVEMENT_DEEP,
+  FLAME_CHANGE_IMPROVEMENT_MEDIUM,
+  FLAME_CHANGE_IMPROVEMENT_LIGHT,
+  FLAME_CHANGE_IMPROVEMENT_VERY_LIGHT,
+  FLAME_CHANGE_NEW,
+  FLAME_CHANGE_ELIDED,
+  FLAME_N_CHANGES
+} FlameChange;
+
+typedef struct
+{
+  FlameMatch     match;
+  gboolean       strip_hex;            /* 0x1234 -> 0x..., +0x12 dropped */
+  FlameNormalize normalize;
+  FlameMetric    metric;               /* what the colour compares */
+  gdouble        significance;         /* > 0: neutral unless p < this */
+  gdouble        default_interval_ms;  /* for files without timing */
+} FlameDiffOptions;
+
+/* Milliseconds; the baseline already multiplied by the scale. */
+typedef struct
+{
+  gdouble self_b;
+  gdouble total_b;
+  gdouble self_c;
+  gdouble total_c;
+} FlameDiffValues;
+
+#define FLAME_TYPE_DIFF (flame_diff_get_type ())
+
+G_DECLARE_FINAL_TYPE (FlameDiff, flame_diff, FLAME, DIFF, GObject)
+
+void            flame_diff_options_init          (FlameDiffOptions   *options);
+const char     *flame_match_to_string            (FlameMatch          match);
+gboolean        flame_match_from_string          (const char         *str,
+                                                  FlameMatch         *match);
+const char     *flame_change_to_string       (FlameChange      klass);
+
+FlameDiff      *flame_diff_new                   (FlameProfile       *baseline,
+                                                  FlameProfile       *current,
+                                                  const FlameDiffOptions *options,
+                                                  GCancellable       *cancellable,
+                                                  GError            **error);
+void            flame_diff_new_async             (FlameProfile       *baseline,
+                                                  FlameProfile       *current,
+                                                  const FlameDiffOptions *options,
+                                                  GCancellable       *cancellable,
+                                                  GAsyncReadyCallback callback,
+                                                  gpointer            user_data);
+FlameDiff      *flame_diff_new_finish            (GAsyncResult       *result,
+                                                  GError            **error);
+
+const FlameDiffOptions *flame_diff_get_options   (FlameDiff          *self);
+FlameProfile   *flame_diff_get_baseline          (FlameDiff          *self);
+FlameProfile   *flame_diff_get_current           (FlameDiff          *self);
+FlameFrames    *flame_diff_get_frames            (FlameDiff          *self);
+FlameTree      *flame_diff_get_tree              (FlameDiff          *self);
+FlameTree      *flame_diff_get_inverted_tree     (FlameDiff          *self);
+
+gdouble         flame_diff_get_scale             (FlameDiff          *self);
+gdouble         flame_diff_get_sampled_time_ratio (FlameDiff         *self);
+gdouble         flame_diff_get_total_ms          (FlameDiff          *self,
+                                                  guint               column);
+gdouble         flame_diff_get_samples           (FlameDiff          *self,
+                                                  guint               column);
+gdouble         flame_diff_get_interval_ms       (FlameDiff          *self,
+                                                  guint               column);
+gboolean        flame_diff_get_interval_assumed  (FlameDiff          *self,
+                                                  guint               column);
+
+void            flame_diff_get_values            (FlameDiff          *self,
+                                                  const FlameTree    *tree,
+                                                  guint32             node,
+                                                  FlameDiffValues    *values);
+gdouble         flame_diff_percent               (const FlameDiffValues *values,
+                                                  FlameMetric         metric);
+gboolean        flame_diff_is_significant        (FlameDiff          *self,
+                                                  const FlameDiffValues *values,
+                                                  FlameMetric         metric,
+                                                  gdouble             alpha);
+FlameChange  flame_diff_classify_values       (FlameDiff          *self,
+                                                  const FlameDiffValues *values,
+                                                  FlameMetric         metric);
+FlameChange  flame_diff_classify              (FlameDiff          *self,
+                                                  const FlameTree    *tree,
+                                                  guint32             node,
+                                                  FlameMetric         metric);
+gboolean        flame_diff_is_elided             (FlameDiff          *self,
+                                                  guint32             node);
+guint           flame_diff_get_elided_count      (FlameDiff          *self);
+guint           flame_diff_get_elided_stacks     (FlameDiff          *self);
+gdouble         flame_diff_get_elided_weight     (FlameDiff          *self,
+                                                  guint32             node);
+
+gdouble         flame_binomial_p_value           (guint64             k,
+                                                  guint64             n,
+                                                  gdouble             p);
+char           *flame_strip_hex                  (const char         *name,
+                                                  gsize               len,
+                                                  gsize              *out_len);
+
+G_END_DECLS

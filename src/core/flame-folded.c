@@ -1,0 +1,379 @@
+/* flame-folded.c: folded ("collapsed") stacks, one "a;b;c COUNT" a line.
+ *
+ * Copyright 2026 The Flamediff developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "flame-error.h"
+#include "flame-folded.h"
+
+#define SNIFF_LINES 64
+
+static inline gboolean
+is_blank (char c)
+{
+  return c == ' ' || c == '\t';
+}
+
+/* Parses the number that ends at @end (exclusive): digits with an optional
+ * fraction, as flamegraph.pl accepts (`12`, `12.5`, `12.`). Returns the
+ * start of the number, or NULL when there is none. */
+static const char *
+parse_count_backwards (const char *start,
+                       const char *end,
+                       gdouble    *value)
+{
+  const char *p = end;
+  const char *dot = NULL;
+  guint64 whole = 0;
+  gdouble frac = 0;
+  guint n_int = 0;
+
+  while (p > start && (g_ascii_isdigit (p[-1]) || (p[-1] == '.' && dot == NULL)))
+    {
+      p--;
+      if (*p == '.')
+        dot = p;
+    }
+  if (p == end)
+    return NULL;
+  /* the count must stand alone: preceded by a blank (or nothing) */
+  if (p > start && !is_blank (p[-1]))
+    return NULL;
+  if (dot == p)         /* ".5" is not accepted */
+    return NULL;
+
+  for (const char *q = p; q < (dot ? dot : end); q++)
+    n_int++;
+  if (n_int > 15)
+    {
+      /* past 10^15 a double cannot hold every integer anyway */
+      *value = g_ascii_strtod (p, NULL);
+      return p;
+    }
+  for (const char *q = p; q < (dot ? dot : end); q++)
+    whole = whole * 10 + (guint64) (*q - '0');
+  if (dot != NULL)
+    {
+      gdouble scale = 0.1;
+      for (const char *q = dot + 1; q < end; q++, scale *= 0.1)
+        frac += (*q - '0') * scale;
+    }
+  *value = (gdouble) whole + frac;
+  return p;
+}
+
+typedef struct
+{
+  const char *stack;
+  gsize       stack_len;
+  gdouble     counts[2];
+  guint       n_counts;
+} FoldedLine;
+
+/* Splits "stack count [count]" (already stripped of the line end and of
+ * trailing blanks). @want_counts: 1, 2, or 0 to find out. */
+static gboolean
+parse_line (const char *line,
+            gsize       len,
+            guint       want_counts,
+            FoldedLine *out)
+{
+  const char *end = line + len;
+  const char *p;
+  gdouble a, b;
+
+  p = parse_count_backwards (line, end, &b);
+  if (p == NULL)
+    return FALSE;
+  while (p > line && is_blank (p[-1]))
+    p--;
+
+  out->n_counts = 1;
+  out->counts[0] = b;
+
+  if (want_counts != 1)
+    {
+      const char *q = parse_count_backwards (line, p, &a);
+      if (q != NULL && q > line)
+        {
+          while (q > line && is_blank (q[-1]))
+            q--;
+          if (q > line)
+            {
+              out->n_counts = 2;
+              out->counts[0] = a;
+              out->counts[1] = b;
+              p = q;
+            }
+        }
+      if (want_counts == 2 && out->n_counts != 2)
+        return FALSE;
+    }
+
+  if (p == line)
+    return FALSE;
+  out->stack = line;
+  out->stack_len = p - line;
+  return TRUE;
+}
+
+/* Returns the next line (without '\n', '\r' or trailing blanks) and
+ * advances *pos past it. */
+static inline const char *
+next_line (const char *data,
+           gsize       len,
+           gsize      *pos,
+           gsize      *line_len)
+{
+  const char *line = data + *pos;
+  const char *nl = memchr (line, '\n', len - *pos);
+  const char *end = nl ? nl : data + len;
+
+  *pos = nl ? (gsize) (nl - data) + 1 : len;
+  while (end > line && (end[-1] == '\r' || is_blank (end[-1])))
+    end--;
+  *line_len = end - line;
+  return line;
+}
+
+static inline gboolean
+is_comment_or_empty (const char *line,
+                     gsize       len)
+{
+  return len == 0 || line[0] == '#';
+}
+
+gboolean
+flame_folded_sniff (const char *data,
+                    gsize       len,
+                    gboolean   *is_pair)
+{
+  guint valid = 0, pairs = 0, seen = 0;
+  gsize pos = 0;
+
+  while (pos < len && seen < SNIFF_LINES)
+    {
+      gsize line_len;
+      const char *line = next_line (data, len, &pos, &line_len);
+      FoldedLine fl;
+
+      if (is_comment_or_empty (line, line_len))
+        continue;
+      seen++;
+      if (memchr (line, 0, line_len) != NULL)
+        return FALSE;
+      if (parse_line (line, line_len, 0, &fl))
+        {
+          valid++;
+          if (fl.n_counts == 2)
+            pairs++;
+        }
+    }
+
+  *is_pair = valid > 0 && pairs == valid;
+  return valid > 0 && valid * 2 >= seen;
+}
+
+typedef struct
+{
+  gsize   *ends;   /* offset of the ';' (or the end) after frame k */
+  guint32 *nodes;  /* tree node of frame k */
+  guint    alloc;
+} PrefixCache;
+
+static void
+prefix_cache_reserve (PrefixCache *pc,
+                      guint        n)
+{
+  if (n <= pc->alloc)
+    return;
+  pc->alloc = MAX (n, pc->alloc * 2);
+  pc->ends = g_renew (gsize, pc->ends, pc->alloc);
+  pc->nodes = g_renew (guint32, pc->nodes, pc->alloc);
+}
+
+static inline gsize
+common_prefix (const char *a,
+               const char *b,
+               gsize       n)
+{
+  gsize i = 0;
+
+  while (i + 8 <= n)
+    {
+      guint64 x, y;
+      memcpy (&x, a + i, 8);
+      memcpy (&y, b + i, 8);
+      if (x != y)
+        return i + (__builtin_ctzll (x ^ y) >> 3);
+      i += 8;
+    }
+  while (i < n && a[i] == b[i])
+    i++;
+  return i;
+}
+
+FlameProfile *
+flame_folded_load (FlameInput  *in,
+                   GError     **error)
+{
+  g_autoptr(FlameProfile) profile = NULL;
+  PrefixCache pc = { 0 };
+  FlameFrames *frames;
+  FlameTree *tree;
+  gboolean is_pair = FALSE;
+  guint n_columns;
+  const char *prev = NULL;
+  gsize prev_len = 0;
+  guint prev_depth = 0;
+  guint64 lineno = 0;
+  guint64 n_valid = 0;
+  guint64 n_bad = 0;
+  guint64 first_bad = 0;
+  const char *bad_reason = NULL;
+  gsize pos = 0;
+
+  flame_folded_sniff (in->data, in->len, &is_pair);
+  n_columns = is_pair ? 2 : 1;
+  profile = flame_profile_new (is_pair ? FLAME_FORMAT_FOLDED_PAIR : FLAME_FORMAT_FOLDED,
+                               n_columns);
+  flame_profile_set_unit (profile, FLAME_UNIT_SAMPLES);
+  frames = flame_profile_get_frames (profile);
+  tree = flame_profile_get_tree (profile);
+  prefix_cache_reserve (&pc, 64);
+
+  while (pos < in->len)
+    {
+      FoldedLine fl;
+      gsize line_len;
+      const char *line;
+      gsize shared_len;
+      guint depth;
+      guint32 node;
+      gsize start;
+
+      if (!flame_input_tick (in, pos, error))
+        goto fail;
+
+      line = next_line (in->data, in->len, &pos, &line_len);
+      lineno++;
+      if (is_comment_or_empty (line, line_len))
+        continue;
+
+      if (!parse_line (line, line_len, n_columns, &fl))
+        {
+          if (n_bad++ == 0)
+            {
+              first_bad = lineno;
+              bad_reason = is_pair ? "expected \"stack before after\"" : "expected \"stack count\"";
+            }
+          continue;
+        }
+
+      /* Stacks that share a prefix with the previous line (sorted output,
+       * or the same stack again) reuse its nodes: only the frames after
+       * the first difference are looked up. */
+      depth = 0;
+      node = FLAME_TREE_ROOT;
+      start = 0;
+      if (prev != NULL)
+        {
+          shared_len = common_prefix (prev, fl.stack, MIN (prev_len, fl.stack_len));
+          if (shared_len == prev_len && shared_len == fl.stack_len)
+            {
+              depth = prev_depth;
+              node = pc.nodes[depth - 1];
+              start = fl.stack_len + 1;
+            }
+          else
+            {
+              /* frame k is shared when the previous stack has a ';' after
+               * it inside the common prefix, or ends there while the
+               * current stack goes on with a ';' */
+              while (depth < prev_depth &&
+                     (pc.ends[depth] < shared_len ||
+                      (pc.ends[depth] == shared_len && shared_len == prev_len &&
+                       shared_len < fl.stack_len && fl.stack[shared_len] == ';')))
+                depth++;
+              if (depth > 0)
+                {
+                  node = pc.nodes[depth - 1];
+                  start = pc.ends[depth - 1] + 1;
+                }
+            }
+        }
+
+      while (start <= fl.stack_len)
+        {
+          const char *f = fl.stack + start;
+          const char *semi = memchr (f, ';', fl.stack_len - start);
+          gsize flen = semi ? (gsize) (semi - f) : fl.stack_len - start;
+          guint32 frame;
+
+          if (G_UNLIKELY (flen > FLAME_MAX_NAME_LEN))
+            {
+              flame_input_set_error (in, error, FLAME_ERROR_TOO_LARGE, lineno,
+                                     "a frame name is longer than %d bytes",
+                                     FLAME_MAX_NAME_LEN);
+              goto fail;
+            }
+          if (G_UNLIKELY (depth >= FLAME_MAX_DEPTH))
+            {
+              flame_input_set_error (in, error, FLAME_ERROR_TOO_LARGE, lineno,
+                                     "a stack is deeper than %d frames", FLAME_MAX_DEPTH);
+              goto fail;
+            }
+
+          frame = flame_frames_intern_name (frames, f, flen);
+          node = flame_tree_child (tree, node, frame);
+          prefix_cache_reserve (&pc, depth + 1);
+          pc.ends[depth] = start + flen;
+          pc.nodes[depth] = node;
+          depth++;
+          start += flen + 1;
+        }
+
+      prev = fl.stack;
+      prev_len = fl.stack_len;
+      prev_depth = depth;
+
+      for (guint c = 0; c < n_columns; c++)
+        {
+          tree->self[c][node] += fl.counts[c];
+          flame_profile_add_samples (profile, c, fl.counts[c]);
+        }
+      n_valid++;
+    }
+
+  g_free (pc.ends);
+  g_free (pc.nodes);
+
+  if (n_valid == 0)
+    {
+      if (n_bad > 0)
+        flame_input_set_error (in, error, FLAME_ERROR_PARSE, first_bad,
+                               "not a folded stack line (%s); the file has no valid line",
+                               bad_reason);
+      else
+        flame_input_set_error (in, error, FLAME_ERROR_EMPTY, 0, "no stacks in the file");
+      return NULL;
+    }
+  if (n_bad > 0)
+    flame_profile_add_warning (profile,
+                               "%s: skipped %" G_GUINT64_FORMAT " line%s that %s not "
+                               "folded stacks (first at line %" G_GUINT64_FORMAT ")",
+                               in->name, n_bad, n_bad == 1 ? "" : "s",
+                               n_bad == 1 ? "is" : "are", first_bad);
+
+  flame_profile_finish (profile);
+  return g_steal_pointer (&profile);
+
+fail:
+  g_free (pc.ends);
+  g_free (pc.nodes);
+  return NULL;
+}

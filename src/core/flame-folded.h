@@ -1,0 +1,19 @@
+/* flame-folded.h: Brendan Gregg's folded ("collapsed") stacks.
+ *
+ * Copyright 2026 The Flamediff developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include "flame-input.h"
+#include "flame-profile.h"
+
+G_BEGIN_DECLS
+
+gboolean      flame_folded_sniff (const char  *data,
+                                  gsize        len,
+                                  gboolean    *is_pair);
+FlameProfile *flame_folded_load  (FlameInput  *in,
+                                  GError     **error);
+
+G_END_DECLS

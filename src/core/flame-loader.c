@@ -1,0 +1,435 @@
+/* flame-loader.c: reading, decompressing, decoding and sniffing.
+ *
+ * Copyright 2026 The Flamediff developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "config.h"
+
+#include <string.h>
+#include <zlib.h>
+
+#include "flame-error.h"
+#include "flame-folded.h"
+#include "flame-loader.h"
+#include "flame-perf.h"
+
+#define PROGRESS_STEP ((gsize) 4 << 20)
+
+gboolean
+flame_input_tick_slow (FlameInput  *in,
+                       gsize        offset,
+                       GError     **error)
+{
+  in->next_check = offset + PROGRESS_STEP;
+  if (g_cancellable_set_error_if_cancelled (in->cancellable, error))
+    return FALSE;
+  if (in->progress != NULL && in->len > 0)
+    in->progress (MIN (1.0, (gdouble) offset / in->len), in->progress_data);
+  return TRUE;
+}
+
+void
+flame_input_set_error (FlameInput  *in,
+                       GError     **error,
+                       gint         code,
+                       guint64      line,
+                       const char  *format,
+                       ...)
+{
+  g_autofree char *message = NULL;
+  va_list args;
+
+  va_start (args, format);
+  message = g_strdup_vprintf (format, args);
+  va_end (args);
+
+  if (line > 0)
+    g_set_error (error, FLAME_ERROR, code, "%s:%" G_GUINT64_FORMAT ": %s",
+                 in->name, line, message);
+  else
+    g_set_error (error, FLAME_ERROR, code, "%s: %s", in->name, message);
+}
+
+static GBytes *
+gunzip (const char    *name,
+        const guint8  *data,
+        gsize          len,
+        GCancellable  *cancellable,
+        GError       **error)
+{
+  z_stream zs = { 0 };
+  gsize alloc = MAX (len * 4, (gsize) 1 << 16);
+  guint8 *out;
+  gsize out_len = 0;
+  int ret;
+
+  /* 16 + MAX_WBITS: gzip only; concatenated members are handled below */
+  if (inflateInit2 (&zs, 16 + MAX_WBITS) != Z_OK)
+    {
+      g_set_error (error, FLAME_ERROR, FLAME_ERROR_PARSE,
+                   "%s: cannot start gzip decompression", name);
+      return NULL;
+    }
+
+  out = g_malloc (alloc);
+  zs.next_in = (Bytef *) data;
+  zs.avail_in = 0;
+
+  for (;;)
+    {
+      /* zlib counts in uInt; feed at most 1 GiB at a time */
+      if (zs.avail_in == 0)
+        {
+          gsize consumed = zs.next_in - (Bytef *) data;
+          zs.avail_in = (uInt) MIN (len - consumed, (gsize) 1 << 30);
+        }
+      if (out_len == alloc)
+        {
+          if (alloc >= FLAME_MAX_DECOMPRESSED)
+            {
+              inflateEnd (&zs);
+              g_free (out);
+              g_set_error (error, FLAME_ERROR, FLAME_ERROR_TOO_LARGE,
+                           "%s: decompresses to more than %" G_GSIZE_FORMAT " GiB",
+                           name, FLAME_MAX_DECOMPRESSED >> 30);
+              return NULL;
+            }
+          alloc = MIN (alloc * 2, FLAME_MAX_DECOMPRESSED);
+          out = g_realloc (out, alloc);
+          if (g_cancellable_set_error_if_cancelled (cancellable, error))
+            {
+              inflateEnd (&zs);
+              g_free (out);
+              return NULL;
+            }
+        }
+      zs.next_out = out + out_len;
+      zs.avail_out = (uInt) MIN (alloc - out_len, (gsize) 1 << 30);
+      ret = inflate (&zs, Z_NO_FLUSH);
+      out_len = zs.next_out - out;
+
+      if (ret == Z_STREAM_END)
+        {
+          gsize consumed = zs.next_in - (Bytef *) data;
+          /* another gzip member follows (as `cat a.gz b.gz` makes) */
+          if (consumed + 2 <= len && data[consumed] == 0x1f && data[consumed + 1] == 0x8b)
+            {
+              inflateReset (&zs);
+              continue;
+            }
+          break;
+        }
+      if (ret == Z_BUF_ERROR && zs.avail_in == 0 &&
+          (gsize) (zs.next_in - (Bytef *) data) == len)
+        {
+          inflateEnd (&zs);
+          g_free (out);
+          g_set_error (error, FLAME_ERROR, FLAME_ERROR_PARSE,
+                       "%s: byte %" G_GSIZE_FORMAT ": the gzip data is truncated",
+                       name, len);
+          return NULL;
+        }
+      if (ret != Z_OK && ret != Z_BUF_ERROR)
+        {
+          gsize consumed = zs.next_in - (Bytef *) data;
+          g_set_error (error, FLAME_ERROR, FLAME_ERROR_PARSE,
+                       "%s: byte %" G_GSIZE_FORMAT ": corrupt gzip data (%s)",
+                       name, consumed, zs.msg ? zs.msg : "inflate failed");
+          inflateEnd (&zs);
+          g_free (out);
+          return NULL;
+        }
+    }
+
+  inflateEnd (&zs);
+  return g_bytes_new_take (g_realloc (out, MAX (out_len, 1)), out_len);
+}
+
+/**
+ * flame_decode_bytes:
+ *
+ * Undoes gzip (repeatedly, for .gz of .gz) and converts UTF-16 text with
+ * a byte-order mark to UTF-8; drops a UTF-8 byte-order mark.
+ *
+ * Returns: (transfer full): the bytes a format loader can read
+ */
+GBytes *
+flame_decode_bytes (const char    *name,
+                    GBytes        *raw,
+                    GCancellable  *cancellable,
+                    GError       **error)
+{
+  g_autoptr(GBytes) bytes = g_bytes_ref (raw);
+  const guint8 *data;
+  gsize len;
+
+  for (guint depth = 0; ; depth++)
+    {
+      data = g_bytes_get_data (bytes, &len);
+      if (len < 2 || data[0] != 0x1f || data[1] != 0x8b)
+        break;
+      if (depth == 4)
+        {
+          g_set_error (error, FLAME_ERROR, FLAME_ERROR_PARSE,
+                       "%s: gzip nested too deeply", name);
+          return NULL;
+        }
+      {
+        GBytes *inner = gunzip (name, data, len, cancellable, error);
+        if (inner == NULL)
+          return NULL;
+        g_bytes_unref (bytes);
+        bytes = inner;
+      }
+    }
+
+  if (len >= 2 && ((data[0] == 0xff && data[1] == 0xfe) ||
+                   (data[0] == 0xfe && data[1] == 0xff)))
+    {
+      const char *charset = data[0] == 0xff ? "UTF-16LE" : "UTF-16BE";
+      g_autoptr(GError) local_error = NULL;
+      gsize written = 0;
+      gsize read = 0;
+      char *utf8 = g_convert ((const char *) data + 2, (len - 2) & ~(gsize) 1,
+                              "UTF-8", charset, &read, &written, &local_error);
+
+      if (utf8 == NULL)
+        {
+          g_set_error (error, FLAME_ERROR, FLAME_ERROR_PARSE,
+                       "%s: byte %" G_GSIZE_FORMAT ": invalid %s text: %s",
+                       name, read + 2, charset, local_error->message);
+          return NULL;
+        }
+      return g_bytes_new_take (utf8, written);
+    }
+
+  if (len >= 3 && data[0] == 0xef && data[1] == 0xbb && data[2] == 0xbf)
+    return g_bytes_new_from_bytes (bytes, 3, len - 3);
+
+  return g_steal_pointer (&bytes);
+}
+
+/**
+ * flame_read_file:
+ *
+ * Returns: (transfer full): the file's contents, decoded with
+ *   flame_decode_bytes(). Plain files are mapped, not copied.
+ */
+GBytes *
+flame_read_file (const char    *path,
+                 GCancellable  *cancellable,
+                 GError       **error)
+{
+  g_autoptr(GMappedFile) mapped = NULL;
+  g_autoptr(GBytes) raw = NULL;
+  g_autoptr(GError) local_error = NULL;
+
+  mapped = g_mapped_file_new (path, FALSE, &local_error);
+  if (mapped == NULL)
+    {
+      /* pipes and special files cannot be mapped: read them instead */
+      char *contents = NULL;
+      gsize len = 0;
+
+      if (!g_file_get_contents (path, &contents, &len, NULL))
+        {
+          g_propagate_error (error, g_steal_pointer (&local_error));
+          return NULL;
+        }
+      raw = g_bytes_new_take (contents, len);
+    }
+  else
+    raw = g_mapped_file_get_bytes (mapped);
+
+  return flame_decode_bytes (path, raw, cancellable, error);
+}
+
+static gboolean
+looks_like_json (const char *data,
+                 gsize       len)
+{
+  for (gsize i = 0; i < len && i < 4096; i++)
+    {
+      char c = data[i];
+      if (c == ' ' || c == '\t' || c == '\r' || c == '\n')
+        continue;
+      return c == '{' || c == '[';
+    }
+  return FALSE;
+}
+
+static gboolean
+looks_like_binary (const char *data,
+                   gsize       len)
+{
+  gsize n = MIN (len, (gsize) 512);
+
+  for (gsize i = 0; i < n; i++)
+    {
+      guchar c = data[i];
+      if (c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f')
+        return TRUE;
+    }
+  return FALSE;
+}
+
+FlameFormat
+flame_sniff_format (const char *data,
+                    gsize       len)
+{
+  gboolean is_pair = FALSE;
+
+  if (flame_perf_sniff (data, len))
+    return FLAME_FORMAT_PERF_SCRIPT;
+  if (flame_folded_sniff (data, len, &is_pair))
+    return is_pair ? FLAME_FORMAT_FOLDED_PAIR : FLAME_FORMAT_FOLDED;
+  return FLAME_FORMAT_UNKNOWN;
+}
+
+FlameProfile *
+flame_load_bytes (const char         *name,
+                  GBytes             *bytes,
+                  GCancellable       *cancellable,
+                  FlameProgressFunc   progress,
+                  gpointer            progress_data,
+                  GError            **error)
+{
+  FlameInput in = { 0 };
+  FlameProfile *profile = NULL;
+  gsize len;
+
+  in.name = name;
+  in.data = g_bytes_get_data (bytes, &len);
+  in.len = len;
+  in.cancellable = cancellable;
+  in.progress = progress;
+  in.progress_data = progress_data;
+
+  if (len >= 4 && (memcmp (in.data, "HCAT", 4) == 0 || memcmp (in.data, "TACH", 4) == 0))
+    {
+      g_set_error (error, FLAME_ERROR, FLAME_ERROR_UNSUPPORTED,
+                   "%s: CPython profiling.sampling binary files cannot be read yet", name);
+      return NULL;
+    }
+  if (looks_like_json (in.data, len))
+    {
+      g_set_error (error, FLAME_ERROR, FLAME_ERROR_UNSUPPORTED,
+                   "%s: JSON profiles (speedscope, Chrome, Firefox) cannot be read yet; "
+                   "convert them to folded stacks", name);
+      return NULL;
+    }
+
+  switch (flame_sniff_format (in.data, len))
+    {
+    case FLAME_FORMAT_PERF_SCRIPT:
+      profile = flame_perf_load (&in, error);
+      break;
+    case FLAME_FORMAT_FOLDED:
+    case FLAME_FORMAT_FOLDED_PAIR:
+      profile = flame_folded_load (&in, error);
+      break;
+    case FLAME_FORMAT_UNKNOWN:
+    default:
+      if (len == 0)
+        g_set_error (error, FLAME_ERROR, FLAME_ERROR_EMPTY, "%s: the file is empty", name);
+      else if (looks_like_binary (in.data, len))
+        g_set_error (error, FLAME_ERROR, FLAME_ERROR_UNKNOWN_FORMAT,
+                     "%s: not a profile format Flamediff can read "
+                     "(binary data; pprof files are not supported yet)", name);
+      else
+        g_set_error (error, FLAME_ERROR, FLAME_ERROR_UNKNOWN_FORMAT,
+                     "%s: not a profile format Flamediff can read "
+                     "(expected folded stacks or perf script output)", name);
+      return NULL;
+    }
+
+  if (profile != NULL)
+    {
+      flame_profile_set_path (profile, name);
+      if (progress != NULL)
+        progress (1.0, progress_data);
+    }
+  return profile;
+}
+
+FlameProfile *
+flame_load_file (const char         *path,
+                 GCancellable       *cancellable,
+                 FlameProgressFunc   progress,
+                 gpointer            progress_data,
+                 GError            **error)
+{
+  g_autoptr(GBytes) bytes = flame_read_file (path, cancellable, error);
+
+  if (bytes == NULL)
+    return NULL;
+  return flame_load_bytes (path, bytes, cancellable, progress, progress_data, error);
+}
+
+typedef struct
+{
+  char              *path;
+  FlameProgressFunc  progress;
+  gpointer           progress_data;
+} LoadData;
+
+static void
+load_data_free (gpointer data)
+{
+  LoadData *ld = data;
+
+  g_free (ld->path);
+  g_free (ld);
+}
+
+static void
+load_thread (GTask        *task,
+             gpointer      source_object,
+             gpointer      task_data,
+             GCancellable *cancellable)
+{
+  LoadData *ld = task_data;
+  GError *error = NULL;
+  FlameProfile *profile;
+
+  profile = flame_load_file (ld->path, cancellable, ld->progress, ld->progress_data, &error);
+  if (profile == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, profile, g_object_unref);
+}
+
+/**
+ * flame_load_file_async:
+ * @progress: (nullable): called from the worker thread
+ *
+ * Loads a profile in a worker thread.
+ */
+void
+flame_load_file_async (const char          *path,
+                       GCancellable        *cancellable,
+                       FlameProgressFunc    progress,
+                       gpointer             progress_data,
+                       GAsyncReadyCallback  callback,
+                       gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  LoadData *ld;
+
+  task = g_task_new (NULL, cancellable, callback, user_data);
+  g_task_set_source_tag (task, flame_load_file_async);
+  ld = g_new0 (LoadData, 1);
+  ld->path = g_strdup (path);
+  ld->progress = progress;
+  ld->progress_data = progress_data;
+  g_task_set_task_data (task, ld, load_data_free);
+  g_task_run_in_thread (task, load_thread);
+}
+
+FlameProfile *
+flame_load_file_finish (GAsyncResult  *result,
+                        GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, NULL), NULL);
+  return g_task_propagate_pointer (G_TASK (result), error);
+}

@@ -1,0 +1,404 @@
+/* flame-profile.c
+ *
+ * Copyright 2026 The Flamediff developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "flame-profile.h"
+
+struct _FlameProfile
+{
+  GObject      parent_instance;
+
+  FlameFormat  format;
+  char        *path;
+  FlameFrames *frames;
+  FlameTree   *tree;
+  FlameUnit    unit;
+  gdouble      interval_ms;  /* 0 = unknown */
+  gdouble      duration_ms;  /* 0 = unknown */
+  char        *event;
+  gdouble      samples[FLAME_TREE_MAX_COLUMNS];
+  GPtrArray   *threads;
+  GHashTable  *threads_by_key;
+  GPtrArray   *warnings;
+};
+
+G_DEFINE_FINAL_TYPE (FlameProfile, flame_profile, G_TYPE_OBJECT)
+
+static void
+flame_thread_free (gpointer data)
+{
+  FlameThread *thread = data;
+
+  g_free (thread->name);
+  g_free (thread);
+}
+
+static void
+flame_profile_finalize (GObject *object)
+{
+  FlameProfile *self = (FlameProfile *) object;
+
+  g_clear_pointer (&self->path, g_free);
+  g_clear_pointer (&self->frames, flame_frames_free);
+  g_clear_pointer (&self->tree, flame_tree_free);
+  g_clear_pointer (&self->event, g_free);
+  g_clear_pointer (&self->threads_by_key, g_hash_table_unref);
+  g_clear_pointer (&self->threads, g_ptr_array_unref);
+  g_clear_pointer (&self->warnings, g_ptr_array_unref);
+
+  G_OBJECT_CLASS (flame_profile_parent_class)->finalize (object);
+}
+
+static void
+flame_profile_class_init (FlameProfileClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = flame_profile_finalize;
+}
+
+static void
+flame_profile_init (FlameProfile *self)
+{
+  self->frames = flame_frames_new ();
+  self->threads = g_ptr_array_new_with_free_func (flame_thread_free);
+  self->threads_by_key = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->warnings = g_ptr_array_new_with_free_func (g_free);
+}
+
+/**
+ * flame_profile_new:
+ * @format: the format the data comes from
+ * @n_columns: 1 for a profile, 2 for a ready-made baseline/current pair
+ */
+FlameProfile *
+flame_profile_new (FlameFormat format,
+                   guint       n_columns)
+{
+  FlameProfile *self = g_object_new (FLAME_TYPE_PROFILE, NULL);
+
+  self->format = format;
+  self->tree = flame_tree_new (n_columns);
+  return self;
+}
+
+FlameFormat
+flame_profile_get_format (FlameProfile *self)
+{
+  g_return_val_if_fail (FLAME_IS_PROFILE (self), FLAME_FORMAT_UNKNOWN);
+  return self->format;
+}
+
+const char *
+flame_format_to_string (FlameFormat format)
+{
+  switch (format)
+    {
+    case FLAME_FORMAT_FOLDED:      return "folded";
+    case FLAME_FORMAT_FOLDED_PAIR: return "folded-diff";
+    case FLAME_FORMAT_PERF_SCRIPT: return "perf-script";
+    case FLAME_FORMAT_UNKNOWN:
+    default:                       return "unknown";
+    }
+}
+
+const char *
+flame_profile_get_format_name (FlameProfile *self)
+{
+  return flame_format_to_string (flame_profile_get_format (self));
+}
+
+const char *
+flame_profile_get_path (FlameProfile *self)
+{
+  g_return_val_if_fail (FLAME_IS_PROFILE (self), NULL);
+  return self->path;
+}
+
+void
+flame_profile_set_path (FlameProfile *self,
+                        const char   *path)
+{
+  g_return_if_fail (FLAME_IS_PROFILE (self));
+  g_free (self->path);
+  self->path = g_strdup (path);
+}
+
+guint
+flame_profile_get_n_columns (FlameProfile *self)
+{
+  g_return_val_if_fail (FLAME_IS_PROFILE (self), 0);
+  return self->tree->n_columns;
+}
+
+FlameFrames *
+flame_profile_get_frames (FlameProfile *self)
+{
+  g_return_val_if_fail (FLAME_IS_PROFILE (self), NULL);
+  return self->frames;
+}
+
+FlameTree *
+flame_profile_get_tree (FlameProfile *self)
+{
+  g_return_val_if_fail (FLAME_IS_PROFILE (self), NULL);
+  return self->tree;
+}
+
+FlameUnit
+flame_profile_get_unit (FlameProfile *self)
+{
+  g_return_val_if_fail (FLAME_IS_PROFILE (self), FLAME_UNIT_SAMPLES);
+  return self->unit;
+}
+
+void
+flame_profile_set_unit (FlameProfile *self,
+                        FlameUnit     unit)
+{
+  g_return_if_fail (FLAME_IS_PROFILE (self));
+  self->unit = unit;
+}
+
+gdouble
+flame_profile_get_interval_ms (FlameProfile *self)
+{
+  g_return_val_if_fail (FLAME_IS_PROFILE (self), 0);
+  return self->interval_ms;
+}
+
+void
+flame_profile_set_interval_ms (FlameProfile *self,
+                               gdouble       interval_ms)
+{
+  g_return_if_fail (FLAME_IS_PROFILE (self));
+  self->interval_ms = interval_ms > 0 ? interval_ms : 0;
+}
+
+gdouble
+flame_profile_get_duration_ms (FlameProfile *self)
+{
+  g_return_val_if_fail (FLAME_IS_PROFILE (self), 0);
+  return self->duration_ms;
+}
+
+void
+flame_profile_set_duration_ms (FlameProfile *self,
+                               gdouble       duration_ms)
+{
+  g_return_if_fail (FLAME_IS_PROFILE (self));
+  self->duration_ms = duration_ms;
+}
+
+const char *
+flame_profile_get_event (FlameProfile *self)
+{
+  g_return_val_if_fail (FLAME_IS_PROFILE (self), NULL);
+  return self->event;
+}
+
+void
+flame_profile_set_event (FlameProfile *self,
+                         const char   *event)
+{
+  g_return_if_fail (FLAME_IS_PROFILE (self));
+  g_free (self->event);
+  self->event = g_strdup (event);
+}
+
+gdouble
+flame_profile_get_samples (FlameProfile *self,
+                           guint         column)
+{
+  g_return_val_if_fail (FLAME_IS_PROFILE (self), 0);
+  g_return_val_if_fail (column < self->tree->n_columns, 0);
+  return self->samples[column];
+}
+
+void
+flame_profile_add_samples (FlameProfile *self,
+                           guint         column,
+                           gdouble       samples)
+{
+  g_return_if_fail (FLAME_IS_PROFILE (self));
+  g_return_if_fail (column < self->tree->n_columns);
+  self->samples[column] += samples;
+}
+
+gdouble
+flame_profile_get_total_weight (FlameProfile *self,
+                                guint         column)
+{
+  g_return_val_if_fail (FLAME_IS_PROFILE (self), 0);
+  g_return_val_if_fail (column < self->tree->n_columns, 0);
+  return self->tree->total[column][FLAME_TREE_ROOT];
+}
+
+gboolean
+flame_profile_has_timing (FlameProfile *self)
+{
+  g_return_val_if_fail (FLAME_IS_PROFILE (self), FALSE);
+  return self->unit == FLAME_UNIT_NANOSECONDS || self->interval_ms > 0;
+}
+
+/**
+ * flame_profile_get_ms_per_weight:
+ * @default_interval_ms: the sampling interval to assume when the file
+ *   carries none (folded stacks, perf without timestamps)
+ *
+ * How many milliseconds one unit of weight stands for. Event counts
+ * (cycles, instructions) are not time: each sample stands for one
+ * interval, so a unit of weight is worth samples × interval / weight.
+ */
+gdouble
+flame_profile_get_ms_per_weight (FlameProfile *self,
+                                 guint         column,
+                                 gdouble       default_interval_ms)
+{
+  gdouble interval;
+  gdouble weight;
+
+  g_return_val_if_fail (FLAME_IS_PROFILE (self), 0);
+  g_return_val_if_fail (column < self->tree->n_columns, 0);
+
+  interval = self->interval_ms > 0 ? self->interval_ms : default_interval_ms;
+
+  switch (self->unit)
+    {
+    case FLAME_UNIT_NANOSECONDS:
+      return 1e-6;
+    case FLAME_UNIT_EVENTS:
+      weight = self->tree->total[column][FLAME_TREE_ROOT];
+      if (weight <= 0)
+        return interval;
+      return self->samples[column] * interval / weight;
+    case FLAME_UNIT_BYTES:
+    case FLAME_UNIT_SAMPLES:
+    default:
+      return interval;
+    }
+}
+
+gdouble
+flame_profile_get_total_ms (FlameProfile *self,
+                            guint         column,
+                            gdouble       default_interval_ms)
+{
+  return flame_profile_get_total_weight (self, column) *
+         flame_profile_get_ms_per_weight (self, column, default_interval_ms);
+}
+
+GPtrArray *
+flame_profile_get_threads (FlameProfile *self)
+{
+  g_return_val_if_fail (FLAME_IS_PROFILE (self), NULL);
+  return self->threads;
+}
+
+/**
+ * flame_profile_ensure_thread:
+ *
+ * Returns: (transfer none): the thread with this name, pid and tid,
+ *   created on first use, in order of first appearance.
+ */
+FlameThread *
+flame_profile_ensure_thread (FlameProfile *self,
+                             const char   *name,
+                             gint64        pid,
+                             gint64        tid)
+{
+  g_autofree char *key = NULL;
+  FlameThread *thread;
+
+  g_return_val_if_fail (FLAME_IS_PROFILE (self), NULL);
+
+  key = g_strdup_printf ("%" G_GINT64_FORMAT "/%" G_GINT64_FORMAT "/%s",
+                         pid, tid, name ? name : "");
+  thread = g_hash_table_lookup (self->threads_by_key, key);
+  if (thread == NULL)
+    {
+      thread = g_new0 (FlameThread, 1);
+      thread->name = g_strdup (name ? name : "");
+      thread->pid = pid;
+      thread->tid = tid;
+      g_ptr_array_add (self->threads, thread);
+      g_hash_table_insert (self->threads_by_key, g_steal_pointer (&key), thread);
+    }
+  return thread;
+}
+
+GPtrArray *
+flame_profile_get_warnings (FlameProfile *self)
+{
+  g_return_val_if_fail (FLAME_IS_PROFILE (self), NULL);
+  return self->warnings;
+}
+
+void
+flame_profile_add_warning (FlameProfile *self,
+                           const char   *format,
+                           ...)
+{
+  va_list args;
+
+  g_return_if_fail (FLAME_IS_PROFILE (self));
+  va_start (args, format);
+  g_ptr_array_add (self->warnings, g_strdup_vprintf (format, args));
+  va_end (args);
+}
+
+guint32
+flame_profile_intern_frame (FlameProfile *self,
+                            const char   *name,
+                            gsize         name_len,
+                            const char   *file,
+                            gsize         file_len,
+                            guint32       line,
+                            guint32       flags)
+{
+  FlameStrings *strings = flame_frames_get_strings (self->frames);
+
+  if (file_len == 0 && line == 0 && flags == 0)
+    return flame_frames_intern_name (self->frames, name, name_len);
+  return flame_frames_intern (self->frames,
+                              flame_strings_intern (strings, name, name_len),
+                              file_len ? flame_strings_intern (strings, file, file_len) : 0,
+                              line, flags);
+}
+
+/**
+ * flame_profile_add_stack:
+ * @frames: (array length=n_frames): frame ids, root first
+ *
+ * Adds @weight of self time to the leaf of this stack in @column.
+ * Loaders that can share work between consecutive stacks walk the tree
+ * themselves with flame_tree_child().
+ */
+void
+flame_profile_add_stack (FlameProfile  *self,
+                         guint          column,
+                         const guint32 *frames,
+                         guint          n_frames,
+                         gdouble        weight)
+{
+  guint32 node = FLAME_TREE_ROOT;
+
+  for (guint i = 0; i < n_frames; i++)
+    node = flame_tree_child (self->tree, node, frames[i]);
+  flame_tree_add_self (self->tree, column, node, weight);
+}
+
+/**
+ * flame_profile_finish:
+ *
+ * Computes totals and releases build-time indexes. Call once after the
+ * last stack was added.
+ */
+void
+flame_profile_finish (FlameProfile *self)
+{
+  g_return_if_fail (FLAME_IS_PROFILE (self));
+  flame_tree_finish (self->tree);
+  flame_tree_compact (self->tree);
+}

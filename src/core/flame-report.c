@@ -1,0 +1,833 @@
+/* flame-report.c
+ *
+ * Copyright 2026 The Flamediff developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flame-report.h"
+
+struct _FlameReport
+{
+  FlameDiff          *diff;
+  FlameReportOptions  options;
+  FlameFunctionStat  *functions;  /* sorted: biggest change first */
+  guint               n_functions;
+  guint               counts[FLAME_N_STATUSES];
+};
+
+void
+flame_report_options_init (FlameReportOptions *options)
+{
+  *options = (FlameReportOptions) {
+    .metric = FLAME_METRIC_SELF,
+    .threshold_pct = 5.0,
+    .min_abs_ms = 0.0,
+    .top_n = 10,
+    .alpha = 0.05,
+    .gate_on_noise = FALSE,
+  };
+}
+
+const char *
+flame_status_to_string (FlameStatus status)
+{
+  switch (status)
+    {
+    case FLAME_STATUS_REGRESSION:  return "regression";
+    case FLAME_STATUS_IMPROVEMENT: return "improvement";
+    case FLAME_STATUS_NEW:         return "new";
+    case FLAME_STATUS_REMOVED:     return "removed";
+    case FLAME_STATUS_UNCHANGED:
+    case FLAME_N_STATUSES:
+    default:                       return "unchanged";
+    }
+}
+
+static inline gdouble
+metric_b (const FlameFunctionStat *s, FlameMetric metric)
+{
+  return metric == FLAME_METRIC_TOTAL ? s->total_b : s->self_b;
+}
+
+static inline gdouble
+metric_c (const FlameFunctionStat *s, FlameMetric metric)
+{
+  return metric == FLAME_METRIC_TOTAL ? s->total_c : s->self_c;
+}
+
+static inline gdouble
+metric_delta (const FlameFunctionStat *s, FlameMetric metric)
+{
+  return metric == FLAME_METRIC_TOTAL ? s->delta_total : s->delta_self;
+}
+
+const char *
+flame_report_get_name (FlameReport             *self,
+                       const FlameFunctionStat *stat)
+{
+  return flame_frames_get_name (flame_diff_get_frames (self->diff), stat->frame);
+}
+
+const char *
+flame_report_get_file (FlameReport             *self,
+                       const FlameFunctionStat *stat)
+{
+  return flame_frames_get_file (flame_diff_get_frames (self->diff), stat->frame);
+}
+
+static FlameReport *sort_report;
+
+static int
+compare_functions (const void *pa,
+                   const void *pb)
+{
+  const FlameFunctionStat *a = pa, *b = pb;
+  FlameMetric metric = sort_report->options.metric;
+  gdouble da = fabs (metric_delta (a, metric)), db = fabs (metric_delta (b, metric));
+  int r;
+
+  if (da != db)
+    return da > db ? -1 : 1;
+  r = strcmp (flame_report_get_name (sort_report, a), flame_report_get_name (sort_report, b));
+  if (r != 0)
+    return r;
+  r = strcmp (flame_report_get_file (sort_report, a), flame_report_get_file (sort_report, b));
+  if (r != 0)
+    return r;
+  return a->frame < b->frame ? -1 : a->frame > b->frame;
+}
+
+/* Totals count a function once per stack: a node adds its total only when
+ * no ancestor is the same function. Walks the tree depth first with the
+ * sibling links, keeping a per-function count of open frames. */
+static void
+accumulate_totals (FlameTree *tree,
+                   guint      n_frames,
+                   gdouble   *tb,
+                   gdouble   *tc)
+{
+  g_autofree guint32 *open = g_new0 (guint32, MAX (n_frames, 1));
+  guint32 n = tree->nodes[FLAME_TREE_ROOT].first_child;
+
+  while (n != FLAME_TREE_NONE)
+    {
+      const FlameNode *node = &tree->nodes[n];
+
+      if (open[node->frame]++ == 0)
+        {
+          tb[node->frame] += tree->total[FLAME_DIFF_BASELINE][n];
+          tc[node->frame] += tree->total[FLAME_DIFF_CURRENT][n];
+        }
+      if (node->first_child != FLAME_TREE_NONE)
+        {
+          n = node->first_child;
+          continue;
+        }
+      /* leave this node and every ancestor that has no further sibling */
+      for (;;)
+        {
+          open[tree->nodes[n].frame]--;
+          if (tree->nodes[n].next_sibling != FLAME_TREE_NONE)
+            {
+              n = tree->nodes[n].next_sibling;
+              break;
+            }
+          n = tree->nodes[n].parent;
+          if (n == FLAME_TREE_ROOT)
+            {
+              n = FLAME_TREE_NONE;
+              break;
+            }
+        }
+    }
+}
+
+FlameReport *
+flame_report_new (FlameDiff                *diff,
+                  const FlameReportOptions *options)
+{
+  FlameReport *self;
+  FlameTree *tree;
+  FlameFrames *frames;
+  guint n_frames;
+  gdouble scale;
+  g_autofree gdouble *sb = NULL, *sc = NULL, *tb = NULL, *tc = NULL;
+
+  g_return_val_if_fail (FLAME_IS_DIFF (diff), NULL);
+
+  self = g_new0 (FlameReport, 1);
+  self->diff = g_object_ref (diff);
+  if (options != NULL)
+    self->options = *options;
+  else
+    flame_report_options_init (&self->options);
+  if (self->options.alpha <= 0)
+    self->options.alpha = 0.05;
+
+  tree = flame_diff_get_tree (diff);
+  frames = flame_diff_get_frames (diff);
+  n_frames = flame_frames_count (frames);
+  scale = flame_diff_get_scale (diff);
+  sb = g_new0 (gdouble, MAX (n_frames, 1));
+  sc = g_new0 (gdouble, MAX (n_frames, 1));
+  tb = g_new0 (gdouble, MAX (n_frames, 1));
+  tc = g_new0 (gdouble, MAX (n_frames, 1));
+
+  for (guint32 n = 1; n < tree->n_nodes; n++)
+    {
+      sb[tree->nodes[n].frame] += tree->self[FLAME_DIFF_BASELINE][n];
+      sc[tree->nodes[n].frame] += tree->self[FLAME_DIFF_CURRENT][n];
+    }
+  accumulate_totals (tree, n_frames, tb, tc);
+
+  self->functions = g_new0 (FlameFunctionStat, MAX (n_frames, 1));
+  for (guint32 f = 0; f < n_frames; f++)
+    {
+      FlameFunctionStat *s;
+      FlameDiffValues v;
+      gdouble delta, abs_delta;
+
+      if (flame_frames_get (frames, f)->flags & FLAME_FRAME_THREAD)
+        continue;
+      if (tb[f] <= 0 && tc[f] <= 0)
+        continue;
+
+      s = &self->functions[self->n_functions++];
+      s->frame = f;
+      s->self_b = sb[f] * scale;
+      s->self_c = sc[f];
+      s->total_b = tb[f] * scale;
+      s->total_c = tc[f];
+      s->delta_self = s->self_c - s->self_b;
+      s->delta_total = s->total_c - s->total_b;
+
+      v = (FlameDiffValues) { s->self_b, s->total_b, s->self_c, s->total_c };
+      s->delta_pct = flame_diff_percent (&v, self->options.metric);
+      s->significant = flame_diff_is_significant (diff, &v, self->options.metric,
+                                                  self->options.alpha);
+
+      delta = metric_delta (s, self->options.metric);
+      abs_delta = fabs (delta);
+      if (s->total_b <= 0)
+        s->status = FLAME_STATUS_NEW;
+      else if (s->total_c <= 0)
+        s->status = FLAME_STATUS_REMOVED;
+      else if (self->options.gate_on_noise && !s->significant)
+        s->status = FLAME_STATUS_UNCHANGED;
+      else if (delta > 0 && abs_delta >= self->options.min_abs_ms &&
+               s->delta_pct >= self->options.threshold_pct)
+        s->status = FLAME_STATUS_REGRESSION;
+      else if (delta < 0 && abs_delta >= self->options.min_abs_ms &&
+               s->delta_pct <= -self->options.threshold_pct)
+        s->status = FLAME_STATUS_IMPROVEMENT;
+      else
+        s->status = FLAME_STATUS_UNCHANGED;
+      self->counts[s->status]++;
+    }
+
+  sort_report = self;
+  qsort (self->functions, self->n_functions, sizeof (FlameFunctionStat), compare_functions);
+  sort_report = NULL;
+
+  return self;
+}
+
+void
+flame_report_free (FlameReport *self)
+{
+  if (self == NULL)
+    return;
+  g_clear_object (&self->diff);
+  g_free (self->functions);
+  g_free (self);
+}
+
+guint
+flame_report_get_n_functions (FlameReport *self)
+{
+  return self->n_functions;
+}
+
+const FlameFunctionStat *
+flame_report_get_function (FlameReport *self,
+                           guint        i)
+{
+  g_return_val_if_fail (i < self->n_functions, NULL);
+  return &self->functions[i];
+}
+
+const FlameFunctionStat *
+flame_report_find (FlameReport *self,
+                   const char  *name)
+{
+  for (guint i = 0; i < self->n_functions; i++)
+    if (strcmp (flame_report_get_name (self, &self->functions[i]), name) == 0)
+      return &self->functions[i];
+  return NULL;
+}
+
+guint
+flame_report_count (FlameReport *self,
+                    FlameStatus  status)
+{
+  g_return_val_if_fail (status < FLAME_N_STATUSES, 0);
+  return self->counts[status];
+}
+
+/* --- formatting helpers ------------------------------------------------ */
+
+/* Whole numbers print as integers, others with up to 6 decimals. */
+static void
+append_number (GString *out,
+               gdouble  v)
+{
+  char buf[64];
+  gsize len;
+
+  if (!isfinite (v))
+    v = 0;
+  if (v == 0)
+    v = 0; /* no "-0" */
+  if (fabs (v) < 1e15 && v == floor (v))
+    {
+      g_string_append_printf (out, "%.0f", v);
+      return;
+    }
+  g_ascii_formatd (buf, sizeof buf, "%.6f", v);
+  len = strlen (buf);
+  while (len > 0 && buf[len - 1] == '0')
+    len--;
+  if (len > 0 && buf[len - 1] == '.')
+    len--;
+  g_string_append_len (out, buf, len);
+}
+
+static void
+append_json_string (GString    *out,
+                    const char *s)
+{
+  g_string_append_c (out, '"');
+  for (const guchar *p = (const guchar *) s; *p; p++)
+    {
+      switch (*p)
+        {
+        case '"':  g_string_append (out, "\\\""); break;
+        case '\\': g_string_append (out, "\\\\"); break;
+        case '\n': g_string_append (out, "\\n"); break;
+        case '\r': g_string_append (out, "\\r"); break;
+        case '\t': g_string_append (out, "\\t"); break;
+        default:
+          if (*p < 0x20)
+            g_string_append_printf (out, "\\u%04x", *p);
+          else
+            g_string_append_c (out, *p);
+        }
+    }
+  g_string_append_c (out, '"');
+}
+
+static void
+append_ms (GString *out,
+           gdouble  ms)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  if (fabs (ms) < 0.005)
+    ms = 0;
+  g_string_append (out, g_ascii_formatd (buf, sizeof buf, "%.2f", ms));
+}
+
+static void
+append_signed_ms (GString *out,
+                  gdouble  ms)
+{
+  if (fabs (ms) < 0.005)
+    ms = 0;
+  if (ms >= 0)
+    g_string_append_c (out, '+');
+  append_ms (out, ms);
+}
+
+static void
+append_signed_pct (GString *out,
+                   gdouble  pct)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  if (fabs (pct) < 0.05)
+    pct = 0;
+  if (pct >= 0)
+    g_string_append_c (out, '+');
+  g_string_append (out, g_ascii_formatd (buf, sizeof buf, "%.1f", pct));
+  g_string_append_c (out, '%');
+}
+
+static char *
+format_cell (void (*fmt) (GString *, gdouble),
+             gdouble v)
+{
+  GString *s = g_string_new (NULL);
+
+  fmt (s, v);
+  return g_string_free (s, FALSE);
+}
+
+static const char *
+metric_name (FlameMetric metric)
+{
+  return metric == FLAME_METRIC_TOTAL ? "total" : "self";
+}
+
+static char *
+describe_side (FlameReport *self,
+               guint        column)
+{
+  FlameDiff *diff = self->diff;
+  FlameProfile *profile = column == FLAME_DIFF_BASELINE
+                          ? flame_diff_get_baseline (diff) : flame_diff_get_current (diff);
+  GString *s = g_string_new (NULL);
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  g_string_append_printf (s, "%s (%s, ", flame_profile_get_path (profile),
+                          flame_profile_get_format_name (profile));
+  append_number (s, flame_diff_get_samples (diff, column));
+  g_string_append_printf (s, " samples, interval %s ms%s)",
+                          g_ascii_formatd (buf, sizeof buf, "%g",
+                                           flame_diff_get_interval_ms (diff, column)),
+                          flame_diff_get_interval_assumed (diff, column) ? " assumed" : "");
+  return g_string_free (s, FALSE);
+}
+
+static char *
+describe_normalization (FlameReport *self)
+{
+  FlameDiff *diff = self->diff;
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  if (flame_diff_get_options (diff)->normalize == FLAME_NORMALIZE_TOTAL)
+    return g_strdup_printf ("total: baseline scaled ×%s to the current run's sampled time",
+                            g_ascii_formatd (buf, sizeof buf, "%.4g",
+                                             flame_diff_get_scale (diff)));
+  return g_strdup_printf ("none: absolute times (sampled time ratio ×%s)",
+                          g_ascii_formatd (buf, sizeof buf, "%.4g",
+                                           flame_diff_get_sampled_time_ratio (diff)));
+}
+
+static void
+append_runtime (FlameReport *self,
+                GString     *out)
+{
+  gdouble b = flame_diff_get_total_ms (self->diff, FLAME_DIFF_BASELINE);
+  gdouble c = flame_diff_get_total_ms (self->diff, FLAME_DIFF_CURRENT);
+
+  append_ms (out, b);
+  g_string_append (out, " ms → ");
+  append_ms (out, c);
+  g_string_append (out, " ms (");
+  append_signed_ms (out, c - b);
+  g_string_append (out, " ms, ");
+  append_signed_pct (out, b > 0 ? (c - b) / b * 100 : (c > 0 ? 100 : 0));
+  g_string_append (out, ")");
+}
+
+/* Indices of the functions with @status, in report order (for regressions
+ * and new functions: biggest growth first; improvements and removed:
+ * biggest drop first), at most top_n of them. */
+static GArray *
+select_top (FlameReport *self,
+            FlameStatus  status)
+{
+  GArray *idx = g_array_new (FALSE, FALSE, sizeof (guint));
+
+  for (guint i = 0; i < self->n_functions && idx->len < self->options.top_n; i++)
+    if (self->functions[i].status == status)
+      g_array_append_val (idx, i);
+  return idx;
+}
+
+typedef struct
+{
+  const char *title;
+  FlameStatus status;
+} Section;
+
+static const Section sections[] = {
+  { "Top regressions", FLAME_STATUS_REGRESSION },
+  { "Top improvements", FLAME_STATUS_IMPROVEMENT },
+  { "New hotspots", FLAME_STATUS_NEW },
+  { "Removed hotspots", FLAME_STATUS_REMOVED },
+};
+
+#define N_COLUMNS 6
+static const char *column_titles[N_COLUMNS] = {
+  "Function", "File", "Baseline ms", "Current ms", "Δ ms", "Δ %"
+};
+
+static void
+row_cells (FlameReport             *self,
+           const FlameFunctionStat *s,
+           char                    *cells[N_COLUMNS])
+{
+  FlameMetric m = self->options.metric;
+  const char *file = flame_report_get_file (self, s);
+
+  cells[0] = g_strdup (flame_report_get_name (self, s));
+  cells[1] = g_strdup (*file ? file : "—");
+  cells[2] = format_cell (append_ms, metric_b (s, m));
+  cells[3] = format_cell (append_ms, metric_c (s, m));
+  cells[4] = format_cell (append_signed_ms, metric_delta (s, m));
+  cells[5] = format_cell (append_signed_pct, s->delta_pct);
+}
+
+static gsize
+display_width (const char *s)
+{
+  return g_utf8_validate (s, -1, NULL) ? (gsize) g_utf8_strlen (s, -1) : strlen (s);
+}
+
+static void
+append_padded (GString    *out,
+               const char *s,
+               gsize       width,
+               gboolean    right)
+{
+  gsize w = display_width (s);
+
+  if (right)
+    for (gsize i = w; i < width; i++)
+      g_string_append_c (out, ' ');
+  if (w > width)
+    {
+      /* cut long names, keeping the end (the function's own name) */
+      const char *tail = g_utf8_offset_to_pointer (s, w - (width - 1));
+      g_string_append (out, "…");
+      g_string_append (out, tail);
+    }
+  else
+    g_string_append (out, s);
+  if (!right)
+    for (gsize i = w; i < width; i++)
+      g_string_append_c (out, ' ');
+}
+
+void
+flame_report_write_text (FlameReport *self,
+                         GString     *out)
+{
+  g_autofree char *base = describe_side (self, FLAME_DIFF_BASELINE);
+  g_autofree char *cur = describe_side (self, FLAME_DIFF_CURRENT);
+  g_autofree char *norm = describe_normalization (self);
+  char buf[G_ASCII_DTOSTR_BUF_SIZE], buf2[G_ASCII_DTOSTR_BUF_SIZE];
+
+  g_string_append (out, "Flamediff comparison\n");
+  g_string_append_printf (out, "  Baseline:      %s\n", base);
+  g_string_append_printf (out, "  Current:       %s\n", cur);
+  g_string_append (out, "  Runtime:       ");
+  append_runtime (self, out);
+  g_string_append_printf (out, "\n  Normalisation: %s\n", norm);
+  g_string_append_printf (out, "  Metric:        %s time; thresholds ±%s%% and %s ms\n",
+                          metric_name (self->options.metric),
+                          g_ascii_formatd (buf, sizeof buf, "%g", self->options.threshold_pct),
+                          g_ascii_formatd (buf2, sizeof buf2, "%g", self->options.min_abs_ms));
+  g_string_append_printf (out, "  Summary:       %u regressions, %u improvements, %u new, %u removed\n",
+                          self->counts[FLAME_STATUS_REGRESSION],
+                          self->counts[FLAME_STATUS_IMPROVEMENT],
+                          self->counts[FLAME_STATUS_NEW],
+                          self->counts[FLAME_STATUS_REMOVED]);
+
+  for (guint si = 0; si < G_N_ELEMENTS (sections); si++)
+    {
+      g_autoptr(GArray) idx = select_top (self, sections[si].status);
+      gsize widths[N_COLUMNS];
+      char **cells;
+
+      g_string_append_printf (out, "\n%s\n", sections[si].title);
+      if (idx->len == 0)
+        {
+          g_string_append (out, "  (none)\n");
+          continue;
+        }
+
+      cells = g_new0 (char *, (gsize) idx->len * N_COLUMNS);
+      for (guint c = 0; c < N_COLUMNS; c++)
+        widths[c] = display_width (column_titles[c]);
+      for (guint r = 0; r < idx->len; r++)
+        {
+          row_cells (self, &self->functions[g_array_index (idx, guint, r)], cells + r * N_COLUMNS);
+          for (guint c = 0; c < N_COLUMNS; c++)
+            widths[c] = MAX (widths[c], display_width (cells[r * N_COLUMNS + c]));
+        }
+      widths[0] = MIN (widths[0], 60);
+      widths[1] = MIN (widths[1], 40);
+
+      g_string_append (out, " ");
+      for (guint c = 0; c < N_COLUMNS; c++)
+        {
+          g_string_append (out, " ");
+          append_padded (out, column_titles[c], widths[c], c >= 2);
+        }
+      g_string_append_c (out, '\n');
+      for (guint r = 0; r < idx->len; r++)
+        {
+          g_string_append (out, " ");
+          for (guint c = 0; c < N_COLUMNS; c++)
+            {
+              g_string_append (out, " ");
+              append_padded (out, cells[r * N_COLUMNS + c], widths[c], c >= 2);
+              g_free (cells[r * N_COLUMNS + c]);
+            }
+          g_string_append_c (out, '\n');
+        }
+      g_free (cells);
+    }
+}
+
+static void
+append_markdown_code (GString    *out,
+                      const char *s)
+{
+  g_string_append_c (out, '`');
+  for (const char *p = s; *p; p++)
+    {
+      if (*p == '|')
+        g_string_append (out, "\\|");
+      else if (*p == '`')
+        g_string_append_c (out, '\'');
+      else if (*p == '\n' || *p == '\r')
+        g_string_append_c (out, ' ');
+      else
+        g_string_append_c (out, *p);
+    }
+  g_string_append_c (out, '`');
+}
+
+void
+flame_report_write_markdown (FlameReport *self,
+                             GString     *out)
+{
+  g_autofree char *norm = describe_normalization (self);
+  FlameDiff *diff = self->diff;
+  char buf[G_ASCII_DTOSTR_BUF_SIZE], buf2[G_ASCII_DTOSTR_BUF_SIZE];
+
+  g_string_append (out, FLAME_REPORT_MARKDOWN_MARKER "\n");
+  g_string_append (out, "## Flamediff: performance comparison\n\n");
+  g_string_append (out, "**Runtime:** ");
+  append_runtime (self, out);
+  g_string_append (out, "  \n");
+  g_string_append (out, "**Samples:** ");
+  append_number (out, flame_diff_get_samples (diff, FLAME_DIFF_BASELINE));
+  g_string_append (out, " → ");
+  append_number (out, flame_diff_get_samples (diff, FLAME_DIFF_CURRENT));
+  g_string_append (out, "  \n");
+  g_string_append_printf (out, "**Normalisation:** %s  \n", norm);
+  g_string_append_printf (out, "**Metric:** %s time; thresholds ±%s%% and %s ms  \n",
+                          metric_name (self->options.metric),
+                          g_ascii_formatd (buf, sizeof buf, "%g", self->options.threshold_pct),
+                          g_ascii_formatd (buf2, sizeof buf2, "%g", self->options.min_abs_ms));
+  g_string_append_printf (out, "**Summary:** %u regressions, %u improvements, %u new, %u removed\n",
+                          self->counts[FLAME_STATUS_REGRESSION],
+                          self->counts[FLAME_STATUS_IMPROVEMENT],
+                          self->counts[FLAME_STATUS_NEW],
+                          self->counts[FLAME_STATUS_REMOVED]);
+  if (flame_diff_get_interval_assumed (diff, FLAME_DIFF_BASELINE) ||
+      flame_diff_get_interval_assumed (diff, FLAME_DIFF_CURRENT))
+    g_string_append_printf (out, "\n_A file carries no sampling interval: %s ms per sample assumed._\n",
+                            g_ascii_formatd (buf, sizeof buf, "%g",
+                                             flame_diff_get_options (diff)->default_interval_ms));
+
+  for (guint si = 0; si < G_N_ELEMENTS (sections); si++)
+    {
+      g_autoptr(GArray) idx = select_top (self, sections[si].status);
+
+      g_string_append_printf (out, "\n### %s\n\n", sections[si].title);
+      if (idx->len == 0)
+        {
+          g_string_append (out, "None.\n");
+          continue;
+        }
+      g_string_append (out, "| Function | File | Baseline ms | Current ms | Δ ms | Δ % |\n");
+      g_string_append (out, "|---|---|--:|--:|--:|--:|\n");
+      for (guint r = 0; r < idx->len; r++)
+        {
+          char *cells[N_COLUMNS];
+
+          row_cells (self, &self->functions[g_array_index (idx, guint, r)], cells);
+          g_string_append (out, "| ");
+          append_markdown_code (out, cells[0]);
+          g_string_append (out, " | ");
+          if (g_strcmp0 (cells[1], "—") == 0)
+            g_string_append (out, cells[1]);
+          else
+            append_markdown_code (out, cells[1]);
+          g_string_append_printf (out, " | %s | %s | %s | %s |\n",
+                                  cells[2], cells[3], cells[4], cells[5]);
+          for (guint c = 0; c < N_COLUMNS; c++)
+            g_free (cells[c]);
+        }
+    }
+}
+
+static void
+append_json_side (FlameReport *self,
+                  GString     *out,
+                  guint        column)
+{
+  FlameDiff *diff = self->diff;
+  FlameProfile *profile = column == FLAME_DIFF_BASELINE
+                          ? flame_diff_get_baseline (diff) : flame_diff_get_current (diff);
+
+  g_string_append (out, "{\"path\": ");
+  append_json_string (out, flame_profile_get_path (profile) ? flame_profile_get_path (profile) : "");
+  g_string_append (out, ", \"format\": ");
+  append_json_string (out, flame_profile_get_format_name (profile));
+  g_string_append (out, ", \"samples\": ");
+  append_number (out, flame_diff_get_samples (diff, column));
+  g_string_append (out, ", \"interval_ms\": ");
+  append_number (out, flame_diff_get_interval_ms (diff, column));
+  g_string_append_printf (out, ", \"interval_assumed\": %s",
+                          flame_diff_get_interval_assumed (diff, column) ? "true" : "false");
+  g_string_append (out, ", \"total_ms\": ");
+  append_number (out, flame_diff_get_total_ms (diff, column));
+  g_string_append (out, "}");
+}
+
+/* Schema: docs/report-schema.md (schema_version 1). */
+void
+flame_report_write_json (FlameReport *self,
+                         GString     *out)
+{
+  FlameDiff *diff = self->diff;
+  const FlameDiffOptions *dopts = flame_diff_get_options (diff);
+
+  g_string_append (out, "{\n  \"schema_version\": 1,\n  \"baseline\": ");
+  append_json_side (self, out, FLAME_DIFF_BASELINE);
+  g_string_append (out, ",\n  \"current\": ");
+  append_json_side (self, out, FLAME_DIFF_CURRENT);
+  g_string_append_printf (out, ",\n  \"normalization\": {\"mode\": \"%s\", \"scale\": ",
+                          dopts->normalize == FLAME_NORMALIZE_TOTAL ? "total" : "none");
+  append_number (out, flame_diff_get_scale (diff));
+  g_string_append (out, ", \"sampled_time_ratio\": ");
+  append_number (out, flame_diff_get_sampled_time_ratio (diff));
+  g_string_append_printf (out, "},\n  \"metric\": \"%s\",\n  \"match\": \"%s\",\n",
+                          metric_name (self->options.metric),
+                          flame_match_to_string (dopts->match));
+  g_string_append (out, "  \"thresholds\": {\"pct\": ");
+  append_number (out, self->options.threshold_pct);
+  g_string_append (out, ", \"min_abs_ms\": ");
+  append_number (out, self->options.min_abs_ms);
+  g_string_append (out, ", \"significance\": ");
+  append_number (out, self->options.alpha);
+  g_string_append_printf (out, ", \"gate_on_significance\": %s},\n",
+                          self->options.gate_on_noise ? "true" : "false");
+  g_string_append_printf (out,
+                          "  \"summary\": {\"regressions\": %u, \"improvements\": %u, "
+                          "\"new\": %u, \"removed\": %u, \"unchanged\": %u, "
+                          "\"elided_paths\": %u},\n",
+                          self->counts[FLAME_STATUS_REGRESSION],
+                          self->counts[FLAME_STATUS_IMPROVEMENT],
+                          self->counts[FLAME_STATUS_NEW],
+                          self->counts[FLAME_STATUS_REMOVED],
+                          self->counts[FLAME_STATUS_UNCHANGED],
+                          flame_diff_get_elided_count (diff));
+  g_string_append (out, "  \"functions\": [");
+  for (guint i = 0; i < self->n_functions; i++)
+    {
+      const FlameFunctionStat *s = &self->functions[i];
+
+      g_string_append (out, i ? ",\n    {\"name\": " : "\n    {\"name\": ");
+      append_json_string (out, flame_report_get_name (self, s));
+      g_string_append (out, ", \"file\": ");
+      append_json_string (out, flame_report_get_file (self, s));
+      g_string_append (out, ", \"baseline_self_ms\": ");
+      append_number (out, s->self_b);
+      g_string_append (out, ", \"current_self_ms\": ");
+      append_number (out, s->self_c);
+      g_string_append (out, ", \"baseline_total_ms\": ");
+      append_number (out, s->total_b);
+      g_string_append (out, ", \"current_total_ms\": ");
+      append_number (out, s->total_c);
+      g_string_append (out, ", \"delta_self_ms\": ");
+      append_number (out, s->delta_self);
+      g_string_append (out, ", \"delta_total_ms\": ");
+      append_number (out, s->delta_total);
+      g_string_append (out, ", \"delta_pct\": ");
+      append_number (out, s->delta_pct);
+      g_string_append_printf (out, ", \"status\": \"%s\", \"significant\": %s}",
+                              flame_status_to_string (s->status),
+                              s->significant ? "true" : "false");
+    }
+  g_string_append (out, self->n_functions ? "\n  ]\n}\n" : "]\n}\n");
+}
+
+static int
+compare_lines (const void *a,
+               const void *b)
+{
+  return strcmp (*(char * const *) a, *(char * const *) b);
+}
+
+/**
+ * flame_diff_write_folded:
+ *
+ * Writes every stack of either profile as `stack before after`
+ * (difffolded.pl's convention), lines sorted. Counts are in the units of
+ * the input files: the baseline in its own units when not normalising,
+ * else scaled into the current profile's units.
+ */
+void
+flame_diff_write_folded (FlameDiff *diff,
+                         GString   *out)
+{
+  FlameTree *tree = flame_diff_get_tree (diff);
+  FlameFrames *frames = flame_diff_get_frames (diff);
+  const FlameDiffOptions *opts = flame_diff_get_options (diff);
+  FlameProfile *base = flame_diff_get_baseline (diff);
+  FlameProfile *cur = flame_diff_get_current (diff);
+  gboolean pair = base == cur;
+  gdouble ms_b = flame_profile_get_ms_per_weight (base, 0, opts->default_interval_ms);
+  gdouble ms_c = flame_profile_get_ms_per_weight (cur, pair ? 1 : 0, opts->default_interval_ms);
+  gdouble b_factor = opts->normalize == FLAME_NORMALIZE_TOTAL
+                     ? flame_diff_get_scale (diff) / ms_c : 1.0 / ms_b;
+  g_autoptr(GPtrArray) lines = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GArray) path = g_array_new (FALSE, FALSE, sizeof (guint32));
+  GString *line = g_string_new (NULL);
+
+  for (guint32 n = 1; n < tree->n_nodes; n++)
+    {
+      gdouble sb = tree->self[FLAME_DIFF_BASELINE][n];
+      gdouble sc = tree->self[FLAME_DIFF_CURRENT][n];
+
+      if (sb == 0 && sc == 0)
+        continue;
+
+      g_array_set_size (path, 0);
+      for (guint32 a = n; a != FLAME_TREE_ROOT; a = tree->nodes[a].parent)
+        g_array_append_val (path, tree->nodes[a].frame);
+
+      g_string_truncate (line, 0);
+      for (guint i = path->len; i > 0; i--)
+        {
+          g_string_append (line, flame_frames_get_name (frames, g_array_index (path, guint32, i - 1)));
+          if (i > 1)
+            g_string_append_c (line, ';');
+        }
+      g_string_append_c (line, ' ');
+      append_number (line, sb * b_factor);
+      g_string_append_c (line, ' ');
+      append_number (line, sc / ms_c);
+      g_ptr_array_add (lines, g_strndup (line->str, line->len));
+    }
+  g_string_free (line, TRUE);
+
+  qsort (lines->pdata, lines->len, sizeof (gpointer), compare_lines);
+  for (guint i = 0; i < lines->len; i++)
+    {
+      g_string_append (out, g_ptr_array_index (lines, i));
+      g_string_append_c (out, '\n');
+    }
+}

@@ -1,0 +1,78 @@
+/* flame-report.h: the per-function comparison report (text, Markdown,
+ * JSON) and the 3-column folded export.
+ *
+ * Copyright 2026 The Flamediff developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include "flame-diff.h"
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  FLAME_STATUS_UNCHANGED,
+  FLAME_STATUS_REGRESSION,
+  FLAME_STATUS_IMPROVEMENT,
+  FLAME_STATUS_NEW,
+  FLAME_STATUS_REMOVED,
+  FLAME_N_STATUSES
+} FlameStatus;
+
+typedef struct
+{
+  guint32     frame;        /* diff frame (flame_diff_get_frames()) */
+  gdouble     self_b;       /* ms, baseline scaled */
+  gdouble     self_c;
+  gdouble     total_b;      /* counted once per stack */
+  gdouble     total_c;
+  gdouble     delta_self;
+  gdouble     delta_total;
+  gdouble     delta_pct;    /* of the chosen metric */
+  FlameStatus status;
+  gboolean    significant;
+} FlameFunctionStat;
+
+typedef struct
+{
+  FlameMetric metric;
+  gdouble     threshold_pct;   /* default 5 */
+  gdouble     min_abs_ms;      /* default 0 */
+  guint       top_n;           /* default 10 */
+  gdouble     alpha;           /* for "significant"; 0 = 0.05 */
+  gboolean    gate_on_noise;   /* non-significant changes are unchanged */
+} FlameReportOptions;
+
+typedef struct _FlameReport FlameReport;
+
+void                     flame_report_options_init (FlameReportOptions       *options);
+const char              *flame_status_to_string    (FlameStatus               status);
+FlameReport             *flame_report_new          (FlameDiff                *diff,
+                                                    const FlameReportOptions *options);
+void                     flame_report_free         (FlameReport              *self);
+guint                    flame_report_get_n_functions (FlameReport            *self);
+const FlameFunctionStat *flame_report_get_function (FlameReport              *self,
+                                                    guint                     i);
+const FlameFunctionStat *flame_report_find         (FlameReport              *self,
+                                                    const char               *name);
+guint                    flame_report_count        (FlameReport              *self,
+                                                    FlameStatus               status);
+const char              *flame_report_get_name     (FlameReport              *self,
+                                                    const FlameFunctionStat  *stat);
+const char              *flame_report_get_file     (FlameReport              *self,
+                                                    const FlameFunctionStat  *stat);
+void                     flame_report_write_text   (FlameReport              *self,
+                                                    GString                  *out);
+void                     flame_report_write_markdown (FlameReport            *self,
+                                                    GString                  *out);
+void                     flame_report_write_json   (FlameReport              *self,
+                                                    GString                  *out);
+void                     flame_diff_write_folded   (FlameDiff                *diff,
+                                                    GString                  *out);
+
+#define FLAME_REPORT_MARKDOWN_MARKER "<!-- flamediff-report -->"
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (FlameReport, flame_report_free)
+
+G_END_DECLS

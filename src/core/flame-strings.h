@@ -1,0 +1,34 @@
+/* flame-strings.h: an interned string pool.
+ *
+ * Copyright 2026 The Flamediff developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* Id 0 is always the empty string. Ids are dense, so callers can keep
+ * per-string side arrays. Strings are stored once, NUL-terminated. */
+typedef struct _FlameStrings FlameStrings;
+
+FlameStrings *flame_strings_new     (void);
+void          flame_strings_free    (FlameStrings *self);
+guint32       flame_strings_intern  (FlameStrings *self,
+                                     const char   *str,
+                                     gsize         len);
+guint32       flame_strings_lookup  (FlameStrings *self,
+                                     const char   *str,
+                                     gsize         len,
+                                     gboolean     *found);
+const char   *flame_strings_get     (const FlameStrings *self,
+                                     guint32             id);
+gsize         flame_strings_get_len (const FlameStrings *self,
+                                     guint32             id);
+guint         flame_strings_count   (const FlameStrings *self);
+gsize         flame_strings_memory  (const FlameStrings *self);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (FlameStrings, flame_strings_free)
+
+G_END_DECLS

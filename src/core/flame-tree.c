@@ -1,0 +1,214 @@
+/* flame-tree.c
+ *
+ * Copyright 2026 The Flamediff developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "flame-tree.h"
+#include "flame-hash.h"
+
+#include <string.h>
+
+FlameTree *
+flame_tree_new (guint n_columns)
+{
+  FlameTree *self;
+
+  g_return_val_if_fail (n_columns >= 1 && n_columns <= FLAME_TREE_MAX_COLUMNS, NULL);
+
+  self = g_new0 (FlameTree, 1);
+  self->n_columns = n_columns;
+  self->alloc_nodes = 1024;
+  self->nodes = g_new (FlameNode, self->alloc_nodes);
+  for (guint c = 0; c < n_columns; c++)
+    {
+      self->self[c] = g_new0 (gdouble, self->alloc_nodes);
+      self->total[c] = g_new0 (gdouble, self->alloc_nodes);
+    }
+  self->mask = 2047;
+  self->slots = g_new0 (guint32, self->mask + 1);
+
+  self->nodes[0] = (FlameNode) {
+    .frame = FLAME_TREE_NONE,
+    .parent = FLAME_TREE_NONE,
+    .first_child = FLAME_TREE_NONE,
+    .next_sibling = FLAME_TREE_NONE,
+    .depth = 0,
+  };
+  self->n_nodes = 1;
+
+  return self;
+}
+
+void
+flame_tree_free (FlameTree *self)
+{
+  if (self == NULL)
+    return;
+  g_free (self->nodes);
+  for (guint c = 0; c < self->n_columns; c++)
+    {
+      g_free (self->self[c]);
+      g_free (self->total[c]);
+    }
+  g_free (self->slots);
+  g_free (self);
+}
+
+static inline guint32
+key_hash (guint32 parent,
+          guint32 frame)
+{
+  guint64 h = flame_hash_u64 (((guint64) parent << 32) | frame);
+  return (guint32) (h ^ (h >> 32));
+}
+
+static void
+rebuild_slots (FlameTree *self,
+               guint32    mask)
+{
+  g_free (self->slots);
+  self->mask = mask;
+  self->slots = g_new0 (guint32, (gsize) mask + 1);
+  for (guint32 n = 1; n < self->n_nodes; n++)
+    {
+      guint32 i = key_hash (self->nodes[n].parent, self->nodes[n].frame) & mask;
+      while (self->slots[i] != 0)
+        i = (i + 1) & mask;
+      self->slots[i] = n + 1;
+    }
+}
+
+static void
+ensure_slots (FlameTree *self)
+{
+  if (self->slots == NULL)
+    {
+      guint32 mask = 2047;
+      while ((gsize) mask + 1 < (gsize) self->n_nodes * 2)
+        mask = mask * 2 + 1;
+      rebuild_slots (self, mask);
+    }
+}
+
+guint32
+flame_tree_lookup (FlameTree *self,
+                   guint32    parent,
+                   guint32    frame)
+{
+  guint32 i;
+
+  ensure_slots (self);
+  for (i = key_hash (parent, frame) & self->mask;
+       self->slots[i] != 0;
+       i = (i + 1) & self->mask)
+    {
+      const FlameNode *n = &self->nodes[self->slots[i] - 1];
+      if (n->parent == parent && n->frame == frame)
+        return self->slots[i] - 1;
+    }
+  return FLAME_TREE_NONE;
+}
+
+static void
+grow_nodes (FlameTree *self)
+{
+  guint32 old = self->alloc_nodes;
+
+  /* node indices are 32-bit; 4 billion nodes would need > 200 GiB anyway */
+  if (old >= G_MAXUINT32 / 2)
+    g_error ("call tree too large");
+  self->alloc_nodes = old * 2;
+  self->nodes = g_renew (FlameNode, self->nodes, self->alloc_nodes);
+  for (guint c = 0; c < self->n_columns; c++)
+    {
+      self->self[c] = g_renew (gdouble, self->self[c], self->alloc_nodes);
+      self->total[c] = g_renew (gdouble, self->total[c], self->alloc_nodes);
+      memset (self->self[c] + old, 0, (self->alloc_nodes - old) * sizeof (gdouble));
+      memset (self->total[c] + old, 0, (self->alloc_nodes - old) * sizeof (gdouble));
+    }
+}
+
+guint32
+flame_tree_child (FlameTree *self,
+                  guint32    parent,
+                  guint32    frame)
+{
+  guint32 i;
+  guint32 node;
+  FlameNode *p;
+
+  ensure_slots (self);
+  for (i = key_hash (parent, frame) & self->mask;
+       self->slots[i] != 0;
+       i = (i + 1) & self->mask)
+    {
+      const FlameNode *n = &self->nodes[self->slots[i] - 1];
+      if (n->parent == parent && n->frame == frame)
+        return self->slots[i] - 1;
+    }
+
+  if (self->n_nodes == self->alloc_nodes)
+    grow_nodes (self);
+
+  node = self->n_nodes++;
+  p = &self->nodes[parent];
+  self->nodes[node] = (FlameNode) {
+    .frame = frame,
+    .parent = parent,
+    .first_child = FLAME_TREE_NONE,
+    .next_sibling = p->first_child,
+    .depth = p->depth + 1,
+  };
+  p->first_child = node;
+  self->slots[i] = node + 1;
+
+  if ((gsize) self->n_nodes * 2 > self->mask)
+    rebuild_slots (self, self->mask * 2 + 1);
+
+  return node;
+}
+
+void
+flame_tree_add_self (FlameTree *self,
+                     guint      column,
+                     guint32    node,
+                     gdouble    weight)
+{
+  self->self[column][node] += weight;
+}
+
+void
+flame_tree_finish (FlameTree *self)
+{
+  for (guint c = 0; c < self->n_columns; c++)
+    {
+      gdouble *total = self->total[c];
+
+      memcpy (total, self->self[c], self->n_nodes * sizeof (gdouble));
+      for (guint32 n = self->n_nodes - 1; n > 0; n--)
+        total[self->nodes[n].parent] += total[n];
+    }
+}
+
+void
+flame_tree_compact (FlameTree *self)
+{
+  g_clear_pointer (&self->slots, g_free);
+}
+
+gsize
+flame_tree_memory (const FlameTree *self)
+{
+  gsize bytes = sizeof *self;
+
+  bytes += (gsize) self->alloc_nodes * flame_tree_node_bytes (self);
+  if (self->slots != NULL)
+    bytes += ((gsize) self->mask + 1) * sizeof (guint32);
+  return bytes;
+}
+
+gsize
+flame_tree_node_bytes (const FlameTree *self)
+{
+  return sizeof (FlameNode) + self->n_columns * 2 * sizeof (gdouble);
+}

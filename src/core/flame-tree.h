@@ -1,0 +1,67 @@
+/* flame-tree.h: a call tree in flat arrays.
+ *
+ * Copyright 2026 The Flamediff developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+#define FLAME_TREE_ROOT     0
+#define FLAME_TREE_NONE     G_MAXUINT32
+#define FLAME_TREE_MAX_COLUMNS 2
+
+/* A node never moves once created, and a child always has a larger index
+ * than its parent, so a reverse sweep over the array visits children
+ * before parents: totals and other bottom-up sums need no recursion. */
+typedef struct
+{
+  guint32 frame;
+  guint32 parent;
+  guint32 first_child;
+  guint32 next_sibling;
+  guint32 depth;
+} FlameNode;
+
+typedef struct
+{
+  FlameNode *nodes;
+  guint32    n_nodes;
+  guint32    alloc_nodes;
+  guint      n_columns;
+  gdouble   *self[FLAME_TREE_MAX_COLUMNS];
+  gdouble   *total[FLAME_TREE_MAX_COLUMNS];
+  /* (parent, frame) -> node index + 1; dropped by compact() */
+  guint32   *slots;
+  guint32    mask;
+} FlameTree;
+
+FlameTree *flame_tree_new         (guint       n_columns);
+void       flame_tree_free        (FlameTree  *self);
+guint32    flame_tree_child       (FlameTree  *self,
+                                   guint32     parent,
+                                   guint32     frame);
+guint32    flame_tree_lookup      (FlameTree  *self,
+                                   guint32     parent,
+                                   guint32     frame);
+void       flame_tree_add_self    (FlameTree  *self,
+                                   guint       column,
+                                   guint32     node,
+                                   gdouble     weight);
+void       flame_tree_finish      (FlameTree  *self);
+void       flame_tree_compact     (FlameTree  *self);
+gsize      flame_tree_memory      (const FlameTree *self);
+gsize      flame_tree_node_bytes  (const FlameTree *self);
+
+static inline const FlameNode *
+flame_tree_node (const FlameTree *self,
+                 guint32          node)
+{
+  return &self->nodes[node];
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (FlameTree, flame_tree_free)
+
+G_END_DECLS
