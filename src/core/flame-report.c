@@ -102,51 +102,6 @@ compare_functions (const void *pa,
   return a->frame < b->frame ? -1 : a->frame > b->frame;
 }
 
-/* Totals count a function once per stack: a node adds its total only when
- * no ancestor is the same function. Walks the tree depth first with the
- * sibling links, keeping a per-function count of open frames. */
-static void
-accumulate_totals (FlameTree *tree,
-                   guint      n_frames,
-                   gdouble   *tb,
-                   gdouble   *tc)
-{
-  g_autofree guint32 *open = g_new0 (guint32, MAX (n_frames, 1));
-  guint32 n = tree->nodes[FLAME_TREE_ROOT].first_child;
-
-  while (n != FLAME_TREE_NONE)
-    {
-      const FlameNode *node = &tree->nodes[n];
-
-      if (open[node->frame]++ == 0)
-        {
-          tb[node->frame] += tree->total[FLAME_DIFF_BASELINE][n];
-          tc[node->frame] += tree->total[FLAME_DIFF_CURRENT][n];
-        }
-      if (node->first_child != FLAME_TREE_NONE)
-        {
-          n = node->first_child;
-          continue;
-        }
-      /* leave this node and every ancestor that has no further sibling */
-      for (;;)
-        {
-          open[tree->nodes[n].frame]--;
-          if (tree->nodes[n].next_sibling != FLAME_TREE_NONE)
-            {
-              n = tree->nodes[n].next_sibling;
-              break;
-            }
-          n = tree->nodes[n].parent;
-          if (n == FLAME_TREE_ROOT)
-            {
-              n = FLAME_TREE_NONE;
-              break;
-            }
-        }
-    }
-}
-
 FlameReport *
 flame_report_new (FlameDiff                *diff,
                   const FlameReportOptions *options)
@@ -178,12 +133,8 @@ flame_report_new (FlameDiff                *diff,
   tb = g_new0 (gdouble, MAX (n_frames, 1));
   tc = g_new0 (gdouble, MAX (n_frames, 1));
 
-  for (guint32 n = 1; n < tree->n_nodes; n++)
-    {
-      sb[tree->nodes[n].frame] += tree->self[FLAME_DIFF_BASELINE][n];
-      sc[tree->nodes[n].frame] += tree->self[FLAME_DIFF_CURRENT][n];
-    }
-  accumulate_totals (tree, n_frames, tb, tc);
+  flame_tree_function_weights (tree, n_frames, FLAME_DIFF_BASELINE, sb, tb);
+  flame_tree_function_weights (tree, n_frames, FLAME_DIFF_CURRENT, sc, tc);
 
   self->functions = g_new0 (FlameFunctionStat, MAX (n_frames, 1));
   for (guint32 f = 0; f < n_frames; f++)

@@ -196,6 +196,63 @@ flame_tree_compact (FlameTree *self)
   g_clear_pointer (&self->slots, g_free);
 }
 
+/**
+ * flame_tree_function_weights:
+ * @self_out: (array length=n_frames): zeroed by the caller
+ * @total_out: (array length=n_frames): zeroed by the caller
+ *
+ * Per-frame ("per-function") weights of @column: self is the sum over
+ * the frame's nodes; total counts the frame once per stack, so recursion
+ * is not counted twice: a node adds its total only when no ancestor is
+ * the same frame. Walks depth first along the sibling links, keeping a
+ * count of open nodes per frame.
+ */
+void
+flame_tree_function_weights (const FlameTree *self,
+                             guint            n_frames,
+                             guint            column,
+                             gdouble         *self_out,
+                             gdouble         *total_out)
+{
+  g_autofree guint32 *open = g_new0 (guint32, MAX (n_frames, 1));
+  const gdouble *self_w = self->self[column];
+  const gdouble *total_w = self->total[column];
+  guint32 n;
+
+  for (n = 1; n < self->n_nodes; n++)
+    self_out[self->nodes[n].frame] += self_w[n];
+
+  n = self->nodes[FLAME_TREE_ROOT].first_child;
+  while (n != FLAME_TREE_NONE)
+    {
+      const FlameNode *node = &self->nodes[n];
+
+      if (open[node->frame]++ == 0)
+        total_out[node->frame] += total_w[n];
+      if (node->first_child != FLAME_TREE_NONE)
+        {
+          n = node->first_child;
+          continue;
+        }
+      /* leave this node and every ancestor that has no further sibling */
+      for (;;)
+        {
+          open[self->nodes[n].frame]--;
+          if (self->nodes[n].next_sibling != FLAME_TREE_NONE)
+            {
+              n = self->nodes[n].next_sibling;
+              break;
+            }
+          n = self->nodes[n].parent;
+          if (n == FLAME_TREE_ROOT)
+            {
+              n = FLAME_TREE_NONE;
+              break;
+            }
+        }
+    }
+}
+
 gsize
 flame_tree_memory (const FlameTree *self)
 {

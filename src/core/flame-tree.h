@@ -52,6 +52,11 @@ void       flame_tree_add_self    (FlameTree  *self,
                                    gdouble     weight);
 void       flame_tree_finish      (FlameTree  *self);
 void       flame_tree_compact     (FlameTree  *self);
+void       flame_tree_function_weights (const FlameTree *self,
+                                        guint            n_frames,
+                                        guint            column,
+                                        gdouble         *self_out,
+                                        gdouble         *total_out);
 gsize      flame_tree_memory      (const FlameTree *self);
 gsize      flame_tree_node_bytes  (const FlameTree *self);
 

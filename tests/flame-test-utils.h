@@ -1,0 +1,68 @@
+/* flame-test-utils.h: helpers shared by the test programs.
+ *
+ * Copyright 2026 The Flamediff developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include <string.h>
+
+#include "flame-profile.h"
+
+/* Path of a file in ../shared/corpus, or NULL (and the test is marked
+ * skipped, visibly) when the corpus is not there. */
+static inline char *
+flame_test_corpus_path (const char *relative)
+{
+  const char *root = g_getenv ("FLAMEDIFF_CORPUS");
+  char *path;
+
+  if (root == NULL)
+    {
+      g_test_skip ("FLAMEDIFF_CORPUS is not set");
+      return NULL;
+    }
+  path = g_build_filename (root, relative, NULL);
+  if (!g_file_test (path, G_FILE_TEST_EXISTS))
+    {
+      g_autofree char *msg = g_strdup_printf ("corpus file %s is absent", path);
+      g_test_skip (msg);
+      g_free (path);
+      return NULL;
+    }
+  return path;
+}
+
+/* Builds a profile from stacks written root first as
+ * "file.py:20:func2;file.py:10:func1" (file and line optional: "func"),
+ * one sample each, 1 ms interval (as CPython's tests use). */
+static inline FlameProfile *
+flame_test_profile (const char *const *stacks)
+{
+  FlameProfile *profile = flame_profile_new (FLAME_FORMAT_FOLDED, 1);
+
+  flame_profile_set_interval_ms (profile, 1.0);
+  for (guint i = 0; stacks != NULL && stacks[i] != NULL; i++)
+    {
+      g_auto(GStrv) frames = g_strsplit (stacks[i], ";", -1);
+      guint n = g_strv_length (frames);
+      g_autofree guint32 *ids = g_new (guint32, n);
+
+      for (guint f = 0; f < n; f++)
+        {
+          g_auto(GStrv) parts = g_strsplit (frames[f], ":", 3);
+
+          if (g_strv_length (parts) == 3)
+            ids[f] = flame_profile_intern_frame (profile, parts[2], strlen (parts[2]),
+                                                 parts[0], strlen (parts[0]),
+                                                 (guint32) g_ascii_strtoull (parts[1], NULL, 10), 0);
+          else
+            ids[f] = flame_profile_intern_frame (profile, frames[f], strlen (frames[f]),
+                                                 NULL, 0, 0, 0);
+        }
+      flame_profile_add_stack (profile, 0, ids, n, 1.0);
+      flame_profile_add_samples (profile, 0, 1.0);
+    }
+  flame_profile_finish (profile);
+  return profile;
+}

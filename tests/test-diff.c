@@ -1,0 +1,740 @@
+/* test-diff.c: the diff engine against CPython 3.15's differential flame
+ * graph test cases (shared/docs/cpython-diff.md §6: T1–T12 and 6.1),
+ * adapted to our data model, plus the noise test.
+ *
+ * Mapping of CPython's node fields to ours (1 sample = 1 ms in every
+ * case, as CPython's tests sample at 1000 µs):
+ *   self_time      = values.self_c
+ *   baseline       = values.self_b       (already × scale)
+ *   baseline_total = values.total_b
+ *   diff           = self_c − self_b
+ *   diff_pct       = flame_diff_percent (&values, FLAME_METRIC_SELF)
+ * CPython's "promoted root" is our first real frame under the synthetic
+ * root node.
+ *
+ * Copyright 2026 The Flamediff developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "config.h"
+
+#include <json-glib/json-glib.h>
+#include <glib/gstdio.h>
+#include <math.h>
+
+#include "flame-diff.h"
+#include "flame-loader.h"
+#include "flame-report.h"
+#include "flame-test-utils.h"
+
+#define S(...) ((const char *const[]) { __VA_ARGS__, NULL })
+#define NONE   ((const char *const[]) { NULL })
+
+static FlameDiff *
+make_diff_full (const char *const      *base,
+                const char *const      *cur,
+                const FlameDiffOptions *options)
+{
+  g_autoptr(FlameProfile) b = flame_test_profile (base);
+  g_autoptr(FlameProfile) c = flame_test_profile (cur);
+  g_autoptr(GError) error = NULL;
+  FlameDiff *diff = flame_diff_new (b, c, options, NULL, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (diff);
+  return diff;
+}
+
+static FlameDiff *
+make_diff (const char *const *base,
+           const char *const *cur)
+{
+  return make_diff_full (base, cur, NULL);
+}
+
+/* The diff node at "func2;func1" (function names, root first). */
+static guint32
+find_node (FlameDiff  *diff,
+           FlameTree  *tree,
+           const char *path)
+{
+  g_auto(GStrv) names = g_strsplit (path, ";", -1);
+  FlameFrames *frames = flame_diff_get_frames (diff);
+  guint32 node = FLAME_TREE_ROOT;
+
+  for (guint i = 0; names[i] != NULL; i++)
+    {
+      guint32 child;
+
+      for (child = tree->nodes[node].first_child;
+           child != FLAME_TREE_NONE;
+           child = tree->nodes[child].next_sibling)
+        if (g_strcmp0 (flame_frames_get_name (frames, tree->nodes[child].frame), names[i]) == 0)
+          break;
+      if (child == FLAME_TREE_NONE)
+        return FLAME_TREE_NONE;
+      node = child;
+    }
+  return node;
+}
+
+static guint
+n_children (FlameTree *tree,
+            guint32    node)
+{
+  guint n = 0;
+
+  for (guint32 c = tree->nodes[node].first_child; c != FLAME_TREE_NONE; c = tree->nodes[c].next_sibling)
+    n++;
+  return n;
+}
+
+typedef struct
+{
+  gdouble         self_time;
+  gdouble         baseline;
+  gdouble         baseline_total;
+  gdouble         diff;
+  gdouble         diff_pct;
+  FlameChange     change;
+} Fields;
+
+static Fields
+fields (FlameDiff  *diff,
+        const char *path)
+{
+  FlameTree *tree = flame_diff_get_tree (diff);
+  guint32 node = find_node (diff, tree, path);
+  FlameDiffValues v;
+  Fields f;
+
+  g_assert_cmpuint (node, !=, FLAME_TREE_NONE);
+  flame_diff_get_values (diff, tree, node, &v);
+  f.self_time = v.self_c;
+  f.baseline = v.self_b;
+  f.baseline_total = v.total_b;
+  f.diff = v.self_c - v.self_b;
+  f.diff_pct = flame_diff_percent (&v, FLAME_METRIC_SELF);
+  f.change = flame_diff_classify (diff, tree, node, FLAME_METRIC_SELF);
+  return f;
+}
+
+#define assert_close(a, b) g_assert_cmpfloat_with_epsilon ((a), (b), 1e-7)
+
+/* T1 test_diff_flamegraph_identical_profiles */
+static void
+test_t1_identical (void)
+{
+  const char *const *s = S ("file.py:20:func2;file.py:10:func1",
+                            "file.py:20:func2;file.py:10:func1",
+                            "file.py:20:func2;file.py:10:func1");
+  g_autoptr(FlameDiff) diff = make_diff (s, s);
+  FlameTree *tree = flame_diff_get_tree (diff);
+  Fields f1, f2;
+
+  g_assert_cmpfloat (flame_diff_get_samples (diff, FLAME_DIFF_BASELINE), ==, 3);
+  g_assert_cmpfloat (flame_diff_get_samples (diff, FLAME_DIFF_CURRENT), ==, 3);
+  assert_close (flame_diff_get_scale (diff), 1.0);
+  g_assert_cmpuint (n_children (tree, find_node (diff, tree, "func2")), ==, 1);
+
+  f1 = fields (diff, "func2;func1");
+  g_assert_cmpfloat (f1.self_time, ==, 3);
+  assert_close (f1.baseline, 3.0);
+  assert_close (f1.diff, 0.0);
+  assert_close (f1.diff_pct, 0.0);
+  assert_close (f1.baseline_total, 3.0);
+  g_assert_cmpint (f1.change, ==, FLAME_CHANGE_NEUTRAL);
+
+  f2 = fields (diff, "func2");
+  g_assert_cmpfloat (f2.self_time, ==, 0);
+  assert_close (f2.baseline, 0.0);
+  assert_close (f2.baseline_total, 3.0);
+  assert_close (f2.diff_pct, 0.0);
+  g_assert_cmpint (f2.change, ==, FLAME_CHANGE_NEUTRAL);
+
+  g_assert_cmpuint (flame_diff_get_elided_count (diff), ==, 0);
+}
+
+/* T2 test_diff_flamegraph_new_function */
+static void
+test_t2_new_function (void)
+{
+  g_autoptr(FlameDiff) diff = make_diff (S ("file.py:20:func2;file.py:10:func1"),
+                                         S ("file.py:20:func2;file.py:10:func1;file.py:30:new_func"));
+  FlameTree *tree = flame_diff_get_tree (diff);
+  Fields nf, f1;
+
+  g_assert_cmpuint (n_children (tree, find_node (diff, tree, "func2;func1")), ==, 1);
+  nf = fields (diff, "func2;func1;new_func");
+  assert_close (nf.baseline, 0.0);
+  g_assert_cmpfloat (nf.self_time, ==, 1);
+  assert_close (nf.diff, nf.self_time);
+  assert_close (nf.diff_pct, 100.0);
+  g_assert_cmpint (nf.change, ==, FLAME_CHANGE_NEW);
+
+  f1 = fields (diff, "func2;func1");
+  g_assert_cmpfloat (f1.self_time, ==, 0);
+  assert_close (f1.baseline, 1.0);
+  assert_close (f1.diff, -1.0);
+  assert_close (f1.diff_pct, -100.0);
+  g_assert_cmpint (f1.change, ==, FLAME_CHANGE_IMPROVEMENT_DEEP);
+  g_assert_cmpuint (flame_diff_get_elided_count (diff), ==, 0);
+}
+
+static void
+check_t3 (FlameDiff *diff,
+          const char *hot_path,
+          const char *cold_path,
+          const char *caller)
+{
+  Fields hot, cold, root;
+
+  assert_close (flame_diff_get_scale (diff), 2.0);
+  hot = fields (diff, hot_path);
+  assert_close (hot.baseline, 2.0);
+  g_assert_cmpfloat (hot.self_time, ==, 3);
+  assert_close (hot.diff, 1.0);
+  assert_close (hot.diff_pct, 50.0);
+  assert_close (hot.baseline_total, 2.0);
+  /* 50 is not > 50: light, not medium */
+  g_assert_cmpint (hot.change, ==, FLAME_CHANGE_REGRESSION_LIGHT);
+
+  cold = fields (diff, cold_path);
+  assert_close (cold.baseline, 2.0);
+  g_assert_cmpfloat (cold.self_time, ==, 1);
+  assert_close (cold.diff, -1.0);
+  assert_close (cold.diff_pct, -50.0);
+  /* -50 is not < -50: light, not medium */
+  g_assert_cmpint (cold.change, ==, FLAME_CHANGE_IMPROVEMENT_LIGHT);
+
+  root = fields (diff, caller);
+  g_assert_cmpfloat (root.self_time, ==, 0);
+  assert_close (root.baseline, 0.0);
+  assert_close (root.baseline_total, 4.0);
+  assert_close (root.diff_pct, 0.0);
+}
+
+/* T3 test_diff_flamegraph_changed_functions */
+static void
+test_t3_changed_functions (void)
+{
+  const char *h = "file.py:20:caller;file.py:10:hot_leaf";
+  const char *c = "file.py:20:caller;file.py:30:cold_leaf";
+  g_autoptr(FlameDiff) diff = make_diff (S (h, c), S (h, h, h, c));
+
+  check_t3 (diff, "caller;hot_leaf", "caller;cold_leaf", "caller");
+}
+
+/* T4 test_diff_flamegraph_scale_factor */
+static void
+test_t4_scale_factor (void)
+{
+  const char *s = "file.py:20:func2;file.py:10:func1";
+  g_autoptr(FlameDiff) diff = make_diff (S (s), S (s, s, s, s));
+  Fields f1;
+
+  assert_close (flame_diff_get_scale (diff), 4.0);
+  f1 = fields (diff, "func2;func1");
+  g_assert_cmpfloat (f1.self_time, ==, 4);
+  assert_close (f1.baseline, 4.0);
+  assert_close (f1.diff, 0.0);
+  assert_close (f1.diff_pct, 0.0);
+  assert_close (f1.baseline_total, 4.0);
+  assert_close (fields (diff, "func2").baseline_total, 4.0);
+}
+
+/* T5 test_diff_flamegraph_elided_stacks */
+static void
+test_t5_elided_stacks (void)
+{
+  const char *a = "file.py:20:func2;file.py:10:func1";
+  const char *b = "file.py:20:func2;file.py:30:old_func";
+  g_autoptr(FlameDiff) diff = make_diff (S (a, b), S (a, a));
+  FlameTree *tree = flame_diff_get_tree (diff);
+  guint32 old = find_node (diff, tree, "func2;old_func");
+  guint32 func2 = find_node (diff, tree, "func2");
+  Fields of, f1;
+
+  assert_close (flame_diff_get_scale (diff), 1.0);
+  /* CPython counts elided path prefixes: {(func2, old_func)} */
+  g_assert_cmpuint (flame_diff_get_elided_count (diff), ==, 1);
+  g_assert_cmpuint (flame_diff_get_elided_stacks (diff), ==, 1);
+  g_assert_true (flame_diff_is_elided (diff, old));
+  g_assert_false (flame_diff_is_elided (diff, func2));
+
+  of = fields (diff, "func2;old_func");
+  g_assert_cmpfloat (of.self_time, ==, 0);
+  assert_close (of.diff_pct, -100.0);
+  g_assert_cmpfloat (of.baseline, >, 0);
+  assert_close (of.baseline, 1.0);
+  assert_close (of.diff, -of.baseline);
+  assert_close (of.baseline_total, 1.0);
+  g_assert_cmpint (of.change, ==, FLAME_CHANGE_ELIDED);
+
+  /* the Elided view: old_func keeps its baseline width, func2 is
+   * structure as wide as its elided children (its own self is dropped) */
+  assert_close (flame_diff_get_elided_weight (diff, old), 1.0);
+  assert_close (flame_diff_get_elided_weight (diff, func2), 1.0);
+  assert_close (flame_diff_get_elided_weight (diff, find_node (diff, tree, "func2;func1")), 0.0);
+
+  /* main view: func1 doubled */
+  f1 = fields (diff, "func2;func1");
+  g_assert_cmpfloat (f1.self_time, ==, 2);
+  assert_close (f1.baseline, 1.0);
+  assert_close (f1.diff, 1.0);
+  assert_close (f1.diff_pct, 100.0);
+  g_assert_cmpint (f1.change, ==, FLAME_CHANGE_REGRESSION_DEEP);
+}
+
+/* T6 test_diff_flamegraph_function_matched_despite_line_change */
+static void
+test_t6_line_change (void)
+{
+  g_autoptr(FlameDiff) diff = make_diff (S ("file.py:20:func2;file.py:10:func1"),
+                                         S ("file.py:55:func2;file.py:99:func1"));
+  FlameDiffOptions options;
+  g_autoptr(FlameDiff) by_line = NULL;
+  FlameTree *tree;
+  Fields f1;
+
+  g_assert_cmpuint (n_children (flame_diff_get_tree (diff), FLAME_TREE_ROOT), ==, 1);
+  f1 = fields (diff, "func2;func1");
+  g_assert_cmpfloat (f1.baseline, >, 0);
+  g_assert_cmpfloat (f1.self_time, >, 0);
+  assert_close (f1.diff, 0.0);
+  assert_close (f1.diff_pct, 0.0);
+  g_assert_cmpuint (flame_diff_get_elided_count (diff), ==, 0);
+
+  /* Ours, not CPython's: matching on name+file+line keeps them apart */
+  flame_diff_options_init (&options);
+  options.match = FLAME_MATCH_NAME_FILE_LINE;
+  by_line = make_diff_full (S ("file.py:20:func2;file.py:10:func1"),
+                            S ("file.py:55:func2;file.py:99:func1"), &options);
+  tree = flame_diff_get_tree (by_line);
+  g_assert_cmpuint (n_children (tree, FLAME_TREE_ROOT), ==, 2);
+  g_assert_cmpuint (flame_diff_get_elided_count (by_line), ==, 2);
+}
+
+/* T7 test_diff_flamegraph_empty_current */
+static void
+test_t7_empty_current (void)
+{
+  g_autoptr(FlameDiff) diff = make_diff (S ("file.py:10:func1"), NONE);
+  FlameTree *tree = flame_diff_get_tree (diff);
+  guint32 f1 = find_node (diff, tree, "func1");
+  Fields f;
+
+  g_assert_cmpfloat (flame_diff_get_total_ms (diff, FLAME_DIFF_CURRENT), ==, 0);
+  g_assert_cmpfloat (tree->total[FLAME_DIFF_CURRENT][FLAME_TREE_ROOT], ==, 0);
+  g_assert_cmpfloat (flame_diff_get_samples (diff, FLAME_DIFF_BASELINE), ==, 1);
+  g_assert_cmpfloat (flame_diff_get_samples (diff, FLAME_DIFF_CURRENT), ==, 0);
+  /* CPython: I_cur / I_base = 1.0 here; ours is 1.0 whenever a side is
+   * empty, whatever the intervals */
+  assert_close (flame_diff_get_scale (diff), 1.0);
+  g_assert_cmpuint (flame_diff_get_elided_count (diff), ==, 1);
+  g_assert_true (flame_diff_is_elided (diff, f1));
+
+  f = fields (diff, "func1");
+  assert_close (f.baseline, 1.0);
+  assert_close (f.baseline_total, 1.0);
+  assert_close (f.diff, -1.0);
+  g_assert_cmpfloat (f.self_time, ==, 0);
+  assert_close (f.diff_pct, -100.0);
+  assert_close (flame_diff_get_elided_weight (diff, f1), 1.0);
+}
+
+/* T8 test_diff_flamegraph_empty_baseline */
+static void
+test_t8_empty_baseline (void)
+{
+  g_autoptr(FlameDiff) diff = make_diff (NONE, S ("file.py:20:func2;file.py:10:func1"));
+  Fields f1, f2;
+
+  g_assert_cmpfloat (flame_diff_get_samples (diff, FLAME_DIFF_BASELINE), ==, 0);
+  g_assert_cmpfloat (flame_diff_get_samples (diff, FLAME_DIFF_CURRENT), ==, 1);
+  assert_close (flame_diff_get_scale (diff), 1.0);
+  g_assert_cmpuint (flame_diff_get_elided_count (diff), ==, 0);
+
+  f1 = fields (diff, "func2;func1");
+  g_assert_cmpfloat (f1.self_time, ==, 1);
+  assert_close (f1.baseline, 0.0);
+  assert_close (f1.diff, 1.0);
+  assert_close (f1.diff_pct, 100.0);
+  g_assert_cmpint (f1.change, ==, FLAME_CHANGE_NEW);
+
+  /* Differs from CPython on purpose: its root func2 has diff_pct 0 and is
+   * neutral; our "new" means the path is absent from the baseline, and
+   * func2 is. */
+  f2 = fields (diff, "func2");
+  assert_close (f2.diff_pct, 0.0);
+  g_assert_cmpint (f2.change, ==, FLAME_CHANGE_NEW);
+}
+
+/* T9 test_diff_flamegraph_export, adapted: CPython writes HTML; our
+ * export of the comparison is the JSON report (the SVG/PNG export belongs
+ * to the renderer). It must be valid JSON and say what it compares. */
+static void
+test_t9_export (void)
+{
+  const char *s = "file.py:20:func2;file.py:10:func1";
+  g_autoptr(FlameDiff) diff = make_diff (S (s), S (s));
+  g_autoptr(FlameReport) report = flame_report_new (diff, NULL);
+  g_autoptr(GString) out = g_string_new (NULL);
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  JsonObject *root;
+  JsonArray *functions;
+
+  flame_report_write_json (report, out);
+  g_assert_cmpuint (out->len, >, 0);
+  json_parser_load_from_data (parser, out->str, out->len, &error);
+  g_assert_no_error (error);
+  root = json_node_get_object (json_parser_get_root (parser));
+  g_assert_cmpint (json_object_get_int_member (root, "schema_version"), ==, 1);
+  functions = json_object_get_array_member (root, "functions");
+  g_assert_cmpuint (json_array_get_length (functions), ==, 2);
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (root, "normalization"), "mode"), ==, "total");
+}
+
+/* T10 test_diff_flamegraph_preserves_metadata: one sample seeing two
+ * threads, so N = 2 thread-stacks on each side. Threads are kept in the
+ * profile's metadata; the tree merges them (no thread in the key). */
+static FlameProfile *
+two_thread_profile (void)
+{
+  FlameProfile *p = flame_profile_new (FLAME_FORMAT_FOLDED, 1);
+  guint32 a = flame_profile_intern_frame (p, "func_a", 6, "a.py", 4, 10, 0);
+  guint32 b = flame_profile_intern_frame (p, "func_b", 6, "b.py", 4, 20, 0);
+
+  flame_profile_set_interval_ms (p, 1.0);
+  flame_profile_add_stack (p, 0, &a, 1, 1);
+  flame_profile_ensure_thread (p, "t1", 100, 1)->samples += 1;
+  flame_profile_add_stack (p, 0, &b, 1, 1);
+  flame_profile_ensure_thread (p, "t2", 100, 2)->samples += 1;
+  flame_profile_add_samples (p, 0, 2);
+  flame_profile_finish (p);
+  return p;
+}
+
+static void
+test_t10_metadata (void)
+{
+  g_autoptr(FlameProfile) base = two_thread_profile ();
+  g_autoptr(FlameProfile) cur = two_thread_profile ();
+  g_autoptr(FlameDiff) diff = flame_diff_new (base, cur, NULL, NULL, NULL);
+  FlameTree *tree = flame_diff_get_tree (diff);
+
+  g_assert_cmpuint (flame_profile_get_threads (flame_diff_get_current (diff))->len, ==, 2);
+  g_assert_cmpuint (n_children (tree, FLAME_TREE_ROOT), ==, 2);
+  assert_close (flame_diff_get_scale (diff), 1.0);
+  for (guint i = 0; i < 2; i++)
+    {
+      Fields f = fields (diff, i == 0 ? "func_a" : "func_b");
+      g_assert_cmpfloat (f.self_time, ==, 1);
+      assert_close (f.baseline, 1.0);
+      assert_close (f.baseline_total, 1.0);
+      assert_close (f.diff, 0.0);
+      assert_close (f.diff_pct, 0.0);
+    }
+}
+
+/* T11 test_diff_flamegraph_elided_preserves_metadata (opcodes and GIL
+ * status are CPython-only; the elided node's fields are what carries
+ * over) */
+static void
+test_t11_elided_metadata (void)
+{
+  const char *a = "file.py:20:func2;file.py:10:func1";
+  const char *b = "file.py:20:func2;file.py:30:old_func";
+  g_autoptr(FlameDiff) diff = make_diff (S (a, b), S (a, a));
+  FlameTree *tree = flame_diff_get_tree (diff);
+  guint32 func2 = find_node (diff, tree, "func2");
+  guint elided_children = 0;
+  Fields of;
+
+  for (guint32 c = tree->nodes[func2].first_child; c != FLAME_TREE_NONE; c = tree->nodes[c].next_sibling)
+    if (flame_diff_is_elided (diff, c))
+      elided_children++;
+  g_assert_cmpuint (elided_children, ==, 1);
+  of = fields (diff, "func2;old_func");
+  g_assert_cmpfloat (of.self_time, ==, 0);
+  assert_close (of.diff_pct, -100.0);
+}
+
+/* T12 test_diff_flamegraph_load_baseline: CPython round-trips the
+ * baseline through its binary format. Ours goes through a file on disk
+ * and the format loader (folded text), and must give exactly T3. */
+static void
+test_t12_load_baseline (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("flamediff-t12-XXXXXX", &error);
+  g_autofree char *base_path = g_build_filename (dir, "baseline.folded", NULL);
+  g_autofree char *cur_path = g_build_filename (dir, "current.folded", NULL);
+  g_autoptr(FlameProfile) base = NULL;
+  g_autoptr(FlameProfile) cur = NULL;
+  g_autoptr(FlameDiff) diff = NULL;
+
+  g_assert_no_error (error);
+  g_file_set_contents (base_path, "caller;hot_leaf 1\ncaller;cold_leaf 1\n", -1, &error);
+  g_assert_no_error (error);
+  g_file_set_contents (cur_path, "caller;hot_leaf 3\ncaller;cold_leaf 1\n", -1, &error);
+  g_assert_no_error (error);
+
+  base = flame_load_file (base_path, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  cur = flame_load_file (cur_path, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  diff = flame_diff_new (base, cur, NULL, NULL, &error);
+  g_assert_no_error (error);
+  check_t3 (diff, "caller;hot_leaf", "caller;cold_leaf", "caller");
+
+  g_unlink (base_path);
+  g_unlink (cur_path);
+  g_rmdir (dir);
+}
+
+/* 6.1 test_diff_flamegraph_elided_top_level_root (the 3.15.0a8 crash) */
+static void
+test_6_1_elided_top_level_root (void)
+{
+  const char *a = "file.py:20:kept_root;file.py:10:kept_leaf";
+  const char *b = "file.py:40:old_root;file.py:30:old_leaf";
+  g_autoptr(FlameDiff) diff = make_diff (S (a, b), S (a));
+  FlameTree *tree = flame_diff_get_tree (diff);
+  guint32 old_root = find_node (diff, tree, "old_root");
+  guint32 old_leaf = find_node (diff, tree, "old_root;old_leaf");
+  guint elided_roots = 0;
+  Fields kl, ol;
+
+  assert_close (flame_diff_get_scale (diff), 0.5);
+  for (guint32 c = tree->nodes[FLAME_TREE_ROOT].first_child; c != FLAME_TREE_NONE; c = tree->nodes[c].next_sibling)
+    if (flame_diff_is_elided (diff, c))
+      elided_roots++;
+  g_assert_cmpuint (elided_roots, ==, 1);
+  g_assert_true (flame_diff_is_elided (diff, old_root));
+  g_assert_cmpuint (flame_diff_get_elided_count (diff), ==, 2);
+
+  ol = fields (diff, "old_root;old_leaf");
+  assert_close (ol.baseline, 0.5);
+  assert_close (ol.baseline_total, 0.5);
+  assert_close (ol.diff, -0.5);
+  assert_close (ol.diff_pct, -100.0);
+  /* DESIGN.md: elided widths come from the scaled baseline (CPython
+   * draws unscaled counts) */
+  assert_close (flame_diff_get_elided_weight (diff, old_root), 0.5);
+  assert_close (flame_diff_get_elided_weight (diff, old_leaf), 0.5);
+
+  kl = fields (diff, "kept_root;kept_leaf");
+  g_assert_cmpfloat (kl.self_time, ==, 1);
+  assert_close (kl.baseline, 0.5);
+  assert_close (kl.diff, 0.5);
+  assert_close (kl.diff_pct, 100.0);
+  g_assert_cmpint (kl.change, ==, FLAME_CHANGE_REGRESSION_DEEP);
+}
+
+/* The class thresholds, at and around every boundary. */
+static void
+test_class_thresholds (void)
+{
+  static const struct { gdouble p; FlameChange change; } cases[] = {
+    { 0, FLAME_CHANGE_NEUTRAL }, { 14.9, FLAME_CHANGE_NEUTRAL }, { -14.9, FLAME_CHANGE_NEUTRAL },
+    { 15, FLAME_CHANGE_REGRESSION_VERY_LIGHT }, { 30, FLAME_CHANGE_REGRESSION_VERY_LIGHT },
+    { 30.5, FLAME_CHANGE_REGRESSION_LIGHT }, { 50, FLAME_CHANGE_REGRESSION_LIGHT },
+    { 50.5, FLAME_CHANGE_REGRESSION_MEDIUM }, { 99.5, FLAME_CHANGE_REGRESSION_MEDIUM },
+    { 100, FLAME_CHANGE_REGRESSION_DEEP }, { 400, FLAME_CHANGE_REGRESSION_DEEP },
+    { -15, FLAME_CHANGE_IMPROVEMENT_VERY_LIGHT }, { -30, FLAME_CHANGE_IMPROVEMENT_VERY_LIGHT },
+    { -30.5, FLAME_CHANGE_IMPROVEMENT_LIGHT }, { -50, FLAME_CHANGE_IMPROVEMENT_LIGHT },
+    { -50.5, FLAME_CHANGE_IMPROVEMENT_MEDIUM }, { -99.5, FLAME_CHANGE_IMPROVEMENT_MEDIUM },
+    { -100, FLAME_CHANGE_IMPROVEMENT_DEEP },
+  };
+  const char *s = "f";
+  g_autoptr(FlameDiff) diff = make_diff (S (s), S (s));
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      FlameDiffValues v = { 100, 1000, 100 + cases[i].p, 1000 };
+      g_assert_cmpint (flame_diff_classify_values (diff, &v, FLAME_METRIC_SELF), ==, cases[i].change);
+    }
+  /* pure callers (no self time on either side) are neutral */
+  {
+    FlameDiffValues v = { 0, 10, 0, 30 };
+    g_assert_cmpint (flame_diff_classify_values (diff, &v, FLAME_METRIC_SELF), ==, FLAME_CHANGE_NEUTRAL);
+    g_assert_cmpint (flame_diff_classify_values (diff, &v, FLAME_METRIC_TOTAL), ==, FLAME_CHANGE_REGRESSION_DEEP);
+  }
+}
+
+static void
+test_normalize_none (void)
+{
+  const char *s = "file.py:20:func2;file.py:10:func1";
+  FlameDiffOptions options;
+  g_autoptr(FlameDiff) diff = NULL;
+  Fields f1;
+
+  flame_diff_options_init (&options);
+  options.normalize = FLAME_NORMALIZE_NONE;
+  diff = make_diff_full (S (s), S (s, s, s, s), &options);
+  assert_close (flame_diff_get_scale (diff), 1.0);
+  assert_close (flame_diff_get_sampled_time_ratio (diff), 4.0);
+  f1 = fields (diff, "func2;func1");
+  assert_close (f1.baseline, 1.0);
+  assert_close (f1.diff_pct, 300.0);
+}
+
+static void
+test_inverted (void)
+{
+  /* malloc called from two places; only the call from parse got slower */
+  FlameDiffOptions options;
+  g_autoptr(FlameDiff) diff = NULL;
+  FlameTree *inv;
+  guint32 m, mp, mr, p;
+  FlameDiffValues v;
+
+  flame_diff_options_init (&options);
+  options.normalize = FLAME_NORMALIZE_NONE;
+  diff = make_diff_full (S ("main;parse;malloc", "main;parse;malloc",
+                            "main;render;malloc", "main;render;malloc", "main;parse"),
+                         S ("main;parse;malloc", "main;parse;malloc",
+                            "main;parse;malloc", "main;parse;malloc",
+                            "main;render;malloc", "main;render;malloc", "main;parse"),
+                         &options);
+  inv = flame_diff_get_inverted_tree (diff);
+  m = find_node (diff, inv, "malloc");
+  mp = find_node (diff, inv, "malloc;parse");
+  mr = find_node (diff, inv, "malloc;render");
+  p = find_node (diff, inv, "parse");
+
+  g_assert_true (inv == flame_diff_get_inverted_tree (diff));
+  g_assert_cmpuint (m, !=, FLAME_TREE_NONE);
+  g_assert_cmpuint (find_node (diff, inv, "malloc;parse;main"), !=, FLAME_TREE_NONE);
+  g_assert_cmpuint (n_children (inv, FLAME_TREE_ROOT), ==, 2);
+  flame_diff_get_values (diff, inv, m, &v);
+  assert_close (v.total_c, 6);
+  assert_close (v.total_b, 4);
+  flame_diff_get_values (diff, inv, mp, &v);
+  assert_close (v.total_c, 4);
+  assert_close (v.total_b, 2);
+  g_assert_cmpint (flame_diff_classify (diff, inv, mp, FLAME_METRIC_TOTAL), ==, FLAME_CHANGE_REGRESSION_DEEP);
+  g_assert_cmpint (flame_diff_classify (diff, inv, mr, FLAME_METRIC_TOTAL), ==, FLAME_CHANGE_NEUTRAL);
+  flame_diff_get_values (diff, inv, p, &v);
+  assert_close (v.total_c, 1);
+  assert_close (v.total_b, 1);
+}
+
+static void
+test_strip_hex (void)
+{
+  static const struct { const char *in; const char *out; } cases[] = {
+    { "0x7f12ab", "0x..." },
+    { "_start+0xffff018fd5dce000", "_start" },
+    { "JIT 0xdeadBEEF code", "JIT 0x... code" },
+    { "a0x12", NULL },
+    { "0x", NULL },
+    { "plain", NULL },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      gsize len = 0;
+      g_autofree char *r = flame_strip_hex (cases[i].in, strlen (cases[i].in), &len);
+      g_assert_cmpstr (r, ==, cases[i].out);
+      if (r != NULL)
+        g_assert_cmpuint (len, ==, strlen (r));
+    }
+}
+
+static void
+test_binomial (void)
+{
+  /* exact two-sided values */
+  g_assert_cmpfloat_with_epsilon (flame_binomial_p_value (3, 5, 0.5), 1.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon (flame_binomial_p_value (9, 10, 0.5), 0.021484375, 1e-9);
+  g_assert_cmpfloat_with_epsilon (flame_binomial_p_value (0, 10, 0.5), 0.001953125, 1e-9);
+  /* normal approximation agrees with the exact sum where both apply */
+  g_assert_cmpfloat (flame_binomial_p_value (300, 500, 0.5), <, 1e-5);
+  g_assert_cmpfloat (flame_binomial_p_value (255, 500, 0.5), >, 0.5);
+}
+
+/* DESIGN.md's noise test: 2 → 3 samples is not significant, 200 → 300
+ * is, with the same totals on both sides. */
+static void
+test_noise (void)
+{
+  FlameDiffOptions options;
+  struct { guint before, after; gboolean significant; } cases[] = {
+    { 2, 3, FALSE }, { 200, 300, TRUE },
+  };
+
+  flame_diff_options_init (&options);
+  options.significance = 0.05;
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(FlameProfile) base = flame_profile_new (FLAME_FORMAT_FOLDED, 1);
+      g_autoptr(FlameProfile) cur = flame_profile_new (FLAME_FORMAT_FOLDED, 1);
+      g_autoptr(FlameDiff) diff = NULL;
+      g_autoptr(FlameDiff) diff_off = NULL;
+      FlameProfile *profiles[2] = { base, cur };
+      guint counts[2] = { cases[i].before, cases[i].after };
+      FlameTree *tree;
+      guint32 node;
+      FlameDiffValues v;
+
+      for (guint s = 0; s < 2; s++)
+        {
+          guint32 f[2];
+          f[0] = flame_profile_intern_frame (profiles[s], "main", 4, NULL, 0, 0, 0);
+          f[1] = flame_profile_intern_frame (profiles[s], "hot", 3, NULL, 0, 0, 0);
+          flame_profile_add_stack (profiles[s], 0, f, 2, counts[s]);
+          f[1] = flame_profile_intern_frame (profiles[s], "rest", 4, NULL, 0, 0, 0);
+          flame_profile_add_stack (profiles[s], 0, f, 2, 10000 - counts[s]);
+          flame_profile_add_samples (profiles[s], 0, 10000);
+          flame_profile_finish (profiles[s]);
+        }
+
+      diff = flame_diff_new (base, cur, &options, NULL, NULL);
+      tree = flame_diff_get_tree (diff);
+      node = find_node (diff, tree, "main;hot");
+      flame_diff_get_values (diff, tree, node, &v);
+      assert_close (flame_diff_percent (&v, FLAME_METRIC_SELF), 50.0);
+      g_assert_cmpint (flame_diff_is_significant (diff, &v, FLAME_METRIC_SELF, 0.05), ==, cases[i].significant);
+      g_assert_cmpint (flame_diff_classify (diff, tree, node, FLAME_METRIC_SELF), ==,
+                       cases[i].significant ? FLAME_CHANGE_REGRESSION_LIGHT : FLAME_CHANGE_NEUTRAL);
+
+      /* off by default: +50% is light red whatever the counts */
+      diff_off = flame_diff_new (base, cur, NULL, NULL, NULL);
+      g_assert_cmpint (flame_diff_classify (diff_off, flame_diff_get_tree (diff_off),
+                                            find_node (diff_off, flame_diff_get_tree (diff_off), "main;hot"),
+                                            FLAME_METRIC_SELF), ==, FLAME_CHANGE_REGRESSION_LIGHT);
+    }
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/diff/cpython/t1-identical", test_t1_identical);
+  g_test_add_func ("/diff/cpython/t2-new-function", test_t2_new_function);
+  g_test_add_func ("/diff/cpython/t3-changed-functions", test_t3_changed_functions);
+  g_test_add_func ("/diff/cpython/t4-scale-factor", test_t4_scale_factor);
+  g_test_add_func ("/diff/cpython/t5-elided-stacks", test_t5_elided_stacks);
+  g_test_add_func ("/diff/cpython/t6-line-change", test_t6_line_change);
+  g_test_add_func ("/diff/cpython/t7-empty-current", test_t7_empty_current);
+  g_test_add_func ("/diff/cpython/t8-empty-baseline", test_t8_empty_baseline);
+  g_test_add_func ("/diff/cpython/t9-export", test_t9_export);
+  g_test_add_func ("/diff/cpython/t10-metadata", test_t10_metadata);
+  g_test_add_func ("/diff/cpython/t11-elided-metadata", test_t11_elided_metadata);
+  g_test_add_func ("/diff/cpython/t12-load-baseline", test_t12_load_baseline);
+  g_test_add_func ("/diff/cpython/6.1-elided-top-level-root", test_6_1_elided_top_level_root);
+  g_test_add_func ("/diff/class-thresholds", test_class_thresholds);
+  g_test_add_func ("/diff/normalize-none", test_normalize_none);
+  g_test_add_func ("/diff/inverted", test_inverted);
+  g_test_add_func ("/diff/strip-hex", test_strip_hex);
+  g_test_add_func ("/diff/binomial", test_binomial);
+  g_test_add_func ("/diff/noise", test_noise);
+
+  return g_test_run ();
+}
