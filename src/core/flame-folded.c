@@ -241,6 +241,7 @@ flame_folded_load (FlameInput  *in,
   n_columns = is_pair ? 2 : 1;
   profile = flame_profile_new (is_pair ? FLAME_FORMAT_FOLDED_PAIR : FLAME_FORMAT_FOLDED,
                                n_columns);
+  flame_profile_set_path (profile, in->name);
   flame_profile_set_unit (profile, FLAME_UNIT_SAMPLES);
   frames = flame_profile_get_frames (profile);
   tree = flame_profile_get_tree (profile);

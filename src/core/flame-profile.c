@@ -401,4 +401,8 @@ flame_profile_finish (FlameProfile *self)
   g_return_if_fail (FLAME_IS_PROFILE (self));
   flame_tree_finish (self->tree);
   flame_tree_compact (self->tree);
+  if (flame_strings_make_valid_utf8 (flame_frames_get_strings (self->frames)) > 0)
+    flame_profile_add_warning (self, "%s: some names are not valid UTF-8; "
+                               "invalid bytes are shown as “?”",
+                               self->path ? self->path : "profile");
 }

@@ -258,6 +258,16 @@ append_number (GString *out,
   g_string_append_len (out, buf, len);
 }
 
+/* Ratios need more digits than milliseconds do. */
+static void
+append_ratio (GString *out,
+              gdouble  v)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  g_string_append (out, g_ascii_formatd (buf, sizeof buf, "%.12g", isfinite (v) ? v : 0));
+}
+
 static void
 append_json_string (GString    *out,
                     const char *s)
@@ -661,9 +671,9 @@ flame_report_write_json (FlameReport *self,
   append_json_side (self, out, FLAME_DIFF_CURRENT);
   g_string_append_printf (out, ",\n  \"normalization\": {\"mode\": \"%s\", \"scale\": ",
                           dopts->normalize == FLAME_NORMALIZE_TOTAL ? "total" : "none");
-  append_number (out, flame_diff_get_scale (diff));
+  append_ratio (out, flame_diff_get_scale (diff));
   g_string_append (out, ", \"sampled_time_ratio\": ");
-  append_number (out, flame_diff_get_sampled_time_ratio (diff));
+  append_ratio (out, flame_diff_get_sampled_time_ratio (diff));
   g_string_append_printf (out, "},\n  \"metric\": \"%s\",\n  \"match\": \"%s\",\n",
                           metric_name (self->options.metric),
                           flame_match_to_string (dopts->match));

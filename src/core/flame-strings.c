@@ -178,6 +178,47 @@ flame_strings_intern (FlameStrings *self,
   return id;
 }
 
+/**
+ * flame_strings_make_valid_utf8:
+ *
+ * Replaces every byte that is not part of valid UTF-8 with '?', in
+ * place, so names from untrusted files can go to Pango, JSON and
+ * terminals. Validating once per distinct string is cheap next to
+ * validating every line of the input.
+ *
+ * Returns: how many strings were changed
+ */
+guint
+flame_strings_make_valid_utf8 (FlameStrings *self)
+{
+  guint changed = 0;
+
+  for (guint id = 1; id < self->n_strings; id++)
+    {
+      char *s = self->chars + self->offsets[id];
+      gsize len = self->lens[id];
+      const char *end;
+
+      if (g_utf8_validate (s, len, &end))
+        continue;
+      do
+        {
+          gsize at = end - s;
+          /* an embedded NUL is as bad as invalid UTF-8 for a name */
+          s[at] = '?';
+          s += at + 1;
+          len -= at + 1;
+        }
+      while (!g_utf8_validate (s, len, &end));
+      changed++;
+      s = self->chars + self->offsets[id];
+      self->hashes[id] = hash32 (s, self->lens[id]);
+    }
+  if (changed > 0)
+    flame_strings_grow_table (self);  /* rehash; grows once, harmlessly */
+  return changed;
+}
+
 const char *
 flame_strings_get (const FlameStrings *self,
                    guint32             id)

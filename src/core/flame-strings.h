@@ -27,6 +27,7 @@ const char   *flame_strings_get     (const FlameStrings *self,
 gsize         flame_strings_get_len (const FlameStrings *self,
                                      guint32             id);
 guint         flame_strings_count   (const FlameStrings *self);
+guint         flame_strings_make_valid_utf8 (FlameStrings *self);
 gsize         flame_strings_memory  (const FlameStrings *self);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FlameStrings, flame_strings_free)

@@ -1,0 +1,408 @@
+/* test-cli.c: flamediff-cli compare and info, as CI runs them: exit codes,
+ * messages, and every output format.
+ *
+ * Copyright 2026 The Flamediff developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "config.h"
+
+#include <gio/gio.h>
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+#include <string.h>
+
+#include "flame-input.h"
+#include "flame-test-utils.h"
+
+typedef struct
+{
+  int   status;
+  char *out;
+  char *err;
+} Run;
+
+static void
+run_clear (Run *r)
+{
+  g_clear_pointer (&r->out, g_free);
+  g_clear_pointer (&r->err, g_free);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Run, run_clear)
+
+static void
+run_cli (Run *r, ...)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GSubprocess) proc = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *cli = g_getenv ("FLAMEDIFF_CLI");
+  const char *arg;
+  va_list args;
+
+  g_assert_nonnull (cli);
+  g_ptr_array_add (argv, (char *) cli);
+  va_start (args, r);
+  while ((arg = va_arg (args, const char *)) != NULL)
+    g_ptr_array_add (argv, (char *) arg);
+  va_end (args);
+  g_ptr_array_add (argv, NULL);
+
+  proc = g_subprocess_newv ((const char * const *) argv->pdata,
+                            G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE,
+                            &error);
+  g_assert_no_error (error);
+  g_subprocess_communicate_utf8 (proc, NULL, NULL, &r->out, &r->err, &error);
+  g_assert_no_error (error);
+  r->status = g_subprocess_get_exit_status (proc);
+}
+
+static char *
+example (const char *name)
+{
+  const char *dir = g_getenv ("FLAMEDIFF_EXAMPLES");
+
+  g_assert_nonnull (dir);
+  return g_build_filename (dir, name, NULL);
+}
+
+static void
+test_text (void)
+{
+  g_autofree char *base = example ("baseline.folded");
+  g_autofree char *cur = example ("current.folded");
+  g_auto(Run) r = { 0 };
+
+  run_cli (&r, "compare", base, cur, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "Runtime:       1055.00 ms → 1054.00 ms (-1.00 ms, -0.1%)"));
+  g_assert_nonnull (strstr (r.out, "baseline scaled ×0.9991"));
+  g_assert_nonnull (strstr (r.out, "interval 1 ms assumed"));
+  g_assert_nonnull (strstr (r.out, "Top regressions"));
+  g_assert_nonnull (strstr (r.out, "convolve_row"));
+  g_assert_nonnull (strstr (r.out, "Summary:       1 regressions, 1 improvements, 2 new, 2 removed"));
+}
+
+static void
+test_exit_codes (void)
+{
+  g_autofree char *base = example ("baseline.folded");
+  g_autofree char *cur = example ("current.folded");
+  g_auto(Run) r1 = { 0 };
+  g_auto(Run) r2 = { 0 };
+  g_auto(Run) r3 = { 0 };
+  g_auto(Run) r4 = { 0 };
+  g_auto(Run) r5 = { 0 };
+  g_auto(Run) r6 = { 0 };
+
+  run_cli (&r1, "compare", "--fail-on-regression", base, cur, NULL);
+  g_assert_cmpint (r1.status, ==, 2);
+  g_assert_nonnull (strstr (r1.err, "1 function regressed"));
+
+  /* the other way round, bilinear_sample doubles (+102%): under a 150% threshold */
+  run_cli (&r2, "compare", "--fail-on-regression", "--threshold-pct", "150", cur, base, NULL);
+  g_assert_cmpint (r2.status, ==, 0);
+
+  run_cli (&r3, "compare", base, "/nonexistent/current.folded", NULL);
+  g_assert_cmpint (r3.status, ==, 1);
+  g_assert_nonnull (strstr (r3.err, "/nonexistent/current.folded"));
+
+  run_cli (&r4, "compare", "--format", "yaml", base, cur, NULL);
+  g_assert_cmpint (r4.status, ==, 1);
+  g_assert_nonnull (strstr (r4.err, "--format"));
+
+  run_cli (&r5, "compare", base, NULL);
+  g_assert_cmpint (r5.status, ==, 1);
+
+  run_cli (&r6, "frobnicate", NULL);
+  g_assert_cmpint (r6.status, ==, 1);
+}
+
+static void
+test_bad_file_message (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("flamediff-cli-XXXXXX", &error);
+  g_autofree char *bad = g_build_filename (dir, "bad.folded", NULL);
+  g_autofree char *base = example ("baseline.folded");
+  g_autoptr(GString) s = g_string_new ("# only comments and\n");
+  g_auto(Run) r = { 0 };
+
+  for (guint i = 0; i < FLAME_MAX_NAME_LEN + 1; i++)
+    g_string_append_c (s, 'x');
+  g_string_append (s, " 5\n");
+  g_file_set_contents (bad, s->str, s->len, &error);
+  g_assert_no_error (error);
+  run_cli (&r, "compare", base, bad, NULL);
+  g_assert_cmpint (r.status, ==, 1);
+  /* file, line and reason */
+  g_assert_nonnull (strstr (r.err, "bad.folded:2: a frame name is longer than"));
+  g_unlink (bad);
+  g_rmdir (dir);
+}
+
+static JsonObject *
+find_function (JsonArray  *functions,
+               const char *name)
+{
+  for (guint i = 0; i < json_array_get_length (functions); i++)
+    {
+      JsonObject *f = json_array_get_object_element (functions, i);
+      if (g_strcmp0 (json_object_get_string_member (f, "name"), name) == 0)
+        return f;
+    }
+  g_error ("no function %s in the JSON report", name);
+  return NULL;
+}
+
+static void
+test_json (void)
+{
+  g_autofree char *base = example ("baseline.folded");
+  g_autofree char *cur = example ("current.folded");
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  g_auto(Run) r = { 0 };
+  JsonObject *root, *b, *summary, *f;
+  JsonArray *functions;
+  gdouble scale;
+
+  run_cli (&r, "compare", "--format", "json", base, cur, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  json_parser_load_from_data (parser, r.out, -1, &error);
+  g_assert_no_error (error);
+  root = json_node_get_object (json_parser_get_root (parser));
+
+  g_assert_cmpint (json_object_get_int_member (root, "schema_version"), ==, 1);
+  b = json_object_get_object_member (root, "baseline");
+  g_assert_cmpstr (json_object_get_string_member (b, "path"), ==, base);
+  g_assert_cmpstr (json_object_get_string_member (b, "format"), ==, "folded");
+  g_assert_cmpfloat (json_object_get_double_member (b, "samples"), ==, 1055);
+  g_assert_cmpfloat (json_object_get_double_member (b, "interval_ms"), ==, 1);
+  g_assert_cmpfloat (json_object_get_double_member (b, "total_ms"), ==, 1055);
+  g_assert_cmpfloat (json_object_get_double_member (json_object_get_object_member (root, "current"), "total_ms"), ==, 1054);
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (root, "normalization"), "mode"), ==, "total");
+  scale = json_object_get_double_member (json_object_get_object_member (root, "normalization"), "scale");
+  g_assert_cmpfloat_with_epsilon (scale, 1054.0 / 1055.0, 1e-6);
+  g_assert_cmpstr (json_object_get_string_member (root, "metric"), ==, "self");
+  g_assert_cmpfloat (json_object_get_double_member (json_object_get_object_member (root, "thresholds"), "pct"), ==, 5);
+
+  summary = json_object_get_object_member (root, "summary");
+  g_assert_cmpint (json_object_get_int_member (summary, "regressions"), ==, 1);
+  g_assert_cmpint (json_object_get_int_member (summary, "improvements"), ==, 1);
+  g_assert_cmpint (json_object_get_int_member (summary, "new"), ==, 2);
+  g_assert_cmpint (json_object_get_int_member (summary, "removed"), ==, 2);
+
+  /* every function of either profile, not only the top N */
+  functions = json_object_get_array_member (root, "functions");
+  g_assert_cmpuint (json_array_get_length (functions), ==, 28);
+
+  f = find_function (functions, "convolve_row");
+  g_assert_cmpstr (json_object_get_string_member (f, "status"), ==, "regression");
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (f, "baseline_self_ms"), 148 * scale, 1e-5);
+  g_assert_cmpfloat (json_object_get_double_member (f, "current_self_ms"), ==, 275);
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (f, "delta_self_ms"), 275 - 148 * scale, 1e-5);
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (f, "delta_pct"),
+                                  (275 - 148 * scale) / (148 * scale) * 100, 1e-4);
+  g_assert_true (json_object_get_boolean_member (f, "significant"));
+
+  f = find_function (functions, "main");
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (f, "baseline_total_ms"), 1055 * scale, 1e-5);
+  g_assert_cmpfloat (json_object_get_double_member (f, "current_total_ms"), ==, 1054);
+  g_assert_cmpstr (json_object_get_string_member (f, "status"), ==, "unchanged");
+
+  f = find_function (functions, "rgb_to_ycc_avx2");
+  g_assert_cmpstr (json_object_get_string_member (f, "status"), ==, "new");
+  g_assert_cmpfloat (json_object_get_double_member (f, "delta_pct"), ==, 100);
+  f = find_function (functions, "legacy_color_convert");
+  g_assert_cmpstr (json_object_get_string_member (f, "status"), ==, "removed");
+  f = find_function (functions, "bilinear_sample");
+  g_assert_cmpstr (json_object_get_string_member (f, "status"), ==, "improvement");
+  /* unchanged within noise: +0.1% after scaling */
+  f = find_function (functions, "inflate");
+  g_assert_cmpstr (json_object_get_string_member (f, "status"), ==, "unchanged");
+  g_assert_false (json_object_get_boolean_member (f, "significant"));
+}
+
+/* Total counts a function once per stack, and the report is per
+ * function, not per path. */
+static void
+test_json_recursion (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("flamediff-cli-XXXXXX", &error);
+  g_autofree char *b = g_build_filename (dir, "b.folded", NULL);
+  g_autofree char *c = g_build_filename (dir, "c.folded", NULL);
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_auto(Run) r = { 0 };
+  JsonArray *functions;
+  JsonObject *f;
+
+  g_file_set_contents (b, "main;fib;fib;fib 4\nmain;fib 1\nmain;other;fib 2\n", -1, &error);
+  g_file_set_contents (c, "main;fib;fib;fib 8\nmain;fib 1\nmain;other;fib 2\n", -1, &error);
+  g_assert_no_error (error);
+  run_cli (&r, "compare", "--format", "json", "--normalize", "none", b, c, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  json_parser_load_from_data (parser, r.out, -1, &error);
+  g_assert_no_error (error);
+  functions = json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)), "functions");
+  f = find_function (functions, "fib");
+  g_assert_cmpfloat (json_object_get_double_member (f, "baseline_total_ms"), ==, 7);
+  g_assert_cmpfloat (json_object_get_double_member (f, "current_total_ms"), ==, 11);
+  g_assert_cmpfloat (json_object_get_double_member (f, "baseline_self_ms"), ==, 7);
+  g_assert_cmpfloat (json_object_get_double_member (f, "delta_self_ms"), ==, 4);
+  g_unlink (b);
+  g_unlink (c);
+  g_rmdir (dir);
+}
+
+static void
+test_markdown (void)
+{
+  g_autofree char *base = example ("baseline.folded");
+  g_autofree char *cur = example ("current.folded");
+  g_auto(Run) r = { 0 };
+
+  run_cli (&r, "compare", "--format", "markdown", "--top", "3", base, cur, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_prefix (r.out, "<!-- flamediff-report -->\n"));
+  g_assert_nonnull (strstr (r.out, "| Function | File | Baseline ms | Current ms | Δ ms | Δ % |"));
+  g_assert_nonnull (strstr (r.out, "| `convolve_row` | — | 147.86 | 275.00 | +127.14 | +86.0% |"));
+  g_assert_nonnull (strstr (r.out, "**Normalisation:** total: baseline scaled ×0.9991"));
+  g_assert_nonnull (strstr (r.out, "1 ms per sample assumed"));
+}
+
+static GHashTable *
+line_set (const char *text)
+{
+  GHashTable *set = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_auto(GStrv) lines = g_strsplit (text, "\n", -1);
+
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      g_strchomp (lines[i]);
+      if (*lines[i])
+        g_hash_table_add (set, g_strdup (lines[i]));
+    }
+  return set;
+}
+
+static void
+assert_same_lines (const char *got,
+                   const char *want)
+{
+  g_autoptr(GHashTable) a = line_set (got);
+  g_autoptr(GHashTable) b = line_set (want);
+  GHashTableIter iter;
+  gpointer key;
+
+  g_hash_table_iter_init (&iter, b);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    if (!g_hash_table_contains (a, key))
+      g_error ("missing line: %s", (char *) key);
+  g_hash_table_iter_init (&iter, a);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    if (!g_hash_table_contains (b, key))
+      g_error ("unexpected line: %s", (char *) key);
+}
+
+/* inferno's diff-folded fixtures: with --normalize none the 3-column
+ * output equals inferno's default result as a set of lines. */
+static void
+test_folded_inferno (void)
+{
+  g_autofree char *before = flame_test_corpus_path ("inferno/tests/data/diff-folded/before.txt");
+  g_autofree char *after = flame_test_corpus_path ("inferno/tests/data/diff-folded/after.txt");
+  g_autofree char *expected = flame_test_corpus_path ("inferno/tests/data/diff-folded/results/default.txt");
+  g_autofree char *expected_hex = flame_test_corpus_path ("inferno/tests/data/diff-folded/results/strip_hex.txt");
+  g_autofree char *want = NULL;
+  g_autofree char *want_hex = NULL;
+  g_auto(Run) r = { 0 };
+  g_auto(Run) rh = { 0 };
+
+  if (before == NULL || after == NULL || expected == NULL || expected_hex == NULL)
+    return;
+  run_cli (&r, "compare", "--format", "folded", "--normalize", "none", before, after, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_file_get_contents (expected, &want, NULL, NULL));
+  assert_same_lines (r.out, want);
+
+  run_cli (&rh, "compare", "--format", "folded", "--normalize", "none", "--strip-hex", before, after, NULL);
+  g_assert_cmpint (rh.status, ==, 0);
+  g_assert_true (g_file_get_contents (expected_hex, &want_hex, NULL, NULL));
+  assert_same_lines (rh.out, want_hex);
+}
+
+/* The 3-column output loads back as a ready-made pair and gives the
+ * same report. */
+static void
+test_folded_roundtrip (void)
+{
+  g_autofree char *base = example ("baseline.folded");
+  g_autofree char *cur = example ("current.folded");
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("flamediff-cli-XXXXXX", &error);
+  g_autofree char *pair = g_build_filename (dir, "pair.folded", NULL);
+  g_auto(Run) r1 = { 0 };
+  g_auto(Run) r2 = { 0 };
+  g_auto(Run) r3 = { 0 };
+
+  run_cli (&r1, "compare", "--format", "folded", "--normalize", "none", "-o", pair, base, cur, NULL);
+  g_assert_cmpint (r1.status, ==, 0);
+  run_cli (&r2, "compare", "--format", "json", base, cur, NULL);
+  run_cli (&r3, "compare", "--format", "json", pair, NULL);
+  g_assert_cmpint (r3.status, ==, 0);
+  /* same numbers; only the paths and formats in the header differ */
+  g_assert_nonnull (strstr (r3.out, "\"format\": \"folded-diff\""));
+  g_assert_cmpstr (strstr (r2.out, "\"normalization\""), ==, strstr (r3.out, "\"normalization\""));
+  g_unlink (pair);
+  g_rmdir (dir);
+}
+
+static void
+test_info (void)
+{
+  g_autofree char *base = example ("baseline.folded");
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  g_auto(Run) r = { 0 };
+  g_auto(Run) t = { 0 };
+  JsonObject *root;
+
+  run_cli (&r, "info", "--json", base, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  json_parser_load_from_data (parser, r.out, -1, &error);
+  g_assert_no_error (error);
+  root = json_node_get_object (json_parser_get_root (parser));
+  g_assert_cmpstr (json_object_get_string_member (root, "format"), ==, "folded");
+  g_assert_cmpfloat (json_object_get_double_member (root, "samples"), ==, 1055);
+  g_assert_cmpfloat (json_object_get_double_member (root, "total_ms"), ==, 1055);
+  g_assert_true (json_object_get_null_member (root, "interval_ms"));
+  g_assert_cmpint (json_object_get_int_member (root, "frames"), ==, 26);
+  g_assert_cmpint (json_object_get_int_member (root, "stacks"), ==, 14);
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (root, "threads")), ==, 0);
+
+  run_cli (&t, "info", base, NULL);
+  g_assert_cmpint (t.status, ==, 0);
+  g_assert_nonnull (strstr (t.out, "Format:    folded"));
+  g_assert_nonnull (strstr (t.out, "Interval:  unknown (1 ms assumed)"));
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/cli/compare/text", test_text);
+  g_test_add_func ("/cli/compare/exit-codes", test_exit_codes);
+  g_test_add_func ("/cli/compare/bad-file", test_bad_file_message);
+  g_test_add_func ("/cli/compare/json", test_json);
+  g_test_add_func ("/cli/compare/json-recursion", test_json_recursion);
+  g_test_add_func ("/cli/compare/markdown", test_markdown);
+  g_test_add_func ("/cli/compare/folded-inferno", test_folded_inferno);
+  g_test_add_func ("/cli/compare/folded-roundtrip", test_folded_roundtrip);
+  g_test_add_func ("/cli/info", test_info);
+
+  return g_test_run ();
+}

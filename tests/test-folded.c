@@ -1,0 +1,481 @@
+/* test-folded.c: the folded-stack loader, its quirks, and the corpus.
+ *
+ * Copyright 2026 The Flamediff developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "config.h"
+
+#include <gio/gio.h>
+#include <string.h>
+
+#include "flame-error.h"
+#include "flame-folded.h"
+#include "flame-loader.h"
+#include "flame-test-utils.h"
+
+static FlameProfile *
+load_text (const char  *text,
+           gssize       len,
+           GError     **error)
+{
+  g_autoptr(GBytes) raw = g_bytes_new (text, len < 0 ? strlen (text) : (gsize) len);
+  g_autoptr(GBytes) bytes = flame_decode_bytes ("test.folded", raw, NULL, error);
+
+  if (bytes == NULL)
+    return NULL;
+  return flame_load_bytes ("test.folded", bytes, NULL, NULL, NULL, error);
+}
+
+/* Self and total per frame name, total counted once per stack. */
+static void
+frame_weights (FlameProfile *profile,
+               guint         column,
+               const char   *name,
+               gdouble      *self_w,
+               gdouble      *total_w)
+{
+  FlameFrames *frames = flame_profile_get_frames (profile);
+  guint n = flame_frames_count (frames);
+  g_autofree gdouble *s = g_new0 (gdouble, n);
+  g_autofree gdouble *t = g_new0 (gdouble, n);
+
+  flame_tree_function_weights (flame_profile_get_tree (profile), n, column, s, t);
+  *self_w = *total_w = -1;
+  for (guint f = 0; f < n; f++)
+    if (strcmp (flame_frames_get_name (frames, f), name) == 0)
+      {
+        *self_w = s[f];
+        *total_w = t[f];
+      }
+}
+
+static void
+assert_frame (FlameProfile *profile,
+              const char   *name,
+              gdouble       self_w,
+              gdouble       total_w)
+{
+  gdouble s, t;
+
+  frame_weights (profile, 0, name, &s, &t);
+  if (s < 0)
+    g_error ("no frame named %s", name);
+  g_assert_cmpfloat_with_epsilon (s, self_w, 1e-9);
+  g_assert_cmpfloat_with_epsilon (t, total_w, 1e-9);
+}
+
+static void
+test_basic (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlameProfile) p = load_text ("a;b;c 2\na;b;d 4\na;b;c 3\na;b 5", -1, &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpint (flame_profile_get_format (p), ==, FLAME_FORMAT_FOLDED);
+  g_assert_cmpfloat (flame_profile_get_samples (p, 0), ==, 14);
+  g_assert_cmpfloat (flame_profile_get_total_weight (p, 0), ==, 14);
+  g_assert_cmpfloat (flame_profile_get_interval_ms (p), ==, 0);
+  assert_frame (p, "a", 0, 14);
+  assert_frame (p, "b", 5, 14);
+  assert_frame (p, "c", 5, 5);
+  assert_frame (p, "d", 4, 4);
+  g_assert_cmpuint (flame_profile_get_warnings (p)->len, ==, 0);
+}
+
+/* Names with spaces, colons, brackets; the count after the last blank;
+ * a tab before the count; trailing blanks and CR; comments; BOM. */
+static void
+test_quirks (void)
+{
+  const char *text =
+    "\xef\xbb\xbf# header comment\r\n"
+    "main;std::vector<int>::push_back(int const&) [clone .cold] 3\r\n"
+    "main;<frozen importlib._bootstrap>:_find_and_load:1379\t2   \r\n"
+    "main;thread (123);work 1.5\r\n"
+    "main;core::array::<impl core::default::Default for [T; _]>::default::h67c9 7\r\n"
+    "main;x 6.\r\n";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlameProfile) p = load_text (text, -1, &error);
+
+  g_assert_no_error (error);
+  assert_frame (p, "std::vector<int>::push_back(int const&) [clone .cold]", 3, 3);
+  assert_frame (p, "<frozen importlib._bootstrap>:_find_and_load:1379", 2, 2);
+  assert_frame (p, "work", 1.5, 1.5);
+  assert_frame (p, "thread (123)", 0, 1.5);
+  /* a ';' inside "[T; _]" cannot be told from a separator (formats.md §1.5) */
+  assert_frame (p, "core::array::<impl core::default::Default for [T", 0, 7);
+  assert_frame (p, " _]>::default::h67c9", 7, 7);
+  assert_frame (p, "x", 6, 6);
+  assert_frame (p, "main", 0, 19.5);
+  g_assert_cmpfloat (flame_profile_get_samples (p, 0), ==, 19.5);
+}
+
+static void
+test_bad_lines (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlameProfile) p = load_text ("a;b 1\nTHIS IS A BAD LINE\na;c 2\nbad 12V.43\n.5\na;d -3\na;e 1\na;f 1\n", -1, &error);
+  const char *warning;
+
+  g_assert_no_error (error);
+  assert_frame (p, "a", 0, 5);
+  g_assert_cmpuint (flame_profile_get_warnings (p)->len, ==, 1);
+  warning = g_ptr_array_index (flame_profile_get_warnings (p), 0);
+  g_assert_nonnull (strstr (warning, "skipped 4 lines"));
+  g_assert_nonnull (strstr (warning, "line 2"));
+}
+
+static void
+test_no_valid_line (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlameProfile) p = load_text ("a;b 1x\nnot a profile\n", -1, &error);
+
+  g_assert_null (p);
+  /* not even sniffed as folded: it is an unknown format */
+  g_assert_error (error, FLAME_ERROR, FLAME_ERROR_UNKNOWN_FORMAT);
+  g_clear_error (&error);
+
+  p = load_text ("", 0, &error);
+  g_assert_null (p);
+  g_assert_error (error, FLAME_ERROR, FLAME_ERROR_EMPTY);
+  g_assert_nonnull (strstr (error->message, "test.folded"));
+  g_clear_error (&error);
+
+  /* mostly valid at the start, then nothing: the error names a line */
+  {
+    g_autoptr(GString) s = g_string_new (NULL);
+    g_autoptr(FlameProfile) q = NULL;
+    FlameInput in = { "test.folded", NULL, 0, NULL, NULL, NULL, 0 };
+
+    g_string_append (s, "# only\n# comments\nbad line\n");
+    in.data = s->str;
+    in.len = s->len;
+    q = flame_folded_load (&in, &error);
+    g_assert_null (q);
+    g_assert_error (error, FLAME_ERROR, FLAME_ERROR_PARSE);
+    g_assert_nonnull (strstr (error->message, "test.folded:3:"));
+  }
+}
+
+static void
+test_pair (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlameProfile) p = load_text ("a;b 1 2\na;c 3 0\na;d 0 4.5\n", -1, &error);
+  gdouble s, t;
+
+  g_assert_no_error (error);
+  g_assert_cmpint (flame_profile_get_format (p), ==, FLAME_FORMAT_FOLDED_PAIR);
+  g_assert_cmpuint (flame_profile_get_n_columns (p), ==, 2);
+  g_assert_cmpfloat (flame_profile_get_samples (p, 0), ==, 4);
+  g_assert_cmpfloat (flame_profile_get_samples (p, 1), ==, 6.5);
+  frame_weights (p, 1, "d", &s, &t);
+  g_assert_cmpfloat (s, ==, 4.5);
+  frame_weights (p, 0, "c", &s, &t);
+  g_assert_cmpfloat (s, ==, 3);
+}
+
+static void
+test_gzip_utf16 (void)
+{
+  const char *text = "a;b 3\na;c 4\n";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GConverter) gz = G_CONVERTER (g_zlib_compressor_new (G_ZLIB_COMPRESSOR_FORMAT_GZIP, -1));
+  guint8 out[256];
+  gsize read, written;
+  g_autoptr(FlameProfile) p = NULL;
+  g_autoptr(FlameProfile) q = NULL;
+  g_autofree gunichar2 *utf16 = NULL;
+  glong n16;
+  g_autoptr(GByteArray) le = g_byte_array_new ();
+
+  g_converter_convert (gz, text, strlen (text), out, sizeof out,
+                       G_CONVERTER_INPUT_AT_END, &read, &written, &error);
+  g_assert_no_error (error);
+  p = load_text ((const char *) out, written, &error);
+  g_assert_no_error (error);
+  assert_frame (p, "a", 0, 7);
+
+  /* truncated gzip data is an error, not a crash */
+  g_clear_object (&p);
+  p = load_text ((const char *) out, written / 2, &error);
+  g_assert_null (p);
+  g_assert_error (error, FLAME_ERROR, FLAME_ERROR_PARSE);
+  g_clear_error (&error);
+
+  utf16 = g_utf8_to_utf16 (text, -1, NULL, &n16, NULL);
+  g_byte_array_append (le, (const guint8 *) "\xff\xfe", 2);
+  for (glong i = 0; i < n16; i++)
+    {
+      guint8 c[2] = { utf16[i] & 0xff, utf16[i] >> 8 };
+      g_byte_array_append (le, c, 2);
+    }
+  q = load_text ((const char *) le->data, le->len, &error);
+  g_assert_no_error (error);
+  assert_frame (q, "c", 4, 4);
+}
+
+static void
+test_invalid_utf8 (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlameProfile) p = load_text ("a;b\xff\xfe 1\n", -1, &error);
+
+  g_assert_no_error (error);
+  assert_frame (p, "b??", 1, 1);
+  g_assert_cmpuint (flame_profile_get_warnings (p)->len, ==, 1);
+}
+
+static void
+test_limits (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GString) s = g_string_new ("a;");
+  g_autoptr(FlameProfile) p = NULL;
+
+  for (guint i = 0; i < FLAME_MAX_NAME_LEN + 10; i++)
+    g_string_append_c (s, 'x');
+  g_string_append (s, " 1\n");
+  p = load_text (s->str, s->len, &error);
+  g_assert_null (p);
+  g_assert_error (error, FLAME_ERROR, FLAME_ERROR_TOO_LARGE);
+  g_assert_nonnull (strstr (error->message, "test.folded:1:"));
+}
+
+/* Shared prefixes between consecutive lines take a fast path; the tree
+ * must be the same as when the lines come in any other order. */
+static void
+test_prefix_reuse (void)
+{
+  const char *sorted = "a;b 1\na;b;c 2\na;bc 3\na;bc;d 4\na;b;c 5\nab;c 6\na 7\na;b;c;d;e 8\na;b;c;d 9\n";
+  const char *shuffled = "a;b;c;d 9\nab;c 6\na;bc;d 4\na;b 1\na 7\na;b;c 5\na;bc 3\na;b;c;d;e 8\na;b;c 2\n";
+  g_autoptr(FlameProfile) p = load_text (sorted, -1, NULL);
+  g_autoptr(FlameProfile) q = load_text (shuffled, -1, NULL);
+  static const struct { const char *name; gdouble self, total; } want[] = {
+    { "a", 7, 39 }, { "b", 1, 25 }, { "c", 13, 30 }, { "bc", 3, 7 },
+    { "d", 13, 21 }, { "e", 8, 8 }, { "ab", 0, 6 },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (want); i++)
+    {
+      assert_frame (p, want[i].name, want[i].self, want[i].total);
+      assert_frame (q, want[i].name, want[i].self, want[i].total);
+    }
+  g_assert_cmpuint (flame_profile_get_tree (p)->n_nodes, ==, flame_profile_get_tree (q)->n_nodes);
+}
+
+/* speedscope's own snapshot tests (bg-flamegraph.test.ts.snap) list
+ * every frame's self and total weight for each stackcollapse sample;
+ * ours must agree. The snapshot is parsed, not transcribed. */
+static void
+test_speedscope_snapshots (void)
+{
+  g_autofree char *snap_path = flame_test_corpus_path ("speedscope/src/import/__snapshots__/bg-flamegraph.test.ts.snap");
+  g_autofree char *contents = NULL;
+  g_auto(GStrv) lines = NULL;
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GArray) selfs = g_array_new (FALSE, FALSE, sizeof (gdouble));
+  g_autoptr(GArray) totals = g_array_new (FALSE, FALSE, sizeof (gdouble));
+  guint n_files = 0;
+
+  if (snap_path == NULL)
+    return;
+  g_assert_true (g_file_get_contents (snap_path, &contents, NULL, NULL));
+  lines = g_strsplit (contents, "\n", -1);
+
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      const char *l = lines[i];
+
+      if (g_str_has_prefix (l, "      \"name\": \""))
+        g_ptr_array_add (names, g_strndup (l + 15, strlen (l + 15) - 2));
+      else if (g_str_has_prefix (l, "      \"selfWeight\": "))
+        {
+          gdouble v = g_ascii_strtod (l + 20, NULL);
+          g_array_append_val (selfs, v);
+        }
+      else if (g_str_has_prefix (l, "      \"totalWeight\": "))
+        {
+          gdouble v = g_ascii_strtod (l + 21, NULL);
+          g_array_append_val (totals, v);
+        }
+      else if (g_str_has_prefix (l, "  \"name\": \""))
+        {
+          g_autofree char *file = g_strndup (l + 11, strlen (l + 11) - 2);
+          g_autofree char *rel = g_build_filename ("speedscope/sample/profiles/stackcollapse", file, NULL);
+          g_autofree char *path = flame_test_corpus_path (rel);
+          g_autoptr(GError) error = NULL;
+          g_autoptr(FlameProfile) p = NULL;
+
+          g_assert_nonnull (path);
+          p = flame_load_file (path, NULL, NULL, NULL, &error);
+          g_assert_no_error (error);
+          g_assert_cmpuint (names->len, >, 0);
+          g_assert_cmpuint (names->len, ==, selfs->len);
+          g_assert_cmpuint (names->len, ==, totals->len);
+          for (guint f = 0; f < names->len; f++)
+            assert_frame (p, g_ptr_array_index (names, f),
+                          g_array_index (selfs, gdouble, f),
+                          g_array_index (totals, gdouble, f));
+          g_test_message ("%s: %u frames agree with speedscope", file, names->len);
+          g_ptr_array_set_size (names, 0);
+          g_array_set_size (selfs, 0);
+          g_array_set_size (totals, 0);
+          n_files++;
+        }
+    }
+  g_assert_cmpuint (n_files, ==, 5);
+}
+
+static void
+test_corpus_files (void)
+{
+  static const struct { const char *path; gdouble samples; guint warnings; } files[] = {
+    /* fractions kept, not truncated as inferno does */
+    { "inferno/tests/data/flamegraph/fractional-samples/fractional.txt", 0, 0 },
+    { "inferno/tests/data/flamegraph/fractional-samples/zero-fractionals.txt", 333, 0 },
+    { "inferno/tests/data/flamegraph/fractional-samples/tricky-stack.txt", 0, 0 },
+    { "inferno/tests/data/flamegraph/bad-lines/bad-lines.txt", 607, 1 },
+    { "inferno/tests/data/flamegraph/grey-frames/grey-frames.txt", 0, 0 },
+    { "inferno/tests/data/flamegraph/base/flames.txt", 0, 0 },
+    { "profiler/src/test/fixtures/upgrades/flamegraph.txt", 0, 0 },
+    { "inferno/tests/data/diff-folded/before_fractionals.txt", 0, 0 },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (files); i++)
+    {
+      g_autofree char *path = flame_test_corpus_path (files[i].path);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(FlameProfile) p = NULL;
+
+      if (path == NULL)
+        return;
+      p = flame_load_file (path, NULL, NULL, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_cmpfloat (flame_profile_get_samples (p, 0), >, 0);
+      if (files[i].samples > 0)
+        g_assert_cmpfloat_with_epsilon (flame_profile_get_samples (p, 0), files[i].samples, 1e-9);
+      g_assert_cmpuint (flame_profile_get_warnings (p)->len, ==, files[i].warnings);
+    }
+
+  /* fractional.txt: the sum of its counts, as written */
+  {
+    g_autofree char *path = flame_test_corpus_path ("inferno/tests/data/flamegraph/fractional-samples/fractional.txt");
+    g_autofree char *contents = NULL;
+    g_auto(GStrv) lines = NULL;
+    g_autoptr(FlameProfile) p = NULL;
+    gdouble sum = 0;
+
+    if (path == NULL)
+      return;
+    g_assert_true (g_file_get_contents (path, &contents, NULL, NULL));
+    lines = g_strsplit (contents, "\n", -1);
+    for (guint i = 0; lines[i] != NULL; i++)
+      {
+        const char *sp = strrchr (lines[i], ' ');
+        if (sp != NULL)
+          sum += g_ascii_strtod (sp + 1, NULL);
+      }
+    p = flame_load_file (path, NULL, NULL, NULL, NULL);
+    g_assert_cmpfloat_with_epsilon (flame_profile_get_samples (p, 0), sum, 1e-9);
+    g_assert_cmpfloat (sum, !=, (gdouble) (gint64) sum);
+  }
+}
+
+static void
+test_sniff_negative (void)
+{
+  const char *files[] = {
+    "inferno/tests/data/collapse-guess/unknown-format.txt",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (files); i++)
+    {
+      g_autofree char *path = flame_test_corpus_path (files[i]);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(FlameProfile) p = NULL;
+
+      if (path == NULL)
+        return;
+      p = flame_load_file (path, NULL, NULL, NULL, &error);
+      g_assert_null (p);
+      g_assert_error (error, FLAME_ERROR, FLAME_ERROR_UNKNOWN_FORMAT);
+    }
+}
+
+static void
+test_cancel (void)
+{
+  g_autoptr(GString) s = g_string_new (NULL);
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(GBytes) bytes = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlameProfile) p = NULL;
+
+  for (guint i = 0; i < 200000; i++)
+    g_string_append_printf (s, "main;f%u;g 1\n", i % 1000);
+  bytes = g_bytes_new (s->str, s->len);
+  g_cancellable_cancel (cancellable);
+  p = flame_load_bytes ("big.folded", bytes, cancellable, NULL, NULL, &error);
+  g_assert_null (p);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+}
+
+typedef struct
+{
+  GMainLoop    *loop;
+  FlameProfile *profile;
+  GError       *error;
+} AsyncData;
+
+static void
+loaded_cb (GObject      *source,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  AsyncData *data = user_data;
+
+  data->profile = flame_load_file_finish (result, &data->error);
+  g_main_loop_quit (data->loop);
+}
+
+static void
+test_async (void)
+{
+  const char *dir = g_getenv ("FLAMEDIFF_EXAMPLES");
+  g_autofree char *path = g_build_filename (dir ? dir : "data/examples", "baseline.folded", NULL);
+  AsyncData data = { g_main_loop_new (NULL, FALSE) };
+
+  flame_load_file_async (path, NULL, NULL, NULL, loaded_cb, &data);
+  g_main_loop_run (data.loop);
+  g_assert_no_error (data.error);
+  g_assert_nonnull (data.profile);
+  g_assert_cmpfloat (flame_profile_get_samples (data.profile, 0), ==, 1055);
+  g_object_unref (data.profile);
+  g_main_loop_unref (data.loop);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/folded/basic", test_basic);
+  g_test_add_func ("/folded/quirks", test_quirks);
+  g_test_add_func ("/folded/bad-lines", test_bad_lines);
+  g_test_add_func ("/folded/no-valid-line", test_no_valid_line);
+  g_test_add_func ("/folded/pair", test_pair);
+  g_test_add_func ("/folded/gzip-utf16", test_gzip_utf16);
+  g_test_add_func ("/folded/invalid-utf8", test_invalid_utf8);
+  g_test_add_func ("/folded/limits", test_limits);
+  g_test_add_func ("/folded/prefix-reuse", test_prefix_reuse);
+  g_test_add_func ("/folded/speedscope-snapshots", test_speedscope_snapshots);
+  g_test_add_func ("/folded/corpus", test_corpus_files);
+  g_test_add_func ("/folded/sniff-negative", test_sniff_negative);
+  g_test_add_func ("/folded/cancel", test_cancel);
+  g_test_add_func ("/folded/async", test_async);
+
+  return g_test_run ();
+}
