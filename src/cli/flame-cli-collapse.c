@@ -1,9 +1,141 @@
-/* TEMPORARY: the perf collapse command lands in this same change. */
+/* flame-cli-collapse.c: flamediff-cli collapse FILE, `perf script` text to
+ * folded stacks, as stackcollapse-perf.pl and inferno-collapse-perf print
+ * them.
+ *
+ * Copyright 2026 The Flamediff developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "config.h"
+
+#include <string.h>
+
 #include "flame-cli.h"
+#include "flame-error.h"
+#include "flame-loader.h"
+#include "flame-perf.h"
+
+static void
+print_stats_warnings (const char           *name,
+                      const FlamePerfStats *stats)
+{
+  if (stats->other_events > 0)
+    g_printerr ("flamediff-cli: warning: %s: kept only events of type “%s”; skipped %"
+                G_GUINT64_FORMAT " sample%s of other events (first: “%s”)\n",
+                name, stats->event, stats->other_events,
+                stats->other_events == 1 ? "" : "s", stats->other_event);
+  if (stats->weird_lines > 0)
+    g_printerr ("flamediff-cli: warning: %s:%" G_GUINT64_FORMAT ": skipped %"
+                G_GUINT64_FORMAT " line%s that %s not perf script event or stack lines "
+                "(this is the first)\n",
+                name, stats->first_weird_line, stats->weird_lines,
+                stats->weird_lines == 1 ? "" : "s", stats->weird_lines == 1 ? "is" : "are");
+}
 
 int
-flame_cli_collapse (int argc, char **argv)
+flame_cli_collapse (int    argc,
+                    char **argv)
 {
-  g_printerr ("flamediff-cli: collapse is not implemented\n");
-  return FLAME_CLI_ERROR;
+  gboolean include_pid = FALSE;
+  gboolean include_tid = FALSE;
+  gboolean annotate_kernel = FALSE;
+  gboolean annotate_jit = FALSE;
+  gboolean annotate_all = FALSE;
+  gboolean include_addrs = FALSE;
+  g_autofree char *event = NULL;
+  g_autofree char *output = NULL;
+  g_auto(GStrv) files = NULL;
+  GOptionEntry entries[] = {
+    { "pid", 0, 0, G_OPTION_ARG_NONE, &include_pid, "Root frames are “comm-PID”", NULL },
+    { "tid", 0, 0, G_OPTION_ARG_NONE, &include_tid, "Root frames are “comm-PID/TID”", NULL },
+    { "kernel", 0, 0, G_OPTION_ARG_NONE, &annotate_kernel, "Mark kernel frames with _[k]", NULL },
+    { "jit", 0, 0, G_OPTION_ARG_NONE, &annotate_jit, "Mark JIT frames with _[j]", NULL },
+    { "all", 0, 0, G_OPTION_ARG_NONE, &annotate_all, "Same as --kernel --jit", NULL },
+    { "addrs", 0, 0, G_OPTION_ARG_NONE, &include_addrs, "Show addresses of unknown symbols: [dso <0xaddr>]", NULL },
+    { "event", 0, 0, G_OPTION_ARG_STRING, &event, "Keep samples of EVENT (default: the first event type in the file)", "EVENT" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE instead of standard output", "FILE" },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, "FILE" },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) context = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) bytes = NULL;
+  FlamePerfOptions options = { 0 };
+  FlamePerfStats stats = { 0 };
+  FlameInput in = { 0 };
+  GString *text;
+  char *folded;
+  gsize len;
+  int status = FLAME_CLI_OK;
+
+  context = g_option_context_new ("FILE");
+  g_option_context_set_summary (context,
+    "Collapse `perf script` output into folded stacks (“a;b;c COUNT”),\n"
+    "lines sorted, as stackcollapse-perf.pl prints them. Counts are the\n"
+    "summed periods of the first event type in the file.\n\n"
+    "Exit status: 0 success, 1 usage or input error.");
+  g_option_context_add_main_entries (context, entries, NULL);
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    {
+      g_printerr ("flamediff-cli collapse: %s\n", error->message);
+      return FLAME_CLI_ERROR;
+    }
+  if (files == NULL || g_strv_length (files) != 1)
+    {
+      g_printerr ("flamediff-cli collapse: expected one FILE (perf script output)\n");
+      return FLAME_CLI_ERROR;
+    }
+
+  options.include_pid = include_pid;
+  options.include_tid = include_tid;
+  options.annotate_kernel = annotate_kernel || annotate_all;
+  options.annotate_jit = annotate_jit || annotate_all;
+  options.include_addrs = include_addrs;
+  options.event_filter = event;
+
+  bytes = flame_read_file (files[0], NULL, &error);
+  if (bytes == NULL)
+    {
+      g_printerr ("flamediff-cli: %s\n", error->message);
+      return FLAME_CLI_ERROR;
+    }
+  in.name = files[0];
+  in.data = g_bytes_get_data (bytes, &len);
+  in.len = len;
+
+  folded = flame_perf_collapse (&in, &options, &stats, &error);
+  if (folded == NULL)
+    {
+      g_printerr ("flamediff-cli: %s\n", error->message);
+      flame_perf_stats_clear (&stats);
+      return FLAME_CLI_ERROR;
+    }
+
+  if (stats.samples == 0 && stats.weird_lines > 0)
+    {
+      /* nothing but lines we could not read: not perf script output */
+      g_printerr ("flamediff-cli: %s:%" G_GUINT64_FORMAT ": not a perf script event line; "
+                  "the file has no samples\n", files[0], stats.first_weird_line);
+      status = FLAME_CLI_ERROR;
+    }
+  else if (stats.samples == 0 && event != NULL && stats.other_events > 0)
+    {
+      g_printerr ("flamediff-cli: %s: no samples of event “%s” (the first event in the "
+                  "file is “%s”)\n", files[0], event, stats.other_event);
+      status = FLAME_CLI_ERROR;
+    }
+  else
+    {
+      print_stats_warnings (files[0], &stats);
+      text = g_string_new (folded);
+      if (!flame_cli_write_output (output, text, &error))
+        {
+          g_printerr ("flamediff-cli: %s\n", error->message);
+          status = FLAME_CLI_ERROR;
+        }
+      g_string_free (text, TRUE);
+    }
+
+  g_free (folded);
+  flame_perf_stats_clear (&stats);
+  return status;
 }

@@ -25,6 +25,7 @@ typedef struct
 {
   const char *name;
   gsize       len;
+  guint32     flags;    /* FlameFrameFlags: kernel, inlined, jit, thread */
 } FlamePerfFrame;
 
 typedef struct
@@ -47,9 +48,11 @@ typedef struct
   gdouble  first_time;       /* seconds, < 0 when unknown */
   gdouble  last_time;
   gboolean have_period;      /* any record carried a period */
+  guint64  empty_records;    /* records of the chosen event without frames */
+  guint64  lines;            /* lines read */
 } FlamePerfStats;
 
-/* @frames are root first: the process name frame, then the callers,
+/* @frames are root first (valid only during the call): the process name frame, then the callers,
  * then the leaf, exactly as the collapsed line would print them. */
 typedef gboolean (*FlamePerfStackFunc) (const FlamePerfSample *sample,
                                         const FlamePerfFrame  *frames,
