@@ -915,6 +915,26 @@ test_event_filter (void)
   flame_perf_stats_clear (&stats);
 }
 
+/* One-frame records have no blank line between them: skipping one must
+ * not swallow the next. Event modifiers do not make another event. */
+static void
+test_event_filter_single_line (void)
+{
+  static const char text[] =
+    "false 1 1.0: 1 instructions: 7f0 a (/x)\n"
+    "false 1 1.1: 1 cycles:u:  ffff9 [unknown] ([unknown])\n"
+    "false 1 1.2: 1 cycles: 7f0 b+0x4 (/x)\n";
+  g_autofree char *out = NULL;
+  FlamePerfOptions options = { 0 };
+  FlamePerfStats stats = { 0 };
+
+  options.event_filter = "cycles";
+  out = collapse ("single.txt", text, strlen (text), &options, &stats);
+  g_assert_cmpstr (out, ==, "false;[unknown] 1\nfalse;b 1\n");
+  g_assert_cmpuint (stats.other_events, ==, 1);
+  flame_perf_stats_clear (&stats);
+}
+
 static void
 test_cli_errors (void)
 {
@@ -967,6 +987,7 @@ main (int    argc,
     g_test_add_func ("/perf/collapse/corpus", test_corpus_absent);
   g_test_add_func ("/perf/collapse/weird-lines", test_weird_lines);
   g_test_add_func ("/perf/collapse/event-filter", test_event_filter);
+  g_test_add_func ("/perf/collapse/event-filter-single-line", test_event_filter_single_line);
   g_test_add_func ("/perf/sniff/positive", test_sniff_positive);
   g_test_add_func ("/perf/sniff/negative", test_sniff_negative);
   g_test_add_func ("/perf/load/first-event", test_load_first_event);

@@ -29,6 +29,10 @@ print_stats_warnings (const char           *name,
                 "(this is the first)\n",
                 name, stats->first_weird_line, stats->weird_lines,
                 stats->weird_lines == 1 ? "" : "s", stats->weird_lines == 1 ? "is" : "are");
+  if (stats->empty_records > 0)
+    g_printerr ("flamediff-cli: warning: %s: skipped %" G_GUINT64_FORMAT " sample%s without "
+                "a stack (record with perf record -g, or keep the ip and sym fields)\n",
+                name, stats->empty_records, stats->empty_records == 1 ? "" : "s");
 }
 
 int
@@ -67,7 +71,7 @@ flame_cli_collapse (int    argc,
   gsize len;
   int status = FLAME_CLI_OK;
 
-  context = g_option_context_new ("FILE");
+  context = g_option_context_new (NULL);
   g_option_context_set_summary (context,
     "Collapse `perf script` output into folded stacks (“a;b;c COUNT”),\n"
     "lines sorted, as stackcollapse-perf.pl prints them. Counts are the\n"

@@ -1023,7 +1023,10 @@ on_event_line (Parser      *ps,
         {
           if (ps->stats->other_events++ == 0)
             ps->stats->other_event = g_strndup (ev->event, ev->event_len);
-          ps->skip = TRUE;
+          /* a one-frame record ends on its event line: the next line
+           * starts another record, not stack lines to skip */
+          ps->skip = ev->rest == NULL;
+          ps->in_record = ev->rest == NULL;
           return TRUE;
         }
     }

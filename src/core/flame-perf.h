@@ -43,7 +43,7 @@ typedef struct
   guint64  other_events;     /* records of other events, skipped */
   char    *event;            /* the chosen event, e.g. "cpu-clock" */
   char    *other_event;      /* the first skipped event type, or NULL */
-  guint64  weird_lines;      /* stack lines that matched nothing */
+  guint64  weird_lines;      /* event or stack lines that matched nothing */
   guint64  first_weird_line; /* its line number, 0 if none */
   gdouble  first_time;       /* seconds, < 0 when unknown */
   gdouble  last_time;
@@ -52,8 +52,10 @@ typedef struct
   guint64  lines;            /* lines read */
 } FlamePerfStats;
 
-/* @frames are root first (valid only during the call): the process name frame, then the callers,
- * then the leaf, exactly as the collapsed line would print them. */
+/* @frames are root first: the process name frame, then the callers, then
+ * the leaf, exactly as the collapsed line would print them; they are only
+ * valid during the call. @weight is the period, or 1 when none was
+ * printed. Return FALSE to stop parsing (flame_perf_parse then fails). */
 typedef gboolean (*FlamePerfStackFunc) (const FlamePerfSample *sample,
                                         const FlamePerfFrame  *frames,
                                         guint                  n_frames,
