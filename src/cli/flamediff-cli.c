@@ -22,6 +22,7 @@ static const struct
   { "compare",  flame_cli_compare,  "Compare a baseline and a current profile" },
   { "info",     flame_cli_info,     "Describe a profile file" },
   { "collapse", flame_cli_collapse, "Print perf script output as folded stacks" },
+  { "render",   flame_cli_render,   "Draw a (differential) flame graph as SVG or PNG" },
 };
 
 static void

@@ -1,0 +1,342 @@
+/* flame-tooltip.c
+ *
+ * Copyright 2026 The Flamediff developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Numbers follow CPython's diff tooltip (cpython-diff.md §4): ms with 2
+ * decimals, percentages with 1, rounded like JavaScript's toFixed (an
+ * exact tie rounds away from zero), and the difference prefixed with "+"
+ * on both numbers iff the difference is >= 0 (so 0 and -0 print
+ * "+0.00 ms (+0.0%)", while a tiny negative difference prints "-0.00").
+ */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "flame-tooltip.h"
+
+/**
+ * flame_format_fixed:
+ *
+ * @value with @digits decimals, like JavaScript's Number.toFixed(): the
+ * exact binary value is rounded half away from zero ((0.125).toFixed(2)
+ * is "0.13", where printf's "%.2f" gives "0.12"); -0 prints as "0".
+ */
+char *
+flame_format_fixed (gdouble value,
+                    guint   digits)
+{
+  char buf[512];
+  GString *out;
+  char *dot;
+  gsize keep;
+  gboolean negative;
+
+  if (isnan (value))
+    return g_strdup ("NaN");
+  if (isinf (value))
+    return g_strdup (value > 0 ? "Infinity" : "-Infinity");
+  digits = MIN (digits, 20);
+  if (fabs (value) >= 1e21)
+    return g_strdup_printf ("%.*f", digits, value);
+
+  negative = value < 0;
+  /* glibc prints the exact decimal expansion; 80 extra digits cover every
+   * double in the range that matters here, so a digit >= 5 at position
+   * digits+1 means the value is at or above the tie */
+  g_snprintf (buf, sizeof buf, "%.*f", digits + 80, fabs (value));
+  dot = strchr (buf, '.');
+  keep = (dot - buf) + (digits > 0 ? 1 + digits : 0);
+  out = g_string_new_len (buf, keep);
+  if (dot[1 + digits] >= '5')
+    {
+      gssize i = (gssize) out->len - 1;
+
+      for (; i >= 0; i--)
+        {
+          if (out->str[i] == '.')
+            continue;
+          if (out->str[i] == '9')
+            out->str[i] = '0';
+          else
+            {
+              out->str[i]++;
+              break;
+            }
+        }
+      if (i < 0)
+        g_string_prepend_c (out, '1');
+    }
+  if (negative)
+    g_string_prepend_c (out, '-');
+  return g_string_free (out, FALSE);
+}
+
+/* "+1.23 ms (+50.0%)": the sign decided by @diff_ms alone. */
+char *
+flame_format_difference (gdouble diff_ms,
+                         gdouble diff_pct)
+{
+  g_autofree char *ms = NULL;
+  g_autofree char *pct = NULL;
+  const char *sign = diff_ms >= 0 ? "+" : "";
+
+  if (diff_ms == 0)
+    diff_ms = 0; /* -0 */
+  if (diff_pct == 0)
+    diff_pct = 0;
+  ms = flame_format_fixed (diff_ms, 2);
+  pct = flame_format_fixed (diff_pct, 1);
+  return g_strdup_printf ("%s%s ms (%s%s%%)", sign, ms, sign, pct);
+}
+
+/**
+ * flame_normalization_text:
+ *
+ * The active normalisation, e.g. "Baseline scaled ×0.82 to the current
+ * run", with a note when a side's sampling interval was assumed.
+ */
+char *
+flame_normalization_text (FlameDiff *diff)
+{
+  GString *out = g_string_new (NULL);
+
+  g_return_val_if_fail (FLAME_IS_DIFF (diff), NULL);
+
+  if (flame_diff_get_options (diff)->normalize == FLAME_NORMALIZE_TOTAL)
+    {
+      g_autofree char *f = flame_format_fixed (flame_diff_get_scale (diff), 2);
+      g_string_append_printf (out, "Baseline scaled ×%s to the current run", f);
+    }
+  else
+    g_string_append (out, "Absolute time: baseline not scaled");
+
+  if (flame_diff_get_interval_assumed (diff, FLAME_DIFF_BASELINE) ||
+      flame_diff_get_interval_assumed (diff, FLAME_DIFF_CURRENT))
+    {
+      g_autofree char *ms = flame_format_fixed (flame_diff_get_interval_ms (diff, FLAME_DIFF_CURRENT), 2);
+      g_string_append_printf (out, " (%s ms per sample assumed)", ms);
+    }
+  return g_string_free (out, FALSE);
+}
+
+static void
+append_ms (GString    *out,
+           const char *prefix,
+           gdouble     ms)
+{
+  g_autofree char *s = flame_format_fixed (ms, 2);
+
+  g_string_append_printf (out, "%s%s ms", prefix, s);
+}
+
+static void
+append_pct (GString *out,
+            gdouble  part,
+            gdouble  whole)
+{
+  g_autofree char *s = flame_format_fixed (whole > 0 ? part / whole * 100 : 0, 2);
+
+  g_string_append_printf (out, " (%s%%)", s);
+}
+
+static void
+append_location (GString           *out,
+                 FlameLayoutSource *source,
+                 guint32            node)
+{
+  const FlameTree *tree = flame_layout_source_get_tree (source);
+  FlameFrames *frames = flame_layout_source_get_frames (source);
+  const FlameFrame *fr;
+  const char *file;
+
+  g_string_append (out, flame_layout_source_get_name (source, node));
+  if (node == FLAME_TREE_ROOT)
+    return;
+  fr = flame_frames_get (frames, tree->nodes[node].frame);
+  file = flame_frames_get_file (frames, tree->nodes[node].frame);
+  if (file != NULL && file[0] != 0)
+    {
+      g_string_append_printf (out, "\n%s", file);
+      if (fr->line > 0)
+        g_string_append_printf (out, ":%u", fr->line);
+    }
+}
+
+static void
+append_zoom_pct (GString           *out,
+                 FlameLayoutSource *source,
+                 guint32            node,
+                 guint32            zoom)
+{
+  gdouble zw;
+
+  if (zoom == FLAME_TREE_ROOT || zoom == node)
+    return;
+  zw = flame_layout_source_get_weight (source, zoom);
+  if (zw > 0)
+    {
+      g_autofree char *s = flame_format_fixed (flame_layout_source_get_weight (source, node) / zw * 100, 2);
+      g_string_append_printf (out, ", %s%% of %s", s, flame_layout_source_get_name (source, zoom));
+    }
+}
+
+/**
+ * flame_tooltip_text:
+ * @zoom: the zoom root, or %FLAME_TREE_ROOT
+ *
+ * The tooltip of @node in @source's view, several lines: the function,
+ * file:line (when known), current total (% of the root) and self,
+ * baseline total and self (scaled), the self difference in the sign
+ * rules of cpython-diff.md §4, and "New"/"Removed" where it applies. In
+ * the inverted view a node's numbers are the self time of the function
+ * at the root of the inverted graph, through this chain of callers.
+ */
+char *
+flame_tooltip_text (FlameLayoutSource *source,
+                    guint32            node,
+                    guint32            zoom)
+{
+  const FlameTree *tree;
+  FlameDiff *diff;
+  FlameView view;
+  GString *out;
+  FlameDiffValues v;
+  gdouble root_w;
+
+  g_return_val_if_fail (FLAME_IS_LAYOUT_SOURCE (source), NULL);
+  tree = flame_layout_source_get_tree (source);
+  g_return_val_if_fail (node < tree->n_nodes, NULL);
+
+  diff = flame_layout_source_get_diff (source);
+  view = flame_layout_source_get_view (source);
+  root_w = flame_layout_source_get_weight (source, FLAME_TREE_ROOT);
+  out = g_string_new (NULL);
+  append_location (out, source, node);
+
+  if (view == FLAME_VIEW_SINGLE)
+    {
+      gdouble w = flame_layout_source_get_weight (source, node);
+
+      append_ms (out, "\nTotal: ", w);
+      append_pct (out, w, root_w);
+      append_zoom_pct (out, source, node, zoom);
+      if (node != FLAME_TREE_ROOT)
+        append_ms (out, "\nSelf: ", flame_layout_source_get_self_ms (source, node));
+      return g_string_free (out, FALSE);
+    }
+
+  flame_diff_get_values (diff, tree, node, &v);
+
+  if (view == FLAME_VIEW_ELIDED)
+    {
+      gdouble w = flame_layout_source_get_weight (source, node);
+
+      if (node != FLAME_TREE_ROOT && flame_diff_is_elided (diff, node))
+        {
+          gdouble pct = v.self_b > 0 ? -100.0 : 0.0;
+          g_autofree char *d = flame_format_difference (-v.self_b, pct);
+
+          append_ms (out, "\nCurrent: ", 0);
+          g_string_append (out, " total");
+          append_pct (out, 0, 1);
+          append_ms (out, ", ", 0);
+          g_string_append (out, " self");
+          append_ms (out, "\nBaseline: ", v.total_b);
+          append_ms (out, " total, ", v.self_b);
+          g_string_append (out, " self");
+          g_string_append_printf (out, "\nSelf difference: %s", d);
+          g_string_append (out, "\nRemoved — no counterpart in current");
+        }
+      else
+        {
+          append_ms (out, "\nRemoved code below: ", w);
+          g_string_append (out, " of baseline time");
+          append_pct (out, w, root_w);
+          if (node != FLAME_TREE_ROOT)
+            g_string_append (out, "\nThis frame still runs in the current profile");
+        }
+      return g_string_free (out, FALSE);
+    }
+
+  if (view == FLAME_VIEW_INVERTED)
+    {
+      if (node != FLAME_TREE_ROOT)
+        {
+          guint32 leaf = node;
+          gdouble pct = flame_diff_percent (&v, FLAME_METRIC_TOTAL);
+          g_autofree char *d = flame_format_difference (v.total_c - v.total_b, pct);
+
+          while (tree->nodes[leaf].parent != FLAME_TREE_ROOT)
+            leaf = tree->nodes[leaf].parent;
+          g_string_append_printf (out, "\nSelf time of %s through this call path:",
+                                  flame_layout_source_get_name (source, leaf));
+          append_ms (out, "\nCurrent: ", v.total_c);
+          append_pct (out, v.total_c, root_w);
+          append_zoom_pct (out, source, node, zoom);
+          append_ms (out, "\nBaseline: ", v.total_b);
+          g_string_append_printf (out, "\nDifference: %s", d);
+          if (v.total_b <= 0 && v.total_c > 0)
+            g_string_append (out, "\nNew — no counterpart in baseline");
+        }
+      else
+        {
+          append_ms (out, "\nCurrent: ", v.total_c);
+          append_ms (out, "\nBaseline: ", v.total_b);
+        }
+      return g_string_free (out, FALSE);
+    }
+
+  /* differential */
+  append_ms (out, "\nCurrent: ", v.total_c);
+  g_string_append (out, " total");
+  append_pct (out, v.total_c, root_w);
+  append_zoom_pct (out, source, node, zoom);
+  if (node != FLAME_TREE_ROOT)
+    {
+      append_ms (out, ", ", v.self_c);
+      g_string_append (out, " self");
+    }
+  append_ms (out, "\nBaseline: ", v.total_b);
+  g_string_append (out, " total");
+  if (node != FLAME_TREE_ROOT)
+    {
+      g_autofree char *d = flame_format_difference (v.self_c - v.self_b,
+                                                    flame_diff_percent (&v, FLAME_METRIC_SELF));
+
+      append_ms (out, ", ", v.self_b);
+      g_string_append (out, " self");
+      g_string_append_printf (out, "\nSelf difference: %s", d);
+      if (v.total_b <= 0 && v.total_c > 0)
+        g_string_append (out, "\nNew — no counterpart in baseline");
+    }
+  return g_string_free (out, FALSE);
+}
+
+/* Like flame_tooltip_text() for frame @i of @layout, including merged
+ * frames ("12 frames too narrow to draw"). */
+char *
+flame_tooltip_text_for_frame (FlameLayout *layout,
+                              guint        i)
+{
+  const FlameLayoutFrame *f = flame_layout_get_frame (layout, i);
+  FlameLayoutSource *source;
+  const FlameLayoutOptions *opts;
+
+  g_return_val_if_fail (f != NULL, NULL);
+  source = flame_layout_get_source (layout);
+  opts = flame_layout_get_options (layout);
+
+  if (f->flags & FLAME_LAYOUT_FRAME_MERGED)
+    {
+      gdouble zw = flame_layout_source_get_weight (source, opts->zoom);
+      gdouble ms = opts->width > 0 ? f->width / opts->width * zw : 0;
+      g_autofree char *s = flame_format_fixed (ms, 2);
+
+      return g_strdup_printf ("%u frame%s too narrow to draw, called from %s\n%s ms in all",
+                              f->n_merged, f->n_merged == 1 ? "" : "s",
+                              flame_layout_source_get_name (source, f->node), s);
+    }
+  return flame_tooltip_text (source, f->node, opts->zoom);
+}
