@@ -7,7 +7,8 @@ DEBIAN_PACKAGES = \
 	gcc meson ninja-build pkg-config python3 \
 	libglib2.0-dev libglib2.0-bin libjson-glib-dev zlib1g-dev \
 	desktop-file-utils appstream gettext itstool yelp-tools libxml2-utils \
-	shared-mime-info
+	shared-mime-info \
+	libcairo2-dev libpango1.0-dev fonts-dejavu-core
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 CLI = $(BUILDDIR)/src/cli/flamediff-cli
