@@ -1,0 +1,195 @@
+#!/usr/bin/env bash
+# tools/bench.sh BUILDDIR: `make bench`.
+#
+# Generates two large folded profiles (tests/bench/flame-bench-gen: 300 000
+# distinct stacks each, ~187 MB, 50 000 frames), in sorted order (like
+# stackcollapse-perf.pl) and shuffled, and measures:
+#   - `wc -l` over both files (the floor: reading the bytes),
+#   - `flamediff-cli info --json` per file (load throughput),
+#   - `flamediff-cli compare BASE CUR --format json` (load + diff + report of
+#     both files: total MB / seconds) and its peak RSS,
+#   - with tests/bench/flame-bench-core: per-phase times, tree nodes and
+#     structure bytes per node.
+# Times are wall clock, warm page cache, the MEDIAN of $BENCH_RUNS runs
+# (default 3; the best run is shown next to it). MB = 10^6 bytes.
+# The summary goes to stdout and to BUILDDIR/bench/results.txt.
+# Exit status 0 even when a target is missed, unless BENCH_STRICT=1.
+#
+# Copyright 2026 The Flamediff developers
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+set -euo pipefail
+
+BUILDDIR=${1:-_build}
+SRCDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILDDIR=$(cd "$BUILDDIR" && pwd)
+RUNS=${BENCH_RUNS:-3}
+
+CLI=$BUILDDIR/src/cli/flamediff-cli
+GEN=$BUILDDIR/tests/bench/flame-bench-gen
+CORE=$BUILDDIR/tests/bench/flame-bench-core
+RUN="python3 $SRCDIR/tests/bench/bench-run.py"
+OUT=$BUILDDIR/bench
+RESULTS=$OUT/results.txt
+
+TARGET_MBPS=250
+TARGET_BPN=80
+GEN_ARGS=(--stacks 300000 --frames 50000 --min-depth 5 --max-depth 40 --seed 20260101)
+
+for exe in "$CLI" "$GEN" "$CORE"; do
+  if [[ ! -x $exe ]]; then
+    echo "bench.sh: $exe is missing; build first (make build)" >&2
+    exit 1
+  fi
+done
+
+mkdir -p "$OUT"
+LOADAVG=$(cut -d' ' -f1-3 /proc/loadavg)
+BASE=$OUT/base.folded
+CUR=$OUT/cur.folded
+BASE_SH=$OUT/base-shuffled.folded
+CUR_SH=$OUT/cur-shuffled.folded
+
+# ---- inputs: regenerate only when missing or the generator changed ----
+stamp="$(sha256sum "$GEN" | cut -d' ' -f1) ${GEN_ARGS[*]}"
+if [[ ! -f $OUT/inputs.stamp || $(cat "$OUT/inputs.stamp") != "$stamp" ||
+      ! -f $BASE || ! -f $CUR || ! -f $BASE_SH || ! -f $CUR_SH ]]; then
+  echo "Generating inputs in $OUT ..."
+  rm -f "$OUT/inputs.stamp"
+  "$GEN" "${GEN_ARGS[@]}" --order sorted "$BASE" "$CUR" | tee "$OUT/inputs.log"
+  "$GEN" "${GEN_ARGS[@]}" --order shuffled "$BASE_SH" "$CUR_SH" >/dev/null
+  echo "$stamp" > "$OUT/inputs.stamp"
+else
+  echo "Reusing inputs in $OUT (generator unchanged)"
+fi
+
+size () { stat -c %s "$1"; }
+calc () { awk "BEGIN { printf \"$1\", $2 }"; }
+warm () { cat "$@" > /dev/null; }
+
+BASE_BYTES=$(size "$BASE")
+CUR_BYTES=$(size "$CUR")
+BOTH_BYTES=$((BASE_BYTES + CUR_BYTES))
+
+# measure NAME BYTES CMD...: sets M_MED, M_BEST, M_RSS (KiB), M_MBPS
+measure () {
+  local name=$1 bytes=$2
+  shift 2
+  read -r M_MED M_BEST _ M_RSS < <($RUN "$RUNS" "$@")
+  M_MBPS=$(calc "%.0f" "$bytes / 1e6 / $M_MED")
+  printf '  %-44s %7.3f s (best %.3f)  %6s MB/s\n' "$name" "$M_MED" "$M_BEST" "$M_MBPS"
+}
+
+echo "Measuring ($RUNS runs each, median) ..."
+warm "$BASE" "$CUR" "$BASE_SH" "$CUR_SH"
+
+measure "wc -l base+cur" "$BOTH_BYTES" wc -l "$BASE" "$CUR"
+WC_S=$M_MED WC_B=$M_BEST WC_MBPS=$M_MBPS
+
+measure "info --json base (sorted)" "$BASE_BYTES" "$CLI" info "$BASE" --json
+INFO_B_S=$M_MED INFO_B_B=$M_BEST INFO_B_MBPS=$M_MBPS
+measure "info --json cur (sorted)" "$CUR_BYTES" "$CLI" info "$CUR" --json
+INFO_C_S=$M_MED INFO_C_B=$M_BEST INFO_C_MBPS=$M_MBPS
+measure "info --json base (shuffled)" "$BASE_BYTES" "$CLI" info "$BASE_SH" --json
+INFO_BS_S=$M_MED INFO_BS_B=$M_BEST INFO_BS_MBPS=$M_MBPS
+measure "info --json cur (shuffled)" "$CUR_BYTES" "$CLI" info "$CUR_SH" --json
+INFO_CS_S=$M_MED INFO_CS_B=$M_BEST INFO_CS_MBPS=$M_MBPS
+
+measure "compare --format json (sorted)" "$BOTH_BYTES" \
+  "$CLI" compare "$BASE" "$CUR" --format json -o /dev/null
+CMP_S=$M_MED CMP_B=$M_BEST CMP_MBPS=$M_MBPS CMP_RSS=$M_RSS
+measure "compare --format json (shuffled)" "$BOTH_BYTES" \
+  "$CLI" compare "$BASE_SH" "$CUR_SH" --format json -o /dev/null
+CMPS_S=$M_MED CMPS_B=$M_BEST CMPS_MBPS=$M_MBPS CMPS_RSS=$M_RSS
+
+# ---- one run of the core bench per order: phases, nodes, memory ----
+"$CORE" "$BASE" "$CUR" > "$OUT/core-sorted.txt"
+"$CORE" "$BASE_SH" "$CUR_SH" > "$OUT/core-shuffled.txt"
+core () { sed -n "s/^$1=//p" "$OUT/core-$2.txt"; }
+c () { core "$1" sorted; }
+
+NODES_ALL=$(( $(c base_nodes) + $(c cur_nodes) + $(c diff_nodes) ))
+PEAK_ALL=$(( $(c base_with_index_bytes) + $(c cur_with_index_bytes) + $(c diff_with_index_bytes) ))
+USED_ALL=$(( $(c base_used_bytes) + $(c cur_used_bytes) + $(c diff_used_bytes) ))
+LIVE_ALL=$(( $(c base_live_bytes) + $(c cur_live_bytes) + $(c diff_live_bytes) ))
+BPN=$(calc "%.1f" "$PEAK_ALL / $NODES_ALL")
+BPN_USED=$(calc "%.1f" "$USED_ALL / $NODES_ALL")
+BPN_LIVE=$(calc "%.1f" "$LIVE_ALL / $NODES_ALL")
+BPN_RSS=$(calc "%.0f" "$CMP_RSS * 1024 / $NODES_ALL")
+
+describe_source () {
+  local rev
+  if rev=$(git -C "$SRCDIR" rev-parse --short HEAD 2>/dev/null); then
+    if git -C "$SRCDIR" diff --quiet HEAD -- src 2>/dev/null; then
+      echo "commit $rev"
+    else
+      echo "commit $rev + uncommitted changes under src/"
+    fi
+  else
+    echo "not a git checkout"
+  fi
+}
+
+verdict () { if awk "BEGIN { exit !($1) }"; then echo PASS; else echo FAIL; fi; }
+V_MBPS=$(verdict "$CMP_MBPS >= $TARGET_MBPS")
+V_MBPS_SH=$(verdict "$CMPS_MBPS >= $TARGET_MBPS")
+V_BPN=$(verdict "$BPN <= $TARGET_BPN")
+
+mb () { calc "%.1f" "$1 / 1e6"; }
+tree_row () {
+  printf '  %-6s %9d %6d %14s %14s %14s\n' "$1" "$(c "$1_nodes")" "$(c "$1_node_bytes")" \
+    "$(calc "%.1f" "$(c "$1_with_index_bytes") / $(c "$1_nodes")")" \
+    "$(calc "%.1f" "$(c "$1_live_bytes") / $(c "$1_nodes")")" \
+    "$(calc "%.1f" "$(c "$1_used_bytes") / $(c "$1_nodes")")"
+}
+
+{
+  echo "Flamediff bench — $(date -u '+%Y-%m-%d %H:%M UTC'), source: $(describe_source)"
+  echo "Machine: $(nproc) cores, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1); load average at start $LOADAVG (other work skews the times)"
+  echo "Input: flame-bench-gen ${GEN_ARGS[*]}"
+  printf '  base %s MB, cur %s MB (both: %s MB); %s\n' "$(mb "$BASE_BYTES")" "$(mb "$CUR_BYTES")" \
+    "$(mb "$BOTH_BYTES")" "$(head -1 "$OUT/inputs.log" 2>/dev/null | sed 's/^[^:]*: //')"
+  echo "Times: wall clock, warm page cache, median of $RUNS runs (best run in brackets); MB = 10^6 bytes."
+  echo
+  printf '  %-50s %15s %9s %10s\n' "measurement" "seconds (best)" "MB/s" "peak RSS"
+  printf '  %-50s %7.3f (%.3f) %9s\n' "wc -l base+cur" "$WC_S" "$WC_B" "$WC_MBPS"
+  printf '  %-50s %7.3f (%.3f) %9s\n' "info --json base, sorted (load)" "$INFO_B_S" "$INFO_B_B" "$INFO_B_MBPS"
+  printf '  %-50s %7.3f (%.3f) %9s\n' "info --json cur, sorted (load)" "$INFO_C_S" "$INFO_C_B" "$INFO_C_MBPS"
+  printf '  %-50s %7.3f (%.3f) %9s\n' "info --json base, shuffled (load)" "$INFO_BS_S" "$INFO_BS_B" "$INFO_BS_MBPS"
+  printf '  %-50s %7.3f (%.3f) %9s\n' "info --json cur, shuffled (load)" "$INFO_CS_S" "$INFO_CS_B" "$INFO_CS_MBPS"
+  printf '  %-50s %7.3f (%.3f) %9s %7s MB\n' "compare --format json, sorted (load+diff+report)" "$CMP_S" "$CMP_B" "$CMP_MBPS" "$(mb $((CMP_RSS * 1024)))"
+  printf '  %-50s %7.3f (%.3f) %9s %7s MB\n' "compare --format json, shuffled (load+diff+report)" "$CMPS_S" "$CMPS_B" "$CMPS_MBPS" "$(mb $((CMPS_RSS * 1024)))"
+  echo
+  echo "Core phases (flame-bench-core, one run each; seconds):"
+  printf '  %-9s %10s %10s %14s %8s %8s %8s\n' "" "load base" "load cur" "both parallel" "diff" "report" "json"
+  for o in sorted shuffled; do
+    printf '  %-9s %10.3f %10.3f %14.3f %8.3f %8.3f %8.3f\n' "$o" \
+      "$(core base_load_s $o)" "$(core cur_load_s $o)" "$(core parallel_load_s $o)" \
+      "$(core diff_s $o)" "$(core report_s $o)" "$(core json_s $o)"
+  done
+  echo "  (each load alone, then both in two threads as compare does; then diff, report, JSON)"
+  echo
+  echo "Trees, bytes per node. arrays+index: node arrays as allocated (capacity) + the (parent, frame)"
+  echo "  index at the size it had when building ended (the index is dropped afterwards: rebuilt to measure);"
+  echo "  arrays: what stays allocated after building; in use+index: nodes in use only + index."
+  printf '  %-6s %9s %6s %14s %14s %14s\n' "tree" "nodes" "B/node" "arrays+index" "arrays" "in use+index"
+  tree_row base
+  tree_row cur
+  tree_row diff
+  printf '  %-6s %9d %6s %14s %14s %14s\n' "all" "$NODES_ALL" "" "$BPN" "$BPN_LIVE" "$BPN_USED"
+  printf '  strings+frames: base %s MB, cur %s MB, diff %s MB (%s / %s / %s frames)\n' \
+    "$(mb "$(c base_frames_bytes)")" "$(mb "$(c cur_frames_bytes)")" "$(mb "$(c diff_frames_bytes)")" \
+    "$(c base_frames)" "$(c cur_frames)" "$(c diff_frames)"
+  printf '  crude: compare peak RSS / all nodes = %s B/node (includes the mapped input files)\n' "$BPN_RSS"
+  echo
+  echo "Targets:"
+  printf '  %-52s %9s  %s\n' "load+diff throughput, sorted >= $TARGET_MBPS MB/s" "$CMP_MBPS" "$V_MBPS"
+  printf '  %-52s %9s  %s\n' "  (shuffled, for reference)" "$CMPS_MBPS" "$V_MBPS_SH"
+  printf '  %-52s %9s  %s\n' "bytes per tree node (arrays+index, 3 trees) <= $TARGET_BPN" "$BPN" "$V_BPN"
+} | tee "$RESULTS"
+
+echo
+echo "Written to $RESULTS"
+if [[ ${BENCH_STRICT:-0} == 1 && ($V_MBPS == FAIL || $V_BPN == FAIL) ]]; then
+  exit 1
+fi
