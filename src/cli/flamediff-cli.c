@@ -5,7 +5,10 @@
  */
 #include "config.h"
 
+#include <errno.h>
+#include <glib/gstdio.h>
 #include <locale.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -34,22 +37,49 @@ usage (FILE *out)
   fprintf (out, "\nRun “flamediff-cli COMMAND --help” for the options of a command.\n");
 }
 
+static gboolean
+write_stream (FILE        *stream,
+              const char  *name,
+              GString     *text,
+              GError     **error)
+{
+  if (fwrite (text->str, 1, text->len, stream) != text->len || fflush (stream) != 0)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                   "cannot write to %s: %s", name, g_strerror (errno));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* A regular file is replaced atomically, so a CI job never sees half a
+ * report; anything else (/dev/null, a pipe, a terminal) is written to in
+ * place: renaming over it would replace the device with a file. */
 gboolean
 flame_cli_write_output (const char  *path,
                         GString     *text,
                         GError     **error)
 {
+  GStatBuf st;
+  FILE *stream;
+  gboolean ok;
+
   if (path == NULL || g_strcmp0 (path, "-") == 0)
+    return write_stream (stdout, "standard output", text, error);
+
+  if (g_stat (path, &st) != 0 || S_ISREG (st.st_mode))
+    return g_file_set_contents (path, text->str, text->len, error);
+
+  stream = fopen (path, "w");
+  if (stream == NULL)
     {
-      if (fwrite (text->str, 1, text->len, stdout) != text->len || fflush (stdout) != 0)
-        {
-          g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_FAILED,
-                               "cannot write to standard output");
-          return FALSE;
-        }
-      return TRUE;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errno),
+                   "cannot open %s: %s", path, g_strerror (errno));
+      return FALSE;
     }
-  return g_file_set_contents (path, text->str, text->len, error);
+  ok = write_stream (stream, path, text, error);
+  fclose (stream);
+  return ok;
 }
 
 void

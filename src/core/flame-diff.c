@@ -186,12 +186,14 @@ flame_strip_hex (const char *name,
 /* Maps each frame of @profile to the diff's key frame. */
 static guint32 *
 map_frames (FlameDiff    *self,
-            FlameProfile *profile)
+            FlameProfile *profile,
+            gboolean     *injective)
 {
   FlameFrames *src = flame_profile_get_frames (profile);
   FlameStrings *src_strings = flame_frames_get_strings (src);
   FlameStrings *dst_strings = flame_frames_get_strings (self->frames);
   guint n = flame_frames_count (src);
+  guint n_before = flame_frames_count (self->frames);
   guint32 *map = g_new (guint32, MAX (n, 1));
 
   for (guint32 f = 0; f < n; f++)
@@ -228,6 +230,8 @@ map_frames (FlameDiff    *self,
       map[f] = flame_frames_intern (self->frames, name_id, file, line,
                                     fr->flags & FLAME_FRAME_THREAD);
     }
+  /* every source frame got a key frame of its own */
+  *injective = flame_frames_count (self->frames) - n_before == n;
   return map;
 }
 
@@ -244,13 +248,31 @@ merge_tree (FlameDiff     *self,
             GError       **error)
 {
   FlameTree *src = flame_profile_get_tree (profile);
-  g_autofree guint32 *frame_map = map_frames (self, profile);
-  g_autofree guint32 *node_map = g_new (guint32, src->n_nodes);
+  gboolean injective;
+  g_autofree guint32 *frame_map = map_frames (self, profile, &injective);
+  g_autofree guint32 *node_map = NULL;
   gdouble ms0 = flame_profile_get_ms_per_weight (profile, src_col,
                                                  self->options.default_interval_ms);
   gdouble ms1 = both ? flame_profile_get_ms_per_weight (profile, src_col + 1,
                                                         self->options.default_interval_ms) : 0;
 
+  /* The first profile into an empty tree, with no two frames sharing a
+   * key, has nothing to merge: copy its shape and skip the hash lookups. */
+  if (self->tree->n_nodes == 1 && injective)
+    {
+      flame_tree_copy_structure (self->tree, src, frame_map);
+      for (guint32 n = 1; n < src->n_nodes; n++)
+        {
+          self->tree->self[dst_col][n] = src->self[src_col][n] * ms0;
+          if (both)
+            self->tree->self[dst_col + 1][n] = src->self[src_col + 1][n] * ms1;
+        }
+      return TRUE;
+    }
+
+  /* the other side mostly shares this shape: size the index once */
+  flame_tree_reserve (self->tree, MAX (self->tree->n_nodes, src->n_nodes) + src->n_nodes / 8);
+  node_map = g_new (guint32, src->n_nodes);
   node_map[FLAME_TREE_ROOT] = FLAME_TREE_ROOT;
   for (guint32 n = 1; n < src->n_nodes; n++)
     {

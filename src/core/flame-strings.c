@@ -6,21 +6,34 @@
 #include "flame-strings.h"
 #include "flame-hash.h"
 
-/* Open addressing with linear probing. Slots hold id + 1 (0 = empty) and
- * a copy of the hash lives beside each string so probing rarely touches
- * the characters. */
+/* One record per string, so a lookup touches the slot, the record and
+ * the characters: three cache lines at most. */
+typedef struct
+{
+  gsize   offset;
+  guint32 len;
+  guint32 hash;
+} Entry;
+
+/* Open addressing with linear probing. A slot holds the string's hash
+ * beside its id + 1 (0 = empty): most probes end without leaving the
+ * slot array. */
+typedef struct
+{
+  guint32 hash;
+  guint32 id1;
+} Slot;
+
 struct _FlameStrings
 {
-  char    *chars;
-  gsize    chars_len;
-  gsize    chars_alloc;
-  gsize   *offsets;
-  guint32 *lens;
-  guint32 *hashes;
-  guint    n_strings;
-  guint    alloc_strings;
-  guint32 *slots;
-  guint    mask;
+  char   *chars;
+  gsize   chars_len;
+  gsize   chars_alloc;
+  Entry  *entries;
+  guint   n_strings;
+  guint   alloc_strings;
+  Slot   *slots;
+  guint   mask;
 };
 
 FlameStrings *
@@ -31,18 +44,14 @@ flame_strings_new (void)
   self->chars_alloc = 4096;
   self->chars = g_malloc (self->chars_alloc);
   self->alloc_strings = 256;
-  self->offsets = g_new (gsize, self->alloc_strings);
-  self->lens = g_new (guint32, self->alloc_strings);
-  self->hashes = g_new (guint32, self->alloc_strings);
+  self->entries = g_new (Entry, self->alloc_strings);
   self->mask = 511;
-  self->slots = g_new0 (guint32, self->mask + 1);
+  self->slots = g_new0 (Slot, self->mask + 1);
 
   /* id 0: "" (never in the table; intern() short-cuts it) */
   self->chars[0] = 0;
   self->chars_len = 1;
-  self->offsets[0] = 0;
-  self->lens[0] = 0;
-  self->hashes[0] = 0;
+  self->entries[0] = (Entry) { 0, 0, 0 };
   self->n_strings = 1;
 
   return self;
@@ -54,29 +63,27 @@ flame_strings_free (FlameStrings *self)
   if (self == NULL)
     return;
   g_free (self->chars);
-  g_free (self->offsets);
-  g_free (self->lens);
-  g_free (self->hashes);
+  g_free (self->entries);
   g_free (self->slots);
   g_free (self);
 }
 
 static void
-flame_strings_grow_table (FlameStrings *self)
+rehash (FlameStrings *self,
+        guint         mask)
 {
-  guint new_mask = self->mask * 2 + 1;
-  guint32 *slots = g_new0 (guint32, new_mask + 1);
+  Slot *slots = g_new0 (Slot, (gsize) mask + 1);
 
   for (guint id = 1; id < self->n_strings; id++)
     {
-      guint i = self->hashes[id] & new_mask;
-      while (slots[i] != 0)
-        i = (i + 1) & new_mask;
-      slots[i] = id + 1;
+      guint i = self->entries[id].hash & mask;
+      while (slots[i].id1 != 0)
+        i = (i + 1) & mask;
+      slots[i] = (Slot) { self->entries[id].hash, id + 1 };
     }
   g_free (self->slots);
   self->slots = slots;
-  self->mask = new_mask;
+  self->mask = mask;
 }
 
 static inline guint32
@@ -87,7 +94,7 @@ hash32 (const char *str, gsize len)
 }
 
 /* Returns the id when found, else the empty slot where it would go. */
-static guint32
+static inline guint32
 find (FlameStrings *self,
       const char   *str,
       gsize         len,
@@ -96,14 +103,18 @@ find (FlameStrings *self,
 {
   guint i;
 
-  for (i = h & self->mask; self->slots[i] != 0; i = (i + 1) & self->mask)
+  for (i = h & self->mask; self->slots[i].id1 != 0; i = (i + 1) & self->mask)
     {
-      guint32 id = self->slots[i] - 1;
-      if (self->hashes[id] == h && self->lens[id] == len &&
-          memcmp (self->chars + self->offsets[id], str, len) == 0)
+      if (self->slots[i].hash == h)
         {
-          *found = TRUE;
-          return id;
+          guint32 id = self->slots[i].id1 - 1;
+          const Entry *e = &self->entries[id];
+
+          if (e->len == len && memcmp (self->chars + e->offset, str, len) == 0)
+            {
+              *found = TRUE;
+              return id;
+            }
         }
     }
   *found = FALSE;
@@ -141,7 +152,7 @@ flame_strings_intern (FlameStrings *self,
     return 0;
 
   /* Names longer than 4 GiB cannot come from a sane profile; loaders
-   * enforce a far smaller limit, this only keeps lens[] honest. */
+   * enforce a far smaller limit, this only keeps the length honest. */
   g_return_val_if_fail (len < G_MAXUINT32, 0);
 
   h = hash32 (str, len);
@@ -152,9 +163,7 @@ flame_strings_intern (FlameStrings *self,
   if (self->n_strings == self->alloc_strings)
     {
       self->alloc_strings *= 2;
-      self->offsets = g_renew (gsize, self->offsets, self->alloc_strings);
-      self->lens = g_renew (guint32, self->lens, self->alloc_strings);
-      self->hashes = g_renew (guint32, self->hashes, self->alloc_strings);
+      self->entries = g_renew (Entry, self->entries, self->alloc_strings);
     }
   if (self->chars_len + len + 1 > self->chars_alloc)
     {
@@ -164,16 +173,14 @@ flame_strings_intern (FlameStrings *self,
     }
 
   id = self->n_strings++;
-  self->offsets[id] = self->chars_len;
-  self->lens[id] = (guint32) len;
-  self->hashes[id] = h;
+  self->entries[id] = (Entry) { self->chars_len, (guint32) len, h };
   memcpy (self->chars + self->chars_len, str, len);
   self->chars[self->chars_len + len] = 0;
   self->chars_len += len + 1;
-  self->slots[slot] = id + 1;
+  self->slots[slot] = (Slot) { h, id + 1 };
 
   if (self->n_strings * 2 > self->mask)
-    flame_strings_grow_table (self);
+    rehash (self, self->mask * 2 + 1);
 
   return id;
 }
@@ -195,8 +202,8 @@ flame_strings_make_valid_utf8 (FlameStrings *self)
 
   for (guint id = 1; id < self->n_strings; id++)
     {
-      char *s = self->chars + self->offsets[id];
-      gsize len = self->lens[id];
+      char *s = self->chars + self->entries[id].offset;
+      gsize len = self->entries[id].len;
       const char *end;
 
       if (g_utf8_validate (s, len, &end))
@@ -211,11 +218,11 @@ flame_strings_make_valid_utf8 (FlameStrings *self)
         }
       while (!g_utf8_validate (s, len, &end));
       changed++;
-      s = self->chars + self->offsets[id];
-      self->hashes[id] = hash32 (s, self->lens[id]);
+      self->entries[id].hash = hash32 (self->chars + self->entries[id].offset,
+                                       self->entries[id].len);
     }
   if (changed > 0)
-    flame_strings_grow_table (self);  /* rehash; grows once, harmlessly */
+    rehash (self, self->mask);
   return changed;
 }
 
@@ -224,7 +231,7 @@ flame_strings_get (const FlameStrings *self,
                    guint32             id)
 {
   g_return_val_if_fail (id < self->n_strings, "");
-  return self->chars + self->offsets[id];
+  return self->chars + self->entries[id].offset;
 }
 
 gsize
@@ -232,7 +239,7 @@ flame_strings_get_len (const FlameStrings *self,
                        guint32             id)
 {
   g_return_val_if_fail (id < self->n_strings, 0);
-  return self->lens[id];
+  return self->entries[id].len;
 }
 
 guint
@@ -245,6 +252,6 @@ gsize
 flame_strings_memory (const FlameStrings *self)
 {
   return self->chars_alloc +
-         self->alloc_strings * (sizeof (gsize) + 2 * sizeof (guint32)) +
-         (self->mask + 1) * sizeof (guint32);
+         (gsize) self->alloc_strings * sizeof (Entry) +
+         ((gsize) self->mask + 1) * sizeof (Slot);
 }

@@ -25,7 +25,7 @@ flame_tree_new (guint n_columns)
       self->total[c] = g_new0 (gdouble, self->alloc_nodes);
     }
   self->mask = 2047;
-  self->slots = g_new0 (guint32, self->mask + 1);
+  self->slots = g_new0 (FlameTreeSlot, self->mask + 1);
 
   self->nodes[0] = (FlameNode) {
     .frame = FLAME_TREE_NONE,
@@ -68,26 +68,34 @@ rebuild_slots (FlameTree *self,
 {
   g_free (self->slots);
   self->mask = mask;
-  self->slots = g_new0 (guint32, (gsize) mask + 1);
+  self->slots = g_new0 (FlameTreeSlot, (gsize) mask + 1);
   for (guint32 n = 1; n < self->n_nodes; n++)
     {
-      guint32 i = key_hash (self->nodes[n].parent, self->nodes[n].frame) & mask;
-      while (self->slots[i] != 0)
+      guint32 parent = self->nodes[n].parent;
+      guint32 frame = self->nodes[n].frame;
+      guint32 i = key_hash (parent, frame) & mask;
+
+      while (self->slots[i].node1 != 0)
         i = (i + 1) & mask;
-      self->slots[i] = n + 1;
+      self->slots[i] = (FlameTreeSlot) { parent, frame, n + 1 };
     }
+}
+
+static guint32
+mask_for (guint32 n_nodes)
+{
+  guint32 mask = 2047;
+
+  while ((gsize) mask + 1 < (gsize) n_nodes * 2)
+    mask = mask * 2 + 1;
+  return mask;
 }
 
 static void
 ensure_slots (FlameTree *self)
 {
   if (self->slots == NULL)
-    {
-      guint32 mask = 2047;
-      while ((gsize) mask + 1 < (gsize) self->n_nodes * 2)
-        mask = mask * 2 + 1;
-      rebuild_slots (self, mask);
-    }
+    rebuild_slots (self, mask_for (self->n_nodes));
 }
 
 guint32
@@ -99,33 +107,72 @@ flame_tree_lookup (FlameTree *self,
 
   ensure_slots (self);
   for (i = key_hash (parent, frame) & self->mask;
-       self->slots[i] != 0;
+       self->slots[i].node1 != 0;
        i = (i + 1) & self->mask)
-    {
-      const FlameNode *n = &self->nodes[self->slots[i] - 1];
-      if (n->parent == parent && n->frame == frame)
-        return self->slots[i] - 1;
-    }
+    if (self->slots[i].parent == parent && self->slots[i].frame == frame)
+      return self->slots[i].node1 - 1;
   return FLAME_TREE_NONE;
+}
+
+static void
+resize_nodes (FlameTree *self,
+              guint32    alloc)
+{
+  guint32 old = self->alloc_nodes;
+
+  self->alloc_nodes = alloc;
+  self->nodes = g_renew (FlameNode, self->nodes, alloc);
+  for (guint c = 0; c < self->n_columns; c++)
+    {
+      self->self[c] = g_renew (gdouble, self->self[c], alloc);
+      self->total[c] = g_renew (gdouble, self->total[c], alloc);
+      memset (self->self[c] + old, 0, (gsize) (alloc - old) * sizeof (gdouble));
+      memset (self->total[c] + old, 0, (gsize) (alloc - old) * sizeof (gdouble));
+    }
 }
 
 static void
 grow_nodes (FlameTree *self)
 {
-  guint32 old = self->alloc_nodes;
-
-  /* node indices are 32-bit; 4 billion nodes would need > 200 GiB anyway */
-  if (old >= G_MAXUINT32 / 2)
+  /* node indices are 32-bit; 2 billion nodes would need > 100 GiB anyway */
+  if (self->alloc_nodes >= G_MAXUINT32 / 2)
     g_error ("call tree too large");
-  self->alloc_nodes = old * 2;
-  self->nodes = g_renew (FlameNode, self->nodes, self->alloc_nodes);
-  for (guint c = 0; c < self->n_columns; c++)
-    {
-      self->self[c] = g_renew (gdouble, self->self[c], self->alloc_nodes);
-      self->total[c] = g_renew (gdouble, self->total[c], self->alloc_nodes);
-      memset (self->self[c] + old, 0, (self->alloc_nodes - old) * sizeof (gdouble));
-      memset (self->total[c] + old, 0, (self->alloc_nodes - old) * sizeof (gdouble));
-    }
+  resize_nodes (self, self->alloc_nodes * 2);
+}
+
+/* Room for @n_nodes without regrowing, for callers that know the size. */
+void
+flame_tree_reserve (FlameTree *self,
+                    guint32    n_nodes)
+{
+  if (n_nodes > self->alloc_nodes)
+    resize_nodes (self, n_nodes);
+  if (self->slots != NULL && (gsize) n_nodes * 2 > self->mask)
+    rebuild_slots (self, mask_for (n_nodes));
+}
+
+/**
+ * flame_tree_copy_structure:
+ * @frame_map: maps @src's frame ids to @self's; must be injective, or
+ *   siblings that should merge would stay apart
+ *
+ * Makes the empty tree @self a copy of @src's shape with frames renamed:
+ * node i of @src is node i of @self. Weights are left at 0.
+ */
+void
+flame_tree_copy_structure (FlameTree       *self,
+                           const FlameTree *src,
+                           const guint32   *frame_map)
+{
+  g_return_if_fail (self->n_nodes == 1);
+
+  flame_tree_reserve (self, src->n_nodes);
+  memcpy (self->nodes, src->nodes, (gsize) src->n_nodes * sizeof (FlameNode));
+  for (guint32 n = 1; n < src->n_nodes; n++)
+    self->nodes[n].frame = frame_map[src->nodes[n].frame];
+  self->n_nodes = src->n_nodes;
+  /* the index is rebuilt, at its final size, on the next lookup */
+  g_clear_pointer (&self->slots, g_free);
 }
 
 guint32
@@ -139,13 +186,10 @@ flame_tree_child (FlameTree *self,
 
   ensure_slots (self);
   for (i = key_hash (parent, frame) & self->mask;
-       self->slots[i] != 0;
+       self->slots[i].node1 != 0;
        i = (i + 1) & self->mask)
-    {
-      const FlameNode *n = &self->nodes[self->slots[i] - 1];
-      if (n->parent == parent && n->frame == frame)
-        return self->slots[i] - 1;
-    }
+    if (self->slots[i].parent == parent && self->slots[i].frame == frame)
+      return self->slots[i].node1 - 1;
 
   if (self->n_nodes == self->alloc_nodes)
     grow_nodes (self);
@@ -160,7 +204,7 @@ flame_tree_child (FlameTree *self,
     .depth = p->depth + 1,
   };
   p->first_child = node;
-  self->slots[i] = node + 1;
+  self->slots[i] = (FlameTreeSlot) { parent, frame, node + 1 };
 
   if ((gsize) self->n_nodes * 2 > self->mask)
     rebuild_slots (self, self->mask * 2 + 1);
@@ -260,7 +304,7 @@ flame_tree_memory (const FlameTree *self)
 
   bytes += (gsize) self->alloc_nodes * flame_tree_node_bytes (self);
   if (self->slots != NULL)
-    bytes += ((gsize) self->mask + 1) * sizeof (guint32);
+    bytes += ((gsize) self->mask + 1) * sizeof (FlameTreeSlot);
   return bytes;
 }
 

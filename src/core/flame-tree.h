@@ -27,14 +27,22 @@ typedef struct
 
 typedef struct
 {
+  guint32 parent;
+  guint32 frame;
+  guint32 node1;  /* node index + 1; 0 = empty */
+} FlameTreeSlot;
+
+typedef struct
+{
   FlameNode *nodes;
   guint32    n_nodes;
   guint32    alloc_nodes;
   guint      n_columns;
   gdouble   *self[FLAME_TREE_MAX_COLUMNS];
   gdouble   *total[FLAME_TREE_MAX_COLUMNS];
-  /* (parent, frame) -> node index + 1; dropped by compact() */
-  guint32   *slots;
+  /* (parent, frame) -> node; the key is kept in the slot so a probe does
+   * not touch the node array. Dropped by compact(), rebuilt on demand. */
+  FlameTreeSlot *slots;
   guint32    mask;
 } FlameTree;
 
@@ -50,6 +58,11 @@ void       flame_tree_add_self    (FlameTree  *self,
                                    guint       column,
                                    guint32     node,
                                    gdouble     weight);
+void       flame_tree_reserve     (FlameTree  *self,
+                                   guint32     n_nodes);
+void       flame_tree_copy_structure (FlameTree       *self,
+                                      const FlameTree *src,
+                                      const guint32   *frame_map);
 void       flame_tree_finish      (FlameTree  *self);
 void       flame_tree_compact     (FlameTree  *self);
 void       flame_tree_function_weights (const FlameTree *self,
