@@ -5,6 +5,9 @@
  */
 #include "flame-profile.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 struct _FlameProfile
 {
   GObject      parent_instance;
@@ -21,6 +24,7 @@ struct _FlameProfile
   GPtrArray   *threads;
   GHashTable  *threads_by_key;
   GPtrArray   *warnings;
+  GHashTable  *metadata;
 };
 
 G_DEFINE_FINAL_TYPE (FlameProfile, flame_profile, G_TYPE_OBJECT)
@@ -46,6 +50,7 @@ flame_profile_finalize (GObject *object)
   g_clear_pointer (&self->threads_by_key, g_hash_table_unref);
   g_clear_pointer (&self->threads, g_ptr_array_unref);
   g_clear_pointer (&self->warnings, g_ptr_array_unref);
+  g_clear_pointer (&self->metadata, g_hash_table_unref);
 
   G_OBJECT_CLASS (flame_profile_parent_class)->finalize (object);
 }
@@ -65,6 +70,7 @@ flame_profile_init (FlameProfile *self)
   self->threads = g_ptr_array_new_with_free_func (flame_thread_free);
   self->threads_by_key = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->warnings = g_ptr_array_new_with_free_func (g_free);
+  self->metadata = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
 }
 
 /**
@@ -326,6 +332,55 @@ flame_profile_ensure_thread (FlameProfile *self,
       g_hash_table_insert (self->threads_by_key, g_steal_pointer (&key), thread);
     }
   return thread;
+}
+
+static int
+compare_keys (const void *a,
+              const void *b)
+{
+  return strcmp (*(char * const *) a, *(char * const *) b);
+}
+
+/**
+ * flame_profile_get_metadata:
+ *
+ * Free-form facts about where the profile came from, as strings: for a
+ * recording "command", "cwd", "start-time", "frequency-hz", "samples-lost",
+ * "exit-status" and the like; for files, what their format carries.
+ */
+const char *
+flame_profile_get_metadata (FlameProfile *self,
+                            const char   *key)
+{
+  g_return_val_if_fail (FLAME_IS_PROFILE (self), NULL);
+  return g_hash_table_lookup (self->metadata, key);
+}
+
+void
+flame_profile_set_metadata (FlameProfile *self,
+                            const char   *key,
+                            const char   *value)
+{
+  g_return_if_fail (FLAME_IS_PROFILE (self));
+  g_return_if_fail (key != NULL);
+  if (value == NULL)
+    g_hash_table_remove (self->metadata, key);
+  else
+    g_hash_table_insert (self->metadata, g_strdup (key), g_strdup (value));
+}
+
+/* Returns: (transfer full): the keys, sorted */
+GStrv
+flame_profile_dup_metadata_keys (FlameProfile *self)
+{
+  GStrv keys;
+
+  g_return_val_if_fail (FLAME_IS_PROFILE (self), NULL);
+  keys = (GStrv) g_hash_table_get_keys_as_array (self->metadata, NULL);
+  for (guint i = 0; keys[i] != NULL; i++)
+    keys[i] = g_strdup (keys[i]);
+  qsort (keys, g_strv_length (keys), sizeof (char *), compare_keys);
+  return keys;
 }
 
 GPtrArray *

@@ -84,6 +84,12 @@ FlameThread       *flame_profile_ensure_thread      (FlameProfile *self,
                                                      const char   *name,
                                                      gint64        pid,
                                                      gint64        tid);
+const char        *flame_profile_get_metadata       (FlameProfile *self,
+                                                     const char   *key);
+void               flame_profile_set_metadata       (FlameProfile *self,
+                                                     const char   *key,
+                                                     const char   *value);
+GStrv              flame_profile_dup_metadata_keys  (FlameProfile *self);
 GPtrArray         *flame_profile_get_warnings       (FlameProfile *self);
 void               flame_profile_add_warning        (FlameProfile *self,
                                                      const char   *format,
