@@ -52,6 +52,7 @@ flame_cli_render (int    argc,
   g_autofree char *normalize = NULL;
   g_autofree char *metric = NULL;
   g_autofree char *interval = NULL;
+  g_autofree char *match = NULL;
   int width = 1200;
   gboolean dark = FALSE, high_contrast = FALSE, legend = FALSE;
   gboolean icicle = FALSE, no_labels = FALSE;
@@ -73,7 +74,8 @@ flame_cli_render (int    argc,
     { "normalize", 0, 0, G_OPTION_ARG_STRING, &normalize, "Scale the baseline to the current run (total, default) or not (none)", "MODE" },
     { "metric", 0, 0, G_OPTION_ARG_STRING, &metric, "Colour by the change of self (default) or total time", "METRIC" },
     { "interval-ms", 0, 0, G_OPTION_ARG_STRING, &interval, "Sampling interval for files without timing (default 1)", "MS" },
-    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, "BASELINE CURRENT | FILE" },
+    { "match", 0, 0, G_OPTION_ARG_STRING, &match, "Frame matching: name, name+file (default) or name+file+line", "KEY" },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, NULL },
     { NULL }
   };
   g_autoptr(GOptionContext) context = NULL;
@@ -166,6 +168,11 @@ flame_cli_render (int    argc,
           g_printerr ("flamediff-cli render: --metric: expected self or total, not “%s”\n", metric);
           return FLAME_CLI_ERROR;
         }
+    }
+  if (match != NULL && !flame_match_from_string (match, &dopts.match))
+    {
+      g_printerr ("flamediff-cli render: --match: expected name, name+file or name+file+line, not “%s”\n", match);
+      return FLAME_CLI_ERROR;
     }
   if (interval != NULL)
     {
