@@ -153,7 +153,8 @@ mix (FlameRgb a,
  * @search_active: whether a search is on (non-matching frames fade)
  *
  * The fill of frame @i: its class colour (by function name in the single
- * view), the merged colour for merged frames.
+ * view), the merged colour for merged frames (the elided colour in the
+ * elided view, where every frame has it).
  */
 FlameRgb
 flame_painter_frame_fill (FlamePainter *self,
@@ -165,8 +166,11 @@ flame_painter_frame_fill (FlamePainter *self,
   FlameLayoutSource *source = flame_layout_get_source (layout);
   FlameRgb fill;
 
-  if (f->flags & FLAME_LAYOUT_FRAME_MERGED)
+  if ((f->flags & FLAME_LAYOUT_FRAME_MERGED) &&
+      flame_layout_source_get_view (source) != FLAME_VIEW_ELIDED)
     fill = self->palette->merged;
+  else if (f->flags & FLAME_LAYOUT_FRAME_MERGED)
+    fill = flame_palette_get_fill (self->palette, FLAME_CHANGE_ELIDED);
   else if (flame_layout_source_get_view (source) == FLAME_VIEW_SINGLE)
     fill = f->node == FLAME_TREE_ROOT
       ? flame_palette_get_fill (self->palette, FLAME_CHANGE_NEUTRAL)
@@ -462,7 +466,7 @@ flame_painter_legend_items (FlamePainter      *self,
                            flame_diff_get_options (diff)->metric == FLAME_METRIC_TOTAL
                            ? "total" : "self";
       const char *what = view == FLAME_VIEW_ELIDED
-        ? "Elided view: only the paths that ran in the baseline and not in the current run; widths from the scaled baseline"
+        ? "Elided view: paths gone from the current run, widths from the scaled baseline"
         : "Width: current time";
 
       *header = g_strdup_printf ("%s · Colour: change of %s time · %s", norm, metric, what);
@@ -470,8 +474,12 @@ flame_painter_legend_items (FlamePainter      *self,
   else
     *header = g_strdup ("Single profile · Width: time · Colours: warm hues by function name");
 
+  /* the header wraps when the strip is narrow */
+  pango_layout_set_width (pango, (int) (MAX (width - 2 * LEGEND_PAD, 1) * PANGO_SCALE));
+  pango_layout_set_wrap (pango, PANGO_WRAP_WORD_CHAR);
   pango_layout_set_text (pango, *header, -1);
   pango_layout_get_pixel_size (pango, &tw, &th);
+  pango_layout_set_width (pango, -1);
   y = LEGEND_PAD + MAX (th, 14) + 4;
 
   if (diff != NULL)
@@ -542,13 +550,12 @@ flame_painter_paint_legend (FlamePainter      *self,
   cairo_fill (cr);
 
   set_rgb (cr, self->palette->foreground);
-  pango_layout_set_width (pango, (int) ((width - 2 * LEGEND_PAD) * PANGO_SCALE));
-  pango_layout_set_ellipsize (pango, PANGO_ELLIPSIZE_END);
+  pango_layout_set_width (pango, (int) (MAX (width - 2 * LEGEND_PAD, 1) * PANGO_SCALE));
+  pango_layout_set_wrap (pango, PANGO_WRAP_WORD_CHAR);
   pango_layout_set_text (pango, header, -1);
   cairo_move_to (cr, LEGEND_PAD, LEGEND_PAD);
   pango_cairo_show_layout (cr, pango);
   pango_layout_set_width (pango, -1);
-  pango_layout_set_ellipsize (pango, PANGO_ELLIPSIZE_NONE);
 
   for (guint i = 0; i < items->len; i++)
     {
