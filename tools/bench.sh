@@ -193,3 +193,6 @@ echo "Written to $RESULTS"
 if [[ ${BENCH_STRICT:-0} == 1 && ($V_MBPS == FAIL || $V_BPN == FAIL) ]]; then
   exit 1
 fi
+
+# ---- render: layout + paint at 1920×1080 (tools/bench-render.sh) ----
+"$SRCDIR/tools/bench-render.sh" "$BUILDDIR"
