@@ -270,8 +270,6 @@ merge_tree (FlameDiff     *self,
       return TRUE;
     }
 
-  /* the other side mostly shares this shape: size the index once */
-  flame_tree_reserve (self->tree, MAX (self->tree->n_nodes, src->n_nodes) + src->n_nodes / 8);
   node_map = g_new (guint32, src->n_nodes);
   node_map[FLAME_TREE_ROOT] = FLAME_TREE_ROOT;
   for (guint32 n = 1; n < src->n_nodes; n++)
@@ -366,6 +364,14 @@ flame_diff_new (FlameProfile            *baseline,
   self->current = g_object_ref (pair ? baseline : current);
   self->frames = flame_frames_new ();
   self->tree = flame_tree_new (2);
+
+  /* Both sides mostly share their shape: size the tree once for the
+   * larger one and some paths of the other. */
+  {
+    guint32 nb = flame_profile_get_tree (baseline)->n_nodes;
+    guint32 nc = pair ? 0 : flame_profile_get_tree (current)->n_nodes;
+    flame_tree_reserve (self->tree, MAX (nb, nc) + MIN (nb, nc) / 8);
+  }
 
   if (pair)
     {

@@ -71,14 +71,22 @@ rebuild_slots (FlameTree *self,
   self->slots = g_new0 (FlameTreeSlot, (gsize) mask + 1);
   for (guint32 n = 1; n < self->n_nodes; n++)
     {
-      guint32 parent = self->nodes[n].parent;
-      guint32 frame = self->nodes[n].frame;
-      guint32 i = key_hash (parent, frame) & mask;
+      guint32 h = key_hash (self->nodes[n].parent, self->nodes[n].frame);
+      guint32 i = h & mask;
 
       while (self->slots[i].node1 != 0)
         i = (i + 1) & mask;
-      self->slots[i] = (FlameTreeSlot) { parent, frame, n + 1 };
+      self->slots[i] = (FlameTreeSlot) { h, n + 1 };
     }
+}
+
+/* The index grows when three quarters full (the hash tags keep probes
+ * cheap at that load); a fresh one starts at most 60% full. */
+static inline gboolean
+slots_full (gsize n_nodes,
+            gsize mask)
+{
+  return n_nodes * 4 > (mask + 1) * 3;
 }
 
 static guint32
@@ -86,7 +94,7 @@ mask_for (guint32 n_nodes)
 {
   guint32 mask = 2047;
 
-  while ((gsize) mask + 1 < (gsize) n_nodes * 2)
+  while (((gsize) mask + 1) * 3 < (gsize) n_nodes * 5)
     mask = mask * 2 + 1;
   return mask;
 }
@@ -94,8 +102,10 @@ mask_for (guint32 n_nodes)
 static void
 ensure_slots (FlameTree *self)
 {
+  /* sized for what the tree has room for: a reserve() says how big it
+   * is expected to get */
   if (self->slots == NULL)
-    rebuild_slots (self, mask_for (self->n_nodes));
+    rebuild_slots (self, mask_for (self->alloc_nodes));
 }
 
 guint32
@@ -103,14 +113,17 @@ flame_tree_lookup (FlameTree *self,
                    guint32    parent,
                    guint32    frame)
 {
+  guint32 h = key_hash (parent, frame);
   guint32 i;
 
   ensure_slots (self);
-  for (i = key_hash (parent, frame) & self->mask;
-       self->slots[i].node1 != 0;
-       i = (i + 1) & self->mask)
-    if (self->slots[i].parent == parent && self->slots[i].frame == frame)
-      return self->slots[i].node1 - 1;
+  for (i = h & self->mask; self->slots[i].node1 != 0; i = (i + 1) & self->mask)
+    if (self->slots[i].tag == h)
+      {
+        const FlameNode *n = &self->nodes[self->slots[i].node1 - 1];
+        if (n->parent == parent && n->frame == frame)
+          return self->slots[i].node1 - 1;
+      }
   return FLAME_TREE_NONE;
 }
 
@@ -147,7 +160,7 @@ flame_tree_reserve (FlameTree *self,
 {
   if (n_nodes > self->alloc_nodes)
     resize_nodes (self, n_nodes);
-  if (self->slots != NULL && (gsize) n_nodes * 2 > self->mask)
+  if (self->slots != NULL && slots_full (n_nodes, self->mask))
     rebuild_slots (self, mask_for (n_nodes));
 }
 
@@ -180,16 +193,19 @@ flame_tree_child (FlameTree *self,
                   guint32    parent,
                   guint32    frame)
 {
+  guint32 h = key_hash (parent, frame);
   guint32 i;
   guint32 node;
   FlameNode *p;
 
   ensure_slots (self);
-  for (i = key_hash (parent, frame) & self->mask;
-       self->slots[i].node1 != 0;
-       i = (i + 1) & self->mask)
-    if (self->slots[i].parent == parent && self->slots[i].frame == frame)
-      return self->slots[i].node1 - 1;
+  for (i = h & self->mask; self->slots[i].node1 != 0; i = (i + 1) & self->mask)
+    if (self->slots[i].tag == h)
+      {
+        const FlameNode *n = &self->nodes[self->slots[i].node1 - 1];
+        if (n->parent == parent && n->frame == frame)
+          return self->slots[i].node1 - 1;
+      }
 
   if (self->n_nodes == self->alloc_nodes)
     grow_nodes (self);
@@ -204,9 +220,9 @@ flame_tree_child (FlameTree *self,
     .depth = p->depth + 1,
   };
   p->first_child = node;
-  self->slots[i] = (FlameTreeSlot) { parent, frame, node + 1 };
+  self->slots[i] = (FlameTreeSlot) { h, node + 1 };
 
-  if ((gsize) self->n_nodes * 2 > self->mask)
+  if (slots_full (self->n_nodes, self->mask))
     rebuild_slots (self, self->mask * 2 + 1);
 
   return node;
@@ -234,10 +250,22 @@ flame_tree_finish (FlameTree *self)
     }
 }
 
+/* Drops the build-time index and the arrays' spare room: a finished
+ * tree costs exactly its nodes. */
 void
 flame_tree_compact (FlameTree *self)
 {
   g_clear_pointer (&self->slots, g_free);
+  if (self->alloc_nodes > self->n_nodes)
+    {
+      self->alloc_nodes = self->n_nodes;
+      self->nodes = g_renew (FlameNode, self->nodes, self->alloc_nodes);
+      for (guint c = 0; c < self->n_columns; c++)
+        {
+          self->self[c] = g_renew (gdouble, self->self[c], self->alloc_nodes);
+          self->total[c] = g_renew (gdouble, self->total[c], self->alloc_nodes);
+        }
+    }
 }
 
 /**

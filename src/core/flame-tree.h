@@ -27,8 +27,7 @@ typedef struct
 
 typedef struct
 {
-  guint32 parent;
-  guint32 frame;
+  guint32 tag;    /* the key's hash: most probes end here */
   guint32 node1;  /* node index + 1; 0 = empty */
 } FlameTreeSlot;
 
@@ -40,8 +39,9 @@ typedef struct
   guint      n_columns;
   gdouble   *self[FLAME_TREE_MAX_COLUMNS];
   gdouble   *total[FLAME_TREE_MAX_COLUMNS];
-  /* (parent, frame) -> node; the key is kept in the slot so a probe does
-   * not touch the node array. Dropped by compact(), rebuilt on demand. */
+  /* (parent, frame) -> node, with the key's hash in the slot so a probe
+   * touches the node array only on a likely hit. Dropped by compact(),
+   * rebuilt on demand. */
   FlameTreeSlot *slots;
   guint32    mask;
 } FlameTree;
