@@ -26,6 +26,7 @@ static const struct
   { "info",     flame_cli_info,     "Describe a profile file" },
   { "collapse", flame_cli_collapse, "Print perf script output as folded stacks" },
   { "render",   flame_cli_render,   "Draw a (differential) flame graph as SVG or PNG" },
+  { "convert",  flame_cli_convert,  "Write any profile as folded stacks or speedscope JSON" },
 };
 
 static void

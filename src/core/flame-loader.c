@@ -11,7 +11,9 @@
 #include "flame-error.h"
 #include "flame-folded.h"
 #include "flame-loader.h"
+#include "flame-json.h"
 #include "flame-perf.h"
+#include "flame-speedscope.h"
 
 #define PROGRESS_STEP ((gsize) 4 << 20)
 
@@ -273,11 +275,51 @@ looks_like_binary (const char *data,
   return FALSE;
 }
 
+static gboolean
+has_key (GPtrArray  *keys,
+         const char *key)
+{
+  for (guint i = 0; i < keys->len; i++)
+    if (strcmp (g_ptr_array_index (keys, i), key) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* JSON profiles are told apart by their top-level keys (formats.md §0),
+ * found by a scanner that skips values without decoding them: the first
+ * key decides for almost every file, so even a 1 GB trace costs little. */
+static FlameFormat
+sniff_json (const char *data,
+            gsize       len)
+{
+  g_autoptr(GPtrArray) keys = flame_json_top_keys (data, len, 64, G_MAXSIZE);
+
+  if (keys->len == 0)
+    return FLAME_FORMAT_UNKNOWN;
+  if (has_key (keys, "["))
+    return FLAME_FORMAT_CHROME_TRACE;
+  if (has_key (keys, "$schema") &&
+      memmem (data, MIN (len, (gsize) 4096), "speedscope", 10) != NULL)
+    return FLAME_FORMAT_SPEEDSCOPE;
+  if (has_key (keys, "traceEvents"))
+    return FLAME_FORMAT_CHROME_TRACE;
+  if (has_key (keys, "nodes") || has_key (keys, "head"))
+    return FLAME_FORMAT_CHROME_CPUPROFILE;
+  if (has_key (keys, "shared") && has_key (keys, "profiles"))
+    return FLAME_FORMAT_SPEEDSCOPE;
+  if (has_key (keys, "threads") || has_key (keys, "meta") || has_key (keys, "profile"))
+    return FLAME_FORMAT_GECKO;
+  return FLAME_FORMAT_UNKNOWN;
+}
+
 FlameFormat
 flame_sniff_format (const char *data,
                     gsize       len)
 {
   gboolean is_pair = FALSE;
+
+  if (looks_like_json (data, len))
+    return sniff_json (data, len);
 
   if (flame_perf_sniff (data, len))
     return FLAME_FORMAT_PERF_SCRIPT;
@@ -293,6 +335,23 @@ flame_load_bytes (const char         *name,
                   FlameProgressFunc   progress,
                   gpointer            progress_data,
                   GError            **error)
+{
+  return flame_load_bytes_full (name, bytes, NULL, cancellable, progress, progress_data, error);
+}
+
+/**
+ * flame_load_bytes_full:
+ * @options: (nullable): which profile or thread to load; NULL for the
+ *   defaults (the first profile with samples, all threads merged)
+ */
+FlameProfile *
+flame_load_bytes_full (const char              *name,
+                       GBytes                  *bytes,
+                       const FlameLoadOptions  *options,
+                       GCancellable            *cancellable,
+                       FlameProgressFunc        progress,
+                       gpointer                 progress_data,
+                       GError                 **error)
 {
   FlameInput in = { 0 };
   FlameProfile *profile = NULL;
@@ -311,16 +370,18 @@ flame_load_bytes (const char         *name,
                    "%s: CPython profiling.sampling binary files cannot be read yet", name);
       return NULL;
     }
-  if (looks_like_json (in.data, len))
-    {
-      g_set_error (error, FLAME_ERROR, FLAME_ERROR_UNSUPPORTED,
-                   "%s: JSON profiles (speedscope, Chrome, Firefox) cannot be read yet; "
-                   "convert them to folded stacks", name);
-      return NULL;
-    }
-
   switch (flame_sniff_format (in.data, len))
     {
+    case FLAME_FORMAT_SPEEDSCOPE:
+      profile = flame_speedscope_load (&in, options, error);
+      break;
+    case FLAME_FORMAT_CHROME_CPUPROFILE:
+    case FLAME_FORMAT_CHROME_TRACE:
+    case FLAME_FORMAT_GECKO:
+    case FLAME_FORMAT_FIREFOX_PROCESSED:
+      g_set_error (error, FLAME_ERROR, FLAME_ERROR_UNSUPPORTED,
+                   "%s: Chrome and Firefox profiles cannot be read yet", name);
+      return NULL;
     case FLAME_FORMAT_PERF_SCRIPT:
       profile = flame_perf_load (&in, error);
       break;
@@ -332,6 +393,10 @@ flame_load_bytes (const char         *name,
     default:
       if (len == 0)
         g_set_error (error, FLAME_ERROR, FLAME_ERROR_EMPTY, "%s: the file is empty", name);
+      else if (looks_like_json (in.data, len))
+        g_set_error (error, FLAME_ERROR, FLAME_ERROR_UNKNOWN_FORMAT,
+                     "%s: JSON, but not a profile format Flamediff can read "
+                     "(expected speedscope, Chrome or Firefox profiles)", name);
       else if (looks_like_binary (in.data, len))
         g_set_error (error, FLAME_ERROR, FLAME_ERROR_UNKNOWN_FORMAT,
                      "%s: not a profile format Flamediff can read "
@@ -359,11 +424,22 @@ flame_load_file (const char         *path,
                  gpointer            progress_data,
                  GError            **error)
 {
+  return flame_load_file_full (path, NULL, cancellable, progress, progress_data, error);
+}
+
+FlameProfile *
+flame_load_file_full (const char              *path,
+                      const FlameLoadOptions  *options,
+                      GCancellable            *cancellable,
+                      FlameProgressFunc        progress,
+                      gpointer                 progress_data,
+                      GError                 **error)
+{
   g_autoptr(GBytes) bytes = flame_read_file (path, cancellable, error);
 
   if (bytes == NULL)
     return NULL;
-  return flame_load_bytes (path, bytes, cancellable, progress, progress_data, error);
+  return flame_load_bytes_full (path, bytes, options, cancellable, progress, progress_data, error);
 }
 
 typedef struct

@@ -12,6 +12,16 @@
 
 G_BEGIN_DECLS
 
+/* Which part of a file to load, for formats that hold several profiles
+ * (speedscope) or threads (Chrome traces, Firefox). */
+typedef struct
+{
+  gint   profile;  /* index of the profile to load; -1: the default */
+  gint64 thread;   /* thread id to keep; -1: all threads, merged */
+} FlameLoadOptions;
+
+#define FLAME_LOAD_OPTIONS_DEFAULT { -1, -1 }
+
 /* Largest decompressed size we accept from a gzip file. */
 #define FLAME_MAX_DECOMPRESSED ((gsize) 16 << 30)
 
@@ -30,6 +40,19 @@ FlameProfile *flame_load_bytes        (const char           *name,
                                        FlameProgressFunc     progress,
                                        gpointer              progress_data,
                                        GError              **error);
+FlameProfile *flame_load_bytes_full   (const char             *name,
+                                       GBytes                 *bytes,
+                                       const FlameLoadOptions *options,
+                                       GCancellable           *cancellable,
+                                       FlameProgressFunc       progress,
+                                       gpointer                progress_data,
+                                       GError                **error);
+FlameProfile *flame_load_file_full    (const char             *path,
+                                       const FlameLoadOptions *options,
+                                       GCancellable           *cancellable,
+                                       FlameProgressFunc       progress,
+                                       gpointer                progress_data,
+                                       GError                **error);
 FlameProfile *flame_load_file         (const char           *path,
                                        GCancellable         *cancellable,
                                        FlameProgressFunc     progress,

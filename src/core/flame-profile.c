@@ -104,6 +104,11 @@ flame_format_to_string (FlameFormat format)
     case FLAME_FORMAT_FOLDED:      return "folded";
     case FLAME_FORMAT_FOLDED_PAIR: return "folded-diff";
     case FLAME_FORMAT_PERF_SCRIPT: return "perf-script";
+    case FLAME_FORMAT_SPEEDSCOPE:  return "speedscope";
+    case FLAME_FORMAT_CHROME_CPUPROFILE: return "chrome-cpuprofile";
+    case FLAME_FORMAT_CHROME_TRACE: return "chrome-trace";
+    case FLAME_FORMAT_GECKO:       return "gecko";
+    case FLAME_FORMAT_FIREFOX_PROCESSED: return "firefox-processed";
     case FLAME_FORMAT_UNKNOWN:
     default:                       return "unknown";
     }

@@ -18,6 +18,11 @@ typedef enum
   FLAME_FORMAT_FOLDED,
   FLAME_FORMAT_FOLDED_PAIR,   /* "stack before after" */
   FLAME_FORMAT_PERF_SCRIPT,
+  FLAME_FORMAT_SPEEDSCOPE,
+  FLAME_FORMAT_CHROME_CPUPROFILE,  /* .cpuprofile, also the old tree form */
+  FLAME_FORMAT_CHROME_TRACE,       /* trace events: Profile/ProfileChunk, B/E/X */
+  FLAME_FORMAT_GECKO,              /* Firefox raw (Gecko) profile */
+  FLAME_FORMAT_FIREFOX_PROCESSED,  /* Firefox Profiler's processed format */
 } FlameFormat;
 
 typedef enum

@@ -740,30 +740,27 @@ compare_lines (const void *a,
  * the input files: the baseline in its own units when not normalising,
  * else scaled into the current profile's units.
  */
-void
-flame_diff_write_folded (FlameDiff *diff,
-                         GString   *out)
+/* Every node with self weight in any column as "a;b;c N [M]" (root
+ * first), each column's weight multiplied by its factor; lines sorted.
+ * Serves both `convert -o x.folded` and the diff's 3-column output. */
+static void
+write_folded_tree (FlameTree     *tree,
+                   FlameFrames   *frames,
+                   guint          n_columns,
+                   const gdouble *factors,
+                   GString       *out)
 {
-  FlameTree *tree = flame_diff_get_tree (diff);
-  FlameFrames *frames = flame_diff_get_frames (diff);
-  const FlameDiffOptions *opts = flame_diff_get_options (diff);
-  FlameProfile *base = flame_diff_get_baseline (diff);
-  FlameProfile *cur = flame_diff_get_current (diff);
-  gboolean pair = base == cur;
-  gdouble ms_b = flame_profile_get_ms_per_weight (base, 0, opts->default_interval_ms);
-  gdouble ms_c = flame_profile_get_ms_per_weight (cur, pair ? 1 : 0, opts->default_interval_ms);
-  gdouble b_factor = opts->normalize == FLAME_NORMALIZE_TOTAL
-                     ? flame_diff_get_scale (diff) / ms_c : 1.0 / ms_b;
   g_autoptr(GPtrArray) lines = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GArray) path = g_array_new (FALSE, FALSE, sizeof (guint32));
   GString *line = g_string_new (NULL);
 
   for (guint32 n = 1; n < tree->n_nodes; n++)
     {
-      gdouble sb = tree->self[FLAME_DIFF_BASELINE][n];
-      gdouble sc = tree->self[FLAME_DIFF_CURRENT][n];
+      gboolean any = FALSE;
 
-      if (sb == 0 && sc == 0)
+      for (guint c = 0; c < n_columns; c++)
+        any |= tree->self[c][n] != 0;
+      if (!any)
         continue;
 
       g_array_set_size (path, 0);
@@ -777,10 +774,11 @@ flame_diff_write_folded (FlameDiff *diff,
           if (i > 1)
             g_string_append_c (line, ';');
         }
-      g_string_append_c (line, ' ');
-      append_number (line, sb * b_factor);
-      g_string_append_c (line, ' ');
-      append_number (line, sc / ms_c);
+      for (guint c = 0; c < n_columns; c++)
+        {
+          g_string_append_c (line, ' ');
+          append_number (line, tree->self[c][n] * factors[c]);
+        }
       g_ptr_array_add (lines, g_strndup (line->str, line->len));
     }
   g_string_free (line, TRUE);
@@ -791,4 +789,38 @@ flame_diff_write_folded (FlameDiff *diff,
       g_string_append (out, g_ptr_array_index (lines, i));
       g_string_append_c (out, '\n');
     }
+}
+
+void
+flame_diff_write_folded (FlameDiff *diff,
+                         GString   *out)
+{
+  const FlameDiffOptions *opts = flame_diff_get_options (diff);
+  FlameProfile *base = flame_diff_get_baseline (diff);
+  FlameProfile *cur = flame_diff_get_current (diff);
+  gboolean pair = base == cur;
+  gdouble ms_b = flame_profile_get_ms_per_weight (base, 0, opts->default_interval_ms);
+  gdouble ms_c = flame_profile_get_ms_per_weight (cur, pair ? 1 : 0, opts->default_interval_ms);
+  gdouble factors[2];
+
+  factors[FLAME_DIFF_BASELINE] = opts->normalize == FLAME_NORMALIZE_TOTAL
+                                 ? flame_diff_get_scale (diff) / ms_c : 1.0 / ms_b;
+  factors[FLAME_DIFF_CURRENT] = 1.0 / ms_c;
+  write_folded_tree (flame_diff_get_tree (diff), flame_diff_get_frames (diff), 2, factors, out);
+}
+
+/**
+ * flame_profile_write_folded:
+ *
+ * Writes @profile as folded stacks in its own units: "stack count" lines,
+ * or "stack before after" for a two-column profile.
+ */
+void
+flame_profile_write_folded (FlameProfile *profile,
+                            GString      *out)
+{
+  static const gdouble ones[2] = { 1, 1 };
+
+  write_folded_tree (flame_profile_get_tree (profile), flame_profile_get_frames (profile),
+                     flame_profile_get_n_columns (profile), ones, out);
 }

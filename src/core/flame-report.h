@@ -70,6 +70,8 @@ void                     flame_report_write_json   (FlameReport              *se
                                                     GString                  *out);
 void                     flame_diff_write_folded   (FlameDiff                *diff,
                                                     GString                  *out);
+void                     flame_profile_write_folded (FlameProfile            *profile,
+                                                     GString                 *out);
 
 #define FLAME_REPORT_MARKDOWN_MARKER "<!-- flamediff-report -->"
 

@@ -1,0 +1,111 @@
+/* flame-json.h: a thin, path-aware streaming (SAX) layer over yajl.
+ *
+ * Large JSON profiles (Chrome traces, speedscope files of hundreds of MB)
+ * are read without building a document tree: yajl tokenises the text and
+ * the loader's callback sees one event per value, with the path to it
+ * (keys and array indices of every enclosing container) kept here.
+ *
+ * Copyright 2026 The Flamediff developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include "flame-input.h"
+
+G_BEGIN_DECLS
+
+/* Deepest nesting accepted. Every profile format needs fewer than 16
+ * levels; the limit keeps hostile input from growing yajl's state
+ * stack (and json-glib's recursion, which we validate for) without end. */
+#define FLAME_JSON_MAX_DEPTH   512
+/* Longest string value accepted (names are further limited to
+ * FLAME_MAX_NAME_LEN by the loaders). */
+#define FLAME_JSON_MAX_STRING  (16 * 1024 * 1024)
+/* Keys longer than this never match a key a loader asks for. */
+#define FLAME_JSON_KEY_MAX     47
+
+typedef enum
+{
+  FLAME_JSON_NULL,
+  FLAME_JSON_BOOL,
+  FLAME_JSON_INT,      /* an integer that fits in gint64 (also in .d) */
+  FLAME_JSON_DOUBLE,   /* any other number */
+  FLAME_JSON_STRING,
+  FLAME_JSON_START_MAP,
+  FLAME_JSON_END_MAP,
+  FLAME_JSON_START_ARRAY,
+  FLAME_JSON_END_ARRAY,
+} FlameJsonType;
+
+typedef struct
+{
+  FlameJsonType  type;
+  gboolean       b;
+  gint64         i;
+  gdouble        d;
+  const char    *str;   /* not NUL-terminated; valid during the callback */
+  gsize          len;
+} FlameJsonValue;
+
+typedef struct
+{
+  gboolean is_array;
+  gint64   index;                       /* element index in an array */
+  guint8   key_len;                     /* 255 = longer than KEY_MAX */
+  char     key[FLAME_JSON_KEY_MAX + 1]; /* current key in an object */
+} FlameJsonLevel;
+
+typedef struct _FlameJson FlameJson;
+
+/* Called for every value and for container starts and ends. The depth
+ * (flame_json_depth) counts the containers around the value; for
+ * START_* events the new container is already pushed, for END_* it is
+ * still there. Return FALSE with @error set to stop. */
+typedef gboolean (*FlameJsonFunc) (FlameJson             *json,
+                                   const FlameJsonValue  *value,
+                                   gpointer               user_data,
+                                   GError               **error);
+
+typedef enum
+{
+  FLAME_JSON_ALLOW_PARTIAL = 1 << 0,  /* truncated input ends quietly */
+} FlameJsonFlags;
+
+gboolean        flame_json_parse        (FlameInput     *in,
+                                         FlameJsonFlags  flags,
+                                         FlameJsonFunc   func,
+                                         gpointer        user_data,
+                                         GError        **error);
+gboolean        flame_json_validate     (FlameInput     *in,
+                                         GError        **error);
+guint           flame_json_depth        (FlameJson      *json);
+const FlameJsonLevel *flame_json_level  (FlameJson      *json,
+                                         guint           depth);
+gboolean        flame_json_key_is       (FlameJson      *json,
+                                         guint           depth,
+                                         const char     *key);
+gsize           flame_json_offset       (FlameJson      *json);
+FlameInput     *flame_json_input        (FlameJson      *json);
+void            flame_json_set_error    (FlameJson      *json,
+                                         GError        **error,
+                                         gint            code,
+                                         const char     *format,
+                                         ...) G_GNUC_PRINTF (4, 5);
+
+/* flame_json_set_error() outside a parse: "file: byte N: reason" */
+void            flame_json_error_at     (FlameInput     *in,
+                                         GError        **error,
+                                         gint            code,
+                                         gsize           offset,
+                                         const char     *format,
+                                         ...) G_GNUC_PRINTF (5, 6);
+
+/* Top-level keys of an object, or "[" for a top-level array, found
+ * without decoding values: the content sniffer's view of a JSON file.
+ * Stops after @max_keys keys or @max_bytes bytes. */
+GPtrArray      *flame_json_top_keys     (const char     *data,
+                                         gsize           len,
+                                         guint           max_keys,
+                                         gsize           max_bytes);
+
+G_END_DECLS

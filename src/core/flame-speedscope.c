@@ -1,0 +1,997 @@
+/* flame-speedscope.c: speedscope JSON (schema 0.0.1 to current), streamed.
+ *
+ * The file is read with the SAX layer (flame-json.c): shared frames go
+ * into a compact table (one string pool, fixed-size rows), and samples of
+ * the profile being loaded go straight into the call tree when the frames
+ * came first (speedscope's own writer). py-spy writes "profiles" before
+ * "shared", so then the stacks are kept as flat index arrays and resolved
+ * once the frames are known. Every index is bounds-checked.
+ *
+ * Copyright 2026 The Flamediff developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "flame-error.h"
+#include "flame-json.h"
+#include "flame-speedscope.h"
+
+#define NOT_INTERNED G_MAXUINT32
+
+typedef struct
+{
+  gsize   name_off;
+  gsize   file_off;
+  guint32 name_len;
+  guint32 file_len;
+  guint32 line;
+  gboolean has_name;
+} RawFrame;
+
+enum { TYPE_UNKNOWN, TYPE_SAMPLED, TYPE_EVENTED };
+
+typedef struct
+{
+  gdouble at;
+  guint32 frame;
+  gboolean open;
+} Event;
+
+typedef enum
+{
+  SECTION_NONE,
+  SECTION_SAMPLES,
+  SECTION_WEIGHTS,
+  SECTION_EVENTS,
+} Section;
+
+typedef struct
+{
+  char    *name;
+  char    *unit;
+  int      type;
+  gdouble  start_value;
+  gdouble  end_value;
+  gsize    offset;       /* where the profile starts, for messages */
+  guint64  n_samples;
+  guint64  n_events;
+  GArray  *nodes;        /* guint32 tree node per sample (frames known) */
+  GArray  *stack_idx;    /* guint32 raw indices of all samples (frames unknown) */
+  GArray  *stack_end;    /* guint64 end of each sample in stack_idx */
+  GArray  *weights;      /* gdouble */
+  GArray  *events;       /* Event */
+} Prof;
+
+typedef struct
+{
+  FlameInput             *in;
+  const FlameLoadOptions *opts;
+  FlameProfile           *profile;
+
+  /* shared.frames */
+  GArray     *frames;       /* RawFrame */
+  GByteArray *pool;
+  RawFrame    cur_frame;
+  gboolean    frames_done;
+  guint32    *frame_map;    /* raw index -> FlameFrames id */
+
+  /* profiles[] */
+  Prof        cur;
+  Prof        done;         /* the chosen profile, when it waits for the frames */
+  gboolean    cur_selected;
+  gint64      chosen;       /* index of the profile loaded, -1 none yet */
+  gboolean    pending;      /* cur (chosen) waits for the frames */
+  Section     section;
+  GArray     *stack;        /* guint32 raw indices of the sample being read */
+  GArray     *prev_stack;
+  GArray     *prev_nodes;
+  Event       cur_event;
+  guint       event_fields;
+
+  /* profile list for `info`: name and samples of each */
+  GPtrArray  *profile_names;
+  GArray     *profile_samples;
+
+  GPtrArray  *meta;         /* key, value, key, value ... */
+  gdouble     fd_interval;
+  char       *fd_unit;
+} Loader;
+
+static void
+prof_clear (Prof *p)
+{
+  g_clear_pointer (&p->name, g_free);
+  g_clear_pointer (&p->unit, g_free);
+  g_clear_pointer (&p->nodes, g_array_unref);
+  g_clear_pointer (&p->stack_idx, g_array_unref);
+  g_clear_pointer (&p->stack_end, g_array_unref);
+  g_clear_pointer (&p->weights, g_array_unref);
+  g_clear_pointer (&p->events, g_array_unref);
+  memset (p, 0, sizeof *p);
+}
+
+static void
+prof_init (Prof *p,
+           gsize offset)
+{
+  prof_clear (p);
+  p->offset = offset;
+  p->nodes = g_array_new (FALSE, FALSE, sizeof (guint32));
+  p->stack_idx = g_array_new (FALSE, FALSE, sizeof (guint32));
+  p->stack_end = g_array_new (FALSE, FALSE, sizeof (guint64));
+  p->weights = g_array_new (FALSE, FALSE, sizeof (gdouble));
+  p->events = g_array_new (FALSE, FALSE, sizeof (Event));
+}
+
+static gboolean
+unit_factor (const char *unit,
+             FlameUnit  *flame_unit,
+             gdouble    *factor)
+{
+  static const struct { const char *name; FlameUnit unit; gdouble factor; } units[] = {
+    { "none", FLAME_UNIT_SAMPLES, 1 },
+    { "nanoseconds", FLAME_UNIT_NANOSECONDS, 1 },
+    { "microseconds", FLAME_UNIT_NANOSECONDS, 1e3 },
+    { "milliseconds", FLAME_UNIT_NANOSECONDS, 1e6 },
+    { "seconds", FLAME_UNIT_NANOSECONDS, 1e9 },
+    { "bytes", FLAME_UNIT_BYTES, 1 },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (units); i++)
+    if (g_strcmp0 (unit, units[i].name) == 0)
+      {
+        *flame_unit = units[i].unit;
+        *factor = units[i].factor;
+        return TRUE;
+      }
+  *flame_unit = FLAME_UNIT_SAMPLES;
+  *factor = 1;
+  return unit == NULL;
+}
+
+static guint32
+map_frame (Loader  *ld,
+           guint32  idx)
+{
+  if (ld->frame_map[idx] == NOT_INTERNED)
+    {
+      const RawFrame *rf = &g_array_index (ld->frames, RawFrame, idx);
+      const char *pool = (const char *) ld->pool->data;
+
+      ld->frame_map[idx] = flame_profile_intern_frame (ld->profile,
+                                                       rf->has_name ? pool + rf->name_off : "(unknown)",
+                                                       rf->has_name ? rf->name_len : 9,
+                                                       pool + rf->file_off, rf->file_len,
+                                                       rf->line, 0);
+    }
+  return ld->frame_map[idx];
+}
+
+static void
+frames_finished (Loader *ld)
+{
+  ld->frames_done = TRUE;
+  ld->frame_map = g_new (guint32, MAX (ld->frames->len, 1));
+  memset (ld->frame_map, 0xff, sizeof (guint32) * MAX (ld->frames->len, 1));
+}
+
+/* Walks the tree along @idx, reusing the nodes of the previous stack for
+ * the common prefix (consecutive samples mostly share their roots). The
+ * indices must be checked already. */
+static guint32
+resolve_stack (Loader        *ld,
+               const guint32 *idx,
+               guint          n)
+{
+  FlameTree *tree = flame_profile_get_tree (ld->profile);
+  const guint32 *prev = (const guint32 *) ld->prev_stack->data;
+  guint k = 0;
+  guint32 node;
+
+  while (k < n && k < ld->prev_stack->len && prev[k] == idx[k])
+    k++;
+  node = k > 0 ? g_array_index (ld->prev_nodes, guint32, k - 1) : FLAME_TREE_ROOT;
+  g_array_set_size (ld->prev_nodes, n);
+  for (guint j = k; j < n; j++)
+    {
+      node = flame_tree_child (tree, node, map_frame (ld, idx[j]));
+      g_array_index (ld->prev_nodes, guint32, j) = node;
+    }
+  g_array_set_size (ld->prev_stack, n);
+  if (n > k)
+    memcpy (ld->prev_stack->data + k * sizeof (guint32), idx + k, (n - k) * sizeof (guint32));
+  return node;
+}
+
+static gboolean
+check_index (Loader   *ld,
+             gint64    idx,
+             gsize     offset,
+             GError  **error)
+{
+  if (idx < 0 || (guint64) idx >= ld->frames->len)
+    {
+      flame_json_error_at (ld->in, error, FLAME_ERROR_PARSE, offset,
+                           "frame index %" G_GINT64_FORMAT " is out of range "
+                           "(the file has %u shared frames)", idx, ld->frames->len);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Adds the selected profile's weights to the tree: called when both the
+ * profile and the frames have been read. */
+static gboolean
+finish_profile (Loader   *ld,
+                Prof     *p,
+                GError  **error)
+{
+  FlameTree *tree = flame_profile_get_tree (ld->profile);
+  FlameUnit unit;
+  gdouble factor;
+  gdouble total = 0;
+
+  if (!unit_factor (p->unit, &unit, &factor))
+    {
+      flame_json_error_at (ld->in, error, FLAME_ERROR_PARSE, p->offset,
+                           "profile “%s”: unknown unit “%s”", p->name ? p->name : "", p->unit);
+      return FALSE;
+    }
+  flame_profile_set_unit (ld->profile, unit);
+  if (p->unit != NULL)
+    flame_profile_set_metadata (ld->profile, "speedscope-unit", p->unit);
+  if (p->name != NULL)
+    flame_profile_set_metadata (ld->profile, "profile-name", p->name);
+  if (p->end_value > p->start_value && unit == FLAME_UNIT_NANOSECONDS)
+    flame_profile_set_duration_ms (ld->profile, (p->end_value - p->start_value) * factor / 1e6);
+
+  if (p->type == TYPE_EVENTED)
+    {
+      g_autoptr(GArray) open = g_array_new (FALSE, FALSE, sizeof (guint32) * 2);
+      gdouble last = p->start_value;
+      guint64 n_open = 0;
+
+      for (guint i = 0; i < p->events->len; i++)
+        {
+          const Event *ev = &g_array_index (p->events, Event, i);
+          guint32 pair[2];
+
+          if (!check_index (ld, ev->frame, p->offset, error))
+            return FALSE;
+          if (ev->at < last && i > 0)
+            {
+              flame_json_error_at (ld->in, error, FLAME_ERROR_PARSE, p->offset,
+                                   "profile “%s”: event %u goes back in time (%g after %g)",
+                                   p->name ? p->name : "", i, ev->at, last);
+              return FALSE;
+            }
+          if (open->len > 0 && ev->at > last)
+            {
+              guint32 node = ((guint32 *) open->data)[open->len * 2 - 1];
+              tree->self[0][node] += (ev->at - last) * factor;
+              total += ev->at - last;
+            }
+          last = ev->at;
+          if (ev->open)
+            {
+              guint32 parent = open->len > 0 ? ((guint32 *) open->data)[open->len * 2 - 1]
+                                             : FLAME_TREE_ROOT;
+              if (open->len >= FLAME_MAX_DEPTH)
+                {
+                  flame_json_error_at (ld->in, error, FLAME_ERROR_TOO_LARGE, p->offset,
+                                       "a stack is deeper than %d frames", FLAME_MAX_DEPTH);
+                  return FALSE;
+                }
+              pair[0] = ev->frame;
+              pair[1] = flame_tree_child (tree, parent, map_frame (ld, ev->frame));
+              g_array_append_vals (open, pair, 1);
+              n_open++;
+            }
+          else
+            {
+              if (open->len == 0 || ((guint32 *) open->data)[open->len * 2 - 2] != ev->frame)
+                {
+                  flame_json_error_at (ld->in, error, FLAME_ERROR_PARSE, p->offset,
+                                       "profile “%s”: event %u closes frame %u, "
+                                       "which is not the innermost open frame",
+                                       p->name ? p->name : "", i, ev->frame);
+                  return FALSE;
+                }
+              g_array_set_size (open, open->len - 1);
+            }
+        }
+      if (open->len > 0)
+        {
+          flame_json_error_at (ld->in, error, FLAME_ERROR_PARSE, p->offset,
+                               "profile “%s”: %u frames are still open at the end",
+                               p->name ? p->name : "", open->len);
+          return FALSE;
+        }
+      flame_profile_add_samples (ld->profile, 0, unit == FLAME_UNIT_SAMPLES ? total : (gdouble) n_open);
+      return TRUE;
+    }
+
+  /* sampled */
+  if (p->weights->len != p->n_samples)
+    {
+      flame_json_error_at (ld->in, error, FLAME_ERROR_PARSE, p->offset,
+                           "profile “%s”: %" G_GUINT64_FORMAT " samples but %u weights",
+                           p->name ? p->name : "", p->n_samples, p->weights->len);
+      return FALSE;
+    }
+
+  if (p->nodes->len < p->n_samples)
+    {
+      /* buffered: resolve now that the frames are known */
+      const guint32 *idx = (const guint32 *) p->stack_idx->data;
+      guint64 start = 0;
+
+      g_array_set_size (ld->prev_stack, 0);
+      for (guint64 s = 0; s < p->stack_end->len; s++)
+        {
+          guint64 end = g_array_index (p->stack_end, guint64, s);
+          guint32 node;
+
+          for (guint64 j = start; j < end; j++)
+            if (!check_index (ld, idx[j], p->offset, error))
+              return FALSE;
+          node = resolve_stack (ld, idx + start, (guint) (end - start));
+          g_array_append_val (p->nodes, node);
+          start = end;
+          if ((s & 0xffff) == 0 && g_cancellable_set_error_if_cancelled (ld->in->cancellable, error))
+            return FALSE;
+        }
+    }
+
+  for (guint i = 0; i < p->weights->len; i++)
+    {
+      gdouble w = g_array_index (p->weights, gdouble, i);
+      guint32 node = g_array_index (p->nodes, guint32, i);
+
+      tree->self[0][node] += w * factor;
+      total += w;
+    }
+  flame_profile_add_samples (ld->profile, 0,
+                             unit == FLAME_UNIT_SAMPLES ? total : (gdouble) p->n_samples);
+  return TRUE;
+}
+
+static gboolean
+want_string (FlameJson            *json,
+             const FlameJsonValue *v,
+             const char           *what,
+             GError              **error)
+{
+  if (v->type == FLAME_JSON_STRING || v->type == FLAME_JSON_NULL)
+    return TRUE;
+  flame_json_set_error (json, error, FLAME_ERROR_PARSE, "%s must be a string", what);
+  return FALSE;
+}
+
+static gboolean
+want_number (FlameJson            *json,
+             const FlameJsonValue *v,
+             const char           *what,
+             GError              **error)
+{
+  if (v->type == FLAME_JSON_INT || v->type == FLAME_JSON_DOUBLE || v->type == FLAME_JSON_NULL)
+    return TRUE;
+  flame_json_set_error (json, error, FLAME_ERROR_PARSE, "%s must be a number", what);
+  return FALSE;
+}
+
+static gboolean
+on_frame_field (Loader               *ld,
+                FlameJson            *json,
+                const FlameJsonValue *v,
+                GError              **error)
+{
+  const FlameJsonLevel *l = flame_json_level (json, 4);
+  RawFrame *rf = &ld->cur_frame;
+
+  if (strcmp (l->key, "name") == 0 || strcmp (l->key, "file") == 0)
+    {
+      gboolean is_name = l->key[0] == 'n';
+
+      if (!want_string (json, v, is_name ? "a frame name" : "a frame file", error))
+        return FALSE;
+      if (v->type == FLAME_JSON_NULL)
+        return TRUE;
+      if (v->len > FLAME_MAX_NAME_LEN)
+        {
+          flame_json_set_error (json, error, FLAME_ERROR_TOO_LARGE,
+                                "a frame name is longer than %d bytes", FLAME_MAX_NAME_LEN);
+          return FALSE;
+        }
+      if (is_name)
+        {
+          rf->name_off = ld->pool->len;
+          rf->name_len = (guint32) v->len;
+          rf->has_name = TRUE;
+        }
+      else
+        {
+          rf->file_off = ld->pool->len;
+          rf->file_len = (guint32) v->len;
+        }
+      g_byte_array_append (ld->pool, (const guint8 *) v->str, (guint) v->len);
+      g_byte_array_append (ld->pool, (const guint8 *) "", 1);
+    }
+  else if (strcmp (l->key, "line") == 0)
+    {
+      if (!want_number (json, v, "a frame line", error))
+        return FALSE;
+      if (v->type != FLAME_JSON_NULL && v->d >= 1 && v->d < G_MAXUINT32)
+        rf->line = (guint32) v->d;
+    }
+  return TRUE;
+}
+
+static gboolean
+on_event_field (Loader               *ld,
+                FlameJson            *json,
+                const FlameJsonValue *v,
+                GError              **error)
+{
+  const FlameJsonLevel *l = flame_json_level (json, 5);
+
+  if (strcmp (l->key, "type") == 0)
+    {
+      if (v->type != FLAME_JSON_STRING || v->len != 1 || (v->str[0] != 'O' && v->str[0] != 'C'))
+        {
+          flame_json_set_error (json, error, FLAME_ERROR_PARSE, "an event type must be \"O\" or \"C\"");
+          return FALSE;
+        }
+      ld->cur_event.open = v->str[0] == 'O';
+      ld->event_fields |= 1;
+    }
+  else if (strcmp (l->key, "frame") == 0)
+    {
+      if (v->type != FLAME_JSON_INT || v->i < 0 || v->i >= G_MAXUINT32)
+        {
+          flame_json_set_error (json, error, FLAME_ERROR_PARSE,
+                                "an event frame must be a non-negative integer");
+          return FALSE;
+        }
+      ld->cur_event.frame = (guint32) v->i;
+      ld->event_fields |= 2;
+    }
+  else if (strcmp (l->key, "at") == 0)
+    {
+      if (v->type != FLAME_JSON_INT && v->type != FLAME_JSON_DOUBLE)
+        {
+          flame_json_set_error (json, error, FLAME_ERROR_PARSE, "an event time must be a number");
+          return FALSE;
+        }
+      ld->cur_event.at = v->d;
+      ld->event_fields |= 4;
+    }
+  return TRUE;
+}
+
+static gboolean
+on_profile_field (Loader               *ld,
+                  FlameJson            *json,
+                  const FlameJsonValue *v,
+                  GError              **error)
+{
+  const FlameJsonLevel *l = flame_json_level (json, 3);
+  Prof *p = &ld->cur;
+
+  if (strcmp (l->key, "type") == 0)
+    {
+      if (!want_string (json, v, "a profile type", error))
+        return FALSE;
+      if (v->type == FLAME_JSON_STRING && v->len == 7 && memcmp (v->str, "sampled", 7) == 0)
+        p->type = TYPE_SAMPLED;
+      else if (v->type == FLAME_JSON_STRING && v->len == 7 && memcmp (v->str, "evented", 7) == 0)
+        p->type = TYPE_EVENTED;
+      else
+        {
+          flame_json_set_error (json, error, FLAME_ERROR_PARSE,
+                                "a profile type must be \"sampled\" or \"evented\"");
+          return FALSE;
+        }
+    }
+  else if (strcmp (l->key, "name") == 0)
+    {
+      if (!want_string (json, v, "a profile name", error))
+        return FALSE;
+      g_free (p->name);
+      p->name = v->type == FLAME_JSON_STRING ? g_utf8_make_valid (v->str, v->len) : NULL;
+    }
+  else if (strcmp (l->key, "unit") == 0)
+    {
+      if (!want_string (json, v, "a unit", error))
+        return FALSE;
+      g_free (p->unit);
+      p->unit = v->type == FLAME_JSON_STRING ? g_utf8_make_valid (v->str, v->len) : NULL;
+    }
+  else if (strcmp (l->key, "startValue") == 0)
+    {
+      if (!want_number (json, v, "startValue", error))
+        return FALSE;
+      p->start_value = v->d;
+    }
+  else if (strcmp (l->key, "endValue") == 0)
+    {
+      if (!want_number (json, v, "endValue", error))
+        return FALSE;
+      p->end_value = v->d;
+    }
+  return TRUE;
+}
+
+static gboolean
+on_sample_end (Loader     *ld,
+               FlameJson  *json,
+               GError    **error)
+{
+  Prof *p = &ld->cur;
+  guint n = ld->stack->len;
+
+  p->n_samples++;
+  if (!ld->cur_selected)
+    return TRUE;
+  if (ld->frames_done)
+    {
+      guint32 node = resolve_stack (ld, (const guint32 *) ld->stack->data, n);
+      g_array_append_val (p->nodes, node);
+    }
+  else
+    {
+      guint64 end;
+
+      g_array_append_vals (p->stack_idx, ld->stack->data, n);
+      end = p->stack_idx->len;
+      g_array_append_val (p->stack_end, end);
+    }
+  return TRUE;
+}
+
+#define IS_SCALAR(v) ((v)->type <= FLAME_JSON_STRING)
+
+/* Paths, with the depth at which their values arrive (the root object is
+ * level 1):  shared.frames[i].name ........ 4
+ *            profiles[i].type ............. 3
+ *            profiles[i].samples[j][k] .... 5
+ *            profiles[i].weights[j] ....... 4
+ *            profiles[i].events[j].at ..... 5
+ *            flamediff.metadata.KEY ....... 3 */
+static gboolean
+on_event (FlameJson            *json,
+          const FlameJsonValue *v,
+          gpointer              user_data,
+          GError              **error)
+{
+  Loader *ld = user_data;
+  guint depth = flame_json_depth (json);
+
+  /* the hot path first: frame indices inside profiles[i].samples[j] */
+  if (ld->section == SECTION_SAMPLES && depth == 5 && IS_SCALAR (v))
+    {
+      guint32 idx;
+
+      if (G_UNLIKELY (v->type != FLAME_JSON_INT || v->i < 0 || v->i >= G_MAXUINT32))
+        {
+          flame_json_set_error (json, error, FLAME_ERROR_PARSE,
+                                "a sample must be a list of frame indices (non-negative integers)");
+          return FALSE;
+        }
+      if (!ld->cur_selected)
+        return TRUE;
+      if (ld->frames_done && G_UNLIKELY (v->i >= ld->frames->len) &&
+          !check_index (ld, v->i, flame_json_offset (json), error))
+        return FALSE;
+      if (G_UNLIKELY (ld->stack->len >= FLAME_MAX_DEPTH))
+        {
+          flame_json_set_error (json, error, FLAME_ERROR_TOO_LARGE,
+                                "a stack is deeper than %d frames", FLAME_MAX_DEPTH);
+          return FALSE;
+        }
+      idx = (guint32) v->i;
+      g_array_append_val (ld->stack, idx);
+      return TRUE;
+    }
+  if (ld->section == SECTION_WEIGHTS && depth == 4 && IS_SCALAR (v))
+    {
+      gdouble w;
+
+      if (G_UNLIKELY (!want_number (json, v, "a weight", error)))
+        return FALSE;
+      if (!ld->cur_selected)
+        return TRUE;
+      w = v->type == FLAME_JSON_NULL ? 0 : v->d;
+      g_array_append_val (ld->cur.weights, w);
+      return TRUE;
+    }
+
+  switch (v->type)
+    {
+    case FLAME_JSON_START_ARRAY:
+      if (depth == 5 && ld->section == SECTION_SAMPLES)
+        g_array_set_size (ld->stack, 0);
+      else if (depth == 4 && flame_json_key_is (json, 1, "profiles"))
+        {
+          if (flame_json_key_is (json, 3, "samples"))
+            ld->section = SECTION_SAMPLES;
+          else if (flame_json_key_is (json, 3, "weights"))
+            ld->section = SECTION_WEIGHTS;
+          else if (flame_json_key_is (json, 3, "events"))
+            ld->section = SECTION_EVENTS;
+        }
+      else if (depth == 3 && flame_json_key_is (json, 1, "shared") &&
+               flame_json_key_is (json, 2, "frames") && ld->frames_done)
+        {
+          flame_json_set_error (json, error, FLAME_ERROR_PARSE, "shared.frames appears twice");
+          return FALSE;
+        }
+      break;
+
+    case FLAME_JSON_END_ARRAY:
+      if (depth == 5 && ld->section == SECTION_SAMPLES)
+        return on_sample_end (ld, json, error);
+      if (depth == 4 && ld->section != SECTION_NONE)
+        ld->section = SECTION_NONE;
+      else if (depth == 3 && flame_json_key_is (json, 1, "shared") &&
+               flame_json_key_is (json, 2, "frames"))
+        frames_finished (ld);
+      break;
+
+    case FLAME_JSON_START_MAP:
+      if (depth == 4 && flame_json_key_is (json, 1, "shared") && flame_json_key_is (json, 2, "frames"))
+        memset (&ld->cur_frame, 0, sizeof ld->cur_frame);
+      else if (depth == 3 && flame_json_key_is (json, 1, "profiles"))
+        {
+          gint64 index = flame_json_level (json, 2)->index;
+
+          prof_init (&ld->cur, flame_json_offset (json));
+          g_array_set_size (ld->prev_stack, 0);
+          if (ld->opts->profile >= 0)
+            ld->cur_selected = index == ld->opts->profile;
+          else
+            ld->cur_selected = ld->chosen < 0;
+        }
+      else if (depth == 5 && ld->section == SECTION_EVENTS)
+        ld->event_fields = 0;
+      break;
+
+    case FLAME_JSON_END_MAP:
+      if (depth == 4 && flame_json_key_is (json, 1, "shared") && flame_json_key_is (json, 2, "frames"))
+        g_array_append_val (ld->frames, ld->cur_frame);
+      else if (depth == 5 && ld->section == SECTION_EVENTS)
+        {
+          if (ld->event_fields != 7)
+            {
+              flame_json_set_error (json, error, FLAME_ERROR_PARSE,
+                                    "an event needs \"type\", \"frame\" and \"at\"");
+              return FALSE;
+            }
+          ld->cur.n_events++;
+          if (ld->cur_selected)
+            g_array_append_val (ld->cur.events, ld->cur_event);
+        }
+      else if (depth == 3 && flame_json_key_is (json, 1, "profiles"))
+        {
+          Prof *p = &ld->cur;
+          gint64 index = flame_json_level (json, 2)->index;
+          gdouble count = p->type == TYPE_EVENTED ? (gdouble) p->n_events / 2 : (gdouble) p->n_samples;
+
+          g_ptr_array_add (ld->profile_names,
+                           p->name ? g_strdup (p->name) : g_strdup_printf ("profile %" G_GINT64_FORMAT, index));
+          g_array_append_val (ld->profile_samples, count);
+          if (ld->cur_selected && (ld->opts->profile >= 0 || count > 0))
+            {
+              ld->chosen = index;
+              if (ld->frames_done)
+                {
+                  if (!finish_profile (ld, p, error))
+                    return FALSE;
+                  prof_clear (p);
+                }
+              else
+                {
+                  ld->done = *p;
+                  memset (p, 0, sizeof *p);
+                  ld->pending = TRUE;
+                }
+            }
+          else
+            prof_clear (p);
+          ld->cur_selected = FALSE;
+        }
+      break;
+
+    default:
+      /* scalars */
+      if (depth == 4 && flame_json_key_is (json, 1, "shared") && flame_json_key_is (json, 2, "frames"))
+        return on_frame_field (ld, json, v, error);
+      if (depth == 5 && ld->section == SECTION_EVENTS)
+        return on_event_field (ld, json, v, error);
+      if (depth == 3 && flame_json_key_is (json, 1, "profiles"))
+        return on_profile_field (ld, json, v, error);
+      if (depth == 1)
+        {
+          const char *key = flame_json_level (json, 1)->key;
+
+          if ((strcmp (key, "name") == 0 || strcmp (key, "exporter") == 0) &&
+              v->type == FLAME_JSON_STRING)
+            {
+              g_ptr_array_add (ld->meta, g_strdup (key[0] == 'n' ? "name" : "exporter"));
+              g_ptr_array_add (ld->meta, g_utf8_make_valid (v->str, v->len));
+            }
+        }
+      else if (flame_json_key_is (json, 1, "flamediff"))
+        {
+          const char *key = flame_json_level (json, depth)->key;
+
+          if (depth == 2 && strcmp (key, "interval-ms") == 0 && v->type != FLAME_JSON_STRING)
+            ld->fd_interval = v->d;
+          else if (depth == 2 && strcmp (key, "unit") == 0 && v->type == FLAME_JSON_STRING)
+            {
+              g_free (ld->fd_unit);
+              ld->fd_unit = g_strndup (v->str, v->len);
+            }
+          else if (depth == 3 && flame_json_key_is (json, 2, "metadata") &&
+                   v->type == FLAME_JSON_STRING && flame_json_level (json, 3)->key_len != 255)
+            {
+              g_ptr_array_add (ld->meta, g_utf8_make_valid (key, -1));
+              g_ptr_array_add (ld->meta, g_utf8_make_valid (v->str, v->len));
+            }
+        }
+      break;
+    }
+  return TRUE;
+}
+
+FlameProfile *
+flame_speedscope_load (FlameInput              *in,
+                       const FlameLoadOptions  *options,
+                       GError                 **error)
+{
+  static const FlameLoadOptions defaults = FLAME_LOAD_OPTIONS_DEFAULT;
+  Loader ld = { 0 };
+  FlameProfile *result = NULL;
+
+  ld.in = in;
+  ld.opts = options ? options : &defaults;
+  ld.profile = flame_profile_new (FLAME_FORMAT_SPEEDSCOPE, 1);
+  flame_profile_set_path (ld.profile, in->name);
+  ld.frames = g_array_new (FALSE, FALSE, sizeof (RawFrame));
+  ld.pool = g_byte_array_new ();
+  g_byte_array_append (ld.pool, (const guint8 *) "", 1);
+  ld.chosen = -1;
+  ld.stack = g_array_new (FALSE, FALSE, sizeof (guint32));
+  ld.prev_stack = g_array_new (FALSE, FALSE, sizeof (guint32));
+  ld.prev_nodes = g_array_new (FALSE, FALSE, sizeof (guint32));
+  ld.profile_names = g_ptr_array_new_with_free_func (g_free);
+  ld.profile_samples = g_array_new (FALSE, FALSE, sizeof (gdouble));
+  ld.meta = g_ptr_array_new_with_free_func (g_free);
+
+  if (!flame_json_parse (in, 0, on_event, &ld, error))
+    goto out;
+
+  if (!ld.frames_done)
+    frames_finished (&ld);
+  if (ld.pending && !finish_profile (&ld, &ld.done, error))
+    goto out;
+  if (ld.chosen < 0)
+    {
+      if (ld.opts->profile >= 0)
+        flame_input_set_error (in, error, FLAME_ERROR_INVALID, 0,
+                               "there is no profile %d (the file has %u)",
+                               ld.opts->profile, ld.profile_names->len);
+      else
+        flame_input_set_error (in, error, FLAME_ERROR_EMPTY, 0,
+                               "no profile in the file has samples");
+      goto out;
+    }
+
+  for (guint i = 0; i + 1 < ld.meta->len; i += 2)
+    flame_profile_set_metadata (ld.profile, g_ptr_array_index (ld.meta, i),
+                                g_ptr_array_index (ld.meta, i + 1));
+  for (guint i = 0; i < ld.profile_names->len; i++)
+    {
+      FlameThread *t = flame_profile_ensure_thread (ld.profile, g_ptr_array_index (ld.profile_names, i),
+                                                    -1, -1);
+      t->samples = g_array_index (ld.profile_samples, gdouble, i);
+    }
+  {
+    char buf[32];
+    g_snprintf (buf, sizeof buf, "%" G_GINT64_FORMAT, ld.chosen);
+    flame_profile_set_metadata (ld.profile, "selected-profile", buf);
+  }
+  if (ld.fd_interval > 0)
+    flame_profile_set_interval_ms (ld.profile, ld.fd_interval);
+  if (g_strcmp0 (ld.fd_unit, "events") == 0)
+    flame_profile_set_unit (ld.profile, FLAME_UNIT_EVENTS);
+  else if (g_strcmp0 (ld.fd_unit, "samples") == 0)
+    flame_profile_set_unit (ld.profile, FLAME_UNIT_SAMPLES);
+
+  flame_profile_finish (ld.profile);
+  result = g_steal_pointer (&ld.profile);
+
+out:
+  g_clear_object (&ld.profile);
+  prof_clear (&ld.cur);
+  prof_clear (&ld.done);
+  g_array_unref (ld.frames);
+  g_byte_array_unref (ld.pool);
+  g_free (ld.frame_map);
+  g_array_unref (ld.stack);
+  g_array_unref (ld.prev_stack);
+  g_array_unref (ld.prev_nodes);
+  g_ptr_array_unref (ld.profile_names);
+  g_array_unref (ld.profile_samples);
+  g_ptr_array_unref (ld.meta);
+  g_free (ld.fd_unit);
+  return result;
+}
+
+/* ---- writing ---- */
+
+void
+flame_json_append_string (GString    *out,
+                          const char *s)
+{
+  static const char hex[] = "0123456789abcdef";
+  const char *run = s;
+
+  g_string_append_c (out, '"');
+  for (; *s; s++)
+    {
+      guchar c = *s;
+
+      if (c >= 0x20 && c != '"' && c != '\\')
+        continue;
+      g_string_append_len (out, run, s - run);
+      run = s + 1;
+      switch (c)
+        {
+        case '"':  g_string_append (out, "\\\""); break;
+        case '\\': g_string_append (out, "\\\\"); break;
+        case '\n': g_string_append (out, "\\n"); break;
+        case '\t': g_string_append (out, "\\t"); break;
+        case '\r': g_string_append (out, "\\r"); break;
+        default:
+          g_string_append (out, "\\u00");
+          g_string_append_c (out, hex[c >> 4]);
+          g_string_append_c (out, hex[c & 15]);
+        }
+    }
+  g_string_append_len (out, run, s - run);
+  g_string_append_c (out, '"');
+}
+
+static void
+append_number (GString *out,
+               gdouble  v)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  if (v == (gdouble) (gint64) v && v > -1e15 && v < 1e15)
+    g_string_append_printf (out, "%" G_GINT64_FORMAT, (gint64) v);
+  else if (isfinite (v))
+    g_string_append (out, g_ascii_dtostr (buf, sizeof buf, v));
+  else
+    g_string_append_c (out, '0');
+}
+
+static const char *
+unit_name (FlameUnit unit)
+{
+  switch (unit)
+    {
+    case FLAME_UNIT_NANOSECONDS: return "nanoseconds";
+    case FLAME_UNIT_BYTES:       return "bytes";
+    case FLAME_UNIT_EVENTS:
+    case FLAME_UNIT_SAMPLES:
+    default:                     return "none";
+    }
+}
+
+gboolean
+flame_speedscope_write (FlameProfile  *profile,
+                        GString       *out,
+                        GError       **error)
+{
+  FlameFrames *frames = flame_profile_get_frames (profile);
+  FlameTree *tree = flame_profile_get_tree (profile);
+  guint n_frames = flame_frames_count (frames);
+  guint n_columns = flame_profile_get_n_columns (profile);
+  g_auto(GStrv) keys = flame_profile_dup_metadata_keys (profile);
+  g_autofree guint32 *path = NULL;
+  const char *file_path = flame_profile_get_path (profile);
+  g_autofree char *base = file_path ? g_path_get_basename (file_path) : g_strdup ("profile");
+  guint max_depth = 0;
+
+  g_return_val_if_fail (FLAME_IS_PROFILE (profile), FALSE);
+
+  for (guint32 n = 0; n < tree->n_nodes; n++)
+    max_depth = MAX (max_depth, tree->nodes[n].depth);
+  path = g_new (guint32, max_depth + 1);
+
+  g_string_append (out, "{\"$schema\":\"" FLAME_SPEEDSCOPE_SCHEMA "\",\n\"exporter\":\"flamediff " PACKAGE_VERSION "\",\n\"name\":");
+  flame_json_append_string (out, base);
+  g_string_append (out, ",\n\"activeProfileIndex\":0,\n\"flamediff\":{\"unit\":");
+  flame_json_append_string (out, flame_profile_get_unit (profile) == FLAME_UNIT_EVENTS ? "events" :
+                                 flame_profile_get_unit (profile) == FLAME_UNIT_SAMPLES ? "samples" :
+                                 unit_name (flame_profile_get_unit (profile)));
+  g_string_append (out, ",\"source-format\":");
+  flame_json_append_string (out, flame_profile_get_format_name (profile));
+  if (flame_profile_get_interval_ms (profile) > 0)
+    {
+      g_string_append (out, ",\"interval-ms\":");
+      append_number (out, flame_profile_get_interval_ms (profile));
+    }
+  g_string_append (out, ",\"metadata\":{");
+  for (guint i = 0; keys != NULL && keys[i] != NULL; i++)
+    {
+      if (i > 0)
+        g_string_append_c (out, ',');
+      flame_json_append_string (out, keys[i]);
+      g_string_append_c (out, ':');
+      flame_json_append_string (out, flame_profile_get_metadata (profile, keys[i]));
+    }
+  g_string_append (out, "}},\n\"shared\":{\"frames\":[");
+  for (guint f = 0; f < n_frames; f++)
+    {
+      const FlameFrame *fr = flame_frames_get (frames, f);
+      const char *file = flame_frames_get_file (frames, f);
+
+      g_string_append (out, f > 0 ? ",\n{\"name\":" : "\n{\"name\":");
+      flame_json_append_string (out, flame_frames_get_name (frames, f));
+      if (file != NULL && *file != '\0')
+        {
+          g_string_append (out, ",\"file\":");
+          flame_json_append_string (out, file);
+        }
+      if (fr->line > 0)
+        g_string_append_printf (out, ",\"line\":%u", fr->line);
+      g_string_append_c (out, '}');
+    }
+  g_string_append (out, "]},\n\"profiles\":[");
+
+  for (guint c = 0; c < n_columns; c++)
+    {
+      g_autoptr(GString) weights = g_string_new (NULL);
+      gdouble total = 0;
+      gboolean first = TRUE;
+
+      g_string_append (out, c > 0 ? ",\n{\"type\":\"sampled\",\"name\":" : "\n{\"type\":\"sampled\",\"name\":");
+      flame_json_append_string (out, n_columns == 1 ? base : (c == 0 ? "baseline" : "current"));
+      g_string_append (out, ",\"unit\":");
+      flame_json_append_string (out, unit_name (flame_profile_get_unit (profile)));
+      g_string_append (out, ",\"startValue\":0,\"endValue\":");
+      for (guint32 n = 1; n < tree->n_nodes; n++)
+        total += tree->self[c][n];
+      append_number (out, total);
+      g_string_append (out, ",\n\"samples\":[");
+      for (guint32 n = 1; n < tree->n_nodes; n++)
+        {
+          gdouble w = tree->self[c][n];
+          guint d = 0;
+
+          if (w == 0)
+            continue;
+          for (guint32 a = n; a != FLAME_TREE_ROOT; a = tree->nodes[a].parent)
+            path[d++] = tree->nodes[a].frame;
+          g_string_append (out, first ? "\n[" : ",\n[");
+          for (guint i = d; i > 0; i--)
+            g_string_append_printf (out, i < d ? ",%u" : "%u", path[i - 1]);
+          g_string_append_c (out, ']');
+          if (!first)
+            g_string_append_c (weights, ',');
+          append_number (weights, w);
+          first = FALSE;
+        }
+      g_string_append (out, "],\n\"weights\":[");
+      g_string_append_len (out, weights->str, weights->len);
+      g_string_append (out, "]}");
+    }
+  g_string_append (out, "]}\n");
+  return TRUE;
+}
