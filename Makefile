@@ -8,7 +8,8 @@ DEBIAN_PACKAGES = \
 	libglib2.0-dev libglib2.0-bin libjson-glib-dev libyajl-dev zlib1g-dev \
 	desktop-file-utils appstream gettext itstool yelp-tools libxml2-utils \
 	shared-mime-info \
-	libcairo2-dev libpango1.0-dev fonts-dejavu-core
+	libcairo2-dev libpango1.0-dev fonts-dejavu-core \
+	libgtk-4-dev libadwaita-1-dev xvfb xauth
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 CLI = $(BUILDDIR)/src/cli/flamediff-cli

@@ -458,6 +458,31 @@ test_layout_search (void)
     g_assert_false (flame_layout_get_frame (layout, i)->flags & FLAME_LAYOUT_FRAME_MATCH);
 }
 
+static gboolean
+match_prefix (FlameLayoutSource *source,
+              guint32            node,
+              gpointer           user_data)
+{
+  g_assert_cmpuint (node, !=, FLAME_TREE_ROOT);
+  return g_str_has_prefix (flame_layout_source_get_name (source, node), user_data);
+}
+
+/* The same flags, with the match decided by the caller (the app's regex
+ * search); NULL clears. */
+static void
+test_layout_search_func (void)
+{
+  g_autoptr(FlameDiff) diff = example_diff ();
+  g_autoptr(FlameLayoutSource) source = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
+  g_autoptr(FlameLayout) layout = flame_layout_new (source, NULL);
+
+  g_assert_cmpuint (flame_layout_search_func (layout, match_prefix, (gpointer) "convolve"), ==, 2);
+  g_assert_true (frame_of (layout, find (source, "convolve_col"))->flags & FLAME_LAYOUT_FRAME_MATCH);
+  g_assert_cmpuint (flame_layout_search_func (layout, NULL, NULL), ==, 0);
+  for (guint i = 0; i < flame_layout_get_n_frames (layout); i++)
+    g_assert_false (flame_layout_get_frame (layout, i)->flags & FLAME_LAYOUT_FRAME_MATCH);
+}
+
 static void
 test_palette_exact (void)
 {
@@ -746,6 +771,7 @@ main (int    argc,
   g_test_add_func ("/layout/hit-test", test_layout_hit_test);
   g_test_add_func ("/layout/culling", test_layout_culling);
   g_test_add_func ("/layout/search", test_layout_search);
+  g_test_add_func ("/layout/search-func", test_layout_search_func);
   g_test_add_func ("/palette/exact", test_palette_exact);
   g_test_add_func ("/palette/contrast", test_palette_contrast);
   g_test_add_func ("/palette/plain", test_palette_plain);

@@ -779,6 +779,39 @@ flame_layout_search (FlameLayout *self,
   return count;
 }
 
+/**
+ * flame_layout_search_func:
+ * @func: (nullable): says whether a node matches; %NULL clears the search
+ *
+ * Like flame_layout_search(), with the match decided by @func (a regular
+ * expression, a set of functions), so the painter fades and outlines
+ * whatever the caller looks for. The root and merged frames never match.
+ *
+ * Returns: the number of matching frames
+ */
+guint
+flame_layout_search_func (FlameLayout          *self,
+                          FlameLayoutMatchFunc  func,
+                          gpointer              user_data)
+{
+  guint count = 0;
+
+  for (guint i = 0; i < self->frames->len; i++)
+    {
+      FlameLayoutFrame *f = &g_array_index (self->frames, FlameLayoutFrame, i);
+
+      f->flags &= ~FLAME_LAYOUT_FRAME_MATCH;
+      if (func != NULL && f->node != FLAME_TREE_ROOT &&
+          !(f->flags & FLAME_LAYOUT_FRAME_MERGED) &&
+          func (self->source, f->node, user_data))
+        {
+          f->flags |= FLAME_LAYOUT_FRAME_MATCH;
+          count++;
+        }
+    }
+  return count;
+}
+
 gsize
 flame_layout_memory (FlameLayout *self)
 {

@@ -122,6 +122,15 @@ guint                   flame_layout_search       (FlameLayout            *self,
                                                    const char             *needle);
 gsize                   flame_layout_memory       (FlameLayout            *self);
 
+/* @node is never the root or a merged frame's parent stand-in. */
+typedef gboolean (*FlameLayoutMatchFunc) (FlameLayoutSource *source,
+                                          guint32            node,
+                                          gpointer           user_data);
+
+guint                   flame_layout_search_func  (FlameLayout            *self,
+                                                   FlameLayoutMatchFunc    func,
+                                                   gpointer                user_data);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FlameLayout, flame_layout_free)
 
 G_END_DECLS
