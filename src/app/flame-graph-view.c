@@ -14,13 +14,15 @@
  *   runs on the main thread.
  *
  * - The painted viewport (background, legend, frames, labels, search
- *   fading, the highlighted function) is kept as one GdkTexture. It is
- *   repainted after a layout change, a scroll, a resize, a palette or a
- *   search change. A texture rather than a cairo node: every renderer
- *   (GL or cairo) then composites it without replaying the drawing.
+ *   fading, the highlighted function) is painted once into an image
+ *   surface and kept as one cairo render node that only paints that
+ *   surface. It is repainted after a layout change, a scroll, a resize,
+ *   a palette or a search change. The GL renderer caches the node's
+ *   texture as long as the node lives; the cairo renderer blits the
+ *   surface without converting it, as it would for a GdkTexture.
  *
- * - Hover and selection are drawn as a few GSK nodes above the texture,
- *   so moving the pointer costs a texture blit plus two rectangles.
+ * - Hover and selection are drawn as a few GSK nodes above the cached
+ *   node, so moving the pointer costs a blit plus two rectangles.
  *
  * The widget is a GtkScrollable and always viewport-sized: a
  * GtkScrolledWindow drives its vadjustment, and only the visible rows are
@@ -52,7 +54,7 @@ struct _FlameGraphView
   FlameLayoutSource *source;
   FlamePainter      *painter;
   FlameLayout       *layout;        /* (source, zoom, width, orientation) */
-  GdkTexture        *texture;       /* the painted viewport, overlays aside */
+  GskRenderNode     *graph_node;    /* the painted viewport, overlays aside */
   GtkAdjustment     *hadjustment;
   GtkAdjustment     *vadjustment;
   char              *search_text;
@@ -210,7 +212,7 @@ layout_offset (FlameGraphView *self)
 static void
 invalidate_texture (FlameGraphView *self)
 {
-  g_clear_object (&self->texture);
+  g_clear_pointer (&self->graph_node, gsk_render_node_unref);
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
@@ -459,7 +461,7 @@ ensure_layout (FlameGraphView *self)
   else
     self->legend_height = 0;
 
-  g_clear_object (&self->texture);
+  g_clear_pointer (&self->graph_node, gsk_render_node_unref);
   update_adjustments (self);
   return TRUE;
 }
@@ -574,7 +576,7 @@ paint_texture (FlameGraphView *self)
   int scale = gtk_widget_get_scale_factor (GTK_WIDGET (self));
   const FlamePalette *palette = flame_painter_get_palette (self->painter);
   cairo_surface_t *surface;
-  g_autoptr(GBytes) bytes = NULL;
+  GtkSnapshot *snapshot;
   cairo_t *cr;
   gdouble top = graph_top (self);
 
@@ -587,7 +589,14 @@ paint_texture (FlameGraphView *self)
   cairo_paint (cr);
 
   if (top > 0)
-    flame_painter_paint_legend (self->painter, cr, self->source, width, TRUE);
+    {
+      flame_painter_paint_legend (self->painter, cr, self->source, width, TRUE);
+      /* a hairline keeps the legend apart from a graph that reaches it */
+      cairo_set_source_rgba (cr, palette->foreground.r / 255.0, palette->foreground.g / 255.0,
+                             palette->foreground.b / 255.0, .15);
+      cairo_rectangle (cr, 0, top - 1, width, 1);
+      cairo_fill (cr);
+    }
 
   cairo_save (cr);
   cairo_rectangle (cr, 0, top, width, height - top);
@@ -617,13 +626,15 @@ paint_texture (FlameGraphView *self)
   cairo_destroy (cr);
   cairo_surface_flush (surface);
 
-  /* the texture borrows the pixels; the surface dies with the bytes */
-  bytes = g_bytes_new_with_free_func (cairo_image_surface_get_data (surface),
-                                      (gsize) cairo_image_surface_get_stride (surface) * height * scale,
-                                      (GDestroyNotify) cairo_surface_destroy, surface);
-  g_clear_object (&self->texture);
-  self->texture = gdk_memory_texture_new (width * scale, height * scale, GDK_MEMORY_DEFAULT, bytes,
-                                          cairo_image_surface_get_stride (surface));
+  /* the node's recording keeps a reference to the surface */
+  snapshot = gtk_snapshot_new ();
+  cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, width, height));
+  cairo_set_source_surface (cr, surface, 0, 0);
+  cairo_paint (cr);
+  cairo_destroy (cr);
+  cairo_surface_destroy (surface);
+  g_clear_pointer (&self->graph_node, gsk_render_node_unref);
+  self->graph_node = gtk_snapshot_free_to_node (snapshot);
   self->texture_width = width;
   self->texture_height = height;
 }
@@ -655,16 +666,18 @@ flame_graph_view_snapshot (GtkWidget   *widget,
 
   if (!ensure_layout (self))
     return;
-  if (self->texture == NULL || self->texture_width != width || self->texture_height != height)
+  if (self->graph_node == NULL || self->texture_width != width || self->texture_height != height)
     paint_texture (self);
-  gtk_snapshot_append_texture (snapshot, self->texture, &GRAPHENE_RECT_INIT (0, 0, width, height));
+  gtk_snapshot_append_node (snapshot, self->graph_node);
 
   gtk_snapshot_push_clip (snapshot, &GRAPHENE_RECT_INIT (0, graph_top (self), width, height));
 
   if (self->hover_frame >= 0 && _flame_graph_view_frame_bounds (self, self->hover_frame, &r))
     {
-      GdkRGBA tint = palette->dark ? (GdkRGBA) { 1, 1, 1, .22f } : (GdkRGBA) { 1, 1, 1, .35f };
-      GdkRGBA line = rgba (palette->foreground, .55f);
+      /* darken on light palettes, lighten on dark ones: the label's
+       * contrast against its fill stays about the same */
+      GdkRGBA tint = palette->dark ? (GdkRGBA) { 1, 1, 1, .16f } : (GdkRGBA) { 0, 0, 0, .10f };
+      GdkRGBA line = rgba (palette->foreground, .6f);
       float widths[4] = { 1, 1, 1, 1 };
       GdkRGBA colors[4] = { line, line, line, line };
       GskRoundedRect rr;
@@ -730,7 +743,7 @@ flame_graph_view_size_allocate (GtkWidget *widget,
   FlameGraphView *self = FLAME_GRAPH_VIEW (widget);
 
   if (self->texture_width != width || self->texture_height != height)
-    g_clear_object (&self->texture);
+    g_clear_pointer (&self->graph_node, gsk_render_node_unref);
   ensure_layout (self);
   update_adjustments (self);
 }
@@ -1041,12 +1054,18 @@ flame_graph_view_focus_changed (FlameGraphView *self)
 }
 
 static void
+on_scale_factor_changed (FlameGraphView *self)
+{
+  invalidate_texture (self);
+}
+
+static void
 flame_graph_view_dispose (GObject *object)
 {
   FlameGraphView *self = (FlameGraphView *) object;
 
   g_clear_pointer (&self->layout, flame_layout_free);
-  g_clear_object (&self->texture);
+  g_clear_pointer (&self->graph_node, gsk_render_node_unref);
   g_clear_object (&self->source);
   g_clear_object (&self->painter);
   g_clear_object (&self->hadjustment);
@@ -1314,6 +1333,9 @@ flame_graph_view_init (FlameGraphView *self)
   g_signal_connect_object (controller, "leave", G_CALLBACK (flame_graph_view_focus_changed), self,
                            G_CONNECT_SWAPPED);
   gtk_widget_add_controller (GTK_WIDGET (self), controller);
+
+  /* the cached picture is in device pixels */
+  g_signal_connect (self, "notify::scale-factor", G_CALLBACK (on_scale_factor_changed), NULL);
 
   self->style_manager = adw_style_manager_get_default ();
   g_signal_connect_object (self->style_manager, "notify::dark", G_CALLBACK (on_style_changed), self,
