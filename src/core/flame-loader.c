@@ -8,6 +8,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "flame-chrome.h"
 #include "flame-error.h"
 #include "flame-folded.h"
 #include "flame-loader.h"
@@ -377,10 +378,12 @@ flame_load_bytes_full (const char              *name,
       break;
     case FLAME_FORMAT_CHROME_CPUPROFILE:
     case FLAME_FORMAT_CHROME_TRACE:
+      profile = flame_chrome_load (&in, flame_sniff_format (in.data, len), options, error);
+      break;
     case FLAME_FORMAT_GECKO:
     case FLAME_FORMAT_FIREFOX_PROCESSED:
       g_set_error (error, FLAME_ERROR, FLAME_ERROR_UNSUPPORTED,
-                   "%s: Chrome and Firefox profiles cannot be read yet", name);
+                   "%s: Firefox profiles cannot be read yet", name);
       return NULL;
     case FLAME_FORMAT_PERF_SCRIPT:
       profile = flame_perf_load (&in, error);
