@@ -743,6 +743,50 @@ test_highlight_function (Fixture       *fx,
   }
 }
 
+/* One profile (no diff) and the inverted view draw too: plain colours,
+ * search totals without a baseline, a tooltip wherever there is a frame. */
+static void
+test_other_views (void)
+{
+  g_autoptr(FlameProfile) profile = load_profile (g_getenv ("FLAMEDIFF_EXAMPLES"), "current.folded");
+  g_autoptr(FlameLayoutSource) single = flame_layout_source_new_for_profile (profile, 0, 1.0);
+  g_autoptr(FlameDiff) diff = example_diff ();
+  g_autoptr(FlameLayoutSource) inverted = flame_layout_source_new_for_diff (diff, FLAME_VIEW_INVERTED);
+  guint32 row = flame_layout_source_find (single, "convolve_row");
+  Fixture fx = { 0 };
+  gdouble cur, base, x, y;
+
+  adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_FORCE_LIGHT);
+  fixture_init (&fx, single, WIDTH, HEIGHT);
+  flame_graph_view_set_search_text (fx.view, "convolve_row");
+  g_assert_cmpuint (flame_graph_view_get_n_matches (fx.view), ==, 1);
+  flame_graph_view_get_match_totals (fx.view, &cur, &base);
+  g_assert_cmpfloat_with_epsilon (cur, 275, 1e-9);
+  g_assert_cmpfloat (base, ==, 0);
+  {
+    g_auto(Picture) p = { 0 };
+    FlameRgb want = flame_palette_plain_fill (flame_palette_get (FLAME_PALETTE_LIGHT), "convolve_row");
+    char hex[8];
+
+    snap (fx.view, &p);
+    flame_rgb_to_hex (want, hex);
+    assert_rgb (node_fill_at (fx.view, &p, row, 4), hex);
+    save_png (fx.view, "graph-view-single.png");
+  }
+
+  flame_graph_view_set_source (fx.view, inverted);
+  settle ();
+  g_assert_cmpuint (flame_graph_view_get_n_matches (fx.view), >=, 1);
+  frame_centre (fx.view, flame_layout_source_find (inverted, "convolve_row"), &x, &y);
+  {
+    g_autofree char *text = _flame_graph_view_tooltip_text_at (fx.view, x, y);
+
+    g_assert_nonnull (strstr (text, "Self time of convolve_row"));
+  }
+  save_png (fx.view, "graph-view-inverted.png");
+  fixture_teardown (&fx, NULL);
+}
+
 /* Scrolling inside a GtkScrolledWindow: a graph taller than the viewport
  * starts at its roots (the bottom in flame orientation). */
 static void
@@ -957,6 +1001,7 @@ main (int   argc,
   ADD ("elided", test_elided, FLAME_VIEW_ELIDED);
   ADD ("highlight-function", test_highlight_function, FLAME_VIEW_DIFFERENTIAL);
 #undef ADD
+  g_test_add_func ("/graph-view/other-views", test_other_views);
   g_test_add_func ("/graph-view/scrolling", test_scrolling);
   g_test_add_func ("/graph-view/bench", test_bench);
 
