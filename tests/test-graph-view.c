@@ -570,6 +570,23 @@ test_tooltip (Fixture       *fx,
   g_assert_nonnull (strstr (text, "rgb_to_ycc_avx2"));
   g_assert_nonnull (strstr (text, "New — no counterpart in baseline"));
 
+  /* the real signal path: GTK asks, the view answers for that frame */
+  {
+    GtkTooltip *tooltip = g_object_new (GTK_TYPE_TOOLTIP, NULL);
+    gboolean shown = FALSE;
+
+    g_signal_emit_by_name (fx->view, "query-tooltip", (int) x, (int) y, FALSE, tooltip, &shown);
+    g_assert_true (shown);
+    g_signal_emit_by_name (fx->view, "query-tooltip", WIDTH - 1, 1, FALSE, tooltip, &shown);
+    g_assert_false (shown);
+    /* keyboard mode: the selected frame's tooltip */
+    flame_graph_view_set_selected_node (fx->view, node);
+    g_signal_emit_by_name (fx->view, "query-tooltip", 0, 0, TRUE, tooltip, &shown);
+    g_assert_true (shown);
+    flame_graph_view_set_selected_node (fx->view, FLAME_TREE_NONE);
+    g_object_unref (tooltip);
+  }
+
   frame_centre (fx->view, row, &x, &y);
   row_text = _flame_graph_view_tooltip_text_at (fx->view, x, y);
   g_assert_nonnull (strstr (row_text, "convolve_row"));
