@@ -19,6 +19,7 @@ int  flame_cli_info    (int argc, char **argv);
 int  flame_cli_collapse (int argc, char **argv);
 int  flame_cli_render   (int argc, char **argv);
 int  flame_cli_convert  (int argc, char **argv);
+int  flame_cli_record   (int argc, char **argv);
 
 gboolean flame_cli_write_output (const char  *path,
                                  GString     *text,

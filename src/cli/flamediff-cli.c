@@ -27,6 +27,7 @@ static const struct
   { "collapse", flame_cli_collapse, "Print perf script output as folded stacks" },
   { "render",   flame_cli_render,   "Draw a (differential) flame graph as SVG or PNG" },
   { "convert",  flame_cli_convert,  "Write any profile as folded stacks or speedscope JSON" },
+  { "record",   flame_cli_record,   "Run a command and record a CPU profile of it" },
 };
 
 static void

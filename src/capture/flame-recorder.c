@@ -1,0 +1,1425 @@
+/* flame-recorder.c: record a command with libflamediff-sampler.so.
+ *
+ * The whole recording runs in one worker thread (GTask): spawn with the
+ * sampler preloaded and one end of a SOCK_SEQPACKET pair at a fixed
+ * descriptor, read records while the program runs, stop it on request
+ * (SIGINT, then SIGKILL after a grace period), then symbolise every
+ * process image with libdwfl and write speedscope JSON atomically. The
+ * counters the UI shows (elapsed, samples, lost) are published to the
+ * caller's main context as properties.
+ *
+ * Copyright 2026 The Flamediff developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "config.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gio/gunixinputstream.h>
+#include <glib/gstdio.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "flame-recorder.h"
+#include "flame-sampler-protocol.h"
+#include "flame-speedscope.h"
+#include "flame-symbolizer.h"
+
+#define SAMPLER_NAME "libflamediff-sampler.so"
+#define DEFAULT_GRACE_MS 2000
+#define TAIL_MS 1000   /* reading after the command exits: its children */
+
+G_DEFINE_QUARK (flame-recorder-error-quark, flame_recorder_error)
+
+/* ---- what the sampler sent ---- */
+
+typedef struct
+{
+  char   *path;
+  guint64 base, lo, hi;
+  GBytes *build_id;
+} Module;
+
+typedef struct
+{
+  GArray          *modules;  /* Module */
+  FlameSymbolizer *sym;
+} Epoch;
+
+/* One program image in one process: a new one starts at each exec */
+typedef struct
+{
+  gint32     pid, ppid;
+  char      *comm;
+  char      *exe;
+  gboolean   disabled;
+  gboolean   forked;
+  gboolean   exited;     /* sent its exit record */
+  guint32    lost;
+  guint64    n_samples;
+  GPtrArray *epochs;     /* Epoch: a new one when a module replaces another */
+  GByteArray *samples;   /* u32 epoch, then the FlameRecSample with its IPs */
+} Image;
+
+struct _FlameRecorder
+{
+  GObject parent_instance;
+
+  /* settings: fixed once recording starts */
+  char     **argv;
+  char      *cwd;
+  GPtrArray *env;        /* "NAME=value" */
+  guint      hz;
+  gboolean   follow_children;
+  gboolean   capture_output;
+  guint      grace_ms;
+  char      *output_path;
+
+  /* shared with the worker */
+  GMutex        lock;
+  gboolean      stop_requested;
+  GMainContext *context;
+  gint64        start_us;
+  gint64        end_us;
+  guint64       live_samples;
+  guint64       live_lost;
+  gboolean      running;
+  gboolean      notify_pending;
+
+  /* published on the caller's context */
+  gdouble  elapsed;
+  guint64  samples;
+  guint64  lost;
+  gboolean recording;
+
+  /* worker only, readable after the recording */
+  GHashTable *current;   /* pid → Image */
+  GPtrArray  *images;
+  GPtrArray  *notes;
+  int         wait_status;
+  gboolean    have_status;
+  gdouble     effective_hz;
+};
+
+enum
+{
+  PROP_0,
+  PROP_ELAPSED,
+  PROP_SAMPLES,
+  PROP_LOST,
+  PROP_RECORDING,
+  N_PROPS
+};
+
+enum
+{
+  SIGNAL_OUTPUT,
+  N_SIGNALS
+};
+
+static GParamSpec *props[N_PROPS];
+static guint signals[N_SIGNALS];
+
+G_DEFINE_FINAL_TYPE (FlameRecorder, flame_recorder, G_TYPE_OBJECT)
+
+static void
+module_clear (Module *m)
+{
+  g_free (m->path);
+  g_clear_pointer (&m->build_id, g_bytes_unref);
+}
+
+static Epoch *
+epoch_new (void)
+{
+  Epoch *e = g_new0 (Epoch, 1);
+
+  e->modules = g_array_new (FALSE, TRUE, sizeof (Module));
+  g_array_set_clear_func (e->modules, (GDestroyNotify) module_clear);
+  return e;
+}
+
+static void
+epoch_free (Epoch *e)
+{
+  g_array_unref (e->modules);
+  flame_symbolizer_free (e->sym);
+  g_free (e);
+}
+
+static Epoch *
+epoch_copy (Epoch *src)
+{
+  Epoch *e = epoch_new ();
+
+  for (guint i = 0; src != NULL && i < src->modules->len; i++)
+    {
+      Module m = g_array_index (src->modules, Module, i);
+
+      m.path = g_strdup (m.path);
+      if (m.build_id != NULL)
+        g_bytes_ref (m.build_id);
+      g_array_append_val (e->modules, m);
+    }
+  return e;
+}
+
+static void
+image_free (Image *img)
+{
+  g_free (img->comm);
+  g_free (img->exe);
+  g_ptr_array_unref (img->epochs);
+  g_byte_array_unref (img->samples);
+  g_free (img);
+}
+
+static Image *
+image_new (FlameRecorder *self,
+           gint32         pid)
+{
+  Image *img = g_new0 (Image, 1);
+
+  img->pid = pid;
+  img->epochs = g_ptr_array_new_with_free_func ((GDestroyNotify) epoch_free);
+  img->samples = g_byte_array_new ();
+  g_ptr_array_add (self->images, img);
+  g_hash_table_replace (self->current, GINT_TO_POINTER (pid), img);
+  return img;
+}
+
+static void
+flame_recorder_finalize (GObject *object)
+{
+  FlameRecorder *self = FLAME_RECORDER (object);
+
+  g_strfreev (self->argv);
+  g_free (self->cwd);
+  g_ptr_array_unref (self->env);
+  g_free (self->output_path);
+  g_mutex_clear (&self->lock);
+  g_clear_pointer (&self->context, g_main_context_unref);
+  g_hash_table_unref (self->current);
+  g_ptr_array_unref (self->images);
+  g_ptr_array_unref (self->notes);
+  G_OBJECT_CLASS (flame_recorder_parent_class)->finalize (object);
+}
+
+static void
+flame_recorder_get_property (GObject    *object,
+                             guint       prop_id,
+                             GValue     *value,
+                             GParamSpec *pspec)
+{
+  FlameRecorder *self = FLAME_RECORDER (object);
+
+  switch (prop_id)
+    {
+    case PROP_ELAPSED:
+      g_value_set_double (value, self->elapsed);
+      break;
+    case PROP_SAMPLES:
+      g_value_set_uint64 (value, self->samples);
+      break;
+    case PROP_LOST:
+      g_value_set_uint64 (value, self->lost);
+      break;
+    case PROP_RECORDING:
+      g_value_set_boolean (value, self->recording);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+flame_recorder_class_init (FlameRecorderClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = flame_recorder_finalize;
+  object_class->get_property = flame_recorder_get_property;
+
+  props[PROP_ELAPSED] = g_param_spec_double ("elapsed", NULL, "Seconds since the command started",
+                                             0, G_MAXDOUBLE, 0,
+                                             G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+  props[PROP_SAMPLES] = g_param_spec_uint64 ("samples", NULL, "Samples received",
+                                             0, G_MAXUINT64, 0,
+                                             G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+  props[PROP_LOST] = g_param_spec_uint64 ("lost", NULL, "Samples the program could not send",
+                                          0, G_MAXUINT64, 0,
+                                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+  props[PROP_RECORDING] = g_param_spec_boolean ("recording", NULL, "The command is running",
+                                                FALSE,
+                                                G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+  g_object_class_install_properties (object_class, N_PROPS, props);
+
+  /**
+   * FlameRecorder::output:
+   * @text: a chunk of the program's standard output and error
+   *
+   * Only with capture-output on; emitted on the recording's main context.
+   */
+  signals[SIGNAL_OUTPUT] = g_signal_new ("output", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                         0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
+}
+
+static void
+flame_recorder_init (FlameRecorder *self)
+{
+  g_mutex_init (&self->lock);
+  self->env = g_ptr_array_new_with_free_func (g_free);
+  self->hz = FLAME_RECORDER_DEFAULT_HZ;
+  self->follow_children = TRUE;
+  self->grace_ms = DEFAULT_GRACE_MS;
+  self->current = g_hash_table_new (NULL, NULL);
+  self->images = g_ptr_array_new_with_free_func ((GDestroyNotify) image_free);
+  self->notes = g_ptr_array_new_with_free_func (g_free);
+}
+
+FlameRecorder *
+flame_recorder_new (const char * const *argv)
+{
+  FlameRecorder *self = g_object_new (FLAME_TYPE_RECORDER, NULL);
+
+  self->argv = g_strdupv ((char **) argv);
+  return self;
+}
+
+void
+flame_recorder_set_cwd (FlameRecorder *self,
+                        const char    *cwd)
+{
+  g_free (self->cwd);
+  self->cwd = g_strdup (cwd);
+}
+
+void
+flame_recorder_setenv (FlameRecorder *self,
+                       const char    *name,
+                       const char    *value)
+{
+  g_ptr_array_add (self->env, g_strdup_printf ("%s=%s", name, value));
+}
+
+void
+flame_recorder_set_frequency (FlameRecorder *self,
+                              guint          hz)
+{
+  self->hz = CLAMP (hz, 1, 100000);
+}
+
+void
+flame_recorder_set_follow_children (FlameRecorder *self,
+                                    gboolean       follow)
+{
+  self->follow_children = follow;
+}
+
+void
+flame_recorder_set_capture_output (FlameRecorder *self,
+                                   gboolean       capture)
+{
+  self->capture_output = capture;
+}
+
+void
+flame_recorder_set_output_path (FlameRecorder *self,
+                                const char    *path)
+{
+  g_free (self->output_path);
+  self->output_path = g_strdup (path);
+}
+
+void
+flame_recorder_set_grace_ms (FlameRecorder *self,
+                             guint          grace_ms)
+{
+  self->grace_ms = grace_ms;
+}
+
+const char *
+flame_recorder_get_output_path (FlameRecorder *self)
+{
+  return self->output_path;
+}
+
+gdouble
+flame_recorder_get_elapsed (FlameRecorder *self)
+{
+  return self->elapsed;
+}
+
+guint64
+flame_recorder_get_samples (FlameRecorder *self)
+{
+  return self->samples;
+}
+
+guint64
+flame_recorder_get_lost (FlameRecorder *self)
+{
+  return self->lost;
+}
+
+gboolean
+flame_recorder_get_recording (FlameRecorder *self)
+{
+  return self->recording;
+}
+
+int
+flame_recorder_get_wait_status (FlameRecorder *self)
+{
+  return self->wait_status;
+}
+
+gdouble
+flame_recorder_get_effective_hz (FlameRecorder *self)
+{
+  return self->effective_hz;
+}
+
+/**
+ * flame_recorder_stop:
+ *
+ * Ends the recording: SIGINT to the command, SIGKILL after the grace
+ * period. What was recorded is kept. Callable from any thread.
+ */
+void
+flame_recorder_stop (FlameRecorder *self)
+{
+  g_mutex_lock (&self->lock);
+  self->stop_requested = TRUE;
+  g_mutex_unlock (&self->lock);
+}
+
+/* ---- progress, published on the caller's context ---- */
+
+static gboolean
+publish (gpointer data)
+{
+  FlameRecorder *self = data;
+  gint64 now = g_get_monotonic_time ();
+
+  g_mutex_lock (&self->lock);
+  self->notify_pending = FALSE;
+  self->elapsed = self->start_us == 0 ? 0 :
+                  ((self->end_us != 0 ? self->end_us : now) - self->start_us) / 1e6;
+  self->samples = self->live_samples;
+  self->lost = self->live_lost;
+  self->recording = self->running;
+  g_mutex_unlock (&self->lock);
+
+  g_object_freeze_notify (G_OBJECT (self));
+  g_object_notify_by_pspec (G_OBJECT (self), props[PROP_ELAPSED]);
+  g_object_notify_by_pspec (G_OBJECT (self), props[PROP_SAMPLES]);
+  g_object_notify_by_pspec (G_OBJECT (self), props[PROP_LOST]);
+  g_object_notify_by_pspec (G_OBJECT (self), props[PROP_RECORDING]);
+  g_object_thaw_notify (G_OBJECT (self));
+  return G_SOURCE_REMOVE;
+}
+
+static void
+schedule_publish (FlameRecorder *self)
+{
+  gboolean schedule;
+
+  if (self->context == NULL)
+    {
+      /* synchronous recording: we are the caller's thread */
+      publish (g_object_ref (self));
+      g_object_unref (self);
+      return;
+    }
+  g_mutex_lock (&self->lock);
+  schedule = !self->notify_pending;
+  self->notify_pending = TRUE;
+  g_mutex_unlock (&self->lock);
+  if (schedule)
+    g_main_context_invoke_full (self->context, G_PRIORITY_DEFAULT, publish,
+                                g_object_ref (self), g_object_unref);
+}
+
+typedef struct
+{
+  FlameRecorder *self;
+  char          *text;
+} Output;
+
+static gboolean
+emit_output (gpointer data)
+{
+  Output *o = data;
+
+  g_signal_emit (o->self, signals[SIGNAL_OUTPUT], 0, o->text);
+  g_object_unref (o->self);
+  g_free (o->text);
+  g_free (o);
+  return G_SOURCE_REMOVE;
+}
+
+/* ---- before launch ---- */
+
+char *
+flame_recorder_default_dir (void)
+{
+  return g_build_filename (g_get_user_data_dir (), "flamediff", "recordings", NULL);
+}
+
+/**
+ * flame_recorder_find_sampler:
+ *
+ * $FLAMEDIFF_SAMPLER (tests, uninstalled runs), then next to the running
+ * program in a build tree (src/cli or src/app → src/capture), then the
+ * installed copy in $libdir/flamediff.
+ */
+char *
+flame_recorder_find_sampler (GError **error)
+{
+  const char *env = g_getenv ("FLAMEDIFF_SAMPLER");
+  g_autofree char *exe = g_file_read_link ("/proc/self/exe", NULL);
+  char *path;
+
+  if (env != NULL && *env != '\0')
+    {
+      if (g_file_test (env, G_FILE_TEST_IS_REGULAR))
+        return g_canonicalize_filename (env, NULL);
+      g_set_error (error, FLAME_RECORDER_ERROR, FLAME_RECORDER_ERROR_NOT_FOUND,
+                   "FLAMEDIFF_SAMPLER names %s, which does not exist", env);
+      return NULL;
+    }
+  if (exe != NULL)
+    {
+      g_autofree char *dir = g_path_get_dirname (exe);
+
+      path = g_build_filename (dir, "..", "capture", SAMPLER_NAME, NULL);
+      if (g_file_test (path, G_FILE_TEST_IS_REGULAR))
+        {
+          char *canon = g_canonicalize_filename (path, NULL);
+
+          g_free (path);
+          return canon;
+        }
+      g_free (path);
+    }
+  path = g_build_filename (FLAMEDIFF_SAMPLER_DIR, SAMPLER_NAME, NULL);
+  if (g_file_test (path, G_FILE_TEST_IS_REGULAR))
+    return path;
+  g_set_error (error, FLAME_RECORDER_ERROR, FLAME_RECORDER_ERROR_NOT_FOUND,
+               "the sampler %s is not installed (looked in %s)", SAMPLER_NAME,
+               FLAMEDIFF_SAMPLER_DIR);
+  g_free (path);
+  return NULL;
+}
+
+static gboolean
+check_file (const char  *path,
+            const char  *shown,
+            int          depth,
+            GError     **error)
+{
+  GStatBuf st;
+  guint8 buf[4096];
+  gssize n;
+  int fd;
+
+  if (g_stat (path, &st) != 0)
+    {
+      g_set_error (error, FLAME_RECORDER_ERROR, FLAME_RECORDER_ERROR_NOT_FOUND,
+                   "%s: %s", shown, g_strerror (errno));
+      return FALSE;
+    }
+  if (st.st_mode & (S_ISUID | S_ISGID))
+    {
+      g_set_error (error, FLAME_RECORDER_ERROR, FLAME_RECORDER_ERROR_UNSUPPORTED,
+                   "%s is set-user-ID or set-group-ID: the dynamic loader ignores "
+                   "LD_PRELOAD for it, so it cannot be recorded", shown);
+      return FALSE;
+    }
+  if (getxattr (path, "security.capability", NULL, 0) > 0)
+    {
+      g_set_error (error, FLAME_RECORDER_ERROR, FLAME_RECORDER_ERROR_UNSUPPORTED,
+                   "%s has file capabilities: the dynamic loader ignores "
+                   "LD_PRELOAD for it, so it cannot be recorded", shown);
+      return FALSE;
+    }
+  fd = g_open (path, O_RDONLY | O_CLOEXEC, 0);
+  if (fd < 0)
+    {
+      g_set_error (error, FLAME_RECORDER_ERROR, FLAME_RECORDER_ERROR_NOT_FOUND,
+                   "cannot read %s: %s", shown, g_strerror (errno));
+      return FALSE;
+    }
+  n = read (fd, buf, sizeof buf);
+  close (fd);
+
+  if (n > 2 && buf[0] == '#' && buf[1] == '!' && depth == 0)
+    {
+      /* a script: what matters is its interpreter */
+      g_autofree char *line = g_strndup ((char *) buf + 2, n - 2);
+      char *end = strchr (line, '\n');
+      g_auto(GStrv) words = NULL;
+
+      if (end != NULL)
+        *end = '\0';
+      words = g_strsplit_set (g_strstrip (line), " \t", 2);
+      if (words[0] == NULL || words[0][0] != '/')
+        return TRUE;
+      return check_file (words[0], words[0], depth + 1, error);
+    }
+
+  if (n >= (gssize) sizeof (Elf64_Ehdr) && memcmp (buf, ELFMAG, SELFMAG) == 0 &&
+      buf[EI_CLASS] == ELFCLASS64)
+    {
+      const Elf64_Ehdr *eh = (const Elf64_Ehdr *) buf;
+      gboolean interp = FALSE;
+
+      if (eh->e_phoff + (guint64) eh->e_phnum * sizeof (Elf64_Phdr) > (guint64) n)
+        return TRUE;  /* headers out of reach: let the loader judge */
+      for (guint i = 0; i < eh->e_phnum; i++)
+        {
+          const Elf64_Phdr *ph = (const Elf64_Phdr *) (buf + eh->e_phoff + i * sizeof (Elf64_Phdr));
+
+          if (ph->p_type == PT_INTERP)
+            interp = TRUE;
+        }
+      if (!interp)
+        {
+          g_set_error (error, FLAME_RECORDER_ERROR, FLAME_RECORDER_ERROR_UNSUPPORTED,
+                       "%s is statically linked: there is no dynamic loader to "
+                       "preload the sampler, so it cannot be recorded", shown);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+/**
+ * flame_recorder_check_program:
+ * @resolved: (out) (optional): the file that will run
+ *
+ * Refuses what the preload cannot reach, before anything is launched:
+ * statically linked, set-user-ID or set-group-ID programs, and programs
+ * with file capabilities (also as a script's interpreter).
+ */
+gboolean
+flame_recorder_check_program (const char  *program,
+                              const char  *cwd,
+                              char       **resolved,
+                              GError     **error)
+{
+  g_autofree char *path = NULL;
+
+  if (strchr (program, '/') != NULL)
+    path = g_canonicalize_filename (program, cwd);
+  else
+    path = g_find_program_in_path (program);
+  if (path == NULL)
+    {
+      g_set_error (error, FLAME_RECORDER_ERROR, FLAME_RECORDER_ERROR_NOT_FOUND,
+                   "%s: command not found", program);
+      return FALSE;
+    }
+  if (!check_file (path, program, 0, error))
+    return FALSE;
+  if (resolved != NULL)
+    *resolved = g_steal_pointer (&path);
+  return TRUE;
+}
+
+/* ---- records ---- */
+
+static Image *
+image_for (FlameRecorder *self,
+           gint32         pid)
+{
+  Image *img = g_hash_table_lookup (self->current, GINT_TO_POINTER (pid));
+
+  if (img == NULL)
+    {
+      /* records of a process whose hello was lost */
+      img = image_new (self, pid);
+      g_ptr_array_add (img->epochs, epoch_new ());
+    }
+  return img;
+}
+
+static void
+on_hello (FlameRecorder *self,
+          const guint8  *buf,
+          gsize          len)
+{
+  const FlameRecHello *h = (const FlameRecHello *) buf;
+  Image *parent = NULL;
+  Image *img;
+
+  if (h->h.flags & FLAME_HELLO_FORKED)
+    parent = g_hash_table_lookup (self->current, GINT_TO_POINTER (h->ppid));
+  img = image_new (self, h->h.pid);
+  img->ppid = h->ppid;
+  img->comm = g_strndup (h->comm, sizeof h->comm);
+  img->exe = len > sizeof *h ? g_strndup ((const char *) buf + sizeof *h, len - sizeof *h) : NULL;
+  img->disabled = (h->h.flags & FLAME_HELLO_DISABLED) != 0;
+  img->forked = (h->h.flags & FLAME_HELLO_FORKED) != 0;
+  /* a fork child starts with its parent's modules */
+  g_ptr_array_add (img->epochs,
+                   epoch_copy (parent != NULL && parent->epochs->len > 0 ?
+                               g_ptr_array_index (parent->epochs, parent->epochs->len - 1) : NULL));
+}
+
+static void
+on_module (FlameRecorder *self,
+           const guint8  *buf,
+           gsize          len)
+{
+  const FlameRecModule *r = (const FlameRecModule *) buf;
+  Image *img = image_for (self, r->h.pid);
+  Epoch *epoch = g_ptr_array_index (img->epochs, img->epochs->len - 1);
+  Module m = { 0 };
+  gboolean overlap = FALSE;
+
+  if (sizeof *r + r->build_id_len + r->path_len > len)
+    return;
+  m.path = g_strndup ((const char *) (r + 1) + r->build_id_len, r->path_len);
+  m.base = r->base;
+  m.lo = r->lo;
+  m.hi = r->hi;
+  if (r->build_id_len > 0)
+    m.build_id = g_bytes_new (r + 1, r->build_id_len);
+
+  for (guint i = 0; i < epoch->modules->len; i++)
+    {
+      Module *o = &g_array_index (epoch->modules, Module, i);
+
+      if (m.lo < o->hi && o->lo < m.hi)
+        overlap = TRUE;
+    }
+  if (overlap)
+    {
+      /* Something was unloaded and this took its place: samples taken
+       * from now on belong to a new set of modules. */
+      Epoch *next = epoch_new ();
+
+      for (guint i = 0; i < epoch->modules->len; i++)
+        {
+          Module o = g_array_index (epoch->modules, Module, i);
+
+          if (m.lo < o.hi && o.lo < m.hi)
+            continue;
+          o.path = g_strdup (o.path);
+          if (o.build_id != NULL)
+            g_bytes_ref (o.build_id);
+          g_array_append_val (next->modules, o);
+        }
+      g_ptr_array_add (img->epochs, next);
+      epoch = next;
+    }
+  g_array_append_val (epoch->modules, m);
+}
+
+static void
+on_sample (FlameRecorder *self,
+           const guint8  *buf,
+           gsize          len)
+{
+  const FlameRecSample *s = (const FlameRecSample *) buf;
+  Image *img;
+  guint32 epoch;
+
+  if (s->n_frames > FLAME_SAMPLER_MAX_FRAMES || sizeof *s + s->n_frames * 8 > len)
+    return;
+  img = image_for (self, s->h.pid);
+  epoch = img->epochs->len - 1;
+  g_byte_array_append (img->samples, (const guint8 *) &epoch, sizeof epoch);
+  g_byte_array_append (img->samples, buf, sizeof *s + s->n_frames * 8);
+  img->n_samples++;
+  if (s->lost > img->lost)
+    img->lost = s->lost;
+}
+
+static void
+handle_record (FlameRecorder *self,
+               const guint8  *buf,
+               gsize          len)
+{
+  const FlameRecHeader *h = (const FlameRecHeader *) buf;
+
+  if (len < sizeof *h || h->magic != FLAME_SAMPLER_MAGIC)
+    return;
+  switch (h->type)
+    {
+    case FLAME_REC_HELLO:
+      if (len >= sizeof (FlameRecHello))
+        on_hello (self, buf, len);
+      break;
+    case FLAME_REC_MODULE:
+      if (len >= sizeof (FlameRecModule))
+        on_module (self, buf, len);
+      break;
+    case FLAME_REC_SAMPLE:
+      if (len >= sizeof (FlameRecSample))
+        on_sample (self, buf, len);
+      break;
+    case FLAME_REC_EXIT:
+      if (len >= sizeof (FlameRecExit))
+        {
+          Image *img = image_for (self, h->pid);
+
+          img->exited = TRUE;
+          img->lost = MAX (img->lost, ((const FlameRecExit *) buf)->lost);
+        }
+      break;
+    case FLAME_REC_NOTE:
+      {
+        g_autofree char *text = g_strndup ((const char *) buf + sizeof (FlameRecNote),
+                                           len - sizeof (FlameRecNote));
+
+        g_ptr_array_add (self->notes, g_strdup_printf ("process %d: %s", h->pid, text));
+      }
+      break;
+    default:
+      break;
+    }
+}
+
+static void
+update_live_counts (FlameRecorder *self)
+{
+  guint64 samples = 0, lost = 0;
+
+  for (guint i = 0; i < self->images->len; i++)
+    {
+      Image *img = g_ptr_array_index (self->images, i);
+
+      samples += img->n_samples;
+      lost += img->lost;
+    }
+  g_mutex_lock (&self->lock);
+  self->live_samples = samples;
+  self->live_lost = lost;
+  g_mutex_unlock (&self->lock);
+}
+
+/* Reads every record waiting; FALSE at end of stream (every process that
+ * held the socket is gone). */
+static gboolean
+drain (FlameRecorder *self,
+       int            fd,
+       guint8        *buf,
+       gsize          size)
+{
+  for (;;)
+    {
+      gssize n = recv (fd, buf, size, MSG_DONTWAIT);
+
+      if (n > 0)
+        handle_record (self, buf, n);
+      else if (n == 0)
+        return FALSE;
+      else if (errno == EINTR)
+        continue;
+      else
+        return TRUE;
+    }
+}
+
+/* ---- the profile ---- */
+
+static char *
+describe_status (int status)
+{
+  if (WIFEXITED (status))
+    return g_strdup_printf ("exited with status %d", WEXITSTATUS (status));
+  if (WIFSIGNALED (status))
+    return g_strdup_printf ("killed by signal %d (%s)%s", WTERMSIG (status),
+                            g_strsignal (WTERMSIG (status)),
+                            WCOREDUMP (status) ? ", core dumped" : "");
+  return g_strdup_printf ("wait status %d", status);
+}
+
+static char *
+hex (GBytes *bytes)
+{
+  gsize len;
+  const guint8 *data = g_bytes_get_data (bytes, &len);
+  GString *s = g_string_sized_new (len * 2);
+
+  for (gsize i = 0; i < len; i++)
+    g_string_append_printf (s, "%02x", data[i]);
+  return g_string_free (s, FALSE);
+}
+
+static guint32
+intern (FlameProfile *profile,
+        const char   *name,
+        const char   *file,
+        guint         line,
+        guint32       flags)
+{
+  return flame_profile_intern_frame (profile, name, strlen (name), file,
+                                     file != NULL ? strlen (file) : 0, line, flags);
+}
+
+static void
+add_image_samples (FlameRecorder *self,
+                   FlameProfile  *profile,
+                   Image         *img,
+                   GArray        *stack,
+                   gdouble        period_ns,
+                   gdouble       *total_weight)
+{
+  const guint8 *p = img->samples->data;
+  const guint8 *end = p + img->samples->len;
+  const char *name = img->comm != NULL && *img->comm ? img->comm : "[process]";
+  guint32 root = intern (profile, name, NULL, 0, FLAME_FRAME_THREAD);
+  guint32 truncated = intern (profile, "[truncated]", NULL, 0, 0);
+  GHashTable *threads = g_hash_table_new (NULL, NULL);
+
+  while (p < end)
+    {
+      guint32 epoch_index;
+      FlameRecSample s;
+      Epoch *epoch;
+      FlameThread *thread;
+
+      memcpy (&epoch_index, p, sizeof epoch_index);
+      memcpy (&s, p + sizeof epoch_index, sizeof s);
+      p += sizeof epoch_index + sizeof s;
+
+      epoch = g_ptr_array_index (img->epochs, MIN (epoch_index, img->epochs->len - 1));
+      if (epoch->sym == NULL)
+        {
+          epoch->sym = flame_symbolizer_new (SAMPLER_NAME);
+          for (guint i = 0; i < epoch->modules->len; i++)
+            {
+              Module *m = &g_array_index (epoch->modules, Module, i);
+              gsize id_len = 0;
+              const guint8 *id = m->build_id != NULL ? g_bytes_get_data (m->build_id, &id_len) : NULL;
+
+              flame_symbolizer_add_module (epoch->sym, m->path, m->base, id, id_len);
+            }
+        }
+
+      /* leaf first from the sampler; the profile wants the root first */
+      g_array_set_size (stack, 0);
+      for (guint i = 0; i < s.n_frames; i++)
+        {
+          guint64 ip;
+          const FlameSymFrame *frames;
+          guint n;
+
+          memcpy (&ip, p + i * 8, sizeof ip);
+          n = flame_symbolizer_lookup (epoch->sym, ip, i == 0, &frames);
+          for (guint j = 0; j < n; j++)
+            {
+              guint32 id;
+
+              if (frames[j].own)
+                continue;  /* the sampler's thread trampoline */
+              id = intern (profile, frames[j].name, frames[j].file, frames[j].line,
+                           frames[j].inlined ? FLAME_FRAME_INLINED : 0);
+              g_array_append_val (stack, id);
+            }
+        }
+      p += s.n_frames * 8;
+      if (s.h.flags & FLAME_SAMPLE_TRUNCATED)
+        g_array_append_val (stack, truncated);
+      g_array_append_val (stack, root);
+      for (guint i = 0; i < stack->len / 2; i++)
+        {
+          guint32 t = g_array_index (stack, guint32, i);
+
+          g_array_index (stack, guint32, i) = g_array_index (stack, guint32, stack->len - 1 - i);
+          g_array_index (stack, guint32, stack->len - 1 - i) = t;
+        }
+      flame_profile_add_stack (profile, 0, (guint32 *) stack->data, stack->len,
+                               s.weight * period_ns);
+      *total_weight += s.weight;
+
+      thread = g_hash_table_lookup (threads, GINT_TO_POINTER (s.h.tid));
+      if (thread == NULL)
+        {
+          thread = flame_profile_ensure_thread (profile, name, img->pid, s.h.tid);
+          g_hash_table_insert (threads, GINT_TO_POINTER (s.h.tid), thread);
+        }
+      thread->samples += 1;
+    }
+  g_hash_table_unref (threads);
+
+  for (guint e = 0; e < img->epochs->len; e++)
+    {
+      Epoch *epoch = g_ptr_array_index (img->epochs, e);
+      GPtrArray *warnings = epoch->sym != NULL ? flame_symbolizer_get_warnings (epoch->sym) : NULL;
+
+      for (guint i = 0; warnings != NULL && i < warnings->len; i++)
+        flame_profile_add_warning (profile, "%s", (const char *) g_ptr_array_index (warnings, i));
+    }
+}
+
+/* g_qsort_with_data passes pointers to the elements */
+static gint
+compare_strv (gconstpointer a,
+              gconstpointer b,
+              gpointer      data)
+{
+  return g_strcmp0 (*(char * const *) a, *(char * const *) b);
+}
+
+static FlameProfile *
+build_profile (FlameRecorder *self,
+               GDateTime     *started)
+{
+  FlameProfile *profile = flame_profile_new (FLAME_FORMAT_SPEEDSCOPE, 1);
+  g_autoptr(GArray) stack = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_autoptr(GHashTable) ids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  g_autoptr(GString) build_ids = g_string_new (NULL);
+  gdouble period_ns = 1e9 / self->hz;
+  gdouble total_weight = 0, duration_ms;
+  guint64 n_samples = 0, n_lost = 0;
+  guint n_processes = 0, n_unrecorded = 0;
+  g_autofree char *quoted = NULL;
+  g_autofree char *started_s = NULL;
+  char num[64];
+
+  flame_profile_set_unit (profile, FLAME_UNIT_NANOSECONDS);
+  flame_profile_set_interval_ms (profile, 1000.0 / self->hz);
+  flame_profile_set_event (profile, "cpu-clock");
+
+  for (guint i = 0; i < self->images->len; i++)
+    {
+      Image *img = g_ptr_array_index (self->images, i);
+
+      n_processes++;
+      if (img->disabled)
+        n_unrecorded++;
+      n_samples += img->n_samples;
+      n_lost += img->lost;
+      add_image_samples (self, profile, img, stack, period_ns, &total_weight);
+      for (guint e = 0; e < img->epochs->len; e++)
+        {
+          Epoch *epoch = g_ptr_array_index (img->epochs, e);
+
+          for (guint m = 0; m < epoch->modules->len; m++)
+            {
+              Module *mod = &g_array_index (epoch->modules, Module, m);
+
+              if (mod->build_id != NULL && !g_hash_table_contains (ids, mod->path))
+                g_hash_table_insert (ids, g_strdup (mod->path), hex (mod->build_id));
+            }
+        }
+    }
+  flame_profile_add_samples (profile, 0, n_samples);
+
+  /* sorted, so two recordings of one program list them alike */
+  {
+    g_autofree gpointer *keys = g_hash_table_get_keys_as_array (ids, NULL);
+    guint n = g_hash_table_size (ids);
+
+    g_qsort_with_data (keys, n, sizeof (gpointer), compare_strv, NULL);
+    for (guint i = 0; i < n; i++)
+      {
+        g_string_append_printf (build_ids, "%s%s=%s", i ? ";" : "", (char *) keys[i],
+                                (char *) g_hash_table_lookup (ids, keys[i]));
+      }
+  }
+
+  duration_ms = (self->end_us - self->start_us) / 1000.0;
+  flame_profile_set_duration_ms (profile, duration_ms);
+  self->effective_hz = total_weight > 0 ? n_samples / (total_weight * period_ns / 1e9) : 0;
+
+  quoted = g_strjoinv (" ", self->argv);
+  for (guint i = 0; self->argv[i] != NULL; i++)
+    if (strpbrk (self->argv[i], " \t\n'\"\\$`*?[]{}()<>|&;#~") != NULL || self->argv[i][0] == '\0')
+      {
+        GString *s = g_string_new (NULL);
+
+        for (guint j = 0; self->argv[j] != NULL; j++)
+          {
+            g_autofree char *q = g_shell_quote (self->argv[j]);
+
+            g_string_append_printf (s, "%s%s", j ? " " : "", q);
+          }
+        g_free (quoted);
+        quoted = g_string_free (s, FALSE);
+        break;
+      }
+  flame_profile_set_metadata (profile, "recorder", "flamediff-sampler " PACKAGE_VERSION);
+  flame_profile_set_metadata (profile, "command", quoted);
+  flame_profile_set_metadata (profile, "program", self->argv[0]);
+  {
+    g_autofree char *args = g_strjoinv ("\x1f", self->argv + 1);
+
+    /* arguments one by one, separated by U+001F (unit separator) */
+    flame_profile_set_metadata (profile, "arguments", args);
+  }
+  flame_profile_set_metadata (profile, "working_directory", self->cwd);
+  started_s = g_date_time_format_iso8601 (started);
+  flame_profile_set_metadata (profile, "start_time", started_s);
+  g_snprintf (num, sizeof num, "%.3f", duration_ms);
+  flame_profile_set_metadata (profile, "duration_ms", num);
+  g_snprintf (num, sizeof num, "%u", self->hz);
+  flame_profile_set_metadata (profile, "frequency_hz", num);
+  g_snprintf (num, sizeof num, "%.1f", self->effective_hz);
+  flame_profile_set_metadata (profile, "effective_frequency_hz", num);
+  g_snprintf (num, sizeof num, "%" G_GUINT64_FORMAT, n_samples);
+  flame_profile_set_metadata (profile, "samples", num);
+  g_snprintf (num, sizeof num, "%" G_GUINT64_FORMAT, n_lost);
+  flame_profile_set_metadata (profile, "samples_lost", num);
+  g_snprintf (num, sizeof num, "%u", n_processes);
+  flame_profile_set_metadata (profile, "processes", num);
+  if (n_unrecorded > 0)
+    {
+      g_snprintf (num, sizeof num, "%u", n_unrecorded);
+      flame_profile_set_metadata (profile, "processes_not_sampled", num);
+    }
+  if (self->have_status)
+    {
+      g_autofree char *status = describe_status (self->wait_status);
+
+      flame_profile_set_metadata (profile, "exit_status", status);
+    }
+  flame_profile_set_metadata (profile, "build_ids", build_ids->str);
+  if (self->notes->len > 0)
+    {
+      g_ptr_array_add (self->notes, NULL);
+      g_autofree char *notes = g_strjoinv ("\n", (char **) self->notes->pdata);
+
+      g_ptr_array_remove_index (self->notes, self->notes->len - 1);
+      flame_profile_set_metadata (profile, "notes", notes);
+      for (guint i = 0; i < self->notes->len; i++)
+        flame_profile_add_warning (profile, "%s", (const char *) g_ptr_array_index (self->notes, i));
+    }
+
+  flame_profile_finish (profile);
+  return profile;
+}
+
+static char *
+unique_output_path (const char *program)
+{
+  g_autofree char *dir = flame_recorder_default_dir ();
+  g_autofree char *base = g_path_get_basename (program);
+  g_autoptr(GDateTime) now = g_date_time_new_now_local ();
+  g_autofree char *stamp = g_date_time_format (now, "%Y%m%d-%H%M%S");
+
+  for (guint i = 1; ; i++)
+    {
+      g_autofree char *name = i == 1 ?
+        g_strdup_printf ("%s-%s.speedscope.json", base, stamp) :
+        g_strdup_printf ("%s-%s-%u.speedscope.json", base, stamp, i);
+      char *path = g_build_filename (dir, name, NULL);
+
+      if (!g_file_test (path, G_FILE_TEST_EXISTS))
+        return path;
+      g_free (path);
+    }
+}
+
+static gboolean
+write_profile (FlameRecorder  *self,
+               FlameProfile   *profile,
+               GError        **error)
+{
+  g_autoptr(GString) json = g_string_new (NULL);
+  g_autofree char *dir = NULL;
+
+  if (self->output_path == NULL)
+    self->output_path = unique_output_path (self->argv[0]);
+  dir = g_path_get_dirname (self->output_path);
+  if (g_mkdir_with_parents (dir, 0755) != 0)
+    {
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errno),
+                   "cannot create %s: %s", dir, g_strerror (errno));
+      return FALSE;
+    }
+  if (!flame_speedscope_write (profile, json, error))
+    return FALSE;
+  /* temporary file, fsync, rename: never half a recording on disk */
+  if (!g_file_set_contents_full (self->output_path, json->str, json->len,
+                                 G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_DURABLE,
+                                 0644, error))
+    return FALSE;
+  flame_profile_set_path (profile, self->output_path);
+  return TRUE;
+}
+
+/* ---- the recording ---- */
+
+static int
+target_fd (void)
+{
+  struct rlimit rl;
+
+  /* high, out of the way of descriptors the program opens itself */
+  if (getrlimit (RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < 1024)
+    return MAX ((int) rl.rlim_cur - 1, 3);
+  return 1000;
+}
+
+static gboolean
+take_stop_request (FlameRecorder *self,
+                   GCancellable  *cancellable)
+{
+  gboolean stop;
+
+  g_mutex_lock (&self->lock);
+  stop = self->stop_requested;
+  g_mutex_unlock (&self->lock);
+  return stop || g_cancellable_is_cancelled (cancellable);
+}
+
+static GSubprocess *
+spawn (FlameRecorder  *self,
+       int             child_fd,
+       int             fd_number,
+       GError        **error)
+{
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_autofree char *sampler = NULL;
+  g_autofree char *preload = NULL;
+  const char *old_preload;
+  struct stat st;
+  char num[32];
+
+  sampler = flame_recorder_find_sampler (error);
+  if (sampler == NULL)
+    return NULL;
+  if (fstat (child_fd, &st) != 0)
+    {
+      g_set_error (error, FLAME_RECORDER_ERROR, FLAME_RECORDER_ERROR_FAILED,
+                   "socket: %s", g_strerror (errno));
+      return NULL;
+    }
+
+  launcher = g_subprocess_launcher_new (self->capture_output ?
+                                        G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_MERGE :
+                                        G_SUBPROCESS_FLAGS_NONE);
+  if (self->cwd != NULL)
+    g_subprocess_launcher_set_cwd (launcher, self->cwd);
+  for (guint i = 0; i < self->env->len; i++)
+    {
+      const char *kv = g_ptr_array_index (self->env, i);
+      const char *eq = strchr (kv, '=');
+      g_autofree char *name = g_strndup (kv, eq - kv);
+
+      g_subprocess_launcher_setenv (launcher, name, eq + 1, TRUE);
+    }
+  old_preload = g_subprocess_launcher_getenv (launcher, "LD_PRELOAD");
+  preload = old_preload != NULL && *old_preload ?
+            g_strdup_printf ("%s:%s", sampler, old_preload) : g_strdup (sampler);
+  g_subprocess_launcher_setenv (launcher, "LD_PRELOAD", preload, TRUE);
+  g_snprintf (num, sizeof num, "%d", fd_number);
+  g_subprocess_launcher_setenv (launcher, FLAME_SAMPLER_ENV_FD, num, TRUE);
+  g_snprintf (num, sizeof num, "%" G_GUINT64_FORMAT, (guint64) st.st_ino);
+  g_subprocess_launcher_setenv (launcher, FLAME_SAMPLER_ENV_INO, num, TRUE);
+  g_snprintf (num, sizeof num, "%u", self->hz);
+  g_subprocess_launcher_setenv (launcher, FLAME_SAMPLER_ENV_HZ, num, TRUE);
+  g_subprocess_launcher_setenv (launcher, FLAME_SAMPLER_ENV_CHILDREN,
+                                self->follow_children ? "1" : "0", TRUE);
+  g_subprocess_launcher_unsetenv (launcher, FLAME_SAMPLER_ENV_ROOT);
+  g_subprocess_launcher_take_fd (launcher, child_fd, fd_number);
+
+  return g_subprocess_launcher_spawnv (launcher, (const char * const *) self->argv, error);
+}
+
+static FlameProfile *
+record_run (FlameRecorder  *self,
+            GCancellable   *cancellable,
+            GError        **error)
+{
+  g_autoptr(GSubprocess) proc = NULL;
+  g_autoptr(GDateTime) started = NULL;
+  g_autofree guint8 *buf = NULL;
+  g_autoptr(FlameProfile) profile = NULL;
+  int fds[2];
+  int out_fd = -1;
+  int size = 4 << 20;
+  gint64 exited_us = 0, sigint_us = 0, last_publish = 0;
+  gboolean killed = FALSE, eof = FALSE;
+
+  if (self->argv == NULL || self->argv[0] == NULL)
+    {
+      g_set_error (error, FLAME_RECORDER_ERROR, FLAME_RECORDER_ERROR_NO_COMMAND,
+                   "no command to record");
+      return NULL;
+    }
+  if (!flame_recorder_check_program (self->argv[0], self->cwd, NULL, error))
+    return NULL;
+
+  if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) != 0)
+    {
+      g_set_error (error, FLAME_RECORDER_ERROR, FLAME_RECORDER_ERROR_FAILED,
+                   "socketpair: %s", g_strerror (errno));
+      return NULL;
+    }
+  /* as much room as the kernel grants: a slow reader costs lost samples,
+   * never a stalled program */
+  setsockopt (fds[1], SOL_SOCKET, SO_SNDBUF, &size, sizeof size);
+  setsockopt (fds[0], SOL_SOCKET, SO_RCVBUF, &size, sizeof size);
+
+  started = g_date_time_new_now_local ();
+  g_mutex_lock (&self->lock);
+  self->start_us = g_get_monotonic_time ();
+  self->running = TRUE;
+  g_mutex_unlock (&self->lock);
+  schedule_publish (self);
+
+  /* the launcher owns fds[1] and closes it when it goes, so only the
+   * recorded processes hold that end: end of stream = all gone */
+  proc = spawn (self, fds[1], target_fd (), error);
+  if (proc == NULL)
+    {
+      close (fds[0]);
+      g_mutex_lock (&self->lock);
+      self->running = FALSE;
+      g_mutex_unlock (&self->lock);
+      schedule_publish (self);
+      return NULL;
+    }
+  if (self->capture_output)
+    out_fd = g_unix_input_stream_get_fd (G_UNIX_INPUT_STREAM (g_subprocess_get_stdout_pipe (proc)));
+
+  buf = g_malloc (FLAME_SAMPLER_MAX_RECORD * 8);
+  for (;;)
+    {
+      struct pollfd p[2] = {
+        { .fd = fds[0], .events = POLLIN },
+        { .fd = out_fd, .events = POLLIN },
+      };
+      gint64 now;
+
+      poll (p, out_fd >= 0 ? 2 : 1, 50);
+      if (!eof && !drain (self, fds[0], buf, FLAME_SAMPLER_MAX_RECORD * 8))
+        eof = TRUE;
+      if (out_fd >= 0 && (p[1].revents & (POLLIN | POLLHUP)))
+        {
+          char text[4096];
+          gssize n = read (out_fd, text, sizeof text);
+
+          if (n > 0 && self->context != NULL)
+            {
+              Output *o = g_new0 (Output, 1);
+
+              o->self = g_object_ref (self);
+              o->text = g_utf8_make_valid (text, n);
+              g_main_context_invoke (self->context, emit_output, o);
+            }
+          else if (n == 0)
+            out_fd = -1;
+        }
+
+      now = g_get_monotonic_time ();
+      if (exited_us == 0 && g_subprocess_get_identifier (proc) == NULL)
+        {
+          exited_us = now;
+          g_mutex_lock (&self->lock);
+          self->end_us = now;
+          self->running = FALSE;
+          g_mutex_unlock (&self->lock);
+        }
+      if (exited_us == 0 && take_stop_request (self, cancellable))
+        {
+          if (sigint_us == 0)
+            {
+              sigint_us = now;
+              g_subprocess_send_signal (proc, SIGINT);
+            }
+          else if (!killed && now - sigint_us > (gint64) self->grace_ms * 1000)
+            {
+              killed = TRUE;
+              g_subprocess_force_exit (proc);
+            }
+        }
+      if (now - last_publish > 100000 || exited_us != 0)
+        {
+          last_publish = now;
+          update_live_counts (self);
+          schedule_publish (self);
+        }
+      /* after the command: what its children still send, for a while */
+      if (exited_us != 0 && (eof || now - exited_us > TAIL_MS * 1000 ||
+                             take_stop_request (self, cancellable)))
+        break;
+    }
+  drain (self, fds[0], buf, FLAME_SAMPLER_MAX_RECORD * 8);
+  close (fds[0]);
+  update_live_counts (self);
+
+  g_subprocess_wait (proc, NULL, NULL);
+  self->wait_status = g_subprocess_get_status (proc);
+  self->have_status = TRUE;
+
+  profile = build_profile (self, started);
+  schedule_publish (self);
+  if (!write_profile (self, profile, error))
+    return NULL;
+  return g_steal_pointer (&profile);
+}
+
+static void
+record_thread (GTask        *task,
+               gpointer      source,
+               gpointer      task_data,
+               GCancellable *cancellable)
+{
+  FlameRecorder *self = source;
+  GError *error = NULL;
+  FlameProfile *profile = record_run (self, cancellable, &error);
+
+  if (profile == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, profile, g_object_unref);
+}
+
+/**
+ * flame_recorder_record_async:
+ *
+ * Starts the command and records it until it exits or
+ * flame_recorder_stop() (or @cancellable) ends it; then symbolises and
+ * writes the recording. Progress properties change on the thread-default
+ * main context of the caller.
+ */
+void
+flame_recorder_record_async (FlameRecorder       *self,
+                             GCancellable        *cancellable,
+                             GAsyncReadyCallback  callback,
+                             gpointer             user_data)
+{
+  g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
+
+  g_task_set_source_tag (task, flame_recorder_record_async);
+  g_clear_pointer (&self->context, g_main_context_unref);
+  self->context = g_main_context_ref_thread_default ();
+  /* a cancelled recording still keeps and writes what it has */
+  g_task_set_check_cancellable (task, FALSE);
+  g_task_run_in_thread (task, record_thread);
+}
+
+FlameProfile *
+flame_recorder_record_finish (FlameRecorder  *self,
+                              GAsyncResult   *result,
+                              GError        **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/* Synchronous, for tests and tools: no progress notifications. */
+FlameProfile *
+flame_recorder_record (FlameRecorder  *self,
+                       GCancellable   *cancellable,
+                       GError        **error)
+{
+  g_clear_pointer (&self->context, g_main_context_unref);
+  return record_run (self, cancellable, error);
+}

@@ -1,0 +1,100 @@
+/* flame-sampler-protocol.h: the records libflamediff-sampler.so sends to
+ * the recorder.
+ *
+ * The recorder creates an AF_UNIX SOCK_SEQPACKET socket pair and hands one
+ * end to the recorded program at a fixed descriptor number (named by
+ * FLAME_SAMPLER_ENV_FD). Every record is one message: the kernel keeps
+ * messages whole and in order per sender even when many threads and forked
+ * processes share the socket, so the sampler needs no locks, and a record
+ * already sent survives the process crashing or being killed.
+ *
+ * Plain C, no GLib: the sampler includes it too.
+ *
+ * Copyright 2026 The Flamediff developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include <stdint.h>
+
+#define FLAME_SAMPLER_MAGIC 0x31534c46u  /* "FLS1" */
+
+/* Environment the recorder sets for the recorded program */
+#define FLAME_SAMPLER_ENV_FD       "FLAMEDIFF_SAMPLER_FD"       /* descriptor number */
+#define FLAME_SAMPLER_ENV_INO      "FLAMEDIFF_SAMPLER_INO"      /* inode of that socket */
+#define FLAME_SAMPLER_ENV_HZ       "FLAMEDIFF_SAMPLER_HZ"       /* requested rate */
+#define FLAME_SAMPLER_ENV_CHILDREN "FLAMEDIFF_SAMPLER_CHILDREN" /* "1": record children */
+#define FLAME_SAMPLER_ENV_ROOT     "FLAMEDIFF_SAMPLER_ROOT"     /* set by the sampler: pid of the root */
+
+#define FLAME_SAMPLER_MAX_FRAMES 128
+#define FLAME_SAMPLER_MAX_RECORD 8192
+
+typedef enum
+{
+  FLAME_REC_HELLO  = 1,  /* a process image starts: constructor, or fork child */
+  FLAME_REC_MODULE = 2,  /* a loaded ELF object */
+  FLAME_REC_SAMPLE = 3,
+  FLAME_REC_EXIT   = 4,  /* orderly exit (atexit): final lost count */
+  FLAME_REC_NOTE   = 5,  /* a message for the user */
+} FlameRecType;
+
+typedef struct
+{
+  uint32_t magic;
+  uint16_t type;    /* FlameRecType */
+  uint16_t flags;
+  int32_t  pid;
+  int32_t  tid;
+} FlameRecHeader;
+
+/* HELLO flags */
+#define FLAME_HELLO_FORKED    0x1  /* from a fork() child handler */
+#define FLAME_HELLO_DISABLED  0x2  /* seen, but not sampled (children not followed, SIGPROF taken) */
+
+typedef struct
+{
+  FlameRecHeader h;
+  int32_t  ppid;
+  uint32_t hz;          /* requested timer rate */
+  uint64_t start_ns;    /* CLOCK_MONOTONIC */
+  char     comm[16];
+  /* followed by the executable's path, NUL-terminated */
+} FlameRecHello;
+
+typedef struct
+{
+  FlameRecHeader h;
+  uint64_t base;        /* dlpi_addr: load bias */
+  uint64_t lo, hi;      /* lowest and highest address of its PT_LOAD segments */
+  uint16_t build_id_len;
+  uint16_t path_len;
+  uint32_t reserved;
+  /* followed by build_id_len bytes of build-id, then the path (path_len bytes, no NUL) */
+} FlameRecModule;
+
+/* SAMPLE flags */
+#define FLAME_SAMPLE_TRUNCATED 0x1  /* the stack was deeper than FLAME_SAMPLER_MAX_FRAMES */
+
+typedef struct
+{
+  FlameRecHeader h;
+  uint32_t n_frames;
+  uint32_t weight;      /* timer periods: 1 + overrun */
+  uint32_t lost;        /* samples this process failed to send so far */
+  uint32_t reserved;
+  /* followed by n_frames uint64_t instruction pointers, leaf first; the
+   * first is the interrupted PC, the others are return addresses */
+} FlameRecSample;
+
+typedef struct
+{
+  FlameRecHeader h;
+  uint32_t lost;
+  int32_t  status;
+} FlameRecExit;
+
+typedef struct
+{
+  FlameRecHeader h;
+  /* followed by UTF-8 text, no NUL */
+} FlameRecNote;

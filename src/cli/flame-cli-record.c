@@ -1,0 +1,155 @@
+/* flame-cli-record.c: flamediff-cli record [-F HZ] [-o FILE] [--cwd DIR] -- COMMAND ARGS…
+ *
+ * Copyright 2026 The Flamediff developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "config.h"
+
+#include <glib-unix.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "flame-cli.h"
+#include "flame-recorder.h"
+
+typedef struct
+{
+  GMainLoop    *loop;
+  FlameProfile *profile;
+  GError       *error;
+} RecordRun;
+
+static void
+on_recorded (GObject      *source,
+             GAsyncResult *result,
+             gpointer      data)
+{
+  RecordRun *run = data;
+
+  run->profile = flame_recorder_record_finish (FLAME_RECORDER (source), result, &run->error);
+  g_main_loop_quit (run->loop);
+}
+
+static gboolean
+on_interrupt (gpointer data)
+{
+  /* Ctrl+C reaches the command too (same process group); stopping here
+   * keeps the recording, with SIGKILL after the grace period */
+  flame_recorder_stop (FLAME_RECORDER (data));
+  return G_SOURCE_CONTINUE;
+}
+
+int
+flame_cli_record (int    argc,
+                  char **argv)
+{
+  g_autoptr(GOptionContext) context = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlameRecorder) recorder = NULL;
+  g_autoptr(GMainLoop) loop = NULL;
+  g_autofree char *output = NULL;
+  g_autofree char *cwd = NULL;
+  g_auto(GStrv) env = NULL;
+  g_auto(GStrv) command = NULL;
+  gboolean no_children = FALSE;
+  int hz = FLAME_RECORDER_DEFAULT_HZ;
+  RecordRun run = { 0 };
+  guint sigint_id, sigterm_id;
+  const char *meta;
+  GOptionEntry entries[] = {
+    { "frequency", 'F', 0, G_OPTION_ARG_INT, &hz,
+      "Timer rate in Hz of CPU time per thread (default 999; the kernel delivers at most its tick rate, often 250)", "HZ" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
+      "Where to write the recording (speedscope JSON); default: a new file in the recordings folder", "FILE" },
+    { "cwd", 0, 0, G_OPTION_ARG_FILENAME, &cwd, "Working directory of the command", "DIR" },
+    { "env", 'e', 0, G_OPTION_ARG_STRING_ARRAY, &env, "Add NAME=VALUE to the command's environment", "NAME=VALUE" },
+    { "no-children", 0, 0, G_OPTION_ARG_NONE, &no_children,
+      "Record only the command's own process, not the processes it forks", NULL },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &command, NULL, "-- COMMAND [ARG…]" },
+    { NULL }
+  };
+
+  context = g_option_context_new (NULL);
+  g_option_context_set_summary (context,
+    "Runs COMMAND with the Flamediff sampler preloaded and writes a CPU profile\n"
+    "(speedscope JSON with the command, times and sample counts in its \"flamediff\"\n"
+    "object). Ctrl+C stops the command and keeps the recording.");
+  g_option_context_add_main_entries (context, entries, NULL);
+  /* options after the command belong to the command */
+  g_option_context_set_strict_posix (context, TRUE);
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    {
+      g_printerr ("flamediff-cli record: %s\n", error->message);
+      return FLAME_CLI_ERROR;
+    }
+  if (command == NULL || command[0] == NULL)
+    {
+      g_printerr ("flamediff-cli record: no command; usage: flamediff-cli record [OPTION…] -- COMMAND [ARG…]\n");
+      return FLAME_CLI_ERROR;
+    }
+  if (hz < 1 || hz > 100000)
+    {
+      g_printerr ("flamediff-cli record: --frequency must be between 1 and 100000\n");
+      return FLAME_CLI_ERROR;
+    }
+
+  recorder = flame_recorder_new ((const char * const *) command);
+  flame_recorder_set_frequency (recorder, hz);
+  flame_recorder_set_follow_children (recorder, !no_children);
+  if (cwd != NULL)
+    flame_recorder_set_cwd (recorder, cwd);
+  else
+    {
+      g_autofree char *here = g_get_current_dir ();
+
+      flame_recorder_set_cwd (recorder, here);
+    }
+  for (guint i = 0; env != NULL && env[i] != NULL; i++)
+    {
+      char *eq = strchr (env[i], '=');
+
+      if (eq == NULL || eq == env[i])
+        {
+          g_printerr ("flamediff-cli record: --env wants NAME=VALUE, not “%s”\n", env[i]);
+          return FLAME_CLI_ERROR;
+        }
+      *eq = '\0';
+      flame_recorder_setenv (recorder, env[i], eq + 1);
+    }
+  if (output != NULL)
+    {
+      g_autofree char *abs = g_canonicalize_filename (output, NULL);
+
+      flame_recorder_set_output_path (recorder, abs);
+    }
+
+  loop = g_main_loop_new (NULL, FALSE);
+  run.loop = loop;
+  sigint_id = g_unix_signal_add (SIGINT, on_interrupt, recorder);
+  sigterm_id = g_unix_signal_add (SIGTERM, on_interrupt, recorder);
+  flame_recorder_record_async (recorder, NULL, on_recorded, &run);
+  g_main_loop_run (loop);
+  g_source_remove (sigint_id);
+  g_source_remove (sigterm_id);
+
+  if (run.profile == NULL)
+    {
+      g_printerr ("flamediff-cli record: %s\n", run.error->message);
+      g_error_free (run.error);
+      return FLAME_CLI_ERROR;
+    }
+
+  flame_cli_print_warnings (flame_profile_get_warnings (run.profile));
+  meta = flame_profile_get_metadata (run.profile, "exit_status");
+  g_printerr ("flamediff-cli: recorded %s samples (%s lost) in %.2f s, %.0f samples per CPU-second "
+              "(%d Hz requested); command %s; written to %s\n",
+              flame_profile_get_metadata (run.profile, "samples"),
+              flame_profile_get_metadata (run.profile, "samples_lost"),
+              flame_profile_get_duration_ms (run.profile) / 1000.0,
+              flame_recorder_get_effective_hz (recorder), hz,
+              meta != NULL ? meta : "status unknown",
+              flame_recorder_get_output_path (recorder));
+  g_object_unref (run.profile);
+  return FLAME_CLI_OK;
+}
