@@ -200,11 +200,121 @@ test_accuracy (void)
   g_assert_nonnull (strstr (flame_profile_get_metadata (r.profile, "build_ids"), "capture-two-threads="));
 }
 
+typedef struct
+{
+  int   status;
+  char *out;
+  char *err;
+} Run;
+
+static void
+run_clear (Run *r)
+{
+  g_clear_pointer (&r->out, g_free);
+  g_clear_pointer (&r->err, g_free);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Run, run_clear)
+
+static void
+run_cli (Run               *r,
+         const char *const *args)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GSubprocess) proc = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *cli = g_getenv ("FLAMEDIFF_CLI");
+
+  g_assert_nonnull (cli);
+  g_ptr_array_add (argv, (char *) cli);
+  for (guint i = 0; args[i] != NULL; i++)
+    g_ptr_array_add (argv, (char *) args[i]);
+  g_ptr_array_add (argv, NULL);
+  proc = g_subprocess_newv ((const char * const *) argv->pdata,
+                            G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE,
+                            &error);
+  g_assert_no_error (error);
+  g_subprocess_communicate_utf8 (proc, NULL, NULL, &r->out, &r->err, &error);
+  g_assert_no_error (error);
+  r->status = g_subprocess_get_exit_status (proc);
+}
+
+static FlameProfile *
+load (const char *path)
+{
+  g_autoptr(GError) error = NULL;
+  FlameProfile *profile = flame_load_file (path, NULL, NULL, NULL, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (profile);
+  return profile;
+}
+
+/* flamediff-cli record: the one-line summary, and a speedscope file that
+ * loads back with its metadata */
+static void
+test_cli_record (void)
+{
+  g_autofree char *exe = workload ("two-threads");
+  g_autofree char *out = tmp_path ("cli.speedscope.json");
+  g_autoptr(FlameProfile) profile = NULL;
+  g_auto(Run) r = { 0 };
+  const char *args[] = { "record", "-F", "499", "-o", out, "--cwd", "/", "--", exe, "0.3", NULL };
+
+  run_cli (&r, args);
+  g_test_message ("%s", r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "truth hot_a"));   /* the command's output passes through */
+  g_assert_nonnull (strstr (r.err, "flamediff-cli: recorded "));
+  g_assert_nonnull (strstr (r.err, " lost) in "));
+  g_assert_nonnull (strstr (r.err, "command exited with status 0"));
+  g_assert_cmpuint (strlen (r.err) - (strchr (r.err, '\n') - r.err), ==, 1);  /* one line */
+
+  profile = load (out);
+  g_assert_cmpstr (flame_profile_get_metadata (profile, "frequency_hz"), ==, "499");
+  g_assert_cmpstr (flame_profile_get_metadata (profile, "working_directory"), ==, "/");
+  g_assert_cmpstr (flame_profile_get_metadata (profile, "program"), ==, exe);
+  g_assert_cmpstr (flame_profile_get_metadata (profile, "arguments"), ==, "0.3");
+  g_assert_cmpstr (flame_profile_get_metadata (profile, "exit_status"), ==, "exited with status 0");
+  g_assert_nonnull (flame_profile_get_metadata (profile, "start_time"));
+  g_assert_nonnull (flame_profile_get_metadata (profile, "samples_lost"));
+  g_assert_cmpuint (meta_u64 (profile, "samples"), >, 10);
+  g_assert_cmpfloat (function_ms (profile, "hot_b"), >, 0);
+}
+
+/* Static programs never see the preload: refused before launch */
+static void
+test_refuse_static (void)
+{
+  g_autofree char *exe = workload ("static");
+  g_autoptr(FlameRecorder) recorder = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *argv[] = { exe, NULL };
+  g_auto(Run) r = { 0 };
+  const char *args[] = { "record", "--", exe, NULL };
+
+  if (!g_file_test (exe, G_FILE_TEST_IS_EXECUTABLE))
+    {
+      g_test_skip ("no static C library to build the static workload");
+      return;
+    }
+  recorder = flame_recorder_new (argv);
+  g_assert_null (flame_recorder_record (recorder, NULL, &error));
+  g_assert_error (error, FLAME_RECORDER_ERROR, FLAME_RECORDER_ERROR_UNSUPPORTED);
+  g_assert_nonnull (strstr (error->message, "statically linked"));
+
+  run_cli (&r, args);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_nonnull (strstr (r.err, "statically linked"));
+}
+
 int
 main (int    argc,
       char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/capture/accuracy", test_accuracy);
+  g_test_add_func ("/capture/cli-record", test_cli_record);
+  g_test_add_func ("/capture/refuse-static", test_refuse_static);
   return g_test_run ();
 }

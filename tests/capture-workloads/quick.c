@@ -1,0 +1,107 @@
+/* quick.c: the small programs of the edge-case tests, one per mode.
+ *
+ *   quick exit      returns at once (less CPU than one timer tick)
+ *   quick _exit     spins 0.2 s, then _exit (no destructors)
+ *   quick segv      spins 0.2 s, then stores through NULL
+ *   quick abort     spins 0.2 s, then abort ()
+ *   quick fork      parent and child each spin 0.3 s; parent waits
+ *   quick exec PROG ARG…  spins 0.2 s, then execv (PROG, ARG…)
+ *   quick execlp PROG ARG  the same through execlp
+ *   quick spin S    spins S seconds (a single hot function)
+ *   quick sigprof   installs its own SIGPROF handler, then spins 0.2 s
+ *
+ * Copyright 2026 The Flamediff developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile double sink;
+
+static double
+cpu_now (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static __attribute__((noipa)) void
+busy (double seconds)
+{
+  double t0 = cpu_now ();
+  double x = 0;
+
+  while (cpu_now () - t0 < seconds)
+    for (int i = 0; i < 100000; i++)
+      x += i * 1e-9;
+  sink = x;
+}
+
+static void
+on_prof (int sig)
+{
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  const char *mode = argc > 1 ? argv[1] : "exit";
+
+  if (strcmp (mode, "exit") == 0)
+    return 0;
+  if (strcmp (mode, "spin") == 0)
+    {
+      busy (argc > 2 ? atof (argv[2]) : 1.0);
+      return 0;
+    }
+  if (strcmp (mode, "sigprof") == 0)
+    {
+      signal (SIGPROF, on_prof);
+      busy (0.2);
+      return 0;
+    }
+  if (strcmp (mode, "fork") == 0)
+    {
+      pid_t pid = fork ();
+      int status = 0;
+
+      busy (0.3);
+      if (pid == 0)
+        _exit (0);
+      waitpid (pid, &status, 0);
+      return WIFEXITED (status) ? WEXITSTATUS (status) : 1;
+    }
+
+  busy (0.2);
+  if (strcmp (mode, "_exit") == 0)
+    _exit (3);
+  if (strcmp (mode, "segv") == 0)
+    {
+      *(volatile int *) (argc > 100 ? argv[0] : NULL) = 1;
+      return 0;
+    }
+  if (strcmp (mode, "abort") == 0)
+    abort ();
+  if (strcmp (mode, "exec") == 0 && argc > 2)
+    {
+      execv (argv[2], argv + 2);
+      perror ("execv");
+      return 127;
+    }
+  if (strcmp (mode, "execlp") == 0 && argc > 3)
+    {
+      execlp (argv[2], argv[2], argv[3], (char *) NULL);
+      perror ("execlp");
+      return 127;
+    }
+  fprintf (stderr, "quick: unknown mode %s\n", mode);
+  return 2;
+}
