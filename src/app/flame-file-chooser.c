@@ -1,0 +1,239 @@
+/* flame-file-chooser.c: open and save dialogs.
+ *
+ * GTK 4.8 (Debian 12) has GtkFileChooserNative; GtkFileDialog replaces it
+ * from GTK 4.10 on, where GtkFileChooserNative is deprecated.
+ *
+ * Copyright 2026 The Flamediff developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "flame-file-chooser.h"
+
+typedef struct
+{
+  GtkWindow        *parent;
+  FlameFilesChosen  callback;
+  gpointer          user_data;
+} ChooserData;
+
+static ChooserData *
+chooser_data_new (GtkWindow        *parent,
+                  FlameFilesChosen  callback,
+                  gpointer          user_data)
+{
+  ChooserData *data = g_new0 (ChooserData, 1);
+
+  data->parent = parent ? g_object_ref (parent) : NULL;
+  data->callback = callback;
+  data->user_data = user_data;
+  return data;
+}
+
+static void
+chooser_data_finish (ChooserData *data,
+                     GPtrArray   *files)
+{
+  data->callback (data->parent, files, data->user_data);
+  g_clear_object (&data->parent);
+  g_free (data);
+}
+
+static GtkFileFilter *
+new_filter (const char         *name,
+            const char * const *patterns,
+            const char * const *mime_types)
+{
+  GtkFileFilter *filter = gtk_file_filter_new ();
+
+  gtk_file_filter_set_name (filter, name);
+  for (guint i = 0; patterns != NULL && patterns[i]; i++)
+    gtk_file_filter_add_pattern (filter, patterns[i]);
+  for (guint i = 0; mime_types != NULL && mime_types[i]; i++)
+    gtk_file_filter_add_mime_type (filter, mime_types[i]);
+  return filter;
+}
+
+/* Every format the loaders read (flame_sniff_format), compressed or not */
+GListStore *
+flame_profile_filters (void)
+{
+  static const char * const folded[] = { "*.folded", "*.collapsed", "*.stacks",
+                                         "*.folded.gz", "*.collapsed.gz", NULL };
+  static const char * const folded_mime[] = { "text/x-folded-stacks", NULL };
+  static const char * const perf[] = { "*.perf", "*.perf-script", "*.linux-perf.txt",
+                                       "*.perf.gz", NULL };
+  static const char * const perf_mime[] = { "text/x-perf-script", NULL };
+  static const char * const all[] = { "*.folded", "*.collapsed", "*.stacks", "*.perf",
+                                      "*.perf-script", "*.linux-perf.txt", "*.txt",
+                                      "*.gz", NULL };
+  static const char * const any[] = { "*", NULL };
+  GListStore *store = g_list_store_new (GTK_TYPE_FILE_FILTER);
+  g_autoptr(GtkFileFilter) f_all = new_filter (_("All Profiles"), all, folded_mime);
+  g_autoptr(GtkFileFilter) f_folded = new_filter (_("Folded Stacks"), folded, folded_mime);
+  g_autoptr(GtkFileFilter) f_perf = new_filter (_("perf script Output"), perf, perf_mime);
+  g_autoptr(GtkFileFilter) f_any = new_filter (_("All Files"), any, NULL);
+
+  gtk_file_filter_add_mime_type (f_all, "text/x-perf-script");
+  g_list_store_append (store, f_all);
+  g_list_store_append (store, f_folded);
+  g_list_store_append (store, f_perf);
+  g_list_store_append (store, f_any);
+  return store;
+}
+
+#if GTK_CHECK_VERSION(4, 10, 0)
+G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+
+static void
+open_multiple_cb (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  g_autoptr(GListModel) list = gtk_file_dialog_open_multiple_finish (GTK_FILE_DIALOG (object),
+                                                                     result, NULL);
+  g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func (g_object_unref);
+
+  for (guint i = 0; list != NULL && i < g_list_model_get_n_items (list); i++)
+    g_ptr_array_add (files, g_list_model_get_item (list, i));
+  chooser_data_finish (user_data, files);
+}
+
+static void
+open_one_cb (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  GFile *file = gtk_file_dialog_open_finish (GTK_FILE_DIALOG (object), result, NULL);
+  g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func (g_object_unref);
+
+  if (file != NULL)
+    g_ptr_array_add (files, file);
+  chooser_data_finish (user_data, files);
+}
+
+static void
+save_cb (GObject      *object,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  GFile *file = gtk_file_dialog_save_finish (GTK_FILE_DIALOG (object), result, NULL);
+  g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func (g_object_unref);
+
+  if (file != NULL)
+    g_ptr_array_add (files, file);
+  chooser_data_finish (user_data, files);
+}
+
+void
+flame_choose_profiles (GtkWindow        *parent,
+                       const char       *title,
+                       gboolean          multiple,
+                       FlameFilesChosen  callback,
+                       gpointer          user_data)
+{
+  g_autoptr(GtkFileDialog) dialog = gtk_file_dialog_new ();
+  g_autoptr(GListStore) filters = flame_profile_filters ();
+  ChooserData *data = chooser_data_new (parent, callback, user_data);
+
+  gtk_file_dialog_set_title (dialog, title);
+  gtk_file_dialog_set_modal (dialog, TRUE);
+  gtk_file_dialog_set_filters (dialog, G_LIST_MODEL (filters));
+  if (multiple)
+    gtk_file_dialog_open_multiple (dialog, parent, NULL, open_multiple_cb, data);
+  else
+    gtk_file_dialog_open (dialog, parent, NULL, open_one_cb, data);
+}
+
+void
+flame_choose_image_file (GtkWindow        *parent,
+                         const char       *title,
+                         const char       *initial_name,
+                         FlameFilesChosen  callback,
+                         gpointer          user_data)
+{
+  g_autoptr(GtkFileDialog) dialog = gtk_file_dialog_new ();
+
+  gtk_file_dialog_set_title (dialog, title);
+  gtk_file_dialog_set_modal (dialog, TRUE);
+  gtk_file_dialog_set_initial_name (dialog, initial_name);
+  gtk_file_dialog_save (dialog, parent, NULL, save_cb,
+                        chooser_data_new (parent, callback, user_data));
+}
+
+G_GNUC_END_IGNORE_DEPRECATIONS
+#else
+
+static void
+native_response_cb (GtkNativeDialog *native,
+                    int              response,
+                    gpointer         user_data)
+{
+  g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func (g_object_unref);
+
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr(GListModel) list = gtk_file_chooser_get_files (GTK_FILE_CHOOSER (native));
+
+      for (guint i = 0; i < g_list_model_get_n_items (list); i++)
+        g_ptr_array_add (files, g_list_model_get_item (list, i));
+    }
+  chooser_data_finish (user_data, files);
+  gtk_native_dialog_destroy (native);
+  g_object_unref (native);
+}
+
+void
+flame_choose_profiles (GtkWindow        *parent,
+                       const char       *title,
+                       gboolean          multiple,
+                       FlameFilesChosen  callback,
+                       gpointer          user_data)
+{
+  GtkFileChooserNative *native;
+  g_autoptr(GListStore) filters = flame_profile_filters ();
+
+  native = gtk_file_chooser_native_new (title, parent, GTK_FILE_CHOOSER_ACTION_OPEN,
+                                        _("_Open"), _("_Cancel"));
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (native), TRUE);
+  gtk_file_chooser_set_select_multiple (GTK_FILE_CHOOSER (native), multiple);
+  for (guint i = 0; i < g_list_model_get_n_items (G_LIST_MODEL (filters)); i++)
+    {
+      g_autoptr(GtkFileFilter) filter = g_list_model_get_item (G_LIST_MODEL (filters), i);
+
+      gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (native), filter);
+    }
+  g_signal_connect (native, "response", G_CALLBACK (native_response_cb),
+                    chooser_data_new (parent, callback, user_data));
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (native));
+}
+
+void
+flame_choose_image_file (GtkWindow        *parent,
+                         const char       *title,
+                         const char       *initial_name,
+                         FlameFilesChosen  callback,
+                         gpointer          user_data)
+{
+  static const char * const png[] = { "*.png", NULL };
+  static const char * const png_mime[] = { "image/png", NULL };
+  static const char * const svg[] = { "*.svg", NULL };
+  static const char * const svg_mime[] = { "image/svg+xml", NULL };
+  GtkFileChooserNative *native;
+  g_autoptr(GtkFileFilter) f_png = new_filter (_("PNG Image"), png, png_mime);
+  g_autoptr(GtkFileFilter) f_svg = new_filter (_("SVG Image"), svg, svg_mime);
+
+  native = gtk_file_chooser_native_new (title, parent, GTK_FILE_CHOOSER_ACTION_SAVE,
+                                        _("_Export"), _("_Cancel"));
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (native), TRUE);
+  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (native), f_png);
+  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (native), f_svg);
+  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (native), initial_name);
+  g_signal_connect (native, "response", G_CALLBACK (native_response_cb),
+                    chooser_data_new (parent, callback, user_data));
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (native));
+}
+
+#endif

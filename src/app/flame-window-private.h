@@ -1,0 +1,79 @@
+/* flame-window-private.h: FlameWindow's instance, shared with the tests.
+ *
+ * Copyright 2026 The Flamediff developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include "flame-graph-view.h"
+#include "flame-report.h"
+#include "flame-window.h"
+
+G_BEGIN_DECLS
+
+struct _FlameWindow
+{
+  AdwApplicationWindow  parent_instance;
+
+  /* Template widgets */
+  AdwHeaderBar         *header_bar;
+  AdwSplitButton       *open_button;
+  GtkStack             *title_stack;
+  AdwWindowTitle       *window_title;
+  GtkWidget            *view_switcher;
+  GtkToggleButton      *differential_button;
+  GtkToggleButton      *elided_button;
+  GtkWidget            *sidebar_button;
+  GtkWidget            *view_menu_button;
+  GtkWidget            *search_button;
+  GtkRevealer          *progress_revealer;
+  GtkLabel             *progress_label;
+  GtkProgressBar       *progress_bar;
+  GtkRevealer          *error_revealer;
+  GtkLabel             *error_label;
+  GtkRevealer          *changed_revealer;
+  GtkSearchBar         *search_bar;
+  GtkSearchEntry       *search_entry;
+  GtkToggleButton      *regex_button;
+  GtkLabel             *match_label;
+  AdwToastOverlay      *toast_overlay;
+  GtkStack             *main_stack;
+  AdwStatusPage        *status_page;
+  GtkLabel             *files_label;
+  GtkLabel             *scale_label;
+  GtkLabel             *totals_label;
+  GtkLabel             *samples_label;
+  GtkLabel             *delta_label;
+  AdwFlap              *flap;
+  FlameGraphView       *graph_view;
+  GtkDropDown          *filter_dropdown;
+  GtkColumnView        *changes_view;
+  GMenu                *open_recent_section;
+  GMenu                *recent_menu;
+
+  /* Owned references */
+  GSettings            *settings;
+  GFile                *files[2];       /* files[1] is NULL for one file */
+  FlameProfile         *profiles[2];
+  FlameDiff            *diff;
+  FlameReport          *report;
+  FlameLayoutSource    *source;
+  GCancellable         *cancellable;
+  GFileMonitor         *monitors[2];
+  GListStore           *changes;
+  GtkCustomFilter      *filter;
+  GtkSingleSelection   *selection;
+  char                 *view;
+  char                 *last_error;
+
+  gpointer              job;            /* the running job, owned by its task */
+  guint                 progress_source;
+  guint                 rebuild_source;
+  gboolean              inverted;
+  gboolean              normalize;
+  gboolean              colour_by_total;
+  gboolean              hide_noise;
+  gboolean              sidebar_shown_once;
+};
+
+G_END_DECLS

@@ -1,0 +1,1819 @@
+/* flame-window.c: a window comparing two profiles.
+ *
+ * Loading, diffing and building the layout source run in a worker thread
+ * (a "job"); the window shows progress with a Cancel button and keeps the
+ * previous comparison until the new one is ready. A failed load leaves the
+ * window as it was and says why in a banner.
+ *
+ * Copyright 2026 The Flamediff developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <math.h>
+#include <string.h>
+
+#include "flame-application.h"
+#include "flame-breadcrumbs.h"
+#include "flame-change-row.h"
+#include "flame-export.h"
+#include "flame-file-chooser.h"
+#include "flame-loader.h"
+#include "flame-window-private.h"
+
+#define MAX_RECENT 8
+#define RECENT_GROUP "flamediff"
+#define RECENT_SINGLE_GROUP "flamediff-single"
+#define RECENT_BASELINE_PREFIX "flamediff-baseline:"
+
+enum {
+  PROP_0,
+  PROP_VIEW,
+  PROP_INVERTED,
+  PROP_NORMALIZE,
+  PROP_COLOUR_BY_TOTAL,
+  PROP_HIDE_NOISE,
+  PROP_SEARCH_MODE,
+  PROP_SHOW_SIDEBAR,
+  PROP_BUSY,
+  N_PROPS
+};
+
+enum {
+  FILTER_CHANGES,
+  FILTER_REGRESSIONS,
+  FILTER_IMPROVEMENTS,
+  FILTER_NEW,
+  FILTER_REMOVED,
+  FILTER_ALL,
+};
+
+static GParamSpec *properties[N_PROPS];
+
+G_DEFINE_FINAL_TYPE (FlameWindow, flame_window, ADW_TYPE_APPLICATION_WINDOW)
+
+/* ------------------------------------------------------------------ */
+/* Jobs: load (optionally), diff, report and layout source, off the main
+ * thread. */
+
+typedef struct
+{
+  GFile              *files[2];
+  FlameProfile       *profiles[2];
+  FlameDiffOptions    dopts;
+  FlameReportOptions  ropts;
+  FlameView           view;
+  gboolean            load;
+  gboolean            reuse_diff;   /* only a new view of the window's diff */
+  gint                n_loading;
+  gint                loading;      /* index of the file being read */
+  gint                progress;     /* per mille, atomic */
+
+  /* results */
+  FlameDiff          *diff;
+  FlameReport        *report;
+  FlameLayoutSource  *source;
+} Job;
+
+static void
+job_free (Job *job)
+{
+  for (guint i = 0; i < 2; i++)
+    {
+      g_clear_object (&job->files[i]);
+      g_clear_object (&job->profiles[i]);
+    }
+  g_clear_object (&job->diff);
+  g_clear_pointer (&job->report, flame_report_free);
+  g_clear_object (&job->source);
+  g_free (job);
+}
+
+static void
+job_progress (gdouble  fraction,
+              gpointer user_data)
+{
+  Job *job = user_data;
+  gdouble total = (job->loading + CLAMP (fraction, 0, 1)) / MAX (job->n_loading, 1);
+
+  g_atomic_int_set (&job->progress, (gint) (total * 1000));
+}
+
+static void
+job_run (GTask        *task,
+         gpointer      source_object,
+         gpointer      task_data,
+         GCancellable *cancellable)
+{
+  Job *job = task_data;
+  GError *error = NULL;
+
+  if (job->load)
+    {
+      job->n_loading = job->files[1] != NULL ? 2 : 1;
+      for (gint i = 0; i < job->n_loading; i++)
+        {
+          g_autofree char *path = g_file_get_path (job->files[i]);
+
+          job->loading = i;
+          if (path == NULL)
+            {
+              g_autofree char *uri = g_file_get_uri (job->files[i]);
+
+              g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                                       _("%s: only local files can be opened"), uri);
+              return;
+            }
+          job->profiles[i] = flame_load_file (path, cancellable, job_progress, job, &error);
+          if (job->profiles[i] == NULL)
+            {
+              g_task_return_error (task, error);
+              return;
+            }
+        }
+    }
+
+  if (job->profiles[1] == NULL && flame_profile_get_n_columns (job->profiles[0]) < 2)
+    {
+      job->source = flame_layout_source_new_for_profile (job->profiles[0], 0,
+                                                         job->dopts.default_interval_ms);
+      g_task_return_boolean (task, TRUE);
+      return;
+    }
+
+  if (job->diff == NULL)
+    {
+      /* a 3-column folded file holds both sides: current is NULL then */
+      job->diff = flame_diff_new (job->profiles[0], job->profiles[1], &job->dopts,
+                                  cancellable, &error);
+      if (job->diff == NULL)
+        {
+          g_task_return_error (task, error);
+          return;
+        }
+      job->report = flame_report_new (job->diff, &job->ropts);
+    }
+  if (job->view == FLAME_VIEW_ELIDED && flame_diff_get_elided_count (job->diff) == 0)
+    job->view = FLAME_VIEW_DIFFERENTIAL;
+  job->source = flame_layout_source_new_for_diff (job->diff, job->view);
+
+  if (g_task_return_error_if_cancelled (task))
+    return;
+  g_task_return_boolean (task, TRUE);
+}
+
+/* ------------------------------------------------------------------ */
+
+static char *
+format_ms (gdouble ms)
+{
+  return g_strdup_printf ("%'.1f", ms);
+}
+
+static char *
+display_name (GFile *file)
+{
+  return file ? g_file_get_basename (file) : g_strdup ("");
+}
+
+static void
+set_busy_ui (FlameWindow *self,
+             gboolean     busy)
+{
+  gtk_revealer_set_reveal_child (self->progress_revealer, busy);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.cancel", busy);
+  if (!busy)
+    g_clear_handle_id (&self->progress_source, g_source_remove);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BUSY]);
+}
+
+static gboolean
+poll_progress (gpointer user_data)
+{
+  FlameWindow *self = user_data;
+  Job *job = self->job;
+
+  if (job == NULL)
+    {
+      self->progress_source = 0;
+      return G_SOURCE_REMOVE;
+    }
+  if (job->load)
+    gtk_progress_bar_set_fraction (self->progress_bar, g_atomic_int_get (&job->progress) / 1000.0);
+  else
+    gtk_progress_bar_pulse (self->progress_bar);
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+show_error (FlameWindow *self,
+            const char  *message)
+{
+  g_free (self->last_error);
+  self->last_error = g_strdup (message);
+  gtk_label_set_text (self->error_label, message);
+  gtk_revealer_set_reveal_child (self->error_revealer, TRUE);
+}
+
+static void
+update_actions (FlameWindow *self)
+{
+  GtkWidget *w = GTK_WIDGET (self);
+  gboolean loaded = self->source != NULL;
+  gboolean is_diff = self->diff != NULL;
+
+  gtk_widget_action_set_enabled (w, "win.swap", self->files[1] != NULL);
+  gtk_widget_action_set_enabled (w, "win.reload", self->files[0] != NULL);
+  gtk_widget_action_set_enabled (w, "win.export", loaded);
+  gtk_widget_action_set_enabled (w, "win.copy-summary", self->report != NULL);
+  gtk_widget_action_set_enabled (w, "win.find", loaded);
+  gtk_widget_action_set_enabled (w, "win.next-match", loaded);
+  gtk_widget_action_set_enabled (w, "win.previous-match", loaded);
+  gtk_widget_action_set_enabled (w, "win.zoom-out", loaded);
+  gtk_widget_action_set_enabled (w, "win.reset-zoom", loaded);
+  gtk_widget_action_set_enabled (w, "win.show-sidebar", self->report != NULL);
+  gtk_widget_action_set_enabled (w, "win.view", is_diff);
+  gtk_widget_action_set_enabled (w, "win.inverted", is_diff && g_strcmp0 (self->view, "elided") != 0);
+  gtk_widget_action_set_enabled (w, "win.normalize", is_diff);
+  gtk_widget_action_set_enabled (w, "win.colour-by-total", is_diff);
+  gtk_widget_action_set_enabled (w, "win.hide-noise", is_diff);
+  /* recording lands with the recorder */
+  gtk_widget_action_set_enabled (w, "win.record", FALSE);
+
+  gtk_widget_set_visible (self->sidebar_button, self->report != NULL);
+  gtk_widget_set_visible (self->view_menu_button, loaded);
+  gtk_widget_set_visible (self->search_button, loaded);
+}
+
+static void
+update_summary (FlameWindow *self)
+{
+  g_autofree char *base_name = display_name (self->files[0]);
+  g_autofree char *cur_name = display_name (self->files[1]);
+  GtkWidget *delta = GTK_WIDGET (self->delta_label);
+
+  gtk_widget_remove_css_class (delta, "regression");
+  gtk_widget_remove_css_class (delta, "improvement");
+
+  if (self->diff == NULL && self->source != NULL)
+    {
+      FlameProfile *p = self->profiles[0];
+      gdouble interval = g_settings_get_double (self->settings, "default-interval-ms");
+      g_autofree char *total = format_ms (flame_profile_get_total_ms (p, 0, interval));
+      g_autofree char *samples = g_strdup_printf ("%'.0f", flame_profile_get_samples (p, 0));
+      g_autofree char *totals = g_strdup_printf (_("%s ms"), total);
+      g_autofree char *samples_text = g_strdup_printf (_("%s samples"), samples);
+
+      gtk_label_set_text (self->files_label, base_name);
+      if (flame_profile_has_timing (p))
+        gtk_label_set_text (self->scale_label, flame_profile_get_format_name (p));
+      else
+        {
+          g_autofree char *ms = g_strdup_printf ("%g", interval);
+          g_autofree char *text = g_strdup_printf (_("%s · %s ms per sample assumed (the file carries no timing)"),
+                                                   flame_profile_get_format_name (p), ms);
+
+          gtk_label_set_text (self->scale_label, text);
+        }
+      gtk_label_set_text (self->totals_label, totals);
+      gtk_label_set_text (self->samples_label, samples_text);
+      gtk_widget_set_visible (delta, FALSE);
+      adw_window_title_set_title (self->window_title, base_name);
+      adw_window_title_set_subtitle (self->window_title, _("Flame Graph"));
+      gtk_stack_set_visible_child_name (self->title_stack, "title");
+      gtk_window_set_title (GTK_WINDOW (self), base_name);
+    }
+  else if (self->diff != NULL)
+    {
+      FlameDiff *diff = self->diff;
+      gdouble tb = flame_diff_get_total_ms (diff, FLAME_DIFF_BASELINE);
+      gdouble tc = flame_diff_get_total_ms (diff, FLAME_DIFF_CURRENT);
+      gdouble d = tc - tb;
+      g_autofree char *s_tb = format_ms (tb);
+      g_autofree char *s_tc = format_ms (tc);
+      g_autofree char *s_d = g_strdup_printf ("%+'.1f", d);
+      g_autofree char *s_pct = tb > 0 ? g_strdup_printf ("%+.1f", d / tb * 100) : NULL;
+      g_autofree char *n_b = g_strdup_printf ("%'.0f", flame_diff_get_samples (diff, FLAME_DIFF_BASELINE));
+      g_autofree char *n_c = g_strdup_printf ("%'.0f", flame_diff_get_samples (diff, FLAME_DIFF_CURRENT));
+      g_autofree char *files = NULL;
+      g_autofree char *totals = NULL;
+      g_autofree char *samples = NULL;
+      g_autofree char *delta_text = NULL;
+      GString *scale = g_string_new (NULL);
+      guint elided = flame_diff_get_elided_count (diff);
+
+      if (self->files[1] != NULL)
+        /* Translators: baseline file → current file */
+        files = g_strdup_printf (_("%s → %s"), base_name, cur_name);
+      else
+        /* Translators: a file holding both profiles (3-column folded) */
+        files = g_strdup_printf (_("%s (baseline and current)"), base_name);
+      /* Translators: total time, baseline → current */
+      totals = g_strdup_printf (_("%s ms → %s ms"), s_tb, s_tc);
+      /* Translators: sample counts, baseline → current */
+      samples = g_strdup_printf (_("%s → %s samples"), n_b, n_c);
+      if (s_pct != NULL)
+        delta_text = g_strdup_printf (_("%s ms (%s %%)"), s_d, s_pct);
+      else
+        delta_text = g_strdup_printf (_("%s ms"), s_d);
+
+      if (flame_diff_get_options (diff)->normalize == FLAME_NORMALIZE_TOTAL)
+        {
+          g_autofree char *f = g_strdup_printf ("%.2f", flame_diff_get_scale (diff));
+
+          g_string_append_printf (scale, _("Baseline scaled ×%s to the current total"), f);
+        }
+      else
+        g_string_append (scale, _("Absolute time: the baseline is not scaled"));
+      if (flame_diff_get_interval_assumed (diff, FLAME_DIFF_BASELINE) ||
+          flame_diff_get_interval_assumed (diff, FLAME_DIFF_CURRENT))
+        {
+          g_autofree char *ms = g_strdup_printf ("%g", flame_diff_get_interval_ms (diff, FLAME_DIFF_CURRENT));
+
+          g_string_append (scale, " · ");
+          g_string_append_printf (scale, _("%s ms per sample assumed (the files carry no timing)"), ms);
+        }
+
+      gtk_label_set_text (self->files_label, files);
+      gtk_label_set_text (self->scale_label, scale->str);
+      gtk_label_set_text (self->totals_label, totals);
+      gtk_label_set_text (self->samples_label, samples);
+      gtk_label_set_text (self->delta_label, delta_text);
+      gtk_widget_set_visible (delta, TRUE);
+      if (fabs (d) >= 0.05)
+        gtk_widget_add_css_class (delta, d > 0 ? "regression" : "improvement");
+      g_string_free (scale, TRUE);
+
+      gtk_widget_set_visible (GTK_WIDGET (self->elided_button), elided > 0);
+      if (elided > 0)
+        {
+          /* Translators: the view of the code paths gone from the current profile, with their number */
+          g_autofree char *label = g_strdup_printf (_("Elided (%u)"), elided);
+
+          gtk_button_set_label (GTK_BUTTON (self->elided_button), label);
+        }
+      gtk_stack_set_visible_child_name (self->title_stack, "switcher");
+      gtk_window_set_title (GTK_WINDOW (self), files);
+    }
+  else
+    {
+      adw_window_title_set_title (self->window_title, _("Flamediff"));
+      adw_window_title_set_subtitle (self->window_title, NULL);
+      gtk_stack_set_visible_child_name (self->title_stack, "title");
+      gtk_window_set_title (GTK_WINDOW (self), _("Flamediff"));
+    }
+}
+
+static void
+update_match_label (FlameWindow *self)
+{
+  const char *text = gtk_editable_get_text (GTK_EDITABLE (self->search_entry));
+  guint n;
+  gdouble cur = 0, base = 0;
+  g_autofree char *label = NULL;
+
+  if (text == NULL || text[0] == 0 || self->source == NULL)
+    {
+      gtk_label_set_text (self->match_label, "");
+      return;
+    }
+  n = flame_graph_view_get_n_matches (self->graph_view);
+  flame_graph_view_get_match_totals (self->graph_view, &cur, &base);
+  if (n == 0)
+    label = g_strdup (_("No matches"));
+  else if (self->diff != NULL && flame_layout_source_get_view (self->source) != FLAME_VIEW_INVERTED)
+    {
+      g_autofree char *s_cur = format_ms (cur);
+      g_autofree char *s_base = format_ms (base);
+
+      /* Translators: number of matching frames; their time in the baseline → current */
+      label = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u match · %s ms → %s ms",
+                                            "%u matches · %s ms → %s ms", n), n, s_base, s_cur);
+    }
+  else
+    {
+      g_autofree char *s_cur = format_ms (cur);
+
+      label = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u match · %s ms",
+                                            "%u matches · %s ms", n), n, s_cur);
+    }
+  gtk_label_set_text (self->match_label, label);
+}
+
+static void
+fill_changes (FlameWindow *self)
+{
+  g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func (g_object_unref);
+
+  gtk_single_selection_set_selected (self->selection, GTK_INVALID_LIST_POSITION);
+  if (self->report != NULL)
+    {
+      FlameMetric metric = flame_diff_get_options (self->diff)->metric;
+
+      for (guint i = 0; i < flame_report_get_n_functions (self->report); i++)
+        g_ptr_array_add (rows, flame_change_row_new (self->report,
+                                                     flame_report_get_function (self->report, i),
+                                                     metric));
+    }
+  g_list_store_splice (self->changes, 0, g_list_model_get_n_items (G_LIST_MODEL (self->changes)),
+                       rows->pdata, rows->len);
+}
+
+/* ------------------------------------------------------------------ */
+/* Recent comparisons: both files go to GtkRecentManager; the current
+ * file's entry names its baseline in a group. */
+
+static void
+add_to_recent (FlameWindow *self)
+{
+  GtkRecentManager *manager = gtk_recent_manager_get_default ();
+  g_autofree char *base_uri = g_file_get_uri (self->files[0]);
+  g_autofree char *pair_group = NULL;
+  const char *groups_single[] = { RECENT_GROUP, RECENT_SINGLE_GROUP, NULL };
+  const char *groups_base[] = { RECENT_GROUP, NULL };
+  const char *groups_pair[] = { RECENT_GROUP, NULL, NULL };
+  GtkRecentData data = {
+    .display_name = NULL,
+    .mime_type = (char *) "text/plain",
+    .app_name = (char *) "Flamediff",
+    .app_exec = (char *) "flamediff %u",
+  };
+
+  if (self->files[1] == NULL)
+    {
+      data.groups = (char **) groups_single;
+      gtk_recent_manager_add_full (manager, base_uri, &data);
+      return;
+    }
+  data.groups = (char **) groups_base;
+  gtk_recent_manager_add_full (manager, base_uri, &data);
+  pair_group = g_strconcat (RECENT_BASELINE_PREFIX, base_uri, NULL);
+  groups_pair[1] = pair_group;
+  data.groups = (char **) groups_pair;
+  {
+    g_autofree char *cur_uri = g_file_get_uri (self->files[1]);
+
+    gtk_recent_manager_add_full (manager, cur_uri, &data);
+  }
+}
+
+static gint
+compare_recent (gconstpointer a,
+                gconstpointer b)
+{
+  GDateTime *ta = gtk_recent_info_get_modified (*(GtkRecentInfo **) a);
+  GDateTime *tb = gtk_recent_info_get_modified (*(GtkRecentInfo **) b);
+
+  return g_date_time_compare (tb, ta);
+}
+
+static void
+rebuild_recent_menu (FlameWindow *self)
+{
+  GtkRecentManager *manager = gtk_recent_manager_get_default ();
+  GList *items = gtk_recent_manager_get_items (manager);
+  g_autoptr(GPtrArray) sorted = g_ptr_array_new ();
+  guint shown = 0;
+
+  g_menu_remove_all (self->recent_menu);
+  g_menu_remove_all (self->open_recent_section);
+
+  for (GList *l = items; l; l = l->next)
+    if (gtk_recent_info_has_group (l->data, RECENT_GROUP))
+      g_ptr_array_add (sorted, l->data);
+  g_ptr_array_sort (sorted, compare_recent);
+
+  for (guint i = 0; i < sorted->len && shown < MAX_RECENT; i++)
+    {
+      GtkRecentInfo *info = sorted->pdata[i];
+      g_auto(GStrv) groups = gtk_recent_info_get_groups (info, NULL);
+      const char *base_uri = NULL;
+      g_autoptr(GFile) cur = g_file_new_for_uri (gtk_recent_info_get_uri (info));
+      g_autoptr(GFile) base = NULL;
+      g_autofree char *cur_name = g_file_get_basename (cur);
+      g_autofree char *label = NULL;
+      g_autoptr(GMenuItem) item = NULL;
+      GVariantBuilder b;
+
+      for (guint g = 0; groups[g]; g++)
+        if (g_str_has_prefix (groups[g], RECENT_BASELINE_PREFIX))
+          base_uri = groups[g] + strlen (RECENT_BASELINE_PREFIX);
+      g_variant_builder_init (&b, G_VARIANT_TYPE_STRING_ARRAY);
+      if (base_uri != NULL)
+        {
+          g_autofree char *base_name = NULL;
+
+          base = g_file_new_for_uri (base_uri);
+          base_name = g_file_get_basename (base);
+          label = g_strdup_printf (_("%s → %s"), base_name, cur_name);
+          g_variant_builder_add (&b, "s", base_uri);
+        }
+      else if (gtk_recent_info_has_group (info, RECENT_SINGLE_GROUP))
+        label = g_strdup (cur_name);
+      else
+        continue;
+      g_variant_builder_add (&b, "s", gtk_recent_info_get_uri (info));
+
+      item = g_menu_item_new (label, NULL);
+      g_menu_item_set_action_and_target_value (item, "win.open-recent", g_variant_builder_end (&b));
+      g_menu_append_item (self->recent_menu, item);
+      g_menu_append_item (self->open_recent_section, item);
+      shown++;
+    }
+  if (shown == 0)
+    {
+      g_autoptr(GMenuItem) item = g_menu_item_new (_("No Recent Comparisons"), "win.none");
+
+      g_menu_append_item (self->recent_menu, item);
+    }
+  g_list_free_full (items, (GDestroyNotify) gtk_recent_info_unref);
+}
+
+/* ------------------------------------------------------------------ */
+
+static void
+on_file_changed (FlameWindow       *self,
+                 GFile             *file,
+                 GFile             *other,
+                 GFileMonitorEvent  event,
+                 GFileMonitor      *monitor)
+{
+  if (event == G_FILE_MONITOR_EVENT_CHANGES_DONE_HINT ||
+      event == G_FILE_MONITOR_EVENT_CREATED ||
+      event == G_FILE_MONITOR_EVENT_DELETED)
+    gtk_revealer_set_reveal_child (self->changed_revealer, TRUE);
+}
+
+static void
+watch_files (FlameWindow *self)
+{
+  for (guint i = 0; i < 2; i++)
+    {
+      if (self->monitors[i] != NULL)
+        g_signal_handlers_disconnect_by_data (self->monitors[i], self);
+      g_clear_object (&self->monitors[i]);
+      if (self->files[i] == NULL)
+        continue;
+      self->monitors[i] = g_file_monitor_file (self->files[i], G_FILE_MONITOR_NONE, NULL, NULL);
+      if (self->monitors[i] != NULL)
+        g_signal_connect_swapped (self->monitors[i], "changed", G_CALLBACK (on_file_changed), self);
+    }
+  gtk_revealer_set_reveal_child (self->changed_revealer, FALSE);
+}
+
+static FlameView
+current_view (FlameWindow *self)
+{
+  if (g_strcmp0 (self->view, "elided") == 0)
+    return FLAME_VIEW_ELIDED;
+  return self->inverted ? FLAME_VIEW_INVERTED : FLAME_VIEW_DIFFERENTIAL;
+}
+
+static void
+fill_options (FlameWindow *self,
+              Job         *job)
+{
+  g_autofree char *match = g_settings_get_string (self->settings, "frame-matching");
+
+  flame_diff_options_init (&job->dopts);
+  flame_report_options_init (&job->ropts);
+  flame_match_from_string (match, &job->dopts.match);
+  job->dopts.strip_hex = g_settings_get_boolean (self->settings, "strip-hex");
+  job->dopts.normalize = self->normalize ? FLAME_NORMALIZE_TOTAL : FLAME_NORMALIZE_NONE;
+  job->dopts.metric = self->colour_by_total ? FLAME_METRIC_TOTAL : FLAME_METRIC_SELF;
+  job->dopts.default_interval_ms = g_settings_get_double (self->settings, "default-interval-ms");
+  if (self->hide_noise)
+    job->dopts.significance = g_settings_get_double (self->settings, "significance-level");
+  job->ropts.metric = job->dopts.metric;
+  job->ropts.threshold_pct = g_settings_get_double (self->settings, "threshold-pct");
+  job->ropts.min_abs_ms = g_settings_get_double (self->settings, "min-abs-ms");
+  if (self->hide_noise)
+    {
+      job->ropts.alpha = job->dopts.significance;
+      job->ropts.gate_on_noise = TRUE;
+    }
+  job->view = current_view (self);
+}
+
+static void
+job_done (GObject      *object,
+          GAsyncResult *result,
+          gpointer      user_data)
+{
+  FlameWindow *self = FLAME_WINDOW (object);
+  GTask *task = G_TASK (result);
+  Job *job = g_task_get_task_data (task);
+  g_autoptr(GError) error = NULL;
+  gboolean loaded = job->load;
+  gboolean was_diff = self->diff != NULL;
+
+  if (self->job == job)
+    {
+      self->job = NULL;
+      set_busy_ui (self, FALSE);
+    }
+
+  if (!g_task_propagate_boolean (task, &error))
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        {
+          g_autofree char *message = NULL;
+
+          if (loaded)
+            /* Translators: %s is "file:line: reason" */
+            message = g_strdup_printf (_("Could not open the profile: %s"), error->message);
+          else
+            message = g_strdup_printf (_("Could not compare the profiles: %s"), error->message);
+          show_error (self, message);
+        }
+      return;
+    }
+
+  gtk_revealer_set_reveal_child (self->error_revealer, FALSE);
+  if (loaded)
+    {
+      for (guint i = 0; i < 2; i++)
+        {
+          g_set_object (&self->files[i], job->files[i]);
+          g_set_object (&self->profiles[i], job->profiles[i]);
+        }
+    }
+  g_set_object (&self->diff, job->diff);
+  if (!job->reuse_diff)
+    {
+      g_clear_pointer (&self->report, flame_report_free);
+      self->report = g_steal_pointer (&job->report);
+      fill_changes (self);
+    }
+  g_set_object (&self->source, job->source);
+
+  /* the elided view may have nothing to show for new files */
+  if (self->diff != NULL && job->view != FLAME_VIEW_ELIDED && g_strcmp0 (self->view, "elided") == 0)
+    {
+      g_free (self->view);
+      self->view = g_strdup ("differential");
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_VIEW]);
+    }
+
+  flame_graph_view_set_source (self->graph_view, self->source);
+  gtk_stack_set_visible_child_name (self->main_stack, "graph");
+  if (loaded)
+    {
+      add_to_recent (self);
+      watch_files (self);
+    }
+  if (self->report != NULL && !was_diff && !self->sidebar_shown_once)
+    {
+      self->sidebar_shown_once = TRUE;
+      adw_flap_set_reveal_flap (self->flap, TRUE);
+    }
+  if (self->report == NULL)
+    adw_flap_set_reveal_flap (self->flap, FALSE);
+  update_summary (self);
+  update_actions (self);
+  update_match_label (self);
+}
+
+static void
+start_job (FlameWindow *self,
+           Job         *job)
+{
+  g_autoptr(GTask) task = NULL;
+
+  if (self->cancellable != NULL)
+    g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  self->cancellable = g_cancellable_new ();
+
+  task = g_task_new (self, self->cancellable, job_done, NULL);
+  g_task_set_source_tag (task, start_job);
+  g_task_set_task_data (task, job, (GDestroyNotify) job_free);
+  self->job = job;
+
+  if (job->load)
+    {
+      g_autofree char *base = display_name (job->files[0]);
+      g_autofree char *cur = display_name (job->files[1]);
+      g_autofree char *text = job->files[1] != NULL
+        ? g_strdup_printf (_("Loading %s and %s…"), base, cur)
+        : g_strdup_printf (_("Loading %s…"), base);
+
+      gtk_label_set_text (self->progress_label, text);
+    }
+  else
+    gtk_label_set_text (self->progress_label, _("Comparing…"));
+  gtk_progress_bar_set_fraction (self->progress_bar, 0);
+  g_clear_handle_id (&self->progress_source, g_source_remove);
+  self->progress_source = g_timeout_add (100, poll_progress, self);
+  set_busy_ui (self, TRUE);
+
+  g_task_run_in_thread (task, job_run);
+}
+
+/* Options changed: diff again (or only build another view of the diff)
+ * from the profiles already loaded. */
+static void
+rebuild (FlameWindow *self,
+         gboolean     keep_diff)
+{
+  Job *job;
+
+  if (self->profiles[0] == NULL)
+    return;
+  job = g_new0 (Job, 1);
+  for (guint i = 0; i < 2; i++)
+    {
+      g_set_object (&job->files[i], self->files[i]);
+      g_set_object (&job->profiles[i], self->profiles[i]);
+    }
+  fill_options (self, job);
+  if (keep_diff && self->diff != NULL)
+    {
+      job->diff = g_object_ref (self->diff);
+      job->reuse_diff = TRUE;   /* the window keeps its report */
+    }
+  start_job (self, job);
+}
+
+static gboolean
+rebuild_idle (gpointer user_data)
+{
+  FlameWindow *self = user_data;
+
+  self->rebuild_source = 0;
+  rebuild (self, FALSE);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+schedule_rebuild (FlameWindow *self)
+{
+  if (self->profiles[0] == NULL || self->rebuild_source != 0)
+    return;
+  self->rebuild_source = g_idle_add (rebuild_idle, self);
+}
+
+/* ------------------------------------------------------------------ */
+/* Public API */
+
+void
+flame_window_open (FlameWindow *self,
+                   GFile       *baseline,
+                   GFile       *current)
+{
+  Job *job;
+
+  g_return_if_fail (FLAME_IS_WINDOW (self));
+  g_return_if_fail (G_IS_FILE (baseline));
+
+  job = g_new0 (Job, 1);
+  job->load = TRUE;
+  job->files[0] = g_object_ref (baseline);
+  job->files[1] = current ? g_object_ref (current) : NULL;
+  fill_options (self, job);
+  start_job (self, job);
+}
+
+static gboolean
+name_says_baseline (GFile *file)
+{
+  static const char *words[] = { "baseline", "before", "base", "old", "orig" };
+  g_autofree char *name = g_file_get_basename (file);
+  g_autofree char *lower = g_utf8_strdown (name, -1);
+
+  for (guint i = 0; i < G_N_ELEMENTS (words); i++)
+    if (strstr (lower, words[i]) != NULL)
+      return TRUE;
+  return FALSE;
+}
+
+static guint64
+modified_time (GFile *file)
+{
+  g_autoptr(GFileInfo) info = g_file_query_info (file, G_FILE_ATTRIBUTE_TIME_MODIFIED,
+                                                 G_FILE_QUERY_INFO_NONE, NULL, NULL);
+
+  return info ? g_file_info_get_attribute_uint64 (info, G_FILE_ATTRIBUTE_TIME_MODIFIED) : 0;
+}
+
+/**
+ * flame_window_order_pair:
+ *
+ * Which of two files is the baseline: the one named baseline/before (or
+ * base, old, orig), else the older one, else the order given.
+ */
+void
+flame_window_order_pair (GFile  *a,
+                         GFile  *b,
+                         GFile **baseline,
+                         GFile **current)
+{
+  gboolean swap = FALSE;
+  gboolean a_base = name_says_baseline (a);
+  gboolean b_base = name_says_baseline (b);
+
+  if (a_base != b_base)
+    swap = b_base;
+  else
+    swap = modified_time (b) < modified_time (a);
+  *baseline = swap ? b : a;
+  *current = swap ? a : b;
+}
+
+void
+flame_window_open_files (FlameWindow  *self,
+                         GFile       **files,
+                         guint         n_files)
+{
+  g_return_if_fail (FLAME_IS_WINDOW (self));
+
+  if (n_files == 0)
+    return;
+  if (n_files == 1)
+    flame_window_open (self, files[0], NULL);
+  else
+    {
+      GFile *base, *cur;
+
+      flame_window_order_pair (files[0], files[1], &base, &cur);
+      flame_window_open (self, base, cur);
+      if (n_files > 2)
+        adw_toast_overlay_add_toast (self->toast_overlay,
+                                     adw_toast_new (_("Only the first two files were opened")));
+    }
+}
+
+void
+flame_window_open_example (FlameWindow *self)
+{
+  g_autofree char *base = flame_application_find_example ("baseline.folded");
+  g_autofree char *cur = flame_application_find_example ("current.folded");
+  g_autoptr(GFile) fb = NULL;
+  g_autoptr(GFile) fc = NULL;
+
+  if (base == NULL || cur == NULL)
+    {
+      show_error (self, _("The example profiles are not installed"));
+      return;
+    }
+  fb = g_file_new_for_path (base);
+  fc = g_file_new_for_path (cur);
+  flame_window_open (self, fb, fc);
+}
+
+gboolean
+flame_window_is_busy (FlameWindow *self)
+{
+  g_return_val_if_fail (FLAME_IS_WINDOW (self), FALSE);
+  return self->job != NULL || self->rebuild_source != 0;
+}
+
+gboolean
+flame_window_is_empty (FlameWindow *self)
+{
+  g_return_val_if_fail (FLAME_IS_WINDOW (self), FALSE);
+  return self->source == NULL && self->job == NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Actions */
+
+static void
+pair_second_chosen (GtkWindow *parent,
+                    GPtrArray *files,
+                    gpointer   user_data)
+{
+  g_autoptr(GFile) baseline = user_data;
+
+  if (files->len > 0)
+    flame_window_open (FLAME_WINDOW (parent), baseline, files->pdata[0]);
+}
+
+static void
+pair_first_chosen (GtkWindow *parent,
+                   GPtrArray *files,
+                   gpointer   user_data)
+{
+  if (files->len >= 2)
+    flame_window_open_files (FLAME_WINDOW (parent), (GFile **) files->pdata, files->len);
+  else if (files->len == 1)
+    flame_choose_profiles (parent, _("Select the Current Profile"), FALSE,
+                           pair_second_chosen, g_object_ref (files->pdata[0]));
+}
+
+static void
+open_pair_action (GtkWidget  *widget,
+                  const char *name,
+                  GVariant   *param)
+{
+  flame_choose_profiles (GTK_WINDOW (widget), _("Select the Baseline Profile, or Both Profiles"),
+                         TRUE, pair_first_chosen, NULL);
+}
+
+static void
+single_chosen (GtkWindow *parent,
+               GPtrArray *files,
+               gpointer   user_data)
+{
+  if (files->len > 0)
+    flame_window_open_files (FLAME_WINDOW (parent), (GFile **) files->pdata, files->len);
+}
+
+static void
+open_single_action (GtkWidget  *widget,
+                    const char *name,
+                    GVariant   *param)
+{
+  flame_choose_profiles (GTK_WINDOW (widget), _("Open a Profile"), FALSE, single_chosen, NULL);
+}
+
+static void
+open_example_action (GtkWidget  *widget,
+                     const char *name,
+                     GVariant   *param)
+{
+  flame_window_open_example (FLAME_WINDOW (widget));
+}
+
+static void
+open_recent_action (GtkWidget  *widget,
+                    const char *name,
+                    GVariant   *param)
+{
+  g_autofree const char **uris = g_variant_get_strv (param, NULL);
+  g_autoptr(GFile) a = NULL;
+  g_autoptr(GFile) b = NULL;
+
+  if (uris[0] == NULL)
+    return;
+  a = g_file_new_for_uri (uris[0]);
+  b = uris[1] ? g_file_new_for_uri (uris[1]) : NULL;
+  flame_window_open (FLAME_WINDOW (widget), a, b);
+}
+
+static void
+record_action (GtkWidget  *widget,
+               const char *name,
+               GVariant   *param)
+{
+}
+
+static void
+cancel_action (GtkWidget  *widget,
+               const char *name,
+               GVariant   *param)
+{
+  FlameWindow *self = FLAME_WINDOW (widget);
+
+  if (self->cancellable != NULL)
+    g_cancellable_cancel (self->cancellable);
+  self->job = NULL;
+  set_busy_ui (self, FALSE);
+}
+
+static void
+dismiss_error_action (GtkWidget  *widget,
+                      const char *name,
+                      GVariant   *param)
+{
+  gtk_revealer_set_reveal_child (FLAME_WINDOW (widget)->error_revealer, FALSE);
+}
+
+static void
+swap_action (GtkWidget  *widget,
+             const char *name,
+             GVariant   *param)
+{
+  FlameWindow *self = FLAME_WINDOW (widget);
+  GFile *tmp;
+  FlameProfile *ptmp;
+
+  if (self->files[1] == NULL)
+    return;
+  tmp = self->files[0];
+  self->files[0] = self->files[1];
+  self->files[1] = tmp;
+  ptmp = self->profiles[0];
+  self->profiles[0] = self->profiles[1];
+  self->profiles[1] = ptmp;
+  rebuild (self, FALSE);
+}
+
+static void
+reload_action (GtkWidget  *widget,
+               const char *name,
+               GVariant   *param)
+{
+  FlameWindow *self = FLAME_WINDOW (widget);
+
+  if (self->files[0] != NULL)
+    flame_window_open (self, self->files[0], self->files[1]);
+}
+
+static void
+copy_summary_action (GtkWidget  *widget,
+                     const char *name,
+                     GVariant   *param)
+{
+  FlameWindow *self = FLAME_WINDOW (widget);
+  g_autoptr(GString) out = g_string_new (NULL);
+
+  if (self->report == NULL)
+    return;
+  flame_report_write_markdown (self->report, out);
+  gdk_clipboard_set_text (gtk_widget_get_clipboard (widget), out->str);
+  adw_toast_overlay_add_toast (self->toast_overlay,
+                               adw_toast_new (_("Summary copied to the clipboard")));
+}
+
+typedef struct
+{
+  FlameLayoutSource  *source;
+  FlameExportOptions  options;
+  char               *title;
+  char               *search;
+  char               *path;
+  gboolean            svg;
+} ExportJob;
+
+static void
+export_job_free (ExportJob *job)
+{
+  g_clear_object (&job->source);
+  g_free (job->title);
+  g_free (job->search);
+  g_free (job->path);
+  g_free (job);
+}
+
+static void
+export_run (GTask        *task,
+            gpointer      source_object,
+            gpointer      task_data,
+            GCancellable *cancellable)
+{
+  ExportJob *job = task_data;
+  GError *error = NULL;
+  gboolean ok;
+
+  job->options.title = job->title;
+  job->options.search = job->search;
+  ok = job->svg ? flame_export_svg (job->source, &job->options, job->path, &error)
+                : flame_export_png (job->source, &job->options, job->path, &error);
+  if (ok)
+    g_task_return_boolean (task, TRUE);
+  else
+    g_task_return_error (task, error);
+}
+
+static void
+export_done (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  FlameWindow *self = FLAME_WINDOW (object);
+  g_autoptr(GError) error = NULL;
+
+  if (!g_task_propagate_boolean (G_TASK (result), &error))
+    {
+      g_autofree char *message = g_strdup_printf (_("Could not export the image: %s"), error->message);
+
+      show_error (self, message);
+    }
+  else
+    {
+      ExportJob *job = g_task_get_task_data (G_TASK (result));
+      g_autofree char *base = g_path_get_basename (job->path);
+      g_autofree char *text = g_strdup_printf (_("Exported “%s”"), base);
+
+      adw_toast_overlay_add_toast (self->toast_overlay, adw_toast_new (text));
+    }
+}
+
+static void
+export_chosen (GtkWindow *parent,
+               GPtrArray *files,
+               gpointer   user_data)
+{
+  FlameWindow *self = FLAME_WINDOW (parent);
+  g_autoptr(GTask) task = NULL;
+  ExportJob *job;
+  guint orientation = 0;
+  guint32 zoom = flame_graph_view_get_zoom_node (self->graph_view);
+  AdwStyleManager *sm = adw_style_manager_get_default ();
+
+  if (files->len == 0 || self->source == NULL)
+    return;
+
+  job = g_new0 (ExportJob, 1);
+  job->source = g_object_ref (self->source);
+  job->path = g_file_get_path (files->pdata[0]);
+  if (job->path == NULL)
+    {
+      export_job_free (job);
+      show_error (self, _("Could not export the image: only local files can be written"));
+      return;
+    }
+  job->svg = g_str_has_suffix (job->path, ".svg") || g_str_has_suffix (job->path, ".SVG");
+  g_object_get (self->graph_view, "orientation", &orientation, NULL);
+  flame_export_options_init (&job->options);
+  job->options.width = MAX (gtk_widget_get_width (GTK_WIDGET (self->graph_view)), 800);
+  job->options.dark = adw_style_manager_get_dark (sm);
+  job->options.high_contrast = adw_style_manager_get_high_contrast (sm);
+  job->options.legend = TRUE;
+  job->options.orientation = orientation;
+  job->options.zoom = zoom;
+  job->title = g_strdup (gtk_label_get_text (self->files_label));
+  if (gtk_search_bar_get_search_mode (self->search_bar))
+    job->search = g_strdup (gtk_editable_get_text (GTK_EDITABLE (self->search_entry)));
+
+  task = g_task_new (self, NULL, export_done, NULL);
+  g_task_set_task_data (task, job, (GDestroyNotify) export_job_free);
+  g_task_run_in_thread (task, export_run);
+}
+
+static void
+export_action (GtkWidget  *widget,
+               const char *name,
+               GVariant   *param)
+{
+  FlameWindow *self = FLAME_WINDOW (widget);
+  g_autofree char *base = self->files[1] ? g_file_get_basename (self->files[1])
+                                         : self->files[0] ? g_file_get_basename (self->files[0])
+                                                          : g_strdup ("flamegraph");
+  char *dot = strrchr (base, '.');
+  g_autofree char *initial = NULL;
+
+  if (dot != NULL && dot != base)
+    *dot = 0;
+  initial = g_strconcat (base, self->diff ? "-diff.png" : ".png", NULL);
+  flame_choose_image_file (GTK_WINDOW (widget), _("Export Image"), initial, export_chosen, NULL);
+}
+
+static void
+next_match_action (GtkWidget  *widget,
+                   const char *name,
+                   GVariant   *param)
+{
+  flame_graph_view_next_match (FLAME_WINDOW (widget)->graph_view);
+}
+
+static void
+previous_match_action (GtkWidget  *widget,
+                       const char *name,
+                       GVariant   *param)
+{
+  flame_graph_view_previous_match (FLAME_WINDOW (widget)->graph_view);
+}
+
+static void
+zoom_out_action (GtkWidget  *widget,
+                 const char *name,
+                 GVariant   *param)
+{
+  flame_graph_view_zoom_out (FLAME_WINDOW (widget)->graph_view);
+}
+
+static void
+reset_zoom_action (GtkWidget  *widget,
+                   const char *name,
+                   GVariant   *param)
+{
+  flame_graph_view_reset_zoom (FLAME_WINDOW (widget)->graph_view);
+}
+
+/* ------------------------------------------------------------------ */
+/* Template callbacks */
+
+static void
+on_search_changed_cb (FlameWindow *self)
+{
+  flame_graph_view_set_search_regex (self->graph_view,
+                                     gtk_toggle_button_get_active (self->regex_button));
+  flame_graph_view_set_search_text (self->graph_view,
+                                    gtk_editable_get_text (GTK_EDITABLE (self->search_entry)));
+  update_match_label (self);
+}
+
+static void
+on_search_activate_cb (FlameWindow *self)
+{
+  flame_graph_view_next_match (self->graph_view);
+}
+
+static void
+on_search_next_cb (FlameWindow *self)
+{
+  flame_graph_view_next_match (self->graph_view);
+}
+
+static void
+on_search_previous_cb (FlameWindow *self)
+{
+  flame_graph_view_previous_match (self->graph_view);
+}
+
+static void
+on_search_stop_cb (FlameWindow *self)
+{
+  gtk_search_bar_set_search_mode (self->search_bar, FALSE);
+}
+
+static void
+on_search_mode_changed (FlameWindow *self)
+{
+  if (!gtk_search_bar_get_search_mode (self->search_bar))
+    flame_graph_view_set_search_text (self->graph_view, "");
+  else
+    on_search_changed_cb (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SEARCH_MODE]);
+}
+
+static void
+on_reveal_flap_changed (FlameWindow *self)
+{
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SHOW_SIDEBAR]);
+}
+
+static gboolean
+filter_func (gpointer item,
+             gpointer user_data)
+{
+  FlameWindow *self = user_data;
+  FlameStatus status = flame_change_row_get_status (item);
+
+  switch (gtk_drop_down_get_selected (self->filter_dropdown))
+    {
+    case FILTER_REGRESSIONS:
+      return status == FLAME_STATUS_REGRESSION;
+    case FILTER_IMPROVEMENTS:
+      return status == FLAME_STATUS_IMPROVEMENT;
+    case FILTER_NEW:
+      return status == FLAME_STATUS_NEW;
+    case FILTER_REMOVED:
+      return status == FLAME_STATUS_REMOVED;
+    case FILTER_ALL:
+      return TRUE;
+    case FILTER_CHANGES:
+    default:
+      return status != FLAME_STATUS_UNCHANGED;
+    }
+}
+
+static void
+on_filter_changed_cb (FlameWindow *self)
+{
+  gtk_filter_changed (GTK_FILTER (self->filter), GTK_FILTER_CHANGE_DIFFERENT);
+}
+
+static void
+on_selection_changed (FlameWindow *self)
+{
+  FlameChangeRow *row = gtk_single_selection_get_selected_item (self->selection);
+
+  flame_graph_view_highlight_function (self->graph_view,
+                                       row ? flame_change_row_get_frame (row) : FLAME_TREE_NONE);
+}
+
+static gboolean
+on_drop (GtkDropTarget *target,
+         const GValue  *value,
+         gdouble        x,
+         gdouble        y,
+         FlameWindow   *self)
+{
+  GSList *list;
+  g_autoptr(GPtrArray) files = g_ptr_array_new ();
+
+  if (!G_VALUE_HOLDS (value, GDK_TYPE_FILE_LIST))
+    return FALSE;
+  list = gdk_file_list_get_files (g_value_get_boxed (value));
+  for (GSList *l = list; l; l = l->next)
+    g_ptr_array_add (files, l->data);
+  g_slist_free (list);
+  if (files->len == 0)
+    return FALSE;
+  flame_window_open_files (self, (GFile **) files->pdata, files->len);
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------ */
+/* The changes table */
+
+typedef enum
+{
+  COL_NAME,
+  COL_BASELINE,
+  COL_CURRENT,
+  COL_DELTA_MS,
+  COL_DELTA_PCT,
+  COL_STATUS,
+} ColumnKind;
+
+static void
+cell_setup (GtkSignalListItemFactory *factory,
+            GtkListItem              *item,
+            gpointer                  user_data)
+{
+  ColumnKind kind = GPOINTER_TO_INT (user_data);
+  GtkWidget *label = gtk_label_new (NULL);
+
+  gtk_label_set_xalign (GTK_LABEL (label), kind == COL_NAME || kind == COL_STATUS ? 0 : 1);
+  if (kind == COL_NAME)
+    {
+      gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
+      gtk_label_set_width_chars (GTK_LABEL (label), 10);
+    }
+  else
+    gtk_widget_add_css_class (label, "numeric");
+  gtk_list_item_set_child (item, label);
+}
+
+static void
+cell_bind (GtkSignalListItemFactory *factory,
+           GtkListItem              *item,
+           gpointer                  user_data)
+{
+  ColumnKind kind = GPOINTER_TO_INT (user_data);
+  GtkWidget *label = gtk_list_item_get_child (item);
+  FlameChangeRow *row = gtk_list_item_get_item (item);
+  g_autofree char *text = NULL;
+  static const char *classes[] = { "unchanged", "regression", "improvement", "new", "removed" };
+  FlameStatus status = flame_change_row_get_status (row);
+
+  for (guint i = 0; i < G_N_ELEMENTS (classes); i++)
+    gtk_widget_remove_css_class (label, classes[i]);
+
+  switch (kind)
+    {
+    case COL_NAME:
+      text = g_strdup (flame_change_row_get_name (row));
+      gtk_widget_set_tooltip_text (label, *flame_change_row_get_file (row)
+                                   ? flame_change_row_get_file (row) : text);
+      break;
+    case COL_BASELINE:
+      text = format_ms (flame_change_row_get_baseline_ms (row));
+      break;
+    case COL_CURRENT:
+      text = format_ms (flame_change_row_get_current_ms (row));
+      break;
+    case COL_DELTA_MS:
+      text = g_strdup_printf ("%+'.1f", flame_change_row_get_delta_ms (row));
+      break;
+    case COL_DELTA_PCT:
+      {
+        gdouble pct = flame_change_row_get_delta_pct (row);
+
+        if (status == FLAME_STATUS_NEW || status == FLAME_STATUS_REMOVED || !isfinite (pct))
+          text = g_strdup ("—");
+        else
+          text = g_strdup_printf ("%+.1f %%", pct);
+      }
+      break;
+    case COL_STATUS:
+      text = g_strdup (flame_status_label (status));
+      if (status < G_N_ELEMENTS (classes))
+        gtk_widget_add_css_class (label, classes[status]);
+      break;
+    default:
+      g_assert_not_reached ();
+    }
+  gtk_label_set_text (GTK_LABEL (label), text);
+}
+
+static GtkColumnViewColumn *
+add_column (FlameWindow *self,
+            const char  *title,
+            const char  *property,
+            ColumnKind   kind)
+{
+  GtkListItemFactory *factory = gtk_signal_list_item_factory_new ();
+  GtkColumnViewColumn *column;
+  GtkExpression *expr = gtk_property_expression_new (FLAME_TYPE_CHANGE_ROW, NULL, property);
+  GtkSorter *sorter;
+
+  g_signal_connect (factory, "setup", G_CALLBACK (cell_setup), GINT_TO_POINTER (kind));
+  g_signal_connect (factory, "bind", G_CALLBACK (cell_bind), GINT_TO_POINTER (kind));
+  column = gtk_column_view_column_new (title, factory);
+  if (kind == COL_NAME)
+    sorter = GTK_SORTER (gtk_string_sorter_new (expr));
+  else
+    sorter = GTK_SORTER (gtk_numeric_sorter_new (expr));
+  gtk_column_view_column_set_sorter (column, sorter);
+  g_object_unref (sorter);
+  gtk_column_view_column_set_expand (column, kind == COL_NAME);
+  if (kind != COL_NAME)
+    gtk_column_view_column_set_fixed_width (column, kind == COL_STATUS ? 96 : 64);
+  gtk_column_view_column_set_resizable (column, kind == COL_NAME);
+  gtk_column_view_append_column (self->changes_view, column);
+  g_object_unref (column);
+  return column;
+}
+
+static void
+setup_changes_view (FlameWindow *self)
+{
+  GtkFilterListModel *filtered;
+  GtkSortListModel *sorted;
+  GtkColumnViewColumn *delta;
+
+  add_column (self, _("Function"), "name", COL_NAME);
+  add_column (self, _("Baseline"), "baseline-ms", COL_BASELINE);
+  add_column (self, _("Current"), "current-ms", COL_CURRENT);
+  delta = add_column (self, _("Δ ms"), "delta-ms", COL_DELTA_MS);
+  add_column (self, _("Δ %"), "delta-pct", COL_DELTA_PCT);
+  add_column (self, _("Status"), "status", COL_STATUS);
+
+  self->changes = g_list_store_new (FLAME_TYPE_CHANGE_ROW);
+  self->filter = gtk_custom_filter_new (filter_func, self, NULL);
+  filtered = gtk_filter_list_model_new (G_LIST_MODEL (g_object_ref (self->changes)),
+                                        GTK_FILTER (g_object_ref (self->filter)));
+  sorted = gtk_sort_list_model_new (G_LIST_MODEL (filtered),
+                                    g_object_ref (gtk_column_view_get_sorter (self->changes_view)));
+  self->selection = gtk_single_selection_new (G_LIST_MODEL (sorted));
+  gtk_single_selection_set_autoselect (self->selection, FALSE);
+  gtk_single_selection_set_can_unselect (self->selection, TRUE);
+  gtk_column_view_set_model (self->changes_view, GTK_SELECTION_MODEL (self->selection));
+  gtk_column_view_sort_by_column (self->changes_view, delta, GTK_SORT_DESCENDING);
+  g_signal_connect_swapped (self->selection, "notify::selected",
+                            G_CALLBACK (on_selection_changed), self);
+}
+
+/* ------------------------------------------------------------------ */
+/* Settings */
+
+static gboolean
+enum_to_bool (GValue   *value,
+              GVariant *variant,
+              gpointer  user_data)
+{
+  g_value_set_boolean (value, g_strcmp0 (g_variant_get_string (variant, NULL), "total") == 0);
+  return TRUE;
+}
+
+static GVariant *
+bool_to_enum (const GValue       *value,
+              const GVariantType *expected_type,
+              gpointer            user_data)
+{
+  if (g_value_get_boolean (value))
+    return g_variant_new_string ("total");
+  return g_variant_new_string (user_data);
+}
+
+static void
+on_orientation_changed (FlameWindow *self)
+{
+  g_autofree char *orientation = g_settings_get_string (self->settings, "orientation");
+
+  flame_graph_view_set_orientation (self->graph_view,
+                                    g_strcmp0 (orientation, "icicle") == 0 ? FLAME_ORIENTATION_ICICLE
+                                                                           : FLAME_ORIENTATION_FLAME);
+}
+
+static void
+on_theme_changed (FlameWindow *self)
+{
+  g_autofree char *theme = g_settings_get_string (self->settings, "theme");
+
+  flame_graph_view_set_palette_style (self->graph_view,
+                                      g_strcmp0 (theme, "high-contrast") == 0
+                                      ? FLAME_GRAPH_PALETTE_HIGH_CONTRAST : FLAME_GRAPH_PALETTE_AUTO);
+}
+
+/* ------------------------------------------------------------------ */
+/* GObject */
+
+static gboolean
+flame_window_close_request (GtkWindow *window)
+{
+  FlameWindow *self = FLAME_WINDOW (window);
+  int width, height;
+
+  gtk_window_get_default_size (window, &width, &height);
+  g_settings_set_boolean (self->settings, "window-maximized", gtk_window_is_maximized (window));
+  if (!gtk_window_is_maximized (window))
+    {
+      g_settings_set_int (self->settings, "window-width", MAX (width, 360));
+      g_settings_set_int (self->settings, "window-height", MAX (height, 294));
+    }
+  if (self->cancellable != NULL)
+    g_cancellable_cancel (self->cancellable);
+  return GTK_WINDOW_CLASS (flame_window_parent_class)->close_request (window);
+}
+
+static void
+flame_window_dispose (GObject *object)
+{
+  FlameWindow *self = FLAME_WINDOW (object);
+
+  if (self->cancellable != NULL)
+    g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  g_clear_handle_id (&self->progress_source, g_source_remove);
+  g_clear_handle_id (&self->rebuild_source, g_source_remove);
+  for (guint i = 0; i < 2; i++)
+    {
+      if (self->monitors[i] != NULL)
+        {
+          g_signal_handlers_disconnect_by_data (self->monitors[i], self);
+          g_file_monitor_cancel (self->monitors[i]);
+        }
+      g_clear_object (&self->monitors[i]);
+      g_clear_object (&self->files[i]);
+      g_clear_object (&self->profiles[i]);
+    }
+  g_clear_object (&self->diff);
+  g_clear_pointer (&self->report, flame_report_free);
+  g_clear_object (&self->source);
+  g_clear_object (&self->changes);
+  g_clear_object (&self->filter);
+  g_clear_object (&self->selection);
+  g_clear_object (&self->settings);
+  g_clear_pointer (&self->view, g_free);
+  g_clear_pointer (&self->last_error, g_free);
+
+  gtk_widget_dispose_template (GTK_WIDGET (self), FLAME_TYPE_WINDOW);
+  G_OBJECT_CLASS (flame_window_parent_class)->dispose (object);
+}
+
+static void
+flame_window_get_property (GObject    *object,
+                           guint       prop_id,
+                           GValue     *value,
+                           GParamSpec *pspec)
+{
+  FlameWindow *self = FLAME_WINDOW (object);
+
+  switch (prop_id)
+    {
+    case PROP_VIEW:
+      g_value_set_string (value, self->view);
+      break;
+    case PROP_INVERTED:
+      g_value_set_boolean (value, self->inverted);
+      break;
+    case PROP_NORMALIZE:
+      g_value_set_boolean (value, self->normalize);
+      break;
+    case PROP_COLOUR_BY_TOTAL:
+      g_value_set_boolean (value, self->colour_by_total);
+      break;
+    case PROP_HIDE_NOISE:
+      g_value_set_boolean (value, self->hide_noise);
+      break;
+    case PROP_SEARCH_MODE:
+      g_value_set_boolean (value, self->search_bar && gtk_search_bar_get_search_mode (self->search_bar));
+      break;
+    case PROP_SHOW_SIDEBAR:
+      g_value_set_boolean (value, self->flap && adw_flap_get_reveal_flap (self->flap));
+      break;
+    case PROP_BUSY:
+      g_value_set_boolean (value, self->job != NULL);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+set_boolean (FlameWindow *self,
+             gboolean    *field,
+             gboolean     value,
+             GParamSpec  *pspec,
+             gboolean     diff_again)
+{
+  value = !!value;
+  if (*field == value)
+    return;
+  *field = value;
+  g_object_notify_by_pspec (G_OBJECT (self), pspec);
+  if (diff_again)
+    schedule_rebuild (self);
+  else
+    rebuild (self, TRUE);
+}
+
+static void
+flame_window_set_property (GObject      *object,
+                           guint         prop_id,
+                           const GValue *value,
+                           GParamSpec   *pspec)
+{
+  FlameWindow *self = FLAME_WINDOW (object);
+
+  switch (prop_id)
+    {
+    case PROP_VIEW:
+      if (g_strcmp0 (self->view, g_value_get_string (value)) != 0)
+        {
+          g_free (self->view);
+          self->view = g_value_dup_string (value);
+          g_object_notify_by_pspec (object, pspec);
+          update_actions (self);
+          rebuild (self, TRUE);
+        }
+      break;
+    case PROP_INVERTED:
+      set_boolean (self, &self->inverted, g_value_get_boolean (value), pspec, FALSE);
+      break;
+    case PROP_NORMALIZE:
+      set_boolean (self, &self->normalize, g_value_get_boolean (value), pspec, TRUE);
+      break;
+    case PROP_COLOUR_BY_TOTAL:
+      set_boolean (self, &self->colour_by_total, g_value_get_boolean (value), pspec, TRUE);
+      break;
+    case PROP_HIDE_NOISE:
+      set_boolean (self, &self->hide_noise, g_value_get_boolean (value), pspec, TRUE);
+      break;
+    case PROP_SEARCH_MODE:
+      gtk_search_bar_set_search_mode (self->search_bar, g_value_get_boolean (value));
+      break;
+    case PROP_SHOW_SIDEBAR:
+      adw_flap_set_reveal_flap (self->flap, g_value_get_boolean (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+flame_window_class_init (FlameWindowClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+  GtkWindowClass *window_class = GTK_WINDOW_CLASS (klass);
+
+  object_class->dispose = flame_window_dispose;
+  object_class->get_property = flame_window_get_property;
+  object_class->set_property = flame_window_set_property;
+  window_class->close_request = flame_window_close_request;
+
+  properties[PROP_VIEW] =
+    g_param_spec_string ("view", NULL, NULL, "differential",
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_INVERTED] =
+    g_param_spec_boolean ("inverted", NULL, NULL, FALSE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_NORMALIZE] =
+    g_param_spec_boolean ("normalize", NULL, NULL, TRUE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_COLOUR_BY_TOTAL] =
+    g_param_spec_boolean ("colour-by-total", NULL, NULL, FALSE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_HIDE_NOISE] =
+    g_param_spec_boolean ("hide-noise", NULL, NULL, FALSE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_SEARCH_MODE] =
+    g_param_spec_boolean ("search-mode", NULL, NULL, FALSE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_SHOW_SIDEBAR] =
+    g_param_spec_boolean ("show-sidebar", NULL, NULL, FALSE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_BUSY] =
+    g_param_spec_boolean ("busy", NULL, NULL, FALSE,
+                          G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  g_type_ensure (FLAME_TYPE_GRAPH_VIEW);
+  g_type_ensure (FLAME_TYPE_BREADCRUMBS);
+
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/io/github/flamediff/Flamediff/ui/flame-window.ui");
+  gtk_widget_class_bind_template_child (widget_class, FlameWindow, header_bar);
+  gtk_widget_class_bind_template_child (widget_class, FlameWindow, open_button);
+  gtk_widget_class_bind_template_child (widget_class, FlameWindow, title_stack);
+  gtk_widget_class_bind_template_child (widget_class, FlameWindow, window_title);
+  gtk_widget_class_bind_template_child (widget_class, FlameWindow, view_switcher);
+  gtk_widget_class_bind_template_child (widget_class, FlameWindow, differential_button);
+  gtk_widget_class_bind_template_child (widget_class, FlameWindow, elided_button);
+  gtk_widget_class_bind_template_child (widget_class, FlameWindow, sidebar_button);
+  gtk_widget_class_bind_template_child (widget_class, FlameWindow, view_menu_button);
+  gtk_widget_class_bind_template_child (widget_class, FlameWindow, search_button);
+  gtk_widget_class_bind_template_child (widget_class, FlameWindow, progress_revealer);
+  gtk_widget_class_bind_template_child (widget_class, FlameWindow, progress_label);
+  gtk_widget_class_bind_template_child (widget_class, FlameWindow, progress_bar);
+  gtk_widget_class_bind_template_child (widget_class, FlameWindow, error_revealer);
+  gtk_widget_class_bind_template_child (widget_class, FlameWindow, error_label);
+  gtk_widget_class_bind_template_child (widget_class, FlameWindow, changed_revealer);
+  gtk_widget_class_bind_template_child (widget_class, FlameWindow, search_bar);
+  gtk_widget_class_bind_template_child (widget_class, FlameWindow, search_entry);
+  gtk_widget_class_bind_template_child (widget_class, FlameWindow, regex_button);
+  gtk_widget_class_bind_template_child (widget_class, FlameWindow, match_label);
+  gtk_widget_class_bind_template_child (widget_class, FlameWindow, toast_overlay);
+  gtk_widget_class_bind_template_child (widget_class, FlameWindow, main_stack);
+  gtk_widget_class_bind_template_child (widget_class, FlameWindow, status_page);
+  gtk_widget_class_bind_template_child (widget_class, FlameWindow, files_label);
+  gtk_widget_class_bind_template_child (widget_class, FlameWindow, scale_label);
+  gtk_widget_class_bind_template_child (widget_class, FlameWindow, totals_label);
+  gtk_widget_class_bind_template_child (widget_class, FlameWindow, samples_label);
+  gtk_widget_class_bind_template_child (widget_class, FlameWindow, delta_label);
+  gtk_widget_class_bind_template_child (widget_class, FlameWindow, flap);
+  gtk_widget_class_bind_template_child (widget_class, FlameWindow, graph_view);
+  gtk_widget_class_bind_template_child (widget_class, FlameWindow, filter_dropdown);
+  gtk_widget_class_bind_template_child (widget_class, FlameWindow, changes_view);
+  gtk_widget_class_bind_template_child (widget_class, FlameWindow, open_recent_section);
+  gtk_widget_class_bind_template_child (widget_class, FlameWindow, recent_menu);
+  gtk_widget_class_bind_template_callback (widget_class, on_search_changed_cb);
+  gtk_widget_class_bind_template_callback (widget_class, on_search_activate_cb);
+  gtk_widget_class_bind_template_callback (widget_class, on_search_next_cb);
+  gtk_widget_class_bind_template_callback (widget_class, on_search_previous_cb);
+  gtk_widget_class_bind_template_callback (widget_class, on_search_stop_cb);
+  gtk_widget_class_bind_template_callback (widget_class, on_filter_changed_cb);
+
+  gtk_widget_class_install_action (widget_class, "win.open-pair", NULL, open_pair_action);
+  gtk_widget_class_install_action (widget_class, "win.open-single", NULL, open_single_action);
+  gtk_widget_class_install_action (widget_class, "win.open-example", NULL, open_example_action);
+  gtk_widget_class_install_action (widget_class, "win.open-recent", "as", open_recent_action);
+  gtk_widget_class_install_action (widget_class, "win.record", NULL, record_action);
+  gtk_widget_class_install_action (widget_class, "win.cancel", NULL, cancel_action);
+  gtk_widget_class_install_action (widget_class, "win.dismiss-error", NULL, dismiss_error_action);
+  gtk_widget_class_install_action (widget_class, "win.swap", NULL, swap_action);
+  gtk_widget_class_install_action (widget_class, "win.reload", NULL, reload_action);
+  gtk_widget_class_install_action (widget_class, "win.export", NULL, export_action);
+  gtk_widget_class_install_action (widget_class, "win.copy-summary", NULL, copy_summary_action);
+  gtk_widget_class_install_action (widget_class, "win.next-match", NULL, next_match_action);
+  gtk_widget_class_install_action (widget_class, "win.previous-match", NULL, previous_match_action);
+  gtk_widget_class_install_action (widget_class, "win.zoom-out", NULL, zoom_out_action);
+  gtk_widget_class_install_action (widget_class, "win.reset-zoom", NULL, reset_zoom_action);
+  gtk_widget_class_install_property_action (widget_class, "win.view", "view");
+  gtk_widget_class_install_property_action (widget_class, "win.inverted", "inverted");
+  gtk_widget_class_install_property_action (widget_class, "win.normalize", "normalize");
+  gtk_widget_class_install_property_action (widget_class, "win.colour-by-total", "colour-by-total");
+  gtk_widget_class_install_property_action (widget_class, "win.hide-noise", "hide-noise");
+  gtk_widget_class_install_property_action (widget_class, "win.find", "search-mode");
+  gtk_widget_class_install_property_action (widget_class, "win.show-sidebar", "show-sidebar");
+}
+
+static void
+flame_window_init (FlameWindow *self)
+{
+  GtkDropTarget *drop;
+
+  self->view = g_strdup ("differential");
+  self->normalize = TRUE;
+
+  gtk_widget_init_template (GTK_WIDGET (self));
+
+  self->settings = g_settings_new (APP_ID);
+  gtk_window_set_default_size (GTK_WINDOW (self),
+                               g_settings_get_int (self->settings, "window-width"),
+                               g_settings_get_int (self->settings, "window-height"));
+  if (g_settings_get_boolean (self->settings, "window-maximized"))
+    gtk_window_maximize (GTK_WINDOW (self));
+
+  setup_changes_view (self);
+
+  g_signal_connect_object (self->search_bar, "notify::search-mode-enabled",
+                           G_CALLBACK (on_search_mode_changed), self, G_CONNECT_SWAPPED);
+  gtk_search_bar_connect_entry (self->search_bar, GTK_EDITABLE (self->search_entry));
+  gtk_search_bar_set_key_capture_widget (self->search_bar, GTK_WIDGET (self));
+  g_signal_connect_object (self->flap, "notify::reveal-flap",
+                           G_CALLBACK (on_reveal_flap_changed), self, G_CONNECT_SWAPPED);
+
+  g_settings_bind_with_mapping (self->settings, "normalize", self, "normalize",
+                                G_SETTINGS_BIND_DEFAULT, enum_to_bool, bool_to_enum,
+                                (gpointer) "none", NULL);
+  g_settings_bind_with_mapping (self->settings, "colour-metric", self, "colour-by-total",
+                                G_SETTINGS_BIND_DEFAULT, enum_to_bool, bool_to_enum,
+                                (gpointer) "self", NULL);
+  g_settings_bind (self->settings, "hide-noise", self, "hide-noise", G_SETTINGS_BIND_DEFAULT);
+  {
+    static const char *keys[] = { "frame-matching", "strip-hex", "default-interval-ms",
+                                  "threshold-pct", "min-abs-ms", "significance-level" };
+
+    for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
+      {
+        g_autofree char *signal = g_strconcat ("changed::", keys[i], NULL);
+
+        g_signal_connect_object (self->settings, signal, G_CALLBACK (schedule_rebuild),
+                                 self, G_CONNECT_SWAPPED);
+      }
+  }
+  g_signal_connect_object (self->settings, "changed::orientation",
+                           G_CALLBACK (on_orientation_changed), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->settings, "changed::theme",
+                           G_CALLBACK (on_theme_changed), self, G_CONNECT_SWAPPED);
+  on_orientation_changed (self);
+  on_theme_changed (self);
+
+  drop = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
+  g_signal_connect (drop, "drop", G_CALLBACK (on_drop), self);
+  gtk_widget_add_controller (GTK_WIDGET (self->main_stack), GTK_EVENT_CONTROLLER (drop));
+
+  g_signal_connect_object (gtk_recent_manager_get_default (), "changed",
+                           G_CALLBACK (rebuild_recent_menu), self, G_CONNECT_SWAPPED);
+  rebuild_recent_menu (self);
+
+  gtk_widget_set_visible (GTK_WIDGET (self->elided_button), FALSE);
+  set_busy_ui (self, FALSE);
+  update_actions (self);
+  update_summary (self);
+}
+
+FlameWindow *
+flame_window_new (AdwApplication *application)
+{
+  return g_object_new (FLAME_TYPE_WINDOW, "application", application, NULL);
+}
