@@ -14,6 +14,7 @@ DEBIAN_PACKAGES = \
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 CLI = $(BUILDDIR)/src/cli/flamediff-cli
+APP = $(BUILDDIR)/src/app/flamediff
 ifeq ($(CI),true)
 WERROR = -Dwerror=true
 endif
@@ -40,8 +41,10 @@ build: deps $(BUILDDIR)/build.ninja
 	@if [ -n "$(WERROR)" ]; then meson configure $(BUILDDIR) $(WERROR) >/dev/null; fi
 	ninja -C $(BUILDDIR)
 
+# the application on the bundled example pair, uninstalled: the schema
+# compiled into the build directory
 run: build
-	$(CLI) compare data/examples/baseline.folded data/examples/current.folded
+	GSETTINGS_SCHEMA_DIR=$(BUILDDIR)/data $(APP) data/examples/baseline.folded data/examples/current.folded
 
 check: build
 	@status=0; meson test -C $(BUILDDIR) --print-errorlogs || status=$$?; \

@@ -277,6 +277,9 @@ flame_application_startup (GApplication *app)
 
   G_APPLICATION_CLASS (flame_application_parent_class)->startup (app);
 
+  /* here, not in init: `flamediff --version` needs no installed schema */
+  self->settings = g_settings_new (APP_ID);
+
   g_action_map_add_action_entries (G_ACTION_MAP (self), app_actions,
                                    G_N_ELEMENTS (app_actions), self);
   for (guint i = 0; i < G_N_ELEMENTS (accels); i++)
@@ -323,7 +326,6 @@ flame_application_init (FlameApplication *self)
   };
 
   flame_application_register_resources ();
-  self->settings = g_settings_new (APP_ID);
   g_application_add_main_option_entries (G_APPLICATION (self), entries);
   g_application_set_option_context_parameter_string (G_APPLICATION (self),
                                                      _("[BASELINE] CURRENT"));

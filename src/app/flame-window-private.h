@@ -39,6 +39,7 @@ struct _FlameWindow
   AdwToastOverlay      *toast_overlay;
   GtkStack             *main_stack;
   AdwStatusPage        *status_page;
+  GtkWidget            *record_button;
   GtkLabel             *files_label;
   GtkLabel             *scale_label;
   GtkLabel             *totals_label;

@@ -775,16 +775,25 @@ flame_window_open (FlameWindow *self,
   start_job (self, job);
 }
 
+/* a word of the name before its first dot: "baseline.folded",
+ * "app-before.perf", "old_run.folded" (not "folded", which holds "old") */
 static gboolean
 name_says_baseline (GFile *file)
 {
-  static const char *words[] = { "baseline", "before", "base", "old", "orig" };
+  static const char *words[] = { "baseline", "before", "base", "old", "orig", "original",
+                                 "reference", "ref" };
   g_autofree char *name = g_file_get_basename (file);
   g_autofree char *lower = g_utf8_strdown (name, -1);
+  g_auto(GStrv) tokens = NULL;
+  char *dot = strchr (lower, '.');
 
-  for (guint i = 0; i < G_N_ELEMENTS (words); i++)
-    if (strstr (lower, words[i]) != NULL)
-      return TRUE;
+  if (dot != NULL && dot != lower)
+    *dot = 0;
+  tokens = g_regex_split_simple ("[^[:alnum:]]+", lower, 0, 0);
+  for (guint t = 0; tokens[t]; t++)
+    for (guint i = 0; i < G_N_ELEMENTS (words); i++)
+      if (g_str_equal (tokens[t], words[i]))
+        return TRUE;
   return FALSE;
 }
 
@@ -1704,6 +1713,7 @@ flame_window_class_init (FlameWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, FlameWindow, toast_overlay);
   gtk_widget_class_bind_template_child (widget_class, FlameWindow, main_stack);
   gtk_widget_class_bind_template_child (widget_class, FlameWindow, status_page);
+  gtk_widget_class_bind_template_child (widget_class, FlameWindow, record_button);
   gtk_widget_class_bind_template_child (widget_class, FlameWindow, files_label);
   gtk_widget_class_bind_template_child (widget_class, FlameWindow, scale_label);
   gtk_widget_class_bind_template_child (widget_class, FlameWindow, totals_label);

@@ -7,9 +7,10 @@ the schema compiles and gsettings reads its defaults, the MIME database maps
 profile files to Flamediff's types, the German catalogue translates, and the
 help pages sit in share/help/C/flamediff/.
 
+Also: bin/flamediff, the GNOME application, is installed and runs
+(--version), and the desktop entry's TryExec and Exec name it.
+
 Not installed yet, so not checked (add them here when they land):
-  - bin/flamediff, the GNOME application (then also: the desktop entry's
-    Exec/TryExec binary exists);
   - the sampler, lib/<libdir>/flamediff/libflamediff-sampler.so;
   - help pages for the application window (help/README.md)."""
 import argparse
@@ -68,14 +69,24 @@ def main():
             check(r.returncode == 0 and a.version in r.stdout,
                   'the installed flamediff-cli runs (--version)')
 
+        app_bin = path(a.bindir, 'flamediff')
+        if check(os.access(app_bin, os.X_OK), f'{a.bindir}/flamediff is installed and executable'):
+            r = run([app_bin, '--version'])
+            check(r.returncode == 0 and a.version in r.stdout,
+                  'the installed flamediff runs (--version)')
+
         # desktop entry, metainfo, icons
         desktop = os.path.join(share, 'applications', app + '.desktop')
         if check(os.path.isfile(desktop), f'{a.datadir}/applications/{app}.desktop'):
             dfv = shutil.which('desktop-file-validate')
             if dfv:
                 check(run([dfv, desktop]).returncode == 0, 'installed desktop entry validates')
-            check('Name[de]=' in open(desktop, encoding='utf-8').read(),
-                  'installed desktop entry is translated (Name[de])')
+            entry = open(desktop, encoding='utf-8').read()
+            check('Name[de]=' in entry, 'installed desktop entry is translated (Name[de])')
+            execs = [l.split('=', 1)[1].split()[0] for l in entry.splitlines()
+                     if l.startswith('TryExec=') or l.startswith('Exec=')]
+            check(execs and all(os.access(path(a.bindir, e), os.X_OK) for e in execs),
+                  f'the desktop entry\'s TryExec and Exec resolve to {a.bindir}/flamediff')
         check(os.path.isfile(os.path.join(share, 'metainfo', app + '.metainfo.xml')),
               f'{a.datadir}/metainfo/{app}.metainfo.xml')
         check(os.path.isfile(os.path.join(share, 'icons/hicolor/scalable/apps', app + '.svg')),
