@@ -1413,7 +1413,7 @@ add_column (FlameWindow *self,
   g_object_unref (sorter);
   gtk_column_view_column_set_expand (column, kind == COL_NAME);
   if (kind != COL_NAME)
-    gtk_column_view_column_set_fixed_width (column, kind == COL_STATUS ? 96 : 64);
+    gtk_column_view_column_set_fixed_width (column, kind == COL_STATUS ? 106 : 60);
   gtk_column_view_column_set_resizable (column, kind == COL_NAME);
   gtk_column_view_append_column (self->changes_view, column);
   g_object_unref (column);
