@@ -5,29 +5,12 @@
  */
 #include "config.h"
 
-#include <math.h>
 #include <string.h>
 
 #include "flame-cli.h"
+#include "flame-cli-options.h"
 #include "flame-export.h"
-#include "flame-loader.h"
 #include "flame-painter.h"
-
-typedef struct
-{
-  const char   *path;
-  FlameProfile *profile;
-  GError       *error;
-} RenderLoad;
-
-static gpointer
-render_load (gpointer data)
-{
-  RenderLoad *job = data;
-
-  job->profile = flame_load_file (job->path, NULL, NULL, NULL, &job->error);
-  return NULL;
-}
 
 static gboolean
 has_suffix (const char *path,
@@ -49,10 +32,7 @@ flame_cli_render (int    argc,
   g_autofree char *search = NULL;
   g_autofree char *title = NULL;
   g_autofree char *font = NULL;
-  g_autofree char *normalize = NULL;
-  g_autofree char *metric = NULL;
-  g_autofree char *interval = NULL;
-  g_autofree char *match = NULL;
+  g_auto(FlameCliDiffArgs) diff_args = { 0 };
   int width = 1200;
   gboolean dark = FALSE, high_contrast = FALSE, legend = FALSE;
   gboolean icicle = FALSE, no_labels = FALSE;
@@ -71,10 +51,6 @@ flame_cli_render (int    argc,
     { "title", 0, 0, G_OPTION_ARG_STRING, &title, "A title line above the graph", "TEXT" },
     { "font", 0, 0, G_OPTION_ARG_STRING, &font, "Label font (default “" FLAME_PAINTER_DEFAULT_FONT "”)", "FONT" },
     { "no-labels", 0, 0, G_OPTION_ARG_NONE, &no_labels, "Draw no function names", NULL },
-    { "normalize", 0, 0, G_OPTION_ARG_STRING, &normalize, "Scale the baseline to the current run (total, default) or not (none)", "MODE" },
-    { "metric", 0, 0, G_OPTION_ARG_STRING, &metric, "Colour by the change of self (default) or total time", "METRIC" },
-    { "interval-ms", 0, 0, G_OPTION_ARG_STRING, &interval, "Sampling interval for files without timing (default 1)", "MS" },
-    { "match", 0, 0, G_OPTION_ARG_STRING, &match, "Frame matching: name, name+file (default) or name+file+line", "KEY" },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, NULL },
     { NULL }
   };
@@ -99,6 +75,7 @@ flame_cli_render (int    argc,
     "of one, as SVG (self-contained, a tooltip per frame) or PNG.\n"
     "A single 3-column folded file (stack before after) holds both sides.");
   g_option_context_add_main_entries (context, entries, NULL);
+  flame_cli_diff_args_add_entries (context, &diff_args);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
       g_printerr ("flamediff-cli render: %s\n", error->message);
@@ -145,94 +122,25 @@ flame_cli_render (int    argc,
                   view_str);
       return FLAME_CLI_ERROR;
     }
-  if (normalize != NULL)
+  if (!flame_cli_diff_args_apply (&diff_args, "render", &dopts))
+    return FLAME_CLI_ERROR;
+
+  if (!flame_cli_load_profiles (files, n_files, &baseline, &current))
+    return FLAME_CLI_ERROR;
+  if (n_files == 2 && view == FLAME_VIEW_SINGLE)
     {
-      if (strcmp (normalize, "total") == 0)
-        dopts.normalize = FLAME_NORMALIZE_TOTAL;
-      else if (strcmp (normalize, "none") == 0)
-        dopts.normalize = FLAME_NORMALIZE_NONE;
-      else
-        {
-          g_printerr ("flamediff-cli render: --normalize: expected total or none, not “%s”\n", normalize);
-          return FLAME_CLI_ERROR;
-        }
-    }
-  if (metric != NULL)
-    {
-      if (strcmp (metric, "self") == 0)
-        dopts.metric = FLAME_METRIC_SELF;
-      else if (strcmp (metric, "total") == 0)
-        dopts.metric = FLAME_METRIC_TOTAL;
-      else
-        {
-          g_printerr ("flamediff-cli render: --metric: expected self or total, not “%s”\n", metric);
-          return FLAME_CLI_ERROR;
-        }
-    }
-  if (match != NULL && !flame_match_from_string (match, &dopts.match))
-    {
-      g_printerr ("flamediff-cli render: --match: expected name, name+file or name+file+line, not “%s”\n", match);
+      g_printerr ("flamediff-cli render: --view single takes one FILE\n");
       return FLAME_CLI_ERROR;
     }
-  if (interval != NULL)
+  if (n_files == 1 && flame_profile_get_n_columns (baseline) == 1)
     {
-      char *end = NULL;
-      gdouble v = g_ascii_strtod (interval, &end);
-
-      if (end == interval || *end != 0 || !isfinite (v) || v <= 0)
+      if (view_str != NULL && view != FLAME_VIEW_SINGLE)
         {
-          g_printerr ("flamediff-cli render: --interval-ms: invalid value “%s”\n", interval);
+          g_printerr ("flamediff-cli render: --view %s needs a baseline and a current profile\n",
+                      view_str);
           return FLAME_CLI_ERROR;
         }
-      dopts.default_interval_ms = v;
-    }
-
-  if (n_files == 2)
-    {
-      RenderLoad jobs[2] = { { files[0] }, { files[1] } };
-      GThread *thread = g_thread_new ("load-baseline", render_load, &jobs[0]);
-
-      render_load (&jobs[1]);
-      g_thread_join (thread);
-      baseline = jobs[0].profile;
-      current = jobs[1].profile;
-      if (jobs[0].error != NULL || jobs[1].error != NULL)
-        {
-          for (guint i = 0; i < 2; i++)
-            if (jobs[i].error != NULL)
-              {
-                g_printerr ("flamediff-cli: %s\n", jobs[i].error->message);
-                g_clear_error (&jobs[i].error);
-              }
-          return FLAME_CLI_ERROR;
-        }
-      flame_cli_print_warnings (flame_profile_get_warnings (baseline));
-      flame_cli_print_warnings (flame_profile_get_warnings (current));
-      if (view == FLAME_VIEW_SINGLE)
-        {
-          g_printerr ("flamediff-cli render: --view single takes one FILE\n");
-          return FLAME_CLI_ERROR;
-        }
-    }
-  else
-    {
-      baseline = flame_load_file (files[0], NULL, NULL, NULL, &error);
-      if (baseline == NULL)
-        {
-          g_printerr ("flamediff-cli: %s\n", error->message);
-          return FLAME_CLI_ERROR;
-        }
-      flame_cli_print_warnings (flame_profile_get_warnings (baseline));
-      if (flame_profile_get_n_columns (baseline) == 1)
-        {
-          if (view_str != NULL && view != FLAME_VIEW_SINGLE)
-            {
-              g_printerr ("flamediff-cli render: --view %s needs a baseline and a current profile\n",
-                          view_str);
-              return FLAME_CLI_ERROR;
-            }
-          view = FLAME_VIEW_SINGLE;
-        }
+      view = FLAME_VIEW_SINGLE;
     }
 
   if (view == FLAME_VIEW_SINGLE)

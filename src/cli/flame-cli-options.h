@@ -1,0 +1,41 @@
+/* flame-cli-options.h: the comparison options and profile loading that
+ * compare and render share.
+ *
+ * Copyright 2026 The Flamediff developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include "flame-diff.h"
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  char     *normalize;
+  char     *metric;
+  char     *match;
+  char     *interval;
+  char     *significance;
+  gboolean  strip_hex;
+} FlameCliDiffArgs;
+
+void     flame_cli_diff_args_add_entries (GOptionContext   *context,
+                                          FlameCliDiffArgs *args);
+gboolean flame_cli_diff_args_apply       (FlameCliDiffArgs *args,
+                                          const char       *command,
+                                          FlameDiffOptions *options);
+void     flame_cli_diff_args_clear       (FlameCliDiffArgs *args);
+gboolean flame_cli_parse_double          (const char       *command,
+                                          const char       *option,
+                                          const char       *value,
+                                          gdouble           min,
+                                          gdouble          *out);
+gboolean flame_cli_load_profiles         (char            **files,
+                                          guint             n_files,
+                                          FlameProfile    **baseline,
+                                          FlameProfile    **current);
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (FlameCliDiffArgs, flame_cli_diff_args_clear)
+
+G_END_DECLS
