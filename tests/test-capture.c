@@ -9,6 +9,7 @@
 
 #include <gio/gio.h>
 #include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
 #include <math.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -58,6 +59,9 @@ recording_clear (Recording *r)
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Recording, recording_clear)
 
 /* Records argv (NULL-terminated) in-process; extra environment as pairs. */
+static void record_full (Recording *r, const char *out_name, const char *const *argv,
+                         const char *env_name, const char *env_value, gboolean children);
+
 static void
 record (Recording  *r,
         const char *out_name,
@@ -65,9 +69,23 @@ record (Recording  *r,
         const char *env_name,
         const char *env_value)
 {
+  record_full (r, out_name, argv, env_name, env_value, TRUE);
+}
+
+static void
+record_full (Recording  *r,
+        const char *out_name,
+        const char *const *argv,
+             const char *env_name,
+             const char *env_value,
+             gboolean    children)
+{
   g_autoptr(GError) error = NULL;
 
   r->recorder = flame_recorder_new (argv);
+  flame_recorder_set_follow_children (r->recorder, children);
+  /* keep the workloads' output out of the TAP stream */
+  flame_recorder_set_capture_output (r->recorder, TRUE);
   r->output = tmp_path (out_name);
   flame_recorder_set_output_path (r->recorder, r->output);
   flame_recorder_set_cwd (r->recorder, g_get_tmp_dir ());
@@ -151,7 +169,7 @@ test_accuracy (void)
   g_autofree char *exe = workload ("two-threads");
   g_autofree char *truth_path = tmp_path ("truth.txt");
   g_autofree char *text = NULL;
-  const char *argv[] = { exe, "1.0", NULL };
+  const char *argv[] = { exe, "1.5", NULL };
   g_auto(Recording) r = { 0 };
   const char *names[] = { "hot_a", "warm_a", "hot_b" };
   gdouble t[3], s[3], t_sum = 0, s_sum = 0;
@@ -308,6 +326,251 @@ test_refuse_static (void)
   g_assert_nonnull (strstr (r.err, "statically linked"));
 }
 
+/* Every recording: a file that loads back, with the same samples */
+static void
+check_file (Recording *r)
+{
+  g_autoptr(FlameProfile) loaded = load (r->output);
+
+  g_assert_cmpstr (flame_profile_get_metadata (loaded, "samples"), ==,
+                   flame_profile_get_metadata (r->profile, "samples"));
+  g_assert_cmpstr (flame_profile_get_metadata (loaded, "exit_status"), ==,
+                   flame_profile_get_metadata (r->profile, "exit_status"));
+}
+
+static guint
+n_pids (FlameProfile *profile)
+{
+  GPtrArray *threads = flame_profile_get_threads (profile);
+  g_autoptr(GHashTable) pids = g_hash_table_new (g_int64_hash, g_int64_equal);
+
+  for (guint i = 0; i < threads->len; i++)
+    g_hash_table_add (pids, &((FlameThread *) g_ptr_array_index (threads, i))->pid);
+  return g_hash_table_size (pids);
+}
+
+static void
+test_fork (void)
+{
+  g_autofree char *exe = workload ("quick");
+  const char *argv[] = { exe, "fork", NULL };
+  g_auto(Recording) r = { 0 };
+  g_auto(Recording) only = { 0 };
+
+  record (&r, "fork.json", argv, NULL, NULL);
+  check_file (&r);
+  g_assert_cmpstr (flame_profile_get_metadata (r.profile, "exit_status"), ==, "exited with status 0");
+  g_assert_cmpuint (meta_u64 (r.profile, "processes"), ==, 2);
+  g_assert_cmpuint (n_pids (r.profile), ==, 2);       /* parent and child sampled */
+  g_assert_cmpfloat (function_ms (r.profile, "busy"), >, 300);
+
+  /* children not followed: seen, not sampled */
+  record_full (&only, "fork-only.json", argv, NULL, NULL, FALSE);
+  check_file (&only);
+  g_assert_cmpuint (n_pids (only.profile), ==, 1);
+  g_assert_cmpstr (flame_profile_get_metadata (only.profile, "processes_not_sampled"), ==, "1");
+}
+
+static void
+test_exec (void)
+{
+  g_autofree char *exe = workload ("quick");
+  g_autofree char *static_exe = workload ("static");
+  const char *argv[] = { exe, "exec", exe, "spin", "0.2", NULL };
+  const char *argv_lp[] = { exe, "execlp", exe, "_exit", NULL };
+  g_auto(Recording) r = { 0 };
+  g_auto(Recording) lp = { 0 };
+
+  /* both images recorded: one pid, two hellos */
+  record (&r, "exec.json", argv, NULL, NULL);
+  check_file (&r);
+  g_assert_cmpstr (flame_profile_get_metadata (r.profile, "exit_status"), ==, "exited with status 0");
+  g_assert_cmpuint (meta_u64 (r.profile, "processes"), ==, 2);
+  g_assert_true (has_path (r.profile, "main", "busy"));
+  g_assert_cmpfloat (function_ms (r.profile, "busy"), >, 250);
+
+  record (&lp, "execlp.json", argv_lp, NULL, NULL);
+  check_file (&lp);
+  g_assert_cmpstr (flame_profile_get_metadata (lp.profile, "exit_status"), ==, "exited with status 3");
+  g_assert_cmpuint (meta_u64 (lp.profile, "processes"), ==, 2);
+
+  /* into an image the sampler cannot enter: no stray SIGPROF kills it */
+  if (g_file_test (static_exe, G_FILE_TEST_IS_EXECUTABLE))
+    for (guint i = 0; i < 5; i++)
+      {
+        const char *argv_static[] = { exe, "exec", static_exe, "spin", "0.05", NULL };
+        g_auto(Recording) s = { 0 };
+
+        record (&s, "exec-static.json", argv_static, NULL, NULL);
+        check_file (&s);
+        g_assert_cmpstr (flame_profile_get_metadata (s.profile, "exit_status"), ==,
+                         "exited with status 0");
+      }
+}
+
+static void
+test_crash (void)
+{
+  g_autofree char *exe = workload ("quick");
+  const char *modes[] = { "segv", "abort", "_exit" };
+  const char *want[] = { "killed by signal 11", "killed by signal 6", "exited with status 3" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (modes); i++)
+    {
+      const char *argv[] = { exe, modes[i], NULL };
+      g_auto(Recording) r = { 0 };
+
+      record (&r, "crash.json", argv, NULL, NULL);
+      check_file (&r);
+      g_test_message ("%s: %s, %s samples", modes[i],
+                      flame_profile_get_metadata (r.profile, "exit_status"),
+                      flame_profile_get_metadata (r.profile, "samples"));
+      g_assert_true (g_str_has_prefix (flame_profile_get_metadata (r.profile, "exit_status"), want[i]));
+      /* everything sampled before the end is kept */
+      g_assert_cmpfloat (function_ms (r.profile, "busy"), >, 100);
+    }
+}
+
+static void
+test_quick_exit (void)
+{
+  g_autofree char *exe = workload ("quick");
+  const char *argv[] = { exe, "exit", NULL };
+  g_auto(Recording) r = { 0 };
+
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  JsonObject *root, *meta;
+  g_autofree char *text = NULL;
+
+  record (&r, "quick.json", argv, NULL, NULL);
+  /* less CPU than one tick: no samples, still a valid speedscope file
+   * with the run described (Flamediff's loader refuses to compare it) */
+  json_parser_load_from_file (parser, r.output, &error);
+  g_assert_no_error (error);
+  root = json_node_get_object (json_parser_get_root (parser));
+  g_assert_cmpstr (json_object_get_string_member (root, "$schema"), ==,
+                   "https://www.speedscope.app/file-format-schema.json");
+  meta = json_object_get_object_member (root, "flamediff");
+  g_assert_nonnull (meta);
+  text = json_to_string (json_object_get_member (root, "flamediff"), FALSE);
+  g_assert_nonnull (strstr (text, "exited with status 0"));
+  g_assert_cmpstr (flame_profile_get_metadata (r.profile, "exit_status"), ==, "exited with status 0");
+  g_assert_cmpuint (meta_u64 (r.profile, "processes"), ==, 1);   /* seen, if not sampled */
+  g_assert_cmpfloat (flame_profile_get_duration_ms (r.profile), <, 5000);
+}
+
+static void
+test_own_sigprof (void)
+{
+  g_autofree char *exe = workload ("quick");
+  const char *argv[] = { exe, "sigprof", NULL };
+  g_auto(Recording) r = { 0 };
+  const char *notes;
+
+  record (&r, "sigprof.json", argv, NULL, NULL);
+  check_file (&r);
+  g_assert_cmpstr (flame_profile_get_metadata (r.profile, "exit_status"), ==, "exited with status 0");
+  notes = flame_profile_get_metadata (r.profile, "notes");
+  g_assert_nonnull (notes);
+  g_assert_nonnull (strstr (notes, "installs its own SIGPROF handler"));
+}
+
+static gpointer
+watchdog (gpointer data)
+{
+  Recording *r = data;
+
+  /* the recording ends by itself well within this when nothing hangs */
+  g_usleep (60 * G_USEC_PER_SEC);
+  flame_recorder_stop (r->recorder);
+  return NULL;
+}
+
+/* Loader locks: 3 threads dlopen/dlclose in a loop, one computes, all
+ * sampled at 4 kHz; three rounds must all finish by themselves. */
+static void
+test_dlopen_stress (void)
+{
+  g_autofree char *exe = workload ("dlopen-stress");
+  const char *module = g_getenv ("FLAMEDIFF_TINY_MODULE");
+
+  g_assert_nonnull (module);
+  for (guint round = 0; round < 3; round++)
+    {
+      const char *argv[] = { exe, module, "1.0", "3", "1", NULL };
+      g_auto(Recording) r = { 0 };
+      g_autoptr(GError) error = NULL;
+      GThread *dog;
+
+      r.recorder = flame_recorder_new (argv);
+      r.output = tmp_path ("dlopen.json");
+      flame_recorder_set_output_path (r.recorder, r.output);
+      flame_recorder_set_frequency (r.recorder, 4000);
+      flame_recorder_set_capture_output (r.recorder, TRUE);
+      dog = g_thread_new ("watchdog", watchdog, &r);
+      r.profile = flame_recorder_record (r.recorder, NULL, &error);
+      g_assert_no_error (error);
+      g_test_message ("round %u: %s, %s samples, %s lost", round,
+                      flame_profile_get_metadata (r.profile, "exit_status"),
+                      flame_profile_get_metadata (r.profile, "samples"),
+                      flame_profile_get_metadata (r.profile, "samples_lost"));
+      /* not stopped by the watchdog (that would be SIGINT) */
+      g_assert_cmpstr (flame_profile_get_metadata (r.profile, "exit_status"), ==, "exited with status 0");
+      g_assert_cmpfloat (function_ms (r.profile, "work_leaf"), >, 100);
+      g_thread_unref (dog);  /* left to sleep out: the process ends first */
+    }
+}
+
+/* Record the single-thread workload twice, the second time with warm_a
+ * three times slower: warm_a is a regression, hot_a unchanged. */
+static void
+test_record_diff (void)
+{
+  g_autofree char *exe = workload ("two-threads");
+  const char *base_argv[] = { exe, "1.0", "1", "one", NULL };
+  const char *cur_argv[] = { exe, "1.0", "3", "one", NULL };
+  g_auto(Recording) base = { 0 };
+  g_auto(Recording) cur = { 0 };
+  g_auto(Run) r = { 0 };
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  JsonArray *functions;
+  const char *hot = NULL, *warm = NULL;
+
+  record (&base, "base.json", base_argv, NULL, NULL);
+  record (&cur, "cur.json", cur_argv, NULL, NULL);
+  {
+    const char *args[] = { "compare", base.output, cur.output, "--format", "json",
+                           "--normalize", "none", "--metric", "total",
+                           "--threshold-pct", "25", NULL };
+
+    run_cli (&r, args);
+  }
+  g_assert_cmpint (r.status, ==, 0);
+  json_parser_load_from_data (parser, r.out, -1, &error);
+  g_assert_no_error (error);
+  functions = json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)),
+                                            "functions");
+  for (guint i = 0; i < json_array_get_length (functions); i++)
+    {
+      JsonObject *f = json_array_get_object_element (functions, i);
+      const char *name = json_object_get_string_member (f, "name");
+
+      if (g_strcmp0 (name, "hot_a") == 0)
+        hot = json_object_get_string_member (f, "status");
+      else if (g_strcmp0 (name, "warm_a") == 0)
+        {
+          warm = json_object_get_string_member (f, "status");
+          g_test_message ("warm_a: %+.0f %%", json_object_get_double_member (f, "delta_pct"));
+        }
+      if (g_strcmp0 (name, "hot_a") == 0)
+        g_test_message ("hot_a: %+.1f %%", json_object_get_double_member (f, "delta_pct"));
+    }
+  g_assert_cmpstr (warm, ==, "regression");
+  g_assert_cmpstr (hot, ==, "unchanged");
+}
+
 int
 main (int    argc,
       char **argv)
@@ -316,5 +579,12 @@ main (int    argc,
   g_test_add_func ("/capture/accuracy", test_accuracy);
   g_test_add_func ("/capture/cli-record", test_cli_record);
   g_test_add_func ("/capture/refuse-static", test_refuse_static);
+  g_test_add_func ("/capture/fork", test_fork);
+  g_test_add_func ("/capture/exec", test_exec);
+  g_test_add_func ("/capture/crash", test_crash);
+  g_test_add_func ("/capture/quick-exit", test_quick_exit);
+  g_test_add_func ("/capture/own-sigprof", test_own_sigprof);
+  g_test_add_func ("/capture/dlopen-stress", test_dlopen_stress);
+  g_test_add_func ("/capture/record-diff", test_record_diff);
   return g_test_run ();
 }

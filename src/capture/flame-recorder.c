@@ -1018,6 +1018,9 @@ build_profile (FlameRecorder *self,
         }
     }
   flame_profile_add_samples (profile, 0, n_samples);
+  if (n_samples == 0)
+    flame_profile_add_warning (profile, "no samples: the command used less CPU time than "
+                               "one timer tick (4 ms with a 250 Hz kernel), or was not sampled");
 
   /* sorted, so two recordings of one program list them alike */
   {

@@ -8,7 +8,8 @@
  *   quick exec PROG ARG…  spins 0.2 s, then execv (PROG, ARG…)
  *   quick execlp PROG ARG  the same through execlp
  *   quick spin S    spins S seconds (a single hot function)
- *   quick sigprof   installs its own SIGPROF handler, then spins 0.2 s
+ *   quick sigprof   spins 0.2 s, then installs its own SIGPROF handler and
+ *                   ITIMER_PROF and spins 0.1 s (exit 4 if it got no tick)
  *
  * Copyright 2026 The Flamediff developers
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -17,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -44,9 +46,12 @@ busy (double seconds)
   sink = x;
 }
 
+static volatile int prof_ticks;
+
 static void
 on_prof (int sig)
 {
+  prof_ticks++;
 }
 
 int
@@ -64,9 +69,14 @@ main (int    argc,
     }
   if (strcmp (mode, "sigprof") == 0)
     {
-      signal (SIGPROF, on_prof);
+      /* sampled first; then its own handler and its own timer */
+      struct itimerval it = { { 0, 1000 }, { 0, 1000 } };
+
       busy (0.2);
-      return 0;
+      signal (SIGPROF, on_prof);
+      setitimer (ITIMER_PROF, &it, NULL);
+      busy (0.1);
+      return prof_ticks > 0 ? 0 : 4;
     }
   if (strcmp (mode, "fork") == 0)
     {

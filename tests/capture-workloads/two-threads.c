@@ -6,10 +6,11 @@
  * the machine is; they are written as "truth NAME SECONDS" lines to
  * $FLAMEDIFF_TRUTH, or to standard output.
  *
- * Usage: two-threads [SECONDS] [SLOW_FACTOR]
+ * Usage: two-threads [SECONDS] [SLOW_FACTOR] [one]
  *   SECONDS: CPU time of thread A in total (default 1)
  *   SLOW_FACTOR: warm_a does this many times its normal work (default 1),
  *     for the record-twice-and-diff test
+ *   one: thread A only (hot_a's time then does not depend on SLOW_FACTOR)
  *
  * Copyright 2026 The Flamediff developers
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -17,6 +18,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 static volatile double sink;
@@ -104,11 +106,18 @@ thread_a (void *arg)
   double start = cpu_now ();
   long warm_units = (long) (slow + 0.5);
 
-  /* interleaved in small slices, so a sampled second sees both */
+  unsigned rng = 12345;
+
+  /* Interleaved in small slices of random length, so a sampled second
+   * sees both, and slices never beat with the timer tick (fixed-length
+   * slices that divide 4 ms would alias with a 250 Hz tick). */
   while (cpu_now () - start < seconds * (3 + slow) / 4)
     {
-      t[0] += hot_a (3);
-      t[1] += warm_a (warm_units);
+      rng = rng * 1103515245u + 12345u;
+      t[0] += hot_a (1 + (rng >> 16) % 5);                       /* mean 3 */
+      rng = rng * 1103515245u + 12345u;
+      t[1] += warm_a ((long) (warm_units * (1 + (rng >> 16) % 3)) / 2 +
+                      ((rng >> 20) & 1));                         /* mean units */
     }
   return NULL;
 }
@@ -124,11 +133,19 @@ main (int    argc,
     seconds = atof (argv[1]);
   if (argc > 2)
     slow = atof (argv[2]);
-  pthread_create (&b, NULL, thread_b, &tb);
-  pthread_create (&a, NULL, thread_a, ta);
-  pthread_join (a, NULL);
-  __atomic_store_n (&stop_b, 1, __ATOMIC_RELAXED);
-  pthread_join (b, NULL);
+  if (argc > 3 && strcmp (argv[3], "one") == 0)
+    {
+      pthread_create (&a, NULL, thread_a, ta);
+      pthread_join (a, NULL);
+    }
+  else
+    {
+      pthread_create (&b, NULL, thread_b, &tb);
+      pthread_create (&a, NULL, thread_a, ta);
+      pthread_join (a, NULL);
+      __atomic_store_n (&stop_b, 1, __ATOMIC_RELAXED);
+      pthread_join (b, NULL);
+    }
   {
     const char *path = getenv ("FLAMEDIFF_TRUTH");
     FILE *out = path != NULL ? fopen (path, "w") : stdout;
