@@ -178,6 +178,188 @@ flame_folded_sniff (const char *data,
   return valid > 0 && valid * 2 >= seen;
 }
 
+/* "tid:123" */
+static gboolean
+is_tid_frame (const char *f,
+              gsize       len,
+              gint64     *tid)
+{
+  guint64 v = 0;
+
+  if (len < 5 || memcmp (f, "tid:", 4) != 0 || len > 4 + 19)
+    return FALSE;
+  for (gsize i = 4; i < len; i++)
+    {
+      if (!g_ascii_isdigit (f[i]))
+        return FALSE;
+      v = v * 10 + (guint64) (f[i] - '0');
+    }
+  *tid = (gint64) v;
+  return TRUE;
+}
+
+gboolean
+flame_folded_is_cpython (const char *data,
+                         gsize       len)
+{
+  gsize pos = 0;
+  guint seen = 0;
+
+  /* CPython writes no header or comments: the first stack decides, and
+   * the next few must agree */
+  while (pos < len && seen < SNIFF_LINES)
+    {
+      gsize line_len;
+      const char *line = next_line (data, len, &pos, &line_len);
+      const char *semi;
+      FoldedLine fl;
+      gint64 tid;
+
+      if (is_comment_or_empty (line, line_len))
+        continue;
+      if (!parse_line (line, line_len, 1, &fl))
+        continue;
+      semi = memchr (fl.stack, ';', fl.stack_len);
+      if (!is_tid_frame (fl.stack, semi ? (gsize) (semi - fl.stack) : fl.stack_len, &tid))
+        return FALSE;
+      seen++;
+    }
+  return seen > 0;
+}
+
+/* Splits CPython's "file.py:Qual.name:123" (file = basename, which holds
+ * no ':'; qualnames hold none either) into its parts. Frames without
+ * both colons (<GC>, <native>) are names. */
+static guint32
+intern_cpython_frame (FlameProfile *profile,
+                      const char   *f,
+                      gsize         len)
+{
+  const char *first = memchr (f, ':', len);
+  const char *last = first;
+  guint64 line = 0;
+
+  for (const char *q = f + len; first != NULL && q > first + 1; q--)
+    if (q[-1] == ':')
+      {
+        last = q - 1;
+        break;
+      }
+  if (first == NULL || last == first || last + 1 == f + len)
+    return flame_profile_intern_frame (profile, f, len, NULL, 0, 0, 0);
+  for (const char *q = last + 1; q < f + len; q++)
+    {
+      if (!g_ascii_isdigit (*q) || line > G_MAXUINT32 / 10)
+        return flame_profile_intern_frame (profile, f, len, NULL, 0, 0, 0);
+      line = line * 10 + (guint64) (*q - '0');
+    }
+  return flame_profile_intern_frame (profile, first + 1, last - first - 1,
+                                     f, first - f, (guint32) line, 0);
+}
+
+/* CPython collapsed files are small (one line per distinct stack), so
+ * this path favours simplicity over the prefix cache below. The tid:N
+ * root becomes a thread of the profile and leaves the stack: CPython's
+ * own flame graph and diff merge all threads, and thread ids change from
+ * run to run, so keeping them as roots would make two runs never match. */
+static FlameProfile *
+load_cpython (FlameInput  *in,
+              GError     **error)
+{
+  g_autoptr(FlameProfile) profile = NULL;
+  g_autoptr(GArray) ids = g_array_new (FALSE, FALSE, sizeof (guint32));
+  guint64 lineno = 0, n_valid = 0, n_bad = 0, first_bad = 0;
+  gsize pos = 0;
+
+  profile = flame_profile_new (FLAME_FORMAT_CPYTHON_COLLAPSED, 1);
+  flame_profile_set_path (profile, in->name);
+  flame_profile_set_unit (profile, FLAME_UNIT_SAMPLES);
+
+  while (pos < in->len)
+    {
+      FoldedLine fl;
+      gsize line_len;
+      const char *line;
+      gsize start = 0;
+      gint64 tid = -1;
+
+      if (!flame_input_tick (in, pos, error))
+        return NULL;
+      line = next_line (in->data, in->len, &pos, &line_len);
+      lineno++;
+      if (is_comment_or_empty (line, line_len))
+        continue;
+      if (!parse_line (line, line_len, 1, &fl))
+        {
+          if (n_bad++ == 0)
+            first_bad = lineno;
+          continue;
+        }
+
+      g_array_set_size (ids, 0);
+      while (start <= fl.stack_len)
+        {
+          const char *f = fl.stack + start;
+          const char *semi = memchr (f, ';', fl.stack_len - start);
+          gsize flen = semi ? (gsize) (semi - f) : fl.stack_len - start;
+          guint32 id;
+
+          if (G_UNLIKELY (flen > FLAME_MAX_NAME_LEN))
+            {
+              flame_input_set_error (in, error, FLAME_ERROR_TOO_LARGE, lineno,
+                                     "a frame name is longer than %d bytes",
+                                     FLAME_MAX_NAME_LEN);
+              return NULL;
+            }
+          if (G_UNLIKELY (ids->len >= FLAME_MAX_DEPTH))
+            {
+              flame_input_set_error (in, error, FLAME_ERROR_TOO_LARGE, lineno,
+                                     "a stack is deeper than %d frames", FLAME_MAX_DEPTH);
+              return NULL;
+            }
+          if (start == 0 && is_tid_frame (f, flen, &tid))
+            {
+              start += flen + 1;
+              continue;
+            }
+          id = intern_cpython_frame (profile, f, flen);
+          g_array_append_val (ids, id);
+          start += flen + 1;
+        }
+
+      if (ids->len == 0)
+        {
+          /* a bare thread root holds no function */
+          if (n_bad++ == 0)
+            first_bad = lineno;
+          continue;
+        }
+      flame_profile_add_stack (profile, 0, (const guint32 *) ids->data, ids->len, fl.counts[0]);
+      flame_profile_add_samples (profile, 0, fl.counts[0]);
+      if (tid >= 0)
+        {
+          char name[40];
+          g_snprintf (name, sizeof name, "tid %" G_GINT64_FORMAT, tid);
+          flame_profile_ensure_thread (profile, name, -1, tid)->samples += fl.counts[0];
+        }
+      n_valid++;
+    }
+
+  if (n_valid == 0)
+    {
+      flame_input_set_error (in, error, FLAME_ERROR_EMPTY, 0, "no stacks in the file");
+      return NULL;
+    }
+  if (n_bad > 0)
+    flame_profile_add_warning (profile,
+                               "%s: skipped %" G_GUINT64_FORMAT " line%s that %s not "
+                               "folded stacks (first at line %" G_GUINT64_FORMAT ")",
+                               in->name, n_bad, n_bad == 1 ? "" : "s",
+                               n_bad == 1 ? "is" : "are", first_bad);
+  flame_profile_finish (profile);
+  return g_steal_pointer (&profile);
+}
+
 typedef struct
 {
   gsize   *ends;   /* offset of the ';' (or the end) after frame k */
@@ -238,6 +420,8 @@ flame_folded_load (FlameInput  *in,
   gsize pos = 0;
 
   flame_folded_sniff (in->data, in->len, &is_pair);
+  if (!is_pair && flame_folded_is_cpython (in->data, in->len))
+    return load_cpython (in, error);
   n_columns = is_pair ? 2 : 1;
   profile = flame_profile_new (is_pair ? FLAME_FORMAT_FOLDED_PAIR : FLAME_FORMAT_FOLDED,
                                n_columns);

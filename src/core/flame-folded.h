@@ -15,5 +15,8 @@ gboolean      flame_folded_sniff (const char  *data,
                                   gboolean    *is_pair);
 FlameProfile *flame_folded_load  (FlameInput  *in,
                                   GError     **error);
+/* CPython profiling.sampling --collapsed: every stack has a tid:N root */
+gboolean      flame_folded_is_cpython (const char *data,
+                                       gsize       len);
 
 G_END_DECLS

@@ -15,6 +15,8 @@
 #include "flame-json.h"
 #include "flame-perf.h"
 #include "flame-speedscope.h"
+#include "flame-pprof.h"
+#include "flame-cpython.h"
 
 #define PROGRESS_STEP ((gsize) 4 << 20)
 
@@ -313,19 +315,40 @@ sniff_json (const char *data,
   return FLAME_FORMAT_UNKNOWN;
 }
 
+/* The binary formats, tested before JSON: a protobuf may well start with
+ * a newline (field 1) followed by '{'. */
+static FlameFormat
+sniff_binary_format (const char *data,
+                     gsize       len)
+{
+  if (flame_cpython_binary_sniff (data, len))
+    return FLAME_FORMAT_CPYTHON_BINARY;
+  if (flame_pprof_legacy_sniff (data, len))
+    return FLAME_FORMAT_PPROF_LEGACY;
+  /* protobuf is binary: text that happens to parse as one is not pprof */
+  if (looks_like_binary (data, len) && flame_pprof_sniff (data, len))
+    return FLAME_FORMAT_PPROF;
+  return FLAME_FORMAT_UNKNOWN;
+}
+
 FlameFormat
 flame_sniff_format (const char *data,
                     gsize       len)
 {
   gboolean is_pair = FALSE;
+  FlameFormat format = sniff_binary_format (data, len);
 
+  if (format != FLAME_FORMAT_UNKNOWN)
+    return format;
   if (looks_like_json (data, len))
     return sniff_json (data, len);
 
   if (flame_perf_sniff (data, len))
     return FLAME_FORMAT_PERF_SCRIPT;
   if (flame_folded_sniff (data, len, &is_pair))
-    return is_pair ? FLAME_FORMAT_FOLDED_PAIR : FLAME_FORMAT_FOLDED;
+    return is_pair ? FLAME_FORMAT_FOLDED_PAIR
+                   : flame_folded_is_cpython (data, len) ? FLAME_FORMAT_CPYTHON_COLLAPSED
+                                                         : FLAME_FORMAT_FOLDED;
   return FLAME_FORMAT_UNKNOWN;
 }
 
@@ -365,12 +388,6 @@ flame_load_bytes_full (const char              *name,
   in.progress = progress;
   in.progress_data = progress_data;
 
-  if (len >= 4 && (memcmp (in.data, "HCAT", 4) == 0 || memcmp (in.data, "TACH", 4) == 0))
-    {
-      g_set_error (error, FLAME_ERROR, FLAME_ERROR_UNSUPPORTED,
-                   "%s: CPython profiling.sampling binary files cannot be read yet", name);
-      return NULL;
-    }
   switch (flame_sniff_format (in.data, len))
     {
     case FLAME_FORMAT_SPEEDSCOPE:
@@ -390,7 +407,17 @@ flame_load_bytes_full (const char              *name,
       break;
     case FLAME_FORMAT_FOLDED:
     case FLAME_FORMAT_FOLDED_PAIR:
+    case FLAME_FORMAT_CPYTHON_COLLAPSED:
       profile = flame_folded_load (&in, error);
+      break;
+    case FLAME_FORMAT_PPROF:
+      profile = flame_pprof_load (&in, error);
+      break;
+    case FLAME_FORMAT_PPROF_LEGACY:
+      profile = flame_pprof_legacy_load (&in, error);
+      break;
+    case FLAME_FORMAT_CPYTHON_BINARY:
+      profile = flame_cpython_binary_load (&in, error);
       break;
     case FLAME_FORMAT_UNKNOWN:
     default:
@@ -403,7 +430,8 @@ flame_load_bytes_full (const char              *name,
       else if (looks_like_binary (in.data, len))
         g_set_error (error, FLAME_ERROR, FLAME_ERROR_UNKNOWN_FORMAT,
                      "%s: not a profile format Flamediff can read "
-                     "(binary data; pprof files are not supported yet)", name);
+                     "(binary data, but not pprof, a legacy pprof CPU profile "
+                     "or a CPython binary profile)", name);
       else
         g_set_error (error, FLAME_ERROR, FLAME_ERROR_UNKNOWN_FORMAT,
                      "%s: not a profile format Flamediff can read "

@@ -109,6 +109,10 @@ flame_format_to_string (FlameFormat format)
     case FLAME_FORMAT_CHROME_TRACE: return "chrome-trace";
     case FLAME_FORMAT_GECKO:       return "gecko";
     case FLAME_FORMAT_FIREFOX_PROCESSED: return "firefox-processed";
+    case FLAME_FORMAT_CPYTHON_COLLAPSED: return "cpython-collapsed";
+    case FLAME_FORMAT_PPROF:       return "pprof";
+    case FLAME_FORMAT_PPROF_LEGACY: return "pprof-legacy-cpu";
+    case FLAME_FORMAT_CPYTHON_BINARY: return "cpython-binary";
     case FLAME_FORMAT_UNKNOWN:
     default:                       return "unknown";
     }

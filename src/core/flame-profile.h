@@ -23,6 +23,10 @@ typedef enum
   FLAME_FORMAT_CHROME_TRACE,       /* trace events: Profile/ProfileChunk, B/E/X */
   FLAME_FORMAT_GECKO,              /* Firefox raw (Gecko) profile */
   FLAME_FORMAT_FIREFOX_PROCESSED,  /* Firefox Profiler's processed format */
+  FLAME_FORMAT_CPYTHON_COLLAPSED, /* folded, with tid:N roots and file:func:line frames */
+  FLAME_FORMAT_PPROF,
+  FLAME_FORMAT_PPROF_LEGACY,      /* gperftools / old Go binary CPU profile */
+  FLAME_FORMAT_CPYTHON_BINARY,    /* profiling.sampling --binary */
 } FlameFormat;
 
 typedef enum

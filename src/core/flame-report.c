@@ -783,7 +783,8 @@ write_folded_tree (FlameTree     *tree,
     }
   g_string_free (line, TRUE);
 
-  qsort (lines->pdata, lines->len, sizeof (gpointer), compare_lines);
+  if (lines->len > 0)  /* pdata is NULL for an empty array */
+    qsort (lines->pdata, lines->len, sizeof (gpointer), compare_lines);
   for (guint i = 0; i < lines->len; i++)
     {
       g_string_append (out, g_ptr_array_index (lines, i));

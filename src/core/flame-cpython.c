@@ -1,0 +1,701 @@
+/* flame-cpython.c: CPython 3.15 `python -m profiling.sampling --binary`.
+ *
+ * Copyright 2026 The Flamediff developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Layout (InternalDocs/profiling_binary_format.md, docs/formats.md):
+ * a 64-byte header, sample records (optionally one zstd stream), a
+ * string table, a frame table, an optional stats block and a 32-byte
+ * footer. Fixed-width fields are in the writer's byte order: a magic
+ * that reads byte-swapped means every fixed field must be swapped.
+ *
+ * The header changed while its version stayed 1 (the sample count grew
+ * from u32 to u64, shifting every later field by four bytes), so both
+ * layouts are tried and the one whose table offsets fit the file and
+ * whose footer names the real file size wins.
+ *
+ * Records are delta-encoded against the thread's previous stack (REPEAT,
+ * SUFFIX, POP_PUSH). Each thread keeps its stack root first together
+ * with the tree node of every depth, so a record that keeps the bottom of
+ * the previous stack only walks the tree for the frames it adds: the
+ * work stays proportional to the file, however deep the stacks are.
+ *
+ * Threads are recorded (flamediff-cli info lists them) but not put into
+ * the stacks: like CPython's own flame graph and diff, all threads merge
+ * into one tree, and thread ids differ between two runs anyway.
+ */
+#include "config.h"
+
+#include <string.h>
+#include <zstd.h>
+
+#include "flame-cpython.h"
+#include "flame-error.h"
+#include "flame-loader.h"
+#include "flame-protobuf.h"
+
+#define MAGIC        0x54414348u
+#define HEADER_SIZE  64
+#define FOOTER_SIZE  32
+/* Decompressed sample data may be this many times the compressed size
+ * (plus a fixed allowance): real profiles compress 5–50×, and a bound
+ * keeps a few kilobytes from claiming gigabytes. */
+#define MAX_ZSTD_RATIO 4096
+#define ZSTD_ALLOWANCE ((gsize) 16 << 20)
+
+enum
+{
+  REC_REPEAT   = 0,
+  REC_FULL     = 1,
+  REC_SUFFIX   = 2,
+  REC_POP_PUSH = 3,
+};
+
+typedef struct
+{
+  guint64      tid;
+  GArray      *frames;   /* guint32 file frame index, root first */
+  GArray      *nodes;    /* guint32 tree node, root first */
+  gboolean     has_stack;
+  guint64      time_us;
+  FlameThread *thread;
+} ThreadState;
+
+static void
+thread_state_free (gpointer data)
+{
+  ThreadState *ts = data;
+
+  g_array_unref (ts->frames);
+  g_array_unref (ts->nodes);
+  g_free (ts);
+}
+
+typedef struct
+{
+  FlameInput   *in;
+  gboolean      swap;
+  const guint8 *data;     /* sample records */
+  gsize         len;
+  gsize         base;     /* file offset of data[0], or 0 when decompressed */
+  gboolean      compressed;
+} Reader;
+
+static guint32
+rd32 (const guint8 *p,
+      gboolean      swap)
+{
+  guint32 v;
+  memcpy (&v, p, 4);
+  return swap ? GUINT32_SWAP_LE_BE (v) : v;
+}
+
+static guint64
+rd64 (const guint8 *p,
+      gboolean      swap)
+{
+  guint64 v;
+  memcpy (&v, p, 8);
+  return swap ? GUINT64_SWAP_LE_BE (v) : v;
+}
+
+gboolean
+flame_cpython_binary_sniff (const char *data,
+                            gsize       len)
+{
+  return len >= 4 && (memcmp (data, "HCAT", 4) == 0 || memcmp (data, "TACH", 4) == 0);
+}
+
+static void
+record_error (Reader      *rd,
+              GError     **error,
+              gsize        pos,
+              const char  *reason)
+{
+  if (rd->compressed)
+    flame_input_set_error (rd->in, error, FLAME_ERROR_PARSE, 0,
+                           "byte %" G_GSIZE_FORMAT " of the decompressed sample data: %s",
+                           pos, reason);
+  else
+    flame_input_set_error (rd->in, error, FLAME_ERROR_PARSE, 0,
+                           "byte %" G_GSIZE_FORMAT ": %s", rd->base + pos, reason);
+}
+
+static gboolean
+read_varint (const guint8 **p,
+             const guint8  *end,
+             guint64       *v)
+{
+  return flame_pb_read_varint (p, end, v);
+}
+
+static gboolean
+read_svarint (const guint8 **p,
+              const guint8  *end,
+              gint64        *v)
+{
+  guint64 u;
+
+  if (!flame_pb_read_varint (p, end, &u))
+    return FALSE;
+  *v = (gint64) (u >> 1) ^ -(gint64) (u & 1);
+  return TRUE;
+}
+
+static GBytes *
+zstd_decompress (FlameInput    *in,
+                 const guint8  *src,
+                 gsize          src_len,
+                 gsize          offset,
+                 GError       **error)
+{
+  ZSTD_DStream *ds = ZSTD_createDStream ();
+  gsize cap = MIN (FLAME_MAX_DECOMPRESSED, src_len * MAX_ZSTD_RATIO + ZSTD_ALLOWANCE);
+  gsize alloc = MIN (MAX (src_len * 4, (gsize) 1 << 16), cap);
+  guint8 *out = g_malloc (alloc);
+  ZSTD_inBuffer zin = { src, src_len, 0 };
+  gsize out_len = 0;
+  size_t ret = 1;
+
+  ZSTD_initDStream (ds);
+  while (zin.pos < zin.size || ret != 0)
+    {
+      ZSTD_outBuffer zout;
+
+      if (out_len == alloc)
+        {
+          if (alloc >= cap)
+            {
+              flame_input_set_error (in, error, FLAME_ERROR_TOO_LARGE, 0,
+                                     "byte %" G_GSIZE_FORMAT ": the zstd sample data "
+                                     "decompresses to more than %" G_GSIZE_FORMAT " bytes",
+                                     offset, cap);
+              goto fail;
+            }
+          alloc = MIN (alloc * 2, cap);
+          out = g_realloc (out, alloc);
+          if (g_cancellable_set_error_if_cancelled (in->cancellable, error))
+            goto fail;
+        }
+      zout.dst = out;
+      zout.size = alloc;
+      zout.pos = out_len;
+      ret = ZSTD_decompressStream (ds, &zout, &zin);
+      out_len = zout.pos;
+      if (ZSTD_isError (ret))
+        {
+          flame_input_set_error (in, error, FLAME_ERROR_PARSE, 0,
+                                 "byte %" G_GSIZE_FORMAT ": corrupt zstd sample data (%s)",
+                                 offset + zin.pos, ZSTD_getErrorName (ret));
+          goto fail;
+        }
+      if (zin.pos == zin.size && ret != 0 && out_len < alloc)
+        {
+          flame_input_set_error (in, error, FLAME_ERROR_PARSE, 0,
+                                 "byte %" G_GSIZE_FORMAT ": the zstd sample data is truncated",
+                                 offset + src_len);
+          goto fail;
+        }
+    }
+  ZSTD_freeDStream (ds);
+  return g_bytes_new_take (g_realloc (out, MAX (out_len, 1)), out_len);
+
+fail:
+  ZSTD_freeDStream (ds);
+  g_free (out);
+  return NULL;
+}
+
+typedef struct
+{
+  guint64 total_samples;
+  guint32 thread_count;
+  guint64 str_off;
+  guint64 frame_off;
+  guint32 compression;
+  guint32 mode;          /* profiling mode + 1; 0 unknown or older layout */
+  gboolean older;
+} Header;
+
+static gboolean
+header_fits (const Header *h,
+             gsize         len)
+{
+  return h->str_off >= HEADER_SIZE && h->str_off <= h->frame_off &&
+         h->frame_off <= len - FOOTER_SIZE;
+}
+
+/* Adds the sample to the thread's current stack, extending the cached
+ * node path from depth @keep on. */
+static void
+extend_path (FlameProfile *profile,
+             ThreadState  *ts,
+             guint         keep,
+             const guint32 *frame_ids)
+{
+  FlameTree *tree = flame_profile_get_tree (profile);
+  guint depth = ts->frames->len;
+  guint32 node;
+
+  g_array_set_size (ts->nodes, depth);
+  node = keep > 0 ? g_array_index (ts->nodes, guint32, keep - 1) : FLAME_TREE_ROOT;
+  for (guint d = keep; d < depth; d++)
+    {
+      node = flame_tree_child (tree, node, frame_ids[g_array_index (ts->frames, guint32, d)]);
+      g_array_index (ts->nodes, guint32, d) = node;
+    }
+}
+
+FlameProfile *
+flame_cpython_binary_load (FlameInput  *in,
+                           GError     **error)
+{
+  g_autoptr(FlameProfile) profile = NULL;
+  g_autoptr(GHashTable) threads = NULL;
+  g_autoptr(GArray) strings = NULL;   /* offsets of string i: start, len */
+  g_autoptr(GBytes) decompressed = NULL;
+  g_autofree guint32 *frame_ids = NULL;
+  g_autoptr(GArray) scratch = g_array_new (FALSE, FALSE, sizeof (guint32));
+  const guint8 *file = (const guint8 *) in->data;
+  gsize len = in->len;
+  Header cur = { 0 }, old = { 0 }, h;
+  Reader rd = { 0 };
+  gboolean swap;
+  guint32 version, string_count, frame_count;
+  guint64 footer_size;
+  guint64 start_us, interval_us;
+  guint64 max_time = 0;
+  guint64 n_samples = 0;
+  const guint8 *p, *end;
+
+  if (len < HEADER_SIZE + FOOTER_SIZE)
+    {
+      flame_input_set_error (in, error, FLAME_ERROR_PARSE, 0,
+                             "byte %" G_GSIZE_FORMAT ": truncated: a CPython binary profile "
+                             "has at least %d bytes of header and footer",
+                             len, HEADER_SIZE + FOOTER_SIZE);
+      return NULL;
+    }
+  /* "HCAT" is the magic written on a little-endian machine */
+  swap = (rd32 (file, FALSE) != MAGIC);
+  if (rd32 (file, swap) != MAGIC)
+    {
+      flame_input_set_error (in, error, FLAME_ERROR_PARSE, 0, "byte 0: bad magic");
+      return NULL;
+    }
+  version = rd32 (file + 4, swap);
+  if (version != 1)
+    {
+      flame_input_set_error (in, error, FLAME_ERROR_UNSUPPORTED, 0,
+                             "byte 4: CPython binary format version %u is not supported "
+                             "(only version 1)", version);
+      return NULL;
+    }
+
+  string_count = rd32 (file + len - FOOTER_SIZE, swap);
+  frame_count = rd32 (file + len - FOOTER_SIZE + 4, swap);
+  footer_size = rd64 (file + len - FOOTER_SIZE + 8, swap);
+  if (footer_size != len)
+    {
+      flame_input_set_error (in, error, FLAME_ERROR_PARSE, 0,
+                             "byte %" G_GSIZE_FORMAT ": the footer gives the file size as %"
+                             G_GUINT64_FORMAT " bytes, but the file has %" G_GSIZE_FORMAT
+                             " (truncated or not a CPython binary profile)",
+                             len - FOOTER_SIZE + 8, footer_size, len);
+      return NULL;
+    }
+
+  start_us = rd64 (file + 12, swap);
+  interval_us = rd64 (file + 20, swap);
+
+  cur.total_samples = rd64 (file + 28, swap);
+  cur.thread_count = rd32 (file + 36, swap);
+  cur.str_off = rd64 (file + 40, swap);
+  cur.frame_off = rd64 (file + 48, swap);
+  cur.compression = rd32 (file + 56, swap);
+  cur.mode = rd32 (file + 60, swap);
+
+  old.total_samples = rd32 (file + 28, swap);
+  old.thread_count = rd32 (file + 32, swap);
+  old.str_off = rd64 (file + 36, swap);
+  old.frame_off = rd64 (file + 44, swap);
+  old.compression = rd32 (file + 52, swap);
+  old.older = TRUE;
+
+  if (header_fits (&cur, len))
+    h = cur;
+  else if (header_fits (&old, len))
+    h = old;
+  else
+    {
+      flame_input_set_error (in, error, FLAME_ERROR_PARSE, 0,
+                             "byte 40: the string and frame table offsets lie outside the "
+                             "file in both known header layouts");
+      return NULL;
+    }
+  if (h.compression > 1)
+    {
+      flame_input_set_error (in, error, FLAME_ERROR_UNSUPPORTED, 0,
+                             "byte %d: unknown compression %u (0 none and 1 zstd are known)",
+                             h.older ? 52 : 56, h.compression);
+      return NULL;
+    }
+
+  profile = flame_profile_new (FLAME_FORMAT_CPYTHON_BINARY, 1);
+  flame_profile_set_path (profile, in->name);
+  flame_profile_set_unit (profile, FLAME_UNIT_SAMPLES);
+  if (interval_us > 0 && interval_us < G_MAXUINT32)
+    flame_profile_set_interval_ms (profile, interval_us / 1000.0);
+  {
+    g_autofree char *pyver = g_strdup_printf ("%u.%u.%u", file[8], file[9], file[10]);
+    g_autofree char *layout = g_strdup (h.older ? "older (u32 sample count)" : "current");
+    flame_profile_set_metadata (profile, "python-version", pyver);
+    flame_profile_set_metadata (profile, "header-layout", layout);
+    flame_profile_set_metadata (profile, "compression", h.compression ? "zstd" : "none");
+    if (!h.older && h.mode > 0)
+      {
+        g_autofree char *mode = g_strdup_printf ("%u", h.mode - 1);
+        flame_profile_set_metadata (profile, "profiling-mode", mode);
+      }
+    if (start_us > 0)
+      {
+        g_autoptr(GDateTime) dt = g_date_time_new_from_unix_utc (start_us / G_USEC_PER_SEC);
+        if (dt != NULL)
+          {
+            g_autofree char *iso = g_date_time_format_iso8601 (dt);
+            flame_profile_set_metadata (profile, "start-time", iso);
+          }
+      }
+  }
+
+  /* string table */
+  p = file + h.str_off;
+  end = file + h.frame_off;
+  if (string_count > (guint64) (end - p))
+    {
+      flame_input_set_error (in, error, FLAME_ERROR_PARSE, 0,
+                             "byte %" G_GSIZE_FORMAT ": the footer declares %u strings, more "
+                             "than the string table's %" G_GSIZE_FORMAT " bytes can hold",
+                             len - FOOTER_SIZE, string_count, (gsize) (end - p));
+      return NULL;
+    }
+  strings = g_array_sized_new (FALSE, FALSE, sizeof (gsize), string_count * 2);
+  for (guint32 i = 0; i < string_count; i++)
+    {
+      gsize at = p - file;
+      guint64 slen;
+      gsize start;
+
+      if (!read_varint (&p, end, &slen) || slen > (guint64) (end - p))
+        {
+          flame_input_set_error (in, error, FLAME_ERROR_PARSE, 0,
+                                 "byte %" G_GSIZE_FORMAT ": string %u runs past the string table",
+                                 at, i);
+          return NULL;
+        }
+      if (slen > FLAME_MAX_NAME_LEN)
+        {
+          flame_input_set_error (in, error, FLAME_ERROR_TOO_LARGE, 0,
+                                 "byte %" G_GSIZE_FORMAT ": string %u is longer than %d bytes",
+                                 at, i, FLAME_MAX_NAME_LEN);
+          return NULL;
+        }
+      if (!g_utf8_validate_len ((const char *) p, slen, NULL))
+        {
+          flame_input_set_error (in, error, FLAME_ERROR_PARSE, 0,
+                                 "byte %" G_GSIZE_FORMAT ": string %u is not valid UTF-8", at, i);
+          return NULL;
+        }
+      start = p - file;
+      g_array_append_val (strings, start);
+      start = (gsize) slen;
+      g_array_append_val (strings, start);
+      p += slen;
+    }
+
+  /* frame table: exactly frame_count entries; a stats block may follow */
+  p = file + h.frame_off;
+  end = file + len - FOOTER_SIZE;
+  if (frame_count > (guint64) (end - p) / 7)
+    {
+      flame_input_set_error (in, error, FLAME_ERROR_PARSE, 0,
+                             "byte %" G_GSIZE_FORMAT ": the footer declares %u frames, more "
+                             "than the frame table's %" G_GSIZE_FORMAT " bytes can hold",
+                             len - FOOTER_SIZE + 4, frame_count, (gsize) (end - p));
+      return NULL;
+    }
+  frame_ids = g_new (guint32, MAX (frame_count, 1));
+  for (guint32 i = 0; i < frame_count; i++)
+    {
+      gsize at = p - file;
+      guint64 file_idx, func_idx;
+      gint64 lineno, d1, col, d2;
+      const char *fname, *func;
+      gsize fname_len, func_len;
+
+      if (!read_varint (&p, end, &file_idx) || !read_varint (&p, end, &func_idx) ||
+          !read_svarint (&p, end, &lineno) || !read_svarint (&p, end, &d1) ||
+          !read_svarint (&p, end, &col) || !read_svarint (&p, end, &d2) || p >= end)
+        {
+          flame_input_set_error (in, error, FLAME_ERROR_PARSE, 0,
+                                 "byte %" G_GSIZE_FORMAT ": frame %u is truncated", at, i);
+          return NULL;
+        }
+      p++;  /* opcode */
+      if (file_idx >= string_count || func_idx >= string_count)
+        {
+          flame_input_set_error (in, error, FLAME_ERROR_PARSE, 0,
+                                 "byte %" G_GSIZE_FORMAT ": frame %u names string %" G_GUINT64_FORMAT
+                                 ", but there are %u strings",
+                                 at, i, MAX (file_idx, func_idx), string_count);
+          return NULL;
+        }
+      fname = in->data + g_array_index (strings, gsize, file_idx * 2);
+      fname_len = g_array_index (strings, gsize, file_idx * 2 + 1);
+      func = in->data + g_array_index (strings, gsize, func_idx * 2);
+      func_len = g_array_index (strings, gsize, func_idx * 2 + 1);
+      /* "~" is CPython's file for <GC>, <native> and other pseudo-frames */
+      if (fname_len == 1 && fname[0] == '~')
+        fname_len = 0;
+      frame_ids[i] = flame_profile_intern_frame (profile, func, func_len, fname, fname_len,
+                                                 lineno > 0 && lineno <= G_MAXUINT32 ? (guint32) lineno : 0,
+                                                 0);
+    }
+
+  /* sample records */
+  rd.in = in;
+  rd.swap = swap;
+  if (h.compression == 1 && h.str_off > HEADER_SIZE)
+    {
+      decompressed = zstd_decompress (in, file + HEADER_SIZE, h.str_off - HEADER_SIZE,
+                                      HEADER_SIZE, error);
+      if (decompressed == NULL)
+        return NULL;
+      rd.data = g_bytes_get_data (decompressed, &rd.len);
+      rd.compressed = TRUE;
+    }
+  else
+    {
+      rd.data = file + HEADER_SIZE;
+      rd.len = h.str_off - HEADER_SIZE;
+      rd.base = HEADER_SIZE;
+    }
+
+  threads = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL, thread_state_free);
+  p = rd.data;
+  end = rd.data + rd.len;
+  while (p < end)
+    {
+      gsize at = p - rd.data;
+      guint64 tid;
+      guint8 encoding;
+      ThreadState *ts;
+      guint64 delta, a, b;
+      guint64 weight = 1;
+      guint keep = 0;
+
+      if (!flame_input_tick (in, MIN (at, in->len), error))
+        return NULL;
+      if (end - p < 13)
+        {
+          record_error (&rd, error, at, "truncated record header");
+          return NULL;
+        }
+      tid = rd64 (p, swap);
+      /* interpreter id: threads are told apart by their id alone */
+      encoding = p[12];
+      p += 13;
+
+      ts = g_hash_table_lookup (threads, &tid);
+      if (ts == NULL)
+        {
+          char name[64];
+
+          ts = g_new0 (ThreadState, 1);
+          ts->tid = tid;
+          ts->frames = g_array_new (FALSE, FALSE, sizeof (guint32));
+          ts->nodes = g_array_new (FALSE, FALSE, sizeof (guint32));
+          ts->time_us = start_us;
+          g_snprintf (name, sizeof name, "Thread %" G_GUINT64_FORMAT, tid);
+          ts->thread = flame_profile_ensure_thread (profile, name, -1,
+                                                    tid <= G_MAXINT64 ? (gint64) tid : -1);
+          g_hash_table_insert (threads, &ts->tid, ts);
+        }
+
+      if (encoding == REC_REPEAT)
+        {
+          guint64 count;
+
+          if (!read_varint (&p, end, &count))
+            {
+              record_error (&rd, error, at, "truncated REPEAT record");
+              return NULL;
+            }
+          if (count > (guint64) (end - p) / 2)
+            {
+              record_error (&rd, error, at, "a REPEAT record's count runs past the sample data");
+              return NULL;
+            }
+          for (guint64 i = 0; i < count; i++)
+            {
+              if (!read_varint (&p, end, &delta) || p >= end)
+                {
+                  record_error (&rd, error, at, "truncated REPEAT record");
+                  return NULL;
+                }
+              p++;  /* status */
+              ts->time_us += delta;
+            }
+          if (!ts->has_stack)
+            {
+              record_error (&rd, error, at, "a REPEAT record for a thread without a previous stack");
+              return NULL;
+            }
+          weight = count;
+          keep = ts->frames->len;
+        }
+      else if (encoding <= REC_POP_PUSH)
+        {
+          guint64 n_new;
+
+          if (!read_varint (&p, end, &delta) || p >= end)
+            {
+              record_error (&rd, error, at, "truncated record");
+              return NULL;
+            }
+          p++;  /* status */
+          ts->time_us += delta;
+
+          if (encoding == REC_FULL)
+            {
+              if (!read_varint (&p, end, &n_new))
+                {
+                  record_error (&rd, error, at, "truncated FULL record");
+                  return NULL;
+                }
+              keep = 0;
+            }
+          else
+            {
+              if (encoding != REC_FULL && !ts->has_stack)
+                {
+                  record_error (&rd, error, at, encoding == REC_SUFFIX
+                                ? "a SUFFIX record for a thread without a previous stack"
+                                : "a POP_PUSH record for a thread without a previous stack");
+                  return NULL;
+                }
+              if (!read_varint (&p, end, &a) || !read_varint (&p, end, &b))
+                {
+                  record_error (&rd, error, at, "truncated record");
+                  return NULL;
+                }
+              if (encoding == REC_SUFFIX)
+                {
+                  /* keep the bottom (outermost) a frames */
+                  if (a > ts->frames->len)
+                    {
+                      record_error (&rd, error, at, "a SUFFIX record keeps more frames than the "
+                                    "previous stack has");
+                      return NULL;
+                    }
+                  keep = (guint) a;
+                }
+              else
+                {
+                  /* drop the a innermost frames */
+                  if (a > ts->frames->len)
+                    {
+                      record_error (&rd, error, at, "a POP_PUSH record pops more frames than the "
+                                    "previous stack has");
+                      return NULL;
+                    }
+                  keep = ts->frames->len - (guint) a;
+                }
+              n_new = b;
+            }
+
+          if (n_new > (guint64) (end - p))
+            {
+              record_error (&rd, error, at, "a record declares more frames than the sample data holds");
+              return NULL;
+            }
+          if (keep + n_new > FLAME_MAX_DEPTH)
+            {
+              g_autofree char *msg = g_strdup_printf ("a stack is deeper than %d frames",
+                                                      FLAME_MAX_DEPTH);
+              record_error (&rd, error, at, msg);
+              return NULL;
+            }
+          /* new frames come innermost first; the stack is kept root first */
+          g_array_set_size (scratch, (guint) n_new);
+          for (guint i = 0; i < n_new; i++)
+            {
+              guint64 idx;
+
+              if (!read_varint (&p, end, &idx))
+                {
+                  record_error (&rd, error, at, "truncated frame list");
+                  return NULL;
+                }
+              if (idx >= frame_count)
+                {
+                  g_autofree char *msg =
+                    g_strdup_printf ("frame index %" G_GUINT64_FORMAT " is out of range "
+                                     "(%u frames)", idx, frame_count);
+                  record_error (&rd, error, at, msg);
+                  return NULL;
+                }
+              g_array_index (scratch, guint32, (guint) n_new - 1 - i) = (guint32) idx;
+            }
+          if (encoding == REC_FULL)
+            {
+              /* reuse the nodes of the frames it shares with the last stack */
+              while (keep < ts->frames->len && keep < n_new &&
+                     g_array_index (ts->frames, guint32, keep) == g_array_index (scratch, guint32, keep))
+                keep++;
+              g_array_set_size (ts->frames, keep);
+              g_array_append_vals (ts->frames, &g_array_index (scratch, guint32, keep),
+                                   (guint) n_new - keep);
+            }
+          else
+            {
+              g_array_set_size (ts->frames, keep);
+              g_array_append_vals (ts->frames, scratch->data, (guint) n_new);
+            }
+          ts->has_stack = TRUE;
+        }
+      else
+        {
+          g_autofree char *msg = g_strdup_printf ("unknown record encoding %u", encoding);
+          record_error (&rd, error, at + 12, msg);
+          return NULL;
+        }
+
+      extend_path (profile, ts, MIN (keep, ts->nodes->len), frame_ids);
+      max_time = MAX (max_time, ts->time_us);
+      if (ts->frames->len > 0)
+        {
+          guint32 leaf = g_array_index (ts->nodes, guint32, ts->frames->len - 1);
+          flame_tree_add_self (flame_profile_get_tree (profile), 0, leaf, (gdouble) weight);
+          flame_profile_add_samples (profile, 0, (gdouble) weight);
+          ts->thread->samples += weight;
+          n_samples += weight;
+        }
+    }
+
+  if (max_time > start_us)
+    flame_profile_set_duration_ms (profile, (max_time - start_us) / 1000.0);
+  if (h.total_samples != 0 && h.total_samples != n_samples)
+    flame_profile_add_warning (profile, "%s: the header counts %" G_GUINT64_FORMAT
+                               " samples, the records hold %" G_GUINT64_FORMAT,
+                               in->name, h.total_samples, n_samples);
+
+  if (n_samples == 0)
+    {
+      /* as for folded stacks: nothing to show or compare */
+      flame_input_set_error (in, error, FLAME_ERROR_EMPTY, 0, "no samples in the file");
+      return NULL;
+    }
+  flame_profile_finish (profile);
+  return g_steal_pointer (&profile);
+}
