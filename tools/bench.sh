@@ -196,3 +196,60 @@ fi
 
 # ---- render: layout + paint at 1920×1080 (tools/bench-render.sh) ----
 "$SRCDIR/tools/bench-render.sh" "$BUILDDIR"
+
+# ---- recording overhead: the sampler at 999 Hz on a CPU-bound program ----
+# `capture-quick work M`: a fixed amount of work in one hot function, which
+# prints its own CPU time (CLOCK_PROCESS_CPUTIME_ID, so time spent in the
+# SIGPROF handler counts). CPU time, unlike wall time, does not depend on
+# what else the machine runs. Compared: the program alone, under
+# `flamediff-cli record -F 999`, and under `perf record -F 999 -g` where
+# perf is allowed (its sampling cost is mostly kernel time outside the
+# program, so its wall time is shown too). Median of $BENCH_RUNS
+# interleaved runs each.
+QUICK=$BUILDDIR/tests/capture-workloads/capture-quick
+WORK=${BENCH_WORK_M:-1500}
+if [[ -x $QUICK ]]; then
+  echo
+  echo "Recording overhead ($RUNS runs each, median; capture-quick work $WORK):"
+  plain=() rec=() perfs=() perfw=() plainw=() rates=()
+  PERF_OK=0
+  if command -v perf >/dev/null 2>&1 &&
+     perf record -q -F 999 -g -o "$OUT/perf-probe.data" -- true >/dev/null 2>&1; then
+    PERF_OK=1
+  fi
+  now_ns () { date +%s%N; }
+  cpu_of () { sed -n 's/^cpu //p' | tail -1; }
+  for ((i = 0; i < RUNS; i++)); do
+    t0=$(now_ns); plain+=("$("$QUICK" work "$WORK" | cpu_of)"); t1=$(now_ns)
+    plainw+=("$(calc "%.4f" "($t1 - $t0) / 1e9")")
+    rec+=("$("$CLI" record -F 999 -o "$OUT/record.speedscope.json" -- "$QUICK" work "$WORK" 2> "$OUT/record.log" | cpu_of)")
+    rates+=("$(sed -n 's/.*, \([0-9.]*\) samples per CPU-second.*/\1/p' "$OUT/record.log")")
+    if [[ $PERF_OK == 1 ]]; then
+      t0=$(now_ns)
+      perfs+=("$(perf record -q -F 999 -g -o "$OUT/perf.data" -- "$QUICK" work "$WORK" 2>/dev/null | cpu_of)")
+      t1=$(now_ns)
+      perfw+=("$(calc "%.4f" "($t1 - $t0) / 1e9")")
+    fi
+  done
+  median () { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+  P=$(median "${plain[@]}")
+  PW=$(median "${plainw[@]}")
+  R=$(median "${rec[@]}")
+  RATE=$(median "${rates[@]}")
+  SLOW=$(calc "%.2f" "($R / $P - 1) * 100")
+  V_REC=$(verdict "$SLOW < 5")
+  {
+    echo "Recording overhead, capture-quick work $WORK (CPU seconds of the program; median of $RUNS):"
+    printf '  %-32s %8.3f s CPU  (wall %.3f s)\n' "unprofiled" "$P" "$PW"
+    printf '  %-32s %8.3f s CPU  %+6.2f %%  %s samples per CPU-second  (target < 5 %%: %s)\n' \
+      "flamediff-cli record -F 999" "$R" "$SLOW" "$RATE" "$V_REC"
+    if [[ $PERF_OK == 1 ]]; then
+      PF=$(median "${perfs[@]}")
+      PFW=$(median "${perfw[@]}")
+      printf '  %-32s %8.3f s CPU  %+6.2f %%  (wall %.3f s, including perf'"'"'s own start and write-out)\n' \
+        "perf record -F 999 -g" "$PF" "$(calc "%.2f" "($PF / $P - 1) * 100")" "$PFW"
+    else
+      echo "  perf record -F 999 -g: not permitted here (kernel.perf_event_paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo ?)) or perf missing"
+    fi
+  } | tee -a "$RESULTS"
+fi

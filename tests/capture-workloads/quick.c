@@ -8,6 +8,8 @@
  *   quick exec PROG ARG…  spins 0.2 s, then execv (PROG, ARG…)
  *   quick execlp PROG ARG  the same through execlp
  *   quick spin S    spins S seconds (a single hot function)
+ *   quick work M    a fixed amount of work (M million loop iterations),
+ *                   then prints "cpu SECONDS" (its own CPU time): make bench
  *   quick sigprof   spins 0.2 s, then installs its own SIGPROF handler and
  *                   ITIMER_PROF and spins 0.1 s (exit 4 if it got no tick)
  *
@@ -65,6 +67,17 @@ main (int    argc,
   if (strcmp (mode, "spin") == 0)
     {
       busy (argc > 2 ? atof (argv[2]) : 1.0);
+      return 0;
+    }
+  if (strcmp (mode, "work") == 0)
+    {
+      long n = (long) ((argc > 2 ? atof (argv[2]) : 1000) * 1e6);
+      double x = 0;
+
+      for (long i = 0; i < n; i++)
+        x += i * 1e-9;
+      sink = x;
+      printf ("cpu %.6f\n", cpu_now ());
       return 0;
     }
   if (strcmp (mode, "sigprof") == 0)
