@@ -253,3 +253,23 @@ if [[ -x $QUICK ]]; then
     fi
   } | tee -a "$RESULTS"
 fi
+
+# ---- JSON formats: a ~200 MB speedscope file and a ~200 MB Chrome trace ----
+# (tools/bench-json-gen.py, deterministic), `flamediff-cli info` against
+# node's JSON.parse when node is installed. Target: node's throughput or
+# better, peak RSS at most 2x the file size.
+echo
+echo "JSON formats"
+for kind in speedscope chrome; do
+  f=$OUT/big-$kind.json
+  [[ -f $f ]] || python3 "$SRCDIR/tools/bench-json-gen.py" "$kind" "$f" 200
+  bytes=$(size "$f")
+  warm "$f"
+  measure "info $(basename "$f")" "$bytes" "$CLI" info "$f"
+  printf '    peak RSS %s MB = %.2f x file size\n' "$((M_RSS / 1024))" "$(calc "%.2f" "$M_RSS * 1024 / $bytes")"
+  if command -v node > /dev/null; then
+    measure "node JSON.parse $(basename "$f")" "$bytes" node -e \
+      "JSON.parse(require('fs').readFileSync(process.argv[1],'utf8'))" "$f"
+    printf '    peak RSS %s MB = %.2f x file size\n' "$((M_RSS / 1024))" "$(calc "%.2f" "$M_RSS * 1024 / $bytes")"
+  fi
+done

@@ -442,6 +442,18 @@ on_event (FlameJson            *json,
   return TRUE;
 }
 
+/* The parser's strings are not NUL-terminated: never strlen() them. */
+static void
+copy_bounded (char       *dest,
+              gsize       size,
+              const char *src,
+              gsize       len)
+{
+  len = MIN (len, size - 1);
+  memcpy (dest, src, len);
+  dest[len] = '\0';
+}
+
 /* Event-level scalars and args.data paths, split out to keep on_event
  * readable: called for every event inside a trace event object. */
 static gboolean
@@ -464,13 +476,13 @@ on_trace_value (FlameJson            *json,
       const char *key = flame_json_level (json, e)->key;
 
       if (strcmp (key, "name") == 0 && v->type == FLAME_JSON_STRING)
-        g_strlcpy (ld->ev_name, v->str, MIN (v->len + 1, sizeof ld->ev_name));
+        copy_bounded (ld->ev_name, sizeof ld->ev_name, v->str, v->len);
       else if (strcmp (key, "ph") == 0 && v->type == FLAME_JSON_STRING && v->len > 0)
         ld->ev_ph = v->str[0];
       else if (strcmp (key, "id") == 0)
         {
           if (v->type == FLAME_JSON_STRING)
-            g_strlcpy (ld->ev_id, v->str, MIN (v->len + 1, sizeof ld->ev_id));
+            copy_bounded (ld->ev_id, sizeof ld->ev_id, v->str, v->len);
           else
             g_snprintf (ld->ev_id, sizeof ld->ev_id, "%" G_GINT64_FORMAT, v->i);
         }

@@ -295,7 +295,8 @@ static FlameFormat
 sniff_json (const char *data,
             gsize       len)
 {
-  g_autoptr(GPtrArray) keys = flame_json_top_keys (data, len, 64, G_MAXSIZE);
+  /* 4 MiB: past the first key's value in every producer we know */
+  g_autoptr(GPtrArray) keys = flame_json_top_keys (data, len, 64, (gsize) 4 << 20);
 
   if (keys->len == 0)
     return FLAME_FORMAT_UNKNOWN;
