@@ -498,7 +498,7 @@ main (int   argc,
                            G_APPLICATION_HANDLES_COMMAND_LINE);
   g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
   window = flame_window_new (ADW_APPLICATION (app));
-  gtk_window_set_default_size (GTK_WINDOW (window), 1000, 700);
+  gtk_window_set_default_size (GTK_WINDOW (window), 1280, 800);
   gtk_window_present (GTK_WINDOW (window));
 
   g_test_add_func ("/window/empty-state", test_empty_state);

@@ -1442,6 +1442,21 @@ flame_graph_view_set_palette_style (FlameGraphView    *self,
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PALETTE_STYLE]);
 }
 
+/**
+ * flame_graph_view_get_palette:
+ *
+ * The colours the graph is drawn with now (the palette style resolved
+ * against the desktop's dark and high-contrast settings), for widgets
+ * that show a legend next to it.
+ */
+const FlamePalette *
+flame_graph_view_get_palette (FlameGraphView *self)
+{
+  g_return_val_if_fail (FLAME_IS_GRAPH_VIEW (self), NULL);
+  update_palette (self);
+  return flame_painter_get_palette (self->painter);
+}
+
 gboolean
 flame_graph_view_get_show_legend (FlameGraphView *self)
 {

@@ -8,6 +8,7 @@
 #include <gtk/gtk.h>
 
 #include "flame-layout.h"
+#include "flame-palette.h"
 
 G_BEGIN_DECLS
 
@@ -42,6 +43,7 @@ void               flame_graph_view_set_orientation    (FlameGraphView    *self,
 FlameGraphPalette  flame_graph_view_get_palette_style  (FlameGraphView    *self);
 void               flame_graph_view_set_palette_style  (FlameGraphView    *self,
                                                         FlameGraphPalette  style);
+const FlamePalette *flame_graph_view_get_palette       (FlameGraphView    *self);
 gboolean           flame_graph_view_get_show_legend    (FlameGraphView    *self);
 void               flame_graph_view_set_show_legend    (FlameGraphView    *self,
                                                         gboolean           show_legend);

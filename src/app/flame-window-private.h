@@ -46,7 +46,9 @@ struct _FlameWindow
   GtkLabel             *samples_label;
   GtkLabel             *delta_label;
   AdwFlap              *flap;
+  GtkWidget            *graph_scroller;
   FlameGraphView       *graph_view;
+  GtkWidget            *legend;
   GtkDropDown          *filter_dropdown;
   GtkColumnView        *changes_view;
   GMenu                *open_recent_section;
@@ -74,6 +76,7 @@ struct _FlameWindow
   gboolean              normalize;
   gboolean              colour_by_total;
   gboolean              hide_noise;
+  gboolean              show_legend;
   gboolean              sidebar_shown_once;
 };
 

@@ -19,6 +19,7 @@
 #include "flame-change-row.h"
 #include "flame-export.h"
 #include "flame-file-chooser.h"
+#include "flame-legend.h"
 #include "flame-loader.h"
 #include "flame-window-private.h"
 
@@ -36,6 +37,7 @@ enum {
   PROP_HIDE_NOISE,
   PROP_SEARCH_MODE,
   PROP_SHOW_SIDEBAR,
+  PROP_SHOW_LEGEND,
   PROP_BUSY,
   N_PROPS
 };
@@ -663,7 +665,9 @@ job_done (GObject      *object,
       add_to_recent (self);
       watch_files (self);
     }
-  if (self->report != NULL && !was_diff && !self->sidebar_shown_once)
+  /* the panel opens by itself once, unless it would cover the graph */
+  if (self->report != NULL && !was_diff && !self->sidebar_shown_once &&
+      !adw_flap_get_folded (self->flap))
     {
       self->sidebar_shown_once = TRUE;
       adw_flap_set_reveal_flap (self->flap, TRUE);
@@ -1320,6 +1324,30 @@ typedef enum
   COL_STATUS,
 } ColumnKind;
 
+static const char *
+status_pill_label (FlameStatus status)
+{
+  switch (status)
+    {
+    case FLAME_STATUS_REGRESSION:
+      /* Translators: status pill of a regression, keep it short */
+      return C_("status", "Slower");
+    case FLAME_STATUS_IMPROVEMENT:
+      /* Translators: status pill of an improvement, keep it short */
+      return C_("status", "Faster");
+    case FLAME_STATUS_NEW:
+      /* Translators: status pill of a function only the current profile has */
+      return C_("status", "New");
+    case FLAME_STATUS_REMOVED:
+      /* Translators: status pill of a function only the baseline has */
+      return C_("status", "Gone");
+    case FLAME_STATUS_UNCHANGED:
+    case FLAME_N_STATUSES:
+    default:
+      return "";
+    }
+}
+
 static void
 cell_setup (GtkSignalListItemFactory *factory,
             GtkListItem              *item,
@@ -1328,14 +1356,28 @@ cell_setup (GtkSignalListItemFactory *factory,
   ColumnKind kind = GPOINTER_TO_INT (user_data);
   GtkWidget *label = gtk_label_new (NULL);
 
-  gtk_label_set_xalign (GTK_LABEL (label), kind == COL_NAME || kind == COL_STATUS ? 0 : 1);
-  if (kind == COL_NAME)
+  switch (kind)
     {
-      gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
+    case COL_NAME:
+      gtk_label_set_xalign (GTK_LABEL (label), 0);
+      gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_MIDDLE);
       gtk_label_set_width_chars (GTK_LABEL (label), 10);
+      break;
+    case COL_STATUS:
+      /* a small coloured pill, centred in its column */
+      gtk_widget_set_halign (label, GTK_ALIGN_START);
+      gtk_widget_add_css_class (label, "flame-status");
+      gtk_widget_add_css_class (label, "caption");
+      break;
+    case COL_BASELINE:
+    case COL_CURRENT:
+    case COL_DELTA_MS:
+    case COL_DELTA_PCT:
+    default:
+      gtk_label_set_xalign (GTK_LABEL (label), 1);
+      gtk_widget_add_css_class (label, "numeric");
+      break;
     }
-  else
-    gtk_widget_add_css_class (label, "numeric");
   gtk_list_item_set_child (item, label);
 }
 
@@ -1358,8 +1400,14 @@ cell_bind (GtkSignalListItemFactory *factory,
     {
     case COL_NAME:
       text = g_strdup (flame_change_row_get_name (row));
-      gtk_widget_set_tooltip_text (label, *flame_change_row_get_file (row)
-                                   ? flame_change_row_get_file (row) : text);
+      if (*flame_change_row_get_file (row))
+        {
+          g_autofree char *tip = g_strdup_printf ("%s\n%s", text, flame_change_row_get_file (row));
+
+          gtk_widget_set_tooltip_text (label, tip);
+        }
+      else
+        gtk_widget_set_tooltip_text (label, text);
       break;
     case COL_BASELINE:
       text = format_ms (flame_change_row_get_baseline_ms (row));
@@ -1377,11 +1425,14 @@ cell_bind (GtkSignalListItemFactory *factory,
         if (status == FLAME_STATUS_NEW || status == FLAME_STATUS_REMOVED || !isfinite (pct))
           text = g_strdup ("—");
         else
-          text = g_strdup_printf ("%+.1f %%", pct);
+          text = g_strdup_printf ("%+.1f", pct);
       }
       break;
     case COL_STATUS:
-      text = g_strdup (flame_status_label (status));
+      /* a short word in the pill, the report's term in its tooltip */
+      text = g_strdup (status_pill_label (status));
+      gtk_widget_set_tooltip_text (label, flame_status_label (status));
+      gtk_widget_set_visible (label, status != FLAME_STATUS_UNCHANGED);
       if (status < G_N_ELEMENTS (classes))
         gtk_widget_add_css_class (label, classes[status]);
       break;
@@ -1411,9 +1462,9 @@ add_column (FlameWindow *self,
     sorter = GTK_SORTER (gtk_numeric_sorter_new (expr));
   gtk_column_view_column_set_sorter (column, sorter);
   g_object_unref (sorter);
+  /* the function name takes what the numbers leave; they size to their
+   * content (headers are short) and never clip */
   gtk_column_view_column_set_expand (column, kind == COL_NAME);
-  if (kind != COL_NAME)
-    gtk_column_view_column_set_fixed_width (column, kind == COL_STATUS ? 106 : 60);
   gtk_column_view_column_set_resizable (column, kind == COL_NAME);
   gtk_column_view_append_column (self->changes_view, column);
   g_object_unref (column);
@@ -1428,8 +1479,10 @@ setup_changes_view (FlameWindow *self)
   GtkColumnViewColumn *delta;
 
   add_column (self, _("Function"), "name", COL_NAME);
-  add_column (self, _("Baseline"), "baseline-ms", COL_BASELINE);
-  add_column (self, _("Current"), "current-ms", COL_CURRENT);
+  /* Translators: column header, keep it short: baseline time in ms */
+  add_column (self, _("Base ms"), "baseline-ms", COL_BASELINE);
+  /* Translators: column header, keep it short: current time in ms */
+  add_column (self, _("Cur ms"), "current-ms", COL_CURRENT);
   delta = add_column (self, _("Δ ms"), "delta-ms", COL_DELTA_MS);
   add_column (self, _("Δ %"), "delta-pct", COL_DELTA_PCT);
   add_column (self, _("Status"), "status", COL_STATUS);
@@ -1578,6 +1631,9 @@ flame_window_get_property (GObject    *object,
     case PROP_SHOW_SIDEBAR:
       g_value_set_boolean (value, self->flap && adw_flap_get_reveal_flap (self->flap));
       break;
+    case PROP_SHOW_LEGEND:
+      g_value_set_boolean (value, self->show_legend);
+      break;
     case PROP_BUSY:
       g_value_set_boolean (value, self->job != NULL);
       break;
@@ -1642,6 +1698,14 @@ flame_window_set_property (GObject      *object,
     case PROP_SHOW_SIDEBAR:
       adw_flap_set_reveal_flap (self->flap, g_value_get_boolean (value));
       break;
+    case PROP_SHOW_LEGEND:
+      if (self->show_legend != g_value_get_boolean (value))
+        {
+          self->show_legend = g_value_get_boolean (value);
+          gtk_widget_set_visible (self->legend, self->show_legend);
+          g_object_notify_by_pspec (object, pspec);
+        }
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -1680,6 +1744,9 @@ flame_window_class_init (FlameWindowClass *klass)
   properties[PROP_SHOW_SIDEBAR] =
     g_param_spec_boolean ("show-sidebar", NULL, NULL, FALSE,
                           G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_SHOW_LEGEND] =
+    g_param_spec_boolean ("show-legend", NULL, NULL, TRUE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   properties[PROP_BUSY] =
     g_param_spec_boolean ("busy", NULL, NULL, FALSE,
                           G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
@@ -1687,6 +1754,7 @@ flame_window_class_init (FlameWindowClass *klass)
 
   g_type_ensure (FLAME_TYPE_GRAPH_VIEW);
   g_type_ensure (FLAME_TYPE_BREADCRUMBS);
+  g_type_ensure (FLAME_TYPE_LEGEND);
 
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/flamediff/Flamediff/ui/flame-window.ui");
@@ -1720,7 +1788,9 @@ flame_window_class_init (FlameWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, FlameWindow, samples_label);
   gtk_widget_class_bind_template_child (widget_class, FlameWindow, delta_label);
   gtk_widget_class_bind_template_child (widget_class, FlameWindow, flap);
+  gtk_widget_class_bind_template_child (widget_class, FlameWindow, graph_scroller);
   gtk_widget_class_bind_template_child (widget_class, FlameWindow, graph_view);
+  gtk_widget_class_bind_template_child (widget_class, FlameWindow, legend);
   gtk_widget_class_bind_template_child (widget_class, FlameWindow, filter_dropdown);
   gtk_widget_class_bind_template_child (widget_class, FlameWindow, changes_view);
   gtk_widget_class_bind_template_child (widget_class, FlameWindow, open_recent_section);
@@ -1754,6 +1824,7 @@ flame_window_class_init (FlameWindowClass *klass)
   gtk_widget_class_install_property_action (widget_class, "win.hide-noise", "hide-noise");
   gtk_widget_class_install_property_action (widget_class, "win.find", "search-mode");
   gtk_widget_class_install_property_action (widget_class, "win.show-sidebar", "show-sidebar");
+  gtk_widget_class_install_property_action (widget_class, "win.show-legend", "show-legend");
 }
 
 static void
@@ -1763,6 +1834,7 @@ flame_window_init (FlameWindow *self)
 
   self->view = g_strdup ("differential");
   self->normalize = TRUE;
+  self->show_legend = TRUE;
 
   gtk_widget_init_template (GTK_WIDGET (self));
 
@@ -1789,6 +1861,7 @@ flame_window_init (FlameWindow *self)
                                 G_SETTINGS_BIND_DEFAULT, enum_to_bool, bool_to_enum,
                                 (gpointer) "self", NULL);
   g_settings_bind (self->settings, "hide-noise", self, "hide-noise", G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (self->settings, "show-legend", self, "show-legend", G_SETTINGS_BIND_DEFAULT);
   {
     static const char *keys[] = { "frame-matching", "strip-hex", "default-interval-ms",
                                   "threshold-pct", "min-abs-ms", "significance-level" };
