@@ -710,6 +710,22 @@ test_noise (void)
     }
 }
 
+/* A profile compared with itself is not a ready-made pair: every output
+ * reads its only column (criticals are fatal in tests). */
+static void
+test_self_compare (void)
+{
+  g_autoptr(FlameProfile) p = flame_test_profile (S ("main;a", "main;a", "main;b"));
+  g_autoptr(FlameDiff) diff = flame_diff_new (p, p, NULL, NULL, NULL);
+  g_autoptr(FlameReport) report = flame_report_new (diff, NULL);
+  g_autoptr(GString) out = g_string_new (NULL);
+
+  g_assert_cmpuint (flame_diff_get_source_column (diff, FLAME_DIFF_CURRENT), ==, 0);
+  flame_diff_write_folded (diff, out);
+  g_assert_cmpstr (out->str, ==, "main;a 2 2\nmain;b 1 1\n");
+  g_assert_cmpuint (flame_report_count (report, FLAME_STATUS_UNCHANGED), ==, 3);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -735,6 +751,7 @@ main (int    argc,
   g_test_add_func ("/diff/strip-hex", test_strip_hex);
   g_test_add_func ("/diff/binomial", test_binomial);
   g_test_add_func ("/diff/noise", test_noise);
+  g_test_add_func ("/diff/self-compare", test_self_compare);
 
   return g_test_run ();
 }

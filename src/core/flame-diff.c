@@ -18,6 +18,7 @@ struct _FlameDiff
   FlameDiffOptions  options;
   FlameProfile     *baseline;
   FlameProfile     *current;   /* == baseline for a ready-made pair */
+  gboolean          pair;
   FlameFrames      *frames;
   FlameTree        *tree;
 
@@ -362,6 +363,7 @@ flame_diff_new (FlameProfile            *baseline,
 
   self->baseline = g_object_ref (baseline);
   self->current = g_object_ref (pair ? baseline : current);
+  self->pair = pair;
   self->frames = flame_frames_new ();
   self->tree = flame_tree_new (2);
 
@@ -495,6 +497,23 @@ flame_diff_get_current (FlameDiff *self)
 {
   g_return_val_if_fail (FLAME_IS_DIFF (self), NULL);
   return self->current;
+}
+
+/**
+ * flame_diff_get_source_column:
+ * @side: %FLAME_DIFF_BASELINE or %FLAME_DIFF_CURRENT
+ *
+ * Which weight column of flame_diff_get_baseline() or
+ * flame_diff_get_current() this side came from: 1 for the current side of
+ * a ready-made pair, else 0. (A profile compared with itself is not a
+ * pair: both sides read its only column.)
+ */
+guint
+flame_diff_get_source_column (FlameDiff *self,
+                              guint      side)
+{
+  g_return_val_if_fail (FLAME_IS_DIFF (self), 0);
+  return self->pair && side == FLAME_DIFF_CURRENT ? 1 : 0;
 }
 
 FlameFrames *

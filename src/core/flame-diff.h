@@ -97,6 +97,8 @@ FlameDiff      *flame_diff_new_finish            (GAsyncResult       *result,
 const FlameDiffOptions *flame_diff_get_options   (FlameDiff          *self);
 FlameProfile   *flame_diff_get_baseline          (FlameDiff          *self);
 FlameProfile   *flame_diff_get_current           (FlameDiff          *self);
+guint           flame_diff_get_source_column     (FlameDiff          *self,
+                                                  guint               side);
 FlameFrames    *flame_diff_get_frames            (FlameDiff          *self);
 FlameTree      *flame_diff_get_tree              (FlameDiff          *self);
 FlameTree      *flame_diff_get_inverted_tree     (FlameDiff          *self);

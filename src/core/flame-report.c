@@ -799,9 +799,9 @@ flame_diff_write_folded (FlameDiff *diff,
   const FlameDiffOptions *opts = flame_diff_get_options (diff);
   FlameProfile *base = flame_diff_get_baseline (diff);
   FlameProfile *cur = flame_diff_get_current (diff);
-  gboolean pair = base == cur;
   gdouble ms_b = flame_profile_get_ms_per_weight (base, 0, opts->default_interval_ms);
-  gdouble ms_c = flame_profile_get_ms_per_weight (cur, pair ? 1 : 0, opts->default_interval_ms);
+  gdouble ms_c = flame_profile_get_ms_per_weight (cur, flame_diff_get_source_column (diff, FLAME_DIFF_CURRENT),
+                                                  opts->default_interval_ms);
   gdouble factors[2];
 
   factors[FLAME_DIFF_BASELINE] = opts->normalize == FLAME_NORMALIZE_TOTAL
