@@ -1355,7 +1355,8 @@ load_stack (const FlamePerfSample *sample,
             gpointer               user_data)
 {
   Loader *ld = user_data;
-  gpointer key = GSIZE_TO_POINTER ((gsize) (sample->tid + 1));
+  /* unsigned: a saturated tid (G_MAXINT64) must not overflow */
+  gpointer key = GSIZE_TO_POINTER ((gsize) sample->tid + 1);
   ThreadState *ts;
   guint32 *ids;
 
