@@ -16,7 +16,9 @@
 
 #include "flame-application.h"
 #include "flame-change-row.h"
+#include "flame-legend.h"
 #include "flame-loader.h"
+#include "flame-preferences-window.h"
 #include "flame-report.h"
 #include "flame-window-private.h"
 
@@ -463,6 +465,442 @@ test_dark (void)
   iterate_for (200);
 }
 
+/* a copy of an example under another name, in @dir */
+static GFile *
+copy_example (const char *dir,
+              const char *name,
+              const char *as)
+{
+  g_autofree char *src = example (name);
+  g_autofree char *dst = g_build_filename (dir, as, NULL);
+  g_autofree char *text = NULL;
+  gsize len;
+
+  g_assert_true (g_file_get_contents (src, &text, &len, NULL));
+  g_assert_true (g_file_set_contents (dst, text, len, NULL));
+  return g_file_new_for_path (dst);
+}
+
+static void
+remove_tree (const char *dir)
+{
+  GDir *d = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  if (d == NULL)
+    return;
+  while ((name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+
+      if (g_file_test (path, G_FILE_TEST_IS_DIR))
+        remove_tree (path);
+      else
+        g_unlink (path);
+    }
+  g_dir_close (d);
+  g_rmdir (dir);
+}
+
+static GtkDropTarget *
+find_drop_target (GtkWidget *widget)
+{
+  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (widget);
+
+  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+    {
+      g_autoptr(GObject) c = g_list_model_get_item (controllers, i);
+
+      if (GTK_IS_DROP_TARGET (c))
+        return GTK_DROP_TARGET (c);
+    }
+  return NULL;
+}
+
+/* Two files dropped on the window (the current one first): the drop
+ * target's "drop" handler orders them by name and opens the pair. */
+static void
+test_drop_two_files (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("flamediff-drop-XXXXXX", NULL);
+  g_autoptr(GFile) after = copy_example (dir, "current.folded", "after.folded");
+  g_autoptr(GFile) before = copy_example (dir, "baseline.folded", "before.folded");
+  GFile *dropped[] = { after, before };
+  FlameWindow *fresh = flame_window_new (ADW_APPLICATION (app));
+  GtkDropTarget *target;
+  GValue value = G_VALUE_INIT;
+  gboolean accepted = FALSE;
+
+  gtk_window_present (GTK_WINDOW (fresh));
+  iterate_for (100);
+  target = find_drop_target (GTK_WIDGET (fresh->main_stack));
+  g_assert_nonnull (target);
+  g_assert_true (gdk_content_formats_contain_gtype (gtk_drop_target_get_formats (target),
+                                                    GDK_TYPE_FILE_LIST));
+
+  g_value_init (&value, GDK_TYPE_FILE_LIST);
+  g_value_take_boxed (&value, gdk_file_list_new_from_array (dropped, G_N_ELEMENTS (dropped)));
+  g_signal_emit_by_name (target, "drop", &value, 100.0, 100.0, &accepted);
+  g_value_unset (&value);
+  g_assert_true (accepted);
+  wait_for_window (fresh);
+
+  g_assert_cmpstr (gtk_stack_get_visible_child_name (fresh->main_stack), ==, "graph");
+  g_assert_cmpstr (gtk_label_get_text (fresh->files_label), ==, "before.folded → after.folded");
+  g_assert_true (g_file_equal (fresh->files[0], before));
+  g_assert_true (g_file_equal (fresh->files[1], after));
+  g_assert_nonnull (fresh->diff);
+
+  /* a drop of something else is refused and changes nothing */
+  g_value_init (&value, G_TYPE_STRING);
+  g_value_set_string (&value, "not files");
+  accepted = TRUE;
+  g_signal_emit_by_name (target, "drop", &value, 100.0, 100.0, &accepted);
+  g_value_unset (&value);
+  g_assert_false (accepted);
+
+  gtk_window_destroy (GTK_WINDOW (fresh));
+  remove_tree (dir);
+}
+
+static void
+wait_for_exports (FlameWindow *self)
+{
+  gint64 end = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
+
+  while (self->n_exports > 0 && g_get_monotonic_time () < end)
+    iterate_for (20);
+  g_assert_cmpuint (self->n_exports, ==, 0);
+}
+
+typedef struct
+{
+  guint n_rects;
+  guint n_regression_fills;
+  gboolean names_convolve_row;
+  gboolean root_is_svg;
+  guint depth;
+} SvgStats;
+
+static void
+svg_start (GMarkupParseContext *context,
+           const char          *element,
+           const char         **names,
+           const char         **values,
+           gpointer             user_data,
+           GError             **error)
+{
+  SvgStats *st = user_data;
+
+  if (st->depth++ == 0)
+    st->root_is_svg = g_str_equal (element, "svg");
+  if (g_str_equal (element, "rect"))
+    st->n_rects++;
+  for (guint i = 0; names[i]; i++)
+    if (g_str_equal (names[i], "fill") && g_ascii_strcasecmp (values[i], "#e57373") == 0)
+      st->n_regression_fills++;
+}
+
+static void
+svg_end (GMarkupParseContext *context,
+         const char          *element,
+         gpointer             user_data,
+         GError             **error)
+{
+  ((SvgStats *) user_data)->depth--;
+}
+
+static void
+svg_text (GMarkupParseContext *context,
+          const char          *text,
+          gsize                len,
+          gpointer             user_data,
+          GError             **error)
+{
+  if (g_strstr_len (text, len, "convolve_row") != NULL)
+    ((SvgStats *) user_data)->names_convolve_row = TRUE;
+}
+
+/* File ▸ Export Image: the dialog's response exports the current view;
+ * PNG as wide as the graph with the diff colours, SVG well-formed with
+ * the frames, their names and colours. */
+static void
+test_export (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("flamediff-export-XXXXXX", NULL);
+  g_autofree char *png = g_build_filename (dir, "view.png", NULL);
+  g_autofree char *svg = g_build_filename (dir, "view.svg", NULL);
+  g_autoptr(GFile) png_file = g_file_new_for_path (png);
+  g_autoptr(GFile) svg_file = g_file_new_for_path (svg);
+  g_autoptr(GdkTexture) texture = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  gsize len;
+  int graph_width;
+  SvgStats st = { 0 };
+  GMarkupParser parser = { svg_start, svg_end, svg_text, NULL, NULL };
+  GMarkupParseContext *ctx;
+
+  open_example ();
+  g_assert_true (gtk_widget_is_visible (GTK_WIDGET (window->graph_view)));
+  graph_width = gtk_widget_get_width (GTK_WIDGET (window->graph_view));
+  g_assert_cmpint (graph_width, >, 0);
+
+  _flame_window_export (window, png_file);
+  _flame_window_export (window, svg_file);
+  wait_for_exports (window);
+  g_assert_false (gtk_revealer_get_reveal_child (window->error_revealer));
+
+  texture = gdk_texture_new_from_filename (png, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (gdk_texture_get_width (texture), ==, MAX (graph_width, 800));
+  /* the graph's rows and the export's legend lines: taller than the graph alone */
+  g_assert_cmpint (gdk_texture_get_height (texture), >, 6 * 17);
+  g_assert_cmpuint (count_colour (texture, 0xe57373), >, 100);  /* medium regression */
+  g_assert_cmpuint (count_colour (texture, 0x9575cd), >, 20);   /* new */
+  g_assert_cmpuint (count_colour (texture, 0xbdbdbd), >, 1000); /* neutral */
+
+  g_assert_true (g_file_get_contents (svg, &text, &len, NULL));
+  ctx = g_markup_parse_context_new (&parser, 0, &st, NULL);
+  g_assert_true (g_markup_parse_context_parse (ctx, text, len, &error));
+  g_assert_true (g_markup_parse_context_end_parse (ctx, &error));
+  g_assert_no_error (error);
+  g_markup_parse_context_free (ctx);
+  g_assert_true (st.root_is_svg);
+  g_assert_cmpuint (st.n_rects, >, 10);
+  g_assert_cmpuint (st.n_regression_fills, >, 0);
+  g_assert_true (st.names_convolve_row);
+
+  remove_tree (dir);
+}
+
+static GtkRecentInfo *
+lookup_recent (GFile *file)
+{
+  g_autofree char *uri = g_file_get_uri (file);
+
+  return gtk_recent_manager_lookup_item (gtk_recent_manager_get_default (), uri, NULL);
+}
+
+/* Opening a pair records both files; the current file's entry names its
+ * baseline, and the Recent menu's item reopens the pair. */
+static void
+test_recent (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("flamediff-recent-XXXXXX", NULL);
+  g_autoptr(GFile) base = copy_example (dir, "baseline.folded", "recent-base.folded");
+  g_autoptr(GFile) cur = copy_example (dir, "current.folded", "recent-cur.folded");
+  g_autofree char *base_uri = g_file_get_uri (base);
+  g_autofree char *group = g_strconcat ("flamediff-baseline:", base_uri, NULL);
+  g_autofree char *xbel = g_build_filename (g_get_user_data_dir (), "recently-used.xbel", NULL);
+  GtkRecentInfo *info;
+  GMenuModel *menu;
+  GVariant *target = NULL;
+
+  /* the test's own recent-files store, not the user's */
+  g_assert_true (g_str_has_prefix (g_get_user_data_dir (), g_get_tmp_dir ()));
+
+  flame_window_open (window, base, cur);
+  wait_for_window (window);
+  iterate_for (200);
+
+  info = lookup_recent (cur);
+  g_assert_nonnull (info);
+  g_assert_true (gtk_recent_info_has_group (info, "flamediff"));
+  g_assert_true (gtk_recent_info_has_group (info, group));
+  gtk_recent_info_unref (info);
+  info = lookup_recent (base);
+  g_assert_nonnull (info);
+  gtk_recent_info_unref (info);
+  g_assert_true (g_file_test (xbel, G_FILE_TEST_EXISTS));
+
+  /* the Recent submenu lists the pair first, as "baseline → current" */
+  menu = G_MENU_MODEL (window->recent_menu);
+  g_assert_cmpint (g_menu_model_get_n_items (menu), >, 0);
+  {
+    g_autofree char *label = NULL;
+    g_autofree char *action = NULL;
+
+    g_assert_true (g_menu_model_get_item_attribute (menu, 0, G_MENU_ATTRIBUTE_LABEL, "s", &label));
+    g_assert_cmpstr (label, ==, "recent-base.folded → recent-cur.folded");
+    g_assert_true (g_menu_model_get_item_attribute (menu, 0, G_MENU_ATTRIBUTE_ACTION, "s", &action));
+    g_assert_cmpstr (action, ==, "win.open-recent");
+    target = g_menu_model_get_item_attribute_value (menu, 0, G_MENU_ATTRIBUTE_TARGET, G_VARIANT_TYPE_STRING_ARRAY);
+    g_assert_nonnull (target);
+  }
+
+  /* something else, then the menu item brings the pair back */
+  open_example ();
+  g_assert_cmpstr (gtk_label_get_text (window->files_label), ==, "baseline.folded → current.folded");
+  g_assert_true (gtk_widget_activate_action_variant (GTK_WIDGET (window), "win.open-recent", target));
+  wait_for_window (window);
+  g_assert_cmpstr (gtk_label_get_text (window->files_label), ==, "recent-base.folded → recent-cur.folded");
+  g_assert_true (g_file_equal (window->files[0], base));
+  g_assert_true (g_file_equal (window->files[1], cur));
+  g_variant_unref (target);
+
+  open_example ();
+  remove_tree (dir);
+}
+
+/* A profile rewritten on disk: the file monitor reveals the bar, and
+ * Reload reads the new contents and hides it. */
+static void
+test_file_changed_bar (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("flamediff-changed-XXXXXX", NULL);
+  g_autoptr(GFile) base = copy_example (dir, "baseline.folded", "baseline.folded");
+  g_autoptr(GFile) cur = copy_example (dir, "current.folded", "current.folded");
+  g_autofree char *cur_path = g_file_get_path (cur);
+  g_autofree char *text = NULL;
+  g_autoptr(GString) grown = NULL;
+  gdouble total_before;
+  gint64 end;
+
+  flame_window_open (window, base, cur);
+  wait_for_window (window);
+  g_assert_false (gtk_revealer_get_reveal_child (window->changed_revealer));
+  total_before = flame_diff_get_total_ms (window->diff, FLAME_DIFF_CURRENT);
+
+  /* 500 more samples of a new path */
+  g_assert_true (g_file_get_contents (cur_path, &text, NULL, NULL));
+  grown = g_string_new (text);
+  g_string_append (grown, "imgconv;main;rewritten_hot_path 500\n");
+  g_assert_true (g_file_set_contents (cur_path, grown->str, grown->len, NULL));
+
+  end = g_get_monotonic_time () + 15 * G_USEC_PER_SEC;
+  while (!gtk_revealer_get_reveal_child (window->changed_revealer) && g_get_monotonic_time () < end)
+    iterate_for (50);
+  g_assert_true (gtk_revealer_get_reveal_child (window->changed_revealer));
+
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.reload", NULL);
+  wait_for_window (window);
+  g_assert_false (gtk_revealer_get_reveal_child (window->changed_revealer));
+  g_assert_cmpfloat_with_epsilon (flame_diff_get_total_ms (window->diff, FLAME_DIFF_CURRENT),
+                                  total_before + 500, 0.001);
+
+  open_example ();
+  remove_tree (dir);
+}
+
+static FlamePreferencesWindow *
+find_preferences (void)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();   /* (transfer none) */
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GObject) w = g_list_model_get_item (toplevels, i);
+
+      if (FLAME_IS_PREFERENCES_WINDOW (w) && gtk_widget_get_visible (GTK_WIDGET (w)))
+        return FLAME_PREFERENCES_WINDOW (w);
+    }
+  return NULL;
+}
+
+/* app.preferences opens the window; its rows change the graph: the style
+ * row its palette, the orientation row where the roots are. */
+static void
+test_preferences (void)
+{
+  FlamePreferencesWindow *prefs;
+  AdwComboRow *theme_row, *orientation_row;
+
+  open_example ();
+  g_assert_null (find_preferences ());
+  g_action_group_activate_action (G_ACTION_GROUP (app), "preferences", NULL);
+  iterate_for (200);
+  prefs = find_preferences ();
+  g_assert_nonnull (prefs);
+
+  theme_row = ADW_COMBO_ROW (gtk_widget_get_template_child (GTK_WIDGET (prefs), FLAME_TYPE_PREFERENCES_WINDOW,
+                                                            "theme_row"));
+  orientation_row = ADW_COMBO_ROW (gtk_widget_get_template_child (GTK_WIDGET (prefs),
+                                                                  FLAME_TYPE_PREFERENCES_WINDOW,
+                                                                  "orientation_row"));
+  g_assert_nonnull (theme_row);
+  g_assert_nonnull (orientation_row);
+
+  g_assert_cmpint (flame_graph_view_get_palette_style (window->graph_view), ==, FLAME_GRAPH_PALETTE_AUTO);
+  adw_combo_row_set_selected (theme_row, 3);    /* High Contrast */
+  iterate_for (100);
+  g_assert_cmpstr (g_settings_get_string (window->settings, "theme"), ==, "high-contrast");
+  g_assert_cmpint (flame_graph_view_get_palette_style (window->graph_view), ==,
+                   FLAME_GRAPH_PALETTE_HIGH_CONTRAST);
+  g_assert_true (flame_graph_view_get_palette (window->graph_view)->borders);
+  adw_combo_row_set_selected (theme_row, 0);    /* Follow the System */
+  iterate_for (100);
+  g_assert_cmpint (flame_graph_view_get_palette_style (window->graph_view), ==, FLAME_GRAPH_PALETTE_AUTO);
+
+  g_assert_cmpint (flame_graph_view_get_orientation (window->graph_view), ==, FLAME_ORIENTATION_FLAME);
+  adw_combo_row_set_selected (orientation_row, 1);    /* Icicle */
+  iterate_for (100);
+  g_assert_cmpstr (g_settings_get_string (window->settings, "orientation"), ==, "icicle");
+  g_assert_cmpint (flame_graph_view_get_orientation (window->graph_view), ==, FLAME_ORIENTATION_ICICLE);
+  adw_combo_row_set_selected (orientation_row, 0);
+  iterate_for (100);
+  g_assert_cmpint (flame_graph_view_get_orientation (window->graph_view), ==, FLAME_ORIENTATION_FLAME);
+
+  gtk_window_destroy (GTK_WINDOW (prefs));
+  iterate_for (100);
+}
+
+/* The colour key: one row under the graph, its swatches following the
+ * view, hidden and shown again by View ▸ Show Legend (a setting). */
+static void
+test_legend (void)
+{
+  FlameLegend *legend;
+
+  open_example ();
+  legend = FLAME_LEGEND (window->legend);
+  g_assert_true (gtk_widget_is_visible (window->legend));
+  g_assert_false (flame_graph_view_get_show_legend (window->graph_view));
+  g_assert_nonnull (strstr (flame_legend_get_summary (legend), "Colour: change of self time"));
+  /* nine scale steps and New; Removed only in the elided view */
+  g_assert_cmpuint (flame_legend_get_n_swatches (legend), ==, 10);
+  /* one row: no taller than a line of text with its padding */
+  g_assert_cmpint (gtk_widget_get_height (window->legend), <, 40);
+
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.view", "s", "elided");
+  wait_for_window (window);
+  g_assert_cmpuint (flame_legend_get_n_swatches (legend), ==, 1);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.view", "s", "differential");
+  wait_for_window (window);
+
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.show-legend", NULL);
+  iterate_for (100);
+  g_assert_false (gtk_widget_get_visible (window->legend));
+  g_assert_false (g_settings_get_boolean (window->settings, "show-legend"));
+  g_settings_set_boolean (window->settings, "show-legend", TRUE);
+  iterate_for (100);
+  g_assert_true (gtk_widget_get_visible (window->legend));
+}
+
+/* The changes panel keeps to a fixed width beside a graph that takes
+ * the rest, and F9's action hides and shows it. */
+static void
+test_panel_width (void)
+{
+  int panel, graph;
+
+  open_example ();
+  g_assert_true (adw_flap_get_reveal_flap (window->flap));
+  panel = gtk_widget_get_width (adw_flap_get_flap (window->flap));
+  graph = gtk_widget_get_width (GTK_WIDGET (window->graph_view));
+  g_test_message ("panel %d px, graph %d px", panel, graph);
+  g_assert_cmpint (panel, >=, 340);
+  g_assert_cmpint (panel, <=, 400);
+  g_assert_cmpint (graph, >, 2 * panel);
+
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.show-sidebar", NULL);
+  iterate_for (100);
+  g_assert_false (adw_flap_get_reveal_flap (window->flap));
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.show-sidebar", NULL);
+  iterate_for (100);
+  g_assert_true (adw_flap_get_reveal_flap (window->flap));
+}
+
 static void
 skip_no_display (void)
 {
@@ -474,6 +912,12 @@ main (int   argc,
       char *argv[])
 {
   int ret;
+  g_autofree char *data_home = NULL;
+
+  /* recent files go to a directory of the test's own (GLib reads
+   * XDG_DATA_HOME once, on first use) */
+  data_home = g_dir_make_tmp ("flamediff-data-home-XXXXXX", NULL);
+  g_setenv ("XDG_DATA_HOME", data_home, TRUE);
 
   /* numbers in labels: no thousands separators to guess */
   setlocale (LC_ALL, "C.UTF-8");
@@ -514,9 +958,17 @@ main (int   argc,
   g_test_add_func ("/window/dark", test_dark);
   g_test_add_func ("/window/copy-summary", test_copy_summary);
   g_test_add_func ("/window/single-file", test_single_file);
+  g_test_add_func ("/window/drop-two-files", test_drop_two_files);
+  g_test_add_func ("/window/export", test_export);
+  g_test_add_func ("/window/recent", test_recent);
+  g_test_add_func ("/window/file-changed-bar", test_file_changed_bar);
+  g_test_add_func ("/window/preferences", test_preferences);
+  g_test_add_func ("/window/legend", test_legend);
+  g_test_add_func ("/window/panel-width", test_panel_width);
 
   ret = g_test_run ();
   gtk_window_destroy (GTK_WINDOW (window));
   g_object_unref (app);
+  remove_tree (data_home);
   return ret;
 }

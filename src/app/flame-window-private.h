@@ -72,6 +72,7 @@ struct _FlameWindow
   gpointer              job;            /* the running job, owned by its task */
   guint                 progress_source;
   guint                 rebuild_source;
+  guint                 n_exports;      /* exports running */
   gboolean              inverted;
   gboolean              normalize;
   gboolean              colour_by_total;
@@ -79,5 +80,8 @@ struct _FlameWindow
   gboolean              show_legend;
   gboolean              sidebar_shown_once;
 };
+
+void _flame_window_export (FlameWindow *self,
+                           GFile       *file);
 
 G_END_DECLS

@@ -1088,6 +1088,7 @@ export_done (GObject      *object,
   FlameWindow *self = FLAME_WINDOW (object);
   g_autoptr(GError) error = NULL;
 
+  self->n_exports--;
   if (!g_task_propagate_boolean (G_TASK (result), &error))
     {
       g_autofree char *message = g_strdup_printf (_("Could not export the image: %s"), error->message);
@@ -1104,24 +1105,25 @@ export_done (GObject      *object,
     }
 }
 
-static void
-export_chosen (GtkWindow *parent,
-               GPtrArray *files,
-               gpointer   user_data)
+/* Exports what the graph shows now (view, zoom, orientation, palette,
+ * search) to @file: SVG when its name ends in .svg, else PNG. The export
+ * dialog's response lands here; so do the tests. */
+void
+_flame_window_export (FlameWindow *self,
+                      GFile       *file)
 {
-  FlameWindow *self = FLAME_WINDOW (parent);
   g_autoptr(GTask) task = NULL;
   ExportJob *job;
   guint orientation = 0;
   guint32 zoom = flame_graph_view_get_zoom_node (self->graph_view);
   AdwStyleManager *sm = adw_style_manager_get_default ();
 
-  if (files->len == 0 || self->source == NULL)
+  if (self->source == NULL)
     return;
 
   job = g_new0 (ExportJob, 1);
   job->source = g_object_ref (self->source);
-  job->path = g_file_get_path (files->pdata[0]);
+  job->path = g_file_get_path (file);
   if (job->path == NULL)
     {
       export_job_free (job);
@@ -1141,9 +1143,19 @@ export_chosen (GtkWindow *parent,
   if (gtk_search_bar_get_search_mode (self->search_bar))
     job->search = g_strdup (gtk_editable_get_text (GTK_EDITABLE (self->search_entry)));
 
+  self->n_exports++;
   task = g_task_new (self, NULL, export_done, NULL);
   g_task_set_task_data (task, job, (GDestroyNotify) export_job_free);
   g_task_run_in_thread (task, export_run);
+}
+
+static void
+export_chosen (GtkWindow *parent,
+               GPtrArray *files,
+               gpointer   user_data)
+{
+  if (files->len > 0)
+    _flame_window_export (FLAME_WINDOW (parent), files->pdata[0]);
 }
 
 static void
