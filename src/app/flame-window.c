@@ -21,6 +21,7 @@
 #include "flame-file-chooser.h"
 #include "flame-legend.h"
 #include "flame-loader.h"
+#include "flame-record-dialog.h"
 #include "flame-window-private.h"
 
 #define MAX_RECENT 8
@@ -240,8 +241,6 @@ update_actions (FlameWindow *self)
   gtk_widget_action_set_enabled (w, "win.normalize", is_diff);
   gtk_widget_action_set_enabled (w, "win.colour-by-total", is_diff);
   gtk_widget_action_set_enabled (w, "win.hide-noise", is_diff);
-  /* recording lands with the recorder */
-  gtk_widget_action_set_enabled (w, "win.record", FALSE);
 
   gtk_widget_set_visible (self->sidebar_button, self->report != NULL);
   gtk_widget_set_visible (self->view_menu_button, loaded);
@@ -970,6 +969,9 @@ record_action (GtkWidget  *widget,
                const char *name,
                GVariant   *param)
 {
+  FlameWindow *self = FLAME_WINDOW (widget);
+
+  gtk_window_present (GTK_WINDOW (flame_record_dialog_new (self, self->settings)));
 }
 
 static void

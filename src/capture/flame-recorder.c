@@ -23,12 +23,15 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
 #include "flame-recorder.h"
+#include "flame-sandbox.h"
 #include "flame-sampler-protocol.h"
 #include "flame-speedscope.h"
 #include "flame-symbolizer.h"
@@ -82,6 +85,13 @@ struct _FlameRecorder
   gboolean   capture_output;
   guint      grace_ms;
   char      *output_path;
+  char      *host_sampler;  /* set: run through flatpak-spawn --host */
+  gboolean   spool;
+
+  /* the raw records, on disk while they arrive (worker only) */
+  char      *spool_path;
+  int        spool_fd;
+  gint64     spool_synced_us;
 
   /* shared with the worker */
   GMutex        lock;
@@ -205,6 +215,8 @@ flame_recorder_finalize (GObject *object)
   g_free (self->cwd);
   g_ptr_array_unref (self->env);
   g_free (self->output_path);
+  g_free (self->host_sampler);
+  g_free (self->spool_path);
   g_mutex_clear (&self->lock);
   g_clear_pointer (&self->context, g_main_context_unref);
   g_hash_table_unref (self->current);
@@ -280,6 +292,8 @@ flame_recorder_init (FlameRecorder *self)
   self->hz = FLAME_RECORDER_DEFAULT_HZ;
   self->follow_children = TRUE;
   self->grace_ms = DEFAULT_GRACE_MS;
+  self->spool = TRUE;
+  self->spool_fd = -1;
   self->current = g_hash_table_new (NULL, NULL);
   self->images = g_ptr_array_new_with_free_func ((GDestroyNotify) image_free);
   self->notes = g_ptr_array_new_with_free_func (g_free);
@@ -344,6 +358,36 @@ flame_recorder_set_grace_ms (FlameRecorder *self,
                              guint          grace_ms)
 {
   self->grace_ms = grace_ms;
+}
+
+/**
+ * flame_recorder_set_spool:
+ *
+ * Whether the raw records go to OUTPUT.spool as they arrive (on by
+ * default), so that flame_recorder_recover() can still write the
+ * recording when the recorder itself was killed.
+ */
+void
+flame_recorder_set_spool (FlameRecorder *self,
+                          gboolean       spool)
+{
+  self->spool = spool;
+}
+
+/**
+ * flame_recorder_set_host_sampler:
+ * @host_path: the sampler as the host's loader sees it, or %NULL
+ *
+ * Runs the command on the host through `flatpak-spawn --host` (Flatpak
+ * with talk access to org.freedesktop.Flatpak), with @host_path
+ * preloaded and the socket passed with --forward-fd.
+ */
+void
+flame_recorder_set_host_sampler (FlameRecorder *self,
+                                 const char    *host_path)
+{
+  g_free (self->host_sampler);
+  self->host_sampler = g_strdup (host_path);
 }
 
 const char *
@@ -809,6 +853,100 @@ update_live_counts (FlameRecorder *self)
   g_mutex_unlock (&self->lock);
 }
 
+/* ---- the spool: OUTPUT.spool, raw records as they arrive ----
+ *
+ * "FLAMESPOOL1\n", a u32 length and a GKeyFile (command, working
+ * directory, rate, start time), then each record as u32 length + bytes.
+ * Appended by the worker, fsynced once a second, removed once the
+ * recording is written. The writer holds an flock on it. */
+
+#define SPOOL_MAGIC "FLAMESPOOL1\n"
+
+static void
+spool_append (FlameRecorder *self,
+              const void    *data,
+              gsize          len)
+{
+  guint32 len32 = len;
+  struct iovec iov[2] = { { &len32, 4 }, { (void *) data, len } };
+  gsize want = 4 + len;
+  gssize n;
+
+  if (self->spool_fd < 0)
+    return;
+  do
+    n = writev (self->spool_fd, iov, 2);
+  while (n < 0 && errno == EINTR);
+  if (n != (gssize) want)
+    {
+      /* disk full or the like: the recording in memory goes on */
+      g_ptr_array_add (self->notes, g_strdup_printf ("the spool file stopped at a write error: %s",
+                                                     n < 0 ? g_strerror (errno) : "short write"));
+      close (self->spool_fd);
+      self->spool_fd = -1;
+    }
+}
+
+static void
+spool_open (FlameRecorder *self,
+            GDateTime     *started)
+{
+  g_autoptr(GKeyFile) kf = g_key_file_new ();
+  g_autofree char *dir = g_path_get_dirname (self->output_path);
+  g_autofree char *header = NULL;
+  g_autofree char *started_s = g_date_time_format_iso8601 (started);
+  gsize len;
+
+  if (!self->spool)
+    return;
+  g_key_file_set_string_list (kf, "recording", "argv", (const char * const *) self->argv,
+                              g_strv_length (self->argv));
+  if (self->cwd != NULL)
+    g_key_file_set_string (kf, "recording", "cwd", self->cwd);
+  g_key_file_set_integer (kf, "recording", "hz", self->hz);
+  g_key_file_set_string (kf, "recording", "start-time", started_s);
+  g_key_file_set_int64 (kf, "recording", "start-realtime-us", g_get_real_time ());
+  g_key_file_set_string (kf, "recording", "output", self->output_path);
+  header = g_key_file_to_data (kf, &len, NULL);
+
+  g_mkdir_with_parents (dir, 0755);
+  g_free (self->spool_path);
+  self->spool_path = g_strconcat (self->output_path, ".spool", NULL);
+  self->spool_fd = g_open (self->spool_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_APPEND, 0644);
+  if (self->spool_fd < 0)
+    return;
+  flock (self->spool_fd, LOCK_EX | LOCK_NB);
+  if (write (self->spool_fd, SPOOL_MAGIC, strlen (SPOOL_MAGIC)) < 0)
+    { /* noted by the next append */ }
+  spool_append (self, header, len);
+  fsync (self->spool_fd);
+  self->spool_synced_us = g_get_monotonic_time ();
+}
+
+static void
+spool_sync (FlameRecorder *self,
+            gint64         now)
+{
+  if (self->spool_fd >= 0 && now - self->spool_synced_us > G_USEC_PER_SEC)
+    {
+      fdatasync (self->spool_fd);
+      self->spool_synced_us = now;
+    }
+}
+
+static void
+spool_close (FlameRecorder *self,
+             gboolean       remove)
+{
+  if (self->spool_fd >= 0)
+    {
+      close (self->spool_fd);
+      self->spool_fd = -1;
+    }
+  if (remove && self->spool_path != NULL)
+    g_unlink (self->spool_path);
+}
+
 /* Reads every record waiting; FALSE at end of stream (every process that
  * held the socket is gone). */
 static gboolean
@@ -822,7 +960,10 @@ drain (FlameRecorder *self,
       gssize n = recv (fd, buf, size, MSG_DONTWAIT);
 
       if (n > 0)
-        handle_record (self, buf, n);
+        {
+          spool_append (self, buf, n);
+          handle_record (self, buf, n);
+        }
       else if (n == 0)
         return FALSE;
       else if (errno == EINTR)
@@ -1180,6 +1321,15 @@ take_stop_request (FlameRecorder *self,
   return stop || g_cancellable_is_cancelled (cancellable);
 }
 
+/* g_strv_builder_take is GLib 2.80 */
+static void
+strv_take (GStrvBuilder *b,
+           char         *s)
+{
+  g_strv_builder_add (b, s);
+  g_free (s);
+}
+
 static GSubprocess *
 spawn (FlameRecorder  *self,
        int             child_fd,
@@ -1216,6 +1366,33 @@ spawn (FlameRecorder  *self,
 
       g_subprocess_launcher_setenv (launcher, name, eq + 1, TRUE);
     }
+  if (self->host_sampler != NULL)
+    {
+      /* the host program's environment goes through flatpak-spawn's
+       * --env; the descriptor keeps its number (--forward-fd) and the
+       * socket its inode, so the sampler's checks hold on the host */
+      GStrvBuilder *env = g_strv_builder_new ();
+      g_auto(GStrv) env_v = NULL;
+      g_auto(GStrv) argv = NULL;
+
+      for (guint i = 0; i < self->env->len; i++)
+        g_strv_builder_add (env, g_ptr_array_index (self->env, i));
+      preload = g_strdup_printf ("LD_PRELOAD=%s", self->host_sampler);
+      g_strv_builder_add (env, preload);
+      strv_take (env, g_strdup_printf ("%s=%d", FLAME_SAMPLER_ENV_FD, fd_number));
+      strv_take (env, g_strdup_printf ("%s=%" G_GUINT64_FORMAT, FLAME_SAMPLER_ENV_INO,
+                                                 (guint64) st.st_ino));
+      strv_take (env, g_strdup_printf ("%s=%u", FLAME_SAMPLER_ENV_HZ, self->hz));
+      strv_take (env, g_strdup_printf ("%s=%s", FLAME_SAMPLER_ENV_CHILDREN,
+                                                 self->follow_children ? "1" : "0"));
+      env_v = g_strv_builder_end (env);
+      g_strv_builder_unref (env);
+      argv = flame_sandbox_host_argv ((const char * const *) self->argv, self->cwd,
+                                      (const char * const *) env_v, fd_number);
+      g_subprocess_launcher_take_fd (launcher, child_fd, fd_number);
+      return g_subprocess_launcher_spawnv (launcher, (const char * const *) argv, error);
+    }
+
   old_preload = g_subprocess_launcher_getenv (launcher, "LD_PRELOAD");
   preload = old_preload != NULL && *old_preload ?
             g_strdup_printf ("%s:%s", sampler, old_preload) : g_strdup (sampler);
@@ -1255,7 +1432,9 @@ record_run (FlameRecorder  *self,
                    "no command to record");
       return NULL;
     }
-  if (!flame_recorder_check_program (self->argv[0], self->cwd, NULL, error))
+  /* a host program is checked by the host's loader, not here */
+  if (self->host_sampler == NULL &&
+      !flame_recorder_check_program (self->argv[0], self->cwd, NULL, error))
     return NULL;
 
   if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) != 0)
@@ -1276,11 +1455,16 @@ record_run (FlameRecorder  *self,
   g_mutex_unlock (&self->lock);
   schedule_publish (self);
 
+  if (self->output_path == NULL)
+    self->output_path = unique_output_path (self->argv[0]);
+  spool_open (self, started);
+
   /* the launcher owns fds[1] and closes it when it goes, so only the
    * recorded processes hold that end: end of stream = all gone */
   proc = spawn (self, fds[1], target_fd (), error);
   if (proc == NULL)
     {
+      spool_close (self, TRUE);
       close (fds[0]);
       g_mutex_lock (&self->lock);
       self->running = FALSE;
@@ -1321,6 +1505,7 @@ record_run (FlameRecorder  *self,
         }
 
       now = g_get_monotonic_time ();
+      spool_sync (self, now);
       if (exited_us == 0 && g_subprocess_get_identifier (proc) == NULL)
         {
           exited_us = now;
@@ -1361,10 +1546,17 @@ record_run (FlameRecorder  *self,
   self->wait_status = g_subprocess_get_status (proc);
   self->have_status = TRUE;
 
+  if (self->spool_fd >= 0)
+    fdatasync (self->spool_fd);
   profile = build_profile (self, started);
   schedule_publish (self);
   if (!write_profile (self, profile, error))
-    return NULL;
+    {
+      /* the spool stays: flame_recorder_recover() can try again */
+      spool_close (self, FALSE);
+      return NULL;
+    }
+  spool_close (self, TRUE);
   return g_steal_pointer (&profile);
 }
 
@@ -1425,4 +1617,154 @@ flame_recorder_record (FlameRecorder  *self,
 {
   g_clear_pointer (&self->context, g_main_context_unref);
   return record_run (self, cancellable, error);
+}
+
+/* ---- recovery ---- */
+
+static gboolean
+read_spool_record (const guint8 **p,
+                   const guint8  *end,
+                   const guint8 **data,
+                   gsize         *len)
+{
+  guint32 n;
+
+  if (end - *p < 4)
+    return FALSE;
+  memcpy (&n, *p, 4);
+  if ((gsize) (end - *p - 4) < n)
+    return FALSE;   /* cut short by the crash: the whole records before it count */
+  *data = *p + 4;
+  *len = n;
+  *p += 4 + n;
+  return TRUE;
+}
+
+/**
+ * flame_recorder_recover:
+ * @spool_path: a FILE.spool left behind by a recorder that did not finish
+ *
+ * Builds the recording from the spooled records and writes it atomically
+ * to the output path the spool names (FILE), then removes the spool.
+ * Fails with %G_IO_ERROR_BUSY when a running recorder still writes it.
+ */
+FlameProfile *
+flame_recorder_recover (const char  *spool_path,
+                        GError     **error)
+{
+  g_autoptr(GMappedFile) map = NULL;
+  g_autoptr(GKeyFile) kf = g_key_file_new ();
+  g_autoptr(FlameRecorder) self = NULL;
+  g_autoptr(GDateTime) started = NULL;
+  g_autoptr(FlameProfile) profile = NULL;
+  g_auto(GStrv) argv = NULL;
+  g_autofree char *cwd = NULL;
+  g_autofree char *output = NULL;
+  g_autofree char *start_s = NULL;
+  const guint8 *p, *end, *data;
+  gsize len;
+  gint64 start_real;
+  GStatBuf st;
+  int fd;
+
+  fd = g_open (spool_path, O_RDONLY | O_CLOEXEC, 0);
+  if (fd < 0)
+    {
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errno),
+                   "%s: %s", spool_path, g_strerror (errno));
+      return NULL;
+    }
+  if (flock (fd, LOCK_SH | LOCK_NB) != 0)
+    {
+      close (fd);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_BUSY,
+                   "%s is still being recorded", spool_path);
+      return NULL;
+    }
+  map = g_mapped_file_new_from_fd (fd, FALSE, error);
+  if (map == NULL || fstat (fd, &st) != 0)
+    {
+      close (fd);
+      return NULL;
+    }
+  p = (const guint8 *) g_mapped_file_get_contents (map);
+  end = p + g_mapped_file_get_length (map);
+  if (p == NULL || (gsize) (end - p) < strlen (SPOOL_MAGIC) ||
+      memcmp (p, SPOOL_MAGIC, strlen (SPOOL_MAGIC)) != 0)
+    {
+      close (fd);
+      g_set_error (error, FLAME_RECORDER_ERROR, FLAME_RECORDER_ERROR_FAILED,
+                   "%s is not a recording spool", spool_path);
+      return NULL;
+    }
+  p += strlen (SPOOL_MAGIC);
+  if (!read_spool_record (&p, end, &data, &len) ||
+      !g_key_file_load_from_data (kf, (const char *) data, len, G_KEY_FILE_NONE, NULL) ||
+      (argv = g_key_file_get_string_list (kf, "recording", "argv", NULL, NULL)) == NULL ||
+      argv[0] == NULL ||
+      (output = g_key_file_get_string (kf, "recording", "output", NULL)) == NULL)
+    {
+      close (fd);
+      g_set_error (error, FLAME_RECORDER_ERROR, FLAME_RECORDER_ERROR_FAILED,
+                   "%s: the spool's header is damaged", spool_path);
+      return NULL;
+    }
+  cwd = g_key_file_get_string (kf, "recording", "cwd", NULL);
+  start_s = g_key_file_get_string (kf, "recording", "start-time", NULL);
+  start_real = g_key_file_get_int64 (kf, "recording", "start-realtime-us", NULL);
+
+  self = flame_recorder_new ((const char * const *) argv);
+  flame_recorder_set_cwd (self, cwd);
+  flame_recorder_set_frequency (self, g_key_file_get_integer (kf, "recording", "hz", NULL));
+  flame_recorder_set_output_path (self, output);
+  while (read_spool_record (&p, end, &data, &len))
+    handle_record (self, data, len);
+  close (fd);
+
+  /* the last write to the spool is as near to the end as we know */
+  self->start_us = 1;
+  self->end_us = 1 + MAX ((gint64) st.st_mtime * G_USEC_PER_SEC - start_real, 0);
+  started = start_s ? g_date_time_new_from_iso8601 (start_s, NULL) : NULL;
+  if (started == NULL)
+    started = g_date_time_new_now_local ();
+  g_ptr_array_add (self->notes, g_strdup ("recovered from the spool of a recording that was "
+                                          "interrupted: the end and the exit status are unknown"));
+  update_live_counts (self);
+  profile = build_profile (self, started);
+  if (!write_profile (self, profile, error))
+    return NULL;
+  g_unlink (spool_path);
+  return g_steal_pointer (&profile);
+}
+
+/**
+ * flame_recorder_find_spools:
+ * @dir: a recordings folder
+ *
+ * The spools in @dir that no running recorder holds: recordings
+ * interrupted by a crash or a kill, for flame_recorder_recover().
+ */
+GPtrArray *
+flame_recorder_find_spools (const char *dir)
+{
+  GPtrArray *found = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *path = NULL;
+      int fd;
+
+      if (!g_str_has_suffix (name, ".spool"))
+        continue;
+      path = g_build_filename (dir, name, NULL);
+      fd = g_open (path, O_RDONLY | O_CLOEXEC, 0);
+      if (fd < 0)
+        continue;
+      if (flock (fd, LOCK_SH | LOCK_NB) == 0)
+        g_ptr_array_add (found, g_steal_pointer (&path));
+      close (fd);
+    }
+  return found;
 }

@@ -44,6 +44,10 @@ void           flame_recorder_set_capture_output (FlameRecorder     *self,
                                                  gboolean            capture);
 void           flame_recorder_set_output_path   (FlameRecorder      *self,
                                                  const char         *path);
+void           flame_recorder_set_spool         (FlameRecorder      *self,
+                                                 gboolean            spool);
+void           flame_recorder_set_host_sampler  (FlameRecorder      *self,
+                                                 const char         *host_path);
 void           flame_recorder_set_grace_ms      (FlameRecorder      *self,
                                                  guint               grace_ms);
 
@@ -66,6 +70,10 @@ FlameProfile  *flame_recorder_record            (FlameRecorder       *self,
                                                  GCancellable        *cancellable,
                                                  GError             **error);
 void           flame_recorder_stop              (FlameRecorder       *self);
+
+FlameProfile  *flame_recorder_recover           (const char          *spool_path,
+                                                 GError             **error);
+GPtrArray     *flame_recorder_find_spools       (const char          *dir);
 
 char          *flame_recorder_find_sampler      (GError             **error);
 char          *flame_recorder_default_dir       (void);
