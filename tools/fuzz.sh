@@ -28,14 +28,23 @@ if [ ! -f "$BUILDDIR/build.ninja" ]; then
   CC=clang meson setup "$BUILDDIR" -Dfuzzing=true \
     -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debugoptimized
 fi
-ninja -C "$BUILDDIR" >/dev/null
-
 harnesses=("$@")
 if [ ${#harnesses[@]} -eq 0 ]; then
   for f in "$BUILDDIR"/tests/fuzz/fuzz-*.seeds; do
     n=$(basename "$f" .seeds)
     harnesses+=("${n#fuzz-}")
   done
+fi
+
+# Only the harnesses: the other programs of a fuzzing build link the
+# instrumented core without the fuzzer runtime.
+targets=()
+for h in "${harnesses[@]}"; do
+  targets+=("tests/fuzz/fuzz-$h")
+done
+if ! ninja -C "$BUILDDIR" "${targets[@]}" > "$BUILDDIR/fuzz-build.log" 2>&1; then
+  tail -40 "$BUILDDIR/fuzz-build.log"
+  exit 1
 fi
 
 WORK=$(mktemp -d)
