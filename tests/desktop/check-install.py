@@ -8,11 +8,9 @@ profile files to Flamediff's types, the German catalogue translates, and the
 help pages sit in share/help/C/flamediff/.
 
 Also: bin/flamediff, the GNOME application, is installed and runs
-(--version), and the desktop entry's TryExec and Exec name it.
-
-Not installed yet, so not checked (add them here when they land):
-  - the sampler, lib/<libdir>/flamediff/libflamediff-sampler.so;
-  - help pages for the application window (help/README.md)."""
+(--version), and the desktop entry's TryExec and Exec name it; the
+sampler is installed in <libdir>/flamediff, where the recorder looks for
+it, as a loadable shared object that links no GLib."""
 import argparse
 import gettext
 import os
@@ -40,6 +38,7 @@ def main():
     p.add_argument('--builddir', required=True)
     p.add_argument('--prefix', required=True)
     p.add_argument('--bindir', required=True)
+    p.add_argument('--libdir', required=True)
     p.add_argument('--datadir', required=True)
     p.add_argument('--localedir', required=True)
     p.add_argument('--app-id', required=True)
@@ -74,6 +73,15 @@ def main():
             r = run([app_bin, '--version'])
             check(r.returncode == 0 and a.version in r.stdout,
                   'the installed flamediff runs (--version)')
+
+        # the sampler, preloaded into recorded programs: it must load on its
+        # own (ldd resolves everything) and never drag GLib into them
+        sampler = path(a.libdir, 'flamediff', 'libflamediff-sampler.so')
+        if check(os.path.isfile(sampler), f'{a.libdir}/flamediff/libflamediff-sampler.so is installed'):
+            r = run(['ldd', sampler])
+            check(r.returncode == 0 and 'not found' not in r.stdout,
+                  'the installed sampler resolves all its libraries')
+            check('libglib' not in r.stdout, 'the installed sampler links no GLib')
 
         # desktop entry, metainfo, icons
         desktop = os.path.join(share, 'applications', app + '.desktop')
