@@ -9,6 +9,7 @@
 #include <zlib.h>
 
 #include "flame-chrome.h"
+#include "flame-gecko.h"
 #include "flame-error.h"
 #include "flame-folded.h"
 #include "flame-loader.h"
@@ -400,9 +401,8 @@ flame_load_bytes_full (const char              *name,
       break;
     case FLAME_FORMAT_GECKO:
     case FLAME_FORMAT_FIREFOX_PROCESSED:
-      g_set_error (error, FLAME_ERROR, FLAME_ERROR_UNSUPPORTED,
-                   "%s: Firefox profiles cannot be read yet", name);
-      return NULL;
+      profile = flame_gecko_load (&in, options, error);
+      break;
     case FLAME_FORMAT_PERF_SCRIPT:
       profile = flame_perf_load (&in, error);
       break;
