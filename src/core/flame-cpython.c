@@ -654,8 +654,10 @@ flame_cpython_binary_load (FlameInput  *in,
                      g_array_index (ts->frames, guint32, keep) == g_array_index (scratch, guint32, keep))
                 keep++;
               g_array_set_size (ts->frames, keep);
-              g_array_append_vals (ts->frames, &g_array_index (scratch, guint32, keep),
-                                   (guint) n_new - keep);
+              /* an empty FULL stack leaves scratch without storage */
+              if (n_new > keep)
+                g_array_append_vals (ts->frames, &g_array_index (scratch, guint32, keep),
+                                     (guint) n_new - keep);
             }
           else
             {
