@@ -29,6 +29,8 @@ test_snapshots (void)
 {
   static const struct { const char *title; const char *file; gint64 tid; FlameFormat format; } cases[] = {
     { "importFromChromeCPUProfile 1", "Chrome/65/simple.cpuprofile", -1, FLAME_FORMAT_CHROME_CPUPROFILE },
+    /* the old v8-profiler tree: {head:{children:[…]}}, timestamps, startTime in s */
+    { "importFromV8Profiler Node 10 1", "node/10.11.0/example.cpuprofile", -1, FLAME_FORMAT_CHROME_CPUPROFILE },
     { "importFromChromeTimeline 1", "Chrome/65/simple-timeline.json", -1, FLAME_FORMAT_CHROME_TRACE },
     { "importFromChromeTimeline Chrome 69 1", "Chrome/69/simple.json", -1, FLAME_FORMAT_CHROME_TRACE },
     /* Chrome/116: (program) self is 9531 µs here, 9312 in speedscope
@@ -126,6 +128,9 @@ test_malformed (void)
     { "{\"nodes\":[{\"id\":1,\"callFrame\":{\"functionName\":\"a\"}}],\"samples\":[1,1],\"timeDeltas\":[1,", "truncated" },
     { "{\"nodes\":[{\"callFrame\":{\"functionName\":\"a\"}}],\"samples\":[1],\"timeDeltas\":[1]}", "no id" },
     { "{\"nodes\":[],\"samples\":[],\"timeDeltas\":[]}", "no CPU profile samples" },
+    /* the old tree form */
+    { "{\"head\":{\"id\":1,\"functionName\":\"a\",\"children\":[{\"functionName\":\"b\"}]},\"samples\":[1],\"timestamps\":[1],\"startTime\":0}", "no id" },
+    { "{\"head\":{\"id\":1,\"functionName\":\"a\",\"children\":[{\"id\":1,\"functionName\":\"b\"}]},\"samples\":[1],\"timestamps\":[1],\"startTime\":0}", "twice" },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++)

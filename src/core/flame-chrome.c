@@ -102,9 +102,36 @@ typedef struct
   guint64     mark_samples, mark_deltas;
   gboolean    ev_timestamps;  /* old format: absolute timestamps */
 
+  /* the old tree form: nodes being read, one per nesting level */
+  GPtrArray  *pending;         /* Pending, by level (head = 0) */
+  guint8      tree_node[FLAME_JSON_MAX_DEPTH + 1];  /* the map at this depth is a node */
+
   gdouble     start_time;      /* .cpuprofile startTime (µs, or s in the old form) */
   guint64     n_events;
 } Loader;
+
+/* A node of the old tree form, open until its map ends: its id and its
+ * children's ids may come in any key order, so the edges are made when
+ * the node ends. */
+typedef struct
+{
+  Node     node;
+  GString *fn_name;
+  GString *url;
+  gint64   line;
+  GArray  *kids;   /* gint64 child ids */
+} Pending;
+
+static void
+pending_free (gpointer data)
+{
+  Pending *p = data;
+
+  g_string_free (p->fn_name, TRUE);
+  g_string_free (p->url, TRUE);
+  g_array_unref (p->kids);
+  g_free (p);
+}
 
 static void
 profile_info_free (gpointer data)
@@ -320,6 +347,109 @@ on_profile_value (Loader               *ld,
   return TRUE;
 }
 
+/* The old v8-profiler tree ({head:{…, children:[{…}]}}): node maps sit
+ * at depth 2 (head), 4, 6, … each inside its parent's "children". */
+static gboolean
+on_tree_value (Loader               *ld,
+               FlameJson            *json,
+               const FlameJsonValue *v,
+               guint                 depth,
+               GError              **error)
+{
+  gboolean scalar = v->type <= FLAME_JSON_STRING;
+  guint d = depth;
+
+  if (v->type == FLAME_JSON_START_MAP)
+    {
+      gboolean is_node = (d == 2 && flame_json_key_is (json, 1, "head")) ||
+                         (d >= 4 && ld->tree_node[d - 2] && flame_json_key_is (json, d - 2, "children") &&
+                          flame_json_level (json, d - 1)->is_array);
+      ld->tree_node[d] = is_node;
+      if (is_node)
+        {
+          guint level = d / 2 - 1;
+          Pending *p;
+
+          while (ld->pending->len <= level)
+            {
+              p = g_new0 (Pending, 1);
+              p->fn_name = g_string_new (NULL);
+              p->url = g_string_new (NULL);
+              p->kids = g_array_new (FALSE, FALSE, sizeof (gint64));
+              g_ptr_array_add (ld->pending, p);
+            }
+          p = g_ptr_array_index (ld->pending, level);
+          p->node = (Node) { .id = G_MININT64, .parent = NO_PARENT, .profile = 0 };
+          g_string_truncate (p->fn_name, 0);
+          g_string_truncate (p->url, 0);
+          p->line = -1;
+          g_array_set_size (p->kids, 0);
+        }
+      return TRUE;
+    }
+  if (v->type == FLAME_JSON_END_MAP && ld->tree_node[d])
+    {
+      Pending *p = g_ptr_array_index (ld->pending, d / 2 - 1);
+
+      ld->tree_node[d] = FALSE;
+      if (p->node.id == G_MININT64)
+        {
+          flame_json_set_error (json, error, FLAME_ERROR_PARSE, "a node has no id");
+          return FALSE;
+        }
+      for (guint i = 0; i < p->kids->len; i++)
+        {
+          Edge e = { p->node.id, g_array_index (p->kids, gint64, i), 0 };
+          g_array_append_val (ld->edges, e);
+        }
+      /* finish_node() reads the node being read from the loader */
+      ld->node = p->node;
+      g_string_assign (ld->fn_name, p->fn_name->str);
+      g_string_assign (ld->url, p->url->str);
+      ld->line = p->line;
+      finish_node (ld);
+      if (d >= 4)
+        g_array_append_val (((Pending *) g_ptr_array_index (ld->pending, d / 2 - 2))->kids, p->node.id);
+      return TRUE;
+    }
+  if (!scalar)
+    return TRUE;
+  /* a node's own fields, or the newer callFrame object inside it */
+  if (ld->tree_node[d] || (d >= 3 && ld->tree_node[d - 1] && flame_json_key_is (json, d - 1, "callFrame")))
+    {
+      guint nd = ld->tree_node[d] ? d : d - 1;
+      Pending *p = g_ptr_array_index (ld->pending, nd / 2 - 1);
+      const FlameJsonLevel *l = flame_json_level (json, d);
+
+      if (l->is_array || l->key_len == 255)
+        return TRUE;
+      if (strcmp (l->key, "id") == 0 && nd == d)
+        {
+          if (!want_int (json, v, "a node id", error))
+            return FALSE;
+          p->node.id = v->i;
+        }
+      else if ((strcmp (l->key, "functionName") == 0 || strcmp (l->key, "url") == 0) &&
+               v->type == FLAME_JSON_STRING)
+        {
+          if (v->len > FLAME_MAX_NAME_LEN)
+            {
+              flame_json_set_error (json, error, FLAME_ERROR_TOO_LARGE,
+                                    "a function name is longer than %d bytes", FLAME_MAX_NAME_LEN);
+              return FALSE;
+            }
+          g_string_truncate (l->key[0] == 'f' ? p->fn_name : p->url, 0);
+          /* NULs would cut the name short: such names are garbage anyway */
+          g_string_append_len (l->key[0] == 'f' ? p->fn_name : p->url, v->str,
+                               memchr (v->str, 0, v->len) ? (gssize) ((const char *) memchr (v->str, 0, v->len) - v->str)
+                                                          : (gssize) v->len);
+        }
+      else if (strcmp (l->key, "lineNumber") == 0 && (v->type == FLAME_JSON_INT || v->type == FLAME_JSON_DOUBLE))
+        p->line = v->i;
+    }
+  return TRUE;
+}
+
 static gboolean
 on_event (FlameJson            *json,
           const FlameJsonValue *v,
@@ -343,12 +473,8 @@ on_event (FlameJson            *json,
             return FALSE;
           ld->start_time = v->d;
         }
-      if (depth == 2 && flame_json_key_is (json, 1, "head") && v->type == FLAME_JSON_START_MAP)
-        {
-          flame_json_set_error (json, error, FLAME_ERROR_UNSUPPORTED,
-                                "the old tree-shaped V8 profile (\"head\") cannot be read yet");
-          return FALSE;
-        }
+      if (depth >= 2 && flame_json_key_is (json, 1, "head"))
+        return on_tree_value (ld, json, v, depth, error);
       return TRUE;
     }
 
@@ -807,6 +933,7 @@ flame_chrome_load (FlameInput              *in,
   ld.profile_by_key = g_hash_table_new (g_str_hash, g_str_equal);
   ld.thread_names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   ld.fn_name = g_string_new (NULL);
+  ld.pending = g_ptr_array_new_with_free_func (pending_free);
   ld.url = g_string_new (NULL);
 
   if (format == FLAME_FORMAT_CHROME_CPUPROFILE)
@@ -885,6 +1012,7 @@ out:
   g_ptr_array_unref (ld.profiles);
   g_hash_table_unref (ld.thread_names);
   g_string_free (ld.fn_name, TRUE);
+  g_ptr_array_unref (ld.pending);
   g_string_free (ld.url, TRUE);
   g_free (ld.ev_thread_name);
   return result;
