@@ -10,6 +10,8 @@
 # bytes), files over 1 MiB left out. Nothing is written into the
 # repository or the shared corpus; new inputs stay in the temporary
 # directory and are deleted, unless FUZZ_KEEP=DIR names a place for them.
+# FUZZ_SEED=N fixes libFuzzer's random seed (CI uses one, so that a run
+# explores the same inputs as the runs before it did).
 # Crashes, leaks, timeouts and OOMs land in BUILDDIR/fuzz-artifacts and
 # fail the run: copy them into tests/fuzz/regressions/NAME/ and fix them.
 #
@@ -77,7 +79,7 @@ run_one () {
   local start=$SECONDS
   if UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
      "$BUILDDIR/tests/fuzz/fuzz-$name" "$dir" \
-       -max_total_time="$SECONDS_EACH" -max_len=65536 -timeout=10 \
+       -max_total_time="$SECONDS_EACH" -max_len=65536 -timeout=10 ${FUZZ_SEED:+-seed=$FUZZ_SEED} \
        -rss_limit_mb=2560 -print_final_stats=1 \
        -artifact_prefix="$ARTIFACTS/$name-" >"$log" 2>&1; then
     local execs
@@ -94,6 +96,6 @@ run_one () {
   fi
 }
 export -f run_one prepare_seeds
-export BUILDDIR WORK ARTIFACTS SECONDS_EACH FUZZ_KEEP
+export BUILDDIR WORK ARTIFACTS SECONDS_EACH FUZZ_KEEP FUZZ_SEED
 
 printf '%s\n' "${harnesses[@]}" | xargs -P "$JOBS" -I{} bash -c 'run_one "$@"' _ {}
