@@ -571,6 +571,80 @@ test_record_diff (void)
   g_assert_cmpstr (hot, ==, "unchanged");
 }
 
+/* The same program rebuilt (another build-id at the same path): the
+ * comparison of its two recordings says the binary changed, in the text
+ * report and in the JSON report's "binaries" */
+static void
+test_rebuilt (void)
+{
+  g_autofree char *build_a = workload ("rebuilt-a");
+  g_autofree char *build_b = workload ("rebuilt-b");
+  g_autofree char *exe = tmp_path ("imgconv");
+  const char *argv[] = { exe, "spin", "0.1", NULL };
+  const char *builds[] = { build_a, build_b };
+  const char *names[] = { "rebuilt-base.json", "rebuilt-cur.json" };
+  g_auto(Recording) base = { 0 };
+  g_auto(Recording) cur = { 0 };
+  Recording *runs[] = { &base, &cur };
+  g_auto(Run) text = { 0 };
+  g_auto(Run) json = { 0 };
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  JsonArray *binaries;
+  gboolean found = FALSE;
+
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autofree char *contents = NULL;
+      gsize len;
+
+      /* copied to one path, as a rebuild in place would leave it */
+      g_assert_true (g_file_get_contents (builds[i], &contents, &len, NULL));
+      g_assert_true (g_file_set_contents_full (exe, contents, len, G_FILE_SET_CONTENTS_CONSISTENT,
+                                               0755, NULL));
+      record (runs[i], names[i], argv, NULL, NULL);
+      g_assert_nonnull (strstr (flame_profile_get_metadata (runs[i]->profile, "build_ids"),
+                                i == 0 ? "imgconv=1a2b3c4d5e6f70819a0b" : "imgconv=3c4d5e6f7a8b9c0d1e2f"));
+    }
+  {
+    const char *args[] = { "compare", base.output, cur.output, NULL };
+
+    run_cli (&text, args);
+  }
+  g_assert_cmpint (text.status, ==, 0);
+  g_test_message ("%s", text.out);
+  g_assert_nonnull (strstr (text.out, "Binaries:      imgconv: build-id 1a2b3c4d… → 3c4d5e6f… (rebuilt)\n"));
+  /* libc and the others are the same in both runs: not listed */
+  g_assert_null (strstr (text.out, "libc.so"));
+  {
+    const char *args[] = { "compare", base.output, cur.output, "--format", "json", NULL };
+
+    run_cli (&json, args);
+  }
+  g_assert_cmpint (json.status, ==, 0);
+  json_parser_load_from_data (parser, json.out, -1, &error);
+  g_assert_no_error (error);
+  binaries = json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)),
+                                           "binaries");
+  g_assert_nonnull (binaries);
+  for (guint i = 0; i < json_array_get_length (binaries); i++)
+    {
+      JsonObject *b = json_array_get_object_element (binaries, i);
+      const char *path = json_object_get_string_member (b, "path");
+
+      if (g_str_has_suffix (path, "/imgconv"))
+        {
+          found = TRUE;
+          g_assert_cmpstr (json_object_get_string_member (b, "status"), ==, "changed");
+          g_assert_cmpstr (json_object_get_string_member (b, "baseline_build_id"), ==, "1a2b3c4d5e6f70819a0b");
+          g_assert_cmpstr (json_object_get_string_member (b, "current_build_id"), ==, "3c4d5e6f7a8b9c0d1e2f");
+        }
+      else
+        g_assert_cmpstr (json_object_get_string_member (b, "status"), ==, "same");
+    }
+  g_assert_true (found);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -586,5 +660,6 @@ main (int    argc,
   g_test_add_func ("/capture/own-sigprof", test_own_sigprof);
   g_test_add_func ("/capture/dlopen-stress", test_dlopen_stress);
   g_test_add_func ("/capture/record-diff", test_record_diff);
+  g_test_add_func ("/capture/rebuilt", test_rebuilt);
   return g_test_run ();
 }

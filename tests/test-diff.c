@@ -23,6 +23,7 @@
 
 #include "flame-diff.h"
 #include "flame-loader.h"
+#include "flame-provenance.h"
 #include "flame-report.h"
 #include "flame-test-utils.h"
 
@@ -726,6 +727,99 @@ test_self_compare (void)
   g_assert_cmpuint (flame_report_count (report, FLAME_STATUS_UNCHANGED), ==, 3);
 }
 
+/* Build-ids from the recorder's metadata: a rebuilt program, a library
+ * only one run loaded, one that is the same; the reports say so, and
+ * profiles without build-ids say nothing. */
+static void
+test_binaries (void)
+{
+  g_autoptr(FlameProfile) b = flame_test_profile (S ("main;a", "main;b"));
+  g_autoptr(FlameProfile) c = flame_test_profile (S ("main;a", "main;b"));
+  g_autoptr(FlameDiff) diff = NULL;
+  g_autoptr(FlameReport) report = NULL;
+  g_autoptr(GString) text = g_string_new (NULL);
+  g_autoptr(GString) md = g_string_new (NULL);
+  g_autoptr(GString) json = g_string_new (NULL);
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GHashTable) parsed = flame_build_ids_parse ("/a=b=1f;bad;=2;/x=;/y=Ab");
+  GPtrArray *bins;
+  JsonArray *arr;
+  JsonObject *o;
+
+  /* the path is cut at the last "=", broken entries are skipped */
+  g_assert_cmpuint (g_hash_table_size (parsed), ==, 2);
+  g_assert_cmpstr (g_hash_table_lookup (parsed, "/a=b"), ==, "1f");
+  g_assert_cmpstr (g_hash_table_lookup (parsed, "/y"), ==, "Ab");
+
+  /* nothing recorded on one side: nothing to say */
+  flame_profile_set_metadata (b, "build_ids", "/usr/bin/imgconv=1a2b3c4d5e6f");
+  g_assert_null (flame_binaries_compare (b, c));
+
+  flame_profile_set_metadata (b, "build_ids",
+                              "/lib/libc.so.6=aaaa;/opt/libold.so=0123456789ab;/usr/bin/imgconv=1a2b3c4d5e6f");
+  flame_profile_set_metadata (c, "build_ids",
+                              "/lib/libc.so.6=aaaa;/opt/libnew.so=ba9876543210;/usr/bin/imgconv=3c4d5e6f7a8b");
+  diff = flame_diff_new (b, c, NULL, NULL, &error);
+  g_assert_no_error (error);
+  report = flame_report_new (diff, NULL);
+  bins = flame_report_get_binaries (report);
+  g_assert_nonnull (bins);
+  g_assert_cmpuint (bins->len, ==, 4);
+  g_assert_cmpuint (flame_binaries_count_differences (bins), ==, 3);
+  /* differences first: changed, added, removed; then the same */
+  g_assert_cmpstr (((FlameBinary *) bins->pdata[0])->path, ==, "/usr/bin/imgconv");
+  g_assert_cmpint (((FlameBinary *) bins->pdata[0])->status, ==, FLAME_BINARY_CHANGED);
+  g_assert_cmpint (((FlameBinary *) bins->pdata[1])->status, ==, FLAME_BINARY_ADDED);
+  g_assert_cmpint (((FlameBinary *) bins->pdata[2])->status, ==, FLAME_BINARY_REMOVED);
+  g_assert_cmpint (((FlameBinary *) bins->pdata[3])->status, ==, FLAME_BINARY_SAME);
+
+  flame_report_write_text (report, text);
+  g_assert_nonnull (strstr (text->str, "  Binaries:      imgconv: build-id 1a2b3c4d… → 3c4d5e6f… (rebuilt)\n"));
+  g_assert_nonnull (strstr (text->str, "libnew.so: only in the current run (build-id ba987654…)"));
+  g_assert_nonnull (strstr (text->str, "libold.so: only in the baseline run (build-id 01234567…)"));
+  g_assert_null (strstr (text->str, "libc.so.6"));
+
+  flame_report_write_markdown (report, md);
+  g_assert_nonnull (strstr (md->str, "### Binaries\n\n- `imgconv: build-id 1a2b3c4d… → 3c4d5e6f… (rebuilt)`\n"));
+
+  flame_report_write_json (report, json);
+  json_parser_load_from_data (parser, json->str, json->len, &error);
+  g_assert_no_error (error);
+  o = json_node_get_object (json_parser_get_root (parser));
+  g_assert_cmpint (json_object_get_int_member (o, "schema_version"), ==, 1);
+  arr = json_object_get_array_member (o, "binaries");
+  g_assert_cmpuint (json_array_get_length (arr), ==, 4);
+  o = json_array_get_object_element (arr, 0);
+  g_assert_cmpstr (json_object_get_string_member (o, "path"), ==, "/usr/bin/imgconv");
+  g_assert_cmpstr (json_object_get_string_member (o, "baseline_build_id"), ==, "1a2b3c4d5e6f");
+  g_assert_cmpstr (json_object_get_string_member (o, "current_build_id"), ==, "3c4d5e6f7a8b");
+  g_assert_cmpstr (json_object_get_string_member (o, "status"), ==, "changed");
+  o = json_array_get_object_element (arr, 1);
+  g_assert_true (json_object_get_null_member (o, "baseline_build_id"));
+  g_assert_cmpstr (json_object_get_string_member (o, "status"), ==, "added");
+  o = json_array_get_object_element (arr, 2);
+  g_assert_true (json_object_get_null_member (o, "current_build_id"));
+  g_assert_cmpstr (json_object_get_string_member (o, "status"), ==, "removed");
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (arr, 3), "status"), ==, "same");
+}
+
+/* Profiles from other tools: no Binaries line, no binaries key */
+static void
+test_binaries_absent (void)
+{
+  g_autoptr(FlameDiff) diff = make_diff (S ("main;a"), S ("main;a"));
+  g_autoptr(FlameReport) report = flame_report_new (diff, NULL);
+  g_autoptr(GString) text = g_string_new (NULL);
+  g_autoptr(GString) json = g_string_new (NULL);
+
+  g_assert_null (flame_report_get_binaries (report));
+  flame_report_write_text (report, text);
+  flame_report_write_json (report, json);
+  g_assert_null (strstr (text->str, "Binaries"));
+  g_assert_null (strstr (json->str, "binaries"));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -752,6 +846,8 @@ main (int    argc,
   g_test_add_func ("/diff/binomial", test_binomial);
   g_test_add_func ("/diff/noise", test_noise);
   g_test_add_func ("/diff/self-compare", test_self_compare);
+  g_test_add_func ("/diff/binaries", test_binaries);
+  g_test_add_func ("/diff/binaries-absent", test_binaries_absent);
 
   return g_test_run ();
 }

@@ -20,6 +20,7 @@
 #include "flame-loader.h"
 #include "flame-preferences-window.h"
 #include "flame-report.h"
+#include "flame-speedscope.h"
 #include "flame-window-private.h"
 
 static FlameApplication *app;
@@ -428,6 +429,55 @@ test_single_file (void)
   g_assert_false (gtk_widget_get_visible (single->sidebar_button));
   g_assert_cmpstr (gtk_stack_get_visible_child_name (single->title_stack), ==, "title");
   gtk_window_destroy (GTK_WINDOW (single));
+}
+
+/* A recording of the example with the given build-ids, in a temp dir */
+static GFile *
+recording_with_build_ids (const char *example_name,
+                          const char *build_ids)
+{
+  g_autofree char *src = example (example_name);
+  g_autoptr(FlameProfile) p = flame_load_file (src, NULL, NULL, NULL, NULL);
+  g_autoptr(GString) json = g_string_new (NULL);
+  g_autofree char *name = g_strconcat (example_name, ".speedscope.json", NULL);
+  g_autofree char *path = g_build_filename (g_get_user_data_dir (), name, NULL);
+
+  g_assert_nonnull (p);
+  flame_profile_set_metadata (p, "build_ids", build_ids);
+  g_assert_true (flame_speedscope_write (p, json, NULL));
+  g_assert_true (g_file_set_contents (path, json->str, json->len, NULL));
+  return g_file_new_for_path (path);
+}
+
+/* Two recordings of a rebuilt program: the summary says which binary
+ * changed, with both build-ids in the tooltip; the example pair (no
+ * build-ids) says nothing */
+static void
+test_binary_changed (void)
+{
+  g_autoptr(GFile) b = recording_with_build_ids ("baseline.folded",
+                                                 "/lib/libc.so.6=aaaa;/usr/bin/imgconv=1a2b3c4d5e6f");
+  g_autoptr(GFile) c = recording_with_build_ids ("current.folded",
+                                                 "/lib/libc.so.6=aaaa;/usr/bin/imgconv=3c4d5e6f7a8b");
+  FlameWindow *w = flame_window_new (ADW_APPLICATION (app));
+  g_autoptr(GdkTexture) texture = NULL;
+  const char *tip;
+
+  gtk_window_present (GTK_WINDOW (w));
+  flame_window_open (w, b, c);
+  wait_for_window (w);
+  g_assert_nonnull (w->diff);
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (w->binaries_label)));
+  g_assert_cmpstr (gtk_label_get_text (w->binaries_label), ==, "Binary changed: imgconv");
+  tip = gtk_widget_get_tooltip_text (GTK_WIDGET (w->binaries_label));
+  g_assert_cmpstr (tip, ==, "imgconv: build-id 1a2b3c4d… → 3c4d5e6f… (rebuilt)");
+  texture = render_window (w);
+  save_screenshot (texture, "binary-changed.png");
+
+  flame_window_open_example (w);
+  wait_for_window (w);
+  g_assert_false (gtk_widget_get_visible (GTK_WIDGET (w->binaries_label)));
+  gtk_window_destroy (GTK_WINDOW (w));
 }
 
 static void
@@ -965,6 +1015,7 @@ main (int   argc,
   g_test_add_func ("/window/preferences", test_preferences);
   g_test_add_func ("/window/legend", test_legend);
   g_test_add_func ("/window/panel-width", test_panel_width);
+  g_test_add_func ("/window/binary-changed", test_binary_changed);
 
   ret = g_test_run ();
   gtk_window_destroy (GTK_WINDOW (window));

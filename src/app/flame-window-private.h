@@ -42,6 +42,7 @@ struct _FlameWindow
   GtkWidget            *record_button;
   GtkLabel             *files_label;
   GtkLabel             *scale_label;
+  GtkLabel             *binaries_label;
   GtkLabel             *totals_label;
   GtkLabel             *samples_label;
   GtkLabel             *delta_label;

@@ -21,6 +21,7 @@
 #include "flame-file-chooser.h"
 #include "flame-legend.h"
 #include "flame-loader.h"
+#include "flame-provenance.h"
 #include "flame-record-dialog.h"
 #include "flame-window-private.h"
 
@@ -247,6 +248,54 @@ update_actions (FlameWindow *self)
   gtk_widget_set_visible (self->search_button, loaded);
 }
 
+/* "Binary changed: imgconv" when the two recordings ran different
+ * builds (build-ids from the recorder's metadata), the details in the
+ * tooltip: a regression measured across a rebuild is expected, one
+ * without a rebuild is not */
+static void
+update_binaries_label (FlameWindow *self)
+{
+  g_autoptr(GPtrArray) bins = NULL;
+  g_autoptr(GString) names = NULL;
+  g_autoptr(GString) details = NULL;
+  g_autofree char *text = NULL;
+  guint n_changed = 0, n;
+
+  if (self->diff != NULL)
+    bins = flame_binaries_compare (flame_diff_get_baseline (self->diff),
+                                   flame_diff_get_current (self->diff));
+  n = flame_binaries_count_differences (bins);
+  gtk_widget_set_visible (GTK_WIDGET (self->binaries_label), n > 0);
+  if (n == 0)
+    return;
+
+  names = g_string_new (NULL);
+  details = g_string_new (NULL);
+  for (guint i = 0; i < n; i++)
+    {
+      const FlameBinary *b = g_ptr_array_index (bins, i);
+      g_autofree char *line = flame_binary_describe (b);
+
+      g_string_append_printf (details, "%s%s", i ? "\n" : "", line);
+      if (b->status == FLAME_BINARY_CHANGED)
+        {
+          g_autofree char *name = flame_binary_short_name (b);
+
+          g_string_append_printf (names, "%s%s", n_changed++ ? ", " : "", name);
+        }
+    }
+  if (n_changed > 0)
+    /* Translators: the file names of the programs or libraries rebuilt between the two recordings */
+    text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Binary changed: %s", "Binaries changed: %s",
+                                         n_changed), names->str);
+  else
+    /* Translators: libraries loaded by only one of the two recorded runs */
+    text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u library loaded by one run only",
+                                         "%u libraries loaded by one run only", n), n);
+  gtk_label_set_text (self->binaries_label, text);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->binaries_label), details->str);
+}
+
 static void
 update_summary (FlameWindow *self)
 {
@@ -256,6 +305,7 @@ update_summary (FlameWindow *self)
 
   gtk_widget_remove_css_class (delta, "regression");
   gtk_widget_remove_css_class (delta, "improvement");
+  update_binaries_label (self);
 
   if (self->diff == NULL && self->source != NULL)
     {
@@ -1798,6 +1848,7 @@ flame_window_class_init (FlameWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, FlameWindow, record_button);
   gtk_widget_class_bind_template_child (widget_class, FlameWindow, files_label);
   gtk_widget_class_bind_template_child (widget_class, FlameWindow, scale_label);
+  gtk_widget_class_bind_template_child (widget_class, FlameWindow, binaries_label);
   gtk_widget_class_bind_template_child (widget_class, FlameWindow, totals_label);
   gtk_widget_class_bind_template_child (widget_class, FlameWindow, samples_label);
   gtk_widget_class_bind_template_child (widget_class, FlameWindow, delta_label);

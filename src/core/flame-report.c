@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "flame-provenance.h"
 #include "flame-report.h"
 
 struct _FlameReport
@@ -18,6 +19,7 @@ struct _FlameReport
   FlameFunctionStat  *functions;  /* sorted: biggest change first */
   guint               n_functions;
   guint               counts[FLAME_N_STATUSES];
+  GPtrArray          *binaries;   /* FlameBinary; NULL unless both were recorded */
 };
 
 void
@@ -117,6 +119,8 @@ flame_report_new (FlameDiff                *diff,
 
   self = g_new0 (FlameReport, 1);
   self->diff = g_object_ref (diff);
+  self->binaries = flame_binaries_compare (flame_diff_get_baseline (diff),
+                                           flame_diff_get_current (diff));
   if (options != NULL)
     self->options = *options;
   else
@@ -194,8 +198,22 @@ flame_report_free (FlameReport *self)
   if (self == NULL)
     return;
   g_clear_object (&self->diff);
+  g_clear_pointer (&self->binaries, g_ptr_array_unref);
   g_free (self->functions);
   g_free (self);
+}
+
+/**
+ * flame_report_get_binaries:
+ *
+ * Returns: (transfer none) (nullable): the recorded modules of both
+ * profiles (#FlameBinary, differences first), or %NULL unless both
+ * profiles carry build-ids (recordings made by Flamediff).
+ */
+GPtrArray *
+flame_report_get_binaries (FlameReport *self)
+{
+  return self->binaries;
 }
 
 guint
@@ -500,6 +518,20 @@ flame_report_write_text (FlameReport *self,
                           self->counts[FLAME_STATUS_IMPROVEMENT],
                           self->counts[FLAME_STATUS_NEW],
                           self->counts[FLAME_STATUS_REMOVED]);
+  if (self->binaries != NULL)
+    {
+      guint n = flame_binaries_count_differences (self->binaries);
+
+      if (n == 0)
+        g_string_append_printf (out, "  Binaries:      same build-ids (%u modules)\n",
+                                self->binaries->len);
+      for (guint i = 0; i < n; i++)
+        {
+          g_autofree char *line = flame_binary_describe (g_ptr_array_index (self->binaries, i));
+
+          g_string_append_printf (out, "  %s %s\n", i ? "              " : "Binaries:     ", line);
+        }
+    }
 
   for (guint si = 0; si < G_N_ELEMENTS (sections); si++)
     {
@@ -600,6 +632,22 @@ flame_report_write_markdown (FlameReport *self,
     g_string_append_printf (out, "\n_A file carries no sampling interval: %s ms per sample assumed._\n",
                             g_ascii_formatd (buf, sizeof buf, "%g",
                                              flame_diff_get_options (diff)->default_interval_ms));
+  if (self->binaries != NULL)
+    {
+      guint n = flame_binaries_count_differences (self->binaries);
+
+      g_string_append (out, "\n### Binaries\n\n");
+      if (n == 0)
+        g_string_append_printf (out, "Same build-ids in both runs (%u modules).\n", self->binaries->len);
+      for (guint i = 0; i < n; i++)
+        {
+          g_autofree char *line = flame_binary_describe (g_ptr_array_index (self->binaries, i));
+
+          g_string_append (out, "- ");
+          append_markdown_code (out, line);
+          g_string_append_c (out, '\n');
+        }
+    }
 
   for (guint si = 0; si < G_N_ELEMENTS (sections); si++)
     {
@@ -695,6 +743,30 @@ flame_report_write_json (FlameReport *self,
                           self->counts[FLAME_STATUS_REMOVED],
                           self->counts[FLAME_STATUS_UNCHANGED],
                           flame_diff_get_elided_count (diff));
+  if (self->binaries != NULL)
+    {
+      g_string_append (out, "  \"binaries\": [");
+      for (guint i = 0; i < self->binaries->len; i++)
+        {
+          const FlameBinary *b = g_ptr_array_index (self->binaries, i);
+
+          g_string_append (out, i ? ",\n    {\"path\": " : "\n    {\"path\": ");
+          append_json_string (out, b->path);
+          g_string_append (out, ", \"baseline_build_id\": ");
+          if (b->baseline_build_id != NULL)
+            append_json_string (out, b->baseline_build_id);
+          else
+            g_string_append (out, "null");
+          g_string_append (out, ", \"current_build_id\": ");
+          if (b->current_build_id != NULL)
+            append_json_string (out, b->current_build_id);
+          else
+            g_string_append (out, "null");
+          g_string_append_printf (out, ", \"status\": \"%s\"}",
+                                  flame_binary_status_to_string (b->status));
+        }
+      g_string_append (out, self->binaries->len ? "\n  ],\n" : "],\n");
+    }
   g_string_append (out, "  \"functions\": [");
   for (guint i = 0; i < self->n_functions; i++)
     {

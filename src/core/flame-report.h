@@ -51,6 +51,7 @@ const char              *flame_status_to_string    (FlameStatus               st
 FlameReport             *flame_report_new          (FlameDiff                *diff,
                                                     const FlameReportOptions *options);
 void                     flame_report_free         (FlameReport              *self);
+GPtrArray               *flame_report_get_binaries (FlameReport              *self);
 guint                    flame_report_get_n_functions (FlameReport            *self);
 const FlameFunctionStat *flame_report_get_function (FlameReport              *self,
                                                     guint                     i);
