@@ -20,13 +20,27 @@ with open(out, "w") as f:
         f.write(",".join('{"name":"function_%d","file":"src/module_%d.py","line":%d}' % (i, i % 500, i % 900 + 1)
                          for i in range(N_FRAMES)))
         f.write(']},"profiles":[{"type":"sampled","name":"main","unit":"nanoseconds","startValue":0,"endValue":1,"samples":[')
+        # Real profiles repeat a limited set of stacks that share prefixes
+        # (a call tree), and consecutive samples are often the same stack:
+        # draw ~5000 distinct stacks by extending prefixes of earlier ones,
+        # then sample them with a skewed distribution and some repetition
+        # (as tests/bench/flame-bench-gen.c does for folded files).
+        stacks = [[rng.randrange(N_FRAMES) for _ in range(8)]]
+        while len(stacks) < 5000:
+            base = stacks[rng.randrange(len(stacks))]
+            keep = rng.randint(1, len(base))
+            depth = min(60, keep + rng.randint(1, 12))
+            stacks.append(base[:keep] + [rng.randrange(N_FRAMES) for _ in range(depth - keep)])
+        texts = ["[" + ",".join(map(str, st)) + "]" for st in stacks]
         written = f.tell()
         weights = []
         first = True
+        cur = 0
         while written < target * 0.85:
-            depth = rng.randint(5, 40)
-            stack = [rng.randrange(N_FRAMES // 50) * 50 + d for d in range(depth)]
-            line = ("" if first else ",") + "[" + ",".join(map(str, stack)) + "]"
+            if rng.random() < 0.4:
+                # a hot stack: the first few hundred get most samples
+                cur = int(len(stacks) * rng.random() ** 4)
+            line = ("" if first else ",") + texts[cur]
             f.write(line)
             written += len(line)
             weights.append(str(rng.randint(1, 9) * 1000000))
@@ -39,9 +53,14 @@ with open(out, "w") as f:
         parents = [0]
         written = f.tell()
         ts = 0
+        n_chunk = 0
+        hot = []
         while written < target:
             nodes = []
-            for _ in range(200):
+            # Chrome sends a node once, when first sampled: many new nodes
+            # early, few once the program's call tree has been seen
+            n_chunk += 1
+            for _ in range(200 if n_chunk <= 100 else 4):
                 node_id += 1
                 parent = parents[rng.randrange(len(parents))] if len(parents) > 1 else 1
                 if node_id == 2:
@@ -50,7 +69,14 @@ with open(out, "w") as f:
                 nodes.append('{"id":%d,"parent":%d,"callFrame":{"functionName":"fn_%d","scriptId":7,"url":"https://example.com/app_%d.js","lineNumber":%d,"columnNumber":4}}'
                              % (node_id, parent, node_id % 3000, node_id % 40, node_id % 700))
                 parents.append(node_id)
-            samples = [parents[rng.randrange(len(parents))] for _ in range(4000)]
+            # samples: mostly a hot set of stacks, runs of the same node
+            hot = [parents[int(len(parents) * rng.random() ** 3)] for _ in range(300)]
+            samples = []
+            cur = hot[0]
+            for _ in range(4000):
+                if rng.random() < 0.3:
+                    cur = hot[rng.randrange(len(hot))] if rng.random() < 0.9 else parents[rng.randrange(len(parents))]
+                samples.append(cur)
             deltas = [rng.randint(50, 200) for _ in range(4000)]
             ts += 1000
             ev = (',{"name":"ProfileChunk","ph":"P","id":"0x1","pid":1,"tid":1,"ts":%d,"args":{"data":{"cpuProfile":{"nodes":[%s],"samples":[%s]},"timeDeltas":[%s]}}}'

@@ -728,6 +728,9 @@ build_profile (Loader   *ld,
   g_autofree IdIndex *ids = NULL;
   g_autofree gint64 *parent = NULL;
   g_autofree guint32 *tnode = NULL;
+  g_autofree gint32 *dense = NULL;
+  gint64 id_min = 0;
+  gsize n_dense = 0;
   g_autoptr(GArray) chain = g_array_new (FALSE, FALSE, sizeof (guint32));
   const Node *nodes = (const Node *) ld->nodes->data;
   guint n;
@@ -825,6 +828,17 @@ build_profile (Loader   *ld,
         }
     }
 
+  if (n > 0 && ids[n - 1].id - ids[0].id < (gint64) n * 4 + 1024)
+    {
+      id_min = ids[0].id;
+      n_dense = (gsize) (ids[n - 1].id - id_min) + 1;
+      dense = g_new (gint32, n_dense);
+      for (gsize k = 0; k < n_dense; k++)
+        dense[k] = -1;
+      for (guint k = 0; k < n; k++)
+        dense[ids[k].id - id_min] = (gint32) ids[k].index;
+    }
+
   /* samples in chunk order; sample i lasts until sample i+1 */
   for (guint c = 0; c < n_chunks; c++)
     {
@@ -837,7 +851,16 @@ build_profile (Loader   *ld,
         {
           gdouble d = s < ch->deltas_end - ch->deltas_start ? dl[ch->deltas_start + s] : 0;
           gdouble t;
-          gint64 li = lookup_id (ids, n, smp[ch->samples_start + s]);
+          gint64 id = smp[ch->samples_start + s];
+          gint64 li;
+
+          /* node ids are small and dense in every producer: a direct
+           * table instead of a binary search per sample (a cache miss
+           * per probe on big profiles) */
+          if (dense != NULL)
+            li = id >= id_min && id - id_min < (gint64) n_dense ? dense[id - id_min] : -1;
+          else
+            li = lookup_id (ids, n, id);
 
           n_deltas += s < ch->deltas_end - ch->deltas_start;
           if (ld->ev_timestamps)
