@@ -12,7 +12,9 @@
 #include <json-glib/json-glib.h>
 #include <math.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "flame-loader.h"
 #include "flame-recorder.h"
@@ -645,6 +647,154 @@ test_rebuilt (void)
   g_assert_true (found);
 }
 
+/* ---- the CLI stopped from outside ---- */
+
+static void
+own_process_group (gpointer data)
+{
+  /* the CLI and the command it records in a group of their own, so that
+   * the test can end both at once and no workload outlives a failure */
+  setpgid (0, 0);
+}
+
+/* Starts `flamediff-cli record -o OUT -- two-threads 20` (20 s of CPU:
+ * far longer than the test waits) and returns once the spool holds some
+ * samples; stderr goes to *err_fd. */
+static GPid
+start_long_recording (const char *out,
+                      int        *err_fd)
+{
+  g_autofree char *exe = workload ("two-threads");
+  g_autofree char *spool = g_strconcat (out, ".spool", NULL);
+  const char *argv[] = { g_getenv ("FLAMEDIFF_CLI"), "record", "-o", out, "--", exe, "20", "one", NULL };
+  g_autoptr(GError) error = NULL;
+  gint64 end = g_get_monotonic_time () + 15 * G_USEC_PER_SEC;
+  GStatBuf st;
+  GPid pid;
+
+  g_assert_nonnull (argv[0]);
+  g_spawn_async_with_pipes (NULL, (char **) argv, NULL,
+                            G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL,
+                            own_process_group, NULL, &pid, NULL, NULL, err_fd, &error);
+  g_assert_no_error (error);
+  /* 0.5 s of CPU time is about 125 samples of some 100 bytes */
+  while (g_get_monotonic_time () < end &&
+         (g_stat (spool, &st) != 0 || st.st_size < 8000))
+    g_usleep (50 * 1000);
+  g_assert_cmpint (g_stat (spool, &st), ==, 0);
+  g_assert_cmpint (st.st_size, >=, 8000);
+  return pid;
+}
+
+static int
+wait_for (GPid pid)
+{
+  int status;
+
+  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+  /* whatever is left of the group (nothing, when all went well) */
+  kill (-pid, SIGKILL);
+  g_spawn_close_pid (pid);
+  return status;
+}
+
+static char *
+read_all (int fd)
+{
+  GString *s = g_string_new (NULL);
+  char buf[4096];
+  gssize n;
+
+  while ((n = read (fd, buf, sizeof buf)) > 0)
+    g_string_append_len (s, buf, n);
+  close (fd);
+  return g_string_free (s, FALSE);
+}
+
+/* SIGINT and SIGTERM to the CLI alone (not its command): it stops the
+ * command, writes the file, prints its summary and exits 0 */
+static void
+test_cli_signals (void)
+{
+  const int sigs[] = { SIGINT, SIGTERM };
+
+  for (guint i = 0; i < G_N_ELEMENTS (sigs); i++)
+    {
+      g_autofree char *name = g_strdup_printf ("signal-%d.speedscope.json", sigs[i]);
+      g_autofree char *out = tmp_path (name);
+      g_autofree char *spool = g_strconcat (out, ".spool", NULL);
+      g_autofree char *err = NULL;
+      g_autoptr(FlameProfile) profile = NULL;
+      int err_fd, status;
+      GPid pid;
+
+      pid = start_long_recording (out, &err_fd);
+      kill (pid, sigs[i]);
+      err = read_all (err_fd);
+      status = wait_for (pid);
+      g_test_message ("%s: %s", g_strsignal (sigs[i]), err);
+      g_assert_true (WIFEXITED (status));
+      g_assert_cmpint (WEXITSTATUS (status), ==, 0);
+      g_assert_true (g_str_has_prefix (err, "flamediff-cli: recorded "));
+      g_assert_nonnull (strstr (err, "command killed by signal 2 "));  /* stopped with SIGINT */
+      g_assert_nonnull (strstr (err, out));
+      g_assert_cmpuint (strlen (err) - (strchr (err, '\n') - err), ==, 1);  /* one line */
+      g_assert_false (g_file_test (spool, G_FILE_TEST_EXISTS));
+      profile = load (out);
+      g_assert_cmpuint (meta_u64 (profile, "samples"), >, 10);
+      g_assert_cmpfloat (function_ms (profile, "hot_a"), >, 0);
+      g_assert_true (g_str_has_prefix (flame_profile_get_metadata (profile, "exit_status"),
+                                       "killed by signal 2"));
+    }
+}
+
+/* SIGKILL to the CLI leaves OUTPUT.spool; `record --recover DIR` turns
+ * it into the recording, next to it, and removes it */
+static void
+test_cli_recover (void)
+{
+  g_autofree char *dir = tmp_path ("recover");
+  g_autofree char *out = g_build_filename (dir, "killed.speedscope.json", NULL);
+  g_autofree char *spool = g_strconcat (out, ".spool", NULL);
+  g_autofree char *err = NULL;
+  g_autoptr(FlameProfile) profile = NULL;
+  g_autoptr(GPtrArray) spools = NULL;
+  g_auto(Run) r = { 0 };
+  g_auto(Run) again = { 0 };
+  const char *args[] = { "record", "--recover", dir, NULL };
+  int err_fd, status;
+  GPid pid;
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+  pid = start_long_recording (out, &err_fd);
+  kill (-pid, SIGKILL);   /* the CLI and its command */
+  status = wait_for (pid);
+  err = read_all (err_fd);
+  g_assert_true (WIFSIGNALED (status));
+  g_assert_true (g_file_test (spool, G_FILE_TEST_IS_REGULAR));
+  g_assert_false (g_file_test (out, G_FILE_TEST_EXISTS));
+  spools = flame_recorder_find_spools (dir);
+  g_assert_cmpuint (spools->len, ==, 1);
+  g_assert_cmpstr (g_ptr_array_index (spools, 0), ==, spool);
+
+  run_cli (&r, args);
+  g_test_message ("%s", r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.err, "flamediff-cli: recovered "));
+  g_assert_nonnull (strstr (r.err, out));
+  g_assert_false (g_file_test (spool, G_FILE_TEST_EXISTS));
+  profile = load (out);
+  g_assert_cmpuint (meta_u64 (profile, "samples"), >, 10);
+  g_assert_cmpfloat (function_ms (profile, "hot_a"), >, 0);
+  g_assert_nonnull (strstr (flame_profile_get_metadata (profile, "notes"), "recovered from the spool"));
+  g_assert_nonnull (strstr (flame_profile_get_metadata (profile, "command"), "two-threads 20 one"));
+
+  /* nothing left to recover */
+  run_cli (&again, args);
+  g_assert_cmpint (again.status, ==, 0);
+  g_assert_nonnull (strstr (again.err, "no interrupted recordings"));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -661,5 +811,7 @@ main (int    argc,
   g_test_add_func ("/capture/dlopen-stress", test_dlopen_stress);
   g_test_add_func ("/capture/record-diff", test_record_diff);
   g_test_add_func ("/capture/rebuilt", test_rebuilt);
+  g_test_add_func ("/capture/cli-signals", test_cli_signals);
+  g_test_add_func ("/capture/cli-recover", test_cli_recover);
   return g_test_run ();
 }

@@ -19,6 +19,7 @@
 #include "flame-legend.h"
 #include "flame-loader.h"
 #include "flame-preferences-window.h"
+#include "flame-recorder.h"
 #include "flame-report.h"
 #include "flame-speedscope.h"
 #include "flame-window-private.h"
@@ -478,6 +479,85 @@ test_binary_changed (void)
   wait_for_window (w);
   g_assert_false (gtk_widget_get_visible (GTK_WIDGET (w->binaries_label)));
   gtk_window_destroy (GTK_WINDOW (w));
+}
+
+/* A spool as a killed recorder leaves it: the magic and the header, no
+ * samples yet (enough for a valid, empty recording) */
+static char *
+write_spool (const char *dir,
+             const char *name)
+{
+  g_autoptr(GKeyFile) kf = g_key_file_new ();
+  g_autofree char *output = g_build_filename (dir, name, NULL);
+  g_autofree char *header = NULL;
+  const char *argv[] = { "/usr/bin/imgconv", "in.png", NULL };
+  GString *spool = g_string_new ("FLAMESPOOL1\n");
+  char *path = g_strconcat (output, ".spool", NULL);
+  gsize len;
+  guint32 n;
+
+  g_key_file_set_string_list (kf, "recording", "argv", argv, 2);
+  g_key_file_set_string (kf, "recording", "cwd", "/tmp");
+  g_key_file_set_integer (kf, "recording", "hz", 999);
+  g_key_file_set_string (kf, "recording", "start-time", "2026-01-02T03:04:05Z");
+  g_key_file_set_int64 (kf, "recording", "start-realtime-us", g_get_real_time ());
+  g_key_file_set_string (kf, "recording", "output", "/nonexistent/elsewhere.json");
+  header = g_key_file_to_data (kf, &len, NULL);
+  n = len;
+  g_string_append_len (spool, (const char *) &n, 4);
+  g_string_append_len (spool, header, len);
+  g_assert_true (g_file_set_contents (path, spool->str, spool->len, NULL));
+  g_string_free (spool, TRUE);
+  return path;
+}
+
+/* A spool in the recordings folder when a window opens: the banner
+ * offers to recover it; Recover writes the recording next to it (where
+ * Record and Diff lists earlier recordings) and removes the spool */
+static void
+test_recover_banner (void)
+{
+  g_autofree char *dir = flame_recorder_default_dir ();
+  g_autofree char *spool = NULL;
+  g_autofree char *output = NULL;
+  g_autofree char *contents = NULL;
+  FlameWindow *w;
+  gint64 end;
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+  spool = write_spool (dir, "imgconv-interrupted.speedscope.json");
+  output = g_strndup (spool, strlen (spool) - strlen (".spool"));
+
+  w = flame_window_new (ADW_APPLICATION (app));
+  gtk_window_present (GTK_WINDOW (w));
+  iterate_for (100);
+  g_assert_true (gtk_revealer_get_reveal_child (w->recover_revealer));
+  g_assert_nonnull (strstr (gtk_label_get_text (w->recover_label), "interrupted"));
+  {
+    g_autoptr(GdkTexture) texture = render_window (w);
+
+    save_screenshot (texture, "recover-banner.png");
+  }
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (w), "win.recover-recordings", NULL));
+  end = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+  while (w->recovering && g_get_monotonic_time () < end)
+    iterate_for (20);
+  g_assert_false (w->recovering);
+  g_assert_false (gtk_revealer_get_reveal_child (w->recover_revealer));
+  g_assert_false (gtk_widget_get_visible (GTK_WIDGET (w->error_revealer)) &&
+                  gtk_revealer_get_reveal_child (w->error_revealer));
+  g_assert_false (g_file_test (spool, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_get_contents (output, &contents, NULL, NULL));
+  g_assert_true (g_str_has_prefix (contents, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\""));
+  g_assert_nonnull (strstr (contents, "recovered from the spool"));
+  g_assert_nonnull (strstr (contents, "/usr/bin/imgconv in.png"));
+
+  /* nothing left: a new window offers nothing */
+  g_assert_cmpuint (flame_window_check_interrupted_recordings (w), ==, 0);
+  g_assert_false (gtk_revealer_get_reveal_child (w->recover_revealer));
+  gtk_window_destroy (GTK_WINDOW (w));
+  g_unlink (output);
 }
 
 static void
@@ -1016,6 +1096,7 @@ main (int   argc,
   g_test_add_func ("/window/legend", test_legend);
   g_test_add_func ("/window/panel-width", test_panel_width);
   g_test_add_func ("/window/binary-changed", test_binary_changed);
+  g_test_add_func ("/window/recover-banner", test_recover_banner);
 
   ret = g_test_run ();
   gtk_window_destroy (GTK_WINDOW (window));

@@ -32,6 +32,9 @@ struct _FlameWindow
   GtkRevealer          *error_revealer;
   GtkLabel             *error_label;
   GtkRevealer          *changed_revealer;
+  GtkRevealer          *recover_revealer;
+  GtkLabel             *recover_label;
+  GtkWidget            *recover_button;
   GtkSearchBar         *search_bar;
   GtkSearchEntry       *search_entry;
   GtkToggleButton      *regex_button;
@@ -69,6 +72,8 @@ struct _FlameWindow
   GtkSingleSelection   *selection;
   char                 *view;
   char                 *last_error;
+  GPtrArray            *spools;         /* interrupted recordings offered for recovery */
+  gboolean              recovering;
 
   gpointer              job;            /* the running job, owned by its task */
   guint                 progress_source;

@@ -23,6 +23,7 @@
 #include "flame-loader.h"
 #include "flame-provenance.h"
 #include "flame-record-dialog.h"
+#include "flame-recorder.h"
 #include "flame-window-private.h"
 
 #define MAX_RECENT 8
@@ -1037,6 +1038,135 @@ cancel_action (GtkWidget  *widget,
   set_busy_ui (self, FALSE);
 }
 
+/* ---- recordings interrupted by a crash or a kill ----
+ *
+ * A recorder that did not finish leaves OUTPUT.spool in the recordings
+ * folder (docs/recording.md). A window that opens looks for them and
+ * offers to write them; the recordings land next to the spools, where
+ * Record and Diff lists its earlier recordings. Spools that a running
+ * recorder holds (this or another process) are not offered. */
+
+static void
+recover_thread (GTask        *task,
+                gpointer      source,
+                gpointer      data,
+                GCancellable *cancellable)
+{
+  GPtrArray *spools = data;
+  GPtrArray *written = g_ptr_array_new_with_free_func (g_free);
+  GString *errors = g_string_new (NULL);
+
+  for (guint i = 0; i < spools->len; i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(FlameProfile) profile = flame_recorder_recover (g_ptr_array_index (spools, i), &error);
+
+      if (profile != NULL)
+        g_ptr_array_add (written, g_strdup (flame_profile_get_path (profile)));
+      else
+        g_string_append_printf (errors, "%s%s", errors->len ? "\n" : "", error->message);
+    }
+  if (errors->len > 0)
+    g_object_set_data_full (G_OBJECT (task), "errors", g_string_free (errors, FALSE), g_free);
+  else
+    g_string_free (errors, TRUE);
+  g_task_return_pointer (task, written, (GDestroyNotify) g_ptr_array_unref);
+}
+
+static void
+on_recovered (GObject      *source,
+              GAsyncResult *result,
+              gpointer      data)
+{
+  FlameWindow *self = FLAME_WINDOW (source);
+  g_autoptr(GPtrArray) written = g_task_propagate_pointer (G_TASK (result), NULL);
+  const char *errors = g_object_get_data (G_OBJECT (result), "errors");
+
+  if (self->recover_revealer == NULL)
+    return;   /* closed meanwhile: the recordings are written all the same */
+  self->recovering = FALSE;
+  gtk_widget_set_sensitive (self->recover_button, TRUE);
+  gtk_revealer_set_reveal_child (self->recover_revealer, FALSE);
+  g_clear_pointer (&self->spools, g_ptr_array_unref);
+  if (written != NULL && written->len > 0)
+    {
+      g_autofree char *text = NULL;
+
+      if (written->len == 1)
+        {
+          g_autofree char *name = g_path_get_basename (g_ptr_array_index (written, 0));
+
+          /* Translators: a toast; the file name of the recording written from an interrupted one */
+          text = g_strdup_printf (_("Recovered %s"), name);
+        }
+      else
+        text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Recovered %u recording",
+                                             "Recovered %u recordings", written->len),
+                                written->len);
+      adw_toast_overlay_add_toast (self->toast_overlay, adw_toast_new (text));
+    }
+  if (errors != NULL)
+    {
+      /* Translators: %s is one line per recording that could not be recovered */
+      g_autofree char *message = g_strdup_printf (_("Could not recover an interrupted recording: %s"), errors);
+
+      show_error (self, message);
+    }
+}
+
+static void
+recover_recordings_action (GtkWidget  *widget,
+                           const char *action_name,
+                           GVariant   *parameter)
+{
+  FlameWindow *self = FLAME_WINDOW (widget);
+  g_autoptr(GTask) task = NULL;
+
+  if (self->spools == NULL || self->recovering)
+    return;
+  self->recovering = TRUE;
+  gtk_widget_set_sensitive (self->recover_button, FALSE);
+  task = g_task_new (self, NULL, on_recovered, NULL);
+  g_task_set_task_data (task, g_ptr_array_ref (self->spools), (GDestroyNotify) g_ptr_array_unref);
+  g_task_run_in_thread (task, recover_thread);
+}
+
+static void
+dismiss_recover_action (GtkWidget  *widget,
+                        const char *action_name,
+                        GVariant   *parameter)
+{
+  gtk_revealer_set_reveal_child (FLAME_WINDOW (widget)->recover_revealer, FALSE);
+}
+
+/**
+ * flame_window_check_interrupted_recordings:
+ *
+ * Offers to recover the spools of interrupted recordings in the
+ * recordings folder, if there are any. Returns how many were found.
+ */
+guint
+flame_window_check_interrupted_recordings (FlameWindow *self)
+{
+  g_autofree char *dir = flame_recorder_default_dir ();
+  g_autoptr(GPtrArray) spools = flame_recorder_find_spools (dir);
+  g_autofree char *text = NULL;
+
+  if (self->recovering)
+    return self->spools != NULL ? self->spools->len : 0;
+  g_clear_pointer (&self->spools, g_ptr_array_unref);
+  gtk_revealer_set_reveal_child (self->recover_revealer, spools->len > 0);
+  if (spools->len == 0)
+    return 0;
+  text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                       "A recording was interrupted before it was saved. Its samples can still be recovered.",
+                                       "%u recordings were interrupted before they were saved. Their samples can still be recovered.",
+                                       spools->len), spools->len);
+  gtk_label_set_text (self->recover_label, text);
+  self->spools = g_steal_pointer (&spools);
+  return self->spools->len;
+}
+
 static void
 dismiss_error_action (GtkWidget  *widget,
                       const char *name,
@@ -1659,6 +1789,7 @@ flame_window_dispose (GObject *object)
   g_clear_object (&self->settings);
   g_clear_pointer (&self->view, g_free);
   g_clear_pointer (&self->last_error, g_free);
+  g_clear_pointer (&self->spools, g_ptr_array_unref);
 
   gtk_widget_dispose_template (GTK_WIDGET (self), FLAME_TYPE_WINDOW);
   G_OBJECT_CLASS (flame_window_parent_class)->dispose (object);
@@ -1849,6 +1980,9 @@ flame_window_class_init (FlameWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, FlameWindow, files_label);
   gtk_widget_class_bind_template_child (widget_class, FlameWindow, scale_label);
   gtk_widget_class_bind_template_child (widget_class, FlameWindow, binaries_label);
+  gtk_widget_class_bind_template_child (widget_class, FlameWindow, recover_revealer);
+  gtk_widget_class_bind_template_child (widget_class, FlameWindow, recover_label);
+  gtk_widget_class_bind_template_child (widget_class, FlameWindow, recover_button);
   gtk_widget_class_bind_template_child (widget_class, FlameWindow, totals_label);
   gtk_widget_class_bind_template_child (widget_class, FlameWindow, samples_label);
   gtk_widget_class_bind_template_child (widget_class, FlameWindow, delta_label);
@@ -1874,6 +2008,8 @@ flame_window_class_init (FlameWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.record", NULL, record_action);
   gtk_widget_class_install_action (widget_class, "win.cancel", NULL, cancel_action);
   gtk_widget_class_install_action (widget_class, "win.dismiss-error", NULL, dismiss_error_action);
+  gtk_widget_class_install_action (widget_class, "win.recover-recordings", NULL, recover_recordings_action);
+  gtk_widget_class_install_action (widget_class, "win.dismiss-recover", NULL, dismiss_recover_action);
   gtk_widget_class_install_action (widget_class, "win.swap", NULL, swap_action);
   gtk_widget_class_install_action (widget_class, "win.reload", NULL, reload_action);
   gtk_widget_class_install_action (widget_class, "win.export", NULL, export_action);
@@ -1958,6 +2094,7 @@ flame_window_init (FlameWindow *self)
   set_busy_ui (self, FALSE);
   update_actions (self);
   update_summary (self);
+  flame_window_check_interrupted_recordings (self);
 }
 
 FlameWindow *

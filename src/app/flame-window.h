@@ -23,6 +23,7 @@ void         flame_window_open_files     (FlameWindow    *self,
 void         flame_window_open_example   (FlameWindow    *self);
 gboolean     flame_window_is_busy        (FlameWindow    *self);
 gboolean     flame_window_is_empty       (FlameWindow    *self);
+guint        flame_window_check_interrupted_recordings (FlameWindow *self);
 void         flame_window_order_pair     (GFile          *a,
                                           GFile          *b,
                                           GFile         **baseline,

@@ -1645,7 +1645,7 @@ read_spool_record (const guint8 **p,
  * @spool_path: a FILE.spool left behind by a recorder that did not finish
  *
  * Builds the recording from the spooled records and writes it atomically
- * to the output path the spool names (FILE), then removes the spool.
+ * to FILE (next to the spool), then removes the spool.
  * Fails with %G_IO_ERROR_BUSY when a running recorder still writes it.
  */
 FlameProfile *
@@ -1716,6 +1716,13 @@ flame_recorder_recover (const char  *spool_path,
   self = flame_recorder_new ((const char * const *) argv);
   flame_recorder_set_cwd (self, cwd);
   flame_recorder_set_frequency (self, g_key_file_get_integer (kf, "recording", "hz", NULL));
+  /* next to the spool, which is OUTPUT.spool: the recordings folder may
+   * have been moved or copied since (the header's path is the fallback) */
+  if (g_str_has_suffix (spool_path, ".spool"))
+    {
+      g_free (output);
+      output = g_strndup (spool_path, strlen (spool_path) - strlen (".spool"));
+    }
   flame_recorder_set_output_path (self, output);
   while (read_spool_record (&p, end, &data, &len))
     handle_record (self, data, len);

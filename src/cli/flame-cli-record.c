@@ -40,6 +40,44 @@ on_interrupt (gpointer data)
   return G_SOURCE_CONTINUE;
 }
 
+/* flamediff-cli record --recover [DIR]: every spool of an interrupted
+ * recording in DIR (default: the recordings folder) becomes the
+ * recording it was for, next to it */
+static int
+recover_spools (const char *dir_arg)
+{
+  g_autofree char *dir = dir_arg != NULL ? g_strdup (dir_arg) : flame_recorder_default_dir ();
+  g_autoptr(GPtrArray) spools = flame_recorder_find_spools (dir);
+  int status = FLAME_CLI_OK;
+
+  if (!g_file_test (dir, G_FILE_TEST_IS_DIR))
+    {
+      g_printerr ("flamediff-cli record: %s is not a folder\n", dir);
+      return FLAME_CLI_ERROR;
+    }
+  if (spools->len == 0)
+    g_printerr ("flamediff-cli: no interrupted recordings in %s\n", dir);
+  for (guint i = 0; i < spools->len; i++)
+    {
+      const char *spool = g_ptr_array_index (spools, i);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(FlameProfile) profile = flame_recorder_recover (spool, &error);
+
+      if (profile == NULL)
+        {
+          g_printerr ("flamediff-cli record: cannot recover %s: %s\n", spool, error->message);
+          status = FLAME_CLI_ERROR;
+          continue;
+        }
+      g_printerr ("flamediff-cli: recovered %s samples (%s lost) of “%s”; written to %s\n",
+                  flame_profile_get_metadata (profile, "samples"),
+                  flame_profile_get_metadata (profile, "samples_lost"),
+                  flame_profile_get_metadata (profile, "command"),
+                  flame_profile_get_path (profile));
+    }
+  return status;
+}
+
 int
 flame_cli_record (int    argc,
                   char **argv)
@@ -53,6 +91,7 @@ flame_cli_record (int    argc,
   g_auto(GStrv) env = NULL;
   g_auto(GStrv) command = NULL;
   gboolean no_children = FALSE;
+  gboolean recover = FALSE;
   int hz = FLAME_RECORDER_DEFAULT_HZ;
   RecordRun run = { 0 };
   guint sigint_id, sigterm_id;
@@ -66,6 +105,9 @@ flame_cli_record (int    argc,
     { "env", 'e', 0, G_OPTION_ARG_STRING_ARRAY, &env, "Add NAME=VALUE to the command's environment", "NAME=VALUE" },
     { "no-children", 0, 0, G_OPTION_ARG_NONE, &no_children,
       "Record only the command's own process, not the processes it forks", NULL },
+    { "recover", 0, 0, G_OPTION_ARG_NONE, &recover,
+      "Instead of recording: write the recordings of interrupted runs (their .spool files) in DIR, "
+      "by default the recordings folder", NULL },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &command, NULL, "-- COMMAND [ARG…]" },
     { NULL }
   };
@@ -74,7 +116,8 @@ flame_cli_record (int    argc,
   g_option_context_set_summary (context,
     "Runs COMMAND with the Flamediff sampler preloaded and writes a CPU profile\n"
     "(speedscope JSON with the command, times and sample counts in its \"flamediff\"\n"
-    "object). Ctrl+C stops the command and keeps the recording.");
+    "object). Ctrl+C stops the command and keeps the recording.\n"
+    "flamediff-cli record --recover [DIR] writes what a killed recorder left.");
   g_option_context_add_main_entries (context, entries, NULL);
   /* options after the command belong to the command */
   g_option_context_set_strict_posix (context, TRUE);
@@ -82,6 +125,15 @@ flame_cli_record (int    argc,
     {
       g_printerr ("flamediff-cli record: %s\n", error->message);
       return FLAME_CLI_ERROR;
+    }
+  if (recover)
+    {
+      if (command != NULL && command[0] != NULL && command[1] != NULL)
+        {
+          g_printerr ("flamediff-cli record: --recover takes one folder\n");
+          return FLAME_CLI_ERROR;
+        }
+      return recover_spools (command != NULL ? command[0] : NULL);
     }
   if (command == NULL || command[0] == NULL)
     {
