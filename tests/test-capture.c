@@ -16,8 +16,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "flame-capture-config.h"
 #include "flame-loader.h"
 #include "flame-recorder.h"
+#include "flame-symbolizer.h"
 
 static char *
 workload (const char *name)
@@ -795,11 +797,53 @@ test_cli_recover (void)
   g_assert_nonnull (strstr (again.err, "no interrupted recordings"));
 }
 
+/* Demangling: C++, Rust legacy (hash dropped, $…$ escapes decoded) and
+ * Rust v0 (crate disambiguators dropped), so that names match across
+ * builds. The v0 and escape examples are those of rustc-demangle's and
+ * libiberty's own tests. */
+static void
+test_demangle (void)
+{
+  static const struct { const char *mangled, *want; gboolean needs_libiberty; } cases[] = {
+    { "_ZN3foo3barEv", "foo::bar()", FALSE },
+    { "_ZNSt6vectorIiSaIiEE9push_backERKi", "std::vector<int, std::allocator<int> >::push_back(int const&)", FALSE },
+    /* legacy Rust: the ::h<hash> differs between builds, so it goes */
+    { "_ZN4core3fmt5write17h01cb5f0b6cc12d2bE", "core::fmt::write", FALSE },
+    { "_ZN4core3fmt5write17h5a5a5a5a5a5a5a5aE", "core::fmt::write", FALSE },
+    { "_ZN71_$LT$Test$u20$$u2b$$u20$$u27$static$u20$as$u20$foo..Bar$LT$Test$GT$$GT$3bar17h930b740aa94f1d3aE",
+      "<Test + 'static as foo::Bar<Test>>::bar", TRUE },
+    /* v0 */
+    { "_RNvCs1234_7mycrate3foo", "mycrate::foo", TRUE },
+    { "_RNvNtCs1234_7mycrate3foo3bar", "mycrate::foo::bar", TRUE },
+    { "_RNvMs_NtCs4fqI2P2rA04_4core3fmtNtB4_9Formatter3pad", "<core::fmt::Formatter>::pad", TRUE },
+    { "_RNCNvCsgStHSCytQ6I_7mycrate4main0B3_", "mycrate::main::{closure#0}", TRUE },
+    { "_RINvCs7qp2U7fqm6G_7mycrate7exampleNtB2_3FooE", "mycrate::example::<mycrate::Foo>", TRUE },
+    /* not mangled, or not validly */
+    { "main", "main", FALSE },
+    { "_Rfoo", "_Rfoo", FALSE },
+    { "_ZN3foo", "_ZN3foo", FALSE },
+  };
+
+  g_assert_null (flame_demangle (NULL));
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *got = flame_demangle (cases[i].mangled);
+
+      if (cases[i].needs_libiberty && !HAVE_LIBIBERTY)
+        continue;
+      g_test_message ("%s → %s", cases[i].mangled, got);
+      g_assert_cmpstr (got, ==, cases[i].want);
+    }
+  if (!HAVE_LIBIBERTY)
+    g_test_message ("built without libiberty: Rust v0 names not checked");
+}
+
 int
 main (int    argc,
       char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/capture/demangle", test_demangle);
   g_test_add_func ("/capture/accuracy", test_accuracy);
   g_test_add_func ("/capture/cli-record", test_cli_record);
   g_test_add_func ("/capture/refuse-static", test_refuse_static);

@@ -10,10 +10,13 @@
  * made (they name the wrong function on stripped libraries,
  * docs/capture.md §6.4).
  *
- * Demangling: libstdc++'s __cxa_demangle, opened with dlopen so the C
- * programs link no C++ runtime; Rust legacy names lose their hash.
- * Rust v0 (_R…) names are left as they are (libiberty would be needed,
- * and it is not in the GNOME runtime).
+ * Demangling: libiberty's cplus_demangle when the build has it (C++,
+ * Rust legacy and Rust v0), else libstdc++'s __cxa_demangle, opened with
+ * dlopen so the C programs link no C++ runtime (C++ and legacy Rust
+ * only: v0 _R… names stay as they are; the GNOME runtime has no
+ * libiberty). Either way Rust names lose what differs between builds of
+ * the same code: the legacy "::h<16 hex>" hash and v0 crate
+ * disambiguators, so a function matches itself across a rebuild.
  *
  * Copyright 2026 The Flamediff developers
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -21,6 +24,9 @@
 #include "config.h"
 
 #include <dlfcn.h>
+#if HAVE_LIBIBERTY
+#include <libiberty/demangle.h>
+#endif
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
 #include <string.h>
@@ -180,6 +186,14 @@ strip_rust_hash (char *name)
     }
 }
 
+/**
+ * flame_demangle:
+ * @name: a symbol name as the ELF file has it
+ *
+ * Returns: the demangled name ("std::vector<int, …>::push_back(int
+ * const&)", "core::fmt::write", "mycrate::main::{closure#0}"), or a copy
+ * of @name when it is not mangled or cannot be demangled.
+ */
 char *
 flame_demangle (const char *name)
 {
@@ -187,7 +201,30 @@ flame_demangle (const char *name)
   char *out;
   int status = 0;
 
-  if (name == NULL || strncmp (name, "_Z", 2) != 0 || (fn = get_cxa_demangle ()) == NULL)
+  if (name == NULL)
+    return NULL;
+#if HAVE_LIBIBERTY
+  if (strncmp (name, "_Z", 2) == 0 || strncmp (name, "_R", 2) == 0)
+    {
+      /* DMGL_AUTO tries Rust first (legacy Rust names are valid C++
+       * names too): legacy hashes and v0 disambiguators are left out
+       * unless DMGL_VERBOSE */
+      out = cplus_demangle (name, DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO);
+      if (out != NULL)
+        {
+          char *copy = g_strdup (out);
+
+          free (out);
+          /* a hash that libiberty does not take for one (too few
+           * distinct digits) is still a build's hash */
+          if (strncmp (name, "_ZN", 3) == 0)
+            strip_rust_hash (copy);
+          return copy;
+        }
+      return g_strdup (name);
+    }
+#endif
+  if (strncmp (name, "_Z", 2) != 0 || (fn = get_cxa_demangle ()) == NULL)
     return g_strdup (name);
   out = fn (name, NULL, NULL, &status);
   if (out == NULL || status != 0)
