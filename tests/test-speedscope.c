@@ -163,6 +163,28 @@ test_roundtrip (void)
   flame_profile_write_folded (q, f2);
   g_assert_cmpstr (f1->str, ==, f2->str);
   g_assert_cmpstr (f1->str, ==, "main;work 2\nmain;x \"q\"\\\n 1\n");
+
+  /* time-weighted stacks listed once each keep the number of samples
+   * behind them (the noise test needs it) */
+  {
+    g_autoptr(FlameProfile) r = flame_profile_new (FLAME_FORMAT_FOLDED, 1);
+    g_autoptr(FlameProfile) t = NULL;
+    g_autoptr(GString) json = g_string_new (NULL);
+    guint32 frames[2];
+
+    flame_profile_set_unit (r, FLAME_UNIT_NANOSECONDS);
+    frames[0] = flame_profile_intern_frame (r, "main", 4, NULL, 0, 0, 0);
+    frames[1] = flame_profile_intern_frame (r, "hot", 3, NULL, 0, 0, 0);
+    flame_profile_add_stack (r, 0, frames, 2, 28e6);
+    flame_profile_add_stack (r, 0, frames, 1, 4e6);
+    flame_profile_add_samples (r, 0, 8);
+    flame_profile_finish (r);
+    g_assert_true (flame_speedscope_write (r, json, &error));
+    t = load_text (json->str, &error);
+    g_assert_no_error (error);
+    g_assert_cmpfloat (flame_profile_get_samples (t, 0), ==, 8);
+    g_assert_cmpfloat (flame_profile_get_total_ms (t, 0, 1.0), ==, 32);
+  }
 }
 
 typedef struct { const char *text; const char *what; } Bad;

@@ -97,6 +97,7 @@ typedef struct
 
   GPtrArray  *meta;         /* key, value, key, value ... */
   gdouble     fd_interval;
+  gdouble     fd_samples;
   char       *fd_unit;
 } Loader;
 
@@ -730,6 +731,8 @@ on_event (FlameJson            *json,
 
           if (depth == 2 && strcmp (key, "interval-ms") == 0 && v->type != FLAME_JSON_STRING)
             ld->fd_interval = v->d;
+          else if (depth == 2 && strcmp (key, "samples") == 0 && v->type != FLAME_JSON_STRING)
+            ld->fd_samples = v->d;
           else if (depth == 2 && strcmp (key, "unit") == 0 && v->type == FLAME_JSON_STRING)
             {
               g_free (ld->fd_unit);
@@ -806,6 +809,12 @@ flame_speedscope_load (FlameInput              *in,
   }
   if (ld.fd_interval > 0)
     flame_profile_set_interval_ms (ld.profile, ld.fd_interval);
+  /* Our own files list each distinct stack once with its weight; the
+   * number of samples behind them (which the noise test needs) is kept
+   * beside. Only for the profile we wrote: the first. */
+  if (ld.fd_samples > 0 && isfinite (ld.fd_samples) && ld.chosen == 0)
+    flame_profile_add_samples (ld.profile, 0,
+                               ld.fd_samples - flame_profile_get_samples (ld.profile, 0));
   if (g_strcmp0 (ld.fd_unit, "events") == 0)
     flame_profile_set_unit (ld.profile, FLAME_UNIT_EVENTS);
   else if (g_strcmp0 (ld.fd_unit, "samples") == 0)
@@ -927,6 +936,8 @@ flame_speedscope_write (FlameProfile  *profile,
       g_string_append (out, ",\"interval-ms\":");
       append_number (out, flame_profile_get_interval_ms (profile));
     }
+  g_string_append (out, ",\"samples\":");
+  append_number (out, flame_profile_get_samples (profile, 0));
   g_string_append (out, ",\"metadata\":{");
   for (guint i = 0; keys != NULL && keys[i] != NULL; i++)
     {
