@@ -31,6 +31,7 @@ struct _FlameJson
   FlameJsonFunc   func;
   gpointer        user_data;
   GError         *error;     /* set by a callback or by a limit */
+  gboolean        keys;      /* deliver FLAME_JSON_KEY events */
   FlameJsonLevel  levels[FLAME_JSON_MAX_DEPTH + 1];
 };
 
@@ -38,6 +39,17 @@ gsize
 flame_json_offset (FlameJson *json)
 {
   return json->base + yajl_get_bytes_consumed (json->handle);
+}
+
+/* Keys are not delivered by default: the level's key is enough to
+ * match paths, and a callback per key would cost every loader. A loader
+ * that must see keys whole (to re-serialise a subtree) turns this on for
+ * as long as it needs them. */
+void
+flame_json_set_deliver_keys (FlameJson *json,
+                             gboolean   deliver)
+{
+  json->keys = deliver;
 }
 
 FlameInput *
@@ -291,12 +303,19 @@ cb_map_key (void                *ctx,
     {
       l->key_len = 255;
       l->key[0] = '\0';
-      return 1;
     }
-  memcpy (l->key, key, len);
-  l->key[len] = '\0';
-  /* a key with a NUL in it ("a\u0000b") must not match "a" */
-  l->key_len = memchr (key, 0, len) ? 255 : (guint8) len;
+  else
+    {
+      memcpy (l->key, key, len);
+      l->key[len] = '\0';
+      /* a key with a NUL in it ("a\u0000b") must not match "a" */
+      l->key_len = memchr (key, 0, len) ? 255 : (guint8) len;
+    }
+  if (json->keys)
+    {
+      FlameJsonValue v = { .type = FLAME_JSON_KEY, .str = (const char *) key, .len = len };
+      return deliver (json, &v);
+    }
   return 1;
 }
 
@@ -352,6 +371,7 @@ flame_json_parse (FlameInput      *in,
   json->func = func;
   json->user_data = user_data;
   json->error = NULL;
+  json->keys = FALSE;
   json->levels[0].is_array = FALSE;
   json->levels[0].index = -1;
   json->levels[0].key_len = 0;

@@ -35,6 +35,7 @@ typedef enum
   FLAME_JSON_END_MAP,
   FLAME_JSON_START_ARRAY,
   FLAME_JSON_END_ARRAY,
+  FLAME_JSON_KEY,      /* a map key (str/len), only while keys are asked for */
 } FlameJsonType;
 
 typedef struct
@@ -85,6 +86,8 @@ gboolean        flame_json_key_is       (FlameJson      *json,
                                          guint           depth,
                                          const char     *key);
 gsize           flame_json_offset       (FlameJson      *json);
+void            flame_json_set_deliver_keys (FlameJson  *json,
+                                         gboolean        deliver);
 FlameInput     *flame_json_input        (FlameJson      *json);
 void            flame_json_set_error    (FlameJson      *json,
                                          GError        **error,
