@@ -23,6 +23,7 @@ IN_RUNTIME = {'glib', 'gtk', 'gtk4', 'libadwaita', 'json-glib', 'libunwind',
               'zlib', 'cairo', 'pango', 'elfutils', 'zstd', 'libzstd'}
 
 errors = []
+MANIFEST_DIR = '.'
 
 
 def fail(msg):
@@ -48,14 +49,24 @@ def check_source(mod, src, is_app):
         if not is_app:
             fail(f'{where}: only Flamediff itself may be built from a local directory')
     elif kind == 'patch':
-        if 'path' not in src and 'paths' not in src:
+        # local files only (flatpak-builder applies patches from the
+        # manifest's directory), and they must be in the repository
+        paths = src.get('paths') or ([src['path']] if 'path' in src else [])
+        if not paths:
             fail(f'{where} needs a path')
+        for p in paths:
+            if os.path.isabs(p) or '..' in p.split('/'):
+                fail(f'{where}: {p} must be a path inside flatpak/')
+            elif not os.path.isfile(os.path.join(MANIFEST_DIR, p)):
+                fail(f'{where}: {p} does not exist')
     else:
         fail(f'{where}: unexpected source type')
 
 
 def main():
+    global MANIFEST_DIR
     path, app_id = sys.argv[1], sys.argv[2]
+    MANIFEST_DIR = os.path.dirname(os.path.abspath(path))
     with open(path, encoding='utf-8') as f:
         text = f.read()
     try:
