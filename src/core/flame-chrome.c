@@ -93,6 +93,14 @@ typedef struct
   guint64 n_samples;
 } DThread;
 
+#define DELTA_BIG G_MININT32
+
+typedef struct
+{
+  guint64 index;
+  gdouble value;
+} BigDelta;
+
 typedef struct
 {
   char    *key;        /* pid/id of a trace profile */
@@ -111,8 +119,19 @@ typedef struct
 
   GArray     *nodes;     /* Node */
   GArray     *edges;     /* Edge */
-  GArray     *samples;   /* gint64 node ids */
-  GArray     *deltas;    /* gdouble µs */
+  /* Samples and deltas are the bulk of a big trace and are kept until
+   * the chunks are sorted: 4 bytes each, not 8. A sample is a dense
+   * index for its node id (ids numbered as they are first seen, in one
+   * numbering for all profiles); a delta is an int32 of µs, or
+   * DELTA_BIG with the exact value in delta_big (fractional or huge
+   * values: the old form's absolute timestamps). */
+  GArray     *samples;   /* guint32 dense ids */
+  GArray     *deltas;    /* gint32 µs, or DELTA_BIG */
+  GArray     *delta_big; /* BigDelta, by index */
+  GArray     *dense_ids; /* gint64: dense index -> node id */
+  guint32    *id_direct; /* id -> dense index + 1, for small ids */
+  gsize       n_direct;
+  GHashTable *id_hash;   /* the other ids: gint64 -> dense index + 1 */
   GArray     *chunks;    /* Chunk */
   GPtrArray  *profiles;  /* ProfileInfo */
   GHashTable *profile_by_key;
@@ -305,6 +324,85 @@ reset_node (Loader *ld)
   ld->line = -1;
 }
 
+/* The dense index of node id @id, numbered on first sight. Producers
+ * number nodes from 1 upwards, so a direct table serves nearly all;
+ * sparse or negative ids go through a hash table. */
+static guint32
+dense_of (Loader *ld,
+          gint64  id)
+{
+  guint32 d;
+
+  if (id >= 0 && (guint64) id < ld->n_direct)
+    {
+      if (ld->id_direct[id] != 0)
+        return ld->id_direct[id] - 1;
+    }
+  else if (id >= 0 && (guint64) id < (guint64) ld->dense_ids->len * 4 + 65536)
+    {
+      gsize n = MAX (ld->n_direct * 2, (gsize) id + 1);
+
+      ld->id_direct = g_renew (guint32, ld->id_direct, n);
+      memset (ld->id_direct + ld->n_direct, 0, (n - ld->n_direct) * sizeof (guint32));
+      ld->n_direct = n;
+    }
+  else
+    {
+      gpointer found;
+
+      if (ld->id_hash == NULL)
+        ld->id_hash = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+      found = g_hash_table_lookup (ld->id_hash, &id);
+      if (found != NULL)
+        return GPOINTER_TO_UINT (found) - 1;
+      d = ld->dense_ids->len;
+      g_array_append_val (ld->dense_ids, id);
+      g_hash_table_insert (ld->id_hash, g_memdup2 (&id, sizeof id), GUINT_TO_POINTER (d + 1));
+      return d;
+    }
+  d = ld->dense_ids->len;
+  g_array_append_val (ld->dense_ids, id);
+  ld->id_direct[id] = d + 1;
+  return d;
+}
+
+static void
+append_delta (Loader  *ld,
+              gdouble  d)
+{
+  gint32 v = DELTA_BIG;
+
+  if (d > G_MININT32 && d <= G_MAXINT32 && d == (gdouble) (gint32) d)
+    v = (gint32) d;
+  else
+    {
+      BigDelta b = { ld->deltas->len, d };
+      g_array_append_val (ld->delta_big, b);
+    }
+  g_array_append_val (ld->deltas, v);
+}
+
+static gdouble
+get_delta (Loader  *ld,
+           guint64  index)
+{
+  gint32 v = g_array_index (ld->deltas, gint32, index);
+  const BigDelta *big = (const BigDelta *) ld->delta_big->data;
+  guint lo = 0, hi = ld->delta_big->len;
+
+  if (v != DELTA_BIG)
+    return v;
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      if (big[mid].index < index)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo < ld->delta_big->len && big[lo].index == index ? big[lo].value : 0;
+}
+
 /* Values inside the map that holds nodes/samples/timeDeltas (level
  * @base): a .cpuprofile's root, or args.data.cpuProfile of a trace event. */
 static gboolean
@@ -322,16 +420,19 @@ on_profile_value (Loader               *ld,
     {
       if (flame_json_key_is (json, b, "samples"))
         {
+          guint32 d;
+
           if (!want_int (json, v, "a sample", error))
             return FALSE;
-          g_array_append_val (ld->samples, v->i);
+          d = dense_of (ld, v->i);
+          g_array_append_val (ld->samples, d);
           return TRUE;
         }
       if (flame_json_key_is (json, b, "timeDeltas") || flame_json_key_is (json, b, "timestamps"))
         {
           if (!want_number (json, v, "a time delta", error))
             return FALSE;
-          g_array_append_val (ld->deltas, v->d);
+          append_delta (ld, v->d);
           ld->ev_timestamps = flame_json_key_is (json, b, "timestamps");
           return TRUE;
         }
@@ -1071,6 +1172,9 @@ on_event (FlameJson            *json,
               g_array_set_size (ld->edges, ld->mark_edges);
               g_array_set_size (ld->samples, ld->mark_samples);
               g_array_set_size (ld->deltas, ld->mark_deltas);
+              while (ld->delta_big->len > 0 &&
+                     g_array_index (ld->delta_big, BigDelta, ld->delta_big->len - 1).index >= ld->mark_deltas)
+                g_array_set_size (ld->delta_big, ld->delta_big->len - 1);
               return TRUE;
             }
           if (strcmp (ld->ev_name, "CpuProfile") == 0)
@@ -1136,7 +1240,8 @@ on_trace_value (FlameJson            *json,
   guint e = ld->ev_depth;
   gboolean scalar = v->type <= FLAME_JSON_STRING;
 
-  if (ld->format == FLAME_FORMAT_CHROME_TRACE && depth >= 2 &&
+  /* the first letter first: this runs for every value of the file */
+  if (ld->format == FLAME_FORMAT_CHROME_TRACE && depth >= 2 && flame_json_level (json, 1)->key[0] == 's' &&
       (flame_json_key_is (json, 1, "samples") || flame_json_key_is (json, 1, "stackFrames")))
     return on_samples_form (ld, json, v, depth, error);
 
@@ -1254,7 +1359,7 @@ on_trace_value (FlameJson            *json,
     {
       if (!want_number (json, v, "a time delta", error))
         return FALSE;
-      g_array_append_val (ld->deltas, v->d);
+      append_delta (ld, v->d);
       return TRUE;
     }
   if (depth == e + 3 && v->type == FLAME_JSON_START_MAP && flame_json_key_is (json, e + 2, "cpuProfile"))
@@ -1335,8 +1440,7 @@ build_profile (Loader   *ld,
   g_autofree IdIndex *ids = NULL;
   g_autofree gint64 *parent = NULL;
   g_autofree guint32 *tnode = NULL;
-  g_autofree gint32 *dense = NULL;
-  gint64 id_min = 0;
+  g_autofree gint32 *by_dense = NULL;
   gsize n_dense = 0;
   g_autoptr(GArray) chain = g_array_new (FALSE, FALSE, sizeof (guint32));
   const Node *nodes = (const Node *) ld->nodes->data;
@@ -1435,39 +1539,31 @@ build_profile (Loader   *ld,
         }
     }
 
-  if (n > 0 && ids[n - 1].id - ids[0].id < (gint64) n * 4 + 1024)
-    {
-      id_min = ids[0].id;
-      n_dense = (gsize) (ids[n - 1].id - id_min) + 1;
-      dense = g_new (gint32, n_dense);
-      for (gsize k = 0; k < n_dense; k++)
-        dense[k] = -1;
-      for (guint k = 0; k < n; k++)
-        dense[ids[k].id - id_min] = (gint32) ids[k].index;
-    }
+  /* dense index of a sample -> this profile's node */
+  for (guint i = 0; i < n; i++)
+    dense_of (ld, nodes[g_array_index (local, guint32, i)].id);
+  n_dense = ld->dense_ids->len;
+  by_dense = g_new (gint32, MAX (n_dense, 1));
+  for (gsize k = 0; k < n_dense; k++)
+    by_dense[k] = -1;
+  for (guint i = 0; i < n; i++)
+    by_dense[dense_of (ld, nodes[g_array_index (local, guint32, i)].id)] = (gint32) i;
 
   /* samples in chunk order; sample i lasts until sample i+1 */
   for (guint c = 0; c < n_chunks; c++)
     {
       const Chunk *ch = &chunks[c];
-      const gint64 *smp = (const gint64 *) ld->samples->data;
-      const gdouble *dl = (const gdouble *) ld->deltas->data;
+      const guint32 *smp = (const guint32 *) ld->samples->data;
       guint64 ns = ch->samples_end - ch->samples_start;
 
       for (guint64 s = 0; s < ns; s++)
         {
-          gdouble d = s < ch->deltas_end - ch->deltas_start ? dl[ch->deltas_start + s] : 0;
+          gdouble d = s < ch->deltas_end - ch->deltas_start ? get_delta (ld, ch->deltas_start + s) : 0;
           gdouble t;
-          gint64 id = smp[ch->samples_start + s];
+          guint32 g = smp[ch->samples_start + s];
           gint64 li;
 
-          /* node ids are small and dense in every producer: a direct
-           * table instead of a binary search per sample (a cache miss
-           * per probe on big profiles) */
-          if (dense != NULL)
-            li = id >= id_min && id - id_min < (gint64) n_dense ? dense[id - id_min] : -1;
-          else
-            li = lookup_id (ids, n, id);
+          li = g < n_dense ? by_dense[g] : -1;
 
           n_deltas += s < ch->deltas_end - ch->deltas_start;
           if (ld->ev_timestamps)
@@ -1888,8 +1984,10 @@ flame_chrome_load (FlameInput              *in,
   flame_profile_set_unit (ld.profile, FLAME_UNIT_NANOSECONDS);
   ld.nodes = g_array_new (FALSE, FALSE, sizeof (Node));
   ld.edges = g_array_new (FALSE, FALSE, sizeof (Edge));
-  ld.samples = g_array_new (FALSE, FALSE, sizeof (gint64));
-  ld.deltas = g_array_new (FALSE, FALSE, sizeof (gdouble));
+  ld.samples = g_array_new (FALSE, FALSE, sizeof (guint32));
+  ld.deltas = g_array_new (FALSE, FALSE, sizeof (gint32));
+  ld.delta_big = g_array_new (FALSE, FALSE, sizeof (BigDelta));
+  ld.dense_ids = g_array_new (FALSE, FALSE, sizeof (gint64));
   ld.chunks = g_array_new (FALSE, FALSE, sizeof (Chunk));
   ld.profiles = g_ptr_array_new_with_free_func (profile_info_free);
   ld.profile_by_key = g_hash_table_new (g_str_hash, g_str_equal);
@@ -1987,6 +2085,11 @@ out:
   g_array_unref (ld.edges);
   g_array_unref (ld.samples);
   g_array_unref (ld.deltas);
+  g_array_unref (ld.delta_big);
+  g_array_unref (ld.dense_ids);
+  g_free (ld.id_direct);
+  if (ld.id_hash != NULL)
+    g_hash_table_unref (ld.id_hash);
   g_array_unref (ld.chunks);
   g_hash_table_unref (ld.profile_by_key);
   g_ptr_array_unref (ld.profiles);
