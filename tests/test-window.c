@@ -1019,8 +1019,8 @@ test_panel_width (void)
   panel = gtk_widget_get_width (adw_flap_get_flap (window->flap));
   graph = gtk_widget_get_width (GTK_WIDGET (window->graph_view));
   g_test_message ("panel %d px, graph %d px", panel, graph);
-  g_assert_cmpint (panel, >=, 340);
-  g_assert_cmpint (panel, <=, 400);
+  g_assert_cmpint (panel, >=, 380);
+  g_assert_cmpint (panel, <=, 440);
   g_assert_cmpint (graph, >, 2 * panel);
 
   gtk_widget_activate_action (GTK_WIDGET (window), "win.show-sidebar", NULL);

@@ -1555,7 +1555,7 @@ cell_setup (GtkSignalListItemFactory *factory,
     case COL_NAME:
       gtk_label_set_xalign (GTK_LABEL (label), 0);
       gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_MIDDLE);
-      gtk_label_set_width_chars (GTK_LABEL (label), 10);
+      gtk_label_set_width_chars (GTK_LABEL (label), 14);
       break;
     case COL_STATUS:
       /* a small coloured pill, centred in its column */
