@@ -12,12 +12,6 @@
 
 #define SNIFF_LINES 64
 
-static inline gboolean
-is_blank (char c)
-{
-  return c == ' ' || c == '\t';
-}
-
 /* Parses the number that ends at @end (exclusive): digits with an optional
  * fraction, as flamegraph.pl accepts (`12`, `12.5`, `12.`). Returns the
  * start of the number, or NULL when there is none. */
@@ -41,7 +35,7 @@ parse_count_backwards (const char *start,
   if (p == end)
     return NULL;
   /* the count must stand alone: preceded by a blank (or nothing) */
-  if (p > start && !is_blank (p[-1]))
+  if (p > start && !flame_is_blank (p[-1]))
     return NULL;
   if (dot == p)         /* ".5" is not accepted */
     return NULL;
@@ -89,7 +83,7 @@ parse_line (const char *line,
   p = parse_count_backwards (line, end, &b);
   if (p == NULL)
     return FALSE;
-  while (p > line && is_blank (p[-1]))
+  while (p > line && flame_is_blank (p[-1]))
     p--;
 
   out->n_counts = 1;
@@ -100,7 +94,7 @@ parse_line (const char *line,
       const char *q = parse_count_backwards (line, p, &a);
       if (q != NULL && q > line)
         {
-          while (q > line && is_blank (q[-1]))
+          while (q > line && flame_is_blank (q[-1]))
             q--;
           if (q > line)
             {
@@ -121,25 +115,6 @@ parse_line (const char *line,
   return TRUE;
 }
 
-/* Returns the next line (without '\n', '\r' or trailing blanks) and
- * advances *pos past it. */
-static inline const char *
-next_line (const char *data,
-           gsize       len,
-           gsize      *pos,
-           gsize      *line_len)
-{
-  const char *line = data + *pos;
-  const char *nl = memchr (line, '\n', len - *pos);
-  const char *end = nl ? nl : data + len;
-
-  *pos = nl ? (gsize) (nl - data) + 1 : len;
-  while (end > line && (end[-1] == '\r' || is_blank (end[-1])))
-    end--;
-  *line_len = end - line;
-  return line;
-}
-
 static inline gboolean
 is_comment_or_empty (const char *line,
                      gsize       len)
@@ -158,7 +133,7 @@ flame_folded_sniff (const char *data,
   while (pos < len && seen < SNIFF_LINES)
     {
       gsize line_len;
-      const char *line = next_line (data, len, &pos, &line_len);
+      const char *line = flame_next_line (data, len, &pos, &line_len);
       FoldedLine fl;
 
       if (is_comment_or_empty (line, line_len))
@@ -210,7 +185,7 @@ flame_folded_is_cpython (const char *data,
   while (pos < len && seen < SNIFF_LINES)
     {
       gsize line_len;
-      const char *line = next_line (data, len, &pos, &line_len);
+      const char *line = flame_next_line (data, len, &pos, &line_len);
       const char *semi;
       FoldedLine fl;
       gint64 tid;
@@ -285,7 +260,7 @@ load_cpython (FlameInput  *in,
 
       if (!flame_input_tick (in, pos, error))
         return NULL;
-      line = next_line (in->data, in->len, &pos, &line_len);
+      line = flame_next_line (in->data, in->len, &pos, &line_len);
       lineno++;
       if (is_comment_or_empty (line, line_len))
         continue;
@@ -447,7 +422,7 @@ flame_folded_load (FlameInput  *in,
       if (!flame_input_tick (in, pos, error))
         goto fail;
 
-      line = next_line (in->data, in->len, &pos, &line_len);
+      line = flame_next_line (in->data, in->len, &pos, &line_len);
       lineno++;
       if (is_comment_or_empty (line, line_len))
         continue;

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <gio/gio.h>
+#include <string.h>
 
 G_BEGIN_DECLS
 
@@ -44,6 +45,31 @@ flame_input_tick (FlameInput  *in,
   if G_LIKELY (offset < in->next_check)
     return TRUE;
   return flame_input_tick_slow (in, offset, error);
+}
+
+static inline gboolean
+flame_is_blank (char c)
+{
+  return c == ' ' || c == '\t';
+}
+
+/* For the line-based text formats: the line at *pos without its '\n',
+ * '\r' or trailing blanks; advances *pos past it. */
+static inline const char *
+flame_next_line (const char *data,
+                 gsize       len,
+                 gsize      *pos,
+                 gsize      *line_len)
+{
+  const char *line = data + *pos;
+  const char *nl = memchr (line, '\n', len - *pos);
+  const char *end = nl ? nl : data + len;
+
+  *pos = nl ? (gsize) (nl - data) + 1 : len;
+  while (end > line && (end[-1] == '\r' || flame_is_blank (end[-1])))
+    end--;
+  *line_len = end - line;
+  return line;
 }
 
 void flame_input_set_error (FlameInput  *in,

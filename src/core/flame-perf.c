@@ -33,12 +33,6 @@
 #define SNIFF_MAX_SKIPPED 4096
 
 static inline gboolean
-is_blank (char c)
-{
-  return c == ' ' || c == '\t';
-}
-
-static inline gboolean
 is_digit (char c)
 {
   return c >= '0' && c <= '9';
@@ -95,25 +89,6 @@ find_bytes (const char *s,
       len = end - s;
     }
   return NULL;
-}
-
-/* Returns the next line without its '\n', '\r' or trailing blanks and
- * advances *pos past it. */
-static inline const char *
-next_line (const char *data,
-           gsize       len,
-           gsize      *pos,
-           gsize      *line_len)
-{
-  const char *line = data + *pos;
-  const char *nl = memchr (line, '\n', len - *pos);
-  const char *end = nl ? nl : data + len;
-
-  *pos = nl ? (gsize) (nl - data) + 1 : len;
-  while (end > line && (end[-1] == '\r' || is_blank (end[-1])))
-    end--;
-  *line_len = end - line;
-  return line;
 }
 
 /* Digits to a number; past 18 digits precision no longer matters. */
@@ -269,7 +244,7 @@ parse_event_line (const char *line,
   memset (ev, 0, sizeof *ev);
   ev->time = -1;
 
-  while (p < end && is_blank (*p))
+  while (p < end && flame_is_blank (*p))
     p++;
   comm_start = p;
 
@@ -278,7 +253,7 @@ parse_event_line (const char *line,
       const char *word = p;
       const char *s;
 
-      while (p < end && !is_blank (*p))
+      while (p < end && !flame_is_blank (*p))
         p++;
       if (word > comm_start && is_pid_tid_word (word, p, &s))
         {
@@ -287,7 +262,7 @@ parse_event_line (const char *line,
           slash = s;
           break;
         }
-      while (p < end && is_blank (*p))
+      while (p < end && flame_is_blank (*p))
         p++;
     }
   if (w == NULL)
@@ -300,18 +275,18 @@ parse_event_line (const char *line,
     {
       const char *q = w_end, *n, *n_end, *n_slash, *m, *m_end;
 
-      while (q < end && is_blank (*q))
+      while (q < end && flame_is_blank (*q))
         q++;
       n = q;
-      while (q < end && !is_blank (*q))
+      while (q < end && !flame_is_blank (*q))
         q++;
       n_end = q;
       if (n == n_end || !is_pid_tid_word (n, n_end, &n_slash))
         break;
-      while (q < end && is_blank (*q))
+      while (q < end && flame_is_blank (*q))
         q++;
       m = q;
-      while (q < end && !is_blank (*q))
+      while (q < end && !flame_is_blank (*q))
         q++;
       m_end = q;
       if (!is_cpu_word (m, m_end) && !is_time_word (m, m_end))
@@ -325,7 +300,7 @@ parse_event_line (const char *line,
     }
 
   comm_end = w;
-  while (comm_end > comm_start && is_blank (comm_end[-1]))
+  while (comm_end > comm_start && flame_is_blank (comm_end[-1]))
     comm_end--;
   ev->comm = comm_start;
   ev->comm_len = comm_end - comm_start;
@@ -352,12 +327,12 @@ parse_event_line (const char *line,
     {
       const char *word;
 
-      while (p < end && is_blank (*p))
+      while (p < end && flame_is_blank (*p))
         p++;
       if (p == end)
         break;
       word = p;
-      while (p < end && !is_blank (*p))
+      while (p < end && !flame_is_blank (*p))
         p++;
 
       if (is_cpu_word (word, p))
@@ -384,7 +359,7 @@ parse_event_line (const char *line,
           ev->event_full_len = name_end - word;
           ev->event = word;
           ev->event_len = event_base_len (word, name_end - word);
-          while (p < end && is_blank (*p))
+          while (p < end && flame_is_blank (*p))
             p++;
           if (p < end)
             {
@@ -421,10 +396,10 @@ parse_stack_line (const char *line,
   const char *s, *s_end;
   int depth = 0;
 
-  while (p < end && is_blank (*p))
+  while (p < end && flame_is_blank (*p))
     p++;
   sl->pc = p;
-  while (p < end && !is_blank (*p))
+  while (p < end && !flame_is_blank (*p))
     p++;
   sl->pc_len = p - sl->pc;
   if (p == end || sl->pc_len == 0 || end[-1] != ')')
@@ -437,7 +412,7 @@ parse_stack_line (const char *line,
       else if (*q == '(' && --depth == 0)
         break;
     }
-  if (q < p || depth != 0 || !is_blank (q[-1]))
+  if (q < p || depth != 0 || !flame_is_blank (q[-1]))
     return FALSE;
 
   sl->dso = q + 1;
@@ -445,9 +420,9 @@ parse_stack_line (const char *line,
 
   s = p;
   s_end = q;
-  while (s < s_end && is_blank (*s))
+  while (s < s_end && flame_is_blank (*s))
     s++;
-  while (s_end > s && is_blank (s_end[-1]))
+  while (s_end > s && flame_is_blank (s_end[-1]))
     s_end--;
   if (s == s_end)
     {
@@ -1099,7 +1074,7 @@ flame_perf_parse (FlameInput              *in,
 
       if (!flame_input_tick (in, pos, error))
         goto out;
-      line = next_line (in->data, in->len, &pos, &line_len);
+      line = flame_next_line (in->data, in->len, &pos, &line_len);
       lineno++;
 
       if (line_len > 0 && line[0] == '#')
@@ -1170,7 +1145,7 @@ flame_perf_sniff (const char *data,
     {
       if (pos >= len || skipped++ > SNIFF_MAX_SKIPPED)
         return FALSE;
-      line = next_line (data, len, &pos, &line_len);
+      line = flame_next_line (data, len, &pos, &line_len);
       if (line_len > 0 && line[0] != '#')
         break;
     }
@@ -1183,7 +1158,7 @@ flame_perf_sniff (const char *data,
     return sniff_stack_line (ev.rest, ev.rest_len);
   if (pos >= len)
     return FALSE;
-  line = next_line (data, len, &pos, &line_len);
+  line = flame_next_line (data, len, &pos, &line_len);
   if (line_len == 0 || line[0] == '#' || memchr (line, 0, line_len) != NULL)
     return FALSE;
   return sniff_stack_line (line, line_len);
