@@ -1728,7 +1728,9 @@ build_durations (Loader   *ld,
           g_array_append_val (xq, q);
         }
     }
-  qsort (xq->data, xq->len, sizeof (QEvent), compare_x);
+  /* an empty GArray may have no data: qsort wants a pointer */
+  if (xq->len > 1)
+    qsort (xq->data, xq->len, sizeof (QEvent), compare_x);
   for (guint i = 0; i < xq->len; i++)
     {
       QEvent q = g_array_index (xq, QEvent, i);
@@ -1739,8 +1741,10 @@ build_durations (Loader   *ld,
       q.seq = eq->len;
       g_array_append_val (eq, q);
     }
-  qsort (bq->data, bq->len, sizeof (QEvent), compare_ts_seq);
-  qsort (eq->data, eq->len, sizeof (QEvent), compare_ts_seq);
+  if (bq->len > 1)
+    qsort (bq->data, bq->len, sizeof (QEvent), compare_ts_seq);
+  if (eq->len > 1)
+    qsort (eq->data, eq->len, sizeof (QEvent), compare_ts_seq);
   b = (QEvent *) bq->data;
   e = (QEvent *) eq->data;
   nb = bq->len;
