@@ -50,7 +50,7 @@ with open(out, "w") as f:
         f.write('{"traceEvents":[{"name":"thread_name","ph":"M","pid":1,"tid":1,"args":{"name":"CrRendererMain"}},')
         f.write('{"name":"Profile","ph":"P","id":"0x1","pid":1,"tid":1,"ts":0,"args":{"data":{"startTime":0}}}')
         node_id = 1
-        parents = [0]
+        parents = [1]  # the root, written with the first chunk
         written = f.tell()
         ts = 0
         n_chunk = 0
