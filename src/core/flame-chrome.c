@@ -196,7 +196,17 @@ typedef struct
   StackFrame  sframe;
   GString    *sframe_name;
   guint64     n_long_args;
+
+  /* The array whose scalars go to samples or deltas, once its first
+   * scalar has taken the full path checks (0 = none): the rest of it
+   * skips them. Valid while that array is open and the event level,
+   * the profile level and the args state are what they were. */
+  guint       hot_depth;
+  guint       hot_e, hot_base;
+  guint8      hot_kind;
 } Loader;
+
+enum { HOT_SAMPLES = 1, HOT_DELTAS, HOT_TIMESTAMPS, HOT_TRACE_DELTAS };
 
 /* A node of the old tree form, open until its map ends: its id and its
  * children's ids may come in any key order, so the edges are made when
@@ -403,6 +413,43 @@ get_delta (Loader  *ld,
   return lo < ld->delta_big->len && big[lo].index == index ? big[lo].value : 0;
 }
 
+static inline void
+set_hot (Loader *ld,
+         guint   depth,
+         guint8  kind)
+{
+  ld->hot_depth = depth;
+  ld->hot_e = ld->ev_depth;
+  ld->hot_base = ld->base;
+  ld->hot_kind = kind;
+}
+
+/* A scalar of the hot array: what the full path checks found for its
+ * first scalar, without them. */
+static gboolean
+on_hot_value (Loader               *ld,
+              FlameJson            *json,
+              const FlameJsonValue *v,
+              GError              **error)
+{
+  if (ld->hot_kind == HOT_SAMPLES)
+    {
+      guint32 d;
+
+      if (!want_int (json, v, "a sample", error))
+        return FALSE;
+      d = dense_of (ld, v->i);
+      g_array_append_val (ld->samples, d);
+      return TRUE;
+    }
+  if (!want_number (json, v, "a time delta", error))
+    return FALSE;
+  append_delta (ld, v->d);
+  if (ld->hot_kind != HOT_TRACE_DELTAS)
+    ld->ev_timestamps = ld->hot_kind == HOT_TIMESTAMPS;
+  return TRUE;
+}
+
 /* Values inside the map that holds nodes/samples/timeDeltas (level
  * @base): a .cpuprofile's root, or args.data.cpuProfile of a trace event. */
 static gboolean
@@ -426,6 +473,7 @@ on_profile_value (Loader               *ld,
             return FALSE;
           d = dense_of (ld, v->i);
           g_array_append_val (ld->samples, d);
+          set_hot (ld, depth, HOT_SAMPLES);
           return TRUE;
         }
       if (flame_json_key_is (json, b, "timeDeltas") || flame_json_key_is (json, b, "timestamps"))
@@ -434,6 +482,7 @@ on_profile_value (Loader               *ld,
             return FALSE;
           append_delta (ld, v->d);
           ld->ev_timestamps = flame_json_key_is (json, b, "timestamps");
+          set_hot (ld, depth, ld->ev_timestamps ? HOT_TIMESTAMPS : HOT_DELTAS);
           return TRUE;
         }
       return TRUE;
@@ -1240,6 +1289,20 @@ on_trace_value (FlameJson            *json,
   guint e = ld->ev_depth;
   gboolean scalar = v->type <= FLAME_JSON_STRING;
 
+  /* the bulk of a profile: samples[] and timeDeltas[] */
+  if (ld->hot_depth != 0)
+    {
+      if (depth == ld->hot_depth)
+        {
+          if (scalar && !ld->ev_args_open && ld->ev_depth == ld->hot_e && ld->base == ld->hot_base)
+            return on_hot_value (ld, json, v, error);
+          if (!scalar)
+            ld->hot_depth = 0;   /* the array ends */
+        }
+      else if (depth < ld->hot_depth)
+        ld->hot_depth = 0;
+    }
+
   /* the first letter first: this runs for every value of the file */
   if (ld->format == FLAME_FORMAT_CHROME_TRACE && depth >= 2 && flame_json_level (json, 1)->key[0] == 's' &&
       (flame_json_key_is (json, 1, "samples") || flame_json_key_is (json, 1, "stackFrames")))
@@ -1360,6 +1423,7 @@ on_trace_value (FlameJson            *json,
       if (!want_number (json, v, "a time delta", error))
         return FALSE;
       append_delta (ld, v->d);
+      set_hot (ld, depth, HOT_TRACE_DELTAS);
       return TRUE;
     }
   if (depth == e + 3 && v->type == FLAME_JSON_START_MAP && flame_json_key_is (json, e + 2, "cpuProfile"))
