@@ -128,6 +128,7 @@ typedef struct
   GArray     *samples;   /* guint32 dense ids */
   GArray     *deltas;    /* gint32 µs, or DELTA_BIG */
   GArray     *delta_big; /* BigDelta, by index */
+  guint       samples_cap, deltas_cap;  /* see append_u32 */
   GArray     *dense_ids; /* gint64: dense index -> node id */
   guint32    *id_direct; /* id -> dense index + 1, for small ids */
   gsize       n_direct;
@@ -376,6 +377,31 @@ dense_of (Loader *ld,
   return d;
 }
 
+/* One more 4-byte element, without a call per element: *cap is what
+ * the array is known to hold (it grows by doubling, as GArray does on
+ * its own; g_array_set_size never gives memory back, so a shorter
+ * length later keeps the capacity). */
+static inline void
+append_u32 (GArray  *a,
+            guint   *cap,
+            guint32  v)
+{
+  guint n = a->len;
+
+  if (G_UNLIKELY (n >= *cap))
+    {
+      guint want = n < G_MAXUINT / 2 ? MAX (n, 1024u) * 2 : G_MAXUINT;
+
+      if (n == G_MAXUINT)
+        g_error ("adding 1 to array would overflow");   /* as GArray does */
+      g_array_set_size (a, want);
+      g_array_set_size (a, n);
+      *cap = want;
+    }
+  ((guint32 *) (void *) a->data)[n] = v;
+  a->len = n + 1;
+}
+
 static void
 append_delta (Loader  *ld,
               gdouble  d)
@@ -389,7 +415,7 @@ append_delta (Loader  *ld,
       BigDelta b = { ld->deltas->len, d };
       g_array_append_val (ld->delta_big, b);
     }
-  g_array_append_val (ld->deltas, v);
+  append_u32 (ld->deltas, &ld->deltas_cap, (guint32) v);
 }
 
 static gdouble
@@ -439,7 +465,7 @@ on_hot_value (Loader               *ld,
       if (!want_int (json, v, "a sample", error))
         return FALSE;
       d = dense_of (ld, v->i);
-      g_array_append_val (ld->samples, d);
+      append_u32 (ld->samples, &ld->samples_cap, d);
       return TRUE;
     }
   if (!want_number (json, v, "a time delta", error))

@@ -182,9 +182,11 @@ cb_number (void       *ctx,
     {
       for (; i < len; i++)
         {
-          if (!g_ascii_isdigit (s[i]))
+          guint c = (guint) (guchar) s[i] - '0';
+
+          if (c > 9)
             break;
-          acc = acc * 10 + (guint64) (s[i] - '0');
+          acc = acc * 10 + c;
         }
       if (i == len)
         {
