@@ -439,15 +439,30 @@ get_delta (Loader  *ld,
   return lo < ld->delta_big->len && big[lo].index == index ? big[lo].value : 0;
 }
 
+static gboolean on_trace_value (FlameJson            *json,
+                                const FlameJsonValue *v,
+                                gpointer              user_data,
+                                GError              **error);
+static gboolean on_hot_int     (FlameJson            *json,
+                                gint64                value,
+                                gpointer              user_data,
+                                GError              **error);
+
+/* Called with a scalar at @depth (the array's level) that took the full
+ * checks to samples[] or a deltas array */
 static inline void
-set_hot (Loader *ld,
-         guint   depth,
-         guint8  kind)
+set_hot (Loader    *ld,
+         FlameJson *json,
+         guint      depth,
+         guint8     kind)
 {
   ld->hot_depth = depth;
   ld->hot_e = ld->ev_depth;
   ld->hot_base = ld->base;
   ld->hot_kind = kind;
+  /* integers of the rest of the array come straight to on_hot_int */
+  if (!ld->ev_args_open && depth == flame_json_depth (json))
+    flame_json_set_int_sink (json, on_hot_int);
 }
 
 /* A scalar of the hot array: what the full path checks found for its
@@ -476,6 +491,38 @@ on_hot_value (Loader               *ld,
   return TRUE;
 }
 
+/* An integer directly in the hot array (flame_json_set_int_sink): what
+ * on_trace_value does with it, without the FlameJsonValue. Should the
+ * state have changed (it cannot while the array is open), the full path. */
+static gboolean
+on_hot_int (FlameJson  *json,
+            gint64      value,
+            gpointer    user_data,
+            GError    **error)
+{
+  Loader *ld = user_data;
+
+  if (G_LIKELY (ld->hot_depth == flame_json_depth (json) && !ld->ev_args_open &&
+                ld->ev_depth == ld->hot_e && ld->base == ld->hot_base))
+    {
+      if (ld->hot_kind == HOT_SAMPLES)
+        append_u32 (ld->samples, &ld->samples_cap, dense_of (ld, value));
+      else
+        {
+          append_delta (ld, (gdouble) value);
+          if (ld->hot_kind != HOT_TRACE_DELTAS)
+            ld->ev_timestamps = ld->hot_kind == HOT_TIMESTAMPS;
+        }
+      return TRUE;
+    }
+  else
+    {
+      FlameJsonValue v = { .type = FLAME_JSON_INT, .i = value, .d = (gdouble) value };
+
+      return on_trace_value (json, &v, user_data, error);
+    }
+}
+
 /* Values inside the map that holds nodes/samples/timeDeltas (level
  * @base): a .cpuprofile's root, or args.data.cpuProfile of a trace event. */
 static gboolean
@@ -499,7 +546,7 @@ on_profile_value (Loader               *ld,
             return FALSE;
           d = dense_of (ld, v->i);
           g_array_append_val (ld->samples, d);
-          set_hot (ld, depth, HOT_SAMPLES);
+          set_hot (ld, json, depth, HOT_SAMPLES);
           return TRUE;
         }
       if (flame_json_key_is (json, b, "timeDeltas") || flame_json_key_is (json, b, "timestamps"))
@@ -508,7 +555,7 @@ on_profile_value (Loader               *ld,
             return FALSE;
           append_delta (ld, v->d);
           ld->ev_timestamps = flame_json_key_is (json, b, "timestamps");
-          set_hot (ld, depth, ld->ev_timestamps ? HOT_TIMESTAMPS : HOT_DELTAS);
+          set_hot (ld, json, depth, ld->ev_timestamps ? HOT_TIMESTAMPS : HOT_DELTAS);
           return TRUE;
         }
       return TRUE;
@@ -1449,7 +1496,7 @@ on_trace_value (FlameJson            *json,
       if (!want_number (json, v, "a time delta", error))
         return FALSE;
       append_delta (ld, v->d);
-      set_hot (ld, depth, HOT_TRACE_DELTAS);
+      set_hot (ld, json, depth, HOT_TRACE_DELTAS);
       return TRUE;
     }
   if (depth == e + 3 && v->type == FLAME_JSON_START_MAP && flame_json_key_is (json, e + 2, "cpuProfile"))

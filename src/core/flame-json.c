@@ -32,6 +32,8 @@ struct _FlameJson
   gpointer        user_data;
   GError         *error;     /* set by a callback or by a limit */
   gboolean        keys;      /* deliver FLAME_JSON_KEY events */
+  guint           sink_depth;  /* level of the array with an int sink, 0 = none */
+  FlameJsonIntFunc sink;
   FlameJsonLevel  levels[FLAME_JSON_MAX_DEPTH + 1];
 };
 
@@ -50,6 +52,22 @@ flame_json_set_deliver_keys (FlameJson *json,
                              gboolean   deliver)
 {
   json->keys = deliver;
+}
+
+/* For the innermost open container, which must be an array (else
+ * nothing changes); NULL removes a sink. */
+void
+flame_json_set_int_sink (FlameJson        *json,
+                         FlameJsonIntFunc  func)
+{
+  if (func == NULL || json->depth == 0 || !json->levels[json->depth].is_array)
+    {
+      json->sink_depth = 0;
+      json->sink = NULL;
+      return;
+    }
+  json->sink_depth = json->depth;
+  json->sink = func;
 }
 
 FlameInput *
@@ -191,6 +209,8 @@ cb_number (void       *ctx,
       if (i == len)
         {
           v.i = neg ? -(gint64) acc : (gint64) acc;
+          if (json->sink_depth == json->depth && json->sink != NULL)
+            return json->sink (json, v.i, json->user_data, &json->error) ? 1 : 0;
           v.d = (gdouble) v.i;
           return deliver (json, &v);
         }
@@ -265,6 +285,11 @@ pop (FlameJson *json,
   FlameJsonValue v = { .type = is_array ? FLAME_JSON_END_ARRAY : FLAME_JSON_END_MAP };
   int ret = deliver (json, &v);
 
+  if (json->sink_depth == json->depth)
+    {
+      json->sink_depth = 0;
+      json->sink = NULL;
+    }
   json->depth--;
   return ret;
 }
@@ -374,6 +399,8 @@ flame_json_parse (FlameInput      *in,
   json->user_data = user_data;
   json->error = NULL;
   json->keys = FALSE;
+  json->sink_depth = 0;
+  json->sink = NULL;
   json->levels[0].is_array = FALSE;
   json->levels[0].index = -1;
   json->levels[0].key_len = 0;

@@ -67,6 +67,15 @@ typedef gboolean (*FlameJsonFunc) (FlameJson             *json,
                                    gpointer               user_data,
                                    GError               **error);
 
+/* Called instead of the FlameJsonFunc for integers (FLAME_JSON_INT
+ * values) directly in the array that was innermost when it was set, until
+ * that array ends: the bulk of a profile without a FlameJsonValue each.
+ * flame_json_depth() is the array's level, as for the FlameJsonFunc. */
+typedef gboolean (*FlameJsonIntFunc) (FlameJson  *json,
+                                      gint64      value,
+                                      gpointer    user_data,
+                                      GError    **error);
+
 typedef enum
 {
   FLAME_JSON_ALLOW_PARTIAL = 1 << 0,  /* truncated input ends quietly */
@@ -88,6 +97,8 @@ gboolean        flame_json_key_is       (FlameJson      *json,
 gsize           flame_json_offset       (FlameJson      *json);
 void            flame_json_set_deliver_keys (FlameJson  *json,
                                          gboolean        deliver);
+void            flame_json_set_int_sink (FlameJson      *json,
+                                         FlameJsonIntFunc func);
 FlameInput     *flame_json_input        (FlameJson      *json);
 void            flame_json_set_error    (FlameJson      *json,
                                          GError        **error,
