@@ -444,6 +444,7 @@ static gboolean on_trace_value (FlameJson            *json,
                                 gpointer              user_data,
                                 GError              **error);
 static gboolean on_hot_int     (FlameJson            *json,
+                                guint                 depth,
                                 gint64                value,
                                 gpointer              user_data,
                                 GError              **error);
@@ -496,20 +497,35 @@ on_hot_value (Loader               *ld,
  * state have changed (it cannot while the array is open), the full path. */
 static gboolean
 on_hot_int (FlameJson  *json,
+            guint       depth,
             gint64      value,
             gpointer    user_data,
             GError    **error)
 {
   Loader *ld = user_data;
 
-  if (G_LIKELY (ld->hot_depth == flame_json_depth (json) && !ld->ev_args_open &&
+  if (G_LIKELY (ld->hot_depth == depth && !ld->ev_args_open &&
                 ld->ev_depth == ld->hot_e && ld->base == ld->hot_base))
     {
       if (ld->hot_kind == HOT_SAMPLES)
-        append_u32 (ld->samples, &ld->samples_cap, dense_of (ld, value));
+        {
+          guint32 d;
+
+          /* dense_of's first case, inline */
+          if (value >= 0 && (guint64) value < ld->n_direct && ld->id_direct[value] != 0)
+            d = ld->id_direct[value] - 1;
+          else
+            d = dense_of (ld, value);
+          append_u32 (ld->samples, &ld->samples_cap, d);
+        }
       else
         {
-          append_delta (ld, (gdouble) value);
+          /* append_delta for an integer: exact in an int32 unless it is
+           * G_MININT32 (DELTA_BIG) or beyond */
+          if (value > G_MININT32 && value <= G_MAXINT32)
+            append_u32 (ld->deltas, &ld->deltas_cap, (guint32) (gint32) value);
+          else
+            append_delta (ld, (gdouble) value);
           if (ld->hot_kind != HOT_TRACE_DELTAS)
             ld->ev_timestamps = ld->hot_kind == HOT_TIMESTAMPS;
         }

@@ -210,7 +210,7 @@ cb_number (void       *ctx,
         {
           v.i = neg ? -(gint64) acc : (gint64) acc;
           if (json->sink_depth == json->depth && json->sink != NULL)
-            return json->sink (json, v.i, json->user_data, &json->error) ? 1 : 0;
+            return json->sink (json, json->depth, v.i, json->user_data, &json->error) ? 1 : 0;
           v.d = (gdouble) v.i;
           return deliver (json, &v);
         }

@@ -70,8 +70,9 @@ typedef gboolean (*FlameJsonFunc) (FlameJson             *json,
 /* Called instead of the FlameJsonFunc for integers (FLAME_JSON_INT
  * values) directly in the array that was innermost when it was set, until
  * that array ends: the bulk of a profile without a FlameJsonValue each.
- * flame_json_depth() is the array's level, as for the FlameJsonFunc. */
+ * @depth is flame_json_depth(): the array's level, as for the FlameJsonFunc. */
 typedef gboolean (*FlameJsonIntFunc) (FlameJson  *json,
+                                      guint       depth,
                                       gint64      value,
                                       gpointer    user_data,
                                       GError    **error);
