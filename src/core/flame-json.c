@@ -177,13 +177,52 @@ cb_boolean (void *ctx,
   return deliver (json, &v);
 }
 
+/* An integer outside a sink's array: the full event */
+static inline int
+deliver_int (FlameJson *json,
+             gint64     i)
+{
+  FlameJsonValue v = { .type = FLAME_JSON_INT, .i = i, .d = (gdouble) i };
+
+  return deliver (json, &v);
+}
+
+/* Any other number: strtod */
+static G_NO_INLINE int
+deliver_double (FlameJson  *json,
+                const char *s,
+                size_t      len)
+{
+  FlameJsonValue v = { .type = FLAME_JSON_INT };
+
+  {
+    char buf[128];
+
+    if (len >= sizeof buf)
+      {
+        flame_json_set_error (json, &json->error, FLAME_ERROR_PARSE,
+                              "a number is longer than %u characters",
+                              (guint) sizeof buf - 1);
+        return 0;
+      }
+    memcpy (buf, s, len);
+    buf[len] = '\0';
+    v.type = FLAME_JSON_DOUBLE;
+    v.d = g_ascii_strtod (buf, NULL);
+    if (v.d >= -9.2e18 && v.d <= 9.2e18 && v.d == (gdouble) (gint64) v.d)
+      v.i = (gint64) v.d;
+    else
+      v.i = v.d < 0 ? G_MININT64 : G_MAXINT64;
+  }
+  return deliver (json, &v);
+}
+
 static int
 cb_number (void       *ctx,
            const char *s,
            size_t      len)
 {
   FlameJson *json = ctx;
-  FlameJsonValue v = { .type = FLAME_JSON_INT };
   gsize i = 0;
   gboolean neg = FALSE;
   guint64 acc = 0;
@@ -208,34 +247,14 @@ cb_number (void       *ctx,
         }
       if (i == len)
         {
-          v.i = neg ? -(gint64) acc : (gint64) acc;
+          gint64 value = neg ? -(gint64) acc : (gint64) acc;
+
           if (json->sink_depth == json->depth && json->sink != NULL)
-            return json->sink (json, json->depth, v.i, json->user_data, &json->error) ? 1 : 0;
-          v.d = (gdouble) v.i;
-          return deliver (json, &v);
+            return json->sink (json, json->depth, value, json->user_data, &json->error) ? 1 : 0;
+          return deliver_int (json, value);
         }
     }
-
-  {
-    char buf[128];
-
-    if (len >= sizeof buf)
-      {
-        flame_json_set_error (json, &json->error, FLAME_ERROR_PARSE,
-                              "a number is longer than %u characters",
-                              (guint) sizeof buf - 1);
-        return 0;
-      }
-    memcpy (buf, s, len);
-    buf[len] = '\0';
-    v.type = FLAME_JSON_DOUBLE;
-    v.d = g_ascii_strtod (buf, NULL);
-    if (v.d >= -9.2e18 && v.d <= 9.2e18 && v.d == (gdouble) (gint64) v.d)
-      v.i = (gint64) v.d;
-    else
-      v.i = v.d < 0 ? G_MININT64 : G_MAXINT64;
-  }
-  return deliver (json, &v);
+  return deliver_double (json, s, len);
 }
 
 static int
