@@ -66,3 +66,20 @@ flame_test_profile (const char *const *stacks)
   flame_profile_finish (profile);
   return profile;
 }
+
+/* Appends @v as a protobuf-style base-128 varint (pprof and CPython's
+ * binary format both use them); for tests that write files by hand. */
+static inline void
+flame_test_put_varint (GByteArray *b,
+                       guint64     v)
+{
+  do
+    {
+      guint8 c = v & 0x7f;
+      v >>= 7;
+      if (v)
+        c |= 0x80;
+      g_byte_array_append (b, &c, 1);
+    }
+  while (v);
+}

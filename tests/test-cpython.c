@@ -46,25 +46,10 @@ typedef struct
 } Layout;
 
 static void
-put_varint (GByteArray *b,
-            guint64     v)
-{
-  do
-    {
-      guint8 c = v & 0x7f;
-      v >>= 7;
-      if (v)
-        c |= 0x80;
-      g_byte_array_append (b, &c, 1);
-    }
-  while (v);
-}
-
-static void
 put_svarint (GByteArray *b,
              gint64      v)
 {
-  put_varint (b, ((guint64) v << 1) ^ (guint64) (v >> 63));
+  flame_test_put_varint (b, ((guint64) v << 1) ^ (guint64) (v >> 63));
 }
 
 static void
@@ -126,11 +111,11 @@ rec_full (GByteArray   *b,
           guint         n)
 {
   record_head (b, l, tid, 1);
-  put_varint (b, dt);
+  flame_test_put_varint (b, dt);
   put_u8 (b, 3);
-  put_varint (b, n);
+  flame_test_put_varint (b, n);
   for (guint i = 0; i < n; i++)
-    put_varint (b, frames[i]);
+    flame_test_put_varint (b, frames[i]);
 }
 
 static void
@@ -141,10 +126,10 @@ rec_repeat (GByteArray   *b,
             guint64       dt)
 {
   record_head (b, l, tid, 0);
-  put_varint (b, count);
+  flame_test_put_varint (b, count);
   for (guint i = 0; i < count; i++)
     {
-      put_varint (b, dt);
+      flame_test_put_varint (b, dt);
       put_u8 (b, 1);
     }
 }
@@ -160,12 +145,12 @@ rec_delta (GByteArray   *b,
            guint         n)
 {
   record_head (b, l, tid, encoding);
-  put_varint (b, dt);
+  flame_test_put_varint (b, dt);
   put_u8 (b, 1);
-  put_varint (b, a);
-  put_varint (b, n);
+  flame_test_put_varint (b, a);
+  flame_test_put_varint (b, n);
   for (guint i = 0; i < n; i++)
-    put_varint (b, frames[i]);
+    flame_test_put_varint (b, frames[i]);
 }
 
 static const char *const strings[] = {
@@ -225,14 +210,14 @@ write_profile (const Layout *l)
   str_off = b->len;
   for (guint i = 0; i < G_N_ELEMENTS (strings); i++)
     {
-      put_varint (b, strlen (strings[i]));
+      flame_test_put_varint (b, strlen (strings[i]));
       g_byte_array_append (b, (const guint8 *) strings[i], strlen (strings[i]));
     }
   frame_off = b->len;
   for (guint i = 0; i < G_N_ELEMENTS (frame_defs); i++)
     {
-      put_varint (b, frame_defs[i][0]);
-      put_varint (b, frame_defs[i][1]);
+      flame_test_put_varint (b, frame_defs[i][0]);
+      flame_test_put_varint (b, frame_defs[i][1]);
       put_svarint (b, frame_defs[i][2]);
       put_svarint (b, 0);
       put_svarint (b, -1);
@@ -459,7 +444,7 @@ fill_bad_encoding (GByteArray   *b,
                    const Layout *l)
 {
   record_head (b, l, 1, 9);
-  put_varint (b, 1);
+  flame_test_put_varint (b, 1);
 }
 
 static void
@@ -468,7 +453,7 @@ fill_huge_count (GByteArray   *b,
 {
   rec_full (b, l, 1, 1, (const guint[]) { 1, 0 }, 2);
   record_head (b, l, 1, 0);
-  put_varint (b, G_MAXUINT64 / 3);
+  flame_test_put_varint (b, G_MAXUINT64 / 3);
 }
 
 static void

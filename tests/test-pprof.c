@@ -46,27 +46,12 @@ load_corpus (const char *relative)
 /* ---- a protobuf writer, enough for Profile ---- */
 
 static void
-put_varint (GByteArray *b,
-            guint64     v)
-{
-  do
-    {
-      guint8 c = v & 0x7f;
-      v >>= 7;
-      if (v)
-        c |= 0x80;
-      g_byte_array_append (b, &c, 1);
-    }
-  while (v);
-}
-
-static void
 put_uint (GByteArray *b,
           guint       field,
           guint64     v)
 {
-  put_varint (b, (guint64) field << 3);
-  put_varint (b, v);
+  flame_test_put_varint (b, (guint64) field << 3);
+  flame_test_put_varint (b, v);
 }
 
 static void
@@ -75,8 +60,8 @@ put_bytes (GByteArray *b,
            const void *data,
            gsize       len)
 {
-  put_varint (b, ((guint64) field << 3) | 2);
-  put_varint (b, len);
+  flame_test_put_varint (b, ((guint64) field << 3) | 2);
+  flame_test_put_varint (b, len);
   g_byte_array_append (b, data, len);
 }
 
@@ -156,9 +141,9 @@ sample (const guint64 *locs,
       g_autoptr(GByteArray) p = g_byte_array_new ();
       g_autoptr(GByteArray) v = g_byte_array_new ();
       for (guint i = 0; i < n_locs; i++)
-        put_varint (p, locs[i]);
+        flame_test_put_varint (p, locs[i]);
       for (guint i = 0; i < n_values; i++)
-        put_varint (v, (guint64) values[i]);
+        flame_test_put_varint (v, (guint64) values[i]);
       put_bytes (m, 1, p->data, p->len);
       put_bytes (m, 2, v->data, v->len);
     }
@@ -467,7 +452,7 @@ test_malformed (void)
       fns[i] = 1;
     put_msg (b, 4, location (99, 0, 1, fns, G_N_ELEMENTS (fns)));
     for (guint i = 0; i < 400; i++)
-      put_varint (ids, 99);
+      flame_test_put_varint (ids, 99);
     for (guint s = 0; s < 100; s++)
       {
         GByteArray *m = g_byte_array_new ();
