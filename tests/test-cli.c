@@ -388,6 +388,35 @@ test_info (void)
   g_assert_nonnull (strstr (t.out, "Interval:  unknown (1 ms assumed)"));
 }
 
+/* --thread keeps one thread of a file that holds several, on both sides */
+static void
+test_thread_option (void)
+{
+  g_autofree char *worker = flame_test_corpus_path ("speedscope/sample/profiles/Chrome/66/worker.json");
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  g_auto(Run) all = { 0 };
+  g_auto(Run) one = { 0 };
+  g_auto(Run) none = { 0 };
+  JsonObject *b;
+
+  if (worker == NULL)
+    return;
+  run_cli (&all, "compare", "--format", "json", worker, worker, NULL);
+  run_cli (&one, "compare", "--format", "json", "--thread", "31089", worker, worker, NULL);
+  g_assert_cmpint (all.status, ==, 0);
+  g_assert_cmpint (one.status, ==, 0);
+  json_parser_load_from_data (parser, one.out, -1, &error);
+  g_assert_no_error (error);
+  b = json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)), "baseline");
+  g_assert_cmpfloat (json_object_get_double_member (b, "samples"), ==, 3792);
+  g_assert_nonnull (strstr (all.out, "\"samples\": 8239"));
+
+  run_cli (&none, "compare", "--thread", "999", worker, worker, NULL);
+  g_assert_cmpint (none.status, ==, 1);
+  g_assert_nonnull (strstr (none.err, "thread 999"));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -403,6 +432,7 @@ main (int    argc,
   g_test_add_func ("/cli/compare/folded-inferno", test_folded_inferno);
   g_test_add_func ("/cli/compare/folded-roundtrip", test_folded_roundtrip);
   g_test_add_func ("/cli/info", test_info);
+  g_test_add_func ("/cli/compare/thread", test_thread_option);
 
   return g_test_run ();
 }

@@ -93,7 +93,7 @@ flame_cli_compare (int    argc,
     }
   ropts.top_n = top_n;
 
-  if (!flame_cli_load_profiles (files, n_files, &baseline, &current))
+  if (!flame_cli_load_profiles (files, n_files, &diff_args, &baseline, &current))
     return FLAME_CLI_ERROR;
 
   diff = flame_diff_new (baseline, current, &dopts, NULL, &error);

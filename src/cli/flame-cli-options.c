@@ -23,8 +23,13 @@ flame_cli_diff_args_add_entries (GOptionContext   *context,
     { "match", 0, 0, G_OPTION_ARG_STRING, &args->match, "Frame matching: name, name+file (default) or name+file+line", "KEY" },
     { "strip-hex", 0, 0, G_OPTION_ARG_NONE, &args->strip_hex, "Ignore hex addresses and +0x offsets when matching frames", NULL },
     { "significance", 0, 0, G_OPTION_ARG_STRING, &args->significance, "Count only changes beyond sampling noise at this level (e.g. 0.05)", "ALPHA" },
+    { "profile", 0, 0, G_OPTION_ARG_INT, &args->profile_index, "Load profile N of files with several (speedscope, trace events), counting from 0", "N" },
+    { "thread", 0, 0, G_OPTION_ARG_INT64, &args->thread, "Keep only thread TID of files with several (Chrome, Firefox, pprof, CPython)", "TID" },
     { NULL }
   };
+
+  args->profile_index = -1;
+  args->thread = -1;
 
   /* GLib copies the entries; the targets live in @args */
   g_option_context_add_main_entries (context, entries, NULL);
@@ -120,9 +125,10 @@ flame_cli_diff_args_apply (FlameCliDiffArgs *args,
 
 typedef struct
 {
-  const char   *path;
-  FlameProfile *profile;
-  GError       *error;
+  const char             *path;
+  const FlameLoadOptions *options;
+  FlameProfile           *profile;
+  GError                 *error;
 } LoadJob;
 
 static gpointer
@@ -130,12 +136,13 @@ load_job_run (gpointer data)
 {
   LoadJob *job = data;
 
-  job->profile = flame_load_file (job->path, NULL, NULL, NULL, &job->error);
+  job->profile = flame_load_file_full (job->path, job->options, NULL, NULL, NULL, &job->error);
   return NULL;
 }
 
 /**
  * flame_cli_load_profiles:
+ * @args: its --profile and --thread apply to both files
  * @current: (out): %NULL when only one file was given
  *
  * Loads one or two files, two in parallel (on a 2-core machine that
@@ -143,15 +150,20 @@ load_job_run (gpointer data)
  * error.
  */
 gboolean
-flame_cli_load_profiles (char          **files,
-                         guint           n_files,
-                         FlameProfile  **baseline,
-                         FlameProfile  **current)
+flame_cli_load_profiles (char             **files,
+                         guint              n_files,
+                         FlameCliDiffArgs  *args,
+                         FlameProfile     **baseline,
+                         FlameProfile     **current)
 {
-  LoadJob jobs[2] = { { files[0] }, { n_files > 1 ? files[1] : NULL } };
+  FlameLoadOptions options = FLAME_LOAD_OPTIONS_DEFAULT;
+  LoadJob jobs[2] = { { files[0], &options }, { n_files > 1 ? files[1] : NULL, &options } };
   gboolean ok = TRUE;
 
   g_return_val_if_fail (n_files == 1 || n_files == 2, FALSE);
+
+  options.profile = args->profile_index;
+  options.thread = args->thread;
 
   if (n_files == 2)
     {

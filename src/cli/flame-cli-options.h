@@ -18,6 +18,8 @@ typedef struct
   char     *interval;
   char     *significance;
   gboolean  strip_hex;
+  gint      profile_index;  /* -1: the file's default */
+  gint64    thread;         /* -1: all threads */
 } FlameCliDiffArgs;
 
 void     flame_cli_diff_args_add_entries (GOptionContext   *context,
@@ -33,6 +35,7 @@ gboolean flame_cli_parse_double          (const char       *command,
                                           gdouble          *out);
 gboolean flame_cli_load_profiles         (char            **files,
                                           guint             n_files,
+                                          FlameCliDiffArgs *args,
                                           FlameProfile    **baseline,
                                           FlameProfile    **current);
 

@@ -125,7 +125,7 @@ flame_cli_render (int    argc,
   if (!flame_cli_diff_args_apply (&diff_args, "render", &dopts))
     return FLAME_CLI_ERROR;
 
-  if (!flame_cli_load_profiles (files, n_files, &baseline, &current))
+  if (!flame_cli_load_profiles (files, n_files, &diff_args, &baseline, &current))
     return FLAME_CLI_ERROR;
   if (n_files == 2 && view == FLAME_VIEW_SINGLE)
     {
