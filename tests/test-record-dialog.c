@@ -19,7 +19,7 @@
 #include "flame-application.h"
 #include "flame-loader.h"
 #include "flame-record-dialog-private.h"
-#include "flame-window-private.h"
+#include "flame-test-gui.h"
 
 static FlameApplication *app;
 static FlameWindow *window;
@@ -517,17 +517,7 @@ main (int   argc,
     g_setenv ("XDG_DATA_HOME", data, TRUE);
   }
   gtk_test_init (&argc, &argv, NULL);
-  adw_init ();
-  g_object_set (gtk_settings_get_default (), "gtk-enable-animations", FALSE, NULL);
-
-  app = flame_application_new ();
-  g_application_set_flags (G_APPLICATION (app),
-                           G_APPLICATION_NON_UNIQUE | G_APPLICATION_HANDLES_OPEN |
-                           G_APPLICATION_HANDLES_COMMAND_LINE);
-  g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
-  window = flame_window_new (ADW_APPLICATION (app));
-  gtk_window_set_default_size (GTK_WINDOW (window), 1000, 700);
-  gtk_window_present (GTK_WINDOW (window));
+  window = flame_test_gui_start (&app, 1000, 700);
 
   g_test_add_func ("/record-dialog/shortcuts", test_shortcuts);
   g_test_add_func ("/record-dialog/flatpak-plan", test_flatpak_plan);

@@ -22,7 +22,7 @@
 #include "flame-recorder.h"
 #include "flame-report.h"
 #include "flame-speedscope.h"
-#include "flame-window-private.h"
+#include "flame-test-gui.h"
 
 static FlameApplication *app;
 static FlameWindow *window;
@@ -1060,20 +1060,7 @@ main (int   argc,
       return g_test_run ();
     }
   gtk_test_init (&argc, &argv, NULL);
-  adw_init ();
-  /* settled pictures, and no AdwFlap reveal animation: libadwaita 1.2
-   * sometimes allocates the flap's children with a width of INT_MIN
-   * mid-animation under Xvfb, a warning that gtk_test_init makes fatal */
-  g_object_set (gtk_settings_get_default (), "gtk-enable-animations", FALSE, NULL);
-
-  app = flame_application_new ();
-  g_application_set_flags (G_APPLICATION (app),
-                           G_APPLICATION_NON_UNIQUE | G_APPLICATION_HANDLES_OPEN |
-                           G_APPLICATION_HANDLES_COMMAND_LINE);
-  g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
-  window = flame_window_new (ADW_APPLICATION (app));
-  gtk_window_set_default_size (GTK_WINDOW (window), 1280, 800);
-  gtk_window_present (GTK_WINDOW (window));
+  window = flame_test_gui_start (&app, 1280, 800);
 
   g_test_add_func ("/window/empty-state", test_empty_state);
   g_test_add_func ("/window/order-pair", test_order_pair);
