@@ -830,7 +830,15 @@ gdouble
 flame_diff_get_elided_weight (FlameDiff *self,
                               guint32    node)
 {
+  const gdouble *weights;
+
   g_return_val_if_fail (FLAME_IS_DIFF (self), 0);
+
+  /* called once per node when a view is prepared: take the lock only
+   * while the array does not exist yet */
+  weights = g_atomic_pointer_get (&self->elided_weight);
+  if G_LIKELY (weights != NULL)
+    return weights[node] * self->scale;
 
   g_mutex_lock (&self->lazy_lock);
   if (self->elided_weight == NULL)
@@ -847,9 +855,10 @@ flame_diff_get_elided_weight (FlameDiff *self,
           if (parent == FLAME_TREE_ROOT || !flame_diff_is_elided (self, parent))
             w[parent] += w[n];
         }
-      self->elided_weight = w;
+      g_atomic_pointer_set (&self->elided_weight, w);
     }
+  weights = self->elided_weight;
   g_mutex_unlock (&self->lazy_lock);
 
-  return self->elided_weight[node] * self->scale;
+  return weights[node] * self->scale;
 }
