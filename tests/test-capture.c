@@ -8,17 +8,22 @@
 #include "config.h"
 
 #include <gio/gio.h>
+#include <gio/gunixinputstream.h>
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <math.h>
 #include <string.h>
 #include <signal.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "flame-capture-config.h"
 #include "flame-loader.h"
 #include "flame-recorder.h"
+#include "flame-sampler-protocol.h"
 #include "flame-symbolizer.h"
 
 static char *
@@ -797,6 +802,301 @@ test_cli_recover (void)
   g_assert_nonnull (strstr (again.err, "no interrupted recordings"));
 }
 
+/* ---- the sampler alone, over a socket of the test's own ---- */
+
+typedef struct
+{
+  const char *const *argv;
+  const char *const *env;       /* extra NAME=VALUE, NULL-terminated */
+  int                sndbuf;    /* SO_SNDBUF of the program's end, 0: default */
+  gboolean           wait_spun; /* read nothing before the program prints "spun" */
+  int                kill_sig;  /* sent after kill_after_ms of reading */
+  int                kill_after_ms;
+} RawOptions;
+
+typedef struct
+{
+  int      status;
+  guint    hellos;
+  guint64  samples;
+  guint64  periods;         /* summed sample weights */
+  guint64  periods_first;   /* … before the second hello (an exec) */
+  guint32  lost;            /* the highest lost count reported */
+  gboolean exit_record;
+  gboolean writer_seen;     /* a thread named flamediff-out */
+  gboolean spun;
+} Raw;
+
+static gboolean
+has_writer_thread (GPid pid)
+{
+  g_autofree char *dir = g_strdup_printf ("/proc/%d/task", (int) pid);
+  g_autoptr(GDir) tasks = g_dir_open (dir, 0, NULL);
+  const char *tid;
+
+  while (tasks != NULL && (tid = g_dir_read_name (tasks)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (dir, tid, "comm", NULL);
+      g_autofree char *comm = NULL;
+
+      if (g_file_get_contents (path, &comm, NULL, NULL) && g_str_has_prefix (comm, "flamediff-out"))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static void
+raw_count (Raw          *raw,
+           const guint8 *buf,
+           gssize        len)
+{
+  const FlameRecHeader *h = (const FlameRecHeader *) buf;
+
+  g_assert_cmpint (len, >=, (gssize) sizeof *h);
+  g_assert_cmphex (h->magic, ==, FLAME_SAMPLER_MAGIC);
+  if (h->type == FLAME_REC_HELLO)
+    raw->hellos++;
+  else if (h->type == FLAME_REC_SAMPLE)
+    {
+      const FlameRecSample *s = (const FlameRecSample *) buf;
+
+      g_assert_cmpint (len, ==, (gssize) (sizeof *s + s->n_frames * 8));
+      raw->samples++;
+      raw->periods += s->weight;
+      if (raw->hellos <= 1)
+        raw->periods_first += s->weight;
+      raw->lost = MAX (raw->lost, s->lost);
+    }
+  else if (h->type == FLAME_REC_EXIT)
+    {
+      raw->exit_record = TRUE;
+      raw->lost = MAX (raw->lost, ((const FlameRecExit *) buf)->lost);
+    }
+}
+
+/* Runs a workload with the sampler preloaded and reads its records
+ * itself, with the recorder's environment, until the last copy of the
+ * socket closes. */
+static void
+raw_record (Raw              *raw,
+            const RawOptions *opt)
+{
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_autoptr(GSubprocess) proc = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *ino = NULL;
+  int sv[2], out_fd;
+  struct stat st;
+  GPid pid;
+  gint64 start, deadline;
+  gboolean killed = FALSE;
+  guint8 buf[FLAME_SAMPLER_MAX_RECORD];
+
+  memset (raw, 0, sizeof *raw);
+  g_assert_cmpint (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), ==, 0);
+  if (opt->sndbuf > 0)
+    g_assert_cmpint (setsockopt (sv[1], SOL_SOCKET, SO_SNDBUF, &opt->sndbuf, sizeof opt->sndbuf), ==, 0);
+  g_assert_cmpint (fstat (sv[1], &st), ==, 0);
+  ino = g_strdup_printf ("%" G_GUINT64_FORMAT, (guint64) st.st_ino);
+
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_SILENCE);
+  g_subprocess_launcher_setenv (launcher, "LD_PRELOAD", g_getenv ("FLAMEDIFF_SAMPLER"), TRUE);
+  g_subprocess_launcher_setenv (launcher, FLAME_SAMPLER_ENV_FD, "3", TRUE);
+  g_subprocess_launcher_setenv (launcher, FLAME_SAMPLER_ENV_INO, ino, TRUE);
+  g_subprocess_launcher_setenv (launcher, FLAME_SAMPLER_ENV_HZ, "999", TRUE);
+  g_subprocess_launcher_unsetenv (launcher, FLAME_SAMPLER_ENV_ROOT);
+  for (guint i = 0; opt->env != NULL && opt->env[i] != NULL; i++)
+    {
+      g_auto(GStrv) kv = g_strsplit (opt->env[i], "=", 2);
+
+      g_subprocess_launcher_setenv (launcher, kv[0], kv[1], TRUE);
+    }
+  g_subprocess_launcher_take_fd (launcher, sv[1], 3);
+  proc = g_subprocess_launcher_spawnv (launcher, opt->argv, &error);
+  g_assert_no_error (error);
+  g_clear_object (&launcher);   /* closes our copy of the program's end */
+  pid = (GPid) g_ascii_strtoll (g_subprocess_get_identifier (proc), NULL, 10);
+  out_fd = g_unix_input_stream_get_fd (G_UNIX_INPUT_STREAM (g_subprocess_get_stdout_pipe (proc)));
+
+  deadline = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
+  if (opt->wait_spun)
+    {
+      /* Nobody reads the socket meanwhile: a sampler that waited for
+       * room would never let the program get here. */
+      char line[64] = "";
+
+      while (g_get_monotonic_time () < deadline)
+        {
+          struct pollfd p = { .fd = out_fd, .events = POLLIN };
+
+          if (!raw->writer_seen)
+            raw->writer_seen = has_writer_thread (pid);
+          if (poll (&p, 1, 20) == 1)
+            {
+              gssize n = read (out_fd, line, sizeof line - 1);
+
+              line[MAX (n, 0)] = '\0';
+              break;
+            }
+        }
+      raw->spun = g_str_has_prefix (line, "spun");
+      g_assert_true (raw->spun);
+    }
+
+  start = g_get_monotonic_time ();
+  while (g_get_monotonic_time () < deadline)
+    {
+      struct pollfd p = { .fd = sv[0], .events = POLLIN };
+      gssize n;
+
+      if (!raw->writer_seen && raw->samples > 0 && g_subprocess_get_identifier (proc) != NULL)
+        raw->writer_seen = has_writer_thread (pid);
+      if (opt->kill_sig != 0 && !killed && g_get_monotonic_time () - start > opt->kill_after_ms * 1000)
+        {
+          g_subprocess_send_signal (proc, opt->kill_sig);
+          killed = TRUE;
+        }
+      if (poll (&p, 1, 20) != 1)
+        continue;
+      n = recv (sv[0], buf, sizeof buf, MSG_DONTWAIT);
+      if (n == 0)
+        break;    /* every process holding the other end has ended */
+      if (n > 0)
+        raw_count (raw, buf, n);
+    }
+  g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+  close (sv[0]);
+  g_subprocess_wait (proc, NULL, &error);
+  g_assert_no_error (error);
+  raw->status = g_subprocess_get_status (proc);
+}
+
+/* The handler only appends to its thread's ring; the writer thread
+ * sends. With a tiny ring and a socket nobody reads, the program still
+ * runs to its end at full speed, and the samples that found no room are
+ * counted as lost, not waited for. */
+static void
+test_ring_full (void)
+{
+  g_autofree char *exe = workload ("quick");
+  const char *argv[] = { exe, "report", "1.0", NULL };
+  const char *env[] = { FLAME_SAMPLER_ENV_RING_KB "=4", NULL };
+  RawOptions opt = { .argv = argv, .env = env, .sndbuf = 4096, .wait_spun = TRUE };
+  Raw raw;
+
+  raw_record (&raw, &opt);
+  g_test_message ("%" G_GUINT64_FORMAT " samples received, %u lost", raw.samples, raw.lost);
+  g_assert_true (WIFEXITED (raw.status) && WEXITSTATUS (raw.status) == 0);
+  g_assert_true (raw.writer_seen);
+  g_assert_true (raw.exit_record);
+  g_assert_cmpuint (raw.samples, >, 0);
+  g_assert_cmpuint (raw.lost, >, 0);
+  /* at least 100 ticks a second of CPU, on any kernel */
+  g_assert_cmpuint (raw.samples + raw.lost, >=, 50);
+
+  /* the same with the socket read as the program runs: nothing lost */
+  opt.wait_spun = FALSE;
+  opt.sndbuf = 0;
+  opt.env = NULL;
+  raw_record (&raw, &opt);
+  g_test_message ("read as it runs: %" G_GUINT64_FORMAT " samples, %u lost", raw.samples, raw.lost);
+  g_assert_true (WIFEXITED (raw.status) && WEXITSTATUS (raw.status) == 0);
+  g_assert_true (raw.writer_seen);
+  g_assert_cmpuint (raw.lost, ==, 0);
+  g_assert_cmpuint (raw.samples, >=, 50);
+}
+
+/* Whatever way the process ends (other than SIGKILL), what its rings
+ * hold is sent first: with the writer asleep for a minute, every sample
+ * arrives only through those flushes. */
+static void
+test_ring_flush (void)
+{
+  g_autofree char *exe = workload ("quick");
+  const char *env[] = { FLAME_SAMPLER_ENV_FLUSH_MS "=60000", NULL };
+  static const struct
+  {
+    const char *mode, *arg;
+    int         exit_code;  /* or -signal */
+    int         kill_sig;
+    double      cpu;        /* seconds of CPU sampled at least */
+  } cases[] = {
+    { "report", "0.3", 0, 0, 0.2 },          /* exit: the destructor */
+    { "_exit", NULL, 3, 0, 0.1 },
+    { "abort", NULL, -SIGABRT, 0, 0.1 },
+    { "segv", NULL, -SIGSEGV, 0, 0.1 },
+    { "spin", "30", -SIGTERM, SIGTERM, 0.2 },
+    { "spin", "30", -SIGINT, SIGINT, 0.2 },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      const char *argv[] = { exe, cases[i].mode, cases[i].arg, NULL };
+      RawOptions opt = { .argv = argv, .env = env, .kill_sig = cases[i].kill_sig, .kill_after_ms = 600 };
+      Raw raw;
+
+      raw_record (&raw, &opt);
+      g_test_message ("%s%s%s: %" G_GUINT64_FORMAT " samples, %.0f ms, status 0x%x", cases[i].mode,
+                      cases[i].arg ? " " : "", cases[i].arg ? cases[i].arg : "",
+                      raw.samples, raw.periods * 1000.0 / 999, raw.status);
+      if (cases[i].exit_code >= 0)
+        g_assert_true (WIFEXITED (raw.status) && WEXITSTATUS (raw.status) == cases[i].exit_code);
+      else
+        g_assert_true (WIFSIGNALED (raw.status) && WTERMSIG (raw.status) == -cases[i].exit_code);
+      g_assert_cmpfloat (raw.periods / 999.0, >=, cases[i].cpu);
+      g_assert_cmpuint (raw.lost, ==, 0);
+    }
+
+  /* exec: the first image's samples arrive before the second one's hello */
+  {
+    const char *argv[] = { exe, "exec", exe, "spin", "0.2", NULL };
+    RawOptions opt = { .argv = argv, .env = env };
+    Raw raw;
+
+    raw_record (&raw, &opt);
+    g_assert_true (WIFEXITED (raw.status) && WEXITSTATUS (raw.status) == 0);
+    g_assert_cmpuint (raw.hellos, ==, 2);
+    g_assert_cmpfloat (raw.periods_first / 999.0, >=, 0.1);
+    g_assert_cmpfloat ((raw.periods - raw.periods_first) / 999.0, >=, 0.1);
+  }
+}
+
+/* Threads that ended long before the process: their rings are still
+ * sent; forked children start a writer of their own. Through the
+ * recorder, with the writer asleep. */
+static void
+test_ring_threads (void)
+{
+  g_autofree char *exe = workload ("two-threads");
+  g_autofree char *quick = workload ("quick");
+  const char *argv[] = { exe, "0.5", NULL };
+  const char *fork_argv[] = { quick, "fork", NULL };
+  g_auto(Recording) r = { 0 };
+  g_auto(Recording) f = { 0 };
+
+  record (&r, "ring-threads.json", argv, FLAME_SAMPLER_ENV_FLUSH_MS, "60000");
+  g_assert_cmpfloat (function_ms (r.profile, "hot_a"), >, 100);
+  g_assert_cmpfloat (function_ms (r.profile, "hot_b"), >, 100);
+  g_assert_cmpuint (meta_u64 (r.profile, "samples_lost"), ==, 0);
+
+  record (&f, "ring-fork.json", fork_argv, FLAME_SAMPLER_ENV_FLUSH_MS, "60000");
+  g_assert_cmpuint (n_pids (f.profile), ==, 2);
+  g_assert_cmpfloat (function_ms (f.profile, "busy"), >, 300);
+}
+
+/* unshare (CLONE_NEWUSER) needs a single-threaded process: the writer
+ * thread steps out of the way */
+static void
+test_unshare (void)
+{
+  g_autofree char *exe = workload ("quick");
+  const char *argv[] = { exe, "unshare", NULL };
+  g_auto(Recording) r = { 0 };
+
+  record (&r, "unshare.json", argv, NULL, NULL);
+  g_assert_cmpstr (flame_profile_get_metadata (r.profile, "exit_status"), ==, "exited with status 0");
+}
+
 /* Demangling: C++, Rust legacy (hash dropped, $…$ escapes decoded) and
  * Rust v0 (crate disambiguators dropped), so that names match across
  * builds. The v0 and escape examples are those of rustc-demangle's and
@@ -857,5 +1157,9 @@ main (int    argc,
   g_test_add_func ("/capture/rebuilt", test_rebuilt);
   g_test_add_func ("/capture/cli-signals", test_cli_signals);
   g_test_add_func ("/capture/cli-recover", test_cli_recover);
+  g_test_add_func ("/capture/ring-full", test_ring_full);
+  g_test_add_func ("/capture/ring-flush", test_ring_flush);
+  g_test_add_func ("/capture/ring-threads", test_ring_threads);
+  g_test_add_func ("/capture/unshare", test_unshare);
   return g_test_run ();
 }

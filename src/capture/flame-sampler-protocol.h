@@ -4,9 +4,12 @@
  * The recorder creates an AF_UNIX SOCK_SEQPACKET socket pair and hands one
  * end to the recorded program at a fixed descriptor number (named by
  * FLAME_SAMPLER_ENV_FD). Every record is one message: the kernel keeps
- * messages whole and in order per sender even when many threads and forked
- * processes share the socket, so the sampler needs no locks, and a record
- * already sent survives the process crashing or being killed.
+ * messages whole and in order per sender even when many processes share
+ * the socket, and a record already sent survives the process crashing or
+ * being killed. Samples are buffered per thread and sent by the sampler's
+ * writer thread (in order per thread, not across threads); process
+ * records (hello, modules, notes, exit) are sent at once, after the
+ * samples taken before them.
  *
  * Plain C, no GLib: the sampler includes it too.
  *
@@ -25,6 +28,10 @@
 #define FLAME_SAMPLER_ENV_HZ       "FLAMEDIFF_SAMPLER_HZ"       /* requested rate */
 #define FLAME_SAMPLER_ENV_CHILDREN "FLAMEDIFF_SAMPLER_CHILDREN" /* "1": record children */
 #define FLAME_SAMPLER_ENV_ROOT     "FLAMEDIFF_SAMPLER_ROOT"     /* set by the sampler: pid of the root */
+/* Tuning (optional): each thread's ring buffer, and how long the writer
+ * thread sleeps between passes when no ring is half full */
+#define FLAME_SAMPLER_ENV_RING_KB  "FLAMEDIFF_SAMPLER_RING_KB"  /* 4 … 65536, default 64 */
+#define FLAME_SAMPLER_ENV_FLUSH_MS "FLAMEDIFF_SAMPLER_FLUSH_MS" /* 1 … 60000, default 5 */
 
 #define FLAME_SAMPLER_MAX_FRAMES 128
 #define FLAME_SAMPLER_MAX_RECORD 8192

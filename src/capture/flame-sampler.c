@@ -4,15 +4,21 @@
  * Every thread gets a CPU-time timer (timer_create on
  * CLOCK_THREAD_CPUTIME_ID, delivered to that thread with SIGEV_THREAD_ID),
  * so threads are sampled in proportion to the CPU they use. The SIGPROF
- * handler unwinds with libunwind's unw_backtrace and sends the instruction
- * pointers as one SOCK_SEQPACKET message to the recorder (see
- * flame-sampler-protocol.h); a full socket buffer counts the sample as
- * lost and never blocks the program. Records reach the kernel at once, so
- * a crash, _exit or SIGKILL loses nothing already sampled: there is no
- * in-process buffer to flush and no writer thread to lose.
+ * handler unwinds with libunwind's unw_backtrace and appends the
+ * instruction pointers to a ring buffer preallocated for its thread; a
+ * writer thread drains the rings to the recorder, one SOCK_SEQPACKET
+ * message per record (see flame-sampler-protocol.h). A full ring counts
+ * the sample as lost: the program never waits for the recorder.
  *
- * Only libc and libunwind: no GLib here. The handler only calls
- * async-signal-safe functions (unw_backtrace, send, fstat).
+ * What the rings hold when the process ends is not lost either: exit(),
+ * _exit(), exec, dlopen of new modules and every signal whose default
+ * action ends the process (crashes, abort, SIGINT, SIGTERM, …) drain them
+ * first. Only SIGKILL (and a raw exit_group) can take what was sampled
+ * since the writer's last pass, at most FLAMEDIFF_SAMPLER_FLUSH_MS.
+ *
+ * Only libc and libunwind: no GLib here. The handlers only call
+ * async-signal-safe functions (unw_backtrace, memcpy, send, futex,
+ * fstat, nanosleep).
  *
  * Copyright 2026 The Flamediff developers
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -24,8 +30,10 @@
 #include <fcntl.h>
 #include <libunwind.h>
 #include <link.h>
+#include <linux/futex.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
@@ -34,10 +42,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -58,29 +68,40 @@
 
 /* ---- settings and process state ---- */
 
+typedef struct Ring Ring;
+
 static int sock_fd = -1;
 static ino_t sock_ino;
 static unsigned hz = 999;
 static long period_ns;
 static int follow_children = 1;
+static size_t ring_bytes = 64 * 1024;   /* per thread, a power of two */
+static long flush_ms = 5;               /* the writer's longest sleep */
 static volatile int sampling;     /* this process arms timers */
 static pid_t my_pid;
-static uint32_t lost;             /* atomic: samples not sent */
+static uint32_t lost;             /* atomic: samples not delivered */
 static pthread_key_t thread_key;
 static uintptr_t ldso_lo, ldso_hi;  /* text of the dynamic loader */
 
 static TLS int in_handler;
-static TLS int thread_slot;       /* registry index + 1, 0 = not armed */
+static TLS int thread_slot;       /* registry index + 1, 0 = not registered */
+static TLS Ring *thread_ring;     /* this thread's ring, NULL = send directly */
 
-/* Timers of every thread, so they can all be deleted at once when the
- * program takes SIGPROF for itself. */
+/* Every thread's ring and timer, so the writer can find the rings and
+ * the timers can all be deleted at once when the program takes SIGPROF
+ * for itself. A slot is LIVE while its thread runs and RETIRED after it
+ * exits until its ring is drained; rings are kept for the next thread. */
 #define MAX_SLOTS 4096
-enum { SLOT_FREE, SLOT_BUSY, SLOT_ARMED };
+enum { SLOT_FREE, SLOT_BUSY, SLOT_LIVE, SLOT_RETIRED };
+enum { TIMER_NONE, TIMER_BUSY, TIMER_ARMED };
 static struct
 {
-  int     state;
-  timer_t timer;
+  int      state;
+  int      timer_state;
+  timer_t  timer;
+  Ring    *ring;
 } slots[MAX_SLOTS];
+static int n_slots;               /* high-water mark of used slots */
 
 /* The real functions behind the ones interposed here */
 static int   (*real_pthread_create) (pthread_t *, const pthread_attr_t *, void *(*) (void *), void *);
@@ -94,6 +115,11 @@ static int   (*real_execve) (const char *, char *const[], char *const[]);
 static int   (*real_execvpe) (const char *, char *const[], char *const[]);
 static int   (*real_fexecve) (int, char *const[], char *const[]);
 static int   (*real_execveat) (int, const char *, char *const[], char *const[], int);
+static void  (*real__exit) (int) __attribute__((noreturn));
+static void  (*real__Exit) (int) __attribute__((noreturn));
+static void  (*real_quick_exit) (int) __attribute__((noreturn));
+static int   (*real_unshare) (int);
+static int   (*real_setns) (int, int);
 
 #define RESOLVE(name) \
   do { if (real_##name == NULL) real_##name = dlsym (RTLD_NEXT, #name); } while (0)
@@ -112,12 +138,35 @@ resolve_all (void)
   RESOLVE (execvpe);
   RESOLVE (fexecve);
   RESOLVE (execveat);
+  RESOLVE (_exit);
+  RESOLVE (_Exit);
+  RESOLVE (quick_exit);
+  RESOLVE (unshare);
+  RESOLVE (setns);
 }
 
 static pid_t
 my_gettid (void)
 {
   return (pid_t) syscall (SYS_gettid);
+}
+
+static int64_t
+now_ms (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void
+sleep_ms (long ms)
+{
+  struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
+
+  while (nanosleep (&ts, &ts) != 0 && errno == EINTR)
+    ;
 }
 
 /* ---- sending ---- */
@@ -214,6 +263,306 @@ send_hello (uint16_t flags)
   n = readlink ("/proc/self/exe", path, 4095);
   path[n > 0 ? n : 0] = '\0';
   send_wait (buf, sizeof *h + strlen (path) + 1);
+}
+
+/* ---- per-thread rings ----
+ *
+ * One producer (the owning thread's SIGPROF handler) and one consumer at
+ * a time (whoever holds the drain lock: the writer thread, or a thread
+ * that is about to end the process or exec). Records are stored as a u32
+ * length and the record, wrapping around the end; head and tail count
+ * bytes ever written and consumed. */
+
+struct Ring
+{
+  uint32_t      head;
+  uint32_t      tail;
+  uint32_t      mask;   /* size - 1 */
+  uint32_t      reserved;
+  unsigned char data[];
+};
+
+static Ring *
+ring_new (void)
+{
+  Ring *r = mmap (NULL, sizeof (Ring) + ring_bytes, PROT_READ | PROT_WRITE,
+                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+  if (r == MAP_FAILED)
+    return NULL;
+  r->mask = (uint32_t) ring_bytes - 1;
+  return r;
+}
+
+static void
+ring_copy_in (Ring       *r,
+              uint32_t    pos,
+              const void *src,
+              uint32_t    n)
+{
+  uint32_t off = pos & r->mask;
+  uint32_t first = r->mask + 1 - off;
+
+  if (first > n)
+    first = n;
+  memcpy (r->data + off, src, first);
+  memcpy (r->data, (const unsigned char *) src + first, n - first);
+}
+
+/* The handler's side. Returns the bytes in use afterwards, 0 when the
+ * record did not fit. */
+static uint32_t
+ring_push (Ring       *r,
+           const void *rec,
+           uint32_t    len)
+{
+  uint32_t head = __atomic_load_n (&r->head, __ATOMIC_RELAXED);
+  uint32_t tail = __atomic_load_n (&r->tail, __ATOMIC_ACQUIRE);
+  uint32_t need = (uint32_t) sizeof len + len;
+
+  if (need > r->mask + 1 - (head - tail))
+    return 0;
+  ring_copy_in (r, head, &len, sizeof len);
+  ring_copy_in (r, head + sizeof len, rec, len);
+  __atomic_store_n (&r->head, head + need, __ATOMIC_RELEASE);
+  return head + need - tail;
+}
+
+/* The record at the tail as one or two pieces; its length, or 0 when the
+ * ring is empty. */
+static uint32_t
+ring_peek (Ring         *r,
+           struct iovec  iov[2],
+           int          *n_iov)
+{
+  uint32_t tail = __atomic_load_n (&r->tail, __ATOMIC_RELAXED);
+  uint32_t head = __atomic_load_n (&r->head, __ATOMIC_ACQUIRE);
+  uint32_t len, off, first;
+  unsigned char *p = (unsigned char *) &len;
+
+  if (head == tail)
+    return 0;
+  for (uint32_t i = 0; i < sizeof len; i++)
+    p[i] = r->data[(tail + i) & r->mask];
+  if (len == 0 || len > FLAME_SAMPLER_MAX_RECORD || sizeof len + len > head - tail)
+    {
+      /* cannot happen unless the program wrote over our memory: drop all */
+      __atomic_store_n (&r->tail, head, __ATOMIC_RELEASE);
+      __atomic_add_fetch (&lost, 1, __ATOMIC_RELAXED);
+      return 0;
+    }
+  off = (tail + sizeof len) & r->mask;
+  first = r->mask + 1 - off;
+  iov[0].iov_base = r->data + off;
+  iov[0].iov_len = first < len ? first : len;
+  iov[1].iov_base = r->data;
+  iov[1].iov_len = len - iov[0].iov_len;
+  *n_iov = iov[1].iov_len > 0 ? 2 : 1;
+  return len;
+}
+
+static void
+ring_pop (Ring     *r,
+          uint32_t  len)
+{
+  __atomic_add_fetch (&r->tail, (uint32_t) sizeof len + len, __ATOMIC_RELEASE);
+}
+
+/* Forget what a ring holds (a fork child: the records are the parent's) */
+static void
+ring_reset (Ring *r)
+{
+  r->tail = r->head;
+}
+
+/* ---- draining ---- */
+
+static int drain_owner;           /* tid holding the drain lock, 0 = free */
+
+/* Waits up to @wait_ms for the lock; never succeeds for the thread that
+ * already holds it (a signal that interrupted its own drain). */
+static int
+drain_lock (long wait_ms)
+{
+  int self = (int) my_gettid ();
+
+  for (long waited = 0; ; waited++)
+    {
+      int expected = 0;
+
+      if (__atomic_compare_exchange_n (&drain_owner, &expected, self, 0,
+                                       __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+        return 1;
+      if (expected == self || waited >= wait_ms)
+        return 0;
+      sleep_ms (1);
+    }
+}
+
+static void
+drain_unlock (void)
+{
+  __atomic_store_n (&drain_owner, 0, __ATOMIC_RELEASE);
+}
+
+/* Sends what every ring holds, in order per thread. With @deadline 0
+ * (the writer) it returns 0 as soon as the socket is full, to wait
+ * without the lock; otherwise it waits for room until @deadline (ms,
+ * CLOCK_MONOTONIC). Records that cannot be delivered (the program closed
+ * our descriptor, the recorder went away) are counted as lost. */
+static int
+drain_all (int64_t deadline)
+{
+  int usable = socket_ok ();
+  int n = __atomic_load_n (&n_slots, __ATOMIC_ACQUIRE);
+
+  for (int i = 0; i < n; i++)
+    {
+      int state = __atomic_load_n (&slots[i].state, __ATOMIC_ACQUIRE);
+      Ring *r;
+      struct iovec iov[2];
+      int n_iov;
+      uint32_t len;
+
+      if (state != SLOT_LIVE && state != SLOT_RETIRED)
+        continue;
+      r = slots[i].ring;
+      while (r != NULL && (len = ring_peek (r, iov, &n_iov)) > 0)
+        {
+          struct msghdr msg = { .msg_iov = iov, .msg_iovlen = n_iov };
+          ssize_t sent = -1;
+
+          if (usable)
+            sent = sendmsg (sock_fd, &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
+          if (sent < 0 && errno == EINTR)
+            continue;
+          if (sent < 0 && errno == EAGAIN)
+            {
+              int64_t left = deadline - now_ms ();
+              struct pollfd p = { .fd = sock_fd, .events = POLLOUT };
+
+              if (deadline == 0)
+                return 0;
+              if (left > 0)
+                {
+                  poll (&p, 1, (int) (left < 50 ? left : 50));
+                  continue;
+                }
+            }
+          if (sent != (ssize_t) len)
+            __atomic_add_fetch (&lost, 1, __ATOMIC_RELAXED);
+          ring_pop (r, len);
+        }
+      if (state == SLOT_RETIRED)
+        {
+          /* its thread is gone and its ring empty: the slot can be reused */
+          int expected = SLOT_RETIRED;
+
+          __atomic_compare_exchange_n (&slots[i].state, &expected, SLOT_FREE, 0,
+                                       __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+        }
+    }
+  return 1;
+}
+
+/* From a thread about to end the process, exec or describe new modules:
+ * everything sampled so far reaches the recorder first (waiting up to a
+ * second for room). Async-signal-safe. A vfork child shares our memory
+ * but is another process: it leaves the rings to the parent. */
+static void
+flush_rings (void)
+{
+  if (__atomic_load_n (&n_slots, __ATOMIC_ACQUIRE) == 0 || getpid () != my_pid ||
+      !drain_lock (200))
+    return;
+  drain_all (now_ms () + 1000);
+  drain_unlock ();
+}
+
+/* ---- the writer thread ---- */
+
+static int writer_running;        /* the handler may use the rings */
+static int writer_quit;
+static int wake_word;             /* futex: 1 = a ring is half full */
+static pthread_t writer_thread;
+
+static void
+wake_writer (void)
+{
+  if (__atomic_exchange_n (&wake_word, 1, __ATOMIC_ACQ_REL) == 0)
+    syscall (SYS_futex, &wake_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+static void *
+writer_main (void *data)
+{
+  struct timespec interval = { flush_ms / 1000, (flush_ms % 1000) * 1000000 };
+
+  while (!__atomic_load_n (&writer_quit, __ATOMIC_ACQUIRE))
+    {
+      int full = 0;
+
+      if (drain_lock (0))
+        {
+          full = !drain_all (0);
+          drain_unlock ();
+        }
+      if (full)
+        {
+          /* the recorder is behind: wait for room, not holding the lock */
+          struct pollfd p = { .fd = sock_fd, .events = POLLOUT };
+
+          poll (&p, 1, (int) flush_ms);
+          continue;
+        }
+      if (__atomic_exchange_n (&wake_word, 0, __ATOMIC_ACQ_REL) == 0)
+        syscall (SYS_futex, &wake_word, FUTEX_WAIT_PRIVATE, 0, &interval, NULL, 0);
+    }
+  return NULL;
+}
+
+/* With every signal blocked, so the program's signals go to its own
+ * threads; not sampled (no timer). */
+static void
+start_writer (void)
+{
+  pthread_attr_t attr;
+  sigset_t all, old;
+  int r;
+
+  pthread_attr_init (&attr);
+  pthread_attr_setstacksize (&attr, 64 * 1024);
+  sigfillset (&all);
+  pthread_sigmask (SIG_SETMASK, &all, &old);
+  __atomic_store_n (&writer_quit, 0, __ATOMIC_RELEASE);
+  __atomic_store_n (&writer_running, 1, __ATOMIC_RELEASE);
+  r = real_pthread_create (&writer_thread, &attr, writer_main, NULL);
+  pthread_sigmask (SIG_SETMASK, &old, NULL);
+  pthread_attr_destroy (&attr);
+  if (r == 0)
+    pthread_setname_np (writer_thread, "flamediff-out");
+  else
+    {
+      /* no thread: the handler sends each sample itself */
+      __atomic_store_n (&writer_running, 0, __ATOMIC_RELEASE);
+      flush_rings ();
+    }
+}
+
+/* For the calls that need a single-threaded process. Returns whether
+ * the writer was running (and must be started again). */
+static int
+stop_writer (void)
+{
+  if (!__atomic_load_n (&writer_running, __ATOMIC_ACQUIRE) || getpid () != my_pid)
+    return 0;
+  __atomic_store_n (&writer_running, 0, __ATOMIC_RELEASE);
+  __atomic_store_n (&writer_quit, 1, __ATOMIC_RELEASE);
+  __atomic_store_n (&wake_word, 1, __ATOMIC_RELEASE);
+  syscall (SYS_futex, &wake_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+  pthread_join (writer_thread, NULL);
+  flush_rings ();
+  return 1;
 }
 
 /* ---- modules ---- */
@@ -367,6 +716,10 @@ send_modules (void)
   pthread_mutex_lock (&modules_lock);
   dl_iterate_phdr (collect_module, &pending);
   pthread_mutex_unlock (&modules_lock);
+  /* Samples taken before the new modules go first: a module loaded where
+   * an unloaded one was starts a new set of names for what follows. */
+  if (pending.len > 0)
+    flush_rings ();
   for (size_t off = 0; off < pending.len; )
     {
       uint32_t len;
@@ -412,6 +765,8 @@ on_sigprof (int        sig,
     uint64_t       ips[FLAME_SAMPLER_MAX_FRAMES + SKIP_MAX];
   } rec;
   uint64_t pc;
+  uint32_t len;
+  Ring *ring;
   int n, first = -1;
 
   if (in_handler || !sampling || info->si_code != SI_TIMER)
@@ -420,12 +775,6 @@ on_sigprof (int        sig,
       return;
     }
   in_handler = 1;
-
-  if (!socket_ok ())
-    {
-      __atomic_add_fetch (&lost, 1, __ATOMIC_RELAXED);
-      goto out;
-    }
 
   header (&rec.s.h, FLAME_REC_SAMPLE, 0);
   rec.s.weight = 1 + (uint32_t) (info->si_overrun > 0 ? info->si_overrun : 0);
@@ -470,31 +819,39 @@ on_sigprof (int        sig,
     }
   rec.s.n_frames = (uint32_t) n;
   rec.s.lost = __atomic_load_n (&lost, __ATOMIC_RELAXED);
-  if (!send_now (&rec, sizeof rec.s + (size_t) n * sizeof rec.ips[0]))
-    __atomic_add_fetch (&lost, 1, __ATOMIC_RELAXED);
+  len = (uint32_t) (sizeof rec.s + (size_t) n * sizeof rec.ips[0]);
+  ring = thread_ring;
+  if (ring != NULL && __atomic_load_n (&writer_running, __ATOMIC_ACQUIRE))
+    {
+      uint32_t used = ring_push (ring, &rec, len);
 
-out:
+      if (used == 0)
+        __atomic_add_fetch (&lost, 1, __ATOMIC_RELAXED);
+      else if (used > (ring->mask + 1) / 2)
+        wake_writer ();
+    }
+  else if (!socket_ok () || !send_now (&rec, len))
+    {
+      /* no ring (thread registry full, fork child without a writer):
+       * straight to the socket */
+      __atomic_add_fetch (&lost, 1, __ATOMIC_RELAXED);
+    }
+
   in_handler = 0;
   errno = saved_errno;
 }
 
-/* ---- timers ---- */
+/* ---- threads: registry, rings and timers ---- */
 
+/* In normal context, before the thread's timer is armed: a slot and a
+ * ring (reused from a thread that ended, or new). Without either the
+ * thread's samples go straight to the socket. */
 static void
-arm_thread (void)
+register_thread (void)
 {
-  struct sigevent sev;
-  struct itimerspec its;
-  timer_t timer;
   int slot = -1;
 
-  if (!sampling || thread_slot != 0)
-    return;
-  memset (&sev, 0, sizeof sev);
-  sev.sigev_notify = SIGEV_THREAD_ID;
-  sev.sigev_signo = SIGPROF;
-  sev.sigev_notify_thread_id = my_gettid ();
-  if (timer_create (CLOCK_THREAD_CPUTIME_ID, &sev, &timer) != 0)
+  if (thread_slot != 0)
     return;
   for (int i = 0; i < MAX_SLOTS; i++)
     {
@@ -508,31 +865,58 @@ arm_thread (void)
         }
     }
   if (slot < 0)
+    return;
+  if (slots[slot].ring == NULL)
+    slots[slot].ring = ring_new ();
+  thread_slot = slot + 1;
+  thread_ring = slots[slot].ring;
+  __atomic_store_n (&slots[slot].state, SLOT_LIVE, __ATOMIC_RELEASE);
+  for (int n = __atomic_load_n (&n_slots, __ATOMIC_RELAXED); n < slot + 1; )
+    if (__atomic_compare_exchange_n (&n_slots, &n, slot + 1, 0,
+                                     __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+      break;
+}
+
+static void
+arm_thread (void)
+{
+  struct sigevent sev;
+  struct itimerspec its;
+  int expected = TIMER_NONE;
+  int slot = thread_slot - 1;
+
+  if (!sampling || slot < 0)
+    return;  /* an untracked timer could not be stopped: not sampled */
+  if (!__atomic_compare_exchange_n (&slots[slot].timer_state, &expected, TIMER_BUSY, 0,
+                                    __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+    return;
+  memset (&sev, 0, sizeof sev);
+  sev.sigev_notify = SIGEV_THREAD_ID;
+  sev.sigev_signo = SIGPROF;
+  sev.sigev_notify_thread_id = my_gettid ();
+  if (timer_create (CLOCK_THREAD_CPUTIME_ID, &sev, &slots[slot].timer) != 0)
     {
-      /* no room to track it: an untracked timer could not be stopped */
-      timer_delete (timer);
+      __atomic_store_n (&slots[slot].timer_state, TIMER_NONE, __ATOMIC_RELEASE);
       return;
     }
-  slots[slot].timer = timer;
-  __atomic_store_n (&slots[slot].state, SLOT_ARMED, __ATOMIC_RELEASE);
-  thread_slot = slot + 1;
+  __atomic_store_n (&slots[slot].timer_state, TIMER_ARMED, __ATOMIC_RELEASE);
 
   its.it_interval.tv_sec = period_ns / 1000000000;
   its.it_interval.tv_nsec = period_ns % 1000000000;
   its.it_value = its.it_interval;
-  timer_settime (timer, 0, &its, NULL);
+  timer_settime (slots[slot].timer, 0, &its, NULL);
 }
 
 static void
 disarm_slot (int slot)
 {
-  int expected = SLOT_ARMED;
+  int expected = TIMER_ARMED;
 
-  if (__atomic_compare_exchange_n (&slots[slot].state, &expected, SLOT_BUSY, 0,
+  if (__atomic_compare_exchange_n (&slots[slot].timer_state, &expected, TIMER_BUSY, 0,
                                    __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
     {
       timer_delete (slots[slot].timer);
-      __atomic_store_n (&slots[slot].state, SLOT_FREE, __ATOMIC_RELEASE);
+      __atomic_store_n (&slots[slot].timer_state, TIMER_NONE, __ATOMIC_RELEASE);
     }
 }
 
@@ -540,10 +924,23 @@ static void
 disarm_thread (void)
 {
   if (thread_slot != 0)
-    {
-      disarm_slot (thread_slot - 1);
-      thread_slot = 0;
-    }
+    disarm_slot (thread_slot - 1);
+}
+
+/* The thread ends: its timer goes, its ring stays until the writer has
+ * sent what it holds. */
+static void
+retire_thread (void)
+{
+  int slot = thread_slot - 1;
+
+  if (slot < 0)
+    return;
+  disarm_slot (slot);
+  thread_ring = NULL;  /* a tick still queued now goes to the socket */
+  __atomic_signal_fence (__ATOMIC_SEQ_CST);
+  thread_slot = 0;
+  __atomic_store_n (&slots[slot].state, SLOT_RETIRED, __ATOMIC_RELEASE);
 }
 
 /* Drop a SIGPROF already queued for this thread, so it cannot reach an
@@ -569,7 +966,6 @@ stop_sampling (const char *why)
   sampling = 0;
   for (int i = 0; i < MAX_SLOTS; i++)
     disarm_slot (i);
-  thread_slot = 0;
   if (why != NULL)
     send_note (why);
 }
@@ -598,7 +994,7 @@ unblock_sigprof (void)
 static void
 thread_exit (void *value)
 {
-  disarm_thread ();
+  retire_thread ();
 }
 
 /* ---- threads ---- */
@@ -620,6 +1016,7 @@ trampoline (void *data)
       /* liblzma and others create threads with every signal blocked */
       unblock_sigprof ();
       warm_unwinder ();
+      register_thread ();
       pthread_setspecific (thread_key, (void *) 1);  /* runs thread_exit */
       arm_thread ();
     }
@@ -786,18 +1183,139 @@ dlclose (void *handle)
   return r;
 }
 
-/* ---- the program's own SIGPROF ---- */
+/* ---- signals ---- */
 
 #define TAKEN_NOTE "the program installs its own SIGPROF handler: sampling stopped for this process"
+
+/* Signals whose default action ends the process. While their disposition
+ * is the default, our handler stands in for it: it drains the rings,
+ * restores the default and sends the signal again, so the exit status,
+ * core dumps and the program's view (sigaction reports SIG_DFL) stay as
+ * they were. */
+static const int end_signals[] = {
+  SIGHUP, SIGINT, SIGQUIT, SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE, SIGUSR1,
+  SIGSEGV, SIGUSR2, SIGPIPE, SIGALRM, SIGTERM, SIGXCPU, SIGXFSZ, SIGSYS,
+};
+static uint64_t end_mask;          /* atomic: signals with our handler */
+static int end_handlers_wanted;    /* this process has rings to drain */
+
+static int
+is_end_signal (int sig)
+{
+  for (size_t i = 0; i < sizeof end_signals / sizeof end_signals[0]; i++)
+    if (end_signals[i] == sig)
+      return 1;
+  return 0;
+}
+
+static int
+standing_in (int sig)
+{
+  return sig > 0 && sig < 64 &&
+         (__atomic_load_n (&end_mask, __ATOMIC_ACQUIRE) & (UINT64_C (1) << sig)) != 0;
+}
+
+static void
+set_standing_in (int sig,
+                 int on)
+{
+  if (on)
+    __atomic_or_fetch (&end_mask, UINT64_C (1) << sig, __ATOMIC_ACQ_REL);
+  else
+    __atomic_and_fetch (&end_mask, ~(UINT64_C (1) << sig), __ATOMIC_ACQ_REL);
+}
+
+static int
+is_default (const struct sigaction *act)
+{
+  return !(act->sa_flags & SA_SIGINFO) && act->sa_handler == SIG_DFL;
+}
+
+static void
+report_default (struct sigaction *old)
+{
+  memset (old, 0, sizeof *old);
+  old->sa_handler = SIG_DFL;
+  sigemptyset (&old->sa_mask);
+}
+
+static void
+on_end_signal (int        sig,
+               siginfo_t *info,
+               void      *ucontext)
+{
+  int saved_errno = errno;
+  struct sigaction dfl;
+
+  flush_rings ();
+  memset (&dfl, 0, sizeof dfl);
+  dfl.sa_handler = SIG_DFL;
+  sigemptyset (&dfl.sa_mask);
+  set_standing_in (sig, 0);
+  real_sigaction (sig, &dfl, NULL);
+  /* blocked until this handler returns, then the default action; a
+   * fault re-executes the instruction and faults again either way */
+  syscall (SYS_tgkill, getpid (), my_gettid (), sig);
+  errno = saved_errno;
+}
+
+static int
+stand_in (int               sig,
+          struct sigaction *old)
+{
+  struct sigaction sa;
+  int r;
+
+  memset (&sa, 0, sizeof sa);
+  sa.sa_sigaction = on_end_signal;
+  sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
+  sigemptyset (&sa.sa_mask);
+  r = real_sigaction (sig, &sa, old);
+  if (r == 0)
+    set_standing_in (sig, 1);
+  return r;
+}
+
+static void
+install_end_handlers (void)
+{
+  end_handlers_wanted = 1;
+  for (size_t i = 0; i < sizeof end_signals / sizeof end_signals[0]; i++)
+    {
+      struct sigaction old;
+
+      if (real_sigaction (end_signals[i], NULL, &old) == 0 && is_default (&old))
+        stand_in (end_signals[i], NULL);
+    }
+}
 
 PUBLIC int
 sigaction (int                     sig,
            const struct sigaction *act,
            struct sigaction       *old)
 {
+  int r;
+
   RESOLVE (sigaction);
   if (sig == SIGPROF && act != NULL && sampling)
     stop_sampling (TAKEN_NOTE);
+  if (standing_in (sig))
+    {
+      if (act == NULL || is_default (act))
+        r = 0;  /* ours stays: it is the default */
+      else
+        {
+          /* the program's own handler (or SIG_IGN): ours steps aside */
+          set_standing_in (sig, 0);
+          r = real_sigaction (sig, act, NULL);
+        }
+      if (r == 0 && old != NULL)
+        report_default (old);
+      return r;
+    }
+  if (act != NULL && is_default (act) && end_handlers_wanted && is_end_signal (sig) &&
+      getpid () == my_pid)
+    return stand_in (sig, old);
   return real_sigaction (sig, act, old);
 }
 
@@ -805,9 +1323,20 @@ PUBLIC sighandler_t
 signal (int          sig,
         sighandler_t handler)
 {
+  struct sigaction old;
+
   RESOLVE (signal);
   if (sig == SIGPROF && sampling)
     stop_sampling (TAKEN_NOTE);
+  if (standing_in (sig))
+    {
+      if (handler == SIG_DFL)
+        return SIG_DFL;
+      set_standing_in (sig, 0);
+      return real_signal (sig, handler) == SIG_ERR ? SIG_ERR : SIG_DFL;
+    }
+  if (handler == SIG_DFL && end_handlers_wanted && is_end_signal (sig) && getpid () == my_pid)
+    return stand_in (sig, &old) == 0 ? old.sa_handler : SIG_ERR;
   return real_signal (sig, handler);
 }
 
@@ -817,20 +1346,28 @@ signal (int          sig,
  * survives exec and would kill an image that has no handler. Delete this
  * thread's timer and drop what is queued, with SIGPROF blocked so nothing
  * new arrives in between; other threads (and their queues) end with the
- * exec. In a vfork child (another pid sharing our memory) there is
- * nothing to do, and touching the registry would corrupt the parent's. */
+ * exec. The new image says hello under the same pid, so what this one
+ * sampled is sent first. In a vfork child (another pid sharing our
+ * memory) there is nothing to do, and touching the registry would
+ * corrupt the parent's. */
 static int
 before_exec (void)
 {
   ProfBlock b;
+  int armed = 0;
 
-  if (!sampling || getpid () != my_pid)
+  if (getpid () != my_pid)
     return 0;
   block_sigprof (&b);
-  disarm_thread ();
-  drain_pending ();
+  if (sampling)
+    {
+      disarm_thread ();
+      drain_pending ();
+      armed = 1;
+    }
+  flush_rings ();
   unblock_sigprof_restore (&b);
-  return 1;
+  return armed;
 }
 
 static void
@@ -964,25 +1501,115 @@ execle (const char *path,
 /* ---- fork ---- */
 
 static void
+remove_end_handlers (void)
+{
+  end_handlers_wanted = 0;
+  for (size_t i = 0; i < sizeof end_signals / sizeof end_signals[0]; i++)
+    if (standing_in (end_signals[i]))
+      {
+        struct sigaction dfl;
+
+        memset (&dfl, 0, sizeof dfl);
+        dfl.sa_handler = SIG_DFL;
+        sigemptyset (&dfl.sa_mask);
+        set_standing_in (end_signals[i], 0);
+        real_sigaction (end_signals[i], &dfl, NULL);
+      }
+}
+
+static void
 on_fork_child (void)
 {
-  pid_t parent = my_pid;
+  int mine = thread_slot - 1;
+  int n = n_slots;
 
-  /* Timers are not inherited: the registry describes the parent's. */
+  /* Timers are not inherited, the other threads (the writer too) are
+   * gone, and what the rings hold is the parent's to send. */
   my_pid = getpid ();
-  memset (slots, 0, sizeof slots);
-  thread_slot = 0;
-  (void) parent;
+  drain_owner = 0;
+  wake_word = 0;
+  writer_running = 0;
+  for (int i = 0; i < n; i++)
+    {
+      slots[i].timer_state = TIMER_NONE;
+      if (slots[i].ring != NULL)
+        ring_reset (slots[i].ring);
+      if (i != mine)
+        slots[i].state = SLOT_FREE;
+    }
   if (!sampling)
     return;
   if (!follow_children)
     {
       sampling = 0;
+      remove_end_handlers ();
       send_hello (FLAME_HELLO_FORKED | FLAME_HELLO_DISABLED);
       return;
     }
   send_hello (FLAME_HELLO_FORKED);
+  register_thread ();
+  start_writer ();
   arm_thread ();
+}
+
+/* unshare (CLONE_NEWUSER …) and setns into a user or mount namespace
+ * need a single-threaded process: the writer steps out for the call
+ * (the handler sends directly meanwhile). The kernel counts a thread
+ * that has just been joined for a moment longer, hence the retries. */
+static int
+call_single_threaded (int (*fn) (int, int),
+                      int   a,
+                      int   b)
+{
+  int restart = stop_writer ();
+  int r;
+
+  for (int tries = 0; ; tries++)
+    {
+      r = fn (a, b);
+      if (r == 0 || errno != EINVAL || !restart || tries >= 100)
+        break;
+      sleep_ms (1);
+    }
+  if (restart)
+    {
+      int saved_errno = errno;
+
+      start_writer ();
+      errno = saved_errno;
+    }
+  return r;
+}
+
+static int
+unshare_fn (int flags,
+            int unused)
+{
+  return real_unshare (flags);
+}
+
+static int
+setns_fn (int fd,
+          int nstype)
+{
+  return real_setns (fd, nstype);
+}
+
+PUBLIC int
+unshare (int flags)
+{
+  RESOLVE (unshare);
+  if (flags & (CLONE_NEWUSER | CLONE_THREAD | CLONE_SIGHAND | CLONE_VM))
+    return call_single_threaded (unshare_fn, flags, 0);
+  return real_unshare (flags);
+}
+
+PUBLIC int
+setns (int fd,
+       int nstype)
+{
+  RESOLVE (setns);
+  return call_single_threaded (setns_fn, fd, nstype);
 }
 
 /* ---- start and end ---- */
@@ -1023,6 +1650,14 @@ sampler_init (void)
   period_ns = 1000000000L / (long) hz;
   if (env_long (FLAME_SAMPLER_ENV_CHILDREN, &v))
     follow_children = v != 0;
+  if (env_long (FLAME_SAMPLER_ENV_RING_KB, &v) && v >= 4 && v <= 65536)
+    {
+      /* a power of two */
+      for (ring_bytes = 4096; ring_bytes * 2 <= (size_t) v * 1024; ring_bytes *= 2)
+        ;
+    }
+  if (env_long (FLAME_SAMPLER_ENV_FLUSH_MS, &v) && v >= 1 && v <= 60000)
+    flush_ms = v;
 
   /* The first image to load the sampler is the root of the recording;
    * with children not followed, every other process only says hello. */
@@ -1069,6 +1704,9 @@ sampler_init (void)
   sampling = 1;
   send_hello (0);
   send_modules ();
+  register_thread ();
+  start_writer ();
+  install_end_handlers ();
   unblock_sigprof ();
   arm_thread ();
 }
@@ -1078,11 +1716,47 @@ sampler_fini (void)
 {
   FlameRecExit e;
 
+  disarm_thread ();
+  flush_rings ();
   if (!sampling)
     return;
-  disarm_thread ();
   memset (&e, 0, sizeof e);
   header (&e.h, FLAME_REC_EXIT, 0);
   e.lost = __atomic_load_n (&lost, __ATOMIC_RELAXED);
   send_wait (&e, sizeof e);
+}
+
+/* Ways out that skip the destructors: what the rings hold goes first.
+ * (glibc's exit() reaches _exit internally, after the destructor.) */
+PUBLIC void
+_exit (int status)
+{
+  RESOLVE (_exit);
+  flush_rings ();
+  if (real__exit != NULL)
+    real__exit (status);
+  syscall (SYS_exit_group, status);
+  __builtin_unreachable ();
+}
+
+PUBLIC void
+_Exit (int status)
+{
+  RESOLVE (_Exit);
+  flush_rings ();
+  if (real__Exit != NULL)
+    real__Exit (status);
+  syscall (SYS_exit_group, status);
+  __builtin_unreachable ();
+}
+
+PUBLIC void
+quick_exit (int status)
+{
+  RESOLVE (quick_exit);
+  flush_rings ();
+  if (real_quick_exit != NULL)
+    real_quick_exit (status);
+  syscall (SYS_exit_group, status);
+  __builtin_unreachable ();
 }

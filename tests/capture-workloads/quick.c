@@ -8,6 +8,9 @@
  *   quick exec PROG ARG…  spins 0.2 s, then execv (PROG, ARG…)
  *   quick execlp PROG ARG  the same through execlp
  *   quick spin S    spins S seconds (a single hot function)
+ *   quick report S  spins S seconds, prints "spun" (flushed), then exits
+ *   quick unshare   spins 0.1 s, then unshare (CLONE_NEWUSER): exit 5 if the
+ *                   kernel refused because the process has other threads
  *   quick work M    a fixed amount of work (M million loop iterations),
  *                   then prints "cpu SECONDS" (its own CPU time): make bench
  *   quick sigprof   spins 0.2 s, then installs its own SIGPROF handler and
@@ -16,6 +19,8 @@
  * Copyright 2026 The Flamediff developers
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
+#include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +72,21 @@ main (int    argc,
   if (strcmp (mode, "spin") == 0)
     {
       busy (argc > 2 ? atof (argv[2]) : 1.0);
+      return 0;
+    }
+  if (strcmp (mode, "report") == 0)
+    {
+      busy (argc > 2 ? atof (argv[2]) : 1.0);
+      printf ("spun\n");
+      fflush (stdout);
+      return 0;
+    }
+  if (strcmp (mode, "unshare") == 0)
+    {
+      busy (0.1);
+      /* EPERM and others (no user namespaces here) are not our business */
+      if (unshare (CLONE_NEWUSER) != 0 && errno == EINVAL)
+        return 5;
       return 0;
     }
   if (strcmp (mode, "work") == 0)
