@@ -173,7 +173,7 @@ meta_u64 (FlameProfile *profile,
  * in thread B: every function's share of the three within 5 points of
  * what the workload measured, and the call paths right. */
 static void
-test_accuracy (void)
+check_accuracy (const char *out_name)
 {
   g_autofree char *exe = workload ("two-threads");
   g_autofree char *truth_path = tmp_path ("truth.txt");
@@ -184,7 +184,7 @@ test_accuracy (void)
   gdouble t[3], s[3], t_sum = 0, s_sum = 0;
   guint64 samples;
 
-  record (&r, "accuracy.json", argv, "FLAMEDIFF_TRUTH", truth_path);
+  record (&r, out_name, argv, "FLAMEDIFF_TRUTH", truth_path);
   g_assert_true (g_file_get_contents (truth_path, &text, NULL, NULL));
   g_assert_true (WIFEXITED (flame_recorder_get_wait_status (r.recorder)));
 
@@ -225,6 +225,12 @@ test_accuracy (void)
   g_assert_cmpstr (flame_profile_get_metadata (r.profile, "exit_status"), ==, "exited with status 0");
   g_assert_cmpstr (flame_profile_get_metadata (r.profile, "frequency_hz"), ==, "999");
   g_assert_nonnull (strstr (flame_profile_get_metadata (r.profile, "build_ids"), "capture-two-threads="));
+}
+
+static void
+test_accuracy (void)
+{
+  check_accuracy ("accuracy.json");
 }
 
 typedef struct
@@ -1097,6 +1103,69 @@ test_unshare (void)
   g_assert_cmpstr (flame_profile_get_metadata (r.profile, "exit_status"), ==, "exited with status 0");
 }
 
+/* The sampler for programs outside a Flatpak sandbox: the same code on
+ * libgcc's unwinder. It must load on any host (libc and libgcc_s only,
+ * glibc symbol versions no newer than 2.34) and record as well. */
+static void
+test_host_sampler (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *host = flame_recorder_find_host_sampler (&error);
+  g_autofree char *saved = g_strdup (g_getenv ("FLAMEDIFF_SAMPLER"));
+  g_autofree char *objdump = g_find_program_in_path ("objdump");
+
+  g_assert_no_error (error);
+  g_assert_true (g_str_has_suffix (host, "/libflamediff-sampler-host.so"));
+
+  if (objdump != NULL)
+    {
+      const char *args[] = { objdump, "-p", host, NULL };
+      g_autofree char *out = NULL;
+      g_auto(GStrv) lines = NULL;
+      int status;
+      guint newest = 0;
+
+      g_spawn_sync (NULL, (char **) args, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL,
+                    &out, NULL, &status, &error);
+      g_assert_no_error (error);
+      lines = g_strsplit (out, "\n", -1);
+      for (guint i = 0; lines[i] != NULL; i++)
+        {
+          const char *needed = strstr (lines[i], "NEEDED");
+          const char *version = strstr (lines[i], "GLIBC_2.");
+
+          if (needed != NULL)
+            {
+              g_autofree char *lib = g_strstrip (g_strdup (needed + strlen ("NEEDED")));
+
+              g_test_message ("needs %s", lib);
+              g_assert_true (g_str_equal (lib, "libc.so.6") || g_str_equal (lib, "libgcc_s.so.1"));
+            }
+          if (version != NULL)
+            newest = MAX (newest, (guint) g_ascii_strtoull (version + strlen ("GLIBC_2."), NULL, 10));
+        }
+      g_test_message ("newest glibc symbol version: 2.%u", newest);
+      g_assert_cmpuint (newest, >, 0);
+      g_assert_cmpuint (newest, <=, 34);
+    }
+  else
+    g_test_message ("objdump not found: the host sampler's dependencies not checked");
+
+  g_setenv ("FLAMEDIFF_SAMPLER", host, TRUE);
+  check_accuracy ("host-accuracy.json");
+  {
+    g_autofree char *exe = workload ("quick");
+    const char *argv[] = { exe, "segv", NULL };
+    g_auto(Recording) r = { 0 };
+
+    record (&r, "host-crash.json", argv, NULL, NULL);
+    g_assert_true (g_str_has_prefix (flame_profile_get_metadata (r.profile, "exit_status"),
+                                     "killed by signal 11"));
+    g_assert_cmpfloat (function_ms (r.profile, "busy"), >, 100);
+  }
+  g_setenv ("FLAMEDIFF_SAMPLER", saved, TRUE);
+}
+
 /* Demangling: C++, Rust legacy (hash dropped, $…$ escapes decoded) and
  * Rust v0 (crate disambiguators dropped), so that names match across
  * builds. The v0 and escape examples are those of rustc-demangle's and
@@ -1161,5 +1230,6 @@ main (int    argc,
   g_test_add_func ("/capture/ring-flush", test_ring_flush);
   g_test_add_func ("/capture/ring-threads", test_ring_threads);
   g_test_add_func ("/capture/unshare", test_unshare);
+  g_test_add_func ("/capture/host-sampler", test_host_sampler);
   return g_test_run ();
 }

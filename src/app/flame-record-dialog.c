@@ -453,7 +453,7 @@ start_recording (FlameRecordDialog *self,
 
   if (self->plan == FLAME_SANDBOX_PLAN_HOST_SPAWN)
     {
-      g_autofree char *sampler = flame_recorder_find_sampler (&error);
+      g_autofree char *sampler = flame_recorder_find_host_sampler (&error);
       g_autofree char *host = NULL;
 
       if (sampler == NULL || !flame_sandbox_export_sampler (self->sandbox, sampler, &host, &error))

@@ -37,6 +37,10 @@
 #include "flame-symbolizer.h"
 
 #define SAMPLER_NAME "libflamediff-sampler.so"
+/* the same sampler unwinding with libgcc: only libc and libgcc_s, for
+ * programs on a host that may not have libunwind (Flatpak) */
+#define HOST_SAMPLER_NAME "libflamediff-sampler-host.so"
+#define SAMPLER_PREFIX "libflamediff-sampler"
 #define DEFAULT_GRACE_MS 2000
 #define TAIL_MS 1000   /* reading after the command exits: its children */
 
@@ -565,6 +569,32 @@ flame_recorder_find_sampler (GError **error)
   return NULL;
 }
 
+/**
+ * flame_recorder_find_host_sampler:
+ *
+ * The libgcc-unwinding build of the sampler, next to the one
+ * flame_recorder_find_sampler() finds: what a program outside the
+ * sandbox can preload.
+ */
+char *
+flame_recorder_find_host_sampler (GError **error)
+{
+  g_autofree char *sampler = flame_recorder_find_sampler (error);
+  g_autofree char *dir = NULL;
+  char *path;
+
+  if (sampler == NULL)
+    return NULL;
+  dir = g_path_get_dirname (sampler);
+  path = g_build_filename (dir, HOST_SAMPLER_NAME, NULL);
+  if (g_file_test (path, G_FILE_TEST_IS_REGULAR))
+    return path;
+  g_set_error (error, FLAME_RECORDER_ERROR, FLAME_RECORDER_ERROR_NOT_FOUND,
+               "the sampler for host programs %s is not installed", path);
+  g_free (path);
+  return NULL;
+}
+
 static gboolean
 check_file (const char  *path,
             const char  *shown,
@@ -1039,7 +1069,7 @@ add_image_samples (FlameRecorder *self,
       epoch = g_ptr_array_index (img->epochs, MIN (epoch_index, img->epochs->len - 1));
       if (epoch->sym == NULL)
         {
-          epoch->sym = flame_symbolizer_new (SAMPLER_NAME);
+          epoch->sym = flame_symbolizer_new (SAMPLER_PREFIX);
           for (guint i = 0; i < epoch->modules->len; i++)
             {
               Module *m = &g_array_index (epoch->modules, Module, i);

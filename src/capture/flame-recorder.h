@@ -76,6 +76,7 @@ FlameProfile  *flame_recorder_recover           (const char          *spool_path
 GPtrArray     *flame_recorder_find_spools       (const char          *dir);
 
 char          *flame_recorder_find_sampler      (GError             **error);
+char          *flame_recorder_find_host_sampler (GError             **error);
 char          *flame_recorder_default_dir       (void);
 gboolean       flame_recorder_check_program     (const char          *program,
                                                  const char          *cwd,

@@ -16,19 +16,17 @@
  * first. Only SIGKILL (and a raw exit_group) can take what was sampled
  * since the writer's last pass, at most FLAMEDIFF_SAMPLER_FLUSH_MS.
  *
- * Only libc and libunwind: no GLib here. The handlers only call
- * async-signal-safe functions (unw_backtrace, memcpy, send, futex,
- * fstat, nanosleep).
+ * Only libc and libunwind (or libgcc, below): no GLib here. The handlers
+ * only call async-signal-safe functions (the unwinder, memcpy, send,
+ * futex, fstat, nanosleep).
  *
  * Copyright 2026 The Flamediff developers
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#define UNW_LOCAL_ONLY
 #include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <libunwind.h>
 #include <link.h>
 #include <linux/futex.h>
 #include <poll.h>
@@ -53,6 +51,19 @@
 #include <unistd.h>
 
 #include "flame-sampler-protocol.h"
+
+/* Two builds of this file: libflamediff-sampler.so unwinds with libunwind
+ * (unw_backtrace and its per-thread trace cache); the host build
+ * (FLAME_SAMPLER_LIBGCC) with libgcc's _Unwind_Backtrace, which on glibc
+ * >= 2.35 finds unwind tables through _dl_find_object without the
+ * loader's lock, and needs nothing but libc and libgcc_s: what a program
+ * outside a Flatpak sandbox can load. */
+#ifdef FLAME_SAMPLER_LIBGCC
+#include <unwind.h>
+#else
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+#endif
 
 #define PUBLIC __attribute__((visibility ("default")))
 #define TLS __thread __attribute__((tls_model ("initial-exec")))
@@ -752,6 +763,44 @@ find_ldso (struct dl_phdr_info *info,
 
 /* ---- the signal handler ---- */
 
+#ifdef FLAME_SAMPLER_LIBGCC
+typedef struct
+{
+  uint64_t *ips;
+  int       n, max;
+} Trace;
+
+static _Unwind_Reason_Code
+trace_frame (struct _Unwind_Context *context,
+             void                   *data)
+{
+  Trace *t = data;
+  uintptr_t ip = _Unwind_GetIP (context);
+
+  if (ip == 0 || t->n >= t->max)
+    return _URC_END_OF_STACK;  /* 0: the thread's base */
+  t->ips[t->n++] = ip;
+  return _URC_NO_REASON;
+}
+
+static int
+backtrace_ips (uint64_t *ips,
+               int       max)
+{
+  Trace t = { ips, 0, max };
+
+  _Unwind_Backtrace (trace_frame, &t);
+  return t.n;
+}
+#else
+static int
+backtrace_ips (uint64_t *ips,
+               int       max)
+{
+  return unw_backtrace ((void **) ips, max);
+}
+#endif
+
 static void
 on_sigprof (int        sig,
             siginfo_t *info,
@@ -793,7 +842,7 @@ on_sigprof (int        sig,
     }
   else
     {
-      n = unw_backtrace ((void **) rec.ips, FLAME_SAMPLER_MAX_FRAMES + SKIP_MAX);
+      n = backtrace_ips (rec.ips, FLAME_SAMPLER_MAX_FRAMES + SKIP_MAX);
       for (int i = 0; i < n && i < SKIP_MAX; i++)
         if (rec.ips[i] == pc)
           {
@@ -973,12 +1022,12 @@ stop_sampling (const char *why)
 static void
 warm_unwinder (void)
 {
-  void *ips[8];
+  uint64_t ips[8];
 
   /* libunwind sets up its per-thread trace cache (pthread_once,
-   * pthread_setspecific, mmap) on first use: do that here, not in the
-   * handler. */
-  unw_backtrace (ips, 8);
+   * pthread_setspecific, mmap) on first use, libgcc its object lookup:
+   * do that here, not in the handler. */
+  backtrace_ips (ips, 8);
 }
 
 static void
@@ -1698,7 +1747,9 @@ sampler_init (void)
   /* Debian's libunwind falls back to its global cache when built without
    * per-thread caches; either way this is the place to choose, never the
    * handler. */
+#ifndef FLAME_SAMPLER_LIBGCC
   unw_set_caching_policy (unw_local_addr_space, UNW_CACHE_PER_THREAD);
+#endif
   warm_unwinder ();
 
   sampling = 1;

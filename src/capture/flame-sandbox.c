@@ -158,7 +158,11 @@ flame_sandbox_export_sampler (const FlameSandboxInfo  *info,
                    "cannot create %s: %s", dir, g_strerror (errno));
       return FALSE;
     }
-  dest = g_build_filename (dir, "libflamediff-sampler.so", NULL);
+  {
+    g_autofree char *name = g_path_get_basename (sampler);
+
+    dest = g_build_filename (dir, name, NULL);
+  }
   if (!g_file_get_contents (sampler, &contents, &len, error) ||
       !g_file_set_contents_full (dest, contents, len, G_FILE_SET_CONTENTS_CONSISTENT, 0755, error))
     return FALSE;

@@ -62,6 +62,8 @@ static const Dwfl_Callbacks callbacks = {
   .debuginfo_path = &debuginfo_path,
 };
 
+/* @own_module: the start of the file name of the modules whose frames
+ * are flagged own (the sampler, in either build) */
 FlameSymbolizer *
 flame_symbolizer_new (const char *own_module)
 {
@@ -391,7 +393,7 @@ lookup_uncached (FlameSymbolizer *self,
     }
   modname = dwfl_module_info (mod, NULL, &start, NULL, NULL, NULL, NULL, NULL);
   base = g_path_get_basename (modname != NULL ? modname : "?");
-  own = self->own_module != NULL && g_strcmp0 (base, self->own_module) == 0;
+  own = self->own_module != NULL && g_str_has_prefix (base, self->own_module);
   check_build_id (self, mod, modname);
 
   if (lookup_dwarf (self, mod, addr, own))
