@@ -1166,6 +1166,103 @@ test_host_sampler (void)
   g_setenv ("FLAMEDIFF_SAMPLER", saved, TRUE);
 }
 
+static void
+copy_file (const char *from,
+           const char *to,
+           int         mode)
+{
+  g_autofree char *contents = NULL;
+  g_autofree char *dir = g_path_get_dirname (to);
+  gsize len;
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+  g_assert_true (g_file_get_contents (from, &contents, &len, NULL));
+  g_assert_true (g_file_set_contents (to, contents, len, NULL));
+  g_assert_cmpint (g_chmod (to, mode), ==, 0);
+}
+
+/* Programs on the host of a Flatpak, seen under /run/host: refused
+ * before launch as programs in the sandbox are, and symbolised from the
+ * host's files under their recorded names. A made-up root stands in. */
+static void
+test_host_root (void)
+{
+  g_autofree char *root = tmp_path ("host-root");
+  g_autofree char *quick = workload ("quick");
+  g_autofree char *static_exe = workload ("static");
+  g_autofree char *ok = g_build_filename (root, "usr/bin/fd-test-ok", NULL);
+  g_autofree char *suid = g_build_filename (root, "usr/bin/fd-test-suid", NULL);
+  g_autofree char *script = g_build_filename (root, "opt/fd/run-it", NULL);
+  g_autofree char *moved = g_build_filename (root, "opt/fd/capture-quick", NULL);
+  g_autofree char *nm = g_find_program_in_path ("nm");
+  g_autoptr(GError) error = NULL;
+
+  copy_file (quick, ok, 0755);
+  copy_file (quick, suid, 04755);
+  copy_file (quick, moved, 0755);   /* /opt/fd exists only under the root */
+  g_assert_true (g_file_set_contents (script, "#!/usr/bin/fd-test-suid\n", -1, NULL));
+  g_assert_cmpint (g_chmod (script, 0755), ==, 0);
+
+  g_assert_true (flame_recorder_check_host_program (root, "fd-test-ok", "/", &error));
+  g_assert_no_error (error);
+  g_assert_true (flame_recorder_check_host_program (root, "fd-test-not-there", "/", &error));
+  g_assert_no_error (error);
+  g_assert_false (flame_recorder_check_host_program (root, "fd-test-suid", "/", &error));
+  g_assert_error (error, FLAME_RECORDER_ERROR, FLAME_RECORDER_ERROR_UNSUPPORTED);
+  g_clear_error (&error);
+  /* a script whose interpreter, on the host, is set-user-ID */
+  g_assert_false (flame_recorder_check_host_program (root, "/opt/fd/run-it", "/", &error));
+  g_assert_error (error, FLAME_RECORDER_ERROR, FLAME_RECORDER_ERROR_UNSUPPORTED);
+  g_clear_error (&error);
+  if (g_file_test (static_exe, G_FILE_TEST_IS_EXECUTABLE))
+    {
+      g_autofree char *st = g_build_filename (root, "usr/bin/fd-test-static", NULL);
+
+      copy_file (static_exe, st, 0755);
+      g_assert_false (flame_recorder_check_host_program (root, "fd-test-static", "/", &error));
+      g_assert_error (error, FLAME_RECORDER_ERROR, FLAME_RECORDER_ERROR_UNSUPPORTED);
+      g_assert_nonnull (strstr (error->message, "statically linked"));
+      g_clear_error (&error);
+    }
+
+  if (nm != NULL)
+    {
+      const char *args[] = { nm, quick, NULL };
+      g_autofree char *out = NULL;
+      const char *line;
+      guint64 busy, base = 0x555555554000;
+      const FlameSymFrame *frames = NULL;
+      guint n;
+
+      g_spawn_sync (NULL, (char **) args, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL,
+                    &out, NULL, NULL, &error);
+      g_assert_no_error (error);
+      line = strstr (out, " t busy\n");  /* a static function */
+      g_assert_nonnull (line);
+      while (line > out && line[-1] != '\n')
+        line--;
+      busy = g_ascii_strtoull (line, NULL, 16);
+
+      for (guint rooted = 0; rooted < 2; rooted++)
+        {
+          g_autoptr(FlameSymbolizer) sym = flame_symbolizer_new ("libflamediff-sampler");
+
+          if (rooted)
+            flame_symbolizer_set_root (sym, root);
+          flame_symbolizer_add_module (sym, "/opt/fd/capture-quick", base, NULL, 0);
+          n = flame_symbolizer_lookup (sym, base + busy + 1, TRUE, &frames);
+          g_assert_cmpuint (n, >=, 1);
+          g_test_message ("%s root: %s", rooted ? "with" : "without", frames[n - 1].name);
+          if (rooted)
+            g_assert_cmpstr (frames[n - 1].name, ==, "busy");
+          else
+            g_assert_cmpstr (frames[n - 1].name, !=, "busy");
+        }
+    }
+  else
+    g_test_message ("nm not found: symbols under the host root not checked");
+}
+
 /* Demangling: C++, Rust legacy (hash dropped, $…$ escapes decoded) and
  * Rust v0 (crate disambiguators dropped), so that names match across
  * builds. The v0 and escape examples are those of rustc-demangle's and
@@ -1231,5 +1328,6 @@ main (int    argc,
   g_test_add_func ("/capture/ring-threads", test_ring_threads);
   g_test_add_func ("/capture/unshare", test_unshare);
   g_test_add_func ("/capture/host-sampler", test_host_sampler);
+  g_test_add_func ("/capture/host-root", test_host_root);
   return g_test_run ();
 }

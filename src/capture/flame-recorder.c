@@ -90,6 +90,7 @@ struct _FlameRecorder
   guint      grace_ms;
   char      *output_path;
   char      *host_sampler;  /* set: run through flatpak-spawn --host */
+  char      *host_root;     /* where the host's files are seen, or NULL */
   gboolean   spool;
 
   /* the raw records, on disk while they arrive (worker only) */
@@ -220,6 +221,7 @@ flame_recorder_finalize (GObject *object)
   g_ptr_array_unref (self->env);
   g_free (self->output_path);
   g_free (self->host_sampler);
+  g_free (self->host_root);
   g_free (self->spool_path);
   g_mutex_clear (&self->lock);
   g_clear_pointer (&self->context, g_main_context_unref);
@@ -392,6 +394,18 @@ flame_recorder_set_host_sampler (FlameRecorder *self,
 {
   g_free (self->host_sampler);
   self->host_sampler = g_strdup (host_path);
+  /* with --filesystem=host-os:ro the host's /usr is there, for the
+   * checks before launch and for the symbols */
+  g_clear_pointer (&self->host_root, g_free);
+  if (host_path != NULL)
+    {
+      const char *root = g_getenv ("FLAMEDIFF_HOST_ROOT");
+
+      if (root == NULL || *root == '\0')
+        root = "/run/host";
+      if (g_file_test (root, G_FILE_TEST_IS_DIR))
+        self->host_root = g_strdup (root);
+    }
 }
 
 const char *
@@ -595,12 +609,16 @@ flame_recorder_find_host_sampler (GError **error)
   return NULL;
 }
 
+/* @root: where @path_in_root is seen (the host's files in a Flatpak), or NULL */
 static gboolean
-check_file (const char  *path,
+check_file (const char  *root,
+            const char  *path_in_root,
             const char  *shown,
             int          depth,
             GError     **error)
 {
+  g_autofree char *path = root != NULL ? g_build_filename (root, path_in_root, NULL)
+                                       : g_strdup (path_in_root);
   GStatBuf st;
   guint8 buf[4096];
   gssize n;
@@ -648,7 +666,7 @@ check_file (const char  *path,
       words = g_strsplit_set (g_strstrip (line), " \t", 2);
       if (words[0] == NULL || words[0][0] != '/')
         return TRUE;
-      return check_file (words[0], words[0], depth + 1, error);
+      return check_file (root, words[0], words[0], depth + 1, error);
     }
 
   if (n >= (gssize) sizeof (Elf64_Ehdr) && memcmp (buf, ELFMAG, SELFMAG) == 0 &&
@@ -703,10 +721,56 @@ flame_recorder_check_program (const char  *program,
                    "%s: command not found", program);
       return FALSE;
     }
-  if (!check_file (path, program, 0, error))
+  if (!check_file (NULL, path, program, 0, error))
     return FALSE;
   if (resolved != NULL)
     *resolved = g_steal_pointer (&path);
+  return TRUE;
+}
+
+/**
+ * flame_recorder_check_host_program:
+ * @root: where the sandbox sees the host's files (`/run/host`)
+ *
+ * flame_recorder_check_program() for a program that runs on the host
+ * (flatpak-spawn --host), as far as the sandbox can see it: a path is
+ * looked up under @root (then as it is: the user's folders are shared),
+ * a bare name in the host's usual program folders under @root. What
+ * cannot be found is left to the host.
+ */
+gboolean
+flame_recorder_check_host_program (const char  *root,
+                                   const char  *program,
+                                   const char  *cwd,
+                                   GError     **error)
+{
+  static const char *const dirs[] = {
+    "/usr/local/bin", "/usr/bin", "/bin", "/usr/local/sbin", "/usr/sbin", "/sbin",
+  };
+  g_autofree char *path = NULL;
+
+  if (strchr (program, '/') != NULL)
+    {
+      g_autofree char *rooted = NULL;
+
+      path = g_canonicalize_filename (program, cwd);
+      rooted = g_build_filename (root, path, NULL);
+      if (g_file_test (rooted, G_FILE_TEST_EXISTS))
+        return check_file (root, path, program, 0, error);
+      if (g_file_test (path, G_FILE_TEST_EXISTS))
+        return check_file (NULL, path, program, 0, error);
+      return TRUE;
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (dirs); i++)
+    {
+      g_autofree char *rooted = NULL;
+
+      g_free (path);
+      path = g_build_filename (dirs[i], program, NULL);
+      rooted = g_build_filename (root, path, NULL);
+      if (g_file_test (rooted, G_FILE_TEST_IS_REGULAR))
+        return check_file (root, path, program, 0, error);
+    }
   return TRUE;
 }
 
@@ -937,6 +1001,8 @@ spool_open (FlameRecorder *self,
   g_key_file_set_string (kf, "recording", "start-time", started_s);
   g_key_file_set_int64 (kf, "recording", "start-realtime-us", g_get_real_time ());
   g_key_file_set_string (kf, "recording", "output", self->output_path);
+  if (self->host_root != NULL)
+    g_key_file_set_string (kf, "recording", "host-root", self->host_root);
   header = g_key_file_to_data (kf, &len, NULL);
 
   g_mkdir_with_parents (dir, 0755);
@@ -1070,6 +1136,8 @@ add_image_samples (FlameRecorder *self,
       if (epoch->sym == NULL)
         {
           epoch->sym = flame_symbolizer_new (SAMPLER_PREFIX);
+          if (self->host_root != NULL)
+            flame_symbolizer_set_root (epoch->sym, self->host_root);
           for (guint i = 0; i < epoch->modules->len; i++)
             {
               Module *m = &g_array_index (epoch->modules, Module, i);
@@ -1462,9 +1530,13 @@ record_run (FlameRecorder  *self,
                    "no command to record");
       return NULL;
     }
-  /* a host program is checked by the host's loader, not here */
-  if (self->host_sampler == NULL &&
-      !flame_recorder_check_program (self->argv[0], self->cwd, NULL, error))
+  if (self->host_sampler == NULL)
+    {
+      if (!flame_recorder_check_program (self->argv[0], self->cwd, NULL, error))
+        return NULL;
+    }
+  else if (self->host_root != NULL &&
+           !flame_recorder_check_host_program (self->host_root, self->argv[0], self->cwd, error))
     return NULL;
 
   if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) != 0)
@@ -1744,6 +1816,7 @@ flame_recorder_recover (const char  *spool_path,
   start_real = g_key_file_get_int64 (kf, "recording", "start-realtime-us", NULL);
 
   self = flame_recorder_new ((const char * const *) argv);
+  self->host_root = g_key_file_get_string (kf, "recording", "host-root", NULL);
   flame_recorder_set_cwd (self, cwd);
   flame_recorder_set_frequency (self, g_key_file_get_integer (kf, "recording", "hz", NULL));
   /* next to the spool, which is OUTPUT.spool: the recordings folder may

@@ -77,6 +77,10 @@ GPtrArray     *flame_recorder_find_spools       (const char          *dir);
 
 char          *flame_recorder_find_sampler      (GError             **error);
 char          *flame_recorder_find_host_sampler (GError             **error);
+gboolean       flame_recorder_check_host_program (const char         *root,
+                                                  const char         *program,
+                                                  const char         *cwd,
+                                                  GError            **error);
 char          *flame_recorder_default_dir       (void);
 gboolean       flame_recorder_check_program     (const char          *program,
                                                  const char          *cwd,

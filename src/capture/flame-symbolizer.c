@@ -44,6 +44,7 @@ struct _FlameSymbolizer
   Dwfl         *dwfl;
   gboolean      reported;
   char         *own_module;
+  char         *root;        /* where the recorded paths are found, or NULL */
   GStringChunk *strings;
   GArray       *frames;   /* FlameSymFrame */
   GArray       *entries;  /* Entry */
@@ -94,6 +95,7 @@ flame_symbolizer_free (FlameSymbolizer *self)
   if (self->dwfl != NULL)
     dwfl_end (self->dwfl);
   g_free (self->own_module);
+  g_free (self->root);
   g_string_chunk_free (self->strings);
   g_array_unref (self->frames);
   g_array_unref (self->entries);
@@ -127,6 +129,23 @@ warn_once (FlameSymbolizer *self,
   g_ptr_array_add (self->warnings, message);
 }
 
+/**
+ * flame_symbolizer_set_root:
+ * @root: (nullable): a directory the recorded paths are relative to
+ *
+ * For programs recorded outside the Flatpak sandbox: the host's files
+ * are read under @root (`/run/host` with `--filesystem=host-os:ro`) when
+ * they are there, and keep their recorded names. Call before adding
+ * modules.
+ */
+void
+flame_symbolizer_set_root (FlameSymbolizer *self,
+                           const char      *root)
+{
+  g_free (self->root);
+  self->root = g_strdup (root);
+}
+
 void
 flame_symbolizer_add_module (FlameSymbolizer *self,
                              const char      *path,
@@ -134,11 +153,18 @@ flame_symbolizer_add_module (FlameSymbolizer *self,
                              const guint8    *build_id,
                              gsize            build_id_len)
 {
+  g_autofree char *rooted = NULL;
   Dwfl_Module *mod;
 
   if (self->dwfl == NULL || self->reported)
     return;
-  mod = dwfl_report_elf (self->dwfl, path, path, -1, base, true);
+  if (self->root != NULL)
+    {
+      rooted = g_build_filename (self->root, path, NULL);
+      if (!g_file_test (rooted, G_FILE_TEST_IS_REGULAR))
+        g_clear_pointer (&rooted, g_free);
+    }
+  mod = dwfl_report_elf (self->dwfl, path, rooted != NULL ? rooted : path, -1, base, true);
   if (mod == NULL)
     {
       warn_once (self, path,

@@ -23,6 +23,8 @@ typedef struct
 
 FlameSymbolizer *flame_symbolizer_new         (const char      *own_module);
 void             flame_symbolizer_free        (FlameSymbolizer *self);
+void             flame_symbolizer_set_root    (FlameSymbolizer *self,
+                                               const char      *root);
 void             flame_symbolizer_add_module  (FlameSymbolizer *self,
                                                const char      *path,
                                                guint64          base,
