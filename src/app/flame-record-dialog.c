@@ -256,9 +256,10 @@ update_sandbox_note (FlameRecordDialog *self)
       gtk_label_set_text (self->sandbox_title, _("This program runs on the host"));
       gtk_label_set_text (self->sandbox_label,
                           _("It is not inside Flamediff’s sandbox, so it is started on the host "
-                            "with flatpak-spawn. The host must be able to load the sampler "
-                            "library; if the recording fails, record it with flamediff-cli on "
-                            "the host and open the file."));
+                            "with flatpak-spawn. Its functions get names only if Flamediff may "
+                            "read the host’s system files (flatpak override "
+                            "--filesystem=host-os:ro). If the recording fails, record it with "
+                            "flamediff-cli on the host and open the file."));
       gtk_widget_set_visible (GTK_WIDGET (self->sandbox_command), FALSE);
       gtk_widget_set_visible (self->sandbox_box, TRUE);
       break;
