@@ -31,7 +31,7 @@
 /* Tuning (optional): each thread's ring buffer, and how long the writer
  * thread sleeps between passes when no ring is half full */
 #define FLAME_SAMPLER_ENV_RING_KB  "FLAMEDIFF_SAMPLER_RING_KB"  /* 4 … 65536, default 64 */
-#define FLAME_SAMPLER_ENV_FLUSH_MS "FLAMEDIFF_SAMPLER_FLUSH_MS" /* 1 … 60000, default 5 */
+#define FLAME_SAMPLER_ENV_FLUSH_MS "FLAMEDIFF_SAMPLER_FLUSH_MS" /* 1 … 60000, default 10 */
 
 #define FLAME_SAMPLER_MAX_FRAMES 128
 #define FLAME_SAMPLER_MAX_RECORD 8192

@@ -87,7 +87,7 @@ static unsigned hz = 999;
 static long period_ns;
 static int follow_children = 1;
 static size_t ring_bytes = 64 * 1024;   /* per thread, a power of two */
-static long flush_ms = 5;               /* the writer's longest sleep */
+static long flush_ms = 10;              /* the writer's pause while samples come */
 static volatile int sampling;     /* this process arms timers */
 static pid_t my_pid;
 static uint32_t lost;             /* atomic: samples not delivered */
@@ -339,30 +339,25 @@ ring_push (Ring       *r,
   return head + need - tail;
 }
 
-/* The record at the tail as one or two pieces; its length, or 0 when the
- * ring is empty. */
+/* The record at @pos (before @head) as one or two pieces; its length,
+ * or 0 when what is there is not a record. */
 static uint32_t
-ring_peek (Ring         *r,
-           struct iovec  iov[2],
-           int          *n_iov)
+ring_peek_at (Ring         *r,
+              uint32_t      pos,
+              uint32_t      head,
+              struct iovec  iov[2],
+              int          *n_iov)
 {
-  uint32_t tail = __atomic_load_n (&r->tail, __ATOMIC_RELAXED);
-  uint32_t head = __atomic_load_n (&r->head, __ATOMIC_ACQUIRE);
   uint32_t len, off, first;
   unsigned char *p = (unsigned char *) &len;
 
-  if (head == tail)
+  if (head - pos < sizeof len)
     return 0;
   for (uint32_t i = 0; i < sizeof len; i++)
-    p[i] = r->data[(tail + i) & r->mask];
-  if (len == 0 || len > FLAME_SAMPLER_MAX_RECORD || sizeof len + len > head - tail)
-    {
-      /* cannot happen unless the program wrote over our memory: drop all */
-      __atomic_store_n (&r->tail, head, __ATOMIC_RELEASE);
-      __atomic_add_fetch (&lost, 1, __ATOMIC_RELAXED);
-      return 0;
-    }
-  off = (tail + sizeof len) & r->mask;
+    p[i] = r->data[(pos + i) & r->mask];
+  if (len == 0 || len > FLAME_SAMPLER_MAX_RECORD || sizeof len + len > head - pos)
+    return 0;
+  off = (pos + sizeof len) & r->mask;
   first = r->mask + 1 - off;
   iov[0].iov_base = r->data + off;
   iov[0].iov_len = first < len ? first : len;
@@ -370,13 +365,6 @@ ring_peek (Ring         *r,
   iov[1].iov_len = len - iov[0].iov_len;
   *n_iov = iov[1].iov_len > 0 ? 2 : 1;
   return len;
-}
-
-static void
-ring_pop (Ring     *r,
-          uint32_t  len)
-{
-  __atomic_add_fetch (&r->tail, (uint32_t) sizeof len + len, __ATOMIC_RELEASE);
 }
 
 /* Forget what a ring holds (a fork child: the records are the parent's) */
@@ -416,53 +404,113 @@ drain_unlock (void)
   __atomic_store_n (&drain_owner, 0, __ATOMIC_RELEASE);
 }
 
-/* Sends what every ring holds, in order per thread. With @deadline 0
- * (the writer) it returns 0 as soon as the socket is full, to wait
- * without the lock; otherwise it waits for room until @deadline (ms,
- * CLOCK_MONOTONIC). Records that cannot be delivered (the program closed
- * our descriptor, the recorder went away) are counted as lost. */
+/* Sends up to DRAIN_BATCH records per sendmmsg: one system call (and one
+ * wakeup of the recorder) for what a ring gathered between passes. */
+#define DRAIN_BATCH 16
+
+/* One ring: the records it took, or -1 when the socket is full and
+ * @deadline is 0 (see drain_all). */
+static int
+drain_ring (Ring    *r,
+            int      usable,
+            int64_t  deadline)
+{
+  int taken = 0;
+
+  for (;;)
+    {
+      struct mmsghdr msgs[DRAIN_BATCH];
+      struct iovec iov[DRAIN_BATCH][2];
+      uint32_t lens[DRAIN_BATCH];
+      uint32_t tail = __atomic_load_n (&r->tail, __ATOMIC_RELAXED);
+      uint32_t head = __atomic_load_n (&r->head, __ATOMIC_ACQUIRE);
+      uint32_t pos = tail;
+      int n = 0, sent;
+
+      while (n < DRAIN_BATCH && pos != head)
+        {
+          int n_iov;
+          uint32_t len = ring_peek_at (r, pos, head, iov[n], &n_iov);
+
+          if (len == 0)
+            break;
+          memset (&msgs[n], 0, sizeof msgs[n]);
+          msgs[n].msg_hdr.msg_iov = iov[n];
+          msgs[n].msg_hdr.msg_iovlen = n_iov;
+          lens[n++] = len;
+          pos += sizeof len + len;
+        }
+      if (n == 0)
+        {
+          if (pos != head)
+            {
+              /* not a record: only if the program wrote over our memory */
+              __atomic_store_n (&r->tail, head, __ATOMIC_RELEASE);
+              __atomic_add_fetch (&lost, 1, __ATOMIC_RELAXED);
+            }
+          return taken;
+        }
+
+      sent = usable ? sendmmsg (sock_fd, msgs, (unsigned) n, MSG_DONTWAIT | MSG_NOSIGNAL) : -1;
+      if (sent < 0 && usable && errno == EINTR)
+        continue;
+      if (sent < 0 && usable && errno == EAGAIN)
+        {
+          int64_t left = deadline - now_ms ();
+          struct pollfd p = { .fd = sock_fd, .events = POLLOUT };
+
+          if (deadline == 0)
+            return -1;
+          if (left > 0)
+            {
+              poll (&p, 1, (int) (left < 50 ? left : 50));
+              continue;
+            }
+        }
+      if (sent <= 0)
+        {
+          /* cannot be delivered: dropped, counted */
+          sent = usable ? 1 : n;
+          __atomic_add_fetch (&lost, (uint32_t) sent, __ATOMIC_RELAXED);
+        }
+      else
+        for (int i = 0; i < sent; i++)
+          if (msgs[i].msg_len != lens[i])
+            __atomic_add_fetch (&lost, 1, __ATOMIC_RELAXED);
+      pos = tail;
+      for (int i = 0; i < sent; i++)
+        pos += sizeof lens[i] + lens[i];
+      __atomic_store_n (&r->tail, pos, __ATOMIC_RELEASE);
+      taken += sent;
+    }
+}
+
+/* Sends what every ring holds, in order per thread; returns how many
+ * records it took. With @deadline 0 (the writer) it returns -1 as soon as
+ * the socket is full, to wait without the lock; otherwise it waits for
+ * room until @deadline (ms, CLOCK_MONOTONIC). Records that cannot be
+ * delivered (the program closed our descriptor, the recorder went away)
+ * are counted as lost. */
 static int
 drain_all (int64_t deadline)
 {
   int usable = socket_ok ();
   int n = __atomic_load_n (&n_slots, __ATOMIC_ACQUIRE);
+  int taken = 0;
 
   for (int i = 0; i < n; i++)
     {
       int state = __atomic_load_n (&slots[i].state, __ATOMIC_ACQUIRE);
-      Ring *r;
-      struct iovec iov[2];
-      int n_iov;
-      uint32_t len;
+      int t;
 
       if (state != SLOT_LIVE && state != SLOT_RETIRED)
         continue;
-      r = slots[i].ring;
-      while (r != NULL && (len = ring_peek (r, iov, &n_iov)) > 0)
+      if (slots[i].ring != NULL)
         {
-          struct msghdr msg = { .msg_iov = iov, .msg_iovlen = n_iov };
-          ssize_t sent = -1;
-
-          if (usable)
-            sent = sendmsg (sock_fd, &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
-          if (sent < 0 && errno == EINTR)
-            continue;
-          if (sent < 0 && errno == EAGAIN)
-            {
-              int64_t left = deadline - now_ms ();
-              struct pollfd p = { .fd = sock_fd, .events = POLLOUT };
-
-              if (deadline == 0)
-                return 0;
-              if (left > 0)
-                {
-                  poll (&p, 1, (int) (left < 50 ? left : 50));
-                  continue;
-                }
-            }
-          if (sent != (ssize_t) len)
-            __atomic_add_fetch (&lost, 1, __ATOMIC_RELAXED);
-          ring_pop (r, len);
+          t = drain_ring (slots[i].ring, usable, deadline);
+          if (t < 0)
+            return -1;
+          taken += t;
         }
       if (state == SLOT_RETIRED)
         {
@@ -472,6 +520,23 @@ drain_all (int64_t deadline)
           __atomic_compare_exchange_n (&slots[i].state, &expected, SLOT_FREE, 0,
                                        __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
         }
+    }
+  return taken;
+}
+
+static int
+rings_empty (void)
+{
+  int n = __atomic_load_n (&n_slots, __ATOMIC_ACQUIRE);
+
+  for (int i = 0; i < n; i++)
+    {
+      int state = __atomic_load_n (&slots[i].state, __ATOMIC_ACQUIRE);
+      Ring *r = slots[i].ring;
+
+      if ((state == SLOT_LIVE || state == SLOT_RETIRED) && r != NULL &&
+          __atomic_load_n (&r->head, __ATOMIC_ACQUIRE) != __atomic_load_n (&r->tail, __ATOMIC_RELAXED))
+        return 0;
     }
   return 1;
 }
@@ -494,7 +559,8 @@ flush_rings (void)
 
 static int writer_running;        /* the handler may use the rings */
 static int writer_quit;
-static int wake_word;             /* futex: 1 = a ring is half full */
+static int wake_word;             /* futex: 1 = the writer has work */
+static int writer_idle;           /* asleep until a handler has a sample */
 static pthread_t writer_thread;
 
 static void
@@ -504,21 +570,25 @@ wake_writer (void)
     syscall (SYS_futex, &wake_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
+/* A pass every flush_ms while samples come (sooner when a ring is half
+ * full); once a pass finds nothing, asleep until a handler stores the
+ * next sample, so an idle program costs no wakeups. */
 static void *
 writer_main (void *data)
 {
   struct timespec interval = { flush_ms / 1000, (flush_ms % 1000) * 1000000 };
+  struct timespec idle = { 1, 0 };
 
   while (!__atomic_load_n (&writer_quit, __ATOMIC_ACQUIRE))
     {
-      int full = 0;
+      int taken = 0;
 
       if (drain_lock (0))
         {
-          full = !drain_all (0);
+          taken = drain_all (0);
           drain_unlock ();
         }
-      if (full)
+      if (taken < 0)
         {
           /* the recorder is behind: wait for room, not holding the lock */
           struct pollfd p = { .fd = sock_fd, .events = POLLOUT };
@@ -526,8 +596,22 @@ writer_main (void *data)
           poll (&p, 1, (int) flush_ms);
           continue;
         }
-      if (__atomic_exchange_n (&wake_word, 0, __ATOMIC_ACQ_REL) == 0)
-        syscall (SYS_futex, &wake_word, FUTEX_WAIT_PRIVATE, 0, &interval, NULL, 0);
+      if (__atomic_exchange_n (&wake_word, 0, __ATOMIC_ACQ_REL) != 0)
+        continue;
+      if (taken > 0)
+        {
+          syscall (SYS_futex, &wake_word, FUTEX_WAIT_PRIVATE, 0, &interval, NULL, 0);
+          continue;
+        }
+      /* pairs with the fence in the handler: either it sees us idle and
+       * wakes us, or we see its sample here */
+      __atomic_store_n (&writer_idle, 1, __ATOMIC_SEQ_CST);
+      __atomic_thread_fence (__ATOMIC_SEQ_CST);
+      if (rings_empty ())
+        syscall (SYS_futex, &wake_word, FUTEX_WAIT_PRIVATE, 0, &idle, NULL, 0);
+      __atomic_store_n (&writer_idle, 0, __ATOMIC_SEQ_CST);
+      /* that wake asked for this pass only: then the usual pause */
+      __atomic_store_n (&wake_word, 0, __ATOMIC_RELEASE);
     }
   return NULL;
 }
@@ -874,9 +958,10 @@ on_sigprof (int        sig,
     {
       uint32_t used = ring_push (ring, &rec, len);
 
+      __atomic_thread_fence (__ATOMIC_SEQ_CST);
       if (used == 0)
         __atomic_add_fetch (&lost, 1, __ATOMIC_RELAXED);
-      else if (used > (ring->mask + 1) / 2)
+      else if (used > (ring->mask + 1) / 2 || __atomic_load_n (&writer_idle, __ATOMIC_RELAXED))
         wake_writer ();
     }
   else if (!socket_ok () || !send_now (&rec, len))
@@ -1577,6 +1662,7 @@ on_fork_child (void)
   my_pid = getpid ();
   drain_owner = 0;
   wake_word = 0;
+  writer_idle = 0;
   writer_running = 0;
   for (int i = 0; i < n; i++)
     {
