@@ -1088,6 +1088,20 @@ test_ring_threads (void)
   record (&f, "ring-fork.json", fork_argv, FLAME_SAMPLER_ENV_FLUSH_MS, "60000");
   g_assert_cmpuint (n_pids (f.profile), ==, 2);
   g_assert_cmpfloat (function_ms (f.profile, "busy"), >, 300);
+
+  /* more threads, one after another, than the registry has slots: the
+   * slots (and rings) of ended threads are drained and reused */
+  {
+    const char *churn_argv[] = { quick, "threads", "5000", NULL };
+    g_auto(Recording) c = { 0 };
+
+    record (&c, "ring-churn.json", churn_argv, NULL, NULL);
+    g_test_message ("5000 threads: %s samples, %s lost",
+                    flame_profile_get_metadata (c.profile, "samples"),
+                    flame_profile_get_metadata (c.profile, "samples_lost"));
+    g_assert_cmpstr (flame_profile_get_metadata (c.profile, "exit_status"), ==, "exited with status 0");
+    g_assert_cmpuint (meta_u64 (c.profile, "samples_lost"), ==, 0);
+  }
 }
 
 /* unshare (CLONE_NEWUSER) needs a single-threaded process: the writer

@@ -9,6 +9,8 @@
  *   quick execlp PROG ARG  the same through execlp
  *   quick spin S    spins S seconds (a single hot function)
  *   quick report S  spins S seconds, prints "spun" (flushed), then exits
+ *   quick threads N  starts N short threads, eight at a time, each
+ *                   spinning 0.5 ms (more threads than the sampler has slots)
  *   quick unshare   spins 0.1 s, then unshare (CLONE_NEWUSER): exit 5 if the
  *                   kernel refused because the process has other threads
  *   quick work M    a fixed amount of work (M million loop iterations),
@@ -20,6 +22,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -53,6 +56,13 @@ busy (double seconds)
   sink = x;
 }
 
+static void *
+short_thread (void *data)
+{
+  busy (0.0005);
+  return NULL;
+}
+
 static volatile int prof_ticks;
 
 static void
@@ -79,6 +89,22 @@ main (int    argc,
       busy (argc > 2 ? atof (argv[2]) : 1.0);
       printf ("spun\n");
       fflush (stdout);
+      return 0;
+    }
+  if (strcmp (mode, "threads") == 0)
+    {
+      long n = argc > 2 ? atol (argv[2]) : 100;
+
+      for (long i = 0; i < n; i += 8)
+        {
+          pthread_t t[8];
+
+          for (int j = 0; j < 8; j++)
+            if (pthread_create (&t[j], NULL, short_thread, NULL) != 0)
+              return 6;
+          for (int j = 0; j < 8; j++)
+            pthread_join (t[j], NULL);
+        }
       return 0;
     }
   if (strcmp (mode, "unshare") == 0)
