@@ -18,33 +18,57 @@ flame_hash_mix (guint64 a, guint64 b)
   return (guint64) r ^ (guint64) (r >> 64);
 }
 
+/* wyhash-style: 16 bytes per multiply; the last (or only) up to 16 bytes
+ * are read as two possibly overlapping words, so no byte is copied one at
+ * a time (short tails went through the stack and stalled the load that
+ * read them back). */
 static inline guint64
 flame_hash_bytes (const void *data, gsize len)
 {
   const guint8 *p = data;
   guint64 h = 0x9e3779b97f4a7c15ull ^ (len * 0xa0761d6478bd642full);
-  guint64 w;
+  guint64 a, b;
 
-  while (len >= 16)
+  if (G_LIKELY (len <= 16))
     {
-      guint64 a, b;
-      memcpy (&a, p, 8);
-      memcpy (&b, p + 8, 8);
-      h = flame_hash_mix (a ^ 0xe7037ed1a0b428dbull ^ h, b ^ 0x8ebc6af09c88c6e3ull);
-      p += 16;
-      len -= 16;
+      if (len >= 8)
+        {
+          memcpy (&a, p, 8);
+          memcpy (&b, p + len - 8, 8);
+        }
+      else if (len >= 4)
+        {
+          guint32 x, y;
+          memcpy (&x, p, 4);
+          memcpy (&y, p + len - 4, 4);
+          a = x;
+          b = y;
+        }
+      else if (len > 0)
+        {
+          a = ((guint64) p[0] << 16) | ((guint64) p[len >> 1] << 8) | p[len - 1];
+          b = 0;
+        }
+      else
+        a = b = 0;
     }
-  if (len >= 8)
+  else
     {
-      memcpy (&w, p, 8);
-      h = flame_hash_mix (w ^ 0xe7037ed1a0b428dbull, h ^ 0x589965cc75374cc3ull);
-      p += 8;
-      len -= 8;
+      gsize left = len;
+
+      while (left > 16)
+        {
+          memcpy (&a, p, 8);
+          memcpy (&b, p + 8, 8);
+          h = flame_hash_mix (a ^ 0xe7037ed1a0b428dbull ^ h, b ^ 0x8ebc6af09c88c6e3ull);
+          p += 16;
+          left -= 16;
+        }
+      memcpy (&a, p + left - 16, 8);
+      memcpy (&b, p + left - 8, 8);
     }
-  w = 0;
-  if (len > 0)
-    memcpy (&w, p, len);
-  return flame_hash_mix (w ^ 0x1d8e4e27c47d124full ^ h, 0xa0761d6478bd642full ^ len);
+  return flame_hash_mix (flame_hash_mix (a ^ 0xe7037ed1a0b428dbull ^ h, b ^ 0x8ebc6af09c88c6e3ull),
+                         0xa0761d6478bd642full ^ len);
 }
 
 static inline guint64
