@@ -26,6 +26,8 @@ flame_tree_new (guint n_columns)
     }
   self->mask = 2047;
   self->slots = g_new0 (FlameTreeSlot, self->mask + 1);
+  self->hashes = g_new (guint32, self->alloc_nodes);
+  self->hashes[FLAME_TREE_ROOT] = FLAME_TREE_ROOT_HASH;
 
   self->nodes[0] = (FlameNode) {
     .frame = FLAME_TREE_NONE,
@@ -51,17 +53,11 @@ flame_tree_free (FlameTree *self)
       g_free (self->total[c]);
     }
   g_free (self->slots);
+  g_free (self->hashes);
   g_free (self);
 }
 
-static inline guint32
-key_hash (guint32 parent,
-          guint32 frame)
-{
-  guint64 h = flame_hash_u64 (((guint64) parent << 32) | frame);
-  return (guint32) (h ^ (h >> 32));
-}
-
+/* @hashes must be up to date */
 static void
 rebuild_slots (FlameTree *self,
                guint32    mask)
@@ -71,7 +67,7 @@ rebuild_slots (FlameTree *self,
   self->slots = g_new0 (FlameTreeSlot, (gsize) mask + 1);
   for (guint32 n = 1; n < self->n_nodes; n++)
     {
-      guint32 h = key_hash (self->nodes[n].parent, self->nodes[n].frame);
+      guint32 h = self->hashes[n];
       guint32 i = h & mask;
 
       while (self->slots[i].node1 != 0)
@@ -100,12 +96,33 @@ mask_for (guint32 n_nodes)
 }
 
 static void
-ensure_slots (FlameTree *self)
+rebuild_index (FlameTree *self)
 {
+  /* parents come before their children: one forward sweep */
+  g_free (self->hashes);
+  self->hashes = g_new (guint32, self->alloc_nodes);
+  self->hashes[FLAME_TREE_ROOT] = FLAME_TREE_ROOT_HASH;
+  for (guint32 n = 1; n < self->n_nodes; n++)
+    self->hashes[n] = flame_tree_path_hash (self->hashes[self->nodes[n].parent],
+                                            self->nodes[n].frame, self->nodes[n].depth);
   /* sized for what the tree has room for: a reserve() says how big it
    * is expected to get */
-  if (self->slots == NULL)
-    rebuild_slots (self, mask_for (self->alloc_nodes));
+  rebuild_slots (self, mask_for (self->alloc_nodes));
+}
+
+static inline void
+ensure_slots (FlameTree *self)
+{
+  if (G_UNLIKELY (self->slots == NULL))
+    rebuild_index (self);
+}
+
+/* Builds the index now if compact() or copy_structure() dropped it, so
+ * that flame_tree_prefetch() and self->hashes can be used. */
+void
+flame_tree_ensure_index (FlameTree *self)
+{
+  ensure_slots (self);
 }
 
 guint32
@@ -113,10 +130,11 @@ flame_tree_lookup (FlameTree *self,
                    guint32    parent,
                    guint32    frame)
 {
-  guint32 h = key_hash (parent, frame);
+  guint32 h;
   guint32 i;
 
   ensure_slots (self);
+  h = flame_tree_path_hash (self->hashes[parent], frame, self->nodes[parent].depth + 1);
   for (i = h & self->mask; self->slots[i].node1 != 0; i = (i + 1) & self->mask)
     if (self->slots[i].tag == h)
       {
@@ -142,6 +160,8 @@ resize_nodes (FlameTree *self,
       memset (self->self[c] + old, 0, (gsize) (alloc - old) * sizeof (gdouble));
       memset (self->total[c] + old, 0, (gsize) (alloc - old) * sizeof (gdouble));
     }
+  if (self->hashes != NULL)
+    self->hashes = g_renew (guint32, self->hashes, alloc);
 }
 
 static void
@@ -186,6 +206,7 @@ flame_tree_copy_structure (FlameTree       *self,
   self->n_nodes = src->n_nodes;
   /* the index is rebuilt, at its final size, on the next lookup */
   g_clear_pointer (&self->slots, g_free);
+  g_clear_pointer (&self->hashes, g_free);
 }
 
 guint32
@@ -193,7 +214,26 @@ flame_tree_child (FlameTree *self,
                   guint32    parent,
                   guint32    frame)
 {
-  guint32 h = key_hash (parent, frame);
+  ensure_slots (self);
+  return flame_tree_child_hashed (self, parent, frame,
+                                  flame_tree_path_hash (self->hashes[parent], frame,
+                                                        self->nodes[parent].depth + 1));
+}
+
+/**
+ * flame_tree_child_hashed:
+ * @hash: flame_tree_path_hash (parent's path hash, @frame, parent's depth
+ *   + 1), which a caller walking down a stack already has
+ *
+ * flame_tree_child() without computing the hash.
+ */
+guint32
+flame_tree_child_hashed (FlameTree *self,
+                         guint32    parent,
+                         guint32    frame,
+                         guint32    hash)
+{
+  guint32 h = hash;
   guint32 i;
   guint32 node;
   FlameNode *p;
@@ -220,6 +260,7 @@ flame_tree_child (FlameTree *self,
     .depth = p->depth + 1,
   };
   p->first_child = node;
+  self->hashes[node] = h;
   self->slots[i] = (FlameTreeSlot) { h, node + 1 };
 
   if (slots_full (self->n_nodes, self->mask))
@@ -256,6 +297,7 @@ void
 flame_tree_compact (FlameTree *self)
 {
   g_clear_pointer (&self->slots, g_free);
+  g_clear_pointer (&self->hashes, g_free);
   if (self->alloc_nodes > self->n_nodes)
     {
       self->alloc_nodes = self->n_nodes;
@@ -333,6 +375,8 @@ flame_tree_memory (const FlameTree *self)
   bytes += (gsize) self->alloc_nodes * flame_tree_node_bytes (self);
   if (self->slots != NULL)
     bytes += ((gsize) self->mask + 1) * sizeof (FlameTreeSlot);
+  if (self->hashes != NULL)
+    bytes += (gsize) self->alloc_nodes * sizeof (guint32);
   return bytes;
 }
 

@@ -7,6 +7,8 @@
 
 #include <glib.h>
 
+#include "flame-hash.h"
+
 G_BEGIN_DECLS
 
 #define FLAME_TREE_ROOT     0
@@ -40,20 +42,33 @@ typedef struct
   gdouble   *self[FLAME_TREE_MAX_COLUMNS];
   gdouble   *total[FLAME_TREE_MAX_COLUMNS];
   /* (parent, frame) -> node, with the key's hash in the slot so a probe
-   * touches the node array only on a likely hit. Dropped by compact(),
-   * rebuilt on demand. */
+   * touches the node array only on a likely hit. The hash is the node's
+   * path hash (flame_tree_path_hash() down the frames from the root), kept
+   * per node in @hashes: a loader that knows a stack's frames can compute
+   * where every level of it sits in the index before walking it, and
+   * prefetch. Both dropped by compact(), rebuilt on demand. */
   FlameTreeSlot *slots;
+  guint32   *hashes;
   guint32    mask;
 } FlameTree;
+
+/* the root's path hash; a child's is flame_tree_path_hash (parent's, its
+ * frame, its depth) */
+#define FLAME_TREE_ROOT_HASH 0u
 
 FlameTree *flame_tree_new         (guint       n_columns);
 void       flame_tree_free        (FlameTree  *self);
 guint32    flame_tree_child       (FlameTree  *self,
                                    guint32     parent,
                                    guint32     frame);
+guint32    flame_tree_child_hashed (FlameTree *self,
+                                    guint32    parent,
+                                    guint32    frame,
+                                    guint32    hash);
 guint32    flame_tree_lookup      (FlameTree  *self,
                                    guint32     parent,
                                    guint32     frame);
+void       flame_tree_ensure_index (FlameTree *self);
 void       flame_tree_add_self    (FlameTree  *self,
                                    guint       column,
                                    guint32     node,
@@ -72,6 +87,28 @@ void       flame_tree_function_weights (const FlameTree *self,
                                         gdouble         *total_out);
 gsize      flame_tree_memory      (const FlameTree *self);
 gsize      flame_tree_node_bytes  (const FlameTree *self);
+
+/* The path hash of a node at @depth (the root's children: 1). The depth
+ * makes every level hash differently: otherwise a deep recursion (the
+ * same frame again and again) would iterate one function and run into a
+ * short cycle of values, and its nodes would pile up on a few slots. */
+static inline guint32
+flame_tree_path_hash (guint32 parent_hash,
+                      guint32 frame,
+                      guint32 depth)
+{
+  guint64 h = flame_hash_u64 (((guint64) (parent_hash ^ (depth * 0x9e3779b9u)) << 32) | frame);
+  return (guint32) (h ^ (h >> 32));
+}
+
+/* Hints that the index slot of the node with path hash @hash is about to
+ * be looked up. Call flame_tree_ensure_index() first. */
+static inline void
+flame_tree_prefetch (const FlameTree *self,
+                     guint32          hash)
+{
+  __builtin_prefetch (&self->slots[hash & self->mask]);
+}
 
 static inline const FlameNode *
 flame_tree_node (const FlameTree *self,
