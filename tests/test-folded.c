@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <gio/gio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "flame-error.h"
@@ -265,6 +266,133 @@ test_prefix_reuse (void)
   g_assert_cmpuint (flame_profile_get_tree (p)->n_nodes, ==, flame_profile_get_tree (q)->n_nodes);
 }
 
+/* The loader looks frames and nodes up in passes (all names of a line,
+ * then all nodes), which must build exactly the tree that adding one
+ * frame at a time builds: same frame ids, same node numbers, same
+ * sibling order. Random stacks in random order, some repeated, some
+ * sharing prefixes with the line before. */
+static void
+test_same_tree_as_one_by_one (void)
+{
+  g_autoptr(GRand) rand = g_rand_new_with_seed (20260101);
+  g_autoptr(GString) text = g_string_new (NULL);
+  g_autoptr(GString) prev = g_string_new (NULL);
+  g_autoptr(GArray) ids = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_autoptr(FlameProfile) loaded = NULL;
+  g_autoptr(FlameProfile) built = NULL;
+  g_auto(GStrv) lines = NULL;
+  FlameTree *a, *b;
+  FlameFrames *fa, *fb;
+
+  for (guint i = 0; i < 3000; i++)
+    {
+      g_autoptr(GString) stack = g_string_new (NULL);
+      guint depth = g_rand_int_range (rand, 1, 40);
+
+      if (prev->len > 0 && g_rand_boolean (rand))
+        {
+          /* the previous line, cut after a ';' or repeated whole */
+          const char *cut = prev->str + g_rand_int_range (rand, 0, prev->len);
+          while (*cut != '\0' && *cut != ';')
+            cut++;
+          g_string_append_len (stack, prev->str, cut - prev->str);
+          if (*cut == '\0')
+            depth = 0;
+        }
+      for (guint d = 0; d < depth; d++)
+        {
+          guint f = g_rand_int_range (rand, 0, d < 3 ? 4 : 400);
+          g_string_append_printf (stack, "%sfn_%u%s", stack->len > 0 ? ";" : "",
+                                  f, f % 7 == 0 ? "_with_a_longer_name::inner" : "");
+        }
+      g_string_append_printf (text, "%s %d\n", stack->str, g_rand_int_range (rand, 1, 100));
+      g_string_assign (prev, stack->str);
+    }
+
+  loaded = load_text (text->str, text->len, NULL);
+  g_assert_nonnull (loaded);
+
+  built = flame_profile_new (FLAME_FORMAT_FOLDED, 1);
+  lines = g_strsplit (text->str, "\n", -1);
+  for (guint i = 0; lines[i] != NULL && lines[i][0] != '\0'; i++)
+    {
+      char *count = strrchr (lines[i], ' ');
+      g_auto(GStrv) names = NULL;
+
+      *count++ = '\0';
+      names = g_strsplit (lines[i], ";", -1);
+      g_array_set_size (ids, 0);
+      for (guint k = 0; names[k] != NULL; k++)
+        {
+          guint32 id = flame_profile_intern_frame (built, names[k], strlen (names[k]),
+                                                   NULL, 0, 0, 0);
+          g_array_append_val (ids, id);
+        }
+      flame_profile_add_stack (built, 0, (const guint32 *) ids->data, ids->len,
+                               g_ascii_strtod (count, NULL));
+    }
+  flame_profile_finish (built);
+
+  a = flame_profile_get_tree (loaded);
+  b = flame_profile_get_tree (built);
+  fa = flame_profile_get_frames (loaded);
+  fb = flame_profile_get_frames (built);
+  g_assert_cmpuint (flame_frames_count (fa), ==, flame_frames_count (fb));
+  for (guint f = 0; f < flame_frames_count (fa); f++)
+    g_assert_cmpstr (flame_frames_get_name (fa, f), ==, flame_frames_get_name (fb, f));
+  g_assert_cmpuint (a->n_nodes, ==, b->n_nodes);
+  g_assert_cmpuint (a->n_nodes, >, 10000);
+  for (guint32 n = 0; n < a->n_nodes; n++)
+    {
+      g_assert_cmpuint (a->nodes[n].frame, ==, b->nodes[n].frame);
+      g_assert_cmpuint (a->nodes[n].parent, ==, b->nodes[n].parent);
+      g_assert_cmpuint (a->nodes[n].first_child, ==, b->nodes[n].first_child);
+      g_assert_cmpuint (a->nodes[n].next_sibling, ==, b->nodes[n].next_sibling);
+      g_assert_cmpfloat (a->self[0][n], ==, b->self[0][n]);
+      g_assert_cmpfloat (a->total[0][n], ==, b->total[0][n]);
+    }
+}
+
+static int
+cmp_u32 (gconstpointer a,
+         gconstpointer b)
+{
+  guint32 x = *(const guint32 *) a, y = *(const guint32 *) b;
+  return x < y ? -1 : x > y;
+}
+
+/* A deep recursion (one frame, 200 000 times) is one chain of nodes. The
+ * tree index hashes each node's path; if every level hashed the same way,
+ * the chain's hashes would run into a short cycle and its nodes would
+ * share a few slots, every lookup probing through them. They must be
+ * nearly all distinct (a few 32-bit collisions are chance). */
+static void
+test_deep_recursion (void)
+{
+  const guint depth = 200000;
+  g_autoptr(GString) text = g_string_new (NULL);
+  g_autoptr(FlameProfile) p = NULL;
+  g_autofree guint32 *sorted = NULL;
+  FlameTree *tree;
+  guint dups = 0;
+
+  for (guint d = 0; d < depth; d++)
+    g_string_append (text, d == 0 ? "rec" : ";rec");
+  g_string_append (text, " 1\nrec;rec 2\n");
+  p = load_text (text->str, text->len, NULL);
+  g_assert_nonnull (p);
+  tree = flame_profile_get_tree (p);
+  g_assert_cmpuint (tree->n_nodes, ==, depth + 1);
+  g_assert_cmpfloat (tree->total[0][FLAME_TREE_ROOT], ==, 3);
+
+  flame_tree_ensure_index (tree);
+  sorted = g_memdup2 (tree->hashes, tree->n_nodes * sizeof (guint32));
+  qsort (sorted, tree->n_nodes, sizeof (guint32), cmp_u32);
+  for (guint i = 1; i < tree->n_nodes; i++)
+    dups += sorted[i] == sorted[i - 1];
+  g_assert_cmpuint (dups, <, 100);
+}
+
 /* speedscope's own snapshot tests (bg-flamegraph.test.ts.snap) list
  * every frame's self and total weight for each stackcollapse sample;
  * ours must agree. The snapshot is parsed, not transcribed. */
@@ -471,6 +599,8 @@ main (int    argc,
   g_test_add_func ("/folded/invalid-utf8", test_invalid_utf8);
   g_test_add_func ("/folded/limits", test_limits);
   g_test_add_func ("/folded/prefix-reuse", test_prefix_reuse);
+  g_test_add_func ("/folded/same-tree-as-one-by-one", test_same_tree_as_one_by_one);
+  g_test_add_func ("/folded/deep-recursion", test_deep_recursion);
   g_test_add_func ("/folded/speedscope-snapshots", test_speedscope_snapshots);
   g_test_add_func ("/folded/corpus", test_corpus_files);
   g_test_add_func ("/folded/sniff-negative", test_sniff_negative);

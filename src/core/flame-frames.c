@@ -115,7 +115,32 @@ flame_frames_intern_name (FlameFrames *self,
                           const char  *name,
                           gsize        len)
 {
-  guint32 id = flame_strings_intern (self->strings, name, len);
+  return flame_frames_intern_name_hashed (self, name, len, flame_strings_hash (name, len));
+}
+
+/* Hints that names with these hashes (flame_strings_hash()) are next:
+ * flame_strings_prefetch(). */
+void
+flame_frames_prefetch_names (const FlameFrames *self,
+                             const guint32     *hashes,
+                             guint              n)
+{
+  flame_strings_prefetch (self->strings, hashes, n);
+}
+
+/**
+ * flame_frames_intern_name_hashed:
+ * @hash: flame_strings_hash (@name, @len)
+ *
+ * flame_frames_intern_name() for a caller that has hashed the name.
+ */
+guint32
+flame_frames_intern_name_hashed (FlameFrames *self,
+                                 const char  *name,
+                                 gsize        len,
+                                 guint32      hash)
+{
+  guint32 id = flame_strings_intern_hashed (self->strings, name, len, hash);
   guint32 f;
 
   if (id >= self->by_name_len)

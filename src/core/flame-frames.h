@@ -38,6 +38,13 @@ guint32           flame_frames_intern      (FlameFrames *self,
 guint32           flame_frames_intern_name (FlameFrames *self,
                                             const char  *name,
                                             gsize        len);
+guint32           flame_frames_intern_name_hashed (FlameFrames *self,
+                                                   const char  *name,
+                                                   gsize        len,
+                                                   guint32      hash);
+void              flame_frames_prefetch_names (const FlameFrames *self,
+                                               const guint32     *hashes,
+                                               guint              n);
 guint             flame_frames_count       (const FlameFrames *self);
 const FlameFrame *flame_frames_get         (const FlameFrames *self,
                                             guint32            frame);

@@ -86,13 +86,6 @@ rehash (FlameStrings *self,
   self->mask = mask;
 }
 
-static inline guint32
-hash32 (const char *str, gsize len)
-{
-  guint64 h = flame_hash_bytes (str, len);
-  return (guint32) (h ^ (h >> 32));
-}
-
 /* Returns the id when found, else the empty slot where it would go. */
 static inline guint32
 find (FlameStrings *self,
@@ -134,7 +127,7 @@ flame_strings_lookup (FlameStrings *self,
       *found = TRUE;
       return 0;
     }
-  id = find (self, str, len, hash32 (str, len), found);
+  id = find (self, str, len, flame_strings_hash (str, len), found);
   return *found ? id : 0;
 }
 
@@ -143,10 +136,45 @@ flame_strings_intern (FlameStrings *self,
                       const char   *str,
                       gsize         len)
 {
+  if (len == 0)
+    return 0;
+  return flame_strings_intern_hashed (self, str, len, flame_strings_hash (str, len));
+}
+
+/**
+ * flame_strings_prefetch:
+ * @hashes: (array length=n): flame_strings_hash() of strings about to be
+ *   interned or looked up
+ *
+ * Prefetches the hash slots where the lookups of these strings start, so
+ * that a caller with many strings to look up has their cache misses
+ * overlap instead of queueing. Only a hint: nothing changes.
+ */
+void
+flame_strings_prefetch (const FlameStrings *self,
+                        const guint32      *hashes,
+                        guint               n)
+{
+  for (guint k = 0; k < n; k++)
+    __builtin_prefetch (&self->slots[hashes[k] & self->mask]);
+}
+
+/**
+ * flame_strings_intern_hashed:
+ * @hash: flame_strings_hash (@str, @len)
+ *
+ * flame_strings_intern() for a caller that has hashed the string already.
+ */
+guint32
+flame_strings_intern_hashed (FlameStrings *self,
+                             const char   *str,
+                             gsize         len,
+                             guint32       hash)
+{
   gboolean found;
   guint32 slot;
   guint32 id;
-  guint32 h;
+  guint32 h = hash;
 
   if (len == 0)
     return 0;
@@ -155,7 +183,6 @@ flame_strings_intern (FlameStrings *self,
    * enforce a far smaller limit, this only keeps the length honest. */
   g_return_val_if_fail (len < G_MAXUINT32, 0);
 
-  h = hash32 (str, len);
   slot = find (self, str, len, h, &found);
   if (found)
     return slot;
@@ -218,8 +245,8 @@ flame_strings_make_valid_utf8 (FlameStrings *self)
         }
       while (!g_utf8_validate (s, len, &end));
       changed++;
-      self->entries[id].hash = hash32 (self->chars + self->entries[id].offset,
-                                       self->entries[id].len);
+      self->entries[id].hash = flame_strings_hash (self->chars + self->entries[id].offset,
+                                                   self->entries[id].len);
     }
   if (changed > 0)
     rehash (self, self->mask);

@@ -7,6 +7,8 @@
 
 #include <glib.h>
 
+#include "flame-hash.h"
+
 G_BEGIN_DECLS
 
 /* Id 0 is always the empty string. Ids are dense, so callers can keep
@@ -18,6 +20,13 @@ void          flame_strings_free    (FlameStrings *self);
 guint32       flame_strings_intern  (FlameStrings *self,
                                      const char   *str,
                                      gsize         len);
+guint32       flame_strings_intern_hashed (FlameStrings *self,
+                                           const char   *str,
+                                           gsize         len,
+                                           guint32       hash);
+void          flame_strings_prefetch (const FlameStrings *self,
+                                      const guint32      *hashes,
+                                      guint               n);
 guint32       flame_strings_lookup  (FlameStrings *self,
                                      const char   *str,
                                      gsize         len,
@@ -29,6 +38,15 @@ gsize         flame_strings_get_len (const FlameStrings *self,
 guint         flame_strings_count   (const FlameStrings *self);
 guint         flame_strings_make_valid_utf8 (FlameStrings *self);
 gsize         flame_strings_memory  (const FlameStrings *self);
+
+/* The hash flame_strings_intern_hashed() takes. */
+static inline guint32
+flame_strings_hash (const char *str,
+                    gsize       len)
+{
+  guint64 h = flame_hash_bytes (str, len);
+  return (guint32) (h ^ (h >> 32));
+}
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FlameStrings, flame_strings_free)
 
