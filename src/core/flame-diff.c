@@ -236,9 +236,18 @@ map_frames (FlameDiff    *self,
   return map;
 }
 
+/* A source node's node in the diff tree, and that node's path hash. */
+typedef struct
+{
+  guint32 node;
+  guint32 hash;
+} MappedNode;
+
 /* Adds @src's column @src_col (weights converted to ms) into the diff
  * tree's column @dst_col. Parents precede children in the node array, so
- * one forward sweep maps every node. */
+ * one forward sweep maps every node. The mapped node keeps its path hash
+ * beside it, and a node's depth is its source node's: a lookup needs
+ * nothing from the diff tree but the index itself. */
 static gboolean
 merge_tree (FlameDiff     *self,
             FlameProfile  *profile,
@@ -251,7 +260,7 @@ merge_tree (FlameDiff     *self,
   FlameTree *src = flame_profile_get_tree (profile);
   gboolean injective;
   g_autofree guint32 *frame_map = map_frames (self, profile, &injective);
-  g_autofree guint32 *node_map = NULL;
+  g_autofree MappedNode *node_map = NULL;
   gdouble ms0 = flame_profile_get_ms_per_weight (profile, src_col,
                                                  self->options.default_interval_ms);
   gdouble ms1 = both ? flame_profile_get_ms_per_weight (profile, src_col + 1,
@@ -271,18 +280,22 @@ merge_tree (FlameDiff     *self,
       return TRUE;
     }
 
-  node_map = g_new (guint32, src->n_nodes);
-  node_map[FLAME_TREE_ROOT] = FLAME_TREE_ROOT;
+  flame_tree_ensure_index (self->tree);
+  node_map = g_new (MappedNode, src->n_nodes);
+  node_map[FLAME_TREE_ROOT] = (MappedNode) { FLAME_TREE_ROOT, FLAME_TREE_ROOT_HASH };
   for (guint32 n = 1; n < src->n_nodes; n++)
     {
       const FlameNode *node = &src->nodes[n];
+      const MappedNode *up = &node_map[node->parent];
+      guint32 frame = frame_map[node->frame];
+      guint32 h = flame_tree_path_hash (up->hash, frame, node->depth);
       guint32 d;
 
       if ((n & 0xfffff) == 0 && g_cancellable_set_error_if_cancelled (cancellable, error))
         return FALSE;
 
-      d = flame_tree_child (self->tree, node_map[node->parent], frame_map[node->frame]);
-      node_map[n] = d;
+      d = flame_tree_child_hashed (self->tree, up->node, frame, h);
+      node_map[n] = (MappedNode) { d, h };
       self->tree->self[dst_col][d] += src->self[src_col][n] * ms0;
       if (both)
         self->tree->self[dst_col + 1][d] += src->self[src_col + 1][n] * ms1;
@@ -555,11 +568,16 @@ flame_diff_get_inverted_tree (FlameDiff *self)
           gdouble sb = tree->self[FLAME_DIFF_BASELINE][n];
           gdouble sc = tree->self[FLAME_DIFF_CURRENT][n];
           guint32 i = FLAME_TREE_ROOT;
+          guint32 h = FLAME_TREE_ROOT_HASH;
+          guint32 depth = 0;
 
           if (sb == 0 && sc == 0)
             continue;
           for (guint32 a = n; a != FLAME_TREE_ROOT; a = tree->nodes[a].parent)
-            i = flame_tree_child (inv, i, tree->nodes[a].frame);
+            {
+              h = flame_tree_path_hash (h, tree->nodes[a].frame, ++depth);
+              i = flame_tree_child_hashed (inv, i, tree->nodes[a].frame, h);
+            }
           inv->self[FLAME_DIFF_BASELINE][i] += sb;
           inv->self[FLAME_DIFF_CURRENT][i] += sc;
         }
