@@ -209,43 +209,16 @@ flame_tree_copy_structure (FlameTree       *self,
   g_clear_pointer (&self->hashes, g_free);
 }
 
-guint32
-flame_tree_child (FlameTree *self,
-                  guint32    parent,
-                  guint32    frame)
+/* A new child of @parent in the empty slot @i that the lookup ended on. */
+static guint32
+add_child (FlameTree *self,
+           guint32    parent,
+           guint32    frame,
+           guint32    h,
+           guint32    i)
 {
-  ensure_slots (self);
-  return flame_tree_child_hashed (self, parent, frame,
-                                  flame_tree_path_hash (self->hashes[parent], frame,
-                                                        self->nodes[parent].depth + 1));
-}
-
-/**
- * flame_tree_child_hashed:
- * @hash: flame_tree_path_hash (parent's path hash, @frame, parent's depth
- *   + 1), which a caller walking down a stack already has
- *
- * flame_tree_child() without computing the hash.
- */
-guint32
-flame_tree_child_hashed (FlameTree *self,
-                         guint32    parent,
-                         guint32    frame,
-                         guint32    hash)
-{
-  guint32 h = hash;
-  guint32 i;
   guint32 node;
   FlameNode *p;
-
-  ensure_slots (self);
-  for (i = h & self->mask; self->slots[i].node1 != 0; i = (i + 1) & self->mask)
-    if (self->slots[i].tag == h)
-      {
-        const FlameNode *n = &self->nodes[self->slots[i].node1 - 1];
-        if (n->parent == parent && n->frame == frame)
-          return self->slots[i].node1 - 1;
-      }
 
   if (self->n_nodes == self->alloc_nodes)
     grow_nodes (self);
@@ -267,6 +240,53 @@ flame_tree_child_hashed (FlameTree *self,
     rebuild_slots (self, self->mask * 2 + 1);
 
   return node;
+}
+
+/* The index must exist. */
+static inline guint32
+find_or_add (FlameTree *self,
+             guint32    parent,
+             guint32    frame,
+             guint32    h)
+{
+  guint32 i;
+
+  for (i = h & self->mask; self->slots[i].node1 != 0; i = (i + 1) & self->mask)
+    if (self->slots[i].tag == h)
+      {
+        const FlameNode *n = &self->nodes[self->slots[i].node1 - 1];
+        if (n->parent == parent && n->frame == frame)
+          return self->slots[i].node1 - 1;
+      }
+  return add_child (self, parent, frame, h, i);
+}
+
+guint32
+flame_tree_child (FlameTree *self,
+                  guint32    parent,
+                  guint32    frame)
+{
+  ensure_slots (self);
+  return find_or_add (self, parent, frame,
+                      flame_tree_path_hash (self->hashes[parent], frame,
+                                            self->nodes[parent].depth + 1));
+}
+
+/**
+ * flame_tree_child_hashed:
+ * @hash: flame_tree_path_hash (parent's path hash, @frame, parent's depth
+ *   + 1), which a caller walking down a stack already has
+ *
+ * flame_tree_child() without computing the hash.
+ */
+guint32
+flame_tree_child_hashed (FlameTree *self,
+                         guint32    parent,
+                         guint32    frame,
+                         guint32    hash)
+{
+  ensure_slots (self);
+  return find_or_add (self, parent, frame, hash);
 }
 
 void
