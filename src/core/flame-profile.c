@@ -447,9 +447,14 @@ flame_profile_add_stack (FlameProfile  *self,
                          gdouble        weight)
 {
   guint32 node = FLAME_TREE_ROOT;
+  guint32 hash = FLAME_TREE_ROOT_HASH;
 
+  /* the path hash carried down: the tree need not look up the parent's */
   for (guint i = 0; i < n_frames; i++)
-    node = flame_tree_child (self->tree, node, frames[i]);
+    {
+      hash = flame_tree_path_hash (hash, frames[i], i + 1);
+      node = flame_tree_child_hashed (self->tree, node, frames[i], hash);
+    }
   flame_tree_add_self (self->tree, column, node, weight);
 }
 

@@ -33,6 +33,13 @@ typedef struct
 
 enum { TYPE_UNKNOWN, TYPE_SAMPLED, TYPE_EVENTED };
 
+/* a level of the previous sample's stack: its tree node and path hash */
+typedef struct
+{
+  guint32 node;
+  guint32 hash;
+} StackNode;
+
 typedef struct
 {
   gdouble at;
@@ -87,7 +94,7 @@ typedef struct
   Section     section;
   GArray     *stack;        /* guint32 raw indices of the sample being read */
   GArray     *prev_stack;
-  GArray     *prev_nodes;
+  GArray     *prev_nodes;   /* StackNode of each level of prev_stack */
   Event       cur_event;
   guint       event_fields;
 
@@ -191,15 +198,21 @@ resolve_stack (Loader        *ld,
   const guint32 *prev = (const guint32 *) ld->prev_stack->data;
   guint k = 0;
   guint32 node;
+  guint32 hash;
 
   while (k < n && k < ld->prev_stack->len && prev[k] == idx[k])
     k++;
-  node = k > 0 ? g_array_index (ld->prev_nodes, guint32, k - 1) : FLAME_TREE_ROOT;
+  node = k > 0 ? g_array_index (ld->prev_nodes, StackNode, k - 1).node : FLAME_TREE_ROOT;
+  hash = k > 0 ? g_array_index (ld->prev_nodes, StackNode, k - 1).hash : FLAME_TREE_ROOT_HASH;
   g_array_set_size (ld->prev_nodes, n);
   for (guint j = k; j < n; j++)
     {
-      node = flame_tree_child (tree, node, map_frame (ld, idx[j]));
-      g_array_index (ld->prev_nodes, guint32, j) = node;
+      guint32 frame = map_frame (ld, idx[j]);
+
+      /* the hash carried down: the tree need not look up the parent's */
+      hash = flame_tree_path_hash (hash, frame, j + 1);
+      node = flame_tree_child_hashed (tree, node, frame, hash);
+      g_array_index (ld->prev_nodes, StackNode, j) = (StackNode) { node, hash };
     }
   g_array_set_size (ld->prev_stack, n);
   if (n > k)
@@ -769,7 +782,7 @@ flame_speedscope_load (FlameInput              *in,
   ld.chosen = -1;
   ld.stack = g_array_new (FALSE, FALSE, sizeof (guint32));
   ld.prev_stack = g_array_new (FALSE, FALSE, sizeof (guint32));
-  ld.prev_nodes = g_array_new (FALSE, FALSE, sizeof (guint32));
+  ld.prev_nodes = g_array_new (FALSE, FALSE, sizeof (StackNode));
   ld.profile_names = g_ptr_array_new_with_free_func (g_free);
   ld.profile_samples = g_array_new (FALSE, FALSE, sizeof (gdouble));
   ld.meta = g_ptr_array_new_with_free_func (g_free);
