@@ -99,7 +99,8 @@ sorted_lines (const char *text)
   for (guint i = 0; split[i] != NULL; i++)
     if (split[i][0] != 0)
       g_ptr_array_add (lines, g_strdup (split[i]));
-  qsort (lines->pdata, lines->len, sizeof (gpointer), compare_strings);
+  if (lines->len > 1)   /* pdata is NULL while the array is empty */
+    qsort (lines->pdata, lines->len, sizeof (gpointer), compare_strings);
   return lines;
 }
 
