@@ -16,6 +16,14 @@ int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 
 static guint n_run;
 
+/* g_ptr_array_sort passes pointers to the elements */
+static gint
+compare_paths (gconstpointer a,
+               gconstpointer b)
+{
+  return g_strcmp0 (*(char * const *) a, *(char * const *) b);
+}
+
 static void
 run_path (const char *path)
 {
@@ -29,7 +37,7 @@ run_path (const char *path)
         return;
       while ((name = g_dir_read_name (dir)) != NULL)
         g_ptr_array_add (names, g_build_filename (path, name, NULL));
-      g_ptr_array_sort (names, (GCompareFunc) g_strcmp0);
+      g_ptr_array_sort (names, compare_paths);
       for (guint i = 0; i < names->len; i++)
         run_path (g_ptr_array_index (names, i));
       return;
