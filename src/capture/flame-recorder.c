@@ -1789,9 +1789,10 @@ flame_recorder_recover (const char  *spool_path,
       close (fd);
       return NULL;
     }
+  /* an empty file maps to NULL: no pointer arithmetic before the check */
   p = (const guint8 *) g_mapped_file_get_contents (map);
-  end = p + g_mapped_file_get_length (map);
-  if (p == NULL || (gsize) (end - p) < strlen (SPOOL_MAGIC) ||
+  len = g_mapped_file_get_length (map);
+  if (p == NULL || len < strlen (SPOOL_MAGIC) ||
       memcmp (p, SPOOL_MAGIC, strlen (SPOOL_MAGIC)) != 0)
     {
       close (fd);
@@ -1799,6 +1800,7 @@ flame_recorder_recover (const char  *spool_path,
                    "%s is not a recording spool", spool_path);
       return NULL;
     }
+  end = p + len;
   p += strlen (SPOOL_MAGIC);
   if (!read_spool_record (&p, end, &data, &len) ||
       !g_key_file_load_from_data (kf, (const char *) data, len, G_KEY_FILE_NONE, NULL) ||
