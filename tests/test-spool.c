@@ -16,6 +16,95 @@
 
 static char *dir;
 
+#define HEADER \
+  "[recording]\n" \
+  "argv=/usr/bin/spin;0.2;\n" \
+  "cwd=/tmp\n" \
+  "hz=1000\n" \
+  "start-time=2026-01-02T03:04:05Z\n"
+
+/* "FLAMESPOOL1\n", then the header (@body, or HEADER with a start time
+ * and an output path): @pad bytes of comment first, so that the records
+ * after it start at any alignment */
+static GString *
+spool_new_with (guint       pad,
+                const char *body)
+{
+  GString *s = g_string_new ("FLAMESPOOL1\n");
+  g_autoptr(GString) header = g_string_new (NULL);
+  guint32 n;
+
+  if (pad > 0)
+    {
+      g_string_append (header, "#");
+      for (guint i = 1; i < pad - 1; i++)
+        g_string_append_c (header, 'x');
+      g_string_append_c (header, '\n');
+    }
+  g_string_append (header, body);
+  n = header->len;
+  g_string_append_len (s, (const char *) &n, 4);
+  g_string_append_len (s, header->str, header->len);
+  return s;
+}
+
+static GString *
+spool_new (guint pad)
+{
+  return spool_new_with (pad, HEADER
+                         "start-realtime-us=1767323045000000\n"
+                         "output=/nonexistent/elsewhere.json\n");
+}
+
+static void
+spool_add (GString    *s,
+           const void *record,
+           gsize       len)
+{
+  guint32 n = len;
+
+  g_string_append_len (s, (const char *) &n, 4);
+  g_string_append_len (s, record, len);
+}
+
+static void
+add_hello (GString    *s,
+           gint32      pid,
+           const char *comm)
+{
+  FlameRecHello h = { 0 };
+
+  h.h.magic = FLAME_SAMPLER_MAGIC;
+  h.h.type = FLAME_REC_HELLO;
+  h.h.pid = h.h.tid = pid;
+  h.ppid = 1;
+  h.hz = 1000;
+  memcpy (h.comm, comm, MIN (strlen (comm), sizeof h.comm));
+  spool_add (s, &h, sizeof h);
+}
+
+static void
+add_sample (GString *s,
+            gint32   pid,
+            gint32   tid,
+            guint64  ip)
+{
+  struct
+  {
+    FlameRecSample s;
+    guint64        ips[1];
+  } r = { 0 };
+
+  r.s.h.magic = FLAME_SAMPLER_MAGIC;
+  r.s.h.type = FLAME_REC_SAMPLE;
+  r.s.h.pid = pid;
+  r.s.h.tid = tid;
+  r.s.n_frames = 1;
+  r.s.weight = 1;
+  r.ips[0] = ip;
+  spool_add (s, &r, sizeof r);
+}
+
 /* Writes @s as NAME.spool in the test's directory; returns its path */
 static char *
 write_spool (GString    *s,
@@ -27,6 +116,22 @@ write_spool (GString    *s,
   g_assert_true (g_file_set_contents (path, s->str, s->len, NULL));
   g_string_free (s, TRUE);
   return path;
+}
+
+/* Recovers @spool, which must succeed and write NAME next to it */
+static FlameProfile *
+recover (const char *spool)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *output = g_strndup (spool, strlen (spool) - strlen (".spool"));
+  FlameProfile *profile = flame_recorder_recover (spool, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (profile);
+  g_assert_cmpstr (flame_profile_get_path (profile), ==, output);
+  g_assert_true (g_file_test (output, G_FILE_TEST_IS_REGULAR));
+  g_assert_false (g_file_test (spool, G_FILE_TEST_EXISTS));
+  return profile;
 }
 
 /* An empty file (maps to NULL): not a spool, and nothing is written */
@@ -46,6 +151,29 @@ test_empty (void)
   g_unlink (spool);
 }
 
+/* The header's length decides where the records start: each record is
+ * read at whatever alignment it has (under UBSan, a misaligned struct
+ * access stops the test), and every sample counts */
+static void
+test_any_alignment (void)
+{
+  for (guint pad = 0; pad < 8; pad++)
+    {
+      g_autofree char *name = g_strdup_printf ("aligned-%u", pad);
+      GString *s = spool_new (pad == 0 ? 0 : pad + 2);
+      g_autofree char *spool = NULL;
+      g_autoptr(FlameProfile) profile = NULL;
+
+      add_hello (s, 100, "spin");
+      for (guint i = 0; i < 5; i++)
+        add_sample (s, 100, 100 + i % 2, 0x1000 + i);
+      spool = write_spool (s, name);
+      profile = recover (spool);
+      g_assert_cmpstr (flame_profile_get_metadata (profile, "samples"), ==, "5");
+      g_assert_cmpstr (flame_profile_get_metadata (profile, "processes"), ==, "1");
+    }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -58,6 +186,7 @@ main (int    argc,
   g_assert_no_error (error);
 
   g_test_add_func ("/spool/empty", test_empty);
+  g_test_add_func ("/spool/any-alignment", test_any_alignment);
   status = g_test_run ();
 
   {

@@ -43,6 +43,8 @@
 #define SAMPLER_PREFIX "libflamediff-sampler"
 #define DEFAULT_GRACE_MS 2000
 #define TAIL_MS 1000   /* reading after the command exits: its children */
+/* the receive buffer: no record is longer, in the socket or the spool */
+#define RECORD_BUF_SIZE (FLAME_SAMPLER_MAX_RECORD * 8)
 
 G_DEFINE_QUARK (flame-recorder-error-quark, flame_recorder_error)
 
@@ -1577,7 +1579,7 @@ record_run (FlameRecorder  *self,
   if (self->capture_output)
     out_fd = g_unix_input_stream_get_fd (G_UNIX_INPUT_STREAM (g_subprocess_get_stdout_pipe (proc)));
 
-  buf = g_malloc (FLAME_SAMPLER_MAX_RECORD * 8);
+  buf = g_malloc (RECORD_BUF_SIZE);
   for (;;)
     {
       struct pollfd p[2] = {
@@ -1587,7 +1589,7 @@ record_run (FlameRecorder  *self,
       gint64 now;
 
       poll (p, out_fd >= 0 ? 2 : 1, 50);
-      if (!eof && !drain (self, fds[0], buf, FLAME_SAMPLER_MAX_RECORD * 8))
+      if (!eof && !drain (self, fds[0], buf, RECORD_BUF_SIZE))
         eof = TRUE;
       if (out_fd >= 0 && (p[1].revents & (POLLIN | POLLHUP)))
         {
@@ -1640,7 +1642,7 @@ record_run (FlameRecorder  *self,
                              take_stop_request (self, cancellable)))
         break;
     }
-  drain (self, fds[0], buf, FLAME_SAMPLER_MAX_RECORD * 8);
+  drain (self, fds[0], buf, RECORD_BUF_SIZE);
   close (fds[0]);
   update_live_counts (self);
 
@@ -1763,6 +1765,7 @@ flame_recorder_recover (const char  *spool_path,
   g_autofree char *cwd = NULL;
   g_autofree char *output = NULL;
   g_autofree char *start_s = NULL;
+  g_autofree guint8 *buf = NULL;
   const guint8 *p, *end, *data;
   gsize len;
   gint64 start_real;
@@ -1829,8 +1832,17 @@ flame_recorder_recover (const char  *spool_path,
       output = g_strndup (spool_path, strlen (spool_path) - strlen (".spool"));
     }
   flame_recorder_set_output_path (self, output);
+  /* A record sits at any offset of the file, and the structs want their
+   * alignment: each is copied into the receive buffer first. Longer ones
+   * were never received, so never spooled. */
+  buf = g_malloc (RECORD_BUF_SIZE);
   while (read_spool_record (&p, end, &data, &len))
-    handle_record (self, data, len);
+    {
+      if (len > RECORD_BUF_SIZE)
+        continue;
+      memcpy (buf, data, len);
+      handle_record (self, buf, len);
+    }
   close (fd);
 
   /* the last write to the spool is as near to the end as we know */
