@@ -174,6 +174,24 @@ test_any_alignment (void)
     }
 }
 
+/* A process with no samples (a fork child that never ran long enough,
+ * or one not followed) next to one with samples */
+static void
+test_image_without_samples (void)
+{
+  GString *s = spool_new (0);
+  g_autofree char *spool = NULL;
+  g_autoptr(FlameProfile) profile = NULL;
+
+  add_hello (s, 100, "parent");
+  add_hello (s, 101, "idle");
+  add_sample (s, 100, 100, 0x1000);
+  spool = write_spool (s, "without-samples");
+  profile = recover (spool);
+  g_assert_cmpstr (flame_profile_get_metadata (profile, "samples"), ==, "1");
+  g_assert_cmpstr (flame_profile_get_metadata (profile, "processes"), ==, "2");
+}
+
 int
 main (int    argc,
       char **argv)
@@ -187,6 +205,7 @@ main (int    argc,
 
   g_test_add_func ("/spool/empty", test_empty);
   g_test_add_func ("/spool/any-alignment", test_any_alignment);
+  g_test_add_func ("/spool/image-without-samples", test_image_without_samples);
   status = g_test_run ();
 
   {

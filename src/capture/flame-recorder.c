@@ -1117,7 +1117,8 @@ add_image_samples (FlameRecorder *self,
                    gdouble       *total_weight)
 {
   const guint8 *p = img->samples->data;
-  const guint8 *end = p + img->samples->len;
+  /* no samples: no data either, and NULL + 0 is undefined */
+  const guint8 *end = p != NULL ? p + img->samples->len : NULL;
   const char *name = img->comm != NULL && *img->comm ? img->comm : "[process]";
   guint32 root = intern (profile, name, NULL, 0, FLAME_FRAME_THREAD);
   guint32 truncated = intern (profile, "[truncated]", NULL, 0, 0);
