@@ -192,6 +192,31 @@ test_image_without_samples (void)
   g_assert_cmpstr (flame_profile_get_metadata (profile, "processes"), ==, "2");
 }
 
+/* A start time after the spool's last write, or far before 1970 (the
+ * subtraction overflowed): the duration is unknown, 0 */
+static void
+test_start_time_damage (void)
+{
+  const char *starts[] = { "-9223372036854775807", "9223372036854775807", "0" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (starts); i++)
+    {
+      g_autofree char *body = g_strdup_printf (HEADER "start-realtime-us=%s\n"
+                                               "output=/nonexistent/elsewhere.json\n",
+                                               starts[i]);
+      g_autofree char *name = g_strdup_printf ("start-%u", i);
+      GString *s = spool_new_with (0, body);
+      g_autofree char *spool = NULL;
+      g_autoptr(FlameProfile) profile = NULL;
+
+      add_hello (s, 100, "spin");
+      add_sample (s, 100, 100, 0x1000);
+      spool = write_spool (s, name);
+      profile = recover (spool);
+      g_assert_cmpstr (flame_profile_get_metadata (profile, "duration_ms"), ==, "0.000");
+    }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -206,6 +231,7 @@ main (int    argc,
   g_test_add_func ("/spool/empty", test_empty);
   g_test_add_func ("/spool/any-alignment", test_any_alignment);
   g_test_add_func ("/spool/image-without-samples", test_image_without_samples);
+  g_test_add_func ("/spool/start-time-damage", test_start_time_damage);
   status = g_test_run ();
 
   {

@@ -1846,9 +1846,14 @@ flame_recorder_recover (const char  *spool_path,
     }
   close (fd);
 
-  /* the last write to the spool is as near to the end as we know */
+  /* the last write to the spool is as near to the end as we know; with
+   * a start time after it (the clock was set back) or before 1970
+   * (damage, and the subtraction could overflow) the duration is 0 */
   self->start_us = 1;
-  self->end_us = 1 + MAX ((gint64) st.st_mtime * G_USEC_PER_SEC - start_real, 0);
+  self->end_us = 1;
+  if (start_real > 0 && st.st_mtime > 0 && st.st_mtime < G_MAXINT64 / G_USEC_PER_SEC &&
+      (gint64) st.st_mtime * G_USEC_PER_SEC > start_real)
+    self->end_us += (gint64) st.st_mtime * G_USEC_PER_SEC - start_real;
   started = start_s ? g_date_time_new_from_iso8601 (start_s, NULL) : NULL;
   if (started == NULL)
     started = g_date_time_new_now_local ();
