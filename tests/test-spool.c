@@ -10,6 +10,7 @@
 
 #include <glib/gstdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "flame-recorder.h"
 #include "flame-sampler-protocol.h"
@@ -81,6 +82,39 @@ add_hello (GString    *s,
   h.hz = 1000;
   memcpy (h.comm, comm, MIN (strlen (comm), sizeof h.comm));
   spool_add (s, &h, sizeof h);
+}
+
+static void
+add_module (GString    *s,
+            gint32      pid,
+            guint64     lo,
+            guint64     hi,
+            const char *path)
+{
+  g_autoptr(GByteArray) r = g_byte_array_new ();
+  FlameRecModule m = { 0 };
+
+  m.h.magic = FLAME_SAMPLER_MAGIC;
+  m.h.type = FLAME_REC_MODULE;
+  m.h.pid = m.h.tid = pid;
+  m.base = m.lo = lo;
+  m.hi = hi;
+  m.path_len = strlen (path);
+  g_byte_array_append (r, (const guint8 *) &m, sizeof m);
+  g_byte_array_append (r, (const guint8 *) path, m.path_len);
+  spool_add (s, r->data, r->len);
+}
+
+static gboolean
+has_warning (FlameProfile *profile,
+             const char   *text)
+{
+  GPtrArray *warnings = flame_profile_get_warnings (profile);
+
+  for (guint i = 0; warnings != NULL && i < warnings->len; i++)
+    if (strstr (g_ptr_array_index (warnings, i), text) != NULL)
+      return TRUE;
+  return FALSE;
 }
 
 static void
@@ -217,6 +251,30 @@ test_start_time_damage (void)
     }
 }
 
+/* A module that names a FIFO (or a device): never opened, which would
+ * block recovery for good; the recording says why it has no names */
+static void
+test_module_not_regular (void)
+{
+  g_autofree char *fifo = g_build_filename (dir, "fifo", NULL);
+  GString *s = spool_new (0);
+  g_autofree char *spool = NULL;
+  g_autoptr(FlameProfile) profile = NULL;
+
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  add_hello (s, 100, "spin");
+  add_module (s, 100, 0x10000, 0x20000, fifo);
+  add_module (s, 100, 0x30000, 0x40000, "/dev/zero");
+  add_sample (s, 100, 100, 0x10100);
+  add_sample (s, 100, 100, 0x30100);
+  spool = write_spool (s, "fifo-module");
+  profile = recover (spool);
+  g_assert_cmpstr (flame_profile_get_metadata (profile, "samples"), ==, "2");
+  g_assert_true (has_warning (profile, "fifo: not a regular file"));
+  g_assert_true (has_warning (profile, "/dev/zero: not a regular file"));
+  g_unlink (fifo);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -232,6 +290,7 @@ main (int    argc,
   g_test_add_func ("/spool/any-alignment", test_any_alignment);
   g_test_add_func ("/spool/image-without-samples", test_image_without_samples);
   g_test_add_func ("/spool/start-time-damage", test_start_time_damage);
+  g_test_add_func ("/spool/module-not-regular", test_module_not_regular);
   status = g_test_run ();
 
   {

@@ -29,7 +29,9 @@
 #endif
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
+#include <glib/gstdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "flame-symbolizer.h"
 
@@ -154,6 +156,7 @@ flame_symbolizer_add_module (FlameSymbolizer *self,
                              gsize            build_id_len)
 {
   g_autofree char *rooted = NULL;
+  GStatBuf st;
   Dwfl_Module *mod;
 
   if (self->dwfl == NULL || self->reported)
@@ -163,6 +166,16 @@ flame_symbolizer_add_module (FlameSymbolizer *self,
       rooted = g_build_filename (self->root, path, NULL);
       if (!g_file_test (rooted, G_FILE_TEST_IS_REGULAR))
         g_clear_pointer (&rooted, g_free);
+    }
+  /* A FIFO or a device (a damaged or hostile spool can name one) would
+   * block the open or the reads: only regular files are opened. What
+   * does not exist is left to libdwfl, which says so. */
+  if (g_stat (rooted != NULL ? rooted : path, &st) == 0 && !S_ISREG (st.st_mode))
+    {
+      warn_once (self, path,
+                 g_strdup_printf ("cannot read %s: not a regular file; its functions stay unnamed",
+                                  path));
+      return;
     }
   mod = dwfl_report_elf (self->dwfl, path, rooted != NULL ? rooted : path, -1, base, true);
   if (mod == NULL)
