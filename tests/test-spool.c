@@ -275,6 +275,37 @@ test_module_not_regular (void)
   g_unlink (fifo);
 }
 
+/* The recording goes next to the spool, never where its header says
+ * (here: a file in the same folder that must stay as it is); a spool
+ * not named *.spool gets ".speedscope.json" added */
+static void
+test_output_next_to_spool (void)
+{
+  g_autofree char *victim = g_build_filename (dir, "victim.json", NULL);
+  g_autofree char *body = g_strdup_printf (HEADER "start-realtime-us=1767323045000000\n"
+                                           "output=%s\n", victim);
+  g_autofree char *spool = g_build_filename (dir, "copy.bin", NULL);
+  g_autofree char *output = g_strconcat (spool, ".speedscope.json", NULL);
+  g_autofree char *contents = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlameProfile) profile = NULL;
+  GString *s = spool_new_with (0, body);
+
+  add_hello (s, 100, "spin");
+  add_sample (s, 100, 100, 0x1000);
+  g_assert_true (g_file_set_contents (spool, s->str, s->len, NULL));
+  g_string_free (s, TRUE);
+  g_assert_true (g_file_set_contents (victim, "keep", -1, NULL));
+
+  profile = flame_recorder_recover (spool, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (flame_profile_get_path (profile), ==, output);
+  g_assert_true (g_file_test (output, G_FILE_TEST_IS_REGULAR));
+  g_assert_false (g_file_test (spool, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_get_contents (victim, &contents, NULL, NULL));
+  g_assert_cmpstr (contents, ==, "keep");
+}
+
 int
 main (int    argc,
       char **argv)
@@ -291,6 +322,7 @@ main (int    argc,
   g_test_add_func ("/spool/image-without-samples", test_image_without_samples);
   g_test_add_func ("/spool/start-time-damage", test_start_time_damage);
   g_test_add_func ("/spool/module-not-regular", test_module_not_regular);
+  g_test_add_func ("/spool/output-next-to-spool", test_output_next_to_spool);
   status = g_test_run ();
 
   {

@@ -1750,7 +1750,9 @@ read_spool_record (const guint8 **p,
  * @spool_path: a FILE.spool left behind by a recorder that did not finish
  *
  * Builds the recording from the spooled records and writes it atomically
- * to FILE (next to the spool), then removes the spool.
+ * to FILE (next to the spool; a spool not named *.spool gets
+ * ".speedscope.json" added), then removes the spool. The output path in
+ * the spool's header is never written to.
  * Fails with %G_IO_ERROR_BUSY when a running recorder still writes it.
  */
 FlameProfile *
@@ -1826,12 +1828,14 @@ flame_recorder_recover (const char  *spool_path,
   flame_recorder_set_cwd (self, cwd);
   flame_recorder_set_frequency (self, g_key_file_get_integer (kf, "recording", "hz", NULL));
   /* next to the spool, which is OUTPUT.spool: the recordings folder may
-   * have been moved or copied since (the header's path is the fallback) */
+   * have been moved or copied since. Never where the header says: the
+   * spool is a file read back from disk, and its header can name any
+   * path. A spool by another name gets ".speedscope.json" added. */
+  g_free (output);
   if (g_str_has_suffix (spool_path, ".spool"))
-    {
-      g_free (output);
-      output = g_strndup (spool_path, strlen (spool_path) - strlen (".spool"));
-    }
+    output = g_strndup (spool_path, strlen (spool_path) - strlen (".spool"));
+  else
+    output = g_strconcat (spool_path, ".speedscope.json", NULL);
   flame_recorder_set_output_path (self, output);
   /* A record sits at any offset of the file, and the structs want their
    * alignment: each is copied into the receive buffer first. Longer ones
