@@ -1277,6 +1277,69 @@ test_host_root (void)
     g_test_message ("nm not found: symbols under the host root not checked");
 }
 
+/* One cache for all the processes of a recording: a file is read once,
+ * and an address names the same function whatever the load bias
+ * (ASLR); an unreadable file is reported once. */
+static void
+test_symbolizer_shared (void)
+{
+  g_autofree char *quick = workload ("quick");
+  g_autofree char *nm = g_find_program_in_path ("nm");
+  g_autofree char *out = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlameSymCache) cache = flame_sym_cache_new ("libflamediff-sampler");
+  const guint64 bases[] = { 0x555555554000, 0x7f0012340000 };
+  const char *args[] = { NULL, quick, NULL };
+  const char *first = NULL;
+  const char *line;
+  guint64 busy;
+  GPtrArray *warnings;
+
+  if (nm == NULL)
+    {
+      g_test_skip ("nm not found");
+      return;
+    }
+  args[0] = nm;
+  g_spawn_sync (NULL, (char **) args, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL,
+                &out, NULL, NULL, &error);
+  g_assert_no_error (error);
+  line = strstr (out, " t busy\n");
+  g_assert_nonnull (line);
+  while (line > out && line[-1] != '\n')
+    line--;
+  busy = g_ascii_strtoull (line, NULL, 16);
+
+  for (guint i = 0; i < G_N_ELEMENTS (bases); i++)
+    {
+      g_autoptr(FlameSymbolizer) sym = flame_symbolizer_new_shared (cache);
+      const FlameSymFrame *frames = NULL;
+      guint n;
+
+      flame_symbolizer_add_module (sym, "/nonexistent/libfd-test.so", 0x10000, NULL, 0);
+      flame_symbolizer_add_module (sym, quick, bases[i], NULL, 0);
+      n = flame_symbolizer_lookup (sym, bases[i] + busy + 1, TRUE, &frames);
+      g_assert_cmpuint (n, >=, 1);
+      g_assert_cmpstr (frames[n - 1].name, ==, "busy");
+      g_assert_false (frames[n - 1].own);
+      /* the same entry of the cache: the strings are the same */
+      if (first == NULL)
+        first = frames[n - 1].name;
+      else
+        g_assert_true (frames[n - 1].name == first);
+      /* outside every module, and a return address (ip - 1) */
+      n = flame_symbolizer_lookup (sym, 0x1000, FALSE, &frames);
+      g_assert_cmpuint (n, ==, 1);
+      g_assert_cmpstr (frames[0].name, ==, "[unknown]");
+      n = flame_symbolizer_lookup (sym, bases[i] + busy + 1, FALSE, &frames);
+      g_assert_cmpuint (n, >=, 1);
+      g_assert_cmpstr (frames[n - 1].name, ==, "busy");
+    }
+  warnings = flame_sym_cache_get_warnings (cache);
+  g_assert_cmpuint (warnings->len, ==, 1);
+  g_assert_nonnull (strstr (g_ptr_array_index (warnings, 0), "cannot read /nonexistent/libfd-test.so"));
+}
+
 /* Demangling: C++, Rust legacy (hash dropped, $…$ escapes decoded) and
  * Rust v0 (crate disambiguators dropped), so that names match across
  * builds. The v0 and escape examples are those of rustc-demangle's and
@@ -1343,5 +1406,6 @@ main (int    argc,
   g_test_add_func ("/capture/unshare", test_unshare);
   g_test_add_func ("/capture/host-sampler", test_host_sampler);
   g_test_add_func ("/capture/host-root", test_host_root);
+  g_test_add_func ("/capture/symbolizer-shared", test_symbolizer_shared);
   return g_test_run ();
 }

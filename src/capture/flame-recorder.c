@@ -1111,6 +1111,7 @@ intern (FlameProfile *profile,
 static void
 add_image_samples (FlameRecorder *self,
                    FlameProfile  *profile,
+                   FlameSymCache *cache,
                    Image         *img,
                    GArray        *stack,
                    gdouble        period_ns,
@@ -1138,7 +1139,7 @@ add_image_samples (FlameRecorder *self,
       epoch = g_ptr_array_index (img->epochs, MIN (epoch_index, img->epochs->len - 1));
       if (epoch->sym == NULL)
         {
-          epoch->sym = flame_symbolizer_new (SAMPLER_PREFIX);
+          epoch->sym = flame_symbolizer_new_shared (cache);
           if (self->host_root != NULL)
             flame_symbolizer_set_root (epoch->sym, self->host_root);
           for (guint i = 0; i < epoch->modules->len; i++)
@@ -1197,14 +1198,9 @@ add_image_samples (FlameRecorder *self,
     }
   g_hash_table_unref (threads);
 
+  /* the files stay open in @cache for the next processes */
   for (guint e = 0; e < img->epochs->len; e++)
-    {
-      Epoch *epoch = g_ptr_array_index (img->epochs, e);
-      GPtrArray *warnings = epoch->sym != NULL ? flame_symbolizer_get_warnings (epoch->sym) : NULL;
-
-      for (guint i = 0; warnings != NULL && i < warnings->len; i++)
-        flame_profile_add_warning (profile, "%s", (const char *) g_ptr_array_index (warnings, i));
-    }
+    g_clear_pointer (&((Epoch *) g_ptr_array_index (img->epochs, e))->sym, flame_symbolizer_free);
 }
 
 /* g_qsort_with_data passes pointers to the elements */
@@ -1224,6 +1220,9 @@ build_profile (FlameRecorder *self,
   g_autoptr(GArray) stack = g_array_new (FALSE, FALSE, sizeof (guint32));
   g_autoptr(GHashTable) ids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   g_autoptr(GString) build_ids = g_string_new (NULL);
+  /* every module file is read once for all the processes */
+  g_autoptr(FlameSymCache) cache = flame_sym_cache_new (SAMPLER_PREFIX);
+  GPtrArray *warnings;
   gdouble period_ns = 1e9 / self->hz;
   gdouble total_weight = 0, duration_ms;
   guint64 n_samples = 0, n_lost = 0;
@@ -1245,7 +1244,7 @@ build_profile (FlameRecorder *self,
         n_unrecorded++;
       n_samples += img->n_samples;
       n_lost += img->lost;
-      add_image_samples (self, profile, img, stack, period_ns, &total_weight);
+      add_image_samples (self, profile, cache, img, stack, period_ns, &total_weight);
       for (guint e = 0; e < img->epochs->len; e++)
         {
           Epoch *epoch = g_ptr_array_index (img->epochs, e);
@@ -1259,6 +1258,10 @@ build_profile (FlameRecorder *self,
             }
         }
     }
+  /* once per file for the whole recording */
+  warnings = flame_sym_cache_get_warnings (cache);
+  for (guint i = 0; i < warnings->len; i++)
+    flame_profile_add_warning (profile, "%s", (const char *) g_ptr_array_index (warnings, i));
   flame_profile_add_samples (profile, 0, n_samples);
   if (n_samples == 0)
     flame_profile_add_warning (profile, "no samples: the command used less CPU time than "

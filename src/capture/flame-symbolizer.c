@@ -10,6 +10,11 @@
  * made (they name the wrong function on stripped libraries,
  * docs/capture.md §6.4).
  *
+ * A FlameSymCache is shared by the symbolizers of one recording (one per
+ * process and set of modules): each module file is opened, and its
+ * symbols, DWARF and CFI read, once; a process's address is translated
+ * to the file's (less the load bias) and named once per file.
+ *
  * Demangling: libiberty's cplus_demangle when the build has it (C++,
  * Rust legacy and Rust v0), else libstdc++'s __cxa_demangle, opened with
  * dlopen so the C programs link no C++ runtime (C++ and legacy Rust
@@ -35,25 +40,64 @@
 
 #include "flame-symbolizer.h"
 
+/* One module file, read once for all the processes of a recording: a
+ * Dwfl of its own with the file reported alone, at base 0 (a shared
+ * object or PIE is the same in every process but for its load bias, so
+ * its symbols, DWARF and CFI are loaded once and every lookup is made
+ * relative to the bias). An ET_EXEC (or ET_CORE) file ignores the base
+ * (libdwfl places it at its link-time addresses); an ET_REL file is laid
+ * out from the base section by section, so it gets one SymFile per base
+ * instead. */
+typedef struct
+{
+  char        *path;      /* as recorded: the module's name */
+  char        *base;      /* its file name */
+  gboolean     own;
+  Dwfl        *dwfl;      /* NULL when it cannot be read */
+  Dwfl_Module *mod;
+  GElf_Half    e_type;
+  Dwarf_Addr   start;     /* the module's range in its Dwfl */
+  Dwarf_Addr   end;
+  char        *error;     /* the warning when it cannot be read, or NULL */
+  GHashTable  *lookups;   /* address in its Dwfl (guint64 *) → entry index + 1 */
+  GHashTable  *checked;   /* recorded build-ids compared with it (GBytes) */
+} SymFile;
+
 typedef struct
 {
   guint first;   /* index into frames */
   guint count;
 } Entry;
 
-struct _FlameSymbolizer
+struct _FlameSymCache
 {
-  Dwfl         *dwfl;
-  gboolean      reported;
+  gint          ref_count;
   char         *own_module;
-  char         *root;        /* where the recorded paths are found, or NULL */
+  GHashTable   *files;    /* root, path (and base for ET_REL) as GBytes → SymFile */
   GStringChunk *strings;
   GArray       *frames;   /* FlameSymFrame */
   GArray       *entries;  /* Entry */
-  GHashTable   *cache;    /* (ip << 1 | leaf) → entry index + 1 */
+  guint         unknown;  /* entry index + 1 of "[unknown]", or 0 */
   GHashTable   *warned;
   GPtrArray    *warnings;
-  GHashTable   *build_ids; /* Dwfl_Module* → recorded build-id (GBytes) */
+};
+
+/* a module as one process has it */
+typedef struct
+{
+  guint64  lo, hi;    /* where libdwfl would place it in the process */
+  guint64  shift;     /* process address - shift = address in the file's Dwfl */
+  SymFile *file;
+  GBytes  *build_id;  /* recorded, or NULL */
+} Mapping;
+
+struct _FlameSymbolizer
+{
+  FlameSymCache *cache;
+  char          *root;      /* where the recorded paths are found, or NULL */
+  gboolean       reported;
+  GArray        *mappings;  /* Mapping, sorted by lo once reported */
+  GHashTable    *lookups;   /* (ip << 1 | leaf) (gint64 *) → entry index + 1 */
 };
 
 static char *debuginfo_path = NULL;
@@ -65,70 +109,129 @@ static const Dwfl_Callbacks callbacks = {
   .debuginfo_path = &debuginfo_path,
 };
 
-/* @own_module: the start of the file name of the modules whose frames
- * are flagged own (the sampler, in either build) */
+static void
+sym_file_free (SymFile *f)
+{
+  if (f->dwfl != NULL)
+    dwfl_end (f->dwfl);
+  g_free (f->path);
+  g_free (f->base);
+  g_free (f->error);
+  g_hash_table_unref (f->lookups);
+  g_hash_table_unref (f->checked);
+  g_free (f);
+}
+
+/**
+ * flame_sym_cache_new:
+ * @own_module: the start of the file name of the modules whose frames
+ *   are flagged own (the sampler, in either build)
+ *
+ * What the symbolizers of one recording share: each module file opened
+ * once, the names of its addresses, and the warnings (once per file).
+ */
+FlameSymCache *
+flame_sym_cache_new (const char *own_module)
+{
+  FlameSymCache *cache = g_new0 (FlameSymCache, 1);
+
+  cache->ref_count = 1;
+  cache->own_module = g_strdup (own_module);
+  cache->files = g_hash_table_new_full (g_bytes_hash, g_bytes_equal,
+                                        (GDestroyNotify) g_bytes_unref,
+                                        (GDestroyNotify) sym_file_free);
+  cache->strings = g_string_chunk_new (4096);
+  cache->frames = g_array_new (FALSE, FALSE, sizeof (FlameSymFrame));
+  cache->entries = g_array_new (FALSE, FALSE, sizeof (Entry));
+  cache->warned = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  cache->warnings = g_ptr_array_new_with_free_func (g_free);
+  return cache;
+}
+
+FlameSymCache *
+flame_sym_cache_ref (FlameSymCache *cache)
+{
+  cache->ref_count++;
+  return cache;
+}
+
+void
+flame_sym_cache_unref (FlameSymCache *cache)
+{
+  if (cache == NULL || --cache->ref_count > 0)
+    return;
+  g_free (cache->own_module);
+  g_hash_table_unref (cache->files);
+  g_string_chunk_free (cache->strings);
+  g_array_unref (cache->frames);
+  g_array_unref (cache->entries);
+  g_hash_table_unref (cache->warned);
+  g_ptr_array_unref (cache->warnings);
+  g_free (cache);
+}
+
+/* Returns: (transfer none): the warnings of all its symbolizers, in the
+ * order they were found */
+GPtrArray *
+flame_sym_cache_get_warnings (FlameSymCache *cache)
+{
+  return cache->warnings;
+}
+
+/* A symbolizer for the modules of one process (one set of them: a new
+ * one when a module replaces another) that shares @cache */
 FlameSymbolizer *
-flame_symbolizer_new (const char *own_module)
+flame_symbolizer_new_shared (FlameSymCache *cache)
 {
   FlameSymbolizer *self = g_new0 (FlameSymbolizer, 1);
 
-  self->dwfl = dwfl_begin (&callbacks);
-  if (self->dwfl != NULL)
-    dwfl_report_begin (self->dwfl);
-  self->own_module = g_strdup (own_module);
-  self->strings = g_string_chunk_new (4096);
-  self->frames = g_array_new (FALSE, FALSE, sizeof (FlameSymFrame));
-  self->entries = g_array_new (FALSE, FALSE, sizeof (Entry));
-  self->cache = g_hash_table_new (g_int64_hash, g_int64_equal);
-  self->warned = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  self->warnings = g_ptr_array_new_with_free_func (g_free);
-  self->build_ids = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) g_bytes_unref);
+  self->cache = flame_sym_cache_ref (cache);
+  self->mappings = g_array_new (FALSE, FALSE, sizeof (Mapping));
+  self->lookups = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   return self;
+}
+
+/* @own_module: as for flame_sym_cache_new(); the symbolizer has a cache
+ * of its own */
+FlameSymbolizer *
+flame_symbolizer_new (const char *own_module)
+{
+  g_autoptr(FlameSymCache) cache = flame_sym_cache_new (own_module);
+
+  return flame_symbolizer_new_shared (cache);
 }
 
 void
 flame_symbolizer_free (FlameSymbolizer *self)
 {
-  GHashTableIter iter;
-  gpointer key;
-
   if (self == NULL)
     return;
-  if (self->dwfl != NULL)
-    dwfl_end (self->dwfl);
-  g_free (self->own_module);
+  for (guint i = 0; i < self->mappings->len; i++)
+    g_clear_pointer (&g_array_index (self->mappings, Mapping, i).build_id, g_bytes_unref);
+  g_array_unref (self->mappings);
+  g_hash_table_unref (self->lookups);
   g_free (self->root);
-  g_string_chunk_free (self->strings);
-  g_array_unref (self->frames);
-  g_array_unref (self->entries);
-  g_hash_table_iter_init (&iter, self->cache);
-  while (g_hash_table_iter_next (&iter, &key, NULL))
-    g_free (key);
-  g_hash_table_unref (self->cache);
-  g_hash_table_unref (self->warned);
-  g_ptr_array_unref (self->warnings);
-  g_hash_table_unref (self->build_ids);
+  flame_sym_cache_unref (self->cache);
   g_free (self);
 }
 
+/* Returns: the warnings of its cache: with a shared one, those of every
+ * symbolizer that shares it */
 GPtrArray *
 flame_symbolizer_get_warnings (FlameSymbolizer *self)
 {
-  return self->warnings;
+  return self->cache->warnings;
 }
 
 static void
-warn_once (FlameSymbolizer *self,
-           const char      *key,
-           char            *message)
+warn_once (FlameSymCache *cache,
+           const char    *key,
+           const char    *message)
 {
-  if (g_hash_table_contains (self->warned, key))
-    {
-      g_free (message);
-      return;
-    }
-  g_hash_table_add (self->warned, g_strdup (key));
-  g_ptr_array_add (self->warnings, message);
+  if (g_hash_table_contains (cache->warned, key))
+    return;
+  g_hash_table_add (cache->warned, g_strdup (key));
+  g_ptr_array_add (cache->warnings, g_strdup (message));
 }
 
 /**
@@ -148,22 +251,48 @@ flame_symbolizer_set_root (FlameSymbolizer *self,
   self->root = g_strdup (root);
 }
 
-void
-flame_symbolizer_add_module (FlameSymbolizer *self,
-                             const char      *path,
-                             guint64          base,
-                             const guint8    *build_id,
-                             gsize            build_id_len)
+/* The file of @path (under @root when it is there) as reported at @base,
+ * opened the first time it is asked for */
+static SymFile *
+get_file (FlameSymCache *cache,
+          const char    *root,
+          const char    *path,
+          gboolean       with_base,
+          guint64        base)
 {
+  g_autoptr(GByteArray) key_bytes = g_byte_array_new ();
+  g_autoptr(GBytes) key = NULL;
   g_autofree char *rooted = NULL;
   GStatBuf st;
-  Dwfl_Module *mod;
+  SymFile *f;
 
-  if (self->dwfl == NULL || self->reported)
-    return;
-  if (self->root != NULL)
+  /* NUL cannot be in either string: the key is unambiguous */
+  if (root != NULL)
+    g_byte_array_append (key_bytes, (const guint8 *) root, strlen (root));
+  g_byte_array_append (key_bytes, (const guint8 *) "", 1);
+  g_byte_array_append (key_bytes, (const guint8 *) path, strlen (path));
+  if (with_base)
     {
-      rooted = g_build_filename (self->root, path, NULL);
+      g_byte_array_append (key_bytes, (const guint8 *) "", 1);
+      g_byte_array_append (key_bytes, (const guint8 *) &base, sizeof base);
+    }
+  key = g_byte_array_free_to_bytes (g_steal_pointer (&key_bytes));
+  f = g_hash_table_lookup (cache->files, key);
+  if (f != NULL)
+    return f;
+
+  f = g_new0 (SymFile, 1);
+  f->path = g_strdup (path);
+  f->base = g_path_get_basename (path);
+  f->own = cache->own_module != NULL && g_str_has_prefix (f->base, cache->own_module);
+  f->lookups = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  f->checked = g_hash_table_new_full (g_bytes_hash, g_bytes_equal,
+                                      (GDestroyNotify) g_bytes_unref, NULL);
+  g_hash_table_insert (cache->files, g_steal_pointer (&key), f);
+
+  if (root != NULL)
+    {
+      rooted = g_build_filename (root, path, NULL);
       if (!g_file_test (rooted, G_FILE_TEST_IS_REGULAR))
         g_clear_pointer (&rooted, g_free);
     }
@@ -172,21 +301,65 @@ flame_symbolizer_add_module (FlameSymbolizer *self,
    * does not exist is left to libdwfl, which says so. */
   if (g_stat (rooted != NULL ? rooted : path, &st) == 0 && !S_ISREG (st.st_mode))
     {
-      warn_once (self, path,
-                 g_strdup_printf ("cannot read %s: not a regular file; its functions stay unnamed",
-                                  path));
-      return;
+      f->error = g_strdup_printf ("cannot read %s: not a regular file; its functions stay unnamed",
+                                  path);
+      return f;
     }
-  mod = dwfl_report_elf (self->dwfl, path, rooted != NULL ? rooted : path, -1, base, true);
-  if (mod == NULL)
+  f->dwfl = dwfl_begin (&callbacks);
+  if (f->dwfl == NULL)
+    return f;
+  dwfl_report_begin (f->dwfl);
+  f->mod = dwfl_report_elf (f->dwfl, path, rooted != NULL ? rooted : path, -1,
+                            with_base ? base : 0, true);
+  if (f->mod == NULL)
     {
-      warn_once (self, path,
-                 g_strdup_printf ("cannot read %s: %s; its functions stay unnamed",
-                                  path, dwfl_errmsg (-1)));
-      return;
+      f->error = g_strdup_printf ("cannot read %s: %s; its functions stay unnamed",
+                                  path, dwfl_errmsg (-1));
+      g_clear_pointer (&f->dwfl, dwfl_end);
+      return f;
     }
+  dwfl_report_end (f->dwfl, NULL, NULL);
+  dwfl_module_info (f->mod, NULL, &f->start, &f->end, NULL, NULL, NULL, NULL);
+  {
+    Dwarf_Addr bias;
+    Elf *elf = dwfl_module_getelf (f->mod, &bias);
+    GElf_Ehdr ehdr;
+
+    f->e_type = elf != NULL && gelf_getehdr (elf, &ehdr) != NULL ? ehdr.e_type : ET_DYN;
+  }
+  return f;
+}
+
+void
+flame_symbolizer_add_module (FlameSymbolizer *self,
+                             const char      *path,
+                             guint64          base,
+                             const guint8    *build_id,
+                             gsize            build_id_len)
+{
+  SymFile *f;
+  Mapping m = { 0 };
+
+  if (self->reported)
+    return;
+  f = get_file (self->cache, self->root, path, FALSE, 0);
+  if (f->mod != NULL && f->e_type == ET_REL)
+    f = get_file (self->cache, self->root, path, TRUE, base);
+  if (f->error != NULL)
+    warn_once (self->cache, path, f->error);
+  if (f->mod == NULL)
+    return;
+  /* as __libdwfl_elf_address_range places the file at @base */
+  if (f->e_type == ET_EXEC || f->e_type == ET_CORE || f->e_type == ET_REL)
+    m.shift = 0;
+  else
+    m.shift = base;
+  m.lo = f->start + m.shift;
+  m.hi = f->end + m.shift;
+  m.file = f;
   if (build_id_len > 0)
-    g_hash_table_insert (self->build_ids, mod, g_bytes_new (build_id, build_id_len));
+    m.build_id = g_bytes_new (build_id, build_id_len);
+  g_array_append_val (self->mappings, m);
 }
 
 /* ---- demangling ---- */
@@ -287,28 +460,28 @@ flame_demangle (const char *name)
 /* ---- lookup ---- */
 
 static const char *
-intern (FlameSymbolizer *self,
-        const char      *s)
+intern (FlameSymCache *cache,
+        const char    *s)
 {
-  return s != NULL ? g_string_chunk_insert_const (self->strings, s) : NULL;
+  return s != NULL ? g_string_chunk_insert_const (cache->strings, s) : NULL;
 }
 
 static void
-push (FlameSymbolizer *self,
-      const char      *name,
-      const char      *file,
-      guint            line,
-      gboolean         inlined,
-      gboolean         own)
+push (FlameSymCache *cache,
+      const char    *name,
+      const char    *file,
+      guint          line,
+      gboolean       inlined,
+      gboolean       own)
 {
   FlameSymFrame f;
 
-  f.name = intern (self, name);
-  f.file = intern (self, file);
+  f.name = intern (cache, name);
+  f.file = intern (cache, file);
   f.line = line;
   f.inlined = inlined;
   f.own = own;
-  g_array_append_val (self->frames, f);
+  g_array_append_val (cache->frames, f);
 }
 
 static const char *
@@ -332,10 +505,10 @@ die_name (Dwarf_Die *die)
  * same function on the same path stays one node of the flame graph.
  * Returns FALSE when the address has no DWARF. */
 static gboolean
-lookup_dwarf (FlameSymbolizer *self,
-              Dwfl_Module     *mod,
-              Dwarf_Addr       addr,
-              gboolean         own)
+lookup_dwarf (FlameSymCache *cache,
+              Dwfl_Module   *mod,
+              Dwarf_Addr     addr,
+              gboolean       own)
 {
   Dwarf_Addr bias = 0;
   Dwarf_Die *cudie = dwfl_module_addrdie (mod, addr, &bias);
@@ -375,7 +548,7 @@ lookup_dwarf (FlameSymbolizer *self,
       file = dwarf_decl_file (&scopes[i]);
       if (dwarf_decl_line (&scopes[i], &line) != 0)
         line = 0;
-      push (self, demangled, file, line > 0 ? (guint) line : 0,
+      push (cache, demangled, file, line > 0 ? (guint) line : 0,
             tag == DW_TAG_inlined_subroutine, own);
       pushed++;
       if (tag == DW_TAG_subprogram)
@@ -385,57 +558,47 @@ lookup_dwarf (FlameSymbolizer *self,
   return pushed > 0;
 }
 
+/* once per file and recorded build-id */
 static void
-check_build_id (FlameSymbolizer *self,
-                Dwfl_Module     *mod,
-                const char      *path)
+check_build_id (FlameSymCache *cache,
+                Mapping       *m)
 {
-  GBytes *recorded = g_hash_table_lookup (self->build_ids, mod);
   const unsigned char *bits = NULL;
   GElf_Addr vaddr;
   int len;
 
-  if (recorded == NULL)
+  if (m->build_id == NULL || g_hash_table_contains (m->file->checked, m->build_id))
     return;
-  len = dwfl_module_build_id (mod, &bits, &vaddr);
-  if (len > 0 && (gsize) len == g_bytes_get_size (recorded) &&
-      memcmp (bits, g_bytes_get_data (recorded, NULL), len) == 0)
+  g_hash_table_add (m->file->checked, g_bytes_ref (m->build_id));
+  len = dwfl_module_build_id (m->file->mod, &bits, &vaddr);
+  if (len > 0 && (gsize) len == g_bytes_get_size (m->build_id) &&
+      memcmp (bits, g_bytes_get_data (m->build_id, NULL), len) == 0)
     return;
   if (len > 0)
-    warn_once (self, path,
-               g_strdup_printf ("%s changed after it was recorded (build-id differs): "
-                                "its function names may be wrong", path));
+    {
+      g_autofree char *message =
+        g_strdup_printf ("%s changed after it was recorded (build-id differs): "
+                         "its function names may be wrong", m->file->path);
+
+      warn_once (cache, m->file->path, message);
+    }
 }
 
+/* @addr: in the file's Dwfl */
 static void
-lookup_uncached (FlameSymbolizer *self,
-                 guint64          ip,
-                 gboolean         leaf)
+lookup_uncached (FlameSymCache *cache,
+                 SymFile       *f,
+                 Dwarf_Addr     addr)
 {
-  Dwarf_Addr addr = leaf || ip == 0 ? ip : ip - 1;
-  Dwfl_Module *mod = self->dwfl != NULL ? dwfl_addrmodule (self->dwfl, addr) : NULL;
-  const char *modname;
-  g_autofree char *base = NULL;
-  Dwarf_Addr start = 0;
+  Dwfl_Module *mod = f->mod;
   GElf_Sym sym;
   GElf_Off offset;
   const char *name;
   Dwarf_Addr cfi_bias;
   Dwarf_CFI *cfi;
   Dwarf_Frame *frame = NULL;
-  gboolean own;
 
-  if (mod == NULL)
-    {
-      push (self, "[unknown]", NULL, 0, FALSE, FALSE);
-      return;
-    }
-  modname = dwfl_module_info (mod, NULL, &start, NULL, NULL, NULL, NULL, NULL);
-  base = g_path_get_basename (modname != NULL ? modname : "?");
-  own = self->own_module != NULL && g_str_has_prefix (base, self->own_module);
-  check_build_id (self, mod, modname);
-
-  if (lookup_dwarf (self, mod, addr, own))
+  if (lookup_dwarf (cache, mod, addr, f->own))
     return;
 
   /* a symbol that really covers the address (sizes checked) */
@@ -444,11 +607,12 @@ lookup_uncached (FlameSymbolizer *self,
     {
       g_autofree char *demangled = flame_demangle (name);
 
-      push (self, demangled, base, 0, FALSE, own);
+      push (cache, demangled, f->base, 0, FALSE, f->own);
       return;
     }
 
-  /* no symbol: the start of the unwind-table entry names the function */
+  /* no symbol: the start of the unwind-table entry names the function
+   * (relative to the module's start: the same in every process) */
   cfi = dwfl_module_eh_cfi (mod, &cfi_bias);
   if (cfi != NULL && dwarf_cfi_addrframe (cfi, addr - cfi_bias, &frame) == 0)
     {
@@ -457,27 +621,82 @@ lookup_uncached (FlameSymbolizer *self,
 
       if (dwarf_frame_info (frame, &fstart, &fend, &signalp) >= 0)
         {
-          g_autofree char *label = g_strdup_printf ("%s+0x%" G_GINT64_MODIFIER "x", base,
-                                                    (guint64) (fstart + cfi_bias - start));
+          g_autofree char *label = g_strdup_printf ("%s+0x%" G_GINT64_MODIFIER "x", f->base,
+                                                    (guint64) (fstart + cfi_bias - f->start));
 
           free (frame);
-          push (self, label, base, 0, FALSE, own);
+          push (cache, label, f->base, 0, FALSE, f->own);
           return;
         }
       free (frame);
     }
   {
-    g_autofree char *label = g_strdup_printf ("[%s]", base);
+    g_autofree char *label = g_strdup_printf ("[%s]", f->base);
 
-    push (self, label, base, 0, FALSE, own);
+    push (cache, label, f->base, 0, FALSE, f->own);
   }
+}
+
+/* Returns: entry index + 1 of @addr in @f, looked up once per cache */
+static guint
+lookup_file (FlameSymCache *cache,
+             SymFile       *f,
+             guint64        addr)
+{
+  gpointer value = g_hash_table_lookup (f->lookups, &addr);
+  Entry entry;
+
+  if (value != NULL)
+    return GPOINTER_TO_UINT (value);
+  entry.first = cache->frames->len;
+  lookup_uncached (cache, f, addr);
+  entry.count = cache->frames->len - entry.first;
+  g_array_append_val (cache->entries, entry);
+  g_hash_table_insert (f->lookups, g_memdup2 (&addr, sizeof addr),
+                       GUINT_TO_POINTER (cache->entries->len));
+  return cache->entries->len;
+}
+
+static gint
+compare_mappings (gconstpointer a,
+                  gconstpointer b)
+{
+  const Mapping *x = a, *y = b;
+
+  return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* The module at @addr: the one starting last at or before it that
+ * covers it, like dwfl_addrmodule */
+static Mapping *
+find_mapping (FlameSymbolizer *self,
+              guint64          addr)
+{
+  Mapping *ms = (Mapping *) (gpointer) self->mappings->data;
+  guint lo = 0, hi = self->mappings->len;
+
+  /* the first mapping starting after @addr */
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+
+      if (ms[mid].lo <= addr)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  while (lo-- > 0)
+    if (addr < ms[lo].hi)
+      return &ms[lo];
+  return NULL;
 }
 
 /**
  * flame_symbolizer_lookup:
  * @leaf: the interrupted instruction (named at @ip) rather than a return
  *   address (named at @ip - 1, the call instruction)
- * @frames: (out): innermost first
+ * @frames: (out): innermost first; valid until the next lookup with the
+ *   same cache
  *
  * Returns: how many frames @ip stands for (inlined functions add frames).
  */
@@ -487,29 +706,44 @@ flame_symbolizer_lookup (FlameSymbolizer      *self,
                          gboolean              leaf,
                          const FlameSymFrame **frames)
 {
+  FlameSymCache *cache = self->cache;
   gint64 key = (gint64) ((ip << 1) | (leaf ? 1 : 0));
   gpointer value;
   Entry *e;
 
   if (!self->reported)
     {
-      if (self->dwfl != NULL)
-        dwfl_report_end (self->dwfl, NULL, NULL);
+      g_array_sort (self->mappings, compare_mappings);
       self->reported = TRUE;
     }
-  value = g_hash_table_lookup (self->cache, &key);
+  value = g_hash_table_lookup (self->lookups, &key);
   if (value == NULL)
     {
-      Entry entry;
+      guint64 addr = leaf || ip == 0 ? ip : ip - 1;
+      Mapping *m = find_mapping (self, addr);
+      guint index;
 
-      entry.first = self->frames->len;
-      lookup_uncached (self, ip, leaf);
-      entry.count = self->frames->len - entry.first;
-      g_array_append_val (self->entries, entry);
-      value = GUINT_TO_POINTER (self->entries->len);
-      g_hash_table_insert (self->cache, g_memdup2 (&key, sizeof key), value);
+      if (m != NULL)
+        {
+          check_build_id (cache, m);
+          index = lookup_file (cache, m->file, addr - m->shift);
+        }
+      else
+        {
+          if (cache->unknown == 0)
+            {
+              Entry entry = { cache->frames->len, 1 };
+
+              push (cache, "[unknown]", NULL, 0, FALSE, FALSE);
+              g_array_append_val (cache->entries, entry);
+              cache->unknown = cache->entries->len;
+            }
+          index = cache->unknown;
+        }
+      value = GUINT_TO_POINTER (index);
+      g_hash_table_insert (self->lookups, g_memdup2 (&key, sizeof key), value);
     }
-  e = &g_array_index (self->entries, Entry, GPOINTER_TO_UINT (value) - 1);
-  *frames = &g_array_index (self->frames, FlameSymFrame, e->first);
+  e = &g_array_index (cache->entries, Entry, GPOINTER_TO_UINT (value) - 1);
+  *frames = &g_array_index (cache->frames, FlameSymFrame, e->first);
   return e->count;
 }

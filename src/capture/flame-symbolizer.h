@@ -11,6 +11,7 @@
 G_BEGIN_DECLS
 
 typedef struct _FlameSymbolizer FlameSymbolizer;
+typedef struct _FlameSymCache FlameSymCache;
 
 typedef struct
 {
@@ -21,7 +22,13 @@ typedef struct
   gboolean    own;      /* in the sampler itself: callers hide it */
 } FlameSymFrame;
 
+FlameSymCache   *flame_sym_cache_new          (const char      *own_module);
+FlameSymCache   *flame_sym_cache_ref          (FlameSymCache   *cache);
+void             flame_sym_cache_unref        (FlameSymCache   *cache);
+GPtrArray       *flame_sym_cache_get_warnings (FlameSymCache   *cache);
+
 FlameSymbolizer *flame_symbolizer_new         (const char      *own_module);
+FlameSymbolizer *flame_symbolizer_new_shared  (FlameSymCache   *cache);
 void             flame_symbolizer_free        (FlameSymbolizer *self);
 void             flame_symbolizer_set_root    (FlameSymbolizer *self,
                                                const char      *root);
@@ -39,5 +46,6 @@ GPtrArray       *flame_symbolizer_get_warnings (FlameSymbolizer *self);
 char            *flame_demangle               (const char *name);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FlameSymbolizer, flame_symbolizer_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (FlameSymCache, flame_sym_cache_unref)
 
 G_END_DECLS
