@@ -15,6 +15,8 @@
 #include <string.h>
 #include <signal.h>
 #include <poll.h>
+#include <elf.h>
+#include <sys/auxv.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -1340,6 +1342,48 @@ test_symbolizer_shared (void)
   g_assert_nonnull (strstr (g_ptr_array_index (warnings, 0), "cannot read /nonexistent/libfd-test.so"));
 }
 
+/* The vDSO has no file: the recorder names its functions from its own
+ * copy. Here, the test's own clock_gettime in the vDSO, found in the
+ * vDSO's dynamic symbols, looked up as a recording would send it. */
+static void
+test_vdso (void)
+{
+  const guint8 *image = (const guint8 *) getauxval (AT_SYSINFO_EHDR);
+  const Elf64_Ehdr *eh = (const Elf64_Ehdr *) image;
+  const Elf64_Shdr *sh;
+  guint64 value = 0;
+  g_autoptr(FlameSymbolizer) sym = NULL;
+  const FlameSymFrame *frames = NULL;
+  guint n;
+
+  if (image == NULL)
+    {
+      g_test_skip ("no vDSO in this process");
+      return;
+    }
+  /* .dynsym and its strings, from the section headers in the image */
+  sh = (const Elf64_Shdr *) (image + eh->e_shoff);
+  for (guint i = 0; i < eh->e_shnum && value == 0; i++)
+    if (sh[i].sh_type == SHT_DYNSYM)
+      {
+        const Elf64_Sym *syms = (const Elf64_Sym *) (image + sh[i].sh_offset);
+        const char *names = (const char *) image + sh[sh[i].sh_link].sh_offset;
+
+        for (guint j = 0; j < sh[i].sh_size / sizeof *syms; j++)
+          if (g_str_has_suffix (names + syms[j].st_name, "clock_gettime") && syms[j].st_value != 0)
+            value = syms[j].st_value;
+      }
+  g_assert_cmpuint (value, !=, 0);
+
+  sym = flame_symbolizer_new ("libflamediff-sampler");
+  flame_symbolizer_add_module (sym, FLAME_SAMPLER_VDSO_PATH, (guint64) (guintptr) image, NULL, 0);
+  n = flame_symbolizer_lookup (sym, (guint64) (guintptr) image + value + 1, TRUE, &frames);
+  g_assert_cmpuint (n, >=, 1);
+  g_test_message ("vDSO +0x%" G_GINT64_MODIFIER "x: %s", value + 1, frames[n - 1].name);
+  g_assert_true (g_str_has_suffix (frames[n - 1].name, "clock_gettime"));
+  g_assert_cmpuint (flame_symbolizer_get_warnings (sym)->len, ==, 0);
+}
+
 /* Demangling: C++, Rust legacy (hash dropped, $…$ escapes decoded) and
  * Rust v0 (crate disambiguators dropped), so that names match across
  * builds. The v0 and escape examples are those of rustc-demangle's and
@@ -1407,5 +1451,6 @@ main (int    argc,
   g_test_add_func ("/capture/host-sampler", test_host_sampler);
   g_test_add_func ("/capture/host-root", test_host_root);
   g_test_add_func ("/capture/symbolizer-shared", test_symbolizer_shared);
+  g_test_add_func ("/capture/vdso", test_vdso);
   return g_test_run ();
 }

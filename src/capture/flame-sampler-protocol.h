@@ -33,6 +33,9 @@
 #define FLAME_SAMPLER_ENV_RING_KB  "FLAMEDIFF_SAMPLER_RING_KB"  /* 4 … 65536, default 64 */
 #define FLAME_SAMPLER_ENV_FLUSH_MS "FLAMEDIFF_SAMPLER_FLUSH_MS" /* 1 … 60000, default 10 */
 
+/* The module path the vDSO is sent under */
+#define FLAME_SAMPLER_VDSO_PATH "[vdso]"
+
 #define FLAME_SAMPLER_MAX_FRAMES 128
 #define FLAME_SAMPLER_MAX_RECORD 8192
 

@@ -744,7 +744,14 @@ collect_module (struct dl_phdr_info *info,
       path = exe;
     }
   if (path[0] != '/')
-    return 0;  /* the vDSO: no file to read symbols from */
+    {
+      /* The vDSO has no file; the recorder reads its own copy (the same
+       * kernel's) when the build-ids match. Anything else unnamed is
+       * skipped. */
+      if (info->dlpi_addr == 0 || info->dlpi_addr != (ElfW(Addr)) getauxval (AT_SYSINFO_EHDR))
+        return 0;
+      path = FLAME_SAMPLER_VDSO_PATH;
+    }
 
   h = hash_str (path);
   for (int i = 0; i < n_sent; i++)

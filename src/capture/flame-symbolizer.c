@@ -34,10 +34,15 @@
 #endif
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
+#include <gelf.h>
 #include <glib/gstdio.h>
 #include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "flame-sampler-protocol.h"
 #include "flame-symbolizer.h"
 
 /* One module file, read once for all the processes of a recording: a
@@ -251,6 +256,39 @@ flame_symbolizer_set_root (FlameSymbolizer *self,
   self->root = g_strdup (root);
 }
 
+/* The vDSO has no file. Every process on one kernel gets the same
+ * image, so ours stands in for the recorded one (the build-id check
+ * says so when the recording comes from another kernel): a copy in a
+ * memfd, whose descriptor libdwfl then owns. -1 when there is none. */
+static int
+vdso_fd (void)
+{
+  const guint8 *image = (const guint8 *) getauxval (AT_SYSINFO_EHDR);
+  const Elf64_Ehdr *eh = (const Elf64_Ehdr *) image;
+  gsize size;
+  int fd;
+
+  if (image == NULL || memcmp (image, ELFMAG, SELFMAG) != 0 || image[EI_CLASS] != ELFCLASS64)
+    return -1;
+  size = eh->e_shoff + (gsize) eh->e_shnum * eh->e_shentsize;
+  for (guint i = 0; i < eh->e_phnum; i++)
+    {
+      const Elf64_Phdr *ph = (const Elf64_Phdr *) (image + eh->e_phoff + (gsize) i * eh->e_phentsize);
+
+      if (ph->p_type == PT_LOAD)
+        size = MAX (size, ph->p_offset + ph->p_filesz);
+    }
+  fd = memfd_create ("vdso", MFD_CLOEXEC);
+  if (fd < 0)
+    return -1;
+  if (write (fd, image, size) != (gssize) size)
+    {
+      close (fd);
+      return -1;
+    }
+  return fd;
+}
+
 /* The file of @path (under @root when it is there) as reported at @base,
  * opened the first time it is asked for */
 static SymFile *
@@ -296,6 +334,26 @@ get_file (FlameSymCache *cache,
       if (!g_file_test (rooted, G_FILE_TEST_IS_REGULAR))
         g_clear_pointer (&rooted, g_free);
     }
+  if (strcmp (path, FLAME_SAMPLER_VDSO_PATH) == 0)
+    {
+      int fd = vdso_fd ();
+
+      f->dwfl = fd >= 0 ? dwfl_begin (&callbacks) : NULL;
+      if (f->dwfl != NULL)
+        {
+          dwfl_report_begin (f->dwfl);
+          f->mod = dwfl_report_elf (f->dwfl, path, path, fd, with_base ? base : 0, true);
+        }
+      else if (fd >= 0)
+        close (fd);
+      if (f->mod == NULL)
+        {
+          f->error = g_strdup ("cannot read this kernel's vDSO: its functions stay unnamed");
+          g_clear_pointer (&f->dwfl, dwfl_end);
+          return f;
+        }
+      goto reported;
+    }
   /* A FIFO or a device (a damaged or hostile spool can name one) would
    * block the open or the reads: only regular files are opened. What
    * does not exist is left to libdwfl, which says so. */
@@ -318,6 +376,7 @@ get_file (FlameSymCache *cache,
       g_clear_pointer (&f->dwfl, dwfl_end);
       return f;
     }
+reported:
   dwfl_report_end (f->dwfl, NULL, NULL);
   dwfl_module_info (f->mod, NULL, &f->start, &f->end, NULL, NULL, NULL, NULL);
   {
