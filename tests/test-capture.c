@@ -1106,6 +1106,31 @@ test_ring_threads (void)
   }
 }
 
+/* A child that closes every descriptor it did not open before it execs
+ * (daemons, Python's subprocess): the recorder's socket stays, so the
+ * exec'd program is recorded too */
+static void
+test_close_fds (void)
+{
+  g_autofree char *exe = workload ("quick");
+  const char *hows[] = { "closefrom", "close_range", "close" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (hows); i++)
+    {
+      const char *argv[] = { exe, "closefds", hows[i], NULL };
+      g_auto(Recording) r = { 0 };
+
+      record (&r, "closefds.json", argv, NULL, NULL);
+      g_test_message ("%s: %s processes, %s samples", hows[i],
+                      flame_profile_get_metadata (r.profile, "processes"),
+                      flame_profile_get_metadata (r.profile, "samples"));
+      g_assert_cmpstr (flame_profile_get_metadata (r.profile, "exit_status"), ==, "exited with status 0");
+      g_assert_cmpuint (meta_u64 (r.profile, "processes"), ==, 3);  /* parent, child, its new image */
+      g_assert_cmpuint (n_pids (r.profile), ==, 2);
+      g_assert_cmpfloat (function_ms (r.profile, "busy"), >, 300);
+    }
+}
+
 /* unshare (CLONE_NEWUSER) needs a single-threaded process: the writer
  * thread steps out of the way */
 static void
@@ -1448,6 +1473,7 @@ main (int    argc,
   g_test_add_func ("/capture/ring-flush", test_ring_flush);
   g_test_add_func ("/capture/ring-threads", test_ring_threads);
   g_test_add_func ("/capture/unshare", test_unshare);
+  g_test_add_func ("/capture/close-fds", test_close_fds);
   g_test_add_func ("/capture/host-sampler", test_host_sampler);
   g_test_add_func ("/capture/host-root", test_host_root);
   g_test_add_func ("/capture/symbolizer-shared", test_symbolizer_shared);

@@ -131,6 +131,9 @@ static void  (*real__Exit) (int) __attribute__((noreturn));
 static void  (*real_quick_exit) (int) __attribute__((noreturn));
 static int   (*real_unshare) (int);
 static int   (*real_setns) (int, int);
+static int   (*real_close) (int);
+static int   (*real_close_range) (unsigned, unsigned, int);
+static void  (*real_closefrom) (int);
 
 #define RESOLVE(name) \
   do { if (real_##name == NULL) real_##name = dlsym (RTLD_NEXT, #name); } while (0)
@@ -154,6 +157,9 @@ resolve_all (void)
   RESOLVE (quick_exit);
   RESOLVE (unshare);
   RESOLVE (setns);
+  RESOLVE (close);
+  RESOLVE (close_range);
+  RESOLVE (closefrom);
 }
 
 static pid_t
@@ -1430,6 +1436,20 @@ install_end_handlers (void)
     }
 }
 
+/* The program sets SIGPROF's disposition. A handler of its own takes
+ * the signal: stop, and say so. SIG_DFL or SIG_IGN (a fork child resets
+ * every signal before exec, as Python's subprocess does) would die of,
+ * or drop, our ticks: stop quietly. */
+static void
+sigprof_taken (int own_handler)
+{
+  if (sampling)
+    stop_sampling (own_handler ? TAKEN_NOTE : NULL);
+}
+
+/* A vfork child (Python's subprocess, posix_spawn) shares our memory but
+ * has its own signal dispositions and no timers: its calls pass straight
+ * through, or it would stop the parent's sampling and change our state. */
 PUBLIC int
 sigaction (int                     sig,
            const struct sigaction *act,
@@ -1438,8 +1458,11 @@ sigaction (int                     sig,
   int r;
 
   RESOLVE (sigaction);
-  if (sig == SIGPROF && act != NULL && sampling)
-    stop_sampling (TAKEN_NOTE);
+  if (getpid () != my_pid)
+    return real_sigaction (sig, act, old);
+  if (sig == SIGPROF && act != NULL)
+    sigprof_taken ((act->sa_flags & SA_SIGINFO) ||
+                   (act->sa_handler != SIG_DFL && act->sa_handler != SIG_IGN));
   if (standing_in (sig))
     {
       if (act == NULL || is_default (act))
@@ -1454,8 +1477,7 @@ sigaction (int                     sig,
         report_default (old);
       return r;
     }
-  if (act != NULL && is_default (act) && end_handlers_wanted && is_end_signal (sig) &&
-      getpid () == my_pid)
+  if (act != NULL && is_default (act) && end_handlers_wanted && is_end_signal (sig))
     return stand_in (sig, old);
   return real_sigaction (sig, act, old);
 }
@@ -1467,8 +1489,10 @@ signal (int          sig,
   struct sigaction old;
 
   RESOLVE (signal);
-  if (sig == SIGPROF && sampling)
-    stop_sampling (TAKEN_NOTE);
+  if (getpid () != my_pid)
+    return real_signal (sig, handler);
+  if (sig == SIGPROF)
+    sigprof_taken (handler != SIG_DFL && handler != SIG_IGN);
   if (standing_in (sig))
     {
       if (handler == SIG_DFL)
@@ -1476,7 +1500,7 @@ signal (int          sig,
       set_standing_in (sig, 0);
       return real_signal (sig, handler) == SIG_ERR ? SIG_ERR : SIG_DFL;
     }
-  if (handler == SIG_DFL && end_handlers_wanted && is_end_signal (sig) && getpid () == my_pid)
+  if (handler == SIG_DFL && end_handlers_wanted && is_end_signal (sig))
     return stand_in (sig, &old) == 0 ? old.sa_handler : SIG_ERR;
   return real_signal (sig, handler);
 }
@@ -1752,6 +1776,80 @@ setns (int fd,
 {
   RESOLVE (setns);
   return call_single_threaded (setns_fn, fd, nstype);
+}
+
+/* ---- our descriptor ---- */
+
+/* Programs close every descriptor they did not open themselves: daemons,
+ * and fork children before exec (Python's subprocess does by default).
+ * Ours stays open, or the exec'd program could not be recorded and the
+ * samples of the rest of the run would be lost. Only while it is still
+ * the recorder's socket (a program can dup2 something else onto it). */
+static int
+is_our_socket (int fd)
+{
+  return fd >= 0 && fd == sock_fd && socket_ok ();
+}
+
+PUBLIC int
+close (int fd)
+{
+  RESOLVE (close);
+  if (fd == sock_fd && is_our_socket (fd))
+    return 0;
+  return real_close (fd);
+}
+
+static int
+close_range_around (unsigned first,
+                    unsigned last,
+                    int      flags)
+{
+  unsigned ours = (unsigned) sock_fd;
+  int r = 0;
+
+  if (sock_fd < 0 || ours < first || ours > last || !is_our_socket (sock_fd))
+    return (int) syscall (SYS_close_range, first, last, flags);
+  if (ours > first)
+    r = (int) syscall (SYS_close_range, first, ours - 1, flags);
+  if (r == 0 && ours < last)
+    r = (int) syscall (SYS_close_range, ours + 1, last, flags);
+  return r;
+}
+
+PUBLIC int
+close_range (unsigned first,
+             unsigned last,
+             int      flags)
+{
+  return close_range_around (first, last, flags);
+}
+
+PUBLIC void
+closefrom (int lowfd)
+{
+  int saved_errno = errno;
+
+  if (lowfd < 0)
+    lowfd = 0;
+  if (close_range_around ((unsigned) lowfd, ~0U, 0) != 0)
+    {
+      /* no close_range (old kernel): what glibc would do, one by one */
+      RESOLVE (closefrom);
+      if (real_closefrom != NULL)
+        {
+          int keep = is_our_socket (sock_fd) && sock_fd >= lowfd;
+
+          if (keep)
+            {
+              for (int fd = lowfd; fd < sock_fd; fd++)
+                real_close (fd);
+              lowfd = sock_fd + 1;
+            }
+          real_closefrom (lowfd);
+        }
+    }
+  errno = saved_errno;
 }
 
 /* ---- start and end ---- */

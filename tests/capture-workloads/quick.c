@@ -11,6 +11,9 @@
  *   quick report S  spins S seconds, prints "spun" (flushed), then exits
  *   quick threads N  starts N short threads, eight at a time, each
  *                   spinning 0.5 ms (more threads than the sampler has slots)
+ *   quick closefds HOW  spins 0.1 s, forks a child that closes every
+ *                   descriptor above 2 (HOW: closefrom, close_range or close,
+ *                   one by one), then execs `quick spin 0.3`; waits for it
  *   quick unshare   spins 0.1 s, then unshare (CLONE_NEWUSER): exit 5 if the
  *                   kernel refused because the process has other threads
  *   quick work M    a fixed amount of work (M million loop iterations),
@@ -106,6 +109,30 @@ main (int    argc,
             pthread_join (t[j], NULL);
         }
       return 0;
+    }
+  if (strcmp (mode, "closefds") == 0 && argc > 2)
+    {
+      pid_t pid;
+      int status = 0;
+
+      busy (0.1);
+      pid = fork ();
+      if (pid == 0)
+        {
+          char *child_argv[] = { argv[0], (char *) "spin", (char *) "0.3", NULL };
+
+          if (strcmp (argv[2], "closefrom") == 0)
+            closefrom (3);
+          else if (strcmp (argv[2], "close_range") == 0)
+            close_range (3, ~0U, 0);
+          else
+            for (int fd = 3; fd < 4096; fd++)
+              close (fd);
+          execv (argv[0], child_argv);
+          _exit (127);
+        }
+      waitpid (pid, &status, 0);
+      return WIFEXITED (status) ? WEXITSTATUS (status) : 1;
     }
   if (strcmp (mode, "unshare") == 0)
     {
