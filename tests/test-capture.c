@@ -1131,6 +1131,45 @@ test_close_fds (void)
     }
 }
 
+/* Python starts subprocesses through vfork and resets every signal in
+ * the child: the parent must keep being sampled, and the child (which
+ * closes every inherited descriptor) be recorded. */
+static void
+test_python_subprocess (void)
+{
+  g_autofree char *python = g_find_program_in_path ("python3");
+  g_autofree char *exe = workload ("quick");
+  g_autofree char *script = NULL;
+  const char *notes;
+  g_auto(Recording) r = { 0 };
+
+  if (python == NULL)
+    {
+      g_test_skip ("no python3");
+      return;
+    }
+  script = g_strdup_printf ("import subprocess, time\n"
+                            "def spin(s):\n"
+                            "    t = time.process_time()\n"
+                            "    while time.process_time() - t < s:\n"
+                            "        pass\n"
+                            "spin(0.3)\n"
+                            "subprocess.run(['%s', 'spin', '0.3'], check=True)\n"
+                            "spin(0.3)\n", exe);
+  {
+    const char *argv[] = { python, "-c", script, NULL };
+
+    record (&r, "python.json", argv, NULL, NULL);
+  }
+  notes = flame_profile_get_metadata (r.profile, "notes");
+  g_test_message ("python3 %.0f ms, its child's busy %.0f ms, notes: %s",
+                  function_ms (r.profile, "python3"), function_ms (r.profile, "busy"), notes);
+  g_assert_cmpstr (flame_profile_get_metadata (r.profile, "exit_status"), ==, "exited with status 0");
+  g_assert_true (notes == NULL || strstr (notes, "SIGPROF") == NULL);
+  g_assert_cmpfloat (function_ms (r.profile, "busy"), >, 200);     /* the child */
+  g_assert_cmpfloat (function_ms (r.profile, "python3"), >, 450);  /* before and after it */
+}
+
 /* unshare (CLONE_NEWUSER) needs a single-threaded process: the writer
  * thread steps out of the way */
 static void
@@ -1474,6 +1513,7 @@ main (int    argc,
   g_test_add_func ("/capture/ring-threads", test_ring_threads);
   g_test_add_func ("/capture/unshare", test_unshare);
   g_test_add_func ("/capture/close-fds", test_close_fds);
+  g_test_add_func ("/capture/python-subprocess", test_python_subprocess);
   g_test_add_func ("/capture/host-sampler", test_host_sampler);
   g_test_add_func ("/capture/host-root", test_host_root);
   g_test_add_func ("/capture/symbolizer-shared", test_symbolizer_shared);
