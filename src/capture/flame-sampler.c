@@ -200,6 +200,15 @@ socket_ok (void)
          st.st_ino == sock_ino;
 }
 
+/* Until the socket has room for a record, at most @ms */
+static void
+wait_for_room (int ms)
+{
+  struct pollfd p = { .fd = sock_fd, .events = POLLOUT };
+
+  poll (&p, 1, ms);
+}
+
 /* From the handler: never waits. */
 static int
 send_now (const void *buf,
@@ -232,8 +241,7 @@ send_wait (const void *buf,
         continue;
       if (r >= 0 || errno != EAGAIN || waited >= 1000)
         return 0;
-      struct pollfd p = { .fd = sock_fd, .events = POLLOUT };
-      poll (&p, 1, 50);
+      wait_for_room (50);
     }
 }
 
@@ -463,13 +471,12 @@ drain_ring (Ring    *r,
       if (sent < 0 && usable && errno == EAGAIN)
         {
           int64_t left = deadline - now_ms ();
-          struct pollfd p = { .fd = sock_fd, .events = POLLOUT };
 
           if (deadline == 0)
             return -1;
           if (left > 0)
             {
-              poll (&p, 1, (int) (left < 50 ? left : 50));
+              wait_for_room ((int) (left < 50 ? left : 50));
               continue;
             }
         }
@@ -597,9 +604,7 @@ writer_main (void *data)
       if (taken < 0)
         {
           /* the recorder is behind: wait for room, not holding the lock */
-          struct pollfd p = { .fd = sock_fd, .events = POLLOUT };
-
-          poll (&p, 1, (int) flush_ms);
+          wait_for_room ((int) flush_ms);
           continue;
         }
       if (__atomic_exchange_n (&wake_word, 0, __ATOMIC_ACQ_REL) != 0)
@@ -659,8 +664,7 @@ stop_writer (void)
     return 0;
   __atomic_store_n (&writer_running, 0, __ATOMIC_RELEASE);
   __atomic_store_n (&writer_quit, 1, __ATOMIC_RELEASE);
-  __atomic_store_n (&wake_word, 1, __ATOMIC_RELEASE);
-  syscall (SYS_futex, &wake_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+  wake_writer ();
   pthread_join (writer_thread, NULL);
   flush_rings ();
   return 1;
@@ -1386,20 +1390,28 @@ report_default (struct sigaction *old)
   sigemptyset (&old->sa_mask);
 }
 
+/* Our stand-in steps back: the disposition is the default again */
+static void
+restore_default (int sig)
+{
+  struct sigaction dfl;
+
+  memset (&dfl, 0, sizeof dfl);
+  dfl.sa_handler = SIG_DFL;
+  sigemptyset (&dfl.sa_mask);
+  set_standing_in (sig, 0);
+  real_sigaction (sig, &dfl, NULL);
+}
+
 static void
 on_end_signal (int        sig,
                siginfo_t *info,
                void      *ucontext)
 {
   int saved_errno = errno;
-  struct sigaction dfl;
 
   flush_rings ();
-  memset (&dfl, 0, sizeof dfl);
-  dfl.sa_handler = SIG_DFL;
-  sigemptyset (&dfl.sa_mask);
-  set_standing_in (sig, 0);
-  real_sigaction (sig, &dfl, NULL);
+  restore_default (sig);
   /* blocked until this handler returns, then the default action; a
    * fault re-executes the instruction and faults again either way */
   syscall (SYS_tgkill, getpid (), my_gettid (), sig);
@@ -1671,15 +1683,7 @@ remove_end_handlers (void)
   end_handlers_wanted = 0;
   for (size_t i = 0; i < sizeof end_signals / sizeof end_signals[0]; i++)
     if (standing_in (end_signals[i]))
-      {
-        struct sigaction dfl;
-
-        memset (&dfl, 0, sizeof dfl);
-        dfl.sa_handler = SIG_DFL;
-        sigemptyset (&dfl.sa_mask);
-        set_standing_in (end_signals[i], 0);
-        real_sigaction (end_signals[i], &dfl, NULL);
-      }
+      restore_default (end_signals[i]);
 }
 
 static void
@@ -1795,7 +1799,7 @@ PUBLIC int
 close (int fd)
 {
   RESOLVE (close);
-  if (fd == sock_fd && is_our_socket (fd))
+  if (is_our_socket (fd))
     return 0;
   return real_close (fd);
 }
@@ -1808,7 +1812,7 @@ close_range_around (unsigned first,
   unsigned ours = (unsigned) sock_fd;
   int r = 0;
 
-  if (sock_fd < 0 || ours < first || ours > last || !is_our_socket (sock_fd))
+  if (ours < first || ours > last || !is_our_socket (sock_fd))
     return (int) syscall (SYS_close_range, first, last, flags);
   if (ours > first)
     r = (int) syscall (SYS_close_range, first, ours - 1, flags);
