@@ -5,6 +5,7 @@
  */
 #pragma once
 
+#include <gio/gio.h>
 #include <string.h>
 
 #include "flame-profile.h"
@@ -82,4 +83,45 @@ flame_test_put_varint (GByteArray *b,
       g_byte_array_append (b, &c, 1);
     }
   while (v);
+}
+
+/* flamediff-cli ($FLAMEDIFF_CLI) run to its end: exit status and output */
+typedef struct
+{
+  int   status;
+  char *out;
+  char *err;
+} FlameTestRun;
+
+static inline void
+flame_test_run_clear (FlameTestRun *r)
+{
+  g_clear_pointer (&r->out, g_free);
+  g_clear_pointer (&r->err, g_free);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (FlameTestRun, flame_test_run_clear)
+
+/* @args: the arguments after the program name, NULL-terminated */
+static inline void
+flame_test_run_cli (FlameTestRun      *r,
+                    const char *const *args)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GSubprocess) proc = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *cli = g_getenv ("FLAMEDIFF_CLI");
+
+  g_assert_nonnull (cli);
+  g_ptr_array_add (argv, (char *) cli);
+  for (guint i = 0; args[i] != NULL; i++)
+    g_ptr_array_add (argv, (char *) args[i]);
+  g_ptr_array_add (argv, NULL);
+  proc = g_subprocess_newv ((const char * const *) argv->pdata,
+                            G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE,
+                            &error);
+  g_assert_no_error (error);
+  g_subprocess_communicate_utf8 (proc, NULL, NULL, &r->out, &r->err, &error);
+  g_assert_no_error (error);
+  r->status = g_subprocess_get_exit_status (proc);
 }

@@ -27,6 +27,7 @@
 #include "flame-recorder.h"
 #include "flame-sampler-protocol.h"
 #include "flame-symbolizer.h"
+#include "flame-test-utils.h"
 
 static char *
 workload (const char *name)
@@ -235,45 +236,6 @@ test_accuracy (void)
   check_accuracy ("accuracy.json");
 }
 
-typedef struct
-{
-  int   status;
-  char *out;
-  char *err;
-} Run;
-
-static void
-run_clear (Run *r)
-{
-  g_clear_pointer (&r->out, g_free);
-  g_clear_pointer (&r->err, g_free);
-}
-
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Run, run_clear)
-
-static void
-run_cli (Run               *r,
-         const char *const *args)
-{
-  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr(GSubprocess) proc = NULL;
-  g_autoptr(GError) error = NULL;
-  const char *cli = g_getenv ("FLAMEDIFF_CLI");
-
-  g_assert_nonnull (cli);
-  g_ptr_array_add (argv, (char *) cli);
-  for (guint i = 0; args[i] != NULL; i++)
-    g_ptr_array_add (argv, (char *) args[i]);
-  g_ptr_array_add (argv, NULL);
-  proc = g_subprocess_newv ((const char * const *) argv->pdata,
-                            G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE,
-                            &error);
-  g_assert_no_error (error);
-  g_subprocess_communicate_utf8 (proc, NULL, NULL, &r->out, &r->err, &error);
-  g_assert_no_error (error);
-  r->status = g_subprocess_get_exit_status (proc);
-}
-
 static FlameProfile *
 load (const char *path)
 {
@@ -293,10 +255,10 @@ test_cli_record (void)
   g_autofree char *exe = workload ("two-threads");
   g_autofree char *out = tmp_path ("cli.speedscope.json");
   g_autoptr(FlameProfile) profile = NULL;
-  g_auto(Run) r = { 0 };
+  g_auto(FlameTestRun) r = { 0 };
   const char *args[] = { "record", "-F", "499", "-o", out, "--cwd", "/", "--", exe, "0.3", NULL };
 
-  run_cli (&r, args);
+  flame_test_run_cli (&r, args);
   g_test_message ("%s", r.err);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_nonnull (strstr (r.out, "truth hot_a"));   /* the command's output passes through */
@@ -325,7 +287,7 @@ test_refuse_static (void)
   g_autoptr(FlameRecorder) recorder = NULL;
   g_autoptr(GError) error = NULL;
   const char *argv[] = { exe, NULL };
-  g_auto(Run) r = { 0 };
+  g_auto(FlameTestRun) r = { 0 };
   const char *args[] = { "record", "--", exe, NULL };
 
   if (!g_file_test (exe, G_FILE_TEST_IS_EXECUTABLE))
@@ -338,7 +300,7 @@ test_refuse_static (void)
   g_assert_error (error, FLAME_RECORDER_ERROR, FLAME_RECORDER_ERROR_UNSUPPORTED);
   g_assert_nonnull (strstr (error->message, "statically linked"));
 
-  run_cli (&r, args);
+  flame_test_run_cli (&r, args);
   g_assert_cmpint (r.status, ==, 1);
   g_assert_nonnull (strstr (r.err, "statically linked"));
 }
@@ -549,7 +511,7 @@ test_record_diff (void)
   const char *cur_argv[] = { exe, "1.0", "3", "one", NULL };
   g_auto(Recording) base = { 0 };
   g_auto(Recording) cur = { 0 };
-  g_auto(Run) r = { 0 };
+  g_auto(FlameTestRun) r = { 0 };
   g_autoptr(JsonParser) parser = json_parser_new ();
   g_autoptr(GError) error = NULL;
   JsonArray *functions;
@@ -562,7 +524,7 @@ test_record_diff (void)
                            "--normalize", "none", "--metric", "total",
                            "--threshold-pct", "25", NULL };
 
-    run_cli (&r, args);
+    flame_test_run_cli (&r, args);
   }
   g_assert_cmpint (r.status, ==, 0);
   json_parser_load_from_data (parser, r.out, -1, &error);
@@ -603,8 +565,8 @@ test_rebuilt (void)
   g_auto(Recording) base = { 0 };
   g_auto(Recording) cur = { 0 };
   Recording *runs[] = { &base, &cur };
-  g_auto(Run) text = { 0 };
-  g_auto(Run) json = { 0 };
+  g_auto(FlameTestRun) text = { 0 };
+  g_auto(FlameTestRun) json = { 0 };
   g_autoptr(JsonParser) parser = json_parser_new ();
   g_autoptr(GError) error = NULL;
   JsonArray *binaries;
@@ -626,7 +588,7 @@ test_rebuilt (void)
   {
     const char *args[] = { "compare", base.output, cur.output, NULL };
 
-    run_cli (&text, args);
+    flame_test_run_cli (&text, args);
   }
   g_assert_cmpint (text.status, ==, 0);
   g_test_message ("%s", text.out);
@@ -636,7 +598,7 @@ test_rebuilt (void)
   {
     const char *args[] = { "compare", base.output, cur.output, "--format", "json", NULL };
 
-    run_cli (&json, args);
+    flame_test_run_cli (&json, args);
   }
   g_assert_cmpint (json.status, ==, 0);
   json_parser_load_from_data (parser, json.out, -1, &error);
@@ -774,8 +736,8 @@ test_cli_recover (void)
   g_autofree char *err = NULL;
   g_autoptr(FlameProfile) profile = NULL;
   g_autoptr(GPtrArray) spools = NULL;
-  g_auto(Run) r = { 0 };
-  g_auto(Run) again = { 0 };
+  g_auto(FlameTestRun) r = { 0 };
+  g_auto(FlameTestRun) again = { 0 };
   const char *args[] = { "record", "--recover", dir, NULL };
   int err_fd, status;
   GPid pid;
@@ -792,7 +754,7 @@ test_cli_recover (void)
   g_assert_cmpuint (spools->len, ==, 1);
   g_assert_cmpstr (g_ptr_array_index (spools, 0), ==, spool);
 
-  run_cli (&r, args);
+  flame_test_run_cli (&r, args);
   g_test_message ("%s", r.err);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_nonnull (strstr (r.err, "flamediff-cli: recovered "));
@@ -805,7 +767,7 @@ test_cli_recover (void)
   g_assert_nonnull (strstr (flame_profile_get_metadata (profile, "command"), "two-threads 20 one"));
 
   /* nothing left to recover */
-  run_cli (&again, args);
+  flame_test_run_cli (&again, args);
   g_assert_cmpint (again.status, ==, 0);
   g_assert_nonnull (strstr (again.err, "no interrupted recordings"));
 }

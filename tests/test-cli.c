@@ -14,47 +14,20 @@
 #include "flame-input.h"
 #include "flame-test-utils.h"
 
-typedef struct
-{
-  int   status;
-  char *out;
-  char *err;
-} Run;
-
+/* flame_test_run_cli() with the arguments as a NULL-terminated list */
 static void
-run_clear (Run *r)
+run_cli (FlameTestRun *r, ...)
 {
-  g_clear_pointer (&r->out, g_free);
-  g_clear_pointer (&r->err, g_free);
-}
-
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Run, run_clear)
-
-static void
-run_cli (Run *r, ...)
-{
-  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr(GSubprocess) proc = NULL;
-  g_autoptr(GError) error = NULL;
-  const char *cli = g_getenv ("FLAMEDIFF_CLI");
+  g_autoptr(GPtrArray) args = g_ptr_array_new ();
   const char *arg;
-  va_list args;
+  va_list ap;
 
-  g_assert_nonnull (cli);
-  g_ptr_array_add (argv, (char *) cli);
-  va_start (args, r);
-  while ((arg = va_arg (args, const char *)) != NULL)
-    g_ptr_array_add (argv, (char *) arg);
-  va_end (args);
-  g_ptr_array_add (argv, NULL);
-
-  proc = g_subprocess_newv ((const char * const *) argv->pdata,
-                            G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE,
-                            &error);
-  g_assert_no_error (error);
-  g_subprocess_communicate_utf8 (proc, NULL, NULL, &r->out, &r->err, &error);
-  g_assert_no_error (error);
-  r->status = g_subprocess_get_exit_status (proc);
+  va_start (ap, r);
+  while ((arg = va_arg (ap, const char *)) != NULL)
+    g_ptr_array_add (args, (char *) arg);
+  va_end (ap);
+  g_ptr_array_add (args, NULL);
+  flame_test_run_cli (r, (const char * const *) args->pdata);
 }
 
 static char *
@@ -71,7 +44,7 @@ test_text (void)
 {
   g_autofree char *base = example ("baseline.folded");
   g_autofree char *cur = example ("current.folded");
-  g_auto(Run) r = { 0 };
+  g_auto(FlameTestRun) r = { 0 };
 
   run_cli (&r, "compare", base, cur, NULL);
   g_assert_cmpint (r.status, ==, 0);
@@ -88,12 +61,12 @@ test_exit_codes (void)
 {
   g_autofree char *base = example ("baseline.folded");
   g_autofree char *cur = example ("current.folded");
-  g_auto(Run) r1 = { 0 };
-  g_auto(Run) r2 = { 0 };
-  g_auto(Run) r3 = { 0 };
-  g_auto(Run) r4 = { 0 };
-  g_auto(Run) r5 = { 0 };
-  g_auto(Run) r6 = { 0 };
+  g_auto(FlameTestRun) r1 = { 0 };
+  g_auto(FlameTestRun) r2 = { 0 };
+  g_auto(FlameTestRun) r3 = { 0 };
+  g_auto(FlameTestRun) r4 = { 0 };
+  g_auto(FlameTestRun) r5 = { 0 };
+  g_auto(FlameTestRun) r6 = { 0 };
 
   run_cli (&r1, "compare", "--fail-on-regression", base, cur, NULL);
   g_assert_cmpint (r1.status, ==, 2);
@@ -126,7 +99,7 @@ test_bad_file_message (void)
   g_autofree char *bad = g_build_filename (dir, "bad.folded", NULL);
   g_autofree char *base = example ("baseline.folded");
   g_autoptr(GString) s = g_string_new ("# only comments and\n");
-  g_auto(Run) r = { 0 };
+  g_auto(FlameTestRun) r = { 0 };
 
   for (guint i = 0; i < FLAME_MAX_NAME_LEN + 1; i++)
     g_string_append_c (s, 'x');
@@ -162,7 +135,7 @@ test_json (void)
   g_autofree char *cur = example ("current.folded");
   g_autoptr(JsonParser) parser = json_parser_new ();
   g_autoptr(GError) error = NULL;
-  g_auto(Run) r = { 0 };
+  g_auto(FlameTestRun) r = { 0 };
   JsonObject *root, *b, *summary, *f;
   JsonArray *functions;
   gdouble scale;
@@ -234,7 +207,7 @@ test_json_recursion (void)
   g_autofree char *b = g_build_filename (dir, "b.folded", NULL);
   g_autofree char *c = g_build_filename (dir, "c.folded", NULL);
   g_autoptr(JsonParser) parser = json_parser_new ();
-  g_auto(Run) r = { 0 };
+  g_auto(FlameTestRun) r = { 0 };
   JsonArray *functions;
   JsonObject *f;
 
@@ -261,7 +234,7 @@ test_markdown (void)
 {
   g_autofree char *base = example ("baseline.folded");
   g_autofree char *cur = example ("current.folded");
-  g_auto(Run) r = { 0 };
+  g_auto(FlameTestRun) r = { 0 };
 
   run_cli (&r, "compare", "--format", "markdown", "--top", "3", base, cur, NULL);
   g_assert_cmpint (r.status, ==, 0);
@@ -317,8 +290,8 @@ test_folded_inferno (void)
   g_autofree char *expected_hex = flame_test_corpus_path ("inferno/tests/data/diff-folded/results/strip_hex.txt");
   g_autofree char *want = NULL;
   g_autofree char *want_hex = NULL;
-  g_auto(Run) r = { 0 };
-  g_auto(Run) rh = { 0 };
+  g_auto(FlameTestRun) r = { 0 };
+  g_auto(FlameTestRun) rh = { 0 };
 
   if (before == NULL || after == NULL || expected == NULL || expected_hex == NULL)
     return;
@@ -343,9 +316,9 @@ test_folded_roundtrip (void)
   g_autoptr(GError) error = NULL;
   g_autofree char *dir = g_dir_make_tmp ("flamediff-cli-XXXXXX", &error);
   g_autofree char *pair = g_build_filename (dir, "pair.folded", NULL);
-  g_auto(Run) r1 = { 0 };
-  g_auto(Run) r2 = { 0 };
-  g_auto(Run) r3 = { 0 };
+  g_auto(FlameTestRun) r1 = { 0 };
+  g_auto(FlameTestRun) r2 = { 0 };
+  g_auto(FlameTestRun) r3 = { 0 };
 
   run_cli (&r1, "compare", "--format", "folded", "--normalize", "none", "-o", pair, base, cur, NULL);
   g_assert_cmpint (r1.status, ==, 0);
@@ -365,8 +338,8 @@ test_info (void)
   g_autofree char *base = example ("baseline.folded");
   g_autoptr(JsonParser) parser = json_parser_new ();
   g_autoptr(GError) error = NULL;
-  g_auto(Run) r = { 0 };
-  g_auto(Run) t = { 0 };
+  g_auto(FlameTestRun) r = { 0 };
+  g_auto(FlameTestRun) t = { 0 };
   JsonObject *root;
 
   run_cli (&r, "info", "--json", base, NULL);
@@ -395,9 +368,9 @@ test_thread_option (void)
   g_autofree char *worker = flame_test_corpus_path ("speedscope/sample/profiles/Chrome/66/worker.json");
   g_autoptr(JsonParser) parser = json_parser_new ();
   g_autoptr(GError) error = NULL;
-  g_auto(Run) all = { 0 };
-  g_auto(Run) one = { 0 };
-  g_auto(Run) none = { 0 };
+  g_auto(FlameTestRun) all = { 0 };
+  g_auto(FlameTestRun) one = { 0 };
+  g_auto(FlameTestRun) none = { 0 };
   JsonObject *b;
 
   if (worker == NULL)
