@@ -303,6 +303,7 @@ get_file (FlameSymCache *cache,
   g_autofree char *rooted = NULL;
   GStatBuf st;
   SymFile *f;
+  int fd = -1;    /* the vDSO's copy */
 
   /* NUL cannot be in either string: the key is unambiguous */
   if (root != NULL)
@@ -336,28 +337,17 @@ get_file (FlameSymCache *cache,
     }
   if (strcmp (path, FLAME_SAMPLER_VDSO_PATH) == 0)
     {
-      int fd = vdso_fd ();
-
-      f->dwfl = fd >= 0 ? dwfl_begin (&callbacks) : NULL;
-      if (f->dwfl != NULL)
-        {
-          dwfl_report_begin (f->dwfl);
-          f->mod = dwfl_report_elf (f->dwfl, path, path, fd, with_base ? base : 0, true);
-        }
-      else if (fd >= 0)
-        close (fd);
-      if (f->mod == NULL)
+      fd = vdso_fd ();
+      if (fd < 0)
         {
           f->error = g_strdup ("cannot read this kernel's vDSO: its functions stay unnamed");
-          g_clear_pointer (&f->dwfl, dwfl_end);
           return f;
         }
-      goto reported;
     }
   /* A FIFO or a device (a damaged or hostile spool can name one) would
    * block the open or the reads: only regular files are opened. What
    * does not exist is left to libdwfl, which says so. */
-  if (g_stat (rooted != NULL ? rooted : path, &st) == 0 && !S_ISREG (st.st_mode))
+  else if (g_stat (rooted != NULL ? rooted : path, &st) == 0 && !S_ISREG (st.st_mode))
     {
       f->error = g_strdup_printf ("cannot read %s: not a regular file; its functions stay unnamed",
                                   path);
@@ -365,18 +355,24 @@ get_file (FlameSymCache *cache,
     }
   f->dwfl = dwfl_begin (&callbacks);
   if (f->dwfl == NULL)
-    return f;
+    {
+      if (fd >= 0)
+        close (fd);
+      return f;
+    }
   dwfl_report_begin (f->dwfl);
-  f->mod = dwfl_report_elf (f->dwfl, path, rooted != NULL ? rooted : path, -1,
+  /* libdwfl owns @fd once this succeeds, not when it fails */
+  f->mod = dwfl_report_elf (f->dwfl, path, rooted != NULL ? rooted : path, fd,
                             with_base ? base : 0, true);
   if (f->mod == NULL)
     {
       f->error = g_strdup_printf ("cannot read %s: %s; its functions stay unnamed",
                                   path, dwfl_errmsg (-1));
+      if (fd >= 0)
+        close (fd);
       g_clear_pointer (&f->dwfl, dwfl_end);
       return f;
     }
-reported:
   dwfl_report_end (f->dwfl, NULL, NULL);
   dwfl_module_info (f->mod, NULL, &f->start, &f->end, NULL, NULL, NULL, NULL);
   {
