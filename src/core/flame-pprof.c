@@ -1091,8 +1091,13 @@ flame_pprof_legacy_load (FlameInput  *in,
           for (guint i = 0; i < samples->len; i++)
             {
               LegacySample *s = &g_array_index (samples, LegacySample, i);
-              guint64 *a = &g_array_index (addrs, guint64, s->first);
-              if (s->depth > 1 && a[1] == (guint64) found)
+              guint64 *a;
+
+              /* addrs->data is NULL while no sample has an address */
+              if (s->depth <= 1)
+                continue;
+              a = &g_array_index (addrs, guint64, s->first);
+              if (a[1] == (guint64) found)
                 {
                   memmove (a + 1, a + 2, (s->depth - 2) * sizeof (guint64));
                   s->depth--;
@@ -1102,8 +1107,12 @@ flame_pprof_legacy_load (FlameInput  *in,
       for (guint i = 0; i < samples->len; i++)
         {
           LegacySample *s = &g_array_index (samples, LegacySample, i);
-          guint64 *a = &g_array_index (addrs, guint64, s->first);
-          if (s->depth > 1 && a[0] == a[1] + 1)
+          guint64 *a;
+
+          if (s->depth <= 1)
+            continue;
+          a = &g_array_index (addrs, guint64, s->first);
+          if (a[0] == a[1] + 1)
             {
               memmove (a + 1, a + 2, (s->depth - 2) * sizeof (guint64));
               s->depth--;
