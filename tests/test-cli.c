@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "flame-input.h"
+#include "flame-test-locale.h"
 #include "flame-test-utils.h"
 
 /* flame_test_run_cli() with the arguments as a NULL-terminated list */
@@ -395,6 +396,7 @@ main (int    argc,
       char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  flame_test_set_locale ();
 
   g_test_add_func ("/cli/compare/text", test_text);
   g_test_add_func ("/cli/compare/exit-codes", test_exit_codes);

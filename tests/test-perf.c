@@ -15,6 +15,7 @@
 #include "flame-error.h"
 #include "flame-loader.h"
 #include "flame-perf.h"
+#include "flame-test-locale.h"
 #include "flame-test-utils.h"
 
 static const char *const modes[] = { "pid", "tid", "kernel", "jit", "all", "addrs" };
@@ -737,6 +738,30 @@ test_load_threads (void)
   g_assert_cmpint (flame_profile_get_unit (p), ==, FLAME_UNIT_SAMPLES);
 }
 
+/* Summed periods beyond 2^64 print as a C double in every locale:
+ * "3,6893488147419103e+19" would read back as 3 (tests/meson.build runs
+ * this under de_DE.UTF-8 too). */
+static void
+test_collapse_huge_weights (void)
+{
+  static const char script[] =
+    "app 1 [000] 1.000000: 18446744073709551615 cycles:\n"
+    "\t4005d0 main (/usr/bin/app)\n"
+    "\n"
+    "app 1 [000] 1.000001: 18446744073709551615 cycles:\n"
+    "\t4005d0 main (/usr/bin/app)\n"
+    "\n";
+  FlamePerfStats stats = { 0 };
+  g_autofree char *out = collapse ("huge.perf", script, sizeof script - 1, NULL, &stats);
+  const char *num = strrchr (out, ' ');
+  char *end;
+
+  g_assert_true (g_str_has_prefix (out, "app;main "));
+  g_assert_nonnull (num);
+  g_assert_cmpfloat (g_ascii_strtod (num + 1, &end), ==, 2 * 18446744073709551615.0);
+  g_assert_cmpstr (end, ==, "\n");
+}
+
 static void
 test_load_flags (void)
 {
@@ -983,10 +1008,12 @@ main (int    argc,
       char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  flame_test_set_locale ();
 
   if (!add_corpus_cases ())
     g_test_add_func ("/perf/collapse/corpus", test_corpus_absent);
   g_test_add_func ("/perf/collapse/weird-lines", test_weird_lines);
+  g_test_add_func ("/perf/collapse/huge-weights", test_collapse_huge_weights);
   g_test_add_func ("/perf/collapse/event-filter", test_event_filter);
   g_test_add_func ("/perf/collapse/event-filter-single-line", test_event_filter_single_line);
   g_test_add_func ("/perf/sniff/positive", test_sniff_positive);

@@ -23,6 +23,7 @@
 #include "flame-report.h"
 #include "flame-speedscope.h"
 #include "flame-test-gui.h"
+#include "flame-test-locale.h"
 
 static FlameApplication *app;
 static FlameWindow *window;
@@ -175,7 +176,8 @@ test_compare_example (void)
 {
   g_autoptr(FlameReport) report = NULL;
   g_autoptr(FlameDiff) diff = reference_diff (&report);
-  g_autofree char *totals = g_strdup_printf ("%.1f ms → %.1f ms",
+  /* as people read it: grouped thousands, the locale's decimal point */
+  g_autofree char *totals = g_strdup_printf ("%'.1f ms → %'.1f ms",
                                              flame_diff_get_total_ms (diff, 0),
                                              flame_diff_get_total_ms (diff, 1));
   g_autofree char *elided = g_strdup_printf ("Elided (%u)", flame_diff_get_elided_count (diff));
@@ -1049,10 +1051,6 @@ main (int   argc,
   data_home = g_dir_make_tmp ("flamediff-data-home-XXXXXX", NULL);
   g_setenv ("XDG_DATA_HOME", data_home, TRUE);
 
-  /* numbers in labels: no thousands separators to guess */
-  setlocale (LC_ALL, "C.UTF-8");
-  g_setenv ("LC_ALL", "C.UTF-8", TRUE);
-
   if (g_getenv ("DISPLAY") == NULL && g_getenv ("WAYLAND_DISPLAY") == NULL)
     {
       g_test_init (&argc, &argv, NULL);
@@ -1060,6 +1058,9 @@ main (int   argc,
       return g_test_run ();
     }
   gtk_test_init (&argc, &argv, NULL);
+  /* C.UTF-8, or the comma-decimal run's de_DE.UTF-8: no thousands
+   * separators to guess in either */
+  flame_test_set_locale ();
   window = flame_test_gui_start (&app, 1280, 800);
 
   g_test_add_func ("/window/empty-state", test_empty_state);

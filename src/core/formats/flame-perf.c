@@ -1297,7 +1297,12 @@ flame_perf_collapse (FlameInput              *in,
       if (w == (gdouble) (guint64) w)
         g_string_append_printf (out, " %" G_GUINT64_FORMAT "\n", (guint64) w);
       else
-        g_string_append_printf (out, " %.17g\n", w);
+        {
+          char num[G_ASCII_DTOSTR_BUF_SIZE];
+
+          /* folded is data: a '.' in every locale */
+          g_string_append_printf (out, " %s\n", g_ascii_dtostr (num, sizeof num, w));
+        }
     }
 
   g_free (entries);
