@@ -695,6 +695,38 @@ test_drop_two_files (void)
   remove_tree (dir);
 }
 
+/* Closing a window whose changes panel has a row selected: the panel's
+ * models outlive the window's dispose for a moment and must not call back
+ * into it (criticals are fatal under gtk_test_init) */
+static void
+test_close_with_selected_change (void)
+{
+  FlameWindow *other = flame_window_new (ADW_APPLICATION (app));
+  GtkWidget *weak = GTK_WIDGET (other);
+
+  g_object_add_weak_pointer (G_OBJECT (other), (gpointer *) &weak);
+  gtk_window_present (GTK_WINDOW (other));
+  flame_window_open_example (other);
+  wait_for_window (other);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (other->selection)), >, 2);
+  /* sorted by name, the selected row is not where it is unsorted: when
+   * the column view drops its columns (and so its sort), the selection
+   * moves and says so */
+  {
+    GListModel *columns = gtk_column_view_get_columns (other->changes_view);
+    g_autoptr(GtkColumnViewColumn) name = g_list_model_get_item (columns, 0);
+
+    gtk_column_view_sort_by_column (other->changes_view, name, GTK_SORT_DESCENDING);
+  }
+  gtk_single_selection_set_selected (other->selection, 1);
+  g_assert_nonnull (gtk_single_selection_get_selected_item (other->selection));
+  iterate_for (100);
+
+  gtk_window_close (GTK_WINDOW (other));
+  iterate_for (200);
+  g_assert_null (weak);
+}
+
 static void
 wait_for_exports (FlameWindow *self)
 {
@@ -1077,6 +1109,7 @@ main (int   argc,
   g_test_add_func ("/window/copy-summary", test_copy_summary);
   g_test_add_func ("/window/single-file", test_single_file);
   g_test_add_func ("/window/drop-two-files", test_drop_two_files);
+  g_test_add_func ("/window/close-with-selected-change", test_close_with_selected_change);
   g_test_add_func ("/window/export", test_export);
   g_test_add_func ("/window/recent", test_recent);
   g_test_add_func ("/window/file-changed-bar", test_file_changed_bar);

@@ -1764,6 +1764,15 @@ flame_window_dispose (GObject *object)
 {
   FlameWindow *self = FLAME_WINDOW (object);
 
+  /* The changes panel's models live until the column view lets them go
+   * in gtk_widget_dispose_template() below, and change as it drops its
+   * columns (and so its sort): the selection moves. Nothing of theirs
+   * may call back into a window half disposed. */
+  if (self->selection != NULL)
+    g_signal_handlers_disconnect_by_data (self->selection, self);
+  if (self->filter != NULL)
+    gtk_custom_filter_set_filter_func (self->filter, NULL, NULL, NULL);
+
   if (self->cancellable != NULL)
     g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
