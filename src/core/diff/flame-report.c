@@ -147,7 +147,7 @@ flame_report_new (FlameDiff                *diff,
       FlameDiffValues v;
       gdouble delta, abs_delta;
 
-      if (flame_frames_get (frames, f)->flags & FLAME_FRAME_THREAD)
+      if (flame_diff_is_thread_frame (diff, f))
         continue;
       if (tb[f] <= 0 && tc[f] <= 0)
         continue;
