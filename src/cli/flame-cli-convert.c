@@ -29,7 +29,8 @@ flame_cli_convert (int    argc,
     { "to", 't', 0, G_OPTION_ARG_STRING, &to, "Output format: folded or speedscope (default: from the -o name, else folded)", "FORMAT" },
     { "profile", 0, 0, G_OPTION_ARG_INT, &profile_index, "Load profile N of a file with several (speedscope), counting from 0", "N" },
     { "thread", 0, 0, G_OPTION_ARG_INT64, &thread, "Keep only thread TID (Chrome, Firefox)", "TID" },
-    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, "FILE" },
+    /* the parameter string of the context names FILE */
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, NULL },
     { NULL }
   };
   g_autoptr(GOptionContext) context = NULL;

@@ -20,7 +20,8 @@ flame_cli_info (int    argc,
   GOptionEntry entries[] = {
     { "json", 0, 0, G_OPTION_ARG_NONE, &as_json, "Print JSON", NULL },
     { "interval-ms", 0, 0, G_OPTION_ARG_STRING, &interval, "Sampling interval for files without timing (default 1)", "MS" },
-    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, "FILE" },
+    /* the parameter string of the context names FILE */
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, NULL },
     { NULL }
   };
   g_autoptr(GOptionContext) context = NULL;
@@ -168,8 +169,13 @@ flame_cli_info (int    argc,
           g_string_append_printf (out, "Total%s:   %.3f ms\n", label,
                                   flame_profile_get_total_ms (profile, c, default_interval));
         }
+      /* nothing is assumed for weights that are time or bytes */
       if (flame_profile_get_interval_ms (profile) > 0)
         g_string_append_printf (out, "Interval:  %g ms\n", flame_profile_get_interval_ms (profile));
+      else if (flame_profile_get_unit (profile) == FLAME_UNIT_NANOSECONDS)
+        g_string_append (out, "Interval:  none, the weights are time\n");
+      else if (flame_profile_get_unit (profile) == FLAME_UNIT_BYTES)
+        g_string_append (out, "Interval:  none, the weights are bytes\n");
       else
         g_string_append_printf (out, "Interval:  unknown (%g ms assumed)\n", default_interval);
       if (flame_profile_get_event (profile) != NULL)

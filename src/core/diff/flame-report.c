@@ -494,6 +494,29 @@ append_padded (GString    *out,
       g_string_append_c (out, ' ');
 }
 
+/* "1 regression, 2 improvements, 0 new, 1 removed" */
+static void
+append_summary (FlameReport *self,
+                GString     *out)
+{
+  guint r = self->counts[FLAME_STATUS_REGRESSION];
+  guint i = self->counts[FLAME_STATUS_IMPROVEMENT];
+
+  g_string_append_printf (out, g_dngettext (GETTEXT_PACKAGE, "%u regression", "%u regressions", r), r);
+  g_string_append (out, ", ");
+  g_string_append_printf (out, g_dngettext (GETTEXT_PACKAGE, "%u improvement", "%u improvements", i), i);
+  g_string_append_printf (out, ", %u new, %u removed",
+                          self->counts[FLAME_STATUS_NEW], self->counts[FLAME_STATUS_REMOVED]);
+}
+
+/* "(1 module)" */
+static void
+append_modules (GString *out,
+                guint    n)
+{
+  g_string_append_printf (out, g_dngettext (GETTEXT_PACKAGE, "%u module", "%u modules", n), n);
+}
+
 void
 flame_report_write_text (FlameReport *self,
                          GString     *out)
@@ -513,18 +536,19 @@ flame_report_write_text (FlameReport *self,
                           metric_name (self->options.metric),
                           g_ascii_formatd (buf, sizeof buf, "%g", self->options.threshold_pct),
                           g_ascii_formatd (buf2, sizeof buf2, "%g", self->options.min_abs_ms));
-  g_string_append_printf (out, "  Summary:       %u regressions, %u improvements, %u new, %u removed\n",
-                          self->counts[FLAME_STATUS_REGRESSION],
-                          self->counts[FLAME_STATUS_IMPROVEMENT],
-                          self->counts[FLAME_STATUS_NEW],
-                          self->counts[FLAME_STATUS_REMOVED]);
+  g_string_append (out, "  Summary:       ");
+  append_summary (self, out);
+  g_string_append_c (out, '\n');
   if (self->binaries != NULL)
     {
       guint n = flame_binaries_count_differences (self->binaries);
 
       if (n == 0)
-        g_string_append_printf (out, "  Binaries:      same build-ids (%u modules)\n",
-                                self->binaries->len);
+        {
+          g_string_append (out, "  Binaries:      same build-ids (");
+          append_modules (out, self->binaries->len);
+          g_string_append (out, ")\n");
+        }
       for (guint i = 0; i < n; i++)
         {
           g_autofree char *line = flame_binary_describe (g_ptr_array_index (self->binaries, i));
@@ -622,11 +646,9 @@ flame_report_write_markdown (FlameReport *self,
                           metric_name (self->options.metric),
                           g_ascii_formatd (buf, sizeof buf, "%g", self->options.threshold_pct),
                           g_ascii_formatd (buf2, sizeof buf2, "%g", self->options.min_abs_ms));
-  g_string_append_printf (out, "**Summary:** %u regressions, %u improvements, %u new, %u removed\n",
-                          self->counts[FLAME_STATUS_REGRESSION],
-                          self->counts[FLAME_STATUS_IMPROVEMENT],
-                          self->counts[FLAME_STATUS_NEW],
-                          self->counts[FLAME_STATUS_REMOVED]);
+  g_string_append (out, "**Summary:** ");
+  append_summary (self, out);
+  g_string_append_c (out, '\n');
   if (flame_diff_get_interval_assumed (diff, FLAME_DIFF_BASELINE) ||
       flame_diff_get_interval_assumed (diff, FLAME_DIFF_CURRENT))
     g_string_append_printf (out, "\n_A file carries no sampling interval: %s ms per sample assumed._\n",
@@ -638,7 +660,11 @@ flame_report_write_markdown (FlameReport *self,
 
       g_string_append (out, "\n### Binaries\n\n");
       if (n == 0)
-        g_string_append_printf (out, "Same build-ids in both runs (%u modules).\n", self->binaries->len);
+        {
+          g_string_append (out, "Same build-ids in both runs (");
+          append_modules (out, self->binaries->len);
+          g_string_append (out, ").\n");
+        }
       for (guint i = 0; i < n; i++)
         {
           g_autofree char *line = flame_binary_describe (g_ptr_array_index (self->binaries, i));
