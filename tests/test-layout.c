@@ -716,6 +716,36 @@ test_tooltip_text (void)
   g_assert_cmpstr (norm, ==, flame_test_decimal ("Baseline scaled ×1.00 to the current run (1.00 ms per sample assumed)"));
 }
 
+/* Only the baseline lacks an interval: the note gives the interval assumed
+ * for it, not the current run's own 10 ms */
+static void
+test_tooltip_assumed_interval (void)
+{
+  g_autoptr(FlameProfile) b = flame_profile_new (FLAME_FORMAT_FOLDED, 1);
+  g_autoptr(FlameProfile) c = flame_profile_new (FLAME_FORMAT_PERF_SCRIPT, 1);
+  g_autoptr(FlameDiff) diff = NULL;
+  g_autofree char *norm = NULL;
+  FlameDiffOptions opts;
+  guint32 fb, fc;
+
+  flame_profile_set_interval_ms (c, 10.0);
+  fb = flame_profile_intern_frame (b, "work", 4, NULL, 0, 0, 0);
+  fc = flame_profile_intern_frame (c, "work", 4, NULL, 0, 0, 0);
+  flame_profile_add_stack (b, 0, &fb, 1, 2);
+  flame_profile_add_samples (b, 0, 2);
+  flame_profile_add_stack (c, 0, &fc, 1, 3);
+  flame_profile_add_samples (c, 0, 3);
+  flame_profile_finish (b);
+  flame_profile_finish (c);
+  flame_diff_options_init (&opts);
+  diff = flame_diff_new (b, c, &opts, NULL, NULL);
+  g_assert_nonnull (diff);
+  g_assert_true (flame_diff_get_interval_assumed (diff, FLAME_DIFF_BASELINE));
+  g_assert_false (flame_diff_get_interval_assumed (diff, FLAME_DIFF_CURRENT));
+  norm = flame_normalization_text (diff);
+  g_assert_true (g_str_has_suffix (norm, flame_test_decimal (" (1.00 ms per sample assumed)")));
+}
+
 static void
 test_tooltip_file_line (void)
 {
@@ -781,6 +811,7 @@ main (int    argc,
   g_test_add_func ("/tooltip/format", test_tooltip_format);
   g_test_add_func ("/tooltip/text", test_tooltip_text);
   g_test_add_func ("/tooltip/file-line", test_tooltip_file_line);
+  g_test_add_func ("/tooltip/assumed-interval", test_tooltip_assumed_interval);
 
   return g_test_run ();
 }

@@ -381,7 +381,10 @@ update_summary (FlameWindow *self)
       if (flame_diff_get_interval_assumed (diff, FLAME_DIFF_BASELINE) ||
           flame_diff_get_interval_assumed (diff, FLAME_DIFF_CURRENT))
         {
-          g_autofree char *ms = g_strdup_printf ("%g", flame_diff_get_interval_ms (diff, FLAME_DIFF_CURRENT));
+          /* the interval assumed, not the other side's own */
+          guint side = flame_diff_get_interval_assumed (diff, FLAME_DIFF_CURRENT)
+                       ? FLAME_DIFF_CURRENT : FLAME_DIFF_BASELINE;
+          g_autofree char *ms = g_strdup_printf ("%g", flame_diff_get_interval_ms (diff, side));
 
           g_string_append (scale, " · ");
           g_string_append_printf (scale, _("%s ms per sample assumed (the files carry no timing)"), ms);

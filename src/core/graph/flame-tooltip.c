@@ -142,7 +142,10 @@ flame_normalization_text (FlameDiff *diff)
   if (flame_diff_get_interval_assumed (diff, FLAME_DIFF_BASELINE) ||
       flame_diff_get_interval_assumed (diff, FLAME_DIFF_CURRENT))
     {
-      g_autofree char *ms = flame_format_fixed (flame_diff_get_interval_ms (diff, FLAME_DIFF_CURRENT), 2);
+      /* the interval assumed, not the other side's own */
+      guint side = flame_diff_get_interval_assumed (diff, FLAME_DIFF_CURRENT)
+                   ? FLAME_DIFF_CURRENT : FLAME_DIFF_BASELINE;
+      g_autofree char *ms = flame_format_fixed (flame_diff_get_interval_ms (diff, side), 2);
       g_string_append_printf (out, " (%s ms per sample assumed)", ms);
     }
   return g_string_free (out, FALSE);
