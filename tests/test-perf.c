@@ -762,6 +762,7 @@ test_collapse_huge_weights (void)
   g_assert_nonnull (num);
   g_assert_cmpfloat (g_ascii_strtod (num + 1, &end), ==, 2 * 18446744073709551615.0);
   g_assert_cmpstr (end, ==, "\n");
+  flame_perf_stats_clear (&stats);
 }
 
 static void
