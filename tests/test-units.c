@@ -1,0 +1,247 @@
+/* test-units.c: what a profile measures (time, bytes, counts) carried from
+ * the loaders through the diff to every output, and the refusal to compare
+ * different things. Real Go profiles from tests/data/go (README.md there).
+ *
+ * Copyright 2026 The Flamediff developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "config.h"
+
+#include <gio/gio.h>
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+#include <string.h>
+
+#include "flame-diff.h"
+#include "flame-error.h"
+#include "flame-loader.h"
+#include "flame-report.h"
+#include "flame-test-utils.h"
+
+static void
+run_cli (FlameTestRun *r, ...)
+{
+  g_autoptr(GPtrArray) args = g_ptr_array_new ();
+  const char *arg;
+  va_list ap;
+
+  va_start (ap, r);
+  while ((arg = va_arg (ap, const char *)) != NULL)
+    g_ptr_array_add (args, (char *) arg);
+  va_end (ap);
+  g_ptr_array_add (args, NULL);
+  flame_test_run_cli (r, (const char * const *) args->pdata);
+}
+
+static char *
+go_file (const char *name)
+{
+  return g_test_build_filename (G_TEST_DIST, "data", "go", name, NULL);
+}
+
+static JsonObject *
+parse_object (JsonParser *parser,
+              const char *text)
+{
+  g_autoptr(GError) error = NULL;
+
+  json_parser_load_from_data (parser, text, -1, &error);
+  g_assert_no_error (error);
+  return json_node_get_object (json_parser_get_root (parser));
+}
+
+static FlameProfile *
+load (const char *path,
+      const char *sample_type)
+{
+  FlameLoadOptions options = FLAME_LOAD_OPTIONS_DEFAULT;
+  g_autoptr(GError) error = NULL;
+  FlameProfile *p;
+
+  options.sample_type = sample_type;
+  p = flame_load_file_full (path, &options, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  return p;
+}
+
+/* pprof's default is the last sample type (inuse_space); every other one
+ * can be chosen, with the totals `go tool pprof` prints */
+static void
+test_pprof_sample_types (void)
+{
+  static const struct { const char *type; FlameUnit unit; FlameQuantity q; gdouble total; } cases[] = {
+    { NULL,                FLAME_UNIT_BYTES, FLAME_QUANTITY_BYTES, 78008844 },
+    { "inuse_space",       FLAME_UNIT_BYTES, FLAME_QUANTITY_BYTES, 78008844 },
+    { "alloc_space/bytes", FLAME_UNIT_BYTES, FLAME_QUANTITY_BYTES, 82383495 },
+    { "alloc_objects",     FLAME_UNIT_COUNT, FLAME_QUANTITY_COUNT, 20305 },
+    { "inuse_objects",     FLAME_UNIT_COUNT, FLAME_QUANTITY_COUNT, 20186 },
+  };
+  g_autofree char *heap = go_file ("go-heap.pb.gz");
+  g_autofree char *cpu = go_file ("go-cpu.pb.gz");
+  g_autoptr(FlameProfile) c = load (cpu, NULL);
+  g_autoptr(GError) error = NULL;
+  FlameLoadOptions options = FLAME_LOAD_OPTIONS_DEFAULT;
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(FlameProfile) p = load (heap, cases[i].type);
+
+      g_assert_cmpint (flame_profile_get_unit (p), ==, cases[i].unit);
+      g_assert_cmpint (flame_profile_get_quantity (p), ==, cases[i].q);
+      g_assert_cmpfloat (flame_profile_get_total_ms (p, 0, 1), ==, cases[i].total);
+      g_assert_cmpfloat (flame_profile_get_effective_interval_ms (p, 0, 1, NULL), ==, 0);
+    }
+
+  g_assert_cmpint (flame_profile_get_quantity (c), ==, FLAME_QUANTITY_TIME);
+  g_assert_cmpstr (flame_profile_get_sample_type (c), ==, "cpu/nanoseconds");
+  g_assert_cmpfloat (flame_profile_get_total_ms (c, 0, 1), ==, 210);
+
+  options.sample_type = "alloc_space/count";
+  g_assert_null (flame_load_file_full (heap, &options, NULL, NULL, NULL, &error));
+  g_assert_error (error, FLAME_ERROR, FLAME_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "alloc_space/bytes, inuse_objects/count"));
+}
+
+/* bytes against time, one sample type against another, cycles against
+ * instructions: refused, and the message says which two things */
+static void
+test_refuse_different (void)
+{
+  g_autofree char *heap = go_file ("go-heap.pb.gz");
+  g_autofree char *cpu = go_file ("go-cpu.pb.gz");
+  g_autoptr(FlameProfile) inuse = load (heap, NULL);
+  g_autoptr(FlameProfile) alloc = load (heap, "alloc_space");
+  g_autoptr(FlameProfile) time = load (cpu, NULL);
+  g_autoptr(FlameProfile) again = load (heap, NULL);
+  g_autoptr(FlameDiff) same = NULL;
+  const char *const stacks[] = { "main;work", NULL };
+  g_autoptr(FlameProfile) cycles = flame_test_profile (stacks);
+  g_autoptr(FlameProfile) instructions = flame_test_profile (stacks);
+  g_autoptr(FlameProfile) cycles_u = flame_test_profile (stacks);
+  g_autoptr(FlameDiff) modifiers = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_null (flame_diff_new (time, inuse, NULL, NULL, &error));
+  g_assert_error (error, FLAME_ERROR, FLAME_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "different units"));
+  g_assert_nonnull (strstr (error->message, "measures time (sample type cpu/nanoseconds)"));
+  g_assert_nonnull (strstr (error->message, "measures memory (sample type inuse_space/bytes)"));
+  g_clear_error (&error);
+
+  g_assert_null (flame_diff_new (alloc, inuse, NULL, NULL, &error));
+  g_assert_error (error, FLAME_ERROR, FLAME_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "different sample types"));
+  g_assert_nonnull (strstr (error->message, "alloc_space/bytes"));
+  g_clear_error (&error);
+
+  flame_profile_set_event (cycles, "cycles");
+  flame_profile_set_event (instructions, "instructions");
+  flame_profile_set_event (cycles_u, "cycles:u");
+  g_assert_null (flame_diff_new (cycles, instructions, NULL, NULL, &error));
+  g_assert_error (error, FLAME_ERROR, FLAME_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "different events"));
+  g_assert_nonnull (strstr (error->message, "event instructions"));
+  g_clear_error (&error);
+
+  /* the same event with other perf modifiers, and the same sample type */
+  modifiers = flame_diff_new (cycles, cycles_u, NULL, NULL, &error);
+  g_assert_no_error (error);
+  same = flame_diff_new (inuse, again, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (flame_diff_get_quantity (same), ==, FLAME_QUANTITY_BYTES);
+  g_assert_cmpfloat (flame_diff_get_total_ms (same, FLAME_DIFF_CURRENT), ==, 78008844);
+}
+
+static void
+test_cli_info_units (void)
+{
+  g_autofree char *heap = go_file ("go-heap.pb.gz");
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_auto(FlameTestRun) t = { 0 };
+  g_auto(FlameTestRun) j = { 0 };
+  g_auto(FlameTestRun) o = { 0 };
+  g_auto(FlameTestRun) bad = { 0 };
+  JsonObject *root;
+
+  run_cli (&t, "info", heap, NULL);
+  g_assert_cmpint (t.status, ==, 0);
+  g_assert_nonnull (strstr (t.out, "Total:   74.40 MiB (78008844 bytes)\n"));
+  g_assert_nonnull (strstr (t.out, "Unit:      bytes (memory)\n"));
+  g_assert_nonnull (strstr (t.out, "Sample type: inuse_space/bytes\n"));
+  g_assert_null (strstr (t.out, " ms"));
+
+  run_cli (&j, "info", "--json", "--sample-type", "alloc_objects", heap, NULL);
+  g_assert_cmpint (j.status, ==, 0);
+  root = parse_object (parser, j.out);
+  g_assert_cmpstr (json_object_get_string_member (root, "unit"), ==, "count");
+  g_assert_cmpstr (json_object_get_string_member (root, "sample_type"), ==, "alloc_objects/count");
+  g_assert_cmpfloat (json_object_get_double_member (root, "total"), ==, 20305);
+  g_assert_false (json_object_has_member (root, "total_ms"));
+
+  run_cli (&o, "info", "--json", "--sample-type", "alloc_space", heap, NULL);
+  g_assert_cmpint (o.status, ==, 0);
+  root = parse_object (parser, o.out);
+  g_assert_cmpfloat (json_object_get_double_member (root, "total"), ==, 82383495);
+
+  run_cli (&bad, "info", "--sample-type", "cpu", heap, NULL);
+  g_assert_cmpint (bad.status, ==, 1);
+  g_assert_nonnull (strstr (bad.err, "no sample type “cpu”"));
+}
+
+static void
+test_cli_compare_refuses (void)
+{
+  g_autofree char *heap = go_file ("go-heap.pb.gz");
+  g_autofree char *cpu = go_file ("go-cpu.pb.gz");
+  g_auto(FlameTestRun) r = { 0 };
+
+  run_cli (&r, "compare", cpu, heap, NULL);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_cmpstr (r.out, ==, "");
+  g_assert_nonnull (strstr (r.err, "cannot compare profiles of different units"));
+  g_assert_nonnull (strstr (r.err, "measures time"));
+  g_assert_nonnull (strstr (r.err, "measures memory"));
+}
+
+/* A file whose weights are time but that names no interval (speedscope
+ * "seconds", as py-spy writes them): info and compare derive the same
+ * interval, the mean weight of a sample */
+static void
+test_interval_agrees (void)
+{
+  g_autofree char *path = flame_test_corpus_path ("speedscope/sample/profiles/speedscope/0.1.2/simple-sampled.speedscope.json");
+  g_autoptr(JsonParser) pi = json_parser_new ();
+  g_autoptr(JsonParser) pc = json_parser_new ();
+  g_auto(FlameTestRun) i = { 0 };
+  g_auto(FlameTestRun) t = { 0 };
+  g_auto(FlameTestRun) c = { 0 };
+  JsonObject *info, *cmp;
+
+  if (path == NULL)
+    return;
+  run_cli (&i, "info", "--json", path, NULL);
+  run_cli (&t, "info", path, NULL);
+  run_cli (&c, "compare", "--format", "json", path, path, NULL);
+  g_assert_cmpint (i.status, ==, 0);
+  g_assert_cmpint (c.status, ==, 0);
+  info = parse_object (pi, i.out);
+  cmp = json_object_get_object_member (parse_object (pc, c.out), "baseline");
+  /* 14 s in 5 samples */
+  g_assert_cmpfloat (json_object_get_double_member (info, "interval_ms"), ==, 2800);
+  g_assert_cmpfloat (json_object_get_double_member (cmp, "interval_ms"), ==, 2800);
+  g_assert_false (json_object_get_boolean_member (cmp, "interval_assumed"));
+  g_assert_nonnull (strstr (t.out, "Interval:  2800 ms\n"));
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/units/pprof-sample-types", test_pprof_sample_types);
+  g_test_add_func ("/units/refuse-different", test_refuse_different);
+  g_test_add_func ("/units/cli-info", test_cli_info_units);
+  g_test_add_func ("/units/cli-compare-refuses", test_cli_compare_refuses);
+  g_test_add_func ("/units/interval-agrees", test_interval_agrees);
+  return g_test_run ();
+}
