@@ -233,6 +233,157 @@ test_interval_agrees (void)
   g_assert_nonnull (strstr (t.out, "Interval:  2800 ms\n"));
 }
 
+/* Two heap profiles of the same program: every output speaks bytes */
+static void
+test_report_bytes (void)
+{
+  g_autofree char *a = go_file ("go-heap.pb.gz");
+  g_autofree char *b = go_file ("go-heap-more.pb.gz");
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_auto(FlameTestRun) t = { 0 };
+  g_auto(FlameTestRun) j = { 0 };
+  g_auto(FlameTestRun) m = { 0 };
+  JsonObject *root, *fn = NULL;
+  JsonArray *functions;
+
+  run_cli (&t, "compare", "--normalize", "none", a, b, NULL);
+  g_assert_cmpint (t.status, ==, 0);
+  g_assert_nonnull (strstr (t.out, "  Total:         74.40 MiB → 93.65 MiB (+19.26 MiB, +25.9%)\n"));
+  g_assert_nonnull (strstr (t.out, "sample type inuse_space/bytes"));
+  g_assert_nonnull (strstr (t.out, "Metric:        self memory; thresholds ±5% and 0 B"));
+  g_assert_nonnull (strstr (t.out, "main.allocSmall"));
+  g_assert_nonnull (strstr (t.out, "10.38 MiB 30.63 MiB +20.25 MiB +195.1%"));
+  g_assert_null (strstr (t.out, " ms"));
+
+  run_cli (&m, "compare", "--normalize", "none", "--format", "markdown", a, b, NULL);
+  g_assert_nonnull (strstr (m.out, "**Total:** 74.40 MiB → 93.65 MiB"));
+  g_assert_nonnull (strstr (m.out, "| Function | File | Baseline | Current | Δ | Δ % |"));
+  g_assert_null (strstr (m.out, " ms"));
+
+  run_cli (&j, "compare", "--normalize", "none", "--format", "json", a, b, NULL);
+  g_assert_cmpint (j.status, ==, 0);
+  root = parse_object (parser, j.out);
+  g_assert_cmpint (json_object_get_int_member (root, "schema_version"), ==, 2);
+  g_assert_cmpstr (json_object_get_string_member (root, "unit"), ==, "bytes");
+  g_assert_cmpfloat (json_object_get_double_member (json_object_get_object_member (root, "baseline"), "total"), ==, 78008844);
+  g_assert_cmpfloat (json_object_get_double_member (json_object_get_object_member (root, "current"), "total"), ==, 98201363);
+  g_assert_null (strstr (j.out, "_ms\""));
+  functions = json_object_get_array_member (root, "functions");
+  for (guint i = 0; i < json_array_get_length (functions); i++)
+    if (g_strcmp0 (json_object_get_string_member (json_array_get_object_element (functions, i), "name"),
+                   "main.allocSmall") == 0)
+      fn = json_array_get_object_element (functions, i);
+  g_assert_nonnull (fn);
+  /* as go tool pprof -sample_index=inuse_space -top prints them */
+  g_assert_cmpfloat (json_object_get_double_member (fn, "baseline_self"), ==, 10886199);
+  g_assert_cmpfloat (json_object_get_double_member (fn, "current_self"), ==, 32122987);
+  g_assert_cmpstr (json_object_get_string_member (fn, "status"), ==, "regression");
+}
+
+static char *
+write_folded (const char *dir,
+              const char *name,
+              const char *text)
+{
+  g_autoptr(GError) error = NULL;
+  char *path = g_build_filename (dir, name, NULL);
+
+  g_file_set_contents (path, text, -1, &error);
+  g_assert_no_error (error);
+  return path;
+}
+
+/* A new function costing 125 ms, 6 % of the run, fails the gate at 10 %
+ * and 50 ms; --ignore-new and a higher --min-abs-ms let it pass */
+static void
+test_gate_new_function (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("flamediff-gate-XXXXXX", &error);
+  g_autofree char *base = write_folded (dir, "base.folded", "main;work 1875\n");
+  g_autofree char *cur = write_folded (dir, "cur.folded", "main;work 1875\nmain;fresh 125\n");
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_auto(FlameTestRun) r = { 0 };
+  g_auto(FlameTestRun) i = { 0 };
+  g_auto(FlameTestRun) h = { 0 };
+  g_auto(FlameTestRun) p = { 0 };
+  g_auto(FlameTestRun) j = { 0 };
+  g_auto(FlameTestRun) help = { 0 };
+  JsonObject *root;
+
+  run_cli (&r, "compare", "--fail-on-regression", "--threshold-pct", "10", "--min-abs-ms", "50",
+           "--normalize", "none", base, cur, NULL);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "1 function beyond the thresholds (0 regressed, 1 new)"));
+  g_assert_nonnull (strstr (r.out, "Gate:          1 function fails --fail-on-regression (0 regressed, 1 new beyond the thresholds)"));
+
+  /* also under total-scaling, where work looks 6 % faster */
+  run_cli (&p, "compare", "--fail-on-regression", "--threshold-pct", "10", "--min-abs-ms", "50",
+           "--normalize", "total", base, cur, NULL);
+  g_assert_cmpint (p.status, ==, 2);
+
+  run_cli (&i, "compare", "--fail-on-regression", "--threshold-pct", "10", "--min-abs-ms", "50",
+           "--ignore-new", base, cur, NULL);
+  g_assert_cmpint (i.status, ==, 0);
+  g_assert_nonnull (strstr (i.out, "; new functions ignored"));
+
+  run_cli (&h, "compare", "--fail-on-regression", "--threshold-pct", "10", "--min-abs-ms", "200",
+           base, cur, NULL);
+  g_assert_cmpint (h.status, ==, 0);
+
+  run_cli (&j, "compare", "--format", "json", "--threshold-pct", "10", "--min-abs-ms", "50",
+           "--ignore-new", base, cur, NULL);
+  root = parse_object (parser, j.out);
+  g_assert_true (json_object_get_boolean_member (json_object_get_object_member (root, "thresholds"), "ignore_new"));
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (root, "summary"), "gate_failures"), ==, 0);
+
+  run_cli (&help, "compare", "--help", NULL);
+  g_assert_nonnull (strstr (help.out, "--ignore-new"));
+  g_assert_nonnull (strstr (help.out, "or a new function is beyond them"));
+
+  g_unlink (base);
+  g_unlink (cur);
+  g_rmdir (dir);
+}
+
+/* New hotspots rank by total: a new caller whose time is all in its
+ * callees comes first with its total, not last with "0.00" */
+static void
+test_new_by_total (void)
+{
+  const char *const base_stacks[] = { "main;old", NULL };
+  const char *const cur_stacks[] = {
+    "main;old", "main;wrapper;leaf", "main;wrapper;leaf", "main;wrapper;leaf", "main;small", NULL
+  };
+  g_autoptr(FlameProfile) base = flame_test_profile (base_stacks);
+  g_autoptr(FlameProfile) cur = flame_test_profile (cur_stacks);
+  g_autoptr(FlameDiff) diff = NULL;
+  g_autoptr(FlameReport) report = NULL;
+  g_autoptr(GString) out = g_string_new (NULL);
+  g_autoptr(GError) error = NULL;
+  FlameDiffOptions dopts;
+  const char *section, *wrapper, *leaf, *small;
+
+  flame_diff_options_init (&dopts);
+  dopts.normalize = FLAME_NORMALIZE_NONE;
+  diff = flame_diff_new (base, cur, &dopts, NULL, &error);
+  g_assert_no_error (error);
+  report = flame_report_new (diff, NULL);
+  flame_report_write_text (report, out);
+  section = strstr (out->str, "New hotspots (by total time)\n");
+  g_assert_nonnull (section);
+  wrapper = strstr (section, "wrapper");
+  leaf = strstr (section, "leaf");
+  small = strstr (section, "small");
+  g_assert_nonnull (wrapper);
+  g_assert_nonnull (small);
+  g_assert_true (wrapper < small && leaf < small);
+  g_assert_null (strstr (section, "0.00 ms"));
+  /* wrapper's row shows its 3 ms total, not its 0 self */
+  g_assert_true (g_regex_match_simple ("wrapper +— +0\\.00 +3\\.00 +\\+3\\.00 +\\+100\\.0%", section, 0, 0));
+  g_assert_nonnull (strstr (out->str, "Removed hotspots (by total time)"));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -243,5 +394,8 @@ main (int    argc,
   g_test_add_func ("/units/cli-info", test_cli_info_units);
   g_test_add_func ("/units/cli-compare-refuses", test_cli_compare_refuses);
   g_test_add_func ("/units/interval-agrees", test_interval_agrees);
+  g_test_add_func ("/units/report-bytes", test_report_bytes);
+  g_test_add_func ("/gate/new-function", test_gate_new_function);
+  g_test_add_func ("/gate/new-by-total", test_new_by_total);
   return g_test_run ();
 }

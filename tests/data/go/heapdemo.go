@@ -1,4 +1,5 @@
-// Makes a Go heap profile and a CPU profile of the same small program.
+// Makes a Go heap profile and a CPU profile of the same small program;
+// "more-small" as third argument triples the small allocations.
 package main
 
 import (
@@ -15,8 +16,8 @@ func allocBig() {
 	}
 }
 
-func allocSmall() {
-	for i := 0; i < 20000; i++ {
+func allocSmall(n int) {
+	for i := 0; i < n; i++ {
 		keep = append(keep, make([]byte, 512))
 	}
 }
@@ -34,7 +35,11 @@ func main() {
 	cpu, _ := os.Create(os.Args[2])
 	pprof.StartCPUProfile(cpu)
 	allocBig()
-	allocSmall()
+	if len(os.Args) > 3 && os.Args[3] == "more-small" {
+		allocSmall(60000)
+	} else {
+		allocSmall(20000)
+	}
 	spin(300000000)
 	pprof.StopCPUProfile()
 	cpu.Close()
