@@ -723,7 +723,9 @@ test_self_compare (void)
 
   g_assert_cmpuint (flame_diff_get_source_column (diff, FLAME_DIFF_CURRENT), ==, 0);
   flame_diff_write_folded (diff, out);
-  g_assert_cmpstr (out->str, ==, "main;a 2 2\nmain;b 1 1\n");
+  /* sample counts, and the interval the profile names */
+  g_assert_cmpstr (out->str, ==, "# flamediff-folded unit=samples interval_ms=1\n"
+                                 "main;a 2 2\nmain;b 1 1\n");
   g_assert_cmpuint (flame_report_count (report, FLAME_STATUS_UNCHANGED), ==, 3);
 }
 

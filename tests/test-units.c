@@ -384,6 +384,155 @@ test_new_by_total (void)
   g_assert_nonnull (strstr (out->str, "Removed hotspots (by total time)"));
 }
 
+static JsonObject *
+info_json (JsonParser *parser,
+           const char *path)
+{
+  g_auto(FlameTestRun) r = { 0 };
+  const char *args[] = { "info", "--json", path, NULL };
+  JsonObject *o;
+
+  flame_test_run_cli (&r, args);
+  g_assert_cmpint (r.status, ==, 0);
+  o = parse_object (parser, r.out);
+  return o;
+}
+
+/* `convert` to folded reads back to the same unit, totals, samples and
+ * interval: real pprof (CPU, heap), speedscope with time weights */
+static void
+test_convert_roundtrip (void)
+{
+  g_autofree char *speedscope = flame_test_corpus_path ("speedscope/sample/profiles/speedscope/0.1.2/simple-sampled.speedscope.json");
+  g_autofree char *sample_cpu = flame_test_corpus_path ("pprof/internal/report/testdata/sample.cpu");
+  g_autofree char *heap = go_file ("go-heap.pb.gz");
+  g_autofree char *cpu = go_file ("go-cpu.pb.gz");
+  const char *files[] = { heap, cpu, speedscope, sample_cpu };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("flamediff-units-XXXXXX", &error);
+  g_autofree char *out = g_build_filename (dir, "out.folded", NULL);
+
+  g_assert_no_error (error);
+  for (guint i = 0; i < G_N_ELEMENTS (files); i++)
+    {
+      g_autoptr(JsonParser) pa = json_parser_new ();
+      g_autoptr(JsonParser) pb = json_parser_new ();
+      g_auto(FlameTestRun) r = { 0 };
+      const char *args[] = { "convert", "-o", out, files[i], NULL };
+      JsonObject *a, *b;
+
+      if (files[i] == NULL)
+        continue;  /* corpus absent: skipped visibly above */
+      flame_test_run_cli (&r, args);
+      g_assert_cmpint (r.status, ==, 0);
+      a = info_json (pa, files[i]);
+      b = info_json (pb, out);
+      g_assert_cmpstr (json_object_get_string_member (b, "format"), ==, "folded");
+      g_assert_cmpstr (json_object_get_string_member (a, "unit"), ==,
+                       json_object_get_string_member (b, "unit"));
+      g_assert_cmpfloat_with_epsilon (json_object_get_double_member (a, "total"),
+                                      json_object_get_double_member (b, "total"),
+                                      1e-9 * json_object_get_double_member (a, "total"));
+      g_assert_cmpfloat (json_object_get_double_member (a, "samples"), ==,
+                         json_object_get_double_member (b, "samples"));
+      if (json_object_get_null_member (a, "interval_ms"))
+        g_assert_true (json_object_get_null_member (b, "interval_ms"));
+      else
+        g_assert_cmpfloat_with_epsilon (json_object_get_double_member (a, "interval_ms"),
+                                        json_object_get_double_member (b, "interval_ms"), 1e-9);
+      if (json_object_has_member (a, "sample_type"))
+        g_assert_cmpstr (json_object_get_string_member (a, "sample_type"), ==,
+                         json_object_get_string_member (b, "sample_type"));
+    }
+  g_unlink (out);
+  g_rmdir (dir);
+}
+
+/* compare --format folded: the 3-column file compares to the same totals */
+static void
+test_compare_folded_roundtrip (void)
+{
+  g_autofree char *a = go_file ("go-heap.pb.gz");
+  g_autofree char *b = go_file ("go-heap-more.pb.gz");
+  g_autofree char *cpu = go_file ("go-cpu.pb.gz");
+  g_autofree char *speedscope = flame_test_corpus_path ("speedscope/sample/profiles/speedscope/0.1.2/simple-sampled.speedscope.json");
+  const char *pairs[][2] = { { a, b }, { cpu, cpu }, { speedscope, speedscope } };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("flamediff-units-XXXXXX", &error);
+  g_autofree char *out = g_build_filename (dir, "pair.folded", NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (pairs); i++)
+    {
+      g_autoptr(JsonParser) p1 = json_parser_new ();
+      g_autoptr(JsonParser) p2 = json_parser_new ();
+      g_auto(FlameTestRun) f = { 0 };
+      g_auto(FlameTestRun) j1 = { 0 };
+      g_auto(FlameTestRun) j2 = { 0 };
+      JsonObject *r1, *r2;
+
+      if (pairs[i][0] == NULL)
+        continue;
+      run_cli (&f, "compare", "--normalize", "none", "--format", "folded", "-o", out,
+               pairs[i][0], pairs[i][1], NULL);
+      g_assert_cmpint (f.status, ==, 0);
+      run_cli (&j1, "compare", "--normalize", "none", "--format", "json", pairs[i][0], pairs[i][1], NULL);
+      run_cli (&j2, "compare", "--normalize", "none", "--format", "json", out, NULL);
+      g_assert_cmpint (j2.status, ==, 0);
+      r1 = parse_object (p1, j1.out);
+      r2 = parse_object (p2, j2.out);
+      g_assert_cmpstr (json_object_get_string_member (r1, "unit"), ==,
+                       json_object_get_string_member (r2, "unit"));
+      for (guint side = 0; side < 2; side++)
+        {
+          const char *key = side ? "current" : "baseline";
+          JsonObject *s1 = json_object_get_object_member (r1, key);
+          JsonObject *s2 = json_object_get_object_member (r2, key);
+
+          g_assert_cmpfloat_with_epsilon (json_object_get_double_member (s1, "total"),
+                                          json_object_get_double_member (s2, "total"),
+                                          1e-9 * json_object_get_double_member (s1, "total"));
+          g_assert_cmpfloat (json_object_get_double_member (s1, "samples"), ==,
+                             json_object_get_double_member (s2, "samples"));
+        }
+    }
+  g_unlink (out);
+  g_rmdir (dir);
+}
+
+/* Samples without a stack (pprof samples with no location) are part of
+ * the total: convert keeps them as "[no stack]" */
+static void
+test_convert_empty_stack (void)
+{
+  const char *const stacks[] = { "main;work", NULL };
+  g_autoptr(FlameProfile) p = flame_test_profile (stacks);
+  g_autoptr(FlameProfile) q = NULL;
+  g_autoptr(GString) out = g_string_new (NULL);
+  g_autoptr(GBytes) bytes = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlameProfile) e = flame_profile_new (FLAME_FORMAT_PPROF, 1);
+  guint32 ids[2];
+
+  /* a profile as the pprof loader builds it: 3 ms of stacks, 2 without */
+  flame_profile_set_unit (e, FLAME_UNIT_NANOSECONDS);
+  ids[0] = flame_profile_intern_frame (e, "main", 4, NULL, 0, 0, 0);
+  ids[1] = flame_profile_intern_frame (e, "work", 4, NULL, 0, 0, 0);
+  flame_profile_add_stack (e, 0, ids, 2, 3e6);
+  flame_profile_add_stack (e, 0, NULL, 0, 2e6);
+  flame_profile_add_samples (e, 0, 5);
+  flame_profile_finish (e);
+
+  flame_profile_write_folded (e, out);
+  g_assert_nonnull (strstr (out->str, "\n[no stack] 2\n"));
+  bytes = g_bytes_new (out->str, out->len);
+  q = flame_load_bytes ("e.folded", bytes, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpfloat (flame_profile_get_total_ms (q, 0, 1), ==, 5);
+  g_assert_cmpfloat (flame_profile_get_total_ms (e, 0, 1), ==, 5);
+  g_assert_cmpfloat (flame_profile_get_samples (q, 0), ==, 5);
+  (void) p;
+}
+
 int
 main (int    argc,
       char **argv)
@@ -395,6 +544,9 @@ main (int    argc,
   g_test_add_func ("/units/cli-compare-refuses", test_cli_compare_refuses);
   g_test_add_func ("/units/interval-agrees", test_interval_agrees);
   g_test_add_func ("/units/report-bytes", test_report_bytes);
+  g_test_add_func ("/units/convert-roundtrip", test_convert_roundtrip);
+  g_test_add_func ("/units/compare-folded-roundtrip", test_compare_folded_roundtrip);
+  g_test_add_func ("/units/convert-empty-stack", test_convert_empty_stack);
   g_test_add_func ("/gate/new-function", test_gate_new_function);
   g_test_add_func ("/gate/new-by-total", test_new_by_total);
   return g_test_run ();

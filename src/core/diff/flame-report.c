@@ -1045,17 +1045,49 @@ compare_lines (const void *a,
   return strcmp (*(char * const *) a, *(char * const *) b);
 }
 
-/**
- * flame_diff_write_folded:
- *
- * Writes every stack of either profile as `stack before after`
- * (difffolded.pl's convention), lines sorted. Counts are in the units of
- * the input files: the baseline in its own units when not normalising,
- * else scaled into the current profile's units.
- */
+/* Folded output carries what its numbers are on a first comment line
+ * that flame_folded_load() reads back (docs/formats.md, Folded stacks):
+ * "# flamediff-folded unit=ms samples=120,130 interval_ms=10 event=cycles"
+ * (and sample_type=inuse_space/bytes for pprof).
+ * Plain sample counts with an assumed interval need none: they read back
+ * as they are, and other tools see the classic format. */
+#define FLAME_FOLDED_HEADER "# flamediff-folded"
+
+static void
+append_folded_header (GString       *out,
+                      const char    *unit,
+                      const gdouble *samples,
+                      guint          n_columns,
+                      gdouble        interval_ms,
+                      FlameProfile  *profile)
+{
+  const char *event = flame_profile_get_event (profile);
+  const char *sample_type = flame_profile_get_sample_type (profile);
+
+  g_string_append_printf (out, FLAME_FOLDED_HEADER " unit=%s", unit);
+  if (samples != NULL)
+    for (guint c = 0; c < n_columns; c++)
+      {
+        g_string_append (out, c == 0 ? " samples=" : ",");
+        append_number (out, samples[c]);
+      }
+  if (interval_ms > 0)
+    {
+      g_string_append (out, " interval_ms=");
+      append_number (out, interval_ms);
+    }
+  if (event != NULL && *event && strpbrk (event, " \t\r\n") == NULL)
+    g_string_append_printf (out, " event=%s", event);
+  if (sample_type != NULL && *sample_type && strpbrk (sample_type, " \t\r\n") == NULL)
+    g_string_append_printf (out, " sample_type=%s", sample_type);
+  g_string_append_c (out, '\n');
+}
+
 /* Every node with self weight in any column as "a;b;c N [M]" (root
  * first), each column's weight multiplied by its factor; lines sorted.
- * Serves both `convert -o x.folded` and the diff's 3-column output. */
+ * Samples without a stack (weight on the root) become "[no stack] N",
+ * so that the totals read back the same. Serves both `convert -o
+ * x.folded` and the diff's 3-column output. */
 static void
 write_folded_tree (FlameTree     *tree,
                    FlameFrames   *frames,
@@ -1067,7 +1099,7 @@ write_folded_tree (FlameTree     *tree,
   g_autoptr(GArray) path = g_array_new (FALSE, FALSE, sizeof (guint32));
   GString *line = g_string_new (NULL);
 
-  for (guint32 n = 1; n < tree->n_nodes; n++)
+  for (guint32 n = 0; n < tree->n_nodes; n++)
     {
       gboolean any = FALSE;
 
@@ -1081,6 +1113,8 @@ write_folded_tree (FlameTree     *tree,
         g_array_append_val (path, tree->nodes[a].frame);
 
       g_string_truncate (line, 0);
+      if (n == FLAME_TREE_ROOT)
+        g_string_append (line, "[no stack]");
       for (guint i = path->len; i > 0; i--)
         {
           g_string_append (line, flame_frames_get_name (frames, g_array_index (path, guint32, i - 1)));
@@ -1105,6 +1139,17 @@ write_folded_tree (FlameTree     *tree,
     }
 }
 
+/**
+ * flame_diff_write_folded:
+ *
+ * Writes every stack of either profile as `stack before after`
+ * (difffolded.pl's convention), lines sorted. Two sample-count profiles
+ * of one interval are written in sample counts (the baseline scaled into
+ * the current profile's counts when normalising), with a header only when
+ * that interval is known; any other pair in the diff's values (ms, bytes,
+ * a count; the baseline scaled) under a header naming the unit, so that
+ * reading the output back gives the report's totals.
+ */
 void
 flame_diff_write_folded (FlameDiff *diff,
                          GString   *out)
@@ -1112,29 +1157,72 @@ flame_diff_write_folded (FlameDiff *diff,
   const FlameDiffOptions *opts = flame_diff_get_options (diff);
   FlameProfile *base = flame_diff_get_baseline (diff);
   FlameProfile *cur = flame_diff_get_current (diff);
-  gdouble ms_b = flame_profile_get_ms_per_weight (base, 0, opts->default_interval_ms);
-  gdouble ms_c = flame_profile_get_ms_per_weight (cur, flame_diff_get_source_column (diff, FLAME_DIFF_CURRENT),
-                                                  opts->default_interval_ms);
+  gdouble ib = flame_diff_get_interval_ms (diff, FLAME_DIFF_BASELINE);
+  gdouble ic = flame_diff_get_interval_ms (diff, FLAME_DIFF_CURRENT);
+  gboolean assumed = flame_diff_get_interval_assumed (diff, FLAME_DIFF_CURRENT);
+  gdouble samples[2] = { flame_diff_get_samples (diff, FLAME_DIFF_BASELINE),
+                         flame_diff_get_samples (diff, FLAME_DIFF_CURRENT) };
   gdouble factors[2];
 
-  factors[FLAME_DIFF_BASELINE] = opts->normalize == FLAME_NORMALIZE_TOTAL
-                                 ? flame_diff_get_scale (diff) / ms_c : 1.0 / ms_b;
-  factors[FLAME_DIFF_CURRENT] = 1.0 / ms_c;
+  if (flame_profile_get_unit (base) == FLAME_UNIT_SAMPLES &&
+      flame_profile_get_unit (cur) == FLAME_UNIT_SAMPLES && ib == ic &&
+      assumed == flame_diff_get_interval_assumed (diff, FLAME_DIFF_BASELINE))
+    {
+      /* the tree holds counts × interval */
+      factors[FLAME_DIFF_BASELINE] = opts->normalize == FLAME_NORMALIZE_TOTAL
+                                     ? flame_diff_get_scale (diff) / ic : 1.0 / ib;
+      factors[FLAME_DIFF_CURRENT] = 1.0 / ic;
+      if (!assumed)
+        append_folded_header (out, "samples", NULL, 2, ic, cur);
+    }
+  else
+    {
+      factors[FLAME_DIFF_BASELINE] = flame_diff_get_scale (diff);
+      factors[FLAME_DIFF_CURRENT] = 1.0;
+      append_folded_header (out, flame_quantity_to_string (flame_diff_get_quantity (diff)),
+                            samples, 2, 0, cur);
+    }
   write_folded_tree (flame_diff_get_tree (diff), flame_diff_get_frames (diff), 2, factors, out);
 }
 
 /**
  * flame_profile_write_folded:
  *
- * Writes @profile as folded stacks in its own units: "stack count" lines,
- * or "stack before after" for a two-column profile.
+ * Writes @profile as folded stacks, "stack count" lines or "stack before
+ * after" for a two-column profile: sample counts as they are, any other
+ * weights in the profile's quantity (ms, bytes, a count) under a
+ * `# flamediff-folded` header, so that the file reads back to the same
+ * totals, samples and interval.
  */
 void
 flame_profile_write_folded (FlameProfile *profile,
                             GString      *out)
 {
-  static const gdouble ones[2] = { 1, 1 };
+  guint n_columns = flame_profile_get_n_columns (profile);
+  gdouble factors[2] = { 1, 1 };
+  gdouble samples[2] = { 0, 0 };
 
+  g_return_if_fail (n_columns <= 2);
+
+  if (flame_profile_get_unit (profile) == FLAME_UNIT_SAMPLES)
+    {
+      if (flame_profile_get_interval_ms (profile) > 0)
+        append_folded_header (out, "samples", NULL, n_columns,
+                              flame_profile_get_interval_ms (profile), profile);
+    }
+  else
+    {
+      for (guint c = 0; c < n_columns; c++)
+        {
+          /* events become time as everywhere else (1 ms per sample when
+           * the file names no interval, as info says) */
+          factors[c] = flame_profile_get_ms_per_weight (profile, c, 1.0);
+          samples[c] = flame_profile_get_samples (profile, c);
+        }
+      append_folded_header (out, flame_quantity_to_string (flame_profile_get_quantity (profile)),
+                            samples, n_columns, flame_profile_get_interval_ms (profile),
+                            profile);
+    }
   write_folded_tree (flame_profile_get_tree (profile), flame_profile_get_frames (profile),
-                     flame_profile_get_n_columns (profile), ones, out);
+                     n_columns, factors, out);
 }
