@@ -16,6 +16,7 @@
 #include "flame-error.h"
 #include "flame-loader.h"
 #include "flame-report.h"
+#include "flame-tooltip.h"
 #include "flame-test-utils.h"
 
 static void
@@ -533,6 +534,45 @@ test_convert_empty_stack (void)
   (void) p;
 }
 
+/* Tooltips (app and SVG <title>) of a heap comparison speak bytes */
+static void
+test_tooltip_bytes (void)
+{
+  g_autofree char *a = go_file ("go-heap.pb.gz");
+  g_autofree char *b = go_file ("go-heap-more.pb.gz");
+  g_autoptr(FlameProfile) pa = load (a, NULL);
+  g_autoptr(FlameProfile) pb = load (b, NULL);
+  g_autoptr(FlameDiff) diff = NULL;
+  g_autoptr(FlameLayoutSource) source = NULL;
+  g_autoptr(FlameLayoutSource) single = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  g_autofree char *root = NULL;
+  g_autofree char *one = NULL;
+  FlameDiffOptions dopts;
+  guint32 node;
+
+  flame_diff_options_init (&dopts);
+  dopts.normalize = FLAME_NORMALIZE_NONE;
+  diff = flame_diff_new (pa, pb, &dopts, NULL, &error);
+  g_assert_no_error (error);
+  source = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
+  g_assert_cmpint (flame_layout_source_get_quantity (source), ==, FLAME_QUANTITY_BYTES);
+  node = flame_layout_source_find (source, "main.allocSmall");
+  g_assert_cmpuint (node, !=, FLAME_TREE_NONE);
+  text = flame_tooltip_text (source, node, FLAME_TREE_ROOT);
+  g_assert_nonnull (strstr (text, "Current: 30.63 MiB total"));
+  g_assert_nonnull (strstr (text, "Baseline: 10.38 MiB total"));
+  g_assert_nonnull (strstr (text, "Self difference: +20.25 MiB (+195.1%)"));
+  g_assert_null (strstr (text, " ms"));
+  root = flame_tooltip_text (source, FLAME_TREE_ROOT, FLAME_TREE_ROOT);
+  g_assert_nonnull (strstr (root, "Current: 93.65 MiB total"));
+
+  single = flame_layout_source_new_for_profile (pa, 0, 1);
+  one = flame_tooltip_text (single, FLAME_TREE_ROOT, FLAME_TREE_ROOT);
+  g_assert_nonnull (strstr (one, "Total: 74.40 MiB (100.00%)"));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -547,6 +587,7 @@ main (int    argc,
   g_test_add_func ("/units/convert-roundtrip", test_convert_roundtrip);
   g_test_add_func ("/units/compare-folded-roundtrip", test_compare_folded_roundtrip);
   g_test_add_func ("/units/convert-empty-stack", test_convert_empty_stack);
+  g_test_add_func ("/units/tooltip-bytes", test_tooltip_bytes);
   g_test_add_func ("/gate/new-function", test_gate_new_function);
   g_test_add_func ("/gate/new-by-total", test_new_by_total);
   return g_test_run ();
