@@ -51,7 +51,7 @@ flame_cli_compare (int    argc,
 
   context = g_option_context_new ("BASELINE CURRENT");
   g_option_context_set_summary (context,
-    "Compare two CPU profiles function by function.\n"
+    "Compare two profiles (time, memory or counts) function by function.\n"
     "A single 3-column folded file (stack before after) holds both.\n\n"
     "Profiles must measure the same thing (time, bytes or a count; the\n"
     "same pprof sample type and perf event): others are refused.\n\n"
