@@ -377,6 +377,14 @@ test_info (void)
     /* the mean per sample, as compare says */
     g_assert_nonnull (strstr (u.out, "Interval:  5 ms\n"));
     g_assert_null (strstr (u.out, "assumed"));
+    g_assert_nonnull (strstr (u.out, "tid 1: 1 sample\n"));
+    {
+      g_auto(FlameTestRun) v = { 0 };
+
+      run_cli (&v, "compare", path, path, NULL);
+      g_assert_cmpint (v.status, ==, 0);
+      g_assert_nonnull (strstr (v.out, "(chrome-trace, 1 sample, interval 5 ms)"));
+    }
     g_remove (path);
     g_rmdir (dir);
   }

@@ -225,7 +225,8 @@ flame_cli_info (int    argc,
             g_string_append_printf (out, " pid %" G_GINT64_FORMAT, t->pid);
           if (t->tid >= 0)
             g_string_append_printf (out, " tid %" G_GINT64_FORMAT, t->tid);
-          g_string_append_printf (out, ": %.15g samples\n", t->samples);
+          g_string_append_printf (out, g_dngettext (GETTEXT_PACKAGE, ": %.15g sample\n", ": %.15g samples\n",
+                                                    t->samples == 1 ? 1 : 2), t->samples);
         }
     }
 

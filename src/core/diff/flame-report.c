@@ -481,13 +481,15 @@ describe_side (FlameReport *self,
   g_string_append_printf (s, "%s (%s, ", flame_profile_get_path (profile),
                           flame_profile_get_format_name (profile));
   append_number (s, flame_diff_get_samples (diff, column));
+  g_string_append (s, g_dngettext (GETTEXT_PACKAGE, " sample", " samples",
+                                   flame_diff_get_samples (diff, column) == 1 ? 1 : 2));
   if (self->quantity == FLAME_QUANTITY_TIME)
-    g_string_append_printf (s, " samples, interval %s ms%s",
+    g_string_append_printf (s, ", interval %s ms%s",
                             g_ascii_formatd (buf, sizeof buf, "%g",
                                              flame_diff_get_interval_ms (diff, column)),
                             flame_diff_get_interval_assumed (diff, column) ? " assumed" : "");
   else
-    g_string_append_printf (s, " samples, %s", flame_quantity_get_noun (self->quantity));
+    g_string_append_printf (s, ", %s", flame_quantity_get_noun (self->quantity));
   if (flame_profile_get_sample_type (profile) != NULL)
     g_string_append_printf (s, ", sample type %s", flame_profile_get_sample_type (profile));
   g_string_append_c (s, ')');
