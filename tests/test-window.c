@@ -189,7 +189,9 @@ test_compare_example (void)
   g_assert_cmpstr (gtk_stack_get_visible_child_name (window->main_stack), ==, "graph");
   g_assert_cmpstr (gtk_label_get_text (window->files_label), ==, "baseline.folded → current.folded");
   g_assert_cmpstr (gtk_label_get_text (window->totals_label), ==, totals);
-  g_assert_nonnull (strstr (gtk_label_get_text (window->scale_label), scale));
+  /* absolute time (the default): the header says so, and no factor */
+  g_assert_nonnull (strstr (gtk_label_get_text (window->scale_label), "Absolute time"));
+  g_assert_null (strstr (gtk_label_get_text (window->scale_label), scale));
   g_assert_nonnull (strstr (gtk_label_get_text (window->scale_label), "1 ms per sample assumed"));
   g_assert_nonnull (strstr (gtk_label_get_text (window->samples_label), "samples"));
   g_assert_true (gtk_widget_get_visible (GTK_WIDGET (window->delta_label)));
@@ -359,7 +361,7 @@ test_toggle_while_loading (void)
                          inverted ? FLAME_VIEW_DIFFERENTIAL : FLAME_VIEW_INVERTED);
       else
         g_assert_cmpint (flame_diff_get_options (window->diff)->normalize, ==,
-                         normalize ? FLAME_NORMALIZE_NONE : FLAME_NORMALIZE_TOTAL);
+                         normalize ? FLAME_NORMALIZE_ABSOLUTE : FLAME_NORMALIZE_TOTAL);
       gtk_widget_activate_action (GTK_WIDGET (window), actions[i], NULL);
       wait_for_window (window);
     }
@@ -372,22 +374,35 @@ test_toggle_while_loading (void)
 static void
 test_normalize_toggle (void)
 {
-  g_autofree char *scaled = NULL;
+  g_autofree char *absolute = NULL;
+  g_autofree char *normalize = NULL;
 
+  /* absolute time by default (CPython 3.15.2), and the header says so */
   open_example ();
-  scaled = g_strdup (gtk_label_get_text (window->scale_label));
-  g_assert_nonnull (strstr (scaled, "Baseline scaled ×"));
+  normalize = g_settings_get_string (window->settings, "normalize");
+  g_assert_cmpstr (normalize, ==, "absolute");
+  g_assert_cmpint (flame_diff_get_options (window->diff)->normalize, ==, FLAME_NORMALIZE_ABSOLUTE);
+  absolute = g_strdup (gtk_label_get_text (window->scale_label));
+  g_assert_nonnull (strstr (absolute, "Absolute time"));
 
   gtk_widget_activate_action (GTK_WIDGET (window), "win.normalize", NULL);
   wait_for_window (window);
-  g_assert_cmpint (flame_diff_get_options (window->diff)->normalize, ==, FLAME_NORMALIZE_NONE);
-  g_assert_nonnull (strstr (gtk_label_get_text (window->scale_label), "Absolute time"));
-  g_assert_cmpstr (gtk_label_get_text (window->scale_label), !=, scaled);
-  g_assert_cmpstr (g_settings_get_string (window->settings, "normalize"), ==, "none");
+  g_assert_cmpint (flame_diff_get_options (window->diff)->normalize, ==, FLAME_NORMALIZE_TOTAL);
+  g_assert_nonnull (strstr (gtk_label_get_text (window->scale_label), "Baseline scaled ×1.00"));
+  g_clear_pointer (&normalize, g_free);
+  normalize = g_settings_get_string (window->settings, "normalize");
+  g_assert_cmpstr (normalize, ==, "total");
 
   gtk_widget_activate_action (GTK_WIDGET (window), "win.normalize", NULL);
   wait_for_window (window);
-  g_assert_cmpstr (gtk_label_get_text (window->scale_label), ==, scaled);
+  g_assert_cmpstr (gtk_label_get_text (window->scale_label), ==, absolute);
+  g_clear_pointer (&normalize, g_free);
+  normalize = g_settings_get_string (window->settings, "normalize");
+  g_assert_cmpstr (normalize, ==, "absolute");
+
+  /* the older name of absolute time, from earlier settings */
+  g_settings_set_string (window->settings, "normalize", "none");
+  g_assert_false (window->normalize);
 }
 
 static void

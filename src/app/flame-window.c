@@ -521,7 +521,7 @@ apply_options (FlameWindow     *self,
   flame_report_options_init (&ropts);
   flame_match_from_string (match, &dopts.match);
   dopts.strip_hex = g_settings_get_boolean (self->settings, "strip-hex");
-  dopts.normalize = self->normalize ? FLAME_NORMALIZE_TOTAL : FLAME_NORMALIZE_NONE;
+  dopts.normalize = self->normalize ? FLAME_NORMALIZE_TOTAL : FLAME_NORMALIZE_ABSOLUTE;
   dopts.metric = self->colour_by_total ? FLAME_METRIC_TOTAL : FLAME_METRIC_SELF;
   dopts.default_interval_ms = g_settings_get_double (self->settings, "default-interval-ms");
   if (self->hide_noise)
@@ -1998,7 +1998,7 @@ flame_window_class_init (FlameWindowClass *klass)
     g_param_spec_boolean ("inverted", NULL, NULL, FALSE,
                           G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   properties[PROP_NORMALIZE] =
-    g_param_spec_boolean ("normalize", NULL, NULL, TRUE,
+    g_param_spec_boolean ("normalize", NULL, NULL, FALSE,
                           G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   properties[PROP_COLOUR_BY_TOTAL] =
     g_param_spec_boolean ("colour-by-total", NULL, NULL, FALSE,
@@ -2107,7 +2107,6 @@ flame_window_init (FlameWindow *self)
   GtkDropTarget *drop;
 
   self->view = g_strdup ("differential");
-  self->normalize = TRUE;
   self->show_legend = TRUE;
 
   gtk_widget_init_template (GTK_WIDGET (self));
@@ -2130,7 +2129,7 @@ flame_window_init (FlameWindow *self)
 
   g_settings_bind_with_mapping (self->settings, "normalize", self, "normalize",
                                 G_SETTINGS_BIND_DEFAULT, enum_to_bool, bool_to_enum,
-                                (gpointer) "none", NULL);
+                                (gpointer) "absolute", NULL);
   g_settings_bind_with_mapping (self->settings, "colour-metric", self, "colour-by-total",
                                 G_SETTINGS_BIND_DEFAULT, enum_to_bool, bool_to_enum,
                                 (gpointer) "self", NULL);

@@ -16,7 +16,7 @@ flame_cli_diff_args_add_entries (GOptionContext   *context,
                                  FlameCliDiffArgs *args)
 {
   const GOptionEntry entries[] = {
-    { "normalize", 0, 0, G_OPTION_ARG_STRING, &args->normalize, "Scale the baseline to the current run's sampled time (total, default) or not (none)", "MODE" },
+    { "normalize", 0, 0, G_OPTION_ARG_STRING, &args->normalize, "absolute (default): compare times as measured; total: scale the baseline to the current run's sampled time (none = absolute)", "MODE" },
     { "metric", 0, 0, G_OPTION_ARG_STRING, &args->metric, "Compare self (default) or total time", "METRIC" },
     { "interval-ms", 0, 0, G_OPTION_ARG_STRING, &args->interval, "Sampling interval for files without timing (default 1)", "MS" },
     { "match", 0, 0, G_OPTION_ARG_STRING, &args->match, "Frame matching: name, name+file (default) or name+file+line", "KEY" },
@@ -70,18 +70,12 @@ flame_cli_diff_args_apply (FlameCliDiffArgs *args,
                            const char       *command,
                            FlameDiffOptions *options)
 {
-  if (args->normalize != NULL)
+  if (args->normalize != NULL &&
+      !flame_normalize_from_string (args->normalize, &options->normalize))
     {
-      if (strcmp (args->normalize, "total") == 0)
-        options->normalize = FLAME_NORMALIZE_TOTAL;
-      else if (strcmp (args->normalize, "none") == 0)
-        options->normalize = FLAME_NORMALIZE_NONE;
-      else
-        {
-          g_printerr ("flamediff-cli %s: --normalize: expected total or none, not “%s”\n",
-                      command, args->normalize);
-          return FALSE;
-        }
+      g_printerr ("flamediff-cli %s: --normalize: expected absolute or total, not “%s”\n",
+                  command, args->normalize);
+      return FALSE;
     }
   if (args->metric != NULL)
     {

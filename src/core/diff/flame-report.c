@@ -392,9 +392,23 @@ describe_normalization (FlameReport *self)
     return g_strdup_printf ("total: baseline scaled ×%s to the current run's sampled time",
                             g_ascii_formatd (buf, sizeof buf, "%.4g",
                                              flame_diff_get_scale (diff)));
-  return g_strdup_printf ("none: absolute times (sampled time ratio ×%s)",
-                          g_ascii_formatd (buf, sizeof buf, "%.4g",
-                                           flame_diff_get_sampled_time_ratio (diff)));
+  {
+    gdouble factor = flame_diff_get_interval_ms (diff, FLAME_DIFF_BASELINE) /
+                     flame_diff_get_interval_ms (diff, FLAME_DIFF_CURRENT);
+    char fbuf[G_ASCII_DTOSTR_BUF_SIZE];
+    GString *text = g_string_new (NULL);
+
+    /* CPython 3.15.2: baseline samples in the current run's interval, not
+     * scaled to its total; in milliseconds that is the time as measured */
+    g_string_append_printf (text, "absolute: times as measured, baseline not scaled "
+                            "(sampled time ratio ×%s)",
+                            g_ascii_formatd (buf, sizeof buf, "%.4g",
+                                             flame_diff_get_sampled_time_ratio (diff)));
+    if (isfinite (factor) && factor != 1)
+      g_string_append_printf (text, "; a baseline sample counts ×%s current samples (intervals)",
+                              g_ascii_formatd (fbuf, sizeof fbuf, "%.4g", factor));
+    return g_string_free (text, FALSE);
+  }
 }
 
 static void
@@ -718,7 +732,7 @@ flame_report_write_json (FlameReport *self,
   g_string_append (out, ",\n  \"current\": ");
   append_json_side (self, out, FLAME_DIFF_CURRENT);
   g_string_append_printf (out, ",\n  \"normalization\": {\"mode\": \"%s\", \"scale\": ",
-                          dopts->normalize == FLAME_NORMALIZE_TOTAL ? "total" : "none");
+                          flame_normalize_to_string (dopts->normalize));
   append_ratio (out, flame_diff_get_scale (diff));
   g_string_append (out, ", \"sampled_time_ratio\": ");
   append_ratio (out, flame_diff_get_sampled_time_ratio (diff));
@@ -809,8 +823,8 @@ compare_lines (const void *a,
  *
  * Writes every stack of either profile as `stack before after`
  * (difffolded.pl's convention), lines sorted. Counts are in the units of
- * the input files: the baseline in its own units when not normalising,
- * else scaled into the current profile's units.
+ * the current profile: the baseline converted to its sampling interval
+ * (absolute, as CPython 3.15.2), or also scaled to its total (total).
  */
 /* Every node with self weight in any column as "a;b;c N [M]" (root
  * first), each column's weight multiplied by its factor; lines sorted.
@@ -869,15 +883,13 @@ flame_diff_write_folded (FlameDiff *diff,
                          GString   *out)
 {
   const FlameDiffOptions *opts = flame_diff_get_options (diff);
-  FlameProfile *base = flame_diff_get_baseline (diff);
   FlameProfile *cur = flame_diff_get_current (diff);
-  gdouble ms_b = flame_profile_get_ms_per_weight (base, 0, opts->default_interval_ms);
   gdouble ms_c = flame_profile_get_ms_per_weight (cur, flame_diff_get_source_column (diff, FLAME_DIFF_CURRENT),
                                                   opts->default_interval_ms);
   gdouble factors[2];
 
-  factors[FLAME_DIFF_BASELINE] = opts->normalize == FLAME_NORMALIZE_TOTAL
-                                 ? flame_diff_get_scale (diff) / ms_c : 1.0 / ms_b;
+  /* the tree holds milliseconds: ms / ms_c is in current samples */
+  factors[FLAME_DIFF_BASELINE] = flame_diff_get_scale (diff) / ms_c;
   factors[FLAME_DIFF_CURRENT] = 1.0 / ms_c;
   write_folded_tree (flame_diff_get_tree (diff), flame_diff_get_frames (diff), 2, factors, out);
 }
