@@ -20,6 +20,7 @@
 #include <json-glib/json-glib.h>
 #include <glib/gstdio.h>
 #include <math.h>
+#include <string.h>
 
 #include "flame-comparison.h"
 #include "flame-diff.h"
@@ -670,6 +671,28 @@ test_default_absolute_new_function (void)
   g_assert_cmpstr (flame_normalize_to_string (FLAME_NORMALIZE_ABSOLUTE), ==, "absolute");
 }
 
+/* the report's header names the mode, and in absolute time how many
+ * current samples a baseline sample is worth when the intervals differ
+ * (CPython 3.15.2's factor) */
+static void
+test_normalization_header (void)
+{
+  g_autoptr(FlameProfile) b = flame_test_profile (S ("main;work", "main;work"));
+  g_autoptr(FlameProfile) c = flame_test_profile (S ("main;work", "main;work"));
+  g_autoptr(FlameDiff) diff = NULL;
+  g_autoptr(FlameReport) report = NULL;
+  g_autoptr(GString) text = g_string_new (NULL);
+
+  flame_profile_set_interval_ms (b, 10.0);
+  diff = flame_diff_new (b, c, NULL, NULL, NULL);
+  report = flame_report_new (diff, NULL);
+  flame_report_write_text (report, text);
+  g_test_message ("%s", text->str);
+  g_assert_nonnull (strstr (text->str, "Normalisation: absolute: times as measured, baseline not scaled "
+                                       "(sampled time ratio ×0.1); baseline samples ×10 in the "
+                                       "current run's sampling interval"));
+}
+
 static void
 test_normalize_none (void)
 {
@@ -948,6 +971,7 @@ main (int    argc,
   g_test_add_func ("/diff/class-thresholds", test_class_thresholds);
   g_test_add_func ("/diff/normalize-none", test_normalize_none);
   g_test_add_func ("/diff/default-absolute-new-function", test_default_absolute_new_function);
+  g_test_add_func ("/diff/normalization-header", test_normalization_header);
   g_test_add_func ("/diff/inverted", test_inverted);
   g_test_add_func ("/diff/strip-hex", test_strip_hex);
   g_test_add_func ("/diff/binomial", test_binomial);

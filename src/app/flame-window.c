@@ -659,6 +659,9 @@ view_job_run (GTask        *task,
   ViewJob *job = task_data;
   FlameDiff *diff = flame_comparison_get_diff (job->comparison);
 
+  g_assert (G_IS_TASK (task));
+  g_assert (job != NULL);
+
   if (diff == NULL)
     job->source = flame_layout_source_new_for_profile (
       flame_comparison_get_profile (job->comparison, FLAME_DIFF_BASELINE), 0,
@@ -742,6 +745,9 @@ on_pending_fraction (FlameWindow     *self,
                      GParamSpec      *pspec,
                      FlameComparison *comparison)
 {
+  g_assert (FLAME_IS_WINDOW (self));
+  g_assert (FLAME_IS_COMPARISON (comparison));
+
   gtk_progress_bar_set_fraction (self->progress_bar, flame_comparison_get_fraction (comparison));
 }
 
@@ -750,6 +756,9 @@ on_pending_message (FlameWindow     *self,
                     GParamSpec      *pspec,
                     FlameComparison *comparison)
 {
+  g_assert (FLAME_IS_WINDOW (self));
+  g_assert (FLAME_IS_COMPARISON (comparison));
+
   const char *message = flame_comparison_get_message (comparison);
 
   gtk_label_set_text (self->progress_label, message ? message : "");

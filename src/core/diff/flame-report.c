@@ -405,7 +405,7 @@ describe_normalization (FlameReport *self)
                             g_ascii_formatd (buf, sizeof buf, "%.4g",
                                              flame_diff_get_sampled_time_ratio (diff)));
     if (isfinite (factor) && factor != 1)
-      g_string_append_printf (text, "; a baseline sample counts ×%s current samples (intervals)",
+      g_string_append_printf (text, "; baseline samples ×%s in the current run's sampling interval",
                               g_ascii_formatd (fbuf, sizeof fbuf, "%.4g", factor));
     return g_string_free (text, FALSE);
   }
