@@ -277,8 +277,6 @@ prepare (FlameComparison  *self,
          GPtrArray       **todo,
          GError          **error)
 {
-  g_return_val_if_fail (!self->busy, FALSE);
-
   if (self->runs[FLAME_DIFF_BASELINE]->len == 0)
     {
       g_set_error (error, FLAME_ERROR, FLAME_ERROR_INVALID, "no baseline profile to compare");
@@ -427,6 +425,7 @@ flame_comparison_load (FlameComparison  *self,
   gboolean ok;
 
   g_return_val_if_fail (FLAME_IS_COMPARISON (self), FALSE);
+  g_return_val_if_fail (!self->busy, FALSE);
 
   if (!prepare (self, &todo, error))
     return FALSE;
@@ -461,6 +460,7 @@ flame_comparison_load_async (FlameComparison     *self,
   GError *error = NULL;
 
   g_return_if_fail (FLAME_IS_COMPARISON (self));
+  g_return_if_fail (!self->busy);
 
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, flame_comparison_load_async);
