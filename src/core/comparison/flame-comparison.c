@@ -44,7 +44,8 @@ struct _FlameComparison
   GObject             parent_instance;
 
   GPtrArray          *runs[2];   /* Run, per side */
-  FlameLoadOptions    load_options;
+  FlameLoadOptions    load_options;    /* its sample_type: our copy */
+  char               *sample_type;
   FlameDiffOptions    diff_options;
   FlameReportOptions  report_options_set;
   FlameReportOptions  report_options;  /* what the report gets: the rule applied */
@@ -658,6 +659,9 @@ flame_comparison_set_load_options (FlameComparison        *self,
   g_return_if_fail (!self->busy);
 
   self->load_options = *options;
+  g_free (self->sample_type);
+  self->sample_type = g_strdup (options->sample_type);
+  self->load_options.sample_type = self->sample_type;
 }
 
 void
@@ -769,6 +773,7 @@ flame_comparison_finalize (GObject *object)
   g_clear_pointer (&self->context, g_main_context_unref);
   g_clear_pointer (&self->message, g_free);
   g_clear_pointer (&self->notified_message, g_free);
+  g_clear_pointer (&self->sample_type, g_free);
   g_mutex_clear (&self->lock);
 
   G_OBJECT_CLASS (flame_comparison_parent_class)->finalize (object);
