@@ -191,7 +191,9 @@ test_compare_example (void)
   g_assert_cmpstr (gtk_stack_get_visible_child_name (window->main_stack), ==, "graph");
   g_assert_cmpstr (gtk_label_get_text (window->files_label), ==, "baseline.folded → current.folded");
   g_assert_cmpstr (gtk_label_get_text (window->totals_label), ==, totals);
-  g_assert_nonnull (strstr (gtk_label_get_text (window->scale_label), scale));
+  /* absolute time (the default): the header says so, and no factor */
+  g_assert_nonnull (strstr (gtk_label_get_text (window->scale_label), "Absolute time"));
+  g_assert_null (strstr (gtk_label_get_text (window->scale_label), scale));
   g_assert_nonnull (strstr (gtk_label_get_text (window->scale_label), "1 ms per sample assumed"));
   g_assert_nonnull (strstr (gtk_label_get_text (window->samples_label), "samples"));
   g_assert_true (gtk_widget_get_visible (GTK_WIDGET (window->delta_label)));
@@ -322,25 +324,87 @@ test_bad_file_keeps_comparison (void)
   g_rmdir (dir);
 }
 
+/* issue 11: a toggle flipped while a comparison loads applies to that
+ * comparison; it used to re-draw the previous one from its old profiles
+ * and drop the load */
+static void
+test_toggle_while_loading (void)
+{
+  static const char *actions[] = { "win.inverted", "win.normalize" };
+  g_autofree char *dir = g_dir_make_tmp ("flamediff-test-XXXXXX", NULL);
+  g_autofree char *base = g_build_filename (dir, "before.folded", NULL);
+  g_autofree char *cur = g_build_filename (dir, "after.folded", NULL);
+  g_autoptr(GFile) fb = g_file_new_for_path (base);
+  g_autoptr(GFile) fc = g_file_new_for_path (cur);
+  const char *text_b = "main;parse 40\nmain;work 60\n";
+  const char *text_c = "main;parse 40\nmain;work 90\nmain;log 5\n";
+
+  g_assert_true (g_file_set_contents (base, text_b, -1, NULL));
+  g_assert_true (g_file_set_contents (cur, text_c, -1, NULL));
+
+  for (guint i = 0; i < G_N_ELEMENTS (actions); i++)
+    {
+      gboolean inverted, normalize;
+
+      open_example ();
+      g_object_get (window, "inverted", &inverted, "normalize", &normalize, NULL);
+      flame_window_open (window, fb, fc);
+      /* the load runs in a thread: it cannot be done before the main
+       * loop runs again */
+      g_assert_true (flame_window_is_busy (window));
+      gtk_widget_activate_action (GTK_WIDGET (window), actions[i], NULL);
+      wait_for_window (window);
+
+      g_test_message ("%s while loading: %s", actions[i], gtk_label_get_text (window->files_label));
+      g_assert_cmpstr (gtk_label_get_text (window->files_label), ==, "before.folded → after.folded");
+      g_assert_cmpfloat (flame_diff_get_total_ms (window->diff, FLAME_DIFF_CURRENT), ==, 135);
+      if (i == 0)
+        g_assert_cmpint (flame_layout_source_get_view (window->source), ==,
+                         inverted ? FLAME_VIEW_DIFFERENTIAL : FLAME_VIEW_INVERTED);
+      else
+        g_assert_cmpint (flame_diff_get_options (window->diff)->normalize, ==,
+                         normalize ? FLAME_NORMALIZE_ABSOLUTE : FLAME_NORMALIZE_TOTAL);
+      gtk_widget_activate_action (GTK_WIDGET (window), actions[i], NULL);
+      wait_for_window (window);
+    }
+
+  g_unlink (base);
+  g_unlink (cur);
+  g_rmdir (dir);
+}
+
 static void
 test_normalize_toggle (void)
 {
-  g_autofree char *scaled = NULL;
+  g_autofree char *absolute = NULL;
+  g_autofree char *normalize = NULL;
 
+  /* absolute time by default (CPython 3.15.2), and the header says so */
   open_example ();
-  scaled = g_strdup (gtk_label_get_text (window->scale_label));
-  g_assert_nonnull (strstr (scaled, "Baseline scaled ×"));
+  normalize = g_settings_get_string (window->settings, "normalize");
+  g_assert_cmpstr (normalize, ==, "absolute");
+  g_assert_cmpint (flame_diff_get_options (window->diff)->normalize, ==, FLAME_NORMALIZE_ABSOLUTE);
+  absolute = g_strdup (gtk_label_get_text (window->scale_label));
+  g_assert_nonnull (strstr (absolute, "Absolute time"));
 
   gtk_widget_activate_action (GTK_WIDGET (window), "win.normalize", NULL);
   wait_for_window (window);
-  g_assert_cmpint (flame_diff_get_options (window->diff)->normalize, ==, FLAME_NORMALIZE_NONE);
-  g_assert_nonnull (strstr (gtk_label_get_text (window->scale_label), "Absolute time"));
-  g_assert_cmpstr (gtk_label_get_text (window->scale_label), !=, scaled);
-  g_assert_cmpstr (g_settings_get_string (window->settings, "normalize"), ==, "none");
+  g_assert_cmpint (flame_diff_get_options (window->diff)->normalize, ==, FLAME_NORMALIZE_TOTAL);
+  g_assert_nonnull (strstr (gtk_label_get_text (window->scale_label), flame_test_decimal ("Baseline scaled ×1.00")));
+  g_clear_pointer (&normalize, g_free);
+  normalize = g_settings_get_string (window->settings, "normalize");
+  g_assert_cmpstr (normalize, ==, "total");
 
   gtk_widget_activate_action (GTK_WIDGET (window), "win.normalize", NULL);
   wait_for_window (window);
-  g_assert_cmpstr (gtk_label_get_text (window->scale_label), ==, scaled);
+  g_assert_cmpstr (gtk_label_get_text (window->scale_label), ==, absolute);
+  g_clear_pointer (&normalize, g_free);
+  normalize = g_settings_get_string (window->settings, "normalize");
+  g_assert_cmpstr (normalize, ==, "absolute");
+
+  /* the older name of absolute time, from earlier settings */
+  g_settings_set_string (window->settings, "normalize", "none");
+  g_assert_false (window->normalize);
 }
 
 static void
@@ -1102,6 +1166,7 @@ main (int   argc,
   g_test_add_func ("/window/inverted", test_inverted);
   g_test_add_func ("/window/bad-file-keeps-comparison", test_bad_file_keeps_comparison);
   g_test_add_func ("/window/normalize-toggle", test_normalize_toggle);
+  g_test_add_func ("/window/toggle-while-loading", test_toggle_while_loading);
   g_test_add_func ("/window/colour-and-noise", test_colour_and_noise_options);
   g_test_add_func ("/window/search", test_search);
   g_test_add_func ("/window/swap-and-reload", test_swap_and_reload);

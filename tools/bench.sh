@@ -9,7 +9,9 @@
 #   - `flamediff-cli compare BASE CUR --format json` (load + diff + report of
 #     both files: total MB / seconds) and its peak RSS,
 #   - with tests/bench/flame-bench-core: per-phase times, tree nodes and
-#     structure bytes per node.
+#     structure bytes per node,
+#   - with tests/bench/flame-bench-window (under xvfb-run): the app window
+#     opening the sorted pair until it is no longer busy.
 # Times are wall clock, warm page cache, the MEDIAN of $BENCH_RUNS runs
 # (default 3; the best run is shown next to it). MB = 10^6 bytes.
 # The summary goes to stdout and to BUILDDIR/bench/results.txt.
@@ -102,6 +104,21 @@ measure "compare --format json (shuffled)" "$BOTH_BYTES" \
   "$CLI" compare "$BASE_SH" "$CUR_SH" --format json -o /dev/null
 CMPS_S=$M_MED CMPS_B=$M_BEST CMPS_MBPS=$M_MBPS CMPS_RSS=$M_RSS
 
+# ---- the application window opening the sorted pair (load + diff +
+# report + layout, FlameComparison as for compare), under Xvfb ----
+WINDOW=$BUILDDIR/tests/bench/flame-bench-window
+WIN_LINE="window open: not measured (xvfb-run or the bench program missing)"
+if [[ -x $WINDOW ]] && command -v xvfb-run > /dev/null; then
+  WIN_OUT=$(GSETTINGS_SCHEMA_DIR=$BUILDDIR/data GSETTINGS_BACKEND=memory GSK_RENDERER=cairo \
+            GDK_BACKEND=x11 NO_AT_BRIDGE=1 GTK_A11Y=none \
+            xvfb-run -a -s '-screen 0 1600x1000x24' "$WINDOW" "$RUNS" "$BASE" "$CUR")
+  WIN_S=$(sed -n 's/.*window_open_s=\([0-9.]*\).*/\1/p' <<< "$WIN_OUT")
+  WIN_B=$(sed -n 's/.*window_open_best_s=\([0-9.]*\).*/\1/p' <<< "$WIN_OUT")
+  WIN_LINE=$(printf '%-50s %7.3f (%.3f) %9s' "app window opens the pair, sorted" "$WIN_S" "$WIN_B" \
+             "$(calc "%.0f" "$BOTH_BYTES / 1e6 / $WIN_S")")
+  echo "  $WIN_LINE"
+fi
+
 # ---- one run of the core bench per order: phases, nodes, memory ----
 "$CORE" "$BASE" "$CUR" > "$OUT/core-sorted.txt"
 "$CORE" "$BASE_SH" "$CUR_SH" > "$OUT/core-shuffled.txt"
@@ -159,6 +176,7 @@ tree_row () {
   printf '  %-50s %7.3f (%.3f) %9s\n' "info --json cur, shuffled (load)" "$INFO_CS_S" "$INFO_CS_B" "$INFO_CS_MBPS"
   printf '  %-50s %7.3f (%.3f) %9s %7s MB\n' "compare --format json, sorted (load+diff+report)" "$CMP_S" "$CMP_B" "$CMP_MBPS" "$(mb $((CMP_RSS * 1024)))"
   printf '  %-50s %7.3f (%.3f) %9s %7s MB\n' "compare --format json, shuffled (load+diff+report)" "$CMPS_S" "$CMPS_B" "$CMPS_MBPS" "$(mb $((CMPS_RSS * 1024)))"
+  echo "  $WIN_LINE"
   echo
   echo "Core phases (flame-bench-core, one run each; seconds):"
   printf '  %-9s %10s %10s %14s %8s %8s %8s\n' "" "load base" "load cur" "both parallel" "diff" "report" "json"

@@ -76,7 +76,7 @@ flame_diff_options_init (FlameDiffOptions *options)
   *options = (FlameDiffOptions) {
     .match = FLAME_MATCH_NAME_FILE,
     .strip_hex = FALSE,
-    .normalize = FLAME_NORMALIZE_TOTAL,
+    .normalize = FLAME_NORMALIZE_ABSOLUTE,
     .metric = FLAME_METRIC_SELF,
     .significance = 0,
     .default_interval_ms = 1.0,
@@ -110,6 +110,27 @@ flame_match_from_string (const char *str,
         return TRUE;
       }
   return FALSE;
+}
+
+const char *
+flame_normalize_to_string (FlameNormalize normalize)
+{
+  return normalize == FLAME_NORMALIZE_TOTAL ? "total" : "absolute";
+}
+
+/* "none", the name before absolute time became the default, is read as
+ * "absolute" (old settings, scripts) */
+gboolean
+flame_normalize_from_string (const char     *str,
+                             FlameNormalize *normalize)
+{
+  if (g_strcmp0 (str, "absolute") == 0 || g_strcmp0 (str, "none") == 0)
+    *normalize = FLAME_NORMALIZE_ABSOLUTE;
+  else if (g_strcmp0 (str, "total") == 0)
+    *normalize = FLAME_NORMALIZE_TOTAL;
+  else
+    return FALSE;
+  return TRUE;
 }
 
 static inline gboolean
@@ -368,8 +389,8 @@ check_comparable (FlameProfile  *baseline,
  *   (a 3-column folded file)
  *
  * Builds the merged tree. Runs in time linear in the two trees' sizes;
- * call it from a worker thread for large profiles (see
- * flame_diff_new_async()).
+ * call it from a worker thread for large profiles (FlameComparison
+ * does).
  */
 FlameDiff *
 flame_diff_new (FlameProfile            *baseline,
@@ -463,72 +484,6 @@ flame_diff_new (FlameProfile            *baseline,
       }
 
   return g_steal_pointer (&self);
-}
-
-typedef struct
-{
-  FlameProfile     *baseline;
-  FlameProfile     *current;
-  FlameDiffOptions  options;
-} DiffData;
-
-static void
-diff_data_free (gpointer data)
-{
-  DiffData *dd = data;
-
-  g_clear_object (&dd->baseline);
-  g_clear_object (&dd->current);
-  g_free (dd);
-}
-
-static void
-diff_thread (GTask        *task,
-             gpointer      source_object,
-             gpointer      task_data,
-             GCancellable *cancellable)
-{
-  DiffData *dd = task_data;
-  GError *error = NULL;
-  FlameDiff *diff;
-
-  diff = flame_diff_new (dd->baseline, dd->current, &dd->options, cancellable, &error);
-  if (diff == NULL)
-    g_task_return_error (task, error);
-  else
-    g_task_return_pointer (task, diff, g_object_unref);
-}
-
-void
-flame_diff_new_async (FlameProfile           *baseline,
-                      FlameProfile           *current,
-                      const FlameDiffOptions *options,
-                      GCancellable           *cancellable,
-                      GAsyncReadyCallback     callback,
-                      gpointer                user_data)
-{
-  g_autoptr(GTask) task = NULL;
-  DiffData *dd;
-
-  task = g_task_new (NULL, cancellable, callback, user_data);
-  g_task_set_source_tag (task, flame_diff_new_async);
-  dd = g_new0 (DiffData, 1);
-  dd->baseline = g_object_ref (baseline);
-  dd->current = current ? g_object_ref (current) : NULL;
-  if (options != NULL)
-    dd->options = *options;
-  else
-    flame_diff_options_init (&dd->options);
-  g_task_set_task_data (task, dd, diff_data_free);
-  g_task_run_in_thread (task, diff_thread);
-}
-
-FlameDiff *
-flame_diff_new_finish (GAsyncResult  *result,
-                       GError       **error)
-{
-  g_return_val_if_fail (g_task_is_valid (result, NULL), NULL);
-  return g_task_propagate_pointer (G_TASK (result), error);
 }
 
 const FlameDiffOptions *
