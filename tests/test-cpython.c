@@ -766,7 +766,7 @@ test_real_diff (gconstpointer data)
   /* --normalize none is absolute time, CPython 3.15.2's rule (the
    * baseline only converted to the current run's interval, equal here) */
   const char *args[] = { "compare", "--normalize", "none", "--format", "folded",
-                         base_path, cur_path, NULL };
+                         base_path, cur_path, c->exact_paths ? "--exact-paths" : NULL, NULL };
 
   g_assert_true (g_file_get_contents (exp_path, &expected_text, NULL, NULL));
   expected = sorted_lines (expected_text, &elided);
@@ -791,6 +791,7 @@ test_real_diff (gconstpointer data)
   g_assert_cmpuint (flame_profile_get_warnings (cur)->len, ==, 0);
   flame_diff_options_init (&opts);
   opts.normalize = FLAME_NORMALIZE_NONE;
+  opts.exact_paths = c->exact_paths;
   diff = flame_diff_new (base, cur, &opts, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (flame_diff_get_elided_stacks (diff), ==, elided);
@@ -862,8 +863,14 @@ main (int    argc,
   g_test_add_func ("/cpython/collapsed/internal-frames", test_collapsed_internal);
   g_test_add_func ("/cpython/real/internal-frames", test_real_internal_frames);
   {
+    /* the same checkout; another checkout, which must not matter; and
+     * another checkout matched by full paths, as CPython 3.15.2 does */
     static const RealCase same = { "cur.bin", "diff.expected", FALSE };
+    static const RealCase moved = { "cur-moved.bin", "diff.expected", FALSE };
+    static const RealCase exact = { "cur-moved.bin", "diff-moved.expected", TRUE };
     g_test_add_data_func ("/cpython/real/diff", &same, test_real_diff);
+    g_test_add_data_func ("/cpython/real/diff-other-checkout", &moved, test_real_diff);
+    g_test_add_data_func ("/cpython/real/diff-exact-paths", &exact, test_real_diff);
   }
   return g_test_run ();
 }

@@ -632,6 +632,7 @@ fill_options (FlameWindow *self,
   flame_report_options_init (&job->ropts);
   flame_match_from_string (match, &job->dopts.match);
   job->dopts.strip_hex = g_settings_get_boolean (self->settings, "strip-hex");
+  job->dopts.exact_paths = g_settings_get_boolean (self->settings, "exact-paths");
   job->dopts.normalize = self->normalize ? FLAME_NORMALIZE_TOTAL : FLAME_NORMALIZE_NONE;
   job->dopts.metric = self->colour_by_total ? FLAME_METRIC_TOTAL : FLAME_METRIC_SELF;
   job->dopts.default_interval_ms = g_settings_get_double (self->settings, "default-interval-ms");
@@ -2064,7 +2065,7 @@ flame_window_init (FlameWindow *self)
   g_settings_bind (self->settings, "hide-noise", self, "hide-noise", G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (self->settings, "show-legend", self, "show-legend", G_SETTINGS_BIND_DEFAULT);
   {
-    static const char *keys[] = { "frame-matching", "strip-hex", "default-interval-ms",
+    static const char *keys[] = { "frame-matching", "strip-hex", "exact-paths", "default-interval-ms",
                                   "threshold-pct", "min-abs-ms", "significance-level" };
 
     for (guint i = 0; i < G_N_ELEMENTS (keys); i++)

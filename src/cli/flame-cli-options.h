@@ -18,6 +18,7 @@ typedef struct
   char     *interval;
   char     *significance;
   gboolean  strip_hex;
+  gboolean  exact_paths;
   gint      profile_index;  /* -1: the file's default */
   gint64    thread;         /* -1: all threads */
 } FlameCliDiffArgs;
