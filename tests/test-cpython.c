@@ -713,9 +713,15 @@ typedef struct
   gboolean    exact_paths;
 } RealCase;
 
+/* $FLAMEDIFF_CPYTHON_DATA: files just made by tools/cpython-fixtures.py
+ * (tools/cpython-live-check.sh) instead of the committed ones */
 static char *
 real_path (const char *name)
 {
+  const char *dir = g_getenv ("FLAMEDIFF_CPYTHON_DATA");
+
+  if (dir != NULL)
+    return g_build_filename (dir, name, NULL);
   return g_test_build_filename (G_TEST_DIST, "data", "cpython", name, NULL);
 }
 

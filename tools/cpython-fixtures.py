@@ -23,9 +23,8 @@ Needs root: CPython 3.15 runs in a Debian unstable chroot made (once) by
    "# elided_count N" (stats.elided_count). Paths with no self samples on
    either side are left out, as in flamediff-cli's folded output.
 
-Also usable with --check-only BASE CUR EXPECTED: runs CPython's diff on
-two given files and compares with EXPECTED (for the CI test that runs the
-real python3.15).
+tools/cpython-live-check.sh writes them to a temporary directory and runs
+the /cpython/real tests on them: flamediff-cli against CPython itself.
 """
 
 import argparse
@@ -185,18 +184,9 @@ def main():
     ap.add_argument("--chroot", default=os.environ.get("FLAMEDIFF_CPYTHON_CHROOT",
                                                        "/var/tmp/flamediff-sid-cpython"))
     ap.add_argument("--out", default=DATA)
-    ap.add_argument("--check-only", nargs=3, metavar=("BASE", "CUR", "EXPECTED"))
     args = ap.parse_args()
 
     ensure_chroot(args.chroot)
-    if args.check_only:
-        base, cur, expected = args.check_only
-        got = expected_lines(cpython_diff(args.chroot, base, cur))
-        if got != open(expected, encoding="utf-8").read():
-            sys.stdout.write(got)
-            sys.exit(f"cpython-fixtures: CPython's diff of {base} and {cur} differs from {expected}")
-        return
-
     out = args.out
     os.makedirs(out, exist_ok=True)
     record(args.chroot, "app-base.py", os.path.join(out, "base.bin"))
