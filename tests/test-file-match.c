@@ -12,6 +12,7 @@
 
 #include "flame-diff.h"
 #include "flame-file-match.h"
+#include "flame-provenance.h"
 #include "flame-test-utils.h"
 
 /* A profile of stacks written root first as "FILE|func;FILE|func" (a
@@ -266,6 +267,44 @@ test_checkouts_not_matched (void)
   }
 }
 
+/* Recorded binaries follow the same rule: the program rebuilt in another
+ * checkout is "changed", not "removed" plus "added". */
+static void
+test_binaries (void)
+{
+  g_autoptr(FlameProfile) base = profile_of (S ("main"));
+  g_autoptr(FlameProfile) cur = profile_of (S ("main"));
+
+  flame_profile_set_metadata (base, "build_ids",
+                              "/builds/1234/proj/build/imgconv=aaaa;"
+                              "/builds/1234/proj/build/libfilters.so=dddd;/lib/libc.so.6=cccc");
+  flame_profile_set_metadata (cur, "build_ids",
+                              "/tmp/pr-77/proj/build/imgconv=bbbb;"
+                              "/tmp/pr-77/proj/build/libfilters.so=dddd;/lib/libc.so.6=cccc");
+  for (guint exact = 0; exact < 2; exact++)
+    {
+      g_autoptr(GPtrArray) bins = flame_binaries_compare (base, cur, exact);
+      guint n[4] = { 0 };
+
+      for (guint i = 0; i < bins->len; i++)
+        {
+          const FlameBinary *bin = g_ptr_array_index (bins, i);
+
+          n[bin->status]++;
+          if (!exact && bin->status == FLAME_BINARY_CHANGED)
+            {
+              g_assert_cmpstr (bin->path, ==, "/tmp/pr-77/proj/build/imgconv");
+              g_assert_cmpstr (bin->baseline_build_id, ==, "aaaa");
+              g_assert_cmpstr (bin->current_build_id, ==, "bbbb");
+            }
+        }
+      g_assert_cmpuint (n[FLAME_BINARY_CHANGED], ==, exact ? 0 : 1);
+      g_assert_cmpuint (n[FLAME_BINARY_SAME], ==, exact ? 1 : 2);
+      g_assert_cmpuint (n[FLAME_BINARY_ADDED], ==, exact ? 2 : 0);
+      g_assert_cmpuint (n[FLAME_BINARY_REMOVED], ==, exact ? 2 : 0);
+    }
+}
+
 /* The CLI flag */
 static void
 test_cli_exact_paths (void)
@@ -311,6 +350,7 @@ main (int    argc,
   g_test_add_func ("/file-match/checkouts-partial", test_checkouts_partial);
   g_test_add_func ("/file-match/shapes", test_checkouts_shapes);
   g_test_add_func ("/file-match/not-matched", test_checkouts_not_matched);
+  g_test_add_func ("/file-match/binaries", test_binaries);
   g_test_add_func ("/file-match/cli-exact-paths", test_cli_exact_paths);
   return g_test_run ();
 }

@@ -264,7 +264,8 @@ update_binaries_label (FlameWindow *self)
 
   if (self->diff != NULL)
     bins = flame_binaries_compare (flame_diff_get_baseline (self->diff),
-                                   flame_diff_get_current (self->diff));
+                                   flame_diff_get_current (self->diff),
+                                   flame_diff_get_options (self->diff)->exact_paths);
   n = flame_binaries_count_differences (bins);
   gtk_widget_set_visible (GTK_WIDGET (self->binaries_label), n > 0);
   if (n == 0)

@@ -54,10 +54,10 @@ typedef struct
 
 typedef struct
 {
-  FlameStrings *strings;
-  GArray       *files;     /* guint32 string ids of the unpaired files */
-  GHashTable   *tails;     /* Span → file index + 1, or AMBIGUOUS */
-  Span         *tail_keys;
+  GArray     *files;      /* Span of each unpaired file */
+  GArray     *index;      /* its index in the caller's array */
+  GHashTable *tails;      /* Span → file + 1, or AMBIGUOUS */
+  Span       *tail_keys;
 } Side;
 
 static inline gboolean
@@ -108,15 +108,6 @@ roots_equal (gconstpointer a,
   return span_equal (&x->base, &y->base) && span_equal (&x->cur, &y->cur);
 }
 
-static inline Span
-file_span (const Side *side,
-           guint       index)
-{
-  guint32 id = g_array_index (side->files, guint32, index);
-
-  return (Span) { flame_strings_get (side->strings, id), flame_strings_get_len (side->strings, id) };
-}
-
 /* Component boundaries: 0 and every position after a separator. */
 static inline gboolean
 is_boundary (const Span *path,
@@ -125,70 +116,56 @@ is_boundary (const Span *path,
   return i == 0 || is_sep (path->s[i - 1]);
 }
 
-/* Every file string id of @frames, once each, in a set of spans. */
 static GHashTable *
-all_files (FlameFrames *frames)
+span_set (const char *const *paths,
+          guint              n,
+          Span              *storage)
 {
-  FlameStrings *strings = flame_frames_get_strings (frames);
-  GHashTable *set = g_hash_table_new_full (span_hash, span_equal, g_free, NULL);
+  GHashTable *set = g_hash_table_new (span_hash, span_equal);
 
-  for (guint f = 0; f < flame_frames_count (frames); f++)
+  for (guint i = 0; i < n; i++)
     {
-      guint32 id = flame_frames_get (frames, f)->file;
-      Span *k;
-
-      if (id == 0)
-        continue;
-      k = g_new (Span, 1);
-      *k = (Span) { flame_strings_get (strings, id), flame_strings_get_len (strings, id) };
-      if (!g_hash_table_contains (set, k))
-        g_hash_table_insert (set, k, GUINT_TO_POINTER (id));
-      else
-        g_free (k);
+      storage[i] = (Span) { paths[i], strlen (paths[i]) };
+      g_hash_table_add (set, &storage[i]);
     }
   return set;
 }
 
-/* The files of @mine absent from @other, and the tails of their paths. */
+/* The paths of @mine absent from @other, and the tails of their paths. */
 static void
 side_init (Side       *side,
-           FlameFrames *frames,
-           GHashTable *mine,
+           const Span *mine,
+           guint       n,
            GHashTable *other)
 {
-  GHashTableIter it;
-  gpointer key, value;
   gsize n_tails = 0, t = 0;
 
-  side->strings = flame_frames_get_strings (frames);
-  side->files = g_array_new (FALSE, FALSE, sizeof (guint32));
-  g_hash_table_iter_init (&it, mine);
-  while (g_hash_table_iter_next (&it, &key, &value))
-    if (!g_hash_table_contains (other, key))
+  side->files = g_array_new (FALSE, FALSE, sizeof (Span));
+  side->index = g_array_new (FALSE, FALSE, sizeof (guint));
+  for (guint i = 0; i < n; i++)
+    if (!g_hash_table_contains (other, &mine[i]))
       {
-        guint32 id = GPOINTER_TO_UINT (value);
-        const Span *k = key;
-
-        g_array_append_val (side->files, id);
-        for (gsize i = 0; i < k->len; i++)
-          n_tails += is_boundary (k, i);
+        g_array_append_val (side->files, mine[i]);
+        g_array_append_val (side->index, i);
+        for (gsize j = 0; j < mine[i].len; j++)
+          n_tails += is_boundary (&mine[i], j);
       }
-  /* (nothing below depends on the order of the files) */
+
   side->tail_keys = g_new (Span, MAX (n_tails, 1));
   side->tails = g_hash_table_new (span_hash, span_equal);
   for (guint f = 0; f < side->files->len; f++)
     {
-      Span path = file_span (side, f);
+      const Span *path = &g_array_index (side->files, Span, f);
 
-      for (gsize i = 0; i < path.len; i++)
+      for (gsize i = 0; i < path->len; i++)
         {
           Span *k;
           gpointer old;
 
-          if (!is_boundary (&path, i))
+          if (!is_boundary (path, i))
             continue;
           k = &side->tail_keys[t++];
-          *k = (Span) { path.s + i, path.len - i };
+          *k = (Span) { path->s + i, path->len - i };
           old = g_hash_table_lookup (side->tails, k);
           if (old == NULL)
             g_hash_table_insert (side->tails, k, GUINT_TO_POINTER (f + 1));
@@ -202,53 +179,61 @@ static void
 side_clear (Side *side)
 {
   g_clear_pointer (&side->files, g_array_unref);
+  g_clear_pointer (&side->index, g_array_unref);
   g_clear_pointer (&side->tails, g_hash_table_unref);
   g_clear_pointer (&side->tail_keys, g_free);
 }
 
 /**
- * flame_file_match_new:
+ * flame_paths_pair:
+ * @base: distinct paths of the baseline
+ * @cur: distinct paths of the current profile
  *
- * Pairs the files of @baseline's frames with those of @current's that
- * are the same file in another checkout (the rule at the top of this
- * file). Files whose path is in both profiles are not in the result:
- * they match as they are.
+ * Pairs the paths of @base with those of @cur that name the same file in
+ * another checkout (the rule at the top of this file). A path that is in
+ * both lists is not paired: it is itself.
  *
- * Returns: (transfer full): baseline file string id → current file
- *   string id (GUINT_TO_POINTER)
+ * Returns: (transfer full): for each path of @base, the index of its
+ *   partner in @cur, or %FLAME_PATH_UNPAIRED
  */
-GHashTable *
-flame_file_match_new (FlameFrames *baseline,
-                      FlameFrames *current)
+guint *
+flame_paths_pair (const char *const *base,
+                  guint              n_base,
+                  const char *const *cur,
+                  guint              n_cur)
 {
-  g_autoptr(GHashTable) files_b = all_files (baseline);
-  g_autoptr(GHashTable) files_c = all_files (current);
+  g_autofree Span *all_b = g_new (Span, MAX (n_base, 1));
+  g_autofree Span *all_c = g_new (Span, MAX (n_cur, 1));
+  g_autoptr(GHashTable) set_b = span_set (base, n_base, all_b);
+  g_autoptr(GHashTable) set_c = span_set (cur, n_cur, all_c);
   g_autoptr(GHashTable) votes = g_hash_table_new (roots_hash, roots_equal);
   g_autoptr(GHashTable) best = g_hash_table_new (span_hash, span_equal);
   g_autofree Pair *pairs = NULL;
-  GHashTable *map = g_hash_table_new (NULL, NULL);
+  guint *out = g_new (guint, MAX (n_base, 1));
   Side b = { 0 }, c = { 0 };
   guint n_pairs = 0;
   GHashTableIter it;
   gpointer key, value;
 
-  side_init (&b, baseline, files_b, files_c);
-  side_init (&c, current, files_c, files_b);
+  for (guint i = 0; i < n_base; i++)
+    out[i] = FLAME_PATH_UNPAIRED;
+  side_init (&b, all_b, n_base, set_c);
+  side_init (&c, all_c, n_cur, set_b);
   pairs = g_new (Pair, MAX (b.files->len, 1));
 
   /* 1, 2: partners by their longest shared tail, votes for the roots */
   for (guint f = 0; f < b.files->len; f++)
     {
-      Span path = file_span (&b, f);
+      const Span *path = &g_array_index (b.files, Span, f);
 
-      for (gsize i = 0; i < path.len; i++)
+      for (gsize i = 0; i < path->len; i++)
         {
-          Span tail = { path.s + i, path.len - i };
+          Span tail = { path->s + i, path->len - i };
           guint in_c, in_b;
-          Span other;
+          const Span *other;
           Pair *p;
 
-          if (!is_boundary (&path, i))
+          if (!is_boundary (path, i))
             continue;
           in_c = GPOINTER_TO_UINT (g_hash_table_lookup (c.tails, &tail));
           if (in_c == 0)
@@ -256,12 +241,12 @@ flame_file_match_new (FlameFrames *baseline,
           in_b = GPOINTER_TO_UINT (g_hash_table_lookup (b.tails, &tail));
           if (in_c == AMBIGUOUS || in_b == AMBIGUOUS)
             break;
-          other = file_span (&c, in_c - 1);
+          other = &g_array_index (c.files, Span, in_c - 1);
           p = &pairs[n_pairs++];
           p->base_file = f;
           p->cur_file = in_c - 1;
-          p->roots.base = (Span) { path.s, i };
-          p->roots.cur = (Span) { other.s, other.len - tail.len };
+          p->roots.base = (Span) { path->s, i };
+          p->roots.cur = (Span) { other->s, other->len - tail.len };
           g_hash_table_insert (votes, &p->roots,
                                GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (votes, &p->roots)) + 1));
           break;
@@ -283,25 +268,74 @@ flame_file_match_new (FlameFrames *baseline,
   for (guint i = 0; i < n_pairs; i++)
     {
       const Pair *p = &pairs[i];
-      Span path = file_span (&b, p->base_file);
+      const Span *path = &g_array_index (b.files, Span, p->base_file);
       guint v = GPOINTER_TO_UINT (g_hash_table_lookup (votes, &p->roots));
       gboolean keep = TRUE;
 
-      for (gsize j = 0; j < path.len && keep; j++)
+      for (gsize j = 0; j < path->len && keep; j++)
         {
-          Span root = { path.s, j };
+          Span root = { path->s, j };
 
-          if (is_boundary (&path, j) &&
+          if (is_boundary (path, j) &&
               GPOINTER_TO_UINT (g_hash_table_lookup (best, &root)) > v)
             keep = FALSE;
         }
       if (keep)
-        g_hash_table_insert (map,
-                             GUINT_TO_POINTER (g_array_index (b.files, guint32, p->base_file)),
-                             GUINT_TO_POINTER (g_array_index (c.files, guint32, p->cur_file)));
+        out[g_array_index (b.index, guint, p->base_file)] = g_array_index (c.index, guint, p->cur_file);
     }
 
   side_clear (&b);
   side_clear (&c);
+  return out;
+}
+
+/* The distinct file string ids of @frames' frames. */
+static GArray *
+frame_files (FlameFrames *frames,
+             GPtrArray   *paths)
+{
+  FlameStrings *strings = flame_frames_get_strings (frames);
+  g_autoptr(GHashTable) seen = g_hash_table_new (NULL, NULL);
+  GArray *ids = g_array_new (FALSE, FALSE, sizeof (guint32));
+
+  for (guint f = 0; f < flame_frames_count (frames); f++)
+    {
+      guint32 id = flame_frames_get (frames, f)->file;
+
+      if (id == 0 || !g_hash_table_add (seen, GUINT_TO_POINTER (id)))
+        continue;
+      g_array_append_val (ids, id);
+      g_ptr_array_add (paths, (gpointer) flame_strings_get (strings, id));
+    }
+  return ids;
+}
+
+/**
+ * flame_file_match_new:
+ *
+ * Pairs the files of @baseline's frames with those of @current's that
+ * are the same file in another checkout (the rule at the top of this
+ * file). Files whose path is in both profiles are not in the result:
+ * they match as they are.
+ *
+ * Returns: (transfer full): baseline file string id → current file
+ *   string id (GUINT_TO_POINTER)
+ */
+GHashTable *
+flame_file_match_new (FlameFrames *baseline,
+                      FlameFrames *current)
+{
+  g_autoptr(GPtrArray) paths_b = g_ptr_array_new ();
+  g_autoptr(GPtrArray) paths_c = g_ptr_array_new ();
+  g_autoptr(GArray) ids_b = frame_files (baseline, paths_b);
+  g_autoptr(GArray) ids_c = frame_files (current, paths_c);
+  g_autofree guint *partner = flame_paths_pair ((const char *const *) paths_b->pdata, paths_b->len,
+                                                (const char *const *) paths_c->pdata, paths_c->len);
+  GHashTable *map = g_hash_table_new (NULL, NULL);
+
+  for (guint i = 0; i < ids_b->len; i++)
+    if (partner[i] != FLAME_PATH_UNPAIRED)
+      g_hash_table_insert (map, GUINT_TO_POINTER (g_array_index (ids_b, guint32, i)),
+                           GUINT_TO_POINTER (g_array_index (ids_c, guint32, partner[i])));
   return map;
 }

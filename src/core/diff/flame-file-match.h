@@ -11,7 +11,13 @@
 
 G_BEGIN_DECLS
 
-GHashTable *flame_file_match_new (FlameFrames *baseline,
-                                  FlameFrames *current);
+#define FLAME_PATH_UNPAIRED G_MAXUINT
+
+guint      *flame_paths_pair     (const char *const *base,
+                                  guint              n_base,
+                                  const char *const *cur,
+                                  guint              n_cur);
+GHashTable *flame_file_match_new (FlameFrames       *baseline,
+                                  FlameFrames       *current);
 
 G_END_DECLS

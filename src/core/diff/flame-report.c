@@ -120,7 +120,8 @@ flame_report_new (FlameDiff                *diff,
   self = g_new0 (FlameReport, 1);
   self->diff = g_object_ref (diff);
   self->binaries = flame_binaries_compare (flame_diff_get_baseline (diff),
-                                           flame_diff_get_current (diff));
+                                           flame_diff_get_current (diff),
+                                           flame_diff_get_options (diff)->exact_paths);
   if (options != NULL)
     self->options = *options;
   else
