@@ -51,6 +51,16 @@ typedef enum
   FLAME_N_CHANGES
 } FlameChange;
 
+/* The colour classes' bounds on the change percentage p, one place for
+ * the classification, the legends and the docs (docs/diff-semantics.md):
+ * |p| < NEUTRAL is neutral; then very light up to LIGHT, light up to
+ * MEDIUM, medium up to DEEP, deep from DEEP on (and −DEEP: the time is
+ * gone). */
+#define FLAME_CHANGE_NEUTRAL_PCT 15
+#define FLAME_CHANGE_LIGHT_PCT   30
+#define FLAME_CHANGE_MEDIUM_PCT  50
+#define FLAME_CHANGE_DEEP_PCT    100
+
 typedef struct
 {
   FlameMatch     match;
