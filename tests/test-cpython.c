@@ -16,6 +16,7 @@
 #include "config.h"
 
 #include <glib/gstdio.h>
+#include <math.h>
 #include <string.h>
 #include <zstd.h>
 
@@ -711,6 +712,10 @@ typedef struct
   const char *current;
   const char *expected;
   gboolean    exact_paths;
+  /* CPython writes the baseline in the current run's samples (× its
+   * interval over the current's); --normalize none in the baseline's
+   * own: the current interval over the baseline's, 0 for 1 */
+  gdouble     baseline_units;
 } RealCase;
 
 /* $FLAMEDIFF_CPYTHON_DATA: files just made by tools/cpython-fixtures.py
@@ -732,11 +737,39 @@ compare_strings (gconstpointer a,
   return strcmp (*(const char *const *) a, *(const char *const *) b);
 }
 
+/* @line "stack BASELINE CURRENT" with BASELINE × @factor, numbers as
+ * the folded writer prints them (integers, else up to 6 decimals) */
+static char *
+scale_baseline (const char *line,
+                gdouble     factor)
+{
+  g_auto(GStrv) parts = g_strsplit (line, " ", -1);
+  guint n = g_strv_length (parts);
+  gdouble v;
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  gsize len;
+
+  g_assert_cmpuint (n, >=, 3);
+  v = g_ascii_strtod (parts[n - 2], NULL) * factor;
+  if (v == floor (v))
+    g_snprintf (buf, sizeof buf, "%.0f", v);
+  else
+    {
+      g_ascii_formatd (buf, sizeof buf, "%.6f", v);
+      for (len = strlen (buf); buf[len - 1] == '0'; len--)
+        buf[len - 1] = 0;
+    }
+  g_free (parts[n - 2]);
+  parts[n - 2] = g_strdup (buf);
+  return g_strjoinv (" ", parts);
+}
+
 /* The stack lines of folded text, sorted; "# elided_count N" into
- * @elided. */
+ * @elided; baselines × @factor. */
 static GPtrArray *
 sorted_lines (const char *text,
-              guint      *elided)
+              guint      *elided,
+              gdouble     factor)
 {
   g_auto(GStrv) lines = g_strsplit (text, "\n", -1);
   GPtrArray *out = g_ptr_array_new_with_free_func (g_free);
@@ -746,7 +779,7 @@ sorted_lines (const char *text,
       if (g_str_has_prefix (lines[i], "# elided_count ") && elided != NULL)
         *elided = (guint) g_ascii_strtoull (lines[i] + 15, NULL, 10);
       else if (lines[i][0] != 0 && lines[i][0] != '#')
-        g_ptr_array_add (out, g_strdup (lines[i]));
+        g_ptr_array_add (out, factor != 1 ? scale_baseline (lines[i], factor) : g_strdup (lines[i]));
     }
   g_ptr_array_sort (out, compare_strings);
   return out;
@@ -775,7 +808,7 @@ test_real_diff (gconstpointer data)
                          base_path, cur_path, c->exact_paths ? "--exact-paths" : NULL, NULL };
 
   g_assert_true (g_file_get_contents (exp_path, &expected_text, NULL, NULL));
-  expected = sorted_lines (expected_text, &elided);
+  expected = sorted_lines (expected_text, &elided, c->baseline_units > 0 ? c->baseline_units : 1);
   g_assert_cmpuint (elided, !=, G_MAXUINT);
   g_assert_cmpuint (expected->len, >, 10);
 
@@ -783,7 +816,7 @@ test_real_diff (gconstpointer data)
   flame_test_run_cli (&run, args);
   g_assert_cmpstr (run.err, ==, "");
   g_assert_cmpint (run.status, ==, 0);
-  got = sorted_lines (run.out, NULL);
+  got = sorted_lines (run.out, NULL, 1);
   for (guint i = 0; i < MAX (got->len, expected->len); i++)
     g_assert_cmpstr (i < got->len ? g_ptr_array_index (got, i) : NULL, ==,
                      i < expected->len ? g_ptr_array_index (expected, i) : NULL);
@@ -871,12 +904,16 @@ main (int    argc,
   {
     /* the same checkout; another checkout, which must not matter; and
      * another checkout matched by full paths, as CPython 3.15.2 does */
-    static const RealCase same = { "cur.bin", "diff.expected", FALSE };
-    static const RealCase moved = { "cur-moved.bin", "diff.expected", FALSE };
-    static const RealCase exact = { "cur-moved.bin", "diff-moved.expected", TRUE };
+    static const RealCase same = { "cur.bin", "diff.expected", FALSE, 0 };
+    static const RealCase moved = { "cur-moved.bin", "diff.expected", FALSE, 0 };
+    static const RealCase exact = { "cur-moved.bin", "diff-moved.expected", TRUE, 0 };
+    /* the current run at 500 Hz: every call path still matches; the
+     * baseline column in its own 1 ms samples, twice CPython's */
+    static const RealCase rate = { "cur-500hz.bin", "diff-500hz.expected", FALSE, 2 };
     g_test_add_data_func ("/cpython/real/diff", &same, test_real_diff);
     g_test_add_data_func ("/cpython/real/diff-other-checkout", &moved, test_real_diff);
     g_test_add_data_func ("/cpython/real/diff-exact-paths", &exact, test_real_diff);
+    g_test_add_data_func ("/cpython/real/diff-other-rate", &rate, test_real_diff);
   }
   return g_test_run ();
 }

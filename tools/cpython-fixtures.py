@@ -14,8 +14,9 @@ Needs root: CPython 3.15 runs in a Debian unstable chroot made (once) by
 2. Writes cur-moved.bin: cur.bin with every path under /builds/1234/proj/
    rewritten to /tmp/pr-77/proj/ (string table only; samples and frames
    untouched), i.e. the same run as seen from another checkout.
-3. Runs CPython's own `replay --diff-flamegraph` on (base, cur) and on
-   (base, cur-moved), and writes the tree each HTML embeds (EMBEDDED_DATA)
+3. Records app-cur.py once more at 500 Hz: cur-500hz.bin.
+4. Runs CPython's own `replay --diff-flamegraph` on (base, cur), on
+   (base, cur-moved) and on (base, cur-500hz), and writes the tree each HTML embeds (EMBEDDED_DATA)
    as folded lines "f1;f2;…;fn BASELINE CURRENT": per call path of
    (file, function) pairs — CPython's matching key, lines ignored — the
    baseline and current self samples summed over the path's line nodes,
@@ -62,7 +63,7 @@ def in_chroot(root, cwd, *argv):
                           capture_output=True, text=True)
 
 
-def record(root, app, out):
+def record(root, app, out, rate="1khz"):
     """Runs @app as CHECKOUT/app.py under the sampling profiler."""
     proj = root + CHECKOUT
     os.makedirs(proj, exist_ok=True)
@@ -70,7 +71,7 @@ def record(root, app, out):
     shutil.copy(os.path.join(DATA, app), os.path.join(proj, "app.py"))
     shutil.rmtree(os.path.join(proj, "__pycache__"), ignore_errors=True)
     in_chroot(root, CHECKOUT, "python3.15", "-m", "profiling.sampling", "run",
-              "--binary", "-o", "/tmp/fixture.bin", "app.py")
+              "-r", rate, "--binary", "-o", "/tmp/fixture.bin", "app.py")
     shutil.copy(root + "/tmp/fixture.bin", out)
 
 
@@ -191,8 +192,10 @@ def main():
     os.makedirs(out, exist_ok=True)
     record(args.chroot, "app-base.py", os.path.join(out, "base.bin"))
     record(args.chroot, "app-cur.py", os.path.join(out, "cur.bin"))
+    record(args.chroot, "app-cur.py", os.path.join(out, "cur-500hz.bin"), "500")
     move_paths(os.path.join(out, "cur.bin"), os.path.join(out, "cur-moved.bin"), CHECKOUT, MOVED)
-    for cur, name in (("cur.bin", "diff.expected"), ("cur-moved.bin", "diff-moved.expected")):
+    for cur, name in (("cur.bin", "diff.expected"), ("cur-moved.bin", "diff-moved.expected"),
+                      ("cur-500hz.bin", "diff-500hz.expected")):
         text = expected_lines(cpython_diff(args.chroot, os.path.join(out, "base.bin"),
                                            os.path.join(out, cur)))
         open(os.path.join(out, name), "w", encoding="utf-8").write(text)
