@@ -54,7 +54,10 @@ def ensure_chroot(root):
     tool = chroot_tool()
     if not os.access(tool, os.X_OK):
         sys.exit(f"cpython-fixtures: {tool} is missing (set FLAMEDIFF_DEBIAN_CHROOT)")
-    subprocess.run([tool, "sid", root, "python3.15"], check=True, stdout=subprocess.DEVNULL)
+    if subprocess.run([tool, "sid", root, "python3.15"], stdout=subprocess.DEVNULL).returncode != 0:
+        # no mirror, no network: the environment's failure, not Flamediff's
+        print(f"cpython-fixtures: {tool} could not make the chroot {root}", file=sys.stderr)
+        sys.exit(77)
 
 
 def in_chroot(root, cwd, *argv):
