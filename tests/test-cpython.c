@@ -712,10 +712,11 @@ typedef struct
   const char *current;
   const char *expected;
   gboolean    exact_paths;
-  /* CPython writes the baseline in the current run's samples (× its
-   * interval over the current's); --normalize none in the baseline's
-   * own: the current interval over the baseline's, 0 for 1 */
-  gdouble     baseline_units;
+  /* CPython's numbers are samples of the current run's interval;
+   * flamediff-cli writes samples when both intervals are equal, else ms
+   * ("# flamediff-folded unit=ms"): the current interval in ms, 0 for
+   * samples */
+  gdouble     ms_per_sample;
 } RealCase;
 
 /* $FLAMEDIFF_CPYTHON_DATA: files just made by tools/cpython-fixtures.py
@@ -737,35 +738,46 @@ compare_strings (gconstpointer a,
   return strcmp (*(const char *const *) a, *(const char *const *) b);
 }
 
-/* @line "stack BASELINE CURRENT" with BASELINE × @factor, numbers as
- * the folded writer prints them (integers, else up to 6 decimals) */
-static char *
-scale_baseline (const char *line,
-                gdouble     factor)
+static void
+format_number (char    *buf,
+               gsize    size,
+               gdouble  v)
 {
-  g_auto(GStrv) parts = g_strsplit (line, " ", -1);
-  guint n = g_strv_length (parts);
-  gdouble v;
-  char buf[G_ASCII_DTOSTR_BUF_SIZE];
-  gsize len;
-
-  g_assert_cmpuint (n, >=, 3);
-  v = g_ascii_strtod (parts[n - 2], NULL) * factor;
   if (v == floor (v))
-    g_snprintf (buf, sizeof buf, "%.0f", v);
+    g_snprintf (buf, size, "%.0f", v);
   else
     {
-      g_ascii_formatd (buf, sizeof buf, "%.6f", v);
+      gsize len;
+
+      g_ascii_formatd (buf, size, "%.6f", v);
       for (len = strlen (buf); buf[len - 1] == '0'; len--)
         buf[len - 1] = 0;
     }
-  g_free (parts[n - 2]);
-  parts[n - 2] = g_strdup (buf);
+}
+
+/* @line "stack BASELINE CURRENT" with both numbers × @factor, written as
+ * the folded writer writes them (integers, else up to 6 decimals) */
+static char *
+scale_line (const char *line,
+            gdouble     factor)
+{
+  g_auto(GStrv) parts = g_strsplit (line, " ", -1);
+  guint n = g_strv_length (parts);
+
+  g_assert_cmpuint (n, >=, 3);
+  for (guint i = n - 2; i < n; i++)
+    {
+      char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+      format_number (buf, sizeof buf, g_ascii_strtod (parts[i], NULL) * factor);
+      g_free (parts[i]);
+      parts[i] = g_strdup (buf);
+    }
   return g_strjoinv (" ", parts);
 }
 
 /* The stack lines of folded text, sorted; "# elided_count N" into
- * @elided; baselines × @factor. */
+ * @elided; numbers × @factor. */
 static GPtrArray *
 sorted_lines (const char *text,
               guint      *elided,
@@ -779,7 +791,7 @@ sorted_lines (const char *text,
       if (g_str_has_prefix (lines[i], "# elided_count ") && elided != NULL)
         *elided = (guint) g_ascii_strtoull (lines[i] + 15, NULL, 10);
       else if (lines[i][0] != 0 && lines[i][0] != '#')
-        g_ptr_array_add (out, factor != 1 ? scale_baseline (lines[i], factor) : g_strdup (lines[i]));
+        g_ptr_array_add (out, factor != 1 ? scale_line (lines[i], factor) : g_strdup (lines[i]));
     }
   g_ptr_array_sort (out, compare_strings);
   return out;
@@ -808,7 +820,7 @@ test_real_diff (gconstpointer data)
                          base_path, cur_path, c->exact_paths ? "--exact-paths" : NULL, NULL };
 
   g_assert_true (g_file_get_contents (exp_path, &expected_text, NULL, NULL));
-  expected = sorted_lines (expected_text, &elided, c->baseline_units > 0 ? c->baseline_units : 1);
+  expected = sorted_lines (expected_text, &elided, c->ms_per_sample > 0 ? c->ms_per_sample : 1);
   g_assert_cmpuint (elided, !=, G_MAXUINT);
   g_assert_cmpuint (expected->len, >, 10);
 
@@ -907,8 +919,8 @@ main (int    argc,
     static const RealCase same = { "cur.bin", "diff.expected", FALSE, 0 };
     static const RealCase moved = { "cur-moved.bin", "diff.expected", FALSE, 0 };
     static const RealCase exact = { "cur-moved.bin", "diff-moved.expected", TRUE, 0 };
-    /* the current run at 500 Hz: every call path still matches; the
-     * baseline column in its own 1 ms samples, twice CPython's */
+    /* the current run at 500 Hz: every call path still matches, both
+     * columns in ms (CPython's samples of 2 ms × 2) */
     static const RealCase rate = { "cur-500hz.bin", "diff-500hz.expected", FALSE, 2 };
     g_test_add_data_func ("/cpython/real/diff", &same, test_real_diff);
     g_test_add_data_func ("/cpython/real/diff-other-checkout", &moved, test_real_diff);
