@@ -885,7 +885,7 @@ test_binaries (void)
 
   /* nothing recorded on one side: nothing to say */
   flame_profile_set_metadata (b, "build_ids", "/usr/bin/imgconv=1a2b3c4d5e6f");
-  g_assert_null (flame_binaries_compare (b, c));
+  g_assert_null (flame_binaries_compare (b, c, FALSE));
 
   flame_profile_set_metadata (b, "build_ids",
                               "/lib/libc.so.6=aaaa;/opt/libold.so=0123456789ab;/usr/bin/imgconv=1a2b3c4d5e6f");

@@ -547,6 +547,56 @@ test_binary_changed (void)
   gtk_window_destroy (GTK_WINDOW (w));
 }
 
+/* Real CPython files of one run seen from two checkouts
+ * (tests/data/cpython): the window matches them like the run from the
+ * same checkout; Preferences ▸ Exact File Paths matches full paths only. */
+static guint
+elided_stacks_of (const char *cur,
+                  gboolean    exact)
+{
+  g_autofree char *b = g_test_build_filename (G_TEST_DIST, "data", "cpython", "base.bin", NULL);
+  g_autofree char *c = g_test_build_filename (G_TEST_DIST, "data", "cpython", cur, NULL);
+  g_autoptr(FlameProfile) pb = flame_load_file (b, NULL, NULL, NULL, NULL);
+  g_autoptr(FlameProfile) pc = flame_load_file (c, NULL, NULL, NULL, NULL);
+  g_autoptr(FlameDiff) diff = NULL;
+  FlameDiffOptions dopts;
+
+  flame_diff_options_init (&dopts);
+  dopts.exact_paths = exact;
+  diff = flame_diff_new (pb, pc, &dopts, NULL, NULL);
+  g_assert_nonnull (diff);
+  return flame_diff_get_elided_stacks (diff);
+}
+
+static void
+test_checkouts (void)
+{
+  g_autofree char *b = g_test_build_filename (G_TEST_DIST, "data", "cpython", "base.bin", NULL);
+  g_autofree char *c = g_test_build_filename (G_TEST_DIST, "data", "cpython", "cur-moved.bin", NULL);
+  g_autoptr(GFile) fb = g_file_new_for_path (b);
+  g_autoptr(GFile) fc = g_file_new_for_path (c);
+  FlameWindow *w = flame_window_new (ADW_APPLICATION (app));
+  guint same = elided_stacks_of ("cur.bin", FALSE);
+  guint exact = elided_stacks_of ("cur-moved.bin", TRUE);
+
+  g_assert_cmpuint (same, <, exact);
+  gtk_window_present (GTK_WINDOW (w));
+  flame_window_open (w, fb, fc);
+  wait_for_window (w);
+  g_assert_nonnull (w->diff);
+  g_assert_cmpuint (flame_diff_get_elided_stacks (w->diff), ==, same);
+
+  g_settings_set_boolean (w->settings, "exact-paths", TRUE);
+  iterate_for (100);
+  wait_for_window (w);
+  g_assert_true (flame_diff_get_options (w->diff)->exact_paths);
+  g_assert_cmpuint (flame_diff_get_elided_stacks (w->diff), ==, exact);
+  g_settings_reset (w->settings, "exact-paths");
+  iterate_for (100);
+  wait_for_window (w);
+  gtk_window_destroy (GTK_WINDOW (w));
+}
+
 /* A spool as a killed recorder leaves it: the magic and the header, no
  * samples yet (enough for a valid, empty recording) */
 static char *
@@ -1182,6 +1232,7 @@ main (int   argc,
   g_test_add_func ("/window/legend", test_legend);
   g_test_add_func ("/window/panel-width", test_panel_width);
   g_test_add_func ("/window/binary-changed", test_binary_changed);
+  g_test_add_func ("/window/checkouts", test_checkouts);
   g_test_add_func ("/window/recover-banner", test_recover_banner);
 
   ret = g_test_run ();

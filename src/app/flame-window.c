@@ -150,7 +150,8 @@ update_binaries_label (FlameWindow *self)
 
   if (self->diff != NULL)
     bins = flame_binaries_compare (flame_diff_get_baseline (self->diff),
-                                   flame_diff_get_current (self->diff));
+                                   flame_diff_get_current (self->diff),
+                                   flame_diff_get_options (self->diff)->exact_paths);
   n = flame_binaries_count_differences (bins);
   gtk_widget_set_visible (GTK_WIDGET (self->binaries_label), n > 0);
   if (n == 0)
@@ -546,6 +547,7 @@ apply_options (FlameWindow     *self,
   flame_report_options_init (&ropts);
   flame_match_from_string (match, &dopts.match);
   dopts.strip_hex = g_settings_get_boolean (self->settings, "strip-hex");
+  dopts.exact_paths = g_settings_get_boolean (self->settings, "exact-paths");
   dopts.normalize = self->normalize ? FLAME_NORMALIZE_TOTAL : FLAME_NORMALIZE_ABSOLUTE;
   dopts.metric = self->colour_by_total ? FLAME_METRIC_TOTAL : FLAME_METRIC_SELF;
   dopts.default_interval_ms = g_settings_get_double (self->settings, "default-interval-ms");
@@ -2179,7 +2181,7 @@ flame_window_init (FlameWindow *self)
   g_settings_bind (self->settings, "hide-noise", self, "hide-noise", G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (self->settings, "show-legend", self, "show-legend", G_SETTINGS_BIND_DEFAULT);
   {
-    static const char *keys[] = { "frame-matching", "strip-hex", "default-interval-ms",
+    static const char *keys[] = { "frame-matching", "strip-hex", "exact-paths", "default-interval-ms",
                                   "threshold-pct", "min-abs-ms", "significance-level" };
 
     for (guint i = 0; i < G_N_ELEMENTS (keys); i++)

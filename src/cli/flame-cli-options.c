@@ -21,6 +21,7 @@ flame_cli_diff_args_add_entries (GOptionContext   *context,
     { "interval-ms", 0, 0, G_OPTION_ARG_STRING, &args->interval, "Sampling interval for files without timing (default 1)", "MS" },
     { "match", 0, 0, G_OPTION_ARG_STRING, &args->match, "Frame matching: name, name+file (default) or name+file+line", "KEY" },
     { "strip-hex", 0, 0, G_OPTION_ARG_NONE, &args->strip_hex, "Ignore hex addresses and +0x offsets when matching frames", NULL },
+    { "exact-paths", 0, 0, G_OPTION_ARG_NONE, &args->exact_paths, "Match files by their full path only (default: also across checkouts in different folders)", NULL },
     { "significance", 0, 0, G_OPTION_ARG_STRING, &args->significance, "Count only changes beyond sampling noise at this level (e.g. 0.05)", "ALPHA" },
     { "profile", 0, 0, G_OPTION_ARG_INT, &args->profile_index, "Load profile N of files with several (speedscope, trace events), counting from 0", "N" },
     { "thread", 0, 0, G_OPTION_ARG_INT64, &args->thread, "Keep only thread TID of files with several (Chrome, Firefox, pprof, CPython)", "TID" },
@@ -99,6 +100,7 @@ flame_cli_diff_args_apply (FlameCliDiffArgs *args,
       return FALSE;
     }
   options->strip_hex = args->strip_hex;
+  options->exact_paths = args->exact_paths;
   if (args->interval != NULL &&
       !flame_cli_parse_double (command, "--interval-ms", args->interval, 1e-9,
                                &options->default_interval_ms))

@@ -19,6 +19,7 @@ typedef struct
   char     *significance;
   char     *sample_type;    /* pprof: NULL for the file's default */
   gboolean  strip_hex;
+  gboolean  exact_paths;
   gint      profile_index;  /* -1: the file's default */
   gint64    thread;         /* -1: all threads */
 } FlameCliDiffArgs;

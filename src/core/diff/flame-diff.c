@@ -10,6 +10,7 @@
 
 #include "flame-diff.h"
 #include "flame-error.h"
+#include "flame-file-match.h"
 
 struct _FlameDiff
 {
@@ -76,6 +77,7 @@ flame_diff_options_init (FlameDiffOptions *options)
   *options = (FlameDiffOptions) {
     .match = FLAME_MATCH_NAME_FILE,
     .strip_hex = FALSE,
+    .exact_paths = FALSE,
     .normalize = FLAME_NORMALIZE_ABSOLUTE,
     .metric = FLAME_METRIC_SELF,
     .significance = 0,
@@ -186,10 +188,14 @@ flame_strip_hex (const char *name,
   return g_string_free (out, FALSE);
 }
 
-/* Maps each frame of @profile to the diff's key frame. */
+/* Maps each frame of @profile to the diff's key frame. @files, when
+ * given, names the file of another checkout a file of @profile stands
+ * for: its string id in @files_strings (flame_file_match_new()). */
 static guint32 *
 map_frames (FlameDiff    *self,
             FlameProfile *profile,
+            GHashTable   *files,
+            FlameStrings *files_strings,
             gboolean     *injective)
 {
   FlameFrames *src = flame_profile_get_frames (profile);
@@ -222,9 +228,19 @@ map_frames (FlameDiff    *self,
       name_id = flame_strings_intern (dst_strings, name, name_len);
 
       if (self->options.match != FLAME_MATCH_NAME && fr->file != 0)
-        file = flame_strings_intern (dst_strings,
-                                     flame_strings_get (src_strings, fr->file),
-                                     flame_strings_get_len (src_strings, fr->file));
+        {
+          gpointer other;
+
+          if (files != NULL &&
+              g_hash_table_lookup_extended (files, GUINT_TO_POINTER (fr->file), NULL, &other))
+            file = flame_strings_intern (dst_strings,
+                                         flame_strings_get (files_strings, GPOINTER_TO_UINT (other)),
+                                         flame_strings_get_len (files_strings, GPOINTER_TO_UINT (other)));
+          else
+            file = flame_strings_intern (dst_strings,
+                                         flame_strings_get (src_strings, fr->file),
+                                         flame_strings_get_len (src_strings, fr->file));
+        }
       if (self->options.match == FLAME_MATCH_NAME_FILE_LINE)
         line = fr->line;
 
@@ -260,12 +276,14 @@ merge_tree (FlameDiff     *self,
             guint          src_col,
             guint          dst_col,
             gboolean       both,
+            GHashTable    *files,
+            FlameStrings  *files_strings,
             GCancellable  *cancellable,
             GError       **error)
 {
   FlameTree *src = flame_profile_get_tree (profile);
   gboolean injective;
-  g_autofree guint32 *frame_map = map_frames (self, profile, &injective);
+  g_autofree guint32 *frame_map = map_frames (self, profile, files, files_strings, &injective);
   g_autofree MappedNode *node_map = NULL;
   gdouble ms0 = flame_profile_get_ms_per_weight (profile, src_col,
                                                  self->options.default_interval_ms);
@@ -453,15 +471,23 @@ flame_diff_new (FlameProfile            *baseline,
     {
       side_info (self, baseline, 0, FLAME_DIFF_BASELINE);
       side_info (self, baseline, 1, FLAME_DIFF_CURRENT);
-      if (!merge_tree (self, baseline, 0, FLAME_DIFF_BASELINE, TRUE, cancellable, error))
+      if (!merge_tree (self, baseline, 0, FLAME_DIFF_BASELINE, TRUE, NULL, NULL, cancellable, error))
         return NULL;
     }
   else
     {
+      FlameFrames *cur_frames = flame_profile_get_frames (current);
+      g_autoptr(GHashTable) files = NULL;
+
+      /* baseline files from another checkout take the current's path
+       * (docs/diff-semantics.md, "Files from different checkouts") */
+      if (self->options.match != FLAME_MATCH_NAME && !self->options.exact_paths)
+        files = flame_file_match_new (flame_profile_get_frames (baseline), cur_frames);
       side_info (self, baseline, 0, FLAME_DIFF_BASELINE);
       side_info (self, current, 0, FLAME_DIFF_CURRENT);
-      if (!merge_tree (self, baseline, 0, FLAME_DIFF_BASELINE, FALSE, cancellable, error) ||
-          !merge_tree (self, current, 0, FLAME_DIFF_CURRENT, FALSE, cancellable, error))
+      if (!merge_tree (self, baseline, 0, FLAME_DIFF_BASELINE, FALSE,
+                       files, flame_frames_get_strings (cur_frames), cancellable, error) ||
+          !merge_tree (self, current, 0, FLAME_DIFF_CURRENT, FALSE, NULL, NULL, cancellable, error))
         return NULL;
     }
   flame_tree_finish (self->tree);

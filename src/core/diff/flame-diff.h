@@ -69,6 +69,7 @@ typedef struct
 {
   FlameMatch     match;
   gboolean       strip_hex;            /* 0x1234 -> 0x..., +0x12 dropped */
+  gboolean       exact_paths;          /* files only match by their full path */
   FlameNormalize normalize;
   FlameMetric    metric;               /* what the colour compares */
   gdouble        significance;         /* > 0: neutral unless p < this */

@@ -123,7 +123,8 @@ flame_report_new (FlameDiff                *diff,
   self = g_new0 (FlameReport, 1);
   self->diff = g_object_ref (diff);
   self->binaries = flame_binaries_compare (flame_diff_get_baseline (diff),
-                                           flame_diff_get_current (diff));
+                                           flame_diff_get_current (diff),
+                                           flame_diff_get_options (diff)->exact_paths);
   self->quantity = flame_diff_get_quantity (diff);
   if (options != NULL)
     self->options = *options;

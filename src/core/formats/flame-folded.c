@@ -7,6 +7,7 @@
 
 #include <string.h>
 
+#include "flame-cpython.h"
 #include "flame-error.h"
 #include "flame-folded.h"
 #include "flame-names.h"
@@ -298,7 +299,10 @@ parse_header (FlameProfile *profile,
  * this path favours simplicity over the prefix cache below. The tid:N
  * root becomes a thread of the profile and leaves the stack: CPython's
  * own flame graph and diff merge all threads, and thread ids change from
- * run to run, so keeping them as roots would make two runs never match. */
+ * run to run, so keeping them as roots would make two runs never match.
+ * The profiler's own frames (flame_cpython_is_internal_file()) leave the
+ * stacks as they do in CPython and in --binary files; 3.15.2 writes none,
+ * files of earlier builds may. */
 static FlameProfile *
 load_cpython (FlameInput  *in,
               GError     **error)
@@ -319,6 +323,7 @@ load_cpython (FlameInput  *in,
       const char *line;
       gsize start = 0;
       gint64 tid = -1;
+      gboolean hidden;
 
       if (!flame_input_tick (in, pos, error))
         return NULL;
@@ -334,11 +339,13 @@ load_cpython (FlameInput  *in,
         }
 
       g_array_set_size (ids, 0);
+      hidden = FALSE;
       while (start <= fl.stack_len)
         {
           const char *f = fl.stack + start;
           const char *semi = memchr (f, ';', fl.stack_len - start);
           gsize flen = semi ? (gsize) (semi - f) : fl.stack_len - start;
+          const char *colon = memchr (f, ':', flen);
           guint32 id;
 
           if (G_UNLIKELY (flen > FLAME_MAX_NAME_LEN))
@@ -359,6 +366,12 @@ load_cpython (FlameInput  *in,
               start += flen + 1;
               continue;
             }
+          if (colon != NULL && flame_cpython_is_internal_file (f, colon - f))
+            {
+              hidden = TRUE;
+              start += flen + 1;
+              continue;
+            }
           id = intern_cpython_frame (profile, f, flen);
           g_array_append_val (ids, id);
           start += flen + 1;
@@ -366,8 +379,9 @@ load_cpython (FlameInput  *in,
 
       if (ids->len == 0)
         {
-          /* a bare thread root holds no function */
-          if (n_bad++ == 0)
+          /* a bare thread root holds no function; a stack of the
+           * profiler's own frames is no sample (as in CPython) */
+          if (!hidden && n_bad++ == 0)
             first_bad = lineno;
           continue;
         }
