@@ -30,6 +30,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "flame-pyframes.h"
 #include "flame-recorder.h"
 #include "flame-sandbox.h"
 #include "flame-sampler-protocol.h"
@@ -75,7 +76,8 @@ typedef struct
   guint32    lost;
   guint64    n_samples;
   GPtrArray *epochs;     /* Epoch: a new one when a module replaces another */
-  GByteArray *samples;   /* u32 epoch, then the FlameRecSample with its IPs */
+  GByteArray *samples;   /* u32 epoch, then the FlameRecSample with its IPs and Python frames */
+  FlamePyCodes *py;      /* the Python code objects it sent */
 } Image;
 
 struct _FlameRecorder
@@ -88,6 +90,8 @@ struct _FlameRecorder
   GPtrArray *env;        /* "NAME=value" */
   guint      hz;
   gboolean   follow_children;
+  gboolean   python_only;
+  gboolean   python_lines;
   gboolean   capture_output;
   guint      grace_ms;
   char      *output_path;
@@ -121,6 +125,7 @@ struct _FlameRecorder
   GHashTable *current;   /* pid → Image */
   GPtrArray  *images;
   GPtrArray  *notes;
+  GPtrArray  *runtimes;  /* "CPython 3.11.2", once each */
   int         wait_status;
   gboolean    have_status;
   gdouble     effective_hz;
@@ -196,6 +201,7 @@ image_free (Image *img)
   g_free (img->exe);
   g_ptr_array_unref (img->epochs);
   g_byte_array_unref (img->samples);
+  flame_py_codes_free (img->py);
   g_free (img);
 }
 
@@ -208,6 +214,7 @@ image_new (FlameRecorder *self,
   img->pid = pid;
   img->epochs = g_ptr_array_new_with_free_func ((GDestroyNotify) epoch_free);
   img->samples = g_byte_array_new ();
+  img->py = flame_py_codes_new ();
   g_ptr_array_add (self->images, img);
   g_hash_table_replace (self->current, GINT_TO_POINTER (pid), img);
   return img;
@@ -230,6 +237,7 @@ flame_recorder_finalize (GObject *object)
   g_hash_table_unref (self->current);
   g_ptr_array_unref (self->images);
   g_ptr_array_unref (self->notes);
+  g_ptr_array_unref (self->runtimes);
   G_OBJECT_CLASS (flame_recorder_parent_class)->finalize (object);
 }
 
@@ -305,6 +313,7 @@ flame_recorder_init (FlameRecorder *self)
   self->current = g_hash_table_new (NULL, NULL);
   self->images = g_ptr_array_new_with_free_func ((GDestroyNotify) image_free);
   self->notes = g_ptr_array_new_with_free_func (g_free);
+  self->runtimes = g_ptr_array_new_with_free_func (g_free);
 }
 
 FlameRecorder *
@@ -344,6 +353,25 @@ flame_recorder_set_follow_children (FlameRecorder *self,
                                     gboolean       follow)
 {
   self->follow_children = follow;
+}
+
+/* only the Python frames of a Python program (and the thread's root) */
+void
+flame_recorder_set_python_only (FlameRecorder *self,
+                                gboolean       python_only)
+{
+  g_return_if_fail (FLAME_IS_RECORDER (self));
+  self->python_only = python_only;
+}
+
+/* Python frames per source line running (the line in the frame) rather
+ * than per function (its first line) */
+void
+flame_recorder_set_python_lines (FlameRecorder *self,
+                                 gboolean       python_lines)
+{
+  g_return_if_fail (FLAME_IS_RECORDER (self));
+  self->python_lines = python_lines;
 }
 
 void
@@ -875,12 +903,13 @@ on_sample (FlameRecorder *self,
   Image *img;
   guint32 epoch;
 
-  if (s->n_frames > FLAME_SAMPLER_MAX_FRAMES || sizeof *s + s->n_frames * 8 > len)
+  if (s->n_frames > FLAME_SAMPLER_MAX_FRAMES || s->n_py > FLAME_PY_MAX_FRAMES ||
+      sizeof *s + (s->n_frames + s->n_py) * 8 > len)
     return;
   img = image_for (self, s->h.pid);
   epoch = img->epochs->len - 1;
   g_byte_array_append (img->samples, (const guint8 *) &epoch, sizeof epoch);
-  g_byte_array_append (img->samples, buf, sizeof *s + s->n_frames * 8);
+  g_byte_array_append (img->samples, buf, sizeof *s + (s->n_frames + s->n_py) * 8);
   img->n_samples++;
   if (s->lost > img->lost)
     img->lost = s->lost;
@@ -916,6 +945,25 @@ handle_record (FlameRecorder *self,
 
           img->exited = TRUE;
           img->lost = MAX (img->lost, ((const FlameRecExit *) buf)->lost);
+        }
+      break;
+    case FLAME_REC_PYCODE:
+      flame_py_codes_add (image_for (self, h->pid)->py, buf, len);
+      break;
+    case FLAME_REC_RUNTIME:
+      if (len >= sizeof (FlameRecRuntime))
+        {
+          g_autofree char *text = g_utf8_make_valid ((const char *) buf + sizeof (FlameRecRuntime),
+                                                     len - sizeof (FlameRecRuntime));
+          gboolean seen = FALSE;
+
+          for (guint i = 0; i < self->runtimes->len && !seen; i++)
+            seen = strcmp (g_ptr_array_index (self->runtimes, i), text) == 0;
+          if (!seen)
+            g_ptr_array_add (self->runtimes, g_strdup (text));
+          if (h->flags & FLAME_RUNTIME_UNSUPPORTED)
+            g_ptr_array_add (self->notes, g_strdup_printf ("process %d: %s: native stacks only",
+                                                           h->pid, text));
         }
       break;
     case FLAME_REC_NOTE:
@@ -1108,6 +1156,46 @@ intern (FlameProfile *profile,
                                      file != NULL ? strlen (file) : 0, line, flags);
 }
 
+/* Python frames @from… of a sample, leaf first: one run (up to the
+ * frame marked as an entry), or all of them; returns where it stopped */
+static guint
+append_python (FlameProfile  *profile,
+               FlamePyCodes  *codes,
+               const guint8  *frames,
+               guint          from,
+               guint          n,
+               gboolean       all,
+               gboolean       lines,
+               guint32        unknown,
+               GArray        *stack)
+{
+  while (from < n)
+    {
+      guint64 f;
+      const FlamePyCode *code;
+      guint32 id;
+
+      memcpy (&f, frames + from * 8, sizeof f);
+      from++;
+      code = flame_py_codes_lookup (codes, FLAME_PY_FRAME_ID (f));
+      if (code == NULL)
+        id = unknown;
+      else
+        {
+          /* a function is one frame (its first line), unless asked for
+           * one frame per line running */
+          guint line = lines ? flame_py_codes_line (codes, FLAME_PY_FRAME_ID (f),
+                                                    FLAME_PY_FRAME_LASTI (f)) : 0;
+
+          id = intern (profile, code->name, code->file, line != 0 ? line : code->first_line, 0);
+        }
+      g_array_append_val (stack, id);
+      if (FLAME_PY_FRAME_ENTRY (f) && !all)
+        break;
+    }
+  return from;
+}
+
 static void
 add_image_samples (FlameRecorder *self,
                    FlameProfile  *profile,
@@ -1123,12 +1211,19 @@ add_image_samples (FlameRecorder *self,
   const char *name = img->comm != NULL && *img->comm ? img->comm : "[process]";
   guint32 root = intern (profile, name, NULL, 0, FLAME_FRAME_THREAD);
   guint32 truncated = intern (profile, "[truncated]", NULL, 0, 0);
+  guint32 py_truncated = intern (profile, "[truncated Python stack]", NULL, 0, 0);
+  guint32 py_unknown = intern (profile, "[unknown Python code]", NULL, 0, 0);
   GHashTable *threads = g_hash_table_new (NULL, NULL);
+  /* Python frames only: in the processes that ran Python code */
+  gboolean python_only = self->python_only && !flame_py_codes_is_empty (img->py);
+  guint32 native = intern (profile, "[native code]", NULL, 0, 0);
 
   while (p < end)
     {
       guint32 epoch_index;
       FlameRecSample s;
+      const guint8 *py;
+      guint next_py;
       Epoch *epoch;
       FlameThread *thread;
 
@@ -1152,8 +1247,14 @@ add_image_samples (FlameRecorder *self,
             }
         }
 
-      /* leaf first from the sampler; the profile wants the root first */
+      /* leaf first from the sampler; the profile wants the root first.
+       * Each run of Python frames (up to one marked as an entry) takes
+       * the place of the next evaluation-loop frame of the native stack;
+       * what is left over (the native stack ended early) goes at its
+       * root end. */
       g_array_set_size (stack, 0);
+      py = p + s.n_frames * 8;
+      next_py = 0;
       for (guint i = 0; i < s.n_frames; i++)
         {
           guint64 ip;
@@ -1168,14 +1269,28 @@ add_image_samples (FlameRecorder *self,
 
               if (frames[j].own)
                 continue;  /* the sampler's thread trampoline */
+              if (next_py < s.n_py && flame_py_is_eval_frame (frames[j].name))
+                {
+                  next_py = append_python (profile, img->py, py, next_py, s.n_py, FALSE,
+                                           self->python_lines, py_unknown, stack);
+                  continue;
+                }
+              if (python_only)
+                continue;
               id = intern (profile, frames[j].name, frames[j].file, frames[j].line,
                            frames[j].inlined ? FLAME_FRAME_INLINED : 0);
               g_array_append_val (stack, id);
             }
         }
-      p += s.n_frames * 8;
-      if (s.h.flags & FLAME_SAMPLE_TRUNCATED)
+      append_python (profile, img->py, py, next_py, s.n_py, TRUE, self->python_lines,
+                     py_unknown, stack);
+      p += (s.n_frames + s.n_py) * 8;
+      if (s.h.flags & FLAME_SAMPLE_PY_TRUNCATED)
+        g_array_append_val (stack, py_truncated);
+      if ((s.h.flags & FLAME_SAMPLE_TRUNCATED) && !python_only)
         g_array_append_val (stack, truncated);
+      if (python_only && stack->len == 0)
+        g_array_append_val (stack, native);
       g_array_append_val (stack, root);
       for (guint i = 0; i < stack->len / 2; i++)
         {
@@ -1336,6 +1451,14 @@ build_profile (FlameRecorder *self,
       flame_profile_set_metadata (profile, "exit_status", status);
     }
   flame_profile_set_metadata (profile, "build_ids", build_ids->str);
+  if (self->runtimes->len > 0)
+    {
+      g_ptr_array_add (self->runtimes, NULL);
+      g_autofree char *runtimes = g_strjoinv ("; ", (char **) self->runtimes->pdata);
+
+      g_ptr_array_remove_index (self->runtimes, self->runtimes->len - 1);
+      flame_profile_set_metadata (profile, "runtimes", runtimes);
+    }
   if (self->notes->len > 0)
     {
       g_ptr_array_add (self->notes, NULL);

@@ -51,6 +51,7 @@
 #include <unistd.h>
 
 #include "flame-sampler-protocol.h"
+#include "flame-sampler-python.h"
 
 /* Two builds of this file: libflamediff-sampler.so unwinds with libunwind
  * (unw_backtrace and its per-thread trace cache); the host build
@@ -86,6 +87,7 @@ static ino_t sock_ino;
 static unsigned hz = 999;
 static long period_ns;
 static int follow_children = 1;
+static int read_python = 1;       /* Python frames in the samples */
 static size_t ring_bytes = 64 * 1024;   /* per thread, a power of two */
 static long flush_ms = 10;              /* the writer's pause while samples come */
 static volatile int sampling;     /* this process arms timers */
@@ -818,13 +820,14 @@ collect_module (struct dl_phdr_info *info,
 
 PUBLIC int dl_iterate_phdr (int (*callback) (struct dl_phdr_info *, size_t, void *), void *data);
 
-static void
+/* returns whether there were new ones */
+static int
 send_modules (void)
 {
   Pending pending = { 0 };
 
   if (!sampling)
-    return;
+    return 0;
   pthread_mutex_lock (&modules_lock);
   dl_iterate_phdr (collect_module, &pending);
   pthread_mutex_unlock (&modules_lock);
@@ -842,6 +845,7 @@ send_modules (void)
       off += len;
     }
   free (pending.buf);
+  return pending.len > 0;
 }
 
 static int
@@ -902,6 +906,22 @@ backtrace_ips (uint64_t *ips,
 }
 #endif
 
+/* the handler's way to store a code object's record before the sample
+ * that names it: into the thread's ring, or straight to the socket */
+static int
+emit_record (void     *rec,
+             uint32_t  len,
+             void     *data)
+{
+  Ring *ring = thread_ring;
+
+  (void) data;
+  header (rec, FLAME_REC_PYCODE, 0);
+  if (ring != NULL && __atomic_load_n (&writer_running, __ATOMIC_ACQUIRE))
+    return ring_push (ring, rec, len) != 0;
+  return socket_ok () && send_now (rec, len);
+}
+
 static void
 on_sigprof (int        sig,
             siginfo_t *info,
@@ -912,12 +932,13 @@ on_sigprof (int        sig,
   struct
   {
     FlameRecSample s;
-    uint64_t       ips[FLAME_SAMPLER_MAX_FRAMES + SKIP_MAX];
+    uint64_t       ips[FLAME_SAMPLER_MAX_FRAMES + SKIP_MAX + FLAME_PY_MAX_FRAMES];
   } rec;
+  uint64_t py[FLAME_PY_MAX_FRAMES];
   uint64_t pc;
   uint32_t len;
   Ring *ring;
-  int n, first = -1;
+  int n, n_py = 0, first = -1, py_truncated = 0;
 
   if (in_handler || !sampling || info->si_code != SI_TIMER)
     {
@@ -928,7 +949,6 @@ on_sigprof (int        sig,
 
   header (&rec.s.h, FLAME_REC_SAMPLE, 0);
   rec.s.weight = 1 + (uint32_t) (info->si_overrun > 0 ? info->si_overrun : 0);
-  rec.s.reserved = 0;
   pc = (uint64_t) uc->uc_mcontext.gregs[REG_RIP];
 
   if (pc >= ldso_lo && pc < ldso_hi)
@@ -967,9 +987,15 @@ on_sigprof (int        sig,
           memmove (rec.ips, rec.ips + first, (size_t) n * sizeof rec.ips[0]);
         }
     }
+  if (read_python)
+    n_py = flame_py_stack (py, FLAME_PY_MAX_FRAMES, &py_truncated, emit_record, NULL);
+  if (py_truncated)
+    rec.s.h.flags |= FLAME_SAMPLE_PY_TRUNCATED;
+  memcpy (rec.ips + n, py, (size_t) n_py * sizeof py[0]);
   rec.s.n_frames = (uint32_t) n;
+  rec.s.n_py = (uint32_t) n_py;
   rec.s.lost = __atomic_load_n (&lost, __ATOMIC_RELAXED);
-  len = (uint32_t) (sizeof rec.s + (size_t) n * sizeof rec.ips[0]);
+  len = (uint32_t) (sizeof rec.s + (size_t) (n + n_py) * sizeof rec.ips[0]);
   ring = thread_ring;
   if (ring != NULL && __atomic_load_n (&writer_running, __ATOMIC_ACQUIRE))
     {
@@ -1285,6 +1311,39 @@ resolve_for_caller (const char *file,
   return found;
 }
 
+/* ---- language runtimes ---- */
+
+/* In normal context, at start and after a dlopen: an interpreter whose
+ * frames the handler can read is announced, one it cannot read too (the
+ * recorder notes that its samples keep native stacks). */
+static void
+probe_runtimes (void)
+{
+  struct
+  {
+    FlameRecRuntime r;
+    char            text[256];
+  } rec;
+  uint32_t version;
+  int supported;
+
+  ProfBlock b;
+  int found;
+
+  if (!read_python)
+    return;
+  /* dlsym runs in the loader, like dlopen */
+  block_sigprof (&b);
+  found = flame_py_probe (my_pid, rec.text, sizeof rec.text, &version, &supported);
+  unblock_sigprof_restore (&b);
+  if (!found)
+    return;
+  memset (&rec.r, 0, sizeof rec.r);
+  header (&rec.r.h, FLAME_REC_RUNTIME, supported ? 0 : FLAME_RUNTIME_UNSUPPORTED);
+  rec.r.version = version;
+  send_wait (&rec, sizeof rec.r + strnlen (rec.text, sizeof rec.text));
+}
+
 PUBLIC void *
 dlopen (const char *file,
         int         flags)
@@ -1299,8 +1358,8 @@ dlopen (const char *file,
   handle = real_dlopen (path != NULL ? path : file, flags);
   unblock_sigprof_restore (&b);
   free (path);
-  if (handle != NULL)
-    send_modules ();
+  if (handle != NULL && send_modules ())
+    probe_runtimes ();
   return handle;
 }
 
@@ -1695,6 +1754,7 @@ on_fork_child (void)
   /* Timers are not inherited, the other threads (the writer too) are
    * gone, and what the rings hold is the parent's to send. */
   my_pid = getpid ();
+  flame_py_forget_codes (my_pid);
   drain_owner = 0;
   wake_word = 0;
   writer_idle = 0;
@@ -1894,6 +1954,8 @@ sampler_init (void)
   period_ns = 1000000000L / (long) hz;
   if (env_long (FLAME_SAMPLER_ENV_CHILDREN, &v))
     follow_children = v != 0;
+  if (env_long (FLAME_SAMPLER_ENV_PYTHON, &v))
+    read_python = v != 0;
   if (env_long (FLAME_SAMPLER_ENV_RING_KB, &v) && v >= 4 && v <= 65536)
     {
       /* a power of two */
@@ -1950,6 +2012,7 @@ sampler_init (void)
   sampling = 1;
   send_hello (0);
   send_modules ();
+  probe_runtimes ();
   register_thread ();
   start_writer ();
   install_end_handlers ();
