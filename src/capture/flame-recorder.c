@@ -1156,6 +1156,24 @@ intern (FlameProfile *profile,
                                      file != NULL ? strlen (file) : 0, line, flags);
 }
 
+/* the native frame the run of Python frames starting at @from replaces,
+ * as the sampler found it; -1: not found */
+static int
+run_native (const guint8 *frames,
+            guint         from,
+            guint         n)
+{
+  for (; from < n; from++)
+    {
+      guint64 f;
+
+      memcpy (&f, frames + from * 8, sizeof f);
+      if (FLAME_PY_FRAME_ENTRY (f))
+        return FLAME_PY_FRAME_NATIVE (f);
+    }
+  return -1;
+}
+
 /* Python frames @from… of a sample, leaf first: one run (up to the
  * frame marked as an entry), or all of them; returns where it stopped */
 static guint
@@ -1196,6 +1214,127 @@ append_python (FlameProfile  *profile,
   return from;
 }
 
+/* the epoch's symbolizer, made the first time */
+static Epoch *
+epoch_symbolizer (FlameRecorder *self,
+                  FlameSymCache *cache,
+                  Image         *img,
+                  guint32        epoch_index)
+{
+  Epoch *epoch = g_ptr_array_index (img->epochs, MIN (epoch_index, img->epochs->len - 1));
+
+  if (epoch->sym == NULL)
+    {
+      epoch->sym = flame_symbolizer_new_shared (cache);
+      if (self->host_root != NULL)
+        flame_symbolizer_set_root (epoch->sym, self->host_root);
+      for (guint i = 0; i < epoch->modules->len; i++)
+        {
+          Module *m = &g_array_index (epoch->modules, Module, i);
+          gsize id_len = 0;
+          const guint8 *id = m->build_id != NULL ? g_bytes_get_data (m->build_id, &id_len) : NULL;
+
+          flame_symbolizer_add_module (epoch->sym, m->path, m->base, id, id_len);
+        }
+    }
+  return epoch;
+}
+
+/* The name of the evaluation loop's native frames in this image:
+ * _PyEval_EvalFrameDefault when the interpreter exports it (3.11, 3.12).
+ * Debian's 3.13+ does not, and its frames are named by their unwind
+ * entry (python3.13+0x2f7283): then it is the function that occurs, in
+ * the most samples, as many times as the sample has runs of Python
+ * frames (and of those, the one nearest the leaf). NULL: none. */
+static char *
+find_eval_frame (FlameRecorder *self,
+                 FlameSymCache *cache,
+                 Image         *img)
+{
+  const guint8 *p = img->samples->data;
+  const guint8 *end = p != NULL ? p + img->samples->len : NULL;
+  g_autoptr(GHashTable) score = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GHashTable) depth = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GHashTable) occ = g_hash_table_new (g_str_hash, g_str_equal);
+  GHashTableIter iter;
+  gpointer key, value;
+  char *best = NULL;
+  guint best_score = 0;
+  gdouble best_depth = 0;
+
+  if (flame_py_codes_is_empty (img->py))
+    return NULL;
+  while (p < end)
+    {
+      guint32 epoch_index;
+      FlameRecSample s;
+      Epoch *epoch;
+      guint runs = 0, pos = 0;
+
+      memcpy (&epoch_index, p, sizeof epoch_index);
+      memcpy (&s, p + sizeof epoch_index, sizeof s);
+      p += sizeof epoch_index + sizeof s;
+      for (guint i = 0; i < s.n_py; i++)
+        {
+          guint64 f;
+
+          memcpy (&f, p + (s.n_frames + i) * 8, sizeof f);
+          /* the ones the sampler has not placed */
+          runs += FLAME_PY_FRAME_ENTRY (f) && FLAME_PY_FRAME_NATIVE (f) < 0;
+        }
+      if (runs == 0)
+        {
+          p += (s.n_frames + s.n_py) * 8;
+          continue;
+        }
+      epoch = epoch_symbolizer (self, cache, img, epoch_index);
+      g_hash_table_remove_all (occ);
+      for (guint i = 0; i < s.n_frames; i++)
+        {
+          guint64 ip;
+          const FlameSymFrame *frames;
+          guint n;
+
+          memcpy (&ip, p + i * 8, sizeof ip);
+          n = flame_symbolizer_lookup (epoch->sym, ip, i == 0, &frames);
+          for (guint j = 0; j < n; j++, pos++)
+            {
+              if (flame_py_is_eval_frame (frames[j].name))
+                return g_strdup (frames[j].name);
+              if (!g_hash_table_contains (occ, frames[j].name))
+                {
+                  guint d = GPOINTER_TO_UINT (g_hash_table_lookup (depth, frames[j].name));
+
+                  /* where it first appears, summed (for the tie-break) */
+                  g_hash_table_replace (depth, g_strdup (frames[j].name), GUINT_TO_POINTER (d + pos));
+                }
+              g_hash_table_replace (occ, (gpointer) frames[j].name,
+                                    GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (occ, frames[j].name)) + 1));
+            }
+        }
+      g_hash_table_iter_init (&iter, occ);
+      while (g_hash_table_iter_next (&iter, &key, &value))
+        if (GPOINTER_TO_UINT (value) == runs)
+          g_hash_table_replace (score, g_strdup (key),
+                                GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (score, key)) + 1));
+      p += (s.n_frames + s.n_py) * 8;
+    }
+  g_hash_table_iter_init (&iter, score);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    {
+      guint sc = GPOINTER_TO_UINT (value);
+      gdouble d = GPOINTER_TO_UINT (g_hash_table_lookup (depth, key)) / (gdouble) sc;
+
+      if (sc > best_score || (sc == best_score && d < best_depth))
+        {
+          best = key;
+          best_score = sc;
+          best_depth = d;
+        }
+    }
+  return g_strdup (best);
+}
+
 static void
 add_image_samples (FlameRecorder *self,
                    FlameProfile  *profile,
@@ -1217,6 +1356,7 @@ add_image_samples (FlameRecorder *self,
   /* Python frames only: in the processes that ran Python code */
   gboolean python_only = self->python_only && !flame_py_codes_is_empty (img->py);
   guint32 native = intern (profile, "[native code]", NULL, 0, 0);
+  g_autofree char *eval_frame = find_eval_frame (self, cache, img);
 
   while (p < end)
     {
@@ -1231,21 +1371,7 @@ add_image_samples (FlameRecorder *self,
       memcpy (&s, p + sizeof epoch_index, sizeof s);
       p += sizeof epoch_index + sizeof s;
 
-      epoch = g_ptr_array_index (img->epochs, MIN (epoch_index, img->epochs->len - 1));
-      if (epoch->sym == NULL)
-        {
-          epoch->sym = flame_symbolizer_new_shared (cache);
-          if (self->host_root != NULL)
-            flame_symbolizer_set_root (epoch->sym, self->host_root);
-          for (guint i = 0; i < epoch->modules->len; i++)
-            {
-              Module *m = &g_array_index (epoch->modules, Module, i);
-              gsize id_len = 0;
-              const guint8 *id = m->build_id != NULL ? g_bytes_get_data (m->build_id, &id_len) : NULL;
-
-              flame_symbolizer_add_module (epoch->sym, m->path, m->base, id, id_len);
-            }
-        }
+      epoch = epoch_symbolizer (self, cache, img, epoch_index);
 
       /* leaf first from the sampler; the profile wants the root first.
        * Each run of Python frames (up to one marked as an entry) takes
@@ -1261,6 +1387,18 @@ add_image_samples (FlameRecorder *self,
           const FlameSymFrame *frames;
           guint n;
 
+          gboolean replaced = FALSE;
+          int k;
+
+          /* runs the sampler placed: this frame is the evaluation loop */
+          while (next_py < s.n_py && (k = run_native (py, next_py, s.n_py)) >= 0 && (guint) k <= i)
+            {
+              next_py = append_python (profile, img->py, py, next_py, s.n_py, FALSE,
+                                       self->python_lines, py_unknown, stack);
+              replaced |= (guint) k == i;
+            }
+          if (replaced)
+            continue;
           memcpy (&ip, p + i * 8, sizeof ip);
           n = flame_symbolizer_lookup (epoch->sym, ip, i == 0, &frames);
           for (guint j = 0; j < n; j++)
@@ -1269,7 +1407,8 @@ add_image_samples (FlameRecorder *self,
 
               if (frames[j].own)
                 continue;  /* the sampler's thread trampoline */
-              if (next_py < s.n_py && flame_py_is_eval_frame (frames[j].name))
+              if (next_py < s.n_py && eval_frame != NULL && run_native (py, next_py, s.n_py) < 0 &&
+                  strcmp (frames[j].name, eval_frame) == 0)
                 {
                   next_py = append_python (profile, img->py, py, next_py, s.n_py, FALSE,
                                            self->python_lines, py_unknown, stack);

@@ -95,14 +95,20 @@ typedef struct
  * units, FLAME_PY_NO_LASTI when unknown) gives the current line. ENTRY
  * marks the outermost Python frame run by one native call of the
  * evaluation loop (_PyEval_EvalFrameDefault), so the recorder can put
- * each run of Python frames in the place of the native frame that ran it. */
+ * each run of Python frames in the place of the native frame that ran
+ * it: NATIVE is that frame's index in the sample's IPs + 1 when the
+ * sampler found it (3.12+: the run's entry frame lies in that native
+ * frame's stack memory), 0 when the recorder must look for it by name. */
 #define FLAME_PY_FRAME(id, lasti, entry) \
-  ((uint64_t) (uint32_t) (id) | ((uint64_t) ((lasti) & 0x7fffffffu) << 32) | ((entry) ? (1ull << 63) : 0))
-#define FLAME_PY_FRAME_ID(f)    ((uint32_t) (f))
-#define FLAME_PY_FRAME_LASTI(f) ((uint32_t) ((f) >> 32) & 0x7fffffffu)
-#define FLAME_PY_FRAME_ENTRY(f) (((f) >> 63) != 0)
-#define FLAME_PY_NO_LASTI       0x7fffffffu
-#define FLAME_PY_MAX_FRAMES     128
+  ((uint64_t) (uint32_t) (id) | ((uint64_t) ((lasti) & 0xffffffu) << 32) | ((entry) ? (1ull << 63) : 0))
+#define FLAME_PY_FRAME_SET_NATIVE(f, index) \
+  (((f) & ~(0x7full << 56)) | ((uint64_t) (((index) + 1) & 0x7f) << 56))
+#define FLAME_PY_FRAME_ID(f)     ((uint32_t) (f))
+#define FLAME_PY_FRAME_LASTI(f)  ((uint32_t) ((f) >> 32) & 0xffffffu)
+#define FLAME_PY_FRAME_NATIVE(f) ((int) (((f) >> 56) & 0x7f) - 1)  /* -1: not known */
+#define FLAME_PY_FRAME_ENTRY(f)  (((f) >> 63) != 0)
+#define FLAME_PY_NO_LASTI        0xffffffu
+#define FLAME_PY_MAX_FRAMES      128
 
 typedef struct
 {

@@ -328,6 +328,7 @@ find_tstate (void)
 
 int
 flame_py_stack (uint64_t   *out,
+                uintptr_t  *shims,
                 int         max,
                 int        *truncated,
                 FlamePyEmit emit,
@@ -339,6 +340,8 @@ flame_py_stack (uint64_t   *out,
   int n = 0;
 
   *truncated = 0;
+  for (int i = 0; i < max; i++)
+    shims[i] = 0;
   if (!__atomic_load_n (&py_ready, __ATOMIC_ACQUIRE))
     return 0;
   ts = find_tstate ();
@@ -358,7 +361,7 @@ flame_py_stack (uint64_t   *out,
 
   for (int steps = 0; frame != 0; steps++)
     {
-      uintptr_t code, type, instr;
+      uintptr_t code, type, instr, here = frame;
       uint32_t lasti = FLAME_PY_NO_LASTI;
       int owner;
 
@@ -375,9 +378,14 @@ flame_py_stack (uint64_t   *out,
 
       if (L.owner_cstack >= 0 && owner == L.owner_cstack)
         {
-          /* the shim a native call of the evaluation loop starts with */
+          /* the shim a native call of the evaluation loop starts with,
+           * a local variable of that call: where it is on the native
+           * stack says which native frame ran the frames above it */
           if (n > 0)
-            out[n - 1] |= 1ull << 63;
+            {
+              out[n - 1] |= 1ull << 63;
+              shims[n - 1] = here;
+            }
           continue;
         }
       if (!rd (code, head, co_len))
@@ -388,7 +396,7 @@ flame_py_stack (uint64_t   *out,
       memcpy (&type, head + 8, sizeof type);
       if (type != code_type)
         continue;  /* not (or no longer) a code object */
-      if (instr >= code + L.co_code && instr - (code + L.co_code) < 0x7fffffff)
+      if (instr >= code + L.co_code && instr - (code + L.co_code) < 2 * (uintptr_t) FLAME_PY_NO_LASTI)
         lasti = (uint32_t) ((instr - (code + L.co_code)) / 2);
       out[n++] = FLAME_PY_FRAME (code_id (code, head, emit, data), lasti,
                                  L.fr_is_entry >= 0 && fr[L.fr_is_entry]);

@@ -31,10 +31,13 @@ int flame_py_probe (pid_t     pid,
 void flame_py_forget_codes (pid_t pid);
 
 /* The handler: the Python frames of the calling thread, leaf first
- * (FLAME_PY_FRAME), at most @max. Sets *truncated when the chain is
+ * (FLAME_PY_FRAME), at most @max; @shims[i] is the address of the
+ * entry frame after frame i when there is one on the native stack
+ * (3.12+), else 0. Sets *truncated when the chain is
  * deeper or could not be read to its end. New code objects go through
  * @emit first. */
 int flame_py_stack (uint64_t   *out,
+                    uintptr_t  *shims,
                     int         max,
                     int        *truncated,
                     FlamePyEmit emit,

@@ -868,10 +868,13 @@ find_ldso (struct dl_phdr_info *info,
 
 /* ---- the signal handler ---- */
 
+/* backtrace_ips_cfa also gives each frame's CFA (the caller's stack
+ * pointer at the call: the frame's own stack memory lies below it),
+ * which places the Python frames of CPython 3.12+ */
 #ifdef FLAME_SAMPLER_LIBGCC
 typedef struct
 {
-  uint64_t *ips;
+  uint64_t *ips, *cfas;
   int       n, max;
 } Trace;
 
@@ -884,6 +887,8 @@ trace_frame (struct _Unwind_Context *context,
 
   if (ip == 0 || t->n >= t->max)
     return _URC_END_OF_STACK;  /* 0: the thread's base */
+  if (t->cfas != NULL)
+    t->cfas[t->n] = _Unwind_GetCFA (context);
   t->ips[t->n++] = ip;
   return _URC_NO_REASON;
 }
@@ -892,8 +897,21 @@ static int
 backtrace_ips (uint64_t *ips,
                int       max)
 {
-  Trace t = { ips, 0, max };
+  Trace t = { ips, NULL, 0, max };
 
+  _Unwind_Backtrace (trace_frame, &t);
+  return t.n;
+}
+
+static int
+backtrace_ips_cfa (uint64_t   *ips,
+                   uint64_t   *cfas,
+                   int         max,
+                   ucontext_t *uc)
+{
+  Trace t = { ips, cfas, 0, max };
+
+  (void) uc;
   _Unwind_Backtrace (trace_frame, &t);
   return t.n;
 }
@@ -904,7 +922,65 @@ backtrace_ips (uint64_t *ips,
 {
   return unw_backtrace ((void **) ips, max);
 }
+
+/* from the interrupted frame (the ucontext) on, step by step: slower
+ * than unw_backtrace's trace cache, so only for samples that need it */
+static int
+backtrace_ips_cfa (uint64_t   *ips,
+                   uint64_t   *cfas,
+                   int         max,
+                   ucontext_t *uc)
+{
+  unw_cursor_t cursor;
+  unw_word_t ip, sp;
+  int n = 0;
+
+  if (unw_init_local2 (&cursor, (unw_context_t *) uc, UNW_INIT_SIGNAL_FRAME) < 0)
+    return 0;
+  while (n < max)
+    {
+      if (unw_get_reg (&cursor, UNW_REG_IP, &ip) < 0 || ip == 0)
+        break;
+      ips[n] = ip;
+      if (unw_step (&cursor) <= 0 || unw_get_reg (&cursor, UNW_REG_SP, &sp) < 0)
+        {
+          cfas[n++] = UINT64_MAX;
+          break;
+        }
+      cfas[n++] = sp;
+    }
+  return n;
+}
 #endif
+
+/* Python frames whose run of the evaluation loop left its entry frame on
+ * the native stack: the index of the native frame whose stack memory
+ * holds it */
+static void
+place_python (uint64_t       *py,
+              const uintptr_t *shims,
+              int             n_py,
+              const uint64_t *cfas,
+              int             n,
+              uint64_t        sp)
+{
+  for (int i = 0; i < n_py; i++)
+    {
+      uint64_t lo = sp;
+
+      if (shims[i] == 0)
+        continue;
+      for (int k = 0; k < n && k < 127; k++)
+        {
+          if (shims[i] >= lo && shims[i] < cfas[k])
+            {
+              py[i] = FLAME_PY_FRAME_SET_NATIVE (py[i], k);
+              break;
+            }
+          lo = cfas[k];
+        }
+    }
+}
 
 /* the handler's way to store a code object's record before the sample
  * that names it: into the thread's ring, or straight to the socket */
@@ -935,10 +1011,12 @@ on_sigprof (int        sig,
     uint64_t       ips[FLAME_SAMPLER_MAX_FRAMES + SKIP_MAX + FLAME_PY_MAX_FRAMES];
   } rec;
   uint64_t py[FLAME_PY_MAX_FRAMES];
+  uintptr_t shims[FLAME_PY_MAX_FRAMES];
+  uint64_t cfas[FLAME_SAMPLER_MAX_FRAMES + SKIP_MAX];
   uint64_t pc;
   uint32_t len;
   Ring *ring;
-  int n, n_py = 0, first = -1, py_truncated = 0;
+  int n, n_py = 0, first = -1, py_truncated = 0, with_cfa = 0;
 
   if (in_handler || !sampling || info->si_code != SI_TIMER)
     {
@@ -950,6 +1028,12 @@ on_sigprof (int        sig,
   header (&rec.s.h, FLAME_REC_SAMPLE, 0);
   rec.s.weight = 1 + (uint32_t) (info->si_overrun > 0 ? info->si_overrun : 0);
   pc = (uint64_t) uc->uc_mcontext.gregs[REG_RIP];
+  if (read_python)
+    {
+      n_py = flame_py_stack (py, shims, FLAME_PY_MAX_FRAMES, &py_truncated, emit_record, NULL);
+      for (int i = 0; i < n_py && !with_cfa; i++)
+        with_cfa = shims[i] != 0;
+    }
 
   if (pc >= ldso_lo && pc < ldso_hi)
     {
@@ -963,7 +1047,8 @@ on_sigprof (int        sig,
     }
   else
     {
-      n = backtrace_ips (rec.ips, FLAME_SAMPLER_MAX_FRAMES + SKIP_MAX);
+      n = with_cfa ? backtrace_ips_cfa (rec.ips, cfas, FLAME_SAMPLER_MAX_FRAMES + SKIP_MAX, uc)
+                   : backtrace_ips (rec.ips, FLAME_SAMPLER_MAX_FRAMES + SKIP_MAX);
       for (int i = 0; i < n && i < SKIP_MAX; i++)
         if (rec.ips[i] == pc)
           {
@@ -985,10 +1070,11 @@ on_sigprof (int        sig,
           if (n > FLAME_SAMPLER_MAX_FRAMES)
             n = FLAME_SAMPLER_MAX_FRAMES;
           memmove (rec.ips, rec.ips + first, (size_t) n * sizeof rec.ips[0]);
+          if (with_cfa)
+            place_python (py, shims, n_py, cfas + first, n,
+                          (uint64_t) uc->uc_mcontext.gregs[REG_RSP]);
         }
     }
-  if (read_python)
-    n_py = flame_py_stack (py, FLAME_PY_MAX_FRAMES, &py_truncated, emit_record, NULL);
   if (py_truncated)
     rec.s.h.flags |= FLAME_SAMPLE_PY_TRUNCATED;
   memcpy (rec.ips + n, py, (size_t) n_py * sizeof py[0]);

@@ -3,8 +3,11 @@
 # for SECONDS of CPU time each; what each really took (time.thread_time)
 # is written to TRUTH as "truth hot S" and "truth warm S". warm() runs
 # inside a generator and hot() inside a coroutine, so their frames are
-# reached through those too.
+# reached through those too. The amount of work changes at random from
+# one round to the next, so that the timer ticks do not keep meeting the
+# loop at the same point.
 import asyncio
+import random
 import sys
 import threading
 import time
@@ -37,14 +40,15 @@ def work(seconds, totals, lock):
     h = w = 0.0
     end = time.thread_time() + seconds
     while time.thread_time() < end:
+        n = random.randint(500, 1500)
         t0 = time.thread_time()
-        coro = hot_task(7000)
+        coro = hot_task(7 * n)
         try:
             coro.send(None)
         except StopIteration:
             pass
         t1 = time.thread_time()
-        for _ in warm_steps(1000):
+        for _ in warm_steps(n):
             pass
         t2 = time.thread_time()
         h += t1 - t0
