@@ -384,7 +384,10 @@ flame_py_stack (uint64_t   *out,
           if (n > 0)
             {
               out[n - 1] |= 1ull << 63;
-              shims[n - 1] = here;
+              /* the first one: 3.14+ end the chain with the thread
+               * state's own base frame, which is not on the C stack */
+              if (shims[n - 1] == 0)
+                shims[n - 1] = here;
             }
           continue;
         }
