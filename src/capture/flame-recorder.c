@@ -30,6 +30,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "flame-perfmap.h"
 #include "flame-pyframes.h"
 #include "flame-recorder.h"
 #include "flame-sandbox.h"
@@ -43,6 +44,10 @@
 #define HOST_SAMPLER_NAME "libflamediff-sampler-host.so"
 #define SAMPLER_PREFIX "libflamediff-sampler"
 #define DEFAULT_GRACE_MS 2000
+/* what node needs for its JIT functions to be named: a perf map of its
+ * compiled functions, and interpreted functions on the native stack as
+ * their own frames (a copy of the interpreter's entry per function) */
+#define NODE_JIT_OPTIONS "--perf-basic-prof-only-functions --interpreted-frames-native-stack"
 #define TAIL_MS 1000   /* reading after the command exits: its children */
 /* the receive buffer: no record is longer, in the socket or the spool */
 #define RECORD_BUF_SIZE (FLAME_SAMPLER_MAX_RECORD * 8)
@@ -109,6 +114,7 @@ struct _FlameRecorder
   gboolean      stop_requested;
   GMainContext *context;
   gint64        start_us;
+  gint64        start_wall_s;  /* for the age of perf maps */
   gint64        end_us;
   guint64       live_samples;
   guint64       live_lost;
@@ -126,6 +132,7 @@ struct _FlameRecorder
   GPtrArray  *images;
   GPtrArray  *notes;
   GPtrArray  *runtimes;  /* "CPython 3.11.2", once each */
+  GPtrArray  *jit_maps;  /* "node[123]: /tmp/perf-123.map (456 functions)" */
   int         wait_status;
   gboolean    have_status;
   gdouble     effective_hz;
@@ -238,6 +245,7 @@ flame_recorder_finalize (GObject *object)
   g_ptr_array_unref (self->images);
   g_ptr_array_unref (self->notes);
   g_ptr_array_unref (self->runtimes);
+  g_ptr_array_unref (self->jit_maps);
   G_OBJECT_CLASS (flame_recorder_parent_class)->finalize (object);
 }
 
@@ -314,6 +322,7 @@ flame_recorder_init (FlameRecorder *self)
   self->images = g_ptr_array_new_with_free_func ((GDestroyNotify) image_free);
   self->notes = g_ptr_array_new_with_free_func (g_free);
   self->runtimes = g_ptr_array_new_with_free_func (g_free);
+  self->jit_maps = g_ptr_array_new_with_free_func (g_free);
 }
 
 FlameRecorder *
@@ -1214,6 +1223,83 @@ append_python (FlameProfile  *profile,
   return from;
 }
 
+/* A perf map's name as a frame. node's ("JS:*hot /app/x.js:12:5") are
+ * the function, its file and line: the tier mark after "JS:" (~
+ * interpreted, ^ baseline, + Maglev, * TurboFan) is dropped, so that a
+ * function is one frame whichever tier ran it. Others as they are. */
+static guint32
+intern_jit (FlameProfile *profile,
+            const char   *name)
+{
+  const char *space, *colon, *p;
+  g_autofree char *fn = NULL;
+  g_autofree char *file = NULL;
+  guint64 line = 0;
+
+  if (!g_str_has_prefix (name, "JS:"))
+    return intern (profile, name, NULL, 0, FLAME_FRAME_JIT);
+  p = name + 3;
+  if (*p != '\0' && strchr ("~^+*", *p) != NULL)
+    p++;
+  space = strrchr (p, ' ');
+  if (space == NULL)
+    return intern (profile, *p ? p : "(anonymous)", NULL, 0, FLAME_FRAME_JIT);
+  fn = space > p ? g_strndup (p, space - p) : g_strdup ("(anonymous)");
+  /* FILE:LINE:COLUMN */
+  colon = strrchr (space + 1, ':');
+  if (colon != NULL && colon > space + 1)
+    {
+      const char *c2 = colon;
+
+      while (--c2 > space && *c2 != ':')
+        ;
+      if (c2 > space + 1)
+        {
+          file = g_strndup (space + 1, c2 - space - 1);
+          line = g_ascii_strtoull (c2 + 1, NULL, 10);
+        }
+    }
+  if (file == NULL)
+    file = g_strdup (space + 1);
+  return intern (profile, fn, file, (guint) MIN (line, G_MAXUINT), FLAME_FRAME_JIT);
+}
+
+/* The perf map the process (or a runtime in it) wrote during the
+ * recording: /tmp/perf-PID.map, not older than the recording. Node's,
+ * which exist because the recorder asked for them, are removed once
+ * read. */
+static FlamePerfMap *
+load_perf_map (FlameRecorder *self,
+               Image         *img)
+{
+  g_autofree char *path = g_strdup_printf ("/tmp/perf-%d.map", img->pid);
+  g_autofree char *base = img->exe != NULL ? g_path_get_basename (img->exe) : NULL;
+  FlamePerfMap *map;
+  GStatBuf st;
+
+  if (self->host_sampler != NULL || g_stat (path, &st) != 0 ||
+      (gint64) st.st_mtime < self->start_wall_s - 1)
+    return NULL;
+  map = flame_perf_map_load (path);
+  if (map != NULL)
+    {
+      g_autofree char *runtime = g_strdup_printf ("%s (JIT perf map)", base != NULL ? base : "?");
+      gboolean seen = FALSE;
+
+      for (guint i = 0; i < self->runtimes->len && !seen; i++)
+        seen = strcmp (g_ptr_array_index (self->runtimes, i), runtime) == 0;
+      if (!seen)
+        g_ptr_array_add (self->runtimes, g_steal_pointer (&runtime));
+    }
+  if (map != NULL)
+    g_ptr_array_add (self->jit_maps, g_strdup_printf ("%s[%d]: %s (%u functions)",
+                                                      img->comm != NULL ? img->comm : "?",
+                                                      img->pid, path, flame_perf_map_count (map)));
+  if (base != NULL && (strcmp (base, "node") == 0 || strcmp (base, "nodejs") == 0))
+    g_unlink (path);
+  return map;
+}
+
 /* the epoch's symbolizer, made the first time */
 static Epoch *
 epoch_symbolizer (FlameRecorder *self,
@@ -1356,6 +1442,7 @@ add_image_samples (FlameRecorder *self,
   /* Python frames only: in the processes that ran Python code */
   gboolean python_only = self->python_only && !flame_py_codes_is_empty (img->py);
   guint32 native = intern (profile, "[native code]", NULL, 0, 0);
+  g_autoptr(FlamePerfMap) jit = load_perf_map (self, img);
   g_autofree char *eval_frame = find_eval_frame (self, cache, img);
 
   while (p < end)
@@ -1388,6 +1475,7 @@ add_image_samples (FlameRecorder *self,
           guint n;
 
           gboolean replaced = FALSE;
+          const char *jit_name;
           int k;
 
           /* runs the sampler placed: this frame is the evaluation loop */
@@ -1400,6 +1488,15 @@ add_image_samples (FlameRecorder *self,
           if (replaced)
             continue;
           memcpy (&ip, p + i * 8, sizeof ip);
+          if (jit != NULL && (jit_name = flame_perf_map_lookup (jit, ip)) != NULL)
+            {
+              /* JIT-compiled code: in no module, named by the runtime */
+              guint32 id = intern_jit (profile, jit_name);
+
+              if (!python_only)
+                g_array_append_val (stack, id);
+              continue;
+            }
           n = flame_symbolizer_lookup (epoch->sym, ip, i == 0, &frames);
           for (guint j = 0; j < n; j++)
             {
@@ -1590,6 +1687,16 @@ build_profile (FlameRecorder *self,
       flame_profile_set_metadata (profile, "exit_status", status);
     }
   flame_profile_set_metadata (profile, "build_ids", build_ids->str);
+  if (self->jit_maps->len > 0)
+    {
+      g_ptr_array_add (self->jit_maps, NULL);
+      g_autofree char *maps = g_strjoinv ("; ", (char **) self->jit_maps->pdata);
+
+      g_ptr_array_remove_index (self->jit_maps, self->jit_maps->len - 1);
+      flame_profile_set_metadata (profile, "jit_maps", maps);
+      /* what the recorder added to the environment for them */
+      flame_profile_set_metadata (profile, "node_options", NODE_JIT_OPTIONS);
+    }
   if (self->runtimes->len > 0)
     {
       g_ptr_array_add (self->runtimes, NULL);
@@ -1705,7 +1812,8 @@ spawn (FlameRecorder  *self,
   g_autoptr(GSubprocessLauncher) launcher = NULL;
   g_autofree char *sampler = NULL;
   g_autofree char *preload = NULL;
-  const char *old_preload;
+  const char *old_preload, *old_node;
+  g_autofree char *node = NULL;
   struct stat st;
   char num[32];
 
@@ -1759,6 +1867,10 @@ spawn (FlameRecorder  *self,
       return g_subprocess_launcher_spawnv (launcher, (const char * const *) argv, error);
     }
 
+  old_node = g_subprocess_launcher_getenv (launcher, "NODE_OPTIONS");
+  node = old_node != NULL && *old_node ?
+         g_strdup_printf ("%s %s", old_node, NODE_JIT_OPTIONS) : g_strdup (NODE_JIT_OPTIONS);
+  g_subprocess_launcher_setenv (launcher, "NODE_OPTIONS", node, TRUE);
   old_preload = g_subprocess_launcher_getenv (launcher, "LD_PRELOAD");
   preload = old_preload != NULL && *old_preload ?
             g_strdup_printf ("%s:%s", sampler, old_preload) : g_strdup (sampler);
@@ -1821,6 +1933,7 @@ record_run (FlameRecorder  *self,
   started = g_date_time_new_now_local ();
   g_mutex_lock (&self->lock);
   self->start_us = g_get_monotonic_time ();
+  self->start_wall_s = g_get_real_time () / G_USEC_PER_SEC;
   self->running = TRUE;
   g_mutex_unlock (&self->lock);
   schedule_publish (self);

@@ -1,8 +1,9 @@
-/* test-capture-python.c: recording Python programs: the Python frames in
+/* test-capture-runtimes.c: recording Python and JavaScript programs: the Python frames in
  * place of the evaluation loop, their shares against what the program
  * measured itself (one thread and several), Python-only stacks, a stress
  * run of threads, generators and coroutines coming and going, an
- * interpreter the sampler cannot read, and the line table decoder.
+ * interpreter the sampler cannot read, and the line table decoder; node's
+ * JIT functions from its perf map, in the main thread and in workers.
  *
  * The interpreter is the system's python3 (Debian 12: 3.11); tests skip
  * visibly without it. Newer versions are recorded in a Debian sid chroot
@@ -53,7 +54,7 @@ tmp_path (const char *name)
     {
       GError *error = NULL;
 
-      dir = g_dir_make_tmp ("flamediff-capture-python-XXXXXX", &error);
+      dir = g_dir_make_tmp ("flamediff-capture-runtimes-XXXXXX", &error);
       g_assert_no_error (error);
     }
   return g_build_filename (dir, name, NULL);
@@ -327,16 +328,79 @@ test_linetable (void)
   g_assert_cmpuint (n_checked, >, 1000);
 }
 
+/* node 20: the recorder asks it for perf maps (NODE_OPTIONS); the JIT
+ * functions hot : warm = 70 : 30 by their names, within 5 points of what
+ * the program measured, unwound through to the thread's native base */
+static void
+check_node_shares (const char *workers)
+{
+  g_autofree char *node = g_find_program_in_path ("node");
+  g_autofree char *js = script ("shares.js");
+  g_autofree char *truth_path = tmp_path ("truth-node.txt");
+  g_autofree char *out_name = g_strdup_printf ("node-%s.json", workers);
+  g_autofree char *text = NULL;
+  g_autofree char *map = NULL;
+  g_autoptr(FlameRecorder) recorder = NULL;
+  g_autoptr(FlameProfile) profile = NULL;
+  const char *names[] = { "hot", "warm" };
+  gdouble t[2], s[2];
+
+  if (node == NULL)
+    {
+      g_test_skip ("no node");
+      return;
+    }
+  {
+    const char *argv[] = { node, js, "1.5", workers, truth_path, NULL };
+
+    profile = record (&recorder, out_name, argv, 999, FALSE);
+  }
+  g_assert_true (g_file_get_contents (truth_path, &text, NULL, NULL));
+  for (guint i = 0; i < 2; i++)
+    {
+      t[i] = truth (text, names[i]) * 1000;
+      s[i] = flame_test_function_ms (profile, names[i]);
+    }
+  for (guint i = 0; i < 2; i++)
+    {
+      gdouble ts = 100 * t[i] / (t[0] + t[1]), ss = 100 * s[i] / (s[0] + s[1]);
+
+      g_test_message ("node, %s workers: %-4s truth %7.1f ms %5.1f %%   sampled %7.1f ms %5.1f %%",
+                      workers, names[i], t[i], ts, s[i], ss);
+      g_assert_cmpfloat (fabs (ts - ss), <, 5.0);
+    }
+  g_assert_true (flame_test_has_path (profile, strcmp (workers, "0") == 0 ? "_start" : "start_thread",
+                                      "hot"));
+  g_assert_nonnull (strstr (flame_profile_get_metadata (profile, "runtimes"), "node (JIT perf map)"));
+  g_assert_nonnull (flame_profile_get_metadata (profile, "jit_maps"));
+  g_assert_nonnull (strstr (flame_profile_get_metadata (profile, "node_options"),
+                            "--perf-basic-prof-only-functions"));
+}
+
+static void
+test_node_shares (void)
+{
+  check_node_shares ("0");
+}
+
+static void
+test_node_shares_workers (void)
+{
+  check_node_shares ("3");
+}
+
 int
 main (int   argc,
       char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
-  g_test_add_func ("/capture-python/shares", test_shares);
-  g_test_add_func ("/capture-python/shares-threads", test_shares_threads);
-  g_test_add_func ("/capture-python/python-only", test_python_only);
-  g_test_add_func ("/capture-python/stress", test_stress);
-  g_test_add_func ("/capture-python/unsupported", test_unsupported);
-  g_test_add_func ("/capture-python/linetable", test_linetable);
+  g_test_add_func ("/capture-runtimes/python-shares", test_shares);
+  g_test_add_func ("/capture-runtimes/python-shares-threads", test_shares_threads);
+  g_test_add_func ("/capture-runtimes/python-python-only", test_python_only);
+  g_test_add_func ("/capture-runtimes/python-stress", test_stress);
+  g_test_add_func ("/capture-runtimes/python-unsupported", test_unsupported);
+  g_test_add_func ("/capture-runtimes/python-linetable", test_linetable);
+  g_test_add_func ("/capture-runtimes/node-shares", test_node_shares);
+  g_test_add_func ("/capture-runtimes/node-shares-workers", test_node_shares_workers);
   return g_test_run ();
 }
