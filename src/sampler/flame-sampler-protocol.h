@@ -28,6 +28,7 @@
 #define FLAME_SAMPLER_ENV_HZ       "FLAMEDIFF_SAMPLER_HZ"       /* requested rate */
 #define FLAME_SAMPLER_ENV_CHILDREN "FLAMEDIFF_SAMPLER_CHILDREN" /* "1": record children */
 #define FLAME_SAMPLER_ENV_PYTHON   "FLAMEDIFF_SAMPLER_PYTHON"   /* "0": native stacks only */
+#define FLAME_SAMPLER_ENV_SELF_TIME "FLAMEDIFF_SAMPLER_SELF_TIME" /* "1": note the handler's CPU time at exit */
 #define FLAME_SAMPLER_ENV_ROOT     "FLAMEDIFF_SAMPLER_ROOT"     /* set by the sampler: pid of the root */
 /* Tuning (optional): each thread's ring buffer, and how long the writer
  * thread sleeps between passes when no ring is half full */

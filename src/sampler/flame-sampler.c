@@ -88,6 +88,9 @@ static unsigned hz = 999;
 static long period_ns;
 static int follow_children = 1;
 static int read_python = 1;       /* Python frames in the samples */
+static int measure_self;          /* time the handler (tools/bench.sh) */
+static uint64_t handler_ns;       /* atomic: CPU time in the handler */
+static uint32_t handler_calls;    /* atomic */
 static size_t ring_bytes = 64 * 1024;   /* per thread, a power of two */
 static long flush_ms = 10;              /* the writer's pause while samples come */
 static volatile int sampling;     /* this process arms timers */
@@ -1017,6 +1020,7 @@ on_sigprof (int        sig,
   uint32_t len;
   Ring *ring;
   int n, n_py = 0, first = -1, py_truncated = 0, with_cfa = 0;
+  struct timespec t0, t1;
 
   if (in_handler || !sampling || info->si_code != SI_TIMER)
     {
@@ -1024,6 +1028,8 @@ on_sigprof (int        sig,
       return;
     }
   in_handler = 1;
+  if (measure_self)
+    clock_gettime (CLOCK_THREAD_CPUTIME_ID, &t0);
 
   header (&rec.s.h, FLAME_REC_SAMPLE, 0);
   rec.s.weight = 1 + (uint32_t) (info->si_overrun > 0 ? info->si_overrun : 0);
@@ -1100,6 +1106,13 @@ on_sigprof (int        sig,
       __atomic_add_fetch (&lost, 1, __ATOMIC_RELAXED);
     }
 
+  if (measure_self)
+    {
+      clock_gettime (CLOCK_THREAD_CPUTIME_ID, &t1);
+      __atomic_add_fetch (&handler_ns, (uint64_t) ((t1.tv_sec - t0.tv_sec) * 1000000000L +
+                                                   (t1.tv_nsec - t0.tv_nsec)), __ATOMIC_RELAXED);
+      __atomic_add_fetch (&handler_calls, 1, __ATOMIC_RELAXED);
+    }
   in_handler = 0;
   errno = saved_errno;
 }
@@ -2042,6 +2055,8 @@ sampler_init (void)
     follow_children = v != 0;
   if (env_long (FLAME_SAMPLER_ENV_PYTHON, &v))
     read_python = v != 0;
+  if (env_long (FLAME_SAMPLER_ENV_SELF_TIME, &v))
+    measure_self = v != 0;
   if (env_long (FLAME_SAMPLER_ENV_RING_KB, &v) && v >= 4 && v <= 65536)
     {
       /* a power of two */
@@ -2115,6 +2130,16 @@ sampler_fini (void)
   flush_rings ();
   if (!sampling)
     return;
+  if (measure_self)
+    {
+      char note[128];
+      uint32_t calls = __atomic_load_n (&handler_calls, __ATOMIC_RELAXED);
+      uint64_t ns = __atomic_load_n (&handler_ns, __ATOMIC_RELAXED);
+
+      snprintf (note, sizeof note, "sampler handler: %.3f ms of CPU in %u samples (%.1f us each)",
+                ns / 1e6, calls, calls ? ns / 1e3 / calls : 0.0);
+      send_note (note);
+    }
   memset (&e, 0, sizeof e);
   header (&e.h, FLAME_REC_EXIT, 0);
   e.lost = __atomic_load_n (&lost, __ATOMIC_RELAXED);
