@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "flame-perfmap.h"
 #include "flame-pyframes.h"
 #include "flame-recorder.h"
 #include "flame-test-utils.h"
@@ -389,6 +390,44 @@ test_node_shares_workers (void)
   check_node_shares ("3");
 }
 
+/* perf map files are untrusted: bad lines are skipped, a later line
+ * wins where code was replaced, nothing outside an entry matches */
+static void
+test_perf_map (void)
+{
+  g_autofree char *path = tmp_path ("perf-test.map");
+  const char *text =
+    "1000 100 first\n"
+    "garbage\n"
+    "zz 10 bad start\n"
+    "2000 0 empty size\n"
+    "3000 10\n"
+    "1080 40 replaced part\n"
+    "ffffffffffffff00 ff near the end\n"
+    "4000 20 JS:*hot /app/x.js:12:5";   /* no newline at the end */
+  g_autoptr(FlamePerfMap) map = NULL;
+
+  g_assert_true (g_file_set_contents (path, text, -1, NULL));
+  map = flame_perf_map_load (path);
+  g_assert_nonnull (map);
+  g_assert_cmpuint (flame_perf_map_count (map), ==, 4);
+  g_assert_cmpstr (flame_perf_map_lookup (map, 0x1000), ==, "first");
+  g_assert_cmpstr (flame_perf_map_lookup (map, 0x107f), ==, "first");
+  g_assert_cmpstr (flame_perf_map_lookup (map, 0x1080), ==, "replaced part");
+  g_assert_cmpstr (flame_perf_map_lookup (map, 0x10bf), ==, "replaced part");
+  g_assert_cmpstr (flame_perf_map_lookup (map, 0x10c0), ==, "first");
+  g_assert_null (flame_perf_map_lookup (map, 0x1100));
+  g_assert_null (flame_perf_map_lookup (map, 0x0fff));
+  g_assert_null (flame_perf_map_lookup (map, 0x2000));
+  g_assert_null (flame_perf_map_lookup (map, 0x3005));
+  g_assert_cmpstr (flame_perf_map_lookup (map, 0xffffffffffffff10), ==, "near the end");
+  g_assert_cmpstr (flame_perf_map_lookup (map, 0x4010), ==, "JS:*hot /app/x.js:12:5");
+
+  g_assert_true (g_file_set_contents (path, "no valid line\n", -1, NULL));
+  g_assert_null (flame_perf_map_load (path));
+  g_assert_null (flame_perf_map_load ("/nonexistent/perf-1.map"));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -400,6 +439,7 @@ main (int   argc,
   g_test_add_func ("/capture-runtimes/python-stress", test_stress);
   g_test_add_func ("/capture-runtimes/python-unsupported", test_unsupported);
   g_test_add_func ("/capture-runtimes/python-linetable", test_linetable);
+  g_test_add_func ("/capture-runtimes/perf-map", test_perf_map);
   g_test_add_func ("/capture-runtimes/node-shares", test_node_shares);
   g_test_add_func ("/capture-runtimes/node-shares-workers", test_node_shares_workers);
   return g_test_run ();
