@@ -2198,6 +2198,9 @@ flame_recorder_recover (const char  *spool_path,
   self->host_root = g_key_file_get_string (kf, "recording", "host-root", NULL);
   flame_recorder_set_cwd (self, cwd);
   flame_recorder_set_frequency (self, g_key_file_get_integer (kf, "recording", "hz", NULL));
+  /* perf maps older than the recording are not its own; without a start
+   * time, none are */
+  self->start_wall_s = start_real > 0 ? start_real / G_USEC_PER_SEC : G_MAXINT64;
   /* next to the spool, which is OUTPUT.spool: the recordings folder may
    * have been moved or copied since. Never where the header says: the
    * spool is a file read back from disk, and its header can name any
