@@ -272,6 +272,42 @@ if [[ -x $QUICK ]]; then
   } | tee -a "$RESULTS"
 fi
 
+# Python: tests/capture-workloads/py-bench.py (pure Python, a few frames
+# deep) under the system's python3, alone and under `flamediff-cli record
+# -F 999`, which reads its frame chain at every sample. CPU seconds of
+# the program (time.process_time), median of $BENCH_RUNS interleaved runs.
+PY=/usr/bin/python3
+PYWORK=${BENCH_PY_ROUNDS:-1500}
+if [[ -x $PY ]]; then
+  echo
+  echo "Python recording overhead ($RUNS runs each, median; py-bench.py $PYWORK):"
+  pyplain=() pyrec=() pynat=() pyhandler=()
+  for ((i = 0; i < RUNS; i++)); do
+    pyplain+=("$("$PY" "$SRCDIR/tests/capture-workloads/py-bench.py" "$PYWORK" | sed -n 's/^cpu //p')")
+    pyrec+=("$("$CLI" record -F 999 -e FLAMEDIFF_SAMPLER_SELF_TIME=1 -o "$OUT/py-record.speedscope.json" -- "$PY" "$SRCDIR/tests/capture-workloads/py-bench.py" "$PYWORK" 2> "$OUT/py-record.log" | sed -n 's/^cpu //p')")
+    # the sampler's own account of its handler (CPU time inside it)
+    pyhandler+=("$(sed -n 's/.*sampler handler: \([0-9.]*\) ms of CPU.*/\1/p' "$OUT/py-record.log" | head -1)")
+    pynat+=("$("$CLI" record -F 999 -e FLAMEDIFF_SAMPLER_PYTHON=0 -o "$OUT/py-native.speedscope.json" -- "$PY" "$SRCDIR/tests/capture-workloads/py-bench.py" "$PYWORK" 2>/dev/null | sed -n 's/^cpu //p')")
+  done
+  median () { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+  PP=$(median "${pyplain[@]}")
+  PR=$(median "${pyrec[@]}")
+  PN=$(median "${pynat[@]}")
+  PSLOW=$(calc "%.2f" "($PR / $PP - 1) * 100")
+  PH=$(median "${pyhandler[@]}")
+  {
+    echo "Python recording overhead, py-bench.py $PYWORK (CPU seconds of the program; median of $RUNS):"
+    printf '  %-40s %8.3f s CPU\n' "unprofiled" "$PP"
+    printf '  %-40s %8.3f s CPU  %+6.2f %%  (target < 5 %%: %s)\n' \
+      "flamediff-cli record -F 999 (Python)" "$PR" "$PSLOW" "$(verdict "$PSLOW < 5")"
+    printf '  %-40s %8.3f s CPU  %+6.2f %%\n' \
+      "same, native stacks only" "$PN" "$(calc "%.2f" "($PN / $PP - 1) * 100")"
+    # CPU time is noisy on a shared machine; the handler's own time is not
+    printf '  %-40s %8.1f ms CPU = %.2f %% of the unprofiled run\n' \
+      "in the SIGPROF handler (Python)" "$PH" "$(calc "%.2f" "$PH / 10 / $PP")"
+  } | tee -a "$RESULTS"
+fi
+
 # ---- JSON formats: a ~200 MB speedscope file and a ~200 MB Chrome trace ----
 # (tools/bench-json-gen.py, deterministic), `flamediff-cli info` against
 # node's JSON.parse when node is installed. Target: node's throughput or
