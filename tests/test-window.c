@@ -1106,6 +1106,8 @@ main (int   argc,
       return g_test_run ();
     }
   gtk_test_init (&argc, &argv, NULL);
+  /* gtk_test_init switches to en_US.UTF-8 where that locale is installed */
+  setlocale (LC_ALL, "C.UTF-8");
   window = flame_test_gui_start (&app, 1280, 800);
 
   g_test_add_func ("/window/empty-state", test_empty_state);
