@@ -1179,6 +1179,52 @@ test_panel_width (void)
   g_assert_true (adw_flap_get_reveal_flap (window->flap));
 }
 
+/* Opening the example from the start page of a fresh window, with
+ * animations on as on a desktop (flame_test_gui_start turns them off):
+ * the side panel slides in and the graph takes the rest of the width. No
+ * widget may be allocated a negative size on the way; GTK warns of that
+ * (gtk_widget_size_allocate(): attempt to allocate … width -2147483648),
+ * and gtk_test_init makes the warning fatal. */
+static void
+reveal_width_cb (AdwFlap    *flap,
+                 GParamSpec *pspec,
+                 int        *width)
+{
+  if (adw_flap_get_reveal_flap (flap))
+    *width = gtk_widget_get_width (GTK_WIDGET (flap));
+}
+
+static void
+test_open_example_animated (void)
+{
+  FlameWindow *fresh = flame_window_new (ADW_APPLICATION (app));
+  GtkSettings *settings = gtk_settings_get_default ();
+  int width_at_reveal = -1;
+
+  g_object_set (settings, "gtk-enable-animations", TRUE, NULL);
+  /* the cause, which libadwaita 1.2 survives and 1.10 does not: AdwFlap
+   * divides by its width when it starts the reveal animation, so the panel
+   * may only be revealed once the flap has been allocated */
+  g_signal_connect (fresh->flap, "notify::reveal-flap", G_CALLBACK (reveal_width_cb),
+                    &width_at_reveal);
+  gtk_window_set_default_size (GTK_WINDOW (fresh), 1280, 800);
+  gtk_window_present (GTK_WINDOW (fresh));
+  iterate_for (300);
+  g_assert_true (flame_window_is_empty (fresh));
+  gtk_widget_activate_action (GTK_WIDGET (fresh), "win.open-example", NULL);
+  wait_for_window (fresh);
+  /* the flap's reveal animation is 250 ms long */
+  iterate_for (700);
+  g_assert_cmpstr (gtk_stack_get_visible_child_name (fresh->main_stack), ==, "graph");
+  g_assert_true (adw_flap_get_reveal_flap (fresh->flap));
+  g_test_message ("flap width when the panel was revealed: %d", width_at_reveal);
+  g_assert_cmpint (width_at_reveal, >, 0);
+  g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (fresh->graph_view)), >, 0);
+  g_signal_handlers_disconnect_by_data (fresh->flap, &width_at_reveal);
+  g_object_set (settings, "gtk-enable-animations", FALSE, NULL);
+  gtk_window_destroy (GTK_WINDOW (fresh));
+}
+
 static void
 skip_no_display (void)
 {
@@ -1234,6 +1280,7 @@ main (int   argc,
   g_test_add_func ("/window/binary-changed", test_binary_changed);
   g_test_add_func ("/window/checkouts", test_checkouts);
   g_test_add_func ("/window/recover-banner", test_recover_banner);
+  g_test_add_func ("/window/open-example-animated", test_open_example_animated);
 
   ret = g_test_run ();
   gtk_window_destroy (GTK_WINDOW (window));

@@ -90,6 +90,7 @@ struct _FlameWindow
   gboolean              hide_noise;
   gboolean              show_legend;
   gboolean              sidebar_shown_once;
+  guint                 reveal_tick;
 };
 
 void _flame_window_export (FlameWindow *self,

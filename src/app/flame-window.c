@@ -579,6 +579,39 @@ derive_comparison (FlameWindow     *self,
   return comparison;
 }
 
+/* The panel opens by itself once, unless it would cover the graph (the
+ * flap is folded). Only once the flap has been allocated: AdwFlap divides
+ * by its width when it starts the reveal animation, and on the first
+ * comparison the graph page has only just been made visible. libadwaita
+ * 1.10 then allocates the flap's children with a width of INT_MIN (and
+ * GTK warns); it also cannot know yet whether it is folded. FALSE when
+ * it is too early to decide. */
+static gboolean
+reveal_sidebar_once (FlameWindow *self)
+{
+  if (gtk_widget_get_width (GTK_WIDGET (self->flap)) == 0)
+    return FALSE;
+  if (self->report != NULL && !self->sidebar_shown_once && !adw_flap_get_folded (self->flap))
+    {
+      self->sidebar_shown_once = TRUE;
+      adw_flap_set_reveal_flap (self->flap, TRUE);
+    }
+  return TRUE;
+}
+
+static gboolean
+reveal_sidebar_tick_cb (GtkWidget     *flap,
+                        GdkFrameClock *clock,
+                        gpointer       user_data)
+{
+  FlameWindow *self = user_data;
+
+  if (!reveal_sidebar_once (self))
+    return G_SOURCE_CONTINUE;
+  self->reveal_tick = 0;
+  return G_SOURCE_REMOVE;
+}
+
 static void
 renew_cancellable (FlameWindow *self)
 {
@@ -644,13 +677,10 @@ adopt (FlameWindow       *self,
       add_to_recent (self);
       watch_files (self);
     }
-  /* the panel opens by itself once, unless it would cover the graph */
-  if (self->report != NULL && !was_diff && !self->sidebar_shown_once &&
-      !adw_flap_get_folded (self->flap))
-    {
-      self->sidebar_shown_once = TRUE;
-      adw_flap_set_reveal_flap (self->flap, TRUE);
-    }
+  if (self->report != NULL && !was_diff && self->reveal_tick == 0 &&
+      !reveal_sidebar_once (self))
+    self->reveal_tick = gtk_widget_add_tick_callback (GTK_WIDGET (self->flap),
+                                                      reveal_sidebar_tick_cb, self, NULL);
   if (self->report == NULL)
     adw_flap_set_reveal_flap (self->flap, FALSE);
   update_summary (self);
