@@ -573,6 +573,9 @@ names_append (Parser     *ps,
               const char *s,
               gsize       len)
 {
+  /* @s may be NULL for an absent part (len 0), and memcpy must not see it */
+  if (len == 0)
+    return;
   memcpy (names_reserve (ps, len), s, len);
   ps->names_len += len;
 }
@@ -1060,6 +1063,10 @@ flame_perf_parse (FlameInput              *in,
   ps.user_data = user_data;
   ps.stats = stats;
   ps.scratch = g_string_sized_new (256);
+  /* never NULL: an empty name (a line of only an address) still takes
+   * `ps->names + start` and a zero-length memcpy into it */
+  ps.names_alloc = 4096;
+  ps.names = g_malloc (ps.names_alloc);
   if (ps.options->event_filter != NULL && ps.options->event_filter[0] != 0)
     {
       stats->event = g_strdup (ps.options->event_filter);
