@@ -114,6 +114,48 @@ test_bad_file_message (void)
   g_rmdir (dir);
 }
 
+/* A file truncated, grown or replaced while `info` reads it (another
+ * program rewriting it, as `perf script > cur.perf` does) is an error that
+ * says so, not SIGBUS (exit 135) or a profile of half the file. The change
+ * happens half-way through the load (FLAMEDIFF_TEST_CHANGE_WHILE_LOADING,
+ * flame-loader.c). */
+static void
+test_file_changes_while_loading (void)
+{
+  static const struct { const char *change, *message; } cases[] = {
+    { "truncate", "the file got shorter (truncated) while it was being read" },
+    { "append", "the file grew while it was being read" },
+    { "replace", "the file was replaced by another file while it was being read" },
+  };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("flamediff-cli-XXXXXX", &error);
+  g_autofree char *path = g_build_filename (dir, "changing.folded", NULL);
+
+  g_assert_no_error (error);
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_auto(FlameTestRun) r = { 0 };
+      g_auto(FlameTestRun) ok = { 0 };
+
+      flame_test_write_large_folded (path, 24 << 20);
+      run_cli (&ok, "info", path, NULL);
+      g_assert_cmpint (ok.status, ==, 0);
+
+      {
+        const char *args[] = { "info", path, NULL };
+        const char *env[] = { "FLAMEDIFF_TEST_CHANGE_WHILE_LOADING", cases[i].change, NULL };
+
+        flame_test_run_cli_env (&r, args, env);
+      }
+      g_test_message ("%s: exit %d: %s", cases[i].change, r.status, r.err);
+      g_assert_cmpint (r.status, ==, 1);
+      g_assert_nonnull (strstr (r.err, path));
+      g_assert_nonnull (strstr (r.err, cases[i].message));
+    }
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
 static JsonObject *
 find_function (JsonArray  *functions,
                const char *name)
@@ -405,6 +447,7 @@ main (int    argc,
   g_test_add_func ("/cli/compare/folded-inferno", test_folded_inferno);
   g_test_add_func ("/cli/compare/folded-roundtrip", test_folded_roundtrip);
   g_test_add_func ("/cli/info", test_info);
+  g_test_add_func ("/cli/info/file-changes-while-loading", test_file_changes_while_loading);
   g_test_add_func ("/cli/compare/thread", test_thread_option);
 
   return g_test_run ();

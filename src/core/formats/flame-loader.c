@@ -5,8 +5,13 @@
  */
 #include "config.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
+
+#include <glib/gstdio.h>
 
 #include "flame-chrome.h"
 #include "flame-gecko.h"
@@ -14,12 +19,51 @@
 #include "flame-folded.h"
 #include "flame-loader.h"
 #include "flame-json.h"
+#include "flame-mapped.h"
 #include "flame-perf.h"
 #include "flame-speedscope.h"
 #include "flame-pprof.h"
 #include "flame-cpython.h"
 
 #define PROGRESS_STEP ((gsize) 4 << 20)
+
+/* For tests: FLAMEDIFF_TEST_CHANGE_WHILE_LOADING=truncate|append|replace
+ * does that to the file being loaded once half of it has been read, as
+ * another program might; nothing else can change a file at a known point
+ * of a load. Only files of two progress steps or more, so that half-way
+ * falls on a progress check inside the file. */
+static void
+test_change_file (FlameInput *in,
+                  gsize       offset)
+{
+  const char *change = g_getenv ("FLAMEDIFF_TEST_CHANGE_WHILE_LOADING");
+  g_autofree char *tmp = NULL;
+
+  if G_LIKELY (change == NULL || in->changed_for_test || in->len < 2 * PROGRESS_STEP ||
+               offset < in->len / 2 ||
+               !g_file_test (in->name, G_FILE_TEST_IS_REGULAR))
+    return;
+  in->changed_for_test = TRUE;
+  if (g_str_equal (change, "truncate"))
+    {
+      if (truncate (in->name, in->len / 4) != 0)
+        g_warning ("%s: cannot truncate: %s", in->name, g_strerror (errno));
+    }
+  else if (g_str_equal (change, "append"))
+    {
+      FILE *f = fopen (in->name, "a");
+
+      if (f == NULL || fputs ("main;appended 1\n", f) < 0 || fclose (f) != 0)
+        g_warning ("%s: cannot append", in->name);
+    }
+  else if (g_str_equal (change, "replace"))
+    {
+      tmp = g_strconcat (in->name, ".new", NULL);
+      if (!g_file_set_contents (tmp, "main;replaced 1\n", -1, NULL) ||
+          g_rename (tmp, in->name) != 0)
+        g_warning ("%s: cannot replace", in->name);
+    }
+}
 
 gboolean
 flame_input_tick_slow (FlameInput  *in,
@@ -29,6 +73,10 @@ flame_input_tick_slow (FlameInput  *in,
   in->next_check = offset + PROGRESS_STEP;
   if (g_cancellable_set_error_if_cancelled (in->cancellable, error))
     return FALSE;
+  test_change_file (in, offset);
+  /* the file was truncated under us: what is left are zeros, stop */
+  if (flame_mapped_faulted (in->data))
+    return flame_mapped_check (in->data, error);
   if (in->progress != NULL && in->len > 0)
     in->progress (MIN (1.0, (gdouble) offset / in->len), in->progress_data);
   return TRUE;
@@ -219,35 +267,68 @@ flame_decode_bytes (const char    *name,
  * flame_read_file:
  *
  * Returns: (transfer full): the file's contents, decoded with
- *   flame_decode_bytes(). Plain files are mapped, not copied.
+ *   flame_decode_bytes(). Plain files are mapped, not copied (see
+ *   flame-mapped.c): call flame_read_file_check() when done reading.
  */
 GBytes *
 flame_read_file (const char    *path,
                  GCancellable  *cancellable,
                  GError       **error)
 {
-  g_autoptr(GMappedFile) mapped = NULL;
   g_autoptr(GBytes) raw = NULL;
   g_autoptr(GError) local_error = NULL;
+  GBytes *decoded;
 
-  mapped = g_mapped_file_new (path, FALSE, &local_error);
-  if (mapped == NULL)
+  raw = flame_mapped_file_new (path, &local_error);
+  if (raw == NULL)
     {
-      /* pipes and special files cannot be mapped: read them instead */
+      /* pipes, special and empty files cannot be mapped: read them instead */
       char *contents = NULL;
       gsize len = 0;
 
-      if (!g_file_get_contents (path, &contents, &len, NULL))
+      if (!g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED))
         {
           g_propagate_error (error, g_steal_pointer (&local_error));
           return NULL;
         }
+      g_clear_error (&local_error);
+      if (!g_file_get_contents (path, &contents, &len, error))
+        return NULL;
       raw = g_bytes_new_take (contents, len);
     }
-  else
-    raw = g_mapped_file_get_bytes (mapped);
 
-  return flame_decode_bytes (path, raw, cancellable, error);
+  decoded = flame_decode_bytes (path, raw, cancellable, &local_error);
+  /* decompressed or converted: the mapping has been read to its end */
+  if (decoded != NULL && g_bytes_get_data (decoded, NULL) != g_bytes_get_data (raw, NULL) &&
+      !flame_mapped_check (g_bytes_get_data (raw, NULL), error))
+    {
+      g_bytes_unref (decoded);
+      return NULL;
+    }
+  if (decoded == NULL)
+    {
+      /* a gzip error in a file that was truncated is the truncation */
+      if (!flame_mapped_check (g_bytes_get_data (raw, NULL), error))
+        return NULL;
+      g_propagate_error (error, g_steal_pointer (&local_error));
+    }
+  return decoded;
+}
+
+/**
+ * flame_read_file_check:
+ * @bytes: from flame_read_file()
+ *
+ * Call when done with @bytes: a file read through a mapping may have
+ * changed while it was read, and then what was read is not the file.
+ *
+ * Returns: FALSE with @error set (FLAME_ERROR_CHANGED) if it did
+ */
+gboolean
+flame_read_file_check (GBytes  *bytes,
+                       GError **error)
+{
+  return flame_mapped_check (g_bytes_get_data (bytes, NULL), error);
 }
 
 static gboolean
@@ -468,10 +549,25 @@ flame_load_file_full (const char              *path,
                       GError                 **error)
 {
   g_autoptr(GBytes) bytes = flame_read_file (path, cancellable, error);
+  g_autoptr(GError) local_error = NULL;
+  g_autoptr(GError) changed = NULL;
+  FlameProfile *profile;
 
   if (bytes == NULL)
     return NULL;
-  return flame_load_bytes_full (path, bytes, options, cancellable, progress, progress_data, error);
+  profile = flame_load_bytes_full (path, bytes, options, cancellable, progress, progress_data,
+                                   &local_error);
+  /* a file that changed meanwhile: that is the error, whatever the loader
+   * made of what it read */
+  if (!flame_read_file_check (bytes, &changed))
+    {
+      g_clear_object (&profile);
+      g_propagate_error (error, g_steal_pointer (&changed));
+      return NULL;
+    }
+  if (profile == NULL)
+    g_propagate_error (error, g_steal_pointer (&local_error));
+  return profile;
 }
 
 typedef struct
