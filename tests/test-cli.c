@@ -156,6 +156,20 @@ test_file_changes_while_loading (void)
   g_rmdir (dir);
 }
 
+/* callgrind output used to load as a folded profile (exit 0) */
+static void
+test_info_not_a_profile (void)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "not-profiles",
+                                                 "tiny.callgrind", NULL);
+  g_auto(FlameTestRun) r = { 0 };
+
+  run_cli (&r, "info", path, NULL);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_nonnull (strstr (r.err, "this looks like callgrind output"));
+  g_assert_null (strstr (r.out, "Format:"));
+}
+
 static JsonObject *
 find_function (JsonArray  *functions,
                const char *name)
@@ -447,6 +461,7 @@ main (int    argc,
   g_test_add_func ("/cli/compare/folded-inferno", test_folded_inferno);
   g_test_add_func ("/cli/compare/folded-roundtrip", test_folded_roundtrip);
   g_test_add_func ("/cli/info", test_info);
+  g_test_add_func ("/cli/info/not-a-profile", test_info_not_a_profile);
   g_test_add_func ("/cli/info/file-changes-while-loading", test_file_changes_while_loading);
   g_test_add_func ("/cli/compare/thread", test_thread_option);
 

@@ -398,6 +398,99 @@ sniff_json (const char *data,
   return FLAME_FORMAT_UNKNOWN;
 }
 
+static gboolean
+has_prefix_len (const char *data,
+                gsize       len,
+                const char *prefix,
+                gsize       prefix_len)
+{
+  return len >= prefix_len && memcmp (data, prefix, prefix_len) == 0;
+}
+
+/* Lines that start a valgrind tool's output (callgrind, cachegrind,
+ * massif) among the first few: they write "key: value" headers and
+ * "fl=", "fn=" records, then lines of numbers (costs). */
+static const char *
+describe_valgrind (const char *data,
+                   gsize       len)
+{
+  gboolean events = FALSE, records = FALSE, cmd = FALSE;
+  gsize pos = 0;
+
+  for (guint n = 0; pos < len && n < 64; n++)
+    {
+      gsize line_len;
+      const char *line = flame_next_line (data, len, &pos, &line_len);
+
+#define STARTS(p) has_prefix_len (line, line_len, p, sizeof p - 1)
+      if (STARTS ("# callgrind format") || STARTS ("creator: callgrind") ||
+          STARTS ("positions:"))
+        return "callgrind output (valgrind --tool=callgrind)";
+      if (STARTS ("time_unit:") || STARTS ("mem_heap_B="))
+        return "massif output (valgrind --tool=massif)";
+      if (STARTS ("events:"))
+        events = TRUE;
+      else if (STARTS ("cmd:"))
+        cmd = TRUE;
+      else if (STARTS ("fl=") || STARTS ("fn=") || STARTS ("ob="))
+        records = TRUE;
+#undef STARTS
+    }
+  if (events && (records || cmd))
+    return "cachegrind output (valgrind --tool=cachegrind)";
+  return NULL;
+}
+
+/* What a file that no loader reads seems to be, by its magic number or
+ * its first lines, for the error message; NULL when we cannot tell. */
+static const char *
+describe_non_profile (const char *data,
+                      gsize       len)
+{
+  const guchar *u = (const guchar *) data;
+  gsize i = 0;
+
+  if (has_prefix_len (data, len, "PERFILE2", 8) || has_prefix_len (data, len, "PERFFILE", 8))
+    return "a perf.data file (load the output of `perf script -i FILE` instead)";
+  if (has_prefix_len (data, len, "\x5e\x97\xca\xfd", 4))
+    return "a Sysprof capture";
+  if (has_prefix_len (data, len, "\x7f" "ELF", 4))
+    return "an ELF program or library";
+  if (has_prefix_len (data, len, "FLR\0", 4))
+    return "a Java Flight Recorder file";
+  if (has_prefix_len (data, len, "\x28\xb5\x2f\xfd", 4))
+    return "zstd-compressed data (decompress it first)";
+  if (has_prefix_len (data, len, "PK\x03\x04", 4))
+    return "a zip archive";
+  /* marshal.dump of a dict whose first key is a tuple (with or without
+   * the reference flag): cProfile / profile `-o` output */
+  if (len >= 2 && (u[0] == '{' || u[0] == 0xfb) &&
+      (u[1] == '(' || u[1] == ')' || u[1] == 0xa8 || u[1] == 0xa9))
+    return "Python pstats data (cProfile or profile -o; it holds no stacks)";
+
+  while (i < len && i < 4096 && g_ascii_isspace (data[i]))
+    i++;
+  if (len - i >= 5 && (g_ascii_strncasecmp (data + i, "<!doc", 5) == 0 ||
+                       g_ascii_strncasecmp (data + i, "<html", 5) == 0 ||
+                       g_ascii_strncasecmp (data + i, "<?xml", 5) == 0 ||
+                       g_ascii_strncasecmp (data + i, "<svg", 4) == 0))
+    {
+      gsize n = MIN (len - i, (gsize) 4096);
+
+      if (g_strstr_len (data + i, n, "<svg") != NULL)
+        return "an SVG image";
+      if (g_ascii_strncasecmp (data + i, "<?xml", 5) == 0)
+        return "an XML document";
+      return "an HTML page";
+    }
+  return describe_valgrind (data, len);
+}
+
+#define FORMATS_READ \
+  "Flamediff reads folded stacks, perf script output, pprof, " \
+  "speedscope, Chrome and V8 profiles, Firefox Profiler profiles and " \
+  "CPython profiling.sampling files"
+
 /* The binary formats, tested before JSON: a protobuf may well start with
  * a newline (field 1) followed by '{'. */
 static FlameFormat
@@ -419,8 +512,13 @@ flame_sniff_format (const char *data,
                     gsize       len)
 {
   gboolean is_pair = FALSE;
-  FlameFormat format = sniff_binary_format (data, len);
+  FlameFormat format;
 
+  /* a file that is something else by its magic number or first lines is
+   * no profile, even if its lines happen to parse as folded stacks */
+  if (describe_non_profile (data, len) != NULL)
+    return FLAME_FORMAT_UNKNOWN;
+  format = sniff_binary_format (data, len);
   if (format != FLAME_FORMAT_UNKNOWN)
     return format;
   if (looks_like_json (data, len))
@@ -505,6 +603,10 @@ flame_load_bytes_full (const char              *name,
     default:
       if (len == 0)
         g_set_error (error, FLAME_ERROR, FLAME_ERROR_EMPTY, "%s: the file is empty", name);
+      else if (describe_non_profile (in.data, len) != NULL)
+        g_set_error (error, FLAME_ERROR, FLAME_ERROR_UNKNOWN_FORMAT,
+                     "%s: not a profile format Flamediff can read: this looks like %s. "
+                     FORMATS_READ ".", name, describe_non_profile (in.data, len));
       else if (looks_like_json (in.data, len))
         g_set_error (error, FLAME_ERROR, FLAME_ERROR_UNKNOWN_FORMAT,
                      "%s: JSON, but not a profile format Flamediff can read "
@@ -516,8 +618,10 @@ flame_load_bytes_full (const char              *name,
                      "or a CPython binary profile)", name);
       else
         g_set_error (error, FLAME_ERROR, FLAME_ERROR_UNKNOWN_FORMAT,
-                     "%s: not a profile format Flamediff can read "
-                     "(expected folded stacks or perf script output)", name);
+                     "%s: not a profile format Flamediff can read: text, but "
+                     "most of its first lines are neither folded stacks "
+                     "(\"frame;frame COUNT\") nor perf script output. "
+                     FORMATS_READ ".", name);
       return NULL;
     }
 
