@@ -361,13 +361,6 @@ flame_recorder_set_output_path (FlameRecorder *self,
   self->output_path = g_strdup (path);
 }
 
-void
-flame_recorder_set_grace_ms (FlameRecorder *self,
-                             guint          grace_ms)
-{
-  self->grace_ms = grace_ms;
-}
-
 /**
  * flame_recorder_set_spool:
  *

@@ -110,27 +110,6 @@ flame_match_from_string (const char *str,
   return FALSE;
 }
 
-const char *
-flame_change_to_string (FlameChange klass)
-{
-  static const char *names[] = {
-    [FLAME_CHANGE_NEUTRAL] = "neutral",
-    [FLAME_CHANGE_REGRESSION_DEEP] = "regression-deep",
-    [FLAME_CHANGE_REGRESSION_MEDIUM] = "regression-medium",
-    [FLAME_CHANGE_REGRESSION_LIGHT] = "regression-light",
-    [FLAME_CHANGE_REGRESSION_VERY_LIGHT] = "regression-very-light",
-    [FLAME_CHANGE_IMPROVEMENT_DEEP] = "improvement-deep",
-    [FLAME_CHANGE_IMPROVEMENT_MEDIUM] = "improvement-medium",
-    [FLAME_CHANGE_IMPROVEMENT_LIGHT] = "improvement-light",
-    [FLAME_CHANGE_IMPROVEMENT_VERY_LIGHT] = "improvement-very-light",
-    [FLAME_CHANGE_NEW] = "new",
-    [FLAME_CHANGE_ELIDED] = "elided",
-  };
-
-  g_return_val_if_fail (klass < FLAME_N_CHANGES, "neutral");
-  return names[klass];
-}
-
 static inline gboolean
 is_hex (char c)
 {
@@ -760,7 +739,8 @@ flame_diff_is_significant (FlameDiff             *self,
  * flame_diff_classify_values:
  *
  * DESIGN.md's classes, evaluated in order: absent from the baseline →
- * new; |p| < 15 → neutral; then the regression and improvement bands.
+ * new; |p| < FLAME_CHANGE_NEUTRAL_PCT → neutral; then the regression and
+ * improvement bands.
  * With the noise option on, changes within sampling noise are neutral.
  */
 FlameChange
@@ -776,25 +756,25 @@ flame_diff_classify_values (FlameDiff             *self,
     return FLAME_CHANGE_ELIDED;
 
   p = flame_diff_percent (v, metric);
-  if (fabs (p) < 15)
+  if (fabs (p) < FLAME_CHANGE_NEUTRAL_PCT)
     return FLAME_CHANGE_NEUTRAL;
   if (self->options.significance > 0 &&
       !flame_diff_is_significant (self, v, metric, self->options.significance))
     return FLAME_CHANGE_NEUTRAL;
 
-  if (p >= 100)
+  if (p >= FLAME_CHANGE_DEEP_PCT)
     return FLAME_CHANGE_REGRESSION_DEEP;
-  if (p > 50)
+  if (p > FLAME_CHANGE_MEDIUM_PCT)
     return FLAME_CHANGE_REGRESSION_MEDIUM;
-  if (p > 30)
+  if (p > FLAME_CHANGE_LIGHT_PCT)
     return FLAME_CHANGE_REGRESSION_LIGHT;
   if (p > 0)
     return FLAME_CHANGE_REGRESSION_VERY_LIGHT;
-  if (p <= -100)
+  if (p <= -FLAME_CHANGE_DEEP_PCT)
     return FLAME_CHANGE_IMPROVEMENT_DEEP;
-  if (p < -50)
+  if (p < -FLAME_CHANGE_MEDIUM_PCT)
     return FLAME_CHANGE_IMPROVEMENT_MEDIUM;
-  if (p < -30)
+  if (p < -FLAME_CHANGE_LIGHT_PCT)
     return FLAME_CHANGE_IMPROVEMENT_LIGHT;
   return FLAME_CHANGE_IMPROVEMENT_VERY_LIGHT;
 }

@@ -51,6 +51,16 @@ typedef enum
   FLAME_N_CHANGES
 } FlameChange;
 
+/* The colour classes' bounds on the change percentage p, one place for
+ * the classification, the legends and the docs (docs/diff-semantics.md):
+ * |p| < NEUTRAL is neutral; then very light up to LIGHT, light up to
+ * MEDIUM, medium up to DEEP, deep from DEEP on (and −DEEP: the time is
+ * gone). */
+#define FLAME_CHANGE_NEUTRAL_PCT 15
+#define FLAME_CHANGE_LIGHT_PCT   30
+#define FLAME_CHANGE_MEDIUM_PCT  50
+#define FLAME_CHANGE_DEEP_PCT    100
+
 typedef struct
 {
   FlameMatch     match;
@@ -78,7 +88,6 @@ void            flame_diff_options_init          (FlameDiffOptions   *options);
 const char     *flame_match_to_string            (FlameMatch          match);
 gboolean        flame_match_from_string          (const char         *str,
                                                   FlameMatch         *match);
-const char     *flame_change_to_string       (FlameChange      klass);
 
 FlameDiff      *flame_diff_new                   (FlameProfile       *baseline,
                                                   FlameProfile       *current,

@@ -3,9 +3,9 @@
  * Why yajl: it is a small C library with a callback (SAX) interface, in
  * Debian (libyajl2) and every other distribution, builds with cmake in a
  * few seconds for the Flatpak, keeps no document in memory, and reports
- * the byte offset where it stopped. json-glib (which we keep for small
- * documents and for writing) builds a full tree: 15x the file size in
- * memory for a speedscope file, and 8x slower than node's JSON.parse.
+ * the byte offset where it stopped. A tree parser such as json-glib's
+ * holds the whole document: 15x the file size in memory for a speedscope
+ * file, and 8x slower than node's JSON.parse.
  *
  * Copyright 2026 The Flamediff developers
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -135,6 +135,25 @@ flame_json_set_error (FlameJson   *json,
   message = g_strdup_vprintf (format, args);
   va_end (args);
   flame_json_error_at (json->in, error, code, flame_json_offset (json), "%s", message);
+}
+
+/* flame_json_want()'s error: always FALSE */
+gboolean
+flame_json_want_failed (FlameJson     *json,
+                        FlameJsonWant  want,
+                        const char    *what,
+                        GError       **error)
+{
+  const char *kind;
+
+  if (want & FLAME_JSON_WANT_INTEGER)
+    kind = "an integer";
+  else if (want & FLAME_JSON_WANT_NUMBER)
+    kind = "a number";
+  else
+    kind = "a string";
+  flame_json_set_error (json, error, FLAME_ERROR_PARSE, "%s must be %s", what, kind);
+  return FALSE;
 }
 
 /* A value starts: count it in the enclosing array. */
@@ -474,19 +493,6 @@ out:
   yajl_free (json->handle);
   g_free (json);
   return ok;
-}
-
-/**
- * flame_json_validate:
- *
- * Checks syntax and the nesting limit without looking at values: run
- * before handing a document to json-glib, whose parser recurses.
- */
-gboolean
-flame_json_validate (FlameInput  *in,
-                     GError     **error)
-{
-  return flame_json_parse (in, 0, NULL, NULL, error);
 }
 
 static gsize
