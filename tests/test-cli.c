@@ -132,14 +132,20 @@ test_file_changes_while_loading (void)
   g_autofree char *path = g_build_filename (dir, "changing.folded", NULL);
 
   g_assert_no_error (error);
+  /* 10 MiB: progress checks at 0, 4 and 8 MiB, the change at 8 */
+  flame_test_write_large_folded (path, 10 << 20);
+  {
+    g_auto(FlameTestRun) ok = { 0 };
+
+    run_cli (&ok, "info", path, NULL);
+    g_assert_cmpint (ok.status, ==, 0);
+  }
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       g_auto(FlameTestRun) r = { 0 };
-      g_auto(FlameTestRun) ok = { 0 };
 
-      flame_test_write_large_folded (path, 24 << 20);
-      run_cli (&ok, "info", path, NULL);
-      g_assert_cmpint (ok.status, ==, 0);
+      if (i > 0)
+        flame_test_write_large_folded (path, 10 << 20);
 
       {
         const char *args[] = { "info", path, NULL };

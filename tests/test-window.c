@@ -342,7 +342,7 @@ test_file_truncated_while_loading (void)
   totals_before = g_strdup (gtk_label_get_text (window->totals_label));
   source_before = window->source;
 
-  flame_test_write_large_folded (big, 24 << 20);
+  flame_test_write_large_folded (big, 10 << 20);
   /* set and unset while no load runs: the worker thread reads it */
   g_setenv ("FLAMEDIFF_TEST_CHANGE_WHILE_LOADING", "truncate", TRUE);
   flame_window_open (window, fb, fc);
