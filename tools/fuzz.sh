@@ -125,7 +125,7 @@ grow_corpus () {
   mkdir -p "tests/fuzz/corpus/$name"
   cp "$out"/* "tests/fuzz/corpus/$name/" 2>/dev/null || true
   local kb
-  kb=$(du -sk "tests/fuzz/corpus/$name" | cut -f1)
+  kb=$(( $(cat "tests/fuzz/corpus/$name"/* 2>/dev/null | wc -c) / 1024 ))
   echo "fuzz-$name: tests/fuzz/corpus/$name: $(ls "tests/fuzz/corpus/$name" | wc -l) inputs, $kb KiB"
   if [ "$kb" -gt 1024 ]; then
     echo "fuzz-$name: warning: the corpus is over 1 MiB; lower -max_len or prune it"
