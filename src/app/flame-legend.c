@@ -29,6 +29,8 @@ struct _FlameLegend
   FlameGraphView *view;
   GtkWidget      *summary;
   GtkWidget      *scale_box;    /* Slower, the nine swatches, Faster */
+  GtkWidget      *worse_label;  /* "Slower", or "More" for memory and counts */
+  GtkWidget      *better_label;
   GtkWidget      *new_box;
   GtkWidget      *removed_box;
   GtkWidget      *removed_label;
@@ -166,6 +168,15 @@ update (FlameLegend *self)
   FlameDiff *diff = source ? flame_layout_source_get_diff (source) : NULL;
   g_autofree char *summary = NULL;
   g_autofree char *tooltip = NULL;
+  FlameQuantity quantity = source ? flame_layout_source_get_quantity (source) : FLAME_QUANTITY_TIME;
+
+  /* Translators: the regression end of the colour key for memory or
+   * counts (more bytes, more objects) */
+  gtk_label_set_text (GTK_LABEL (self->worse_label),
+                      quantity == FLAME_QUANTITY_TIME ? _("Slower") : C_("legend", "More"));
+  /* Translators: the improvement end of the colour key for memory or counts */
+  gtk_label_set_text (GTK_LABEL (self->better_label),
+                      quantity == FLAME_QUANTITY_TIME ? _("Faster") : C_("legend", "Less"));
 
   if (diff == NULL)
     {
@@ -212,6 +223,19 @@ update (FlameLegend *self)
       gtk_widget_set_visible (self->new_box, view != FLAME_VIEW_ELIDED);
       /* removed paths are drawn only in the elided view */
       gtk_widget_set_visible (self->removed_box, view == FLAME_VIEW_ELIDED);
+    }
+  if (quantity != FLAME_QUANTITY_TIME)
+    {
+      /* widths and colours are bytes or counts, not time: say so first */
+      g_autofree char *all = g_strdup_printf ("%s · %s",
+                                              quantity == FLAME_QUANTITY_BYTES
+                                              /* Translators: the legend of a memory profile */
+                                              ? _("Memory (bytes), not time")
+                                              /* Translators: the legend of a count profile (objects, goroutines) */
+                                              : _("Counts, not time"),
+                                              summary);
+      g_free (summary);
+      summary = g_steal_pointer (&all);
     }
   gtk_label_set_text (GTK_LABEL (self->summary), summary);
   gtk_widget_set_tooltip_text (self->summary, tooltip);
@@ -375,13 +399,13 @@ flame_legend_init (FlameLegend *self)
 
   self->scale_box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
   /* Translators: the regression end of the colour key */
-  add_label (GTK_BOX (self->scale_box), _("Slower"));
+  self->worse_label = add_label (GTK_BOX (self->scale_box), _("Slower"));
   swatches = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 1);
   for (guint i = 0; i < G_N_ELEMENTS (scale); i++)
     add_swatch (self, GTK_BOX (swatches), scale[i]);
   gtk_box_append (GTK_BOX (self->scale_box), swatches);
   /* Translators: the improvement end of the colour key */
-  add_label (GTK_BOX (self->scale_box), _("Faster"));
+  self->better_label = add_label (GTK_BOX (self->scale_box), _("Faster"));
   gtk_box_append (GTK_BOX (self), self->scale_box);
 
   self->new_box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);

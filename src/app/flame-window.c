@@ -317,8 +317,15 @@ update_summary (FlameWindow *self)
       g_autofree char *totals = g_strdup_printf (_("%s ms"), total);
       g_autofree char *samples_text = g_strdup_printf (_("%s samples"), samples);
 
+      if (flame_profile_get_quantity (p) != FLAME_QUANTITY_TIME)
+        {
+          /* bytes or a count: in its own unit, and no interval to assume */
+          g_free (totals);
+          totals = flame_quantity_format (flame_profile_get_quantity (p),
+                                          flame_profile_get_total_ms (p, 0, interval));
+        }
       gtk_label_set_text (self->files_label, base_name);
-      if (flame_profile_has_timing (p))
+      if (flame_profile_has_timing (p) || flame_profile_get_quantity (p) != FLAME_QUANTITY_TIME)
         gtk_label_set_text (self->scale_label, flame_profile_get_format_name (p));
       else
         {
@@ -370,6 +377,21 @@ update_summary (FlameWindow *self)
       else
         delta_text = g_strdup_printf (_("%s ms"), s_d);
 
+      if (flame_diff_get_quantity (diff) != FLAME_QUANTITY_TIME)
+        {
+          /* memory or counts: "74.40 MiB → 93.65 MiB", "+19.26 MiB (+25.9 %)" */
+          FlameQuantity q = flame_diff_get_quantity (diff);
+          g_autofree char *q_b = flame_quantity_format (q, tb);
+          g_autofree char *q_c = flame_quantity_format (q, tc);
+          g_autofree char *q_d = flame_quantity_format (q, d);
+
+          g_free (totals);
+          totals = g_strdup_printf ("%s → %s", q_b, q_c);
+          g_free (delta_text);
+          delta_text = s_pct != NULL ? g_strdup_printf ("%s%s (%s %%)", d >= 0 ? "+" : "", q_d, s_pct)
+                                     : g_strdup_printf ("%s%s", d >= 0 ? "+" : "", q_d);
+        }
+
       if (flame_diff_get_options (diff)->normalize == FLAME_NORMALIZE_TOTAL)
         {
           g_autofree char *f = g_strdup_printf ("%.2f", flame_diff_get_scale (diff));
@@ -381,7 +403,10 @@ update_summary (FlameWindow *self)
       if (flame_diff_get_interval_assumed (diff, FLAME_DIFF_BASELINE) ||
           flame_diff_get_interval_assumed (diff, FLAME_DIFF_CURRENT))
         {
-          g_autofree char *ms = g_strdup_printf ("%g", flame_diff_get_interval_ms (diff, FLAME_DIFF_CURRENT));
+          /* the interval assumed, not the other side's own */
+          guint side = flame_diff_get_interval_assumed (diff, FLAME_DIFF_CURRENT)
+                       ? FLAME_DIFF_CURRENT : FLAME_DIFF_BASELINE;
+          g_autofree char *ms = g_strdup_printf ("%g", flame_diff_get_interval_ms (diff, side));
 
           g_string_append (scale, " · ");
           g_string_append_printf (scale, _("%s ms per sample assumed (the files carry no timing)"), ms);
@@ -1763,6 +1788,15 @@ static void
 flame_window_dispose (GObject *object)
 {
   FlameWindow *self = FLAME_WINDOW (object);
+
+  /* The changes panel's models live until the column view lets them go
+   * in gtk_widget_dispose_template() below, and change as it drops its
+   * columns (and so its sort): the selection moves. Nothing of theirs
+   * may call back into a window half disposed. */
+  if (self->selection != NULL)
+    g_signal_handlers_disconnect_by_data (self->selection, self);
+  if (self->filter != NULL)
+    gtk_custom_filter_set_filter_func (self->filter, NULL, NULL, NULL);
 
   if (self->cancellable != NULL)
     g_cancellable_cancel (self->cancellable);

@@ -34,6 +34,7 @@ struct _FlameDiff
   GMutex            lazy_lock;
   FlameTree        *inverted;
   gdouble          *elided_weight;
+  GHashTable       *thread_frames;  /* frames that name a thread on a side */
 };
 
 G_DEFINE_FINAL_TYPE (FlameDiff, flame_diff, G_TYPE_OBJECT)
@@ -49,6 +50,7 @@ flame_diff_finalize (GObject *object)
   g_clear_pointer (&self->tree, flame_tree_free);
   g_clear_pointer (&self->inverted, flame_tree_free);
   g_clear_pointer (&self->elided_weight, g_free);
+  g_clear_pointer (&self->thread_frames, g_hash_table_unref);
   g_mutex_clear (&self->lazy_lock);
 
   G_OBJECT_CLASS (flame_diff_parent_class)->finalize (object);
@@ -205,10 +207,14 @@ map_frames (FlameDiff    *self,
       if (self->options.match == FLAME_MATCH_NAME_FILE_LINE)
         line = fr->line;
 
-      /* kernel/JIT flags are presentation; the thread flag keeps a
-       * thread pseudo-frame apart from a function of the same name */
-      map[f] = flame_frames_intern (self->frames, name_id, file, line,
-                                    fr->flags & FLAME_FRAME_THREAD);
+      /* a frame is its name (and file, line): kernel/JIT flags are
+       * presentation, and so is the thread flag, since the process name
+       * perf script puts at the root is the first frame of the folded
+       * file collapsed from it, where nothing marks it. The report still
+       * knows it for a thread (flame_diff_is_thread_frame()). */
+      map[f] = flame_frames_intern (self->frames, name_id, file, line, 0);
+      if (fr->flags & FLAME_FRAME_THREAD)
+        g_hash_table_add (self->thread_frames, GUINT_TO_POINTER (map[f]));
     }
   /* every source frame got a key frame of its own */
   *injective = flame_frames_count (self->frames) - n_before == n;
@@ -288,21 +294,72 @@ side_info (FlameDiff    *self,
            guint         src_col,
            guint         dst_col)
 {
-  gdouble interval = flame_profile_get_interval_ms (profile);
-
   self->samples[dst_col] = flame_profile_get_samples (profile, src_col);
   self->total_ms[dst_col] = flame_profile_get_total_ms (profile, src_col,
                                                         self->options.default_interval_ms);
-  self->interval_assumed[dst_col] = interval <= 0 &&
-                                    flame_profile_get_unit (profile) != FLAME_UNIT_NANOSECONDS;
-  if (interval <= 0)
-    {
-      if (flame_profile_get_unit (profile) == FLAME_UNIT_NANOSECONDS && self->samples[dst_col] > 0)
-        interval = self->total_ms[dst_col] / self->samples[dst_col];
-      else
-        interval = self->options.default_interval_ms;
-    }
-  self->interval_ms[dst_col] = interval;
+  self->interval_ms[dst_col] =
+    flame_profile_get_effective_interval_ms (profile, src_col, self->options.default_interval_ms,
+                                             &self->interval_assumed[dst_col]);
+}
+
+/* What @profile measures, for messages: "time", "memory (inuse_space/bytes)",
+ * "time (event cycles)". */
+static char *
+describe_measure (FlameProfile *profile)
+{
+  const char *detail = flame_profile_get_sample_type (profile);
+
+  if (detail == NULL)
+    detail = flame_profile_get_event (profile);
+  if (detail == NULL)
+    return g_strdup_printf ("%s (%s)", flame_quantity_get_noun (flame_profile_get_quantity (profile)),
+                            flame_quantity_to_string (flame_profile_get_quantity (profile)));
+  return g_strdup_printf ("%s (%s%s)", flame_quantity_get_noun (flame_profile_get_quantity (profile)),
+                          flame_profile_get_sample_type (profile) ? "sample type " : "event ",
+                          detail);
+}
+
+/* An event's name without perf's modifiers: "cycles:u" is still cycles. */
+static gsize
+event_base_len (const char *event)
+{
+  return strcspn (event, ":/");
+}
+
+/* Comparing bytes with milliseconds, or cycles with instructions, gives a
+ * number that means nothing: say which two things differ instead. */
+static gboolean
+check_comparable (FlameProfile  *baseline,
+                  FlameProfile  *current,
+                  GError       **error)
+{
+  const char *tb = flame_profile_get_sample_type (baseline);
+  const char *tc = flame_profile_get_sample_type (current);
+  const char *eb = flame_profile_get_event (baseline);
+  const char *ec = flame_profile_get_event (current);
+  const char *what = NULL;
+
+  if (flame_profile_get_quantity (baseline) != flame_profile_get_quantity (current))
+    what = "units";
+  else if (tb != NULL && tc != NULL && strcmp (tb, tc) != 0)
+    what = "sample types";
+  else if (eb != NULL && ec != NULL &&
+           (event_base_len (eb) != event_base_len (ec) ||
+            strncmp (eb, ec, event_base_len (eb)) != 0))
+    what = "events";
+  if (what == NULL)
+    return TRUE;
+
+  {
+    g_autofree char *mb = describe_measure (baseline);
+    g_autofree char *mc = describe_measure (current);
+
+    g_set_error (error, FLAME_ERROR, FLAME_ERROR_INVALID,
+                 "cannot compare profiles of different %s: the baseline %s measures %s, "
+                 "the current %s measures %s",
+                 what, flame_profile_get_path (baseline), mb, flame_profile_get_path (current), mc);
+  }
+  return FALSE;
 }
 
 /**
@@ -345,6 +402,9 @@ flame_diff_new (FlameProfile            *baseline,
       return NULL;
     }
 
+  if (!pair && !check_comparable (baseline, current, error))
+    return NULL;
+
   self = g_object_new (FLAME_TYPE_DIFF, NULL);
   if (options != NULL)
     self->options = *options;
@@ -358,6 +418,7 @@ flame_diff_new (FlameProfile            *baseline,
   self->pair = pair;
   self->frames = flame_frames_new ();
   self->tree = flame_tree_new (2);
+  self->thread_frames = g_hash_table_new (NULL, NULL);
 
   /* Both sides mostly share their shape: size the tree once for the
    * larger one and some paths of the other. */
@@ -515,6 +576,21 @@ flame_diff_get_frames (FlameDiff *self)
   return self->frames;
 }
 
+/**
+ * flame_diff_is_thread_frame:
+ * @frame: a frame of flame_diff_get_frames()
+ *
+ * Whether @frame names a thread or process (perf's `comm` root, a
+ * recording's threads) in either profile: not a function.
+ */
+gboolean
+flame_diff_is_thread_frame (FlameDiff *self,
+                            guint32    frame)
+{
+  g_return_val_if_fail (FLAME_IS_DIFF (self), FALSE);
+  return g_hash_table_contains (self->thread_frames, GUINT_TO_POINTER (frame));
+}
+
 FlameTree *
 flame_diff_get_tree (FlameDiff *self)
 {
@@ -598,6 +674,14 @@ flame_diff_get_samples (FlameDiff *self,
 {
   g_return_val_if_fail (FLAME_IS_DIFF (self) && column < 2, 0);
   return self->samples[column];
+}
+
+/* What the diff's values are in: milliseconds, bytes or a count. */
+FlameQuantity
+flame_diff_get_quantity (FlameDiff *self)
+{
+  g_return_val_if_fail (FLAME_IS_DIFF (self), FLAME_QUANTITY_TIME);
+  return flame_profile_get_quantity (self->current);
 }
 
 gdouble

@@ -12,7 +12,10 @@
 
 G_BEGIN_DECLS
 
-/* Columns of the diff tree. Weights are milliseconds, unscaled. */
+/* Columns of the diff tree. Weights are in the diff's quantity
+ * (flame_diff_get_quantity(): milliseconds for time, else bytes or a
+ * count), unscaled. The `_ms` names below predate other quantities: their
+ * values are in that quantity too. */
 #define FLAME_DIFF_BASELINE 0
 #define FLAME_DIFF_CURRENT  1
 
@@ -109,6 +112,8 @@ FlameProfile   *flame_diff_get_current           (FlameDiff          *self);
 guint           flame_diff_get_source_column     (FlameDiff          *self,
                                                   guint               side);
 FlameFrames    *flame_diff_get_frames            (FlameDiff          *self);
+gboolean        flame_diff_is_thread_frame       (FlameDiff          *self,
+                                                  guint32             frame);
 FlameTree      *flame_diff_get_tree              (FlameDiff          *self);
 FlameTree      *flame_diff_get_inverted_tree     (FlameDiff          *self);
 
@@ -118,6 +123,7 @@ gdouble         flame_diff_get_total_ms          (FlameDiff          *self,
                                                   guint               column);
 gdouble         flame_diff_get_samples           (FlameDiff          *self,
                                                   guint               column);
+FlameQuantity   flame_diff_get_quantity          (FlameDiff          *self);
 gdouble         flame_diff_get_interval_ms       (FlameDiff          *self,
                                                   guint               column);
 gboolean        flame_diff_get_interval_assumed  (FlameDiff          *self,

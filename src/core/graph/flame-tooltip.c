@@ -11,10 +11,30 @@
  */
 #include "config.h"
 
+#include <locale.h>
 #include <math.h>
 #include <string.h>
 
 #include "flame-tooltip.h"
+
+/* Frees @ascii, a number with '.' as its decimal point; returns it with
+ * the locale's decimal point (which may be more than one byte). */
+static char *
+localize_decimal_point (GString *ascii)
+{
+  const char *point = localeconv ()->decimal_point;
+  char *dot;
+
+  if (point != NULL && point[0] != 0 && strcmp (point, ".") != 0 &&
+      (dot = strchr (ascii->str, '.')) != NULL)
+    {
+      gssize pos = dot - ascii->str;
+
+      g_string_erase (ascii, pos, 1);
+      g_string_insert (ascii, pos, point);
+    }
+  return g_string_free (ascii, FALSE);
+}
 
 /**
  * flame_format_fixed:
@@ -22,12 +42,14 @@
  * @value with @digits decimals, like JavaScript's Number.toFixed(): the
  * exact binary value is rounded half away from zero ((0.125).toFixed(2)
  * is "0.13", where printf's "%.2f" gives "0.12"); -0 prints as "0".
+ * Text for people: the decimal point is the locale's ("0,13" in de_DE).
  */
 char *
 flame_format_fixed (gdouble value,
                     guint   digits)
 {
   char buf[512];
+  char format[16];
   GString *out;
   char *dot;
   gsize keep;
@@ -39,13 +61,18 @@ flame_format_fixed (gdouble value,
     return g_strdup (value > 0 ? "Infinity" : "-Infinity");
   digits = MIN (digits, 20);
   if (fabs (value) >= 1e21)
-    return g_strdup_printf ("%.*f", digits, value);
+    {
+      g_snprintf (format, sizeof format, "%%.%uf", digits);
+      return localize_decimal_point (g_string_new (g_ascii_formatd (buf, sizeof buf, format, value)));
+    }
 
   negative = value < 0;
   /* glibc prints the exact decimal expansion; 80 extra digits cover every
    * double in the range that matters here, so a digit >= 5 at position
-   * digits+1 means the value is at or above the tie */
-  g_snprintf (buf, sizeof buf, "%.*f", digits + 80, fabs (value));
+   * digits+1 means the value is at or above the tie. In ASCII: the digits
+   * are worked on around a '.' whatever the locale. */
+  g_snprintf (format, sizeof format, "%%.%uf", digits + 80);
+  g_ascii_formatd (buf, sizeof buf, format, fabs (value));
   dot = strchr (buf, '.');
   keep = (dot - buf) + (digits > 0 ? 1 + digits : 0);
   out = g_string_new_len (buf, keep);
@@ -70,7 +97,51 @@ flame_format_fixed (gdouble value,
     }
   if (negative)
     g_string_prepend_c (out, '-');
-  return g_string_free (out, FALSE);
+  return localize_decimal_point (out);
+}
+
+/* @value in @quantity for people: "12.34 ms" (flame_format_fixed's
+ * rounding), "1.50 MiB" (binary prefixes chosen by @magnitude), "20305". */
+static char *
+format_quantity (FlameQuantity quantity,
+                 gdouble       value,
+                 gdouble       magnitude)
+{
+  const char *symbol;
+  gdouble f = flame_quantity_scale_for_people (quantity, magnitude, &symbol);
+  g_autofree char *s = NULL;
+
+  if (quantity == FLAME_QUANTITY_COUNT || (quantity == FLAME_QUANTITY_BYTES && f == 1.0))
+    s = flame_format_fixed (value * f, value * f == (gint64) (value * f) ? 0 : 2);
+  else
+    s = flame_format_fixed (value * f, 2);
+  return *symbol ? g_strdup_printf ("%s %s", s, symbol) : g_steal_pointer (&s);
+}
+
+/**
+ * flame_format_difference_in:
+ *
+ * "+1.23 ms (+50.0%)", "+1.50 MiB (+50.0%)": the sign decided by @diff
+ * alone.
+ */
+char *
+flame_format_difference_in (FlameQuantity quantity,
+                            gdouble       diff,
+                            gdouble       diff_pct)
+{
+  g_autofree char *v = NULL;
+  g_autofree char *pct = NULL;
+  const char *sign = diff >= 0 ? "+" : "";
+
+  if (quantity == FLAME_QUANTITY_TIME)
+    return flame_format_difference (diff, diff_pct);
+  if (diff == 0)
+    diff = 0; /* -0 */
+  if (diff_pct == 0)
+    diff_pct = 0;
+  v = format_quantity (quantity, diff, diff);
+  pct = flame_format_fixed (diff_pct, 1);
+  return g_strdup_printf ("%s%s (%s%s%%)", sign, v, sign, pct);
 }
 
 /* "+1.23 ms (+50.0%)": the sign decided by @diff_ms alone. */
@@ -115,20 +186,25 @@ flame_normalization_text (FlameDiff *diff)
   if (flame_diff_get_interval_assumed (diff, FLAME_DIFF_BASELINE) ||
       flame_diff_get_interval_assumed (diff, FLAME_DIFF_CURRENT))
     {
-      g_autofree char *ms = flame_format_fixed (flame_diff_get_interval_ms (diff, FLAME_DIFF_CURRENT), 2);
+      /* the interval assumed, not the other side's own */
+      guint side = flame_diff_get_interval_assumed (diff, FLAME_DIFF_CURRENT)
+                   ? FLAME_DIFF_CURRENT : FLAME_DIFF_BASELINE;
+      g_autofree char *ms = flame_format_fixed (flame_diff_get_interval_ms (diff, side), 2);
       g_string_append_printf (out, " (%s ms per sample assumed)", ms);
     }
   return g_string_free (out, FALSE);
 }
 
+/* "PREFIX12.34 ms", "PREFIX1.50 MiB" */
 static void
-append_ms (GString    *out,
-           const char *prefix,
-           gdouble     ms)
+append_ms (GString       *out,
+           FlameQuantity  q,
+           const char    *prefix,
+           gdouble        ms)
 {
-  g_autofree char *s = flame_format_fixed (ms, 2);
+  g_autofree char *s = format_quantity (q, ms, ms);
 
-  g_string_append_printf (out, "%s%s ms", prefix, s);
+  g_string_append_printf (out, "%s%s", prefix, s);
 }
 
 static void
@@ -204,12 +280,14 @@ flame_tooltip_text (FlameLayoutSource *source,
   GString *out;
   FlameDiffValues v;
   gdouble root_w;
+  FlameQuantity q;
 
   g_return_val_if_fail (FLAME_IS_LAYOUT_SOURCE (source), NULL);
   tree = flame_layout_source_get_tree (source);
   g_return_val_if_fail (node < tree->n_nodes, NULL);
 
   diff = flame_layout_source_get_diff (source);
+  q = flame_layout_source_get_quantity (source);
   view = flame_layout_source_get_view (source);
   root_w = flame_layout_source_get_weight (source, FLAME_TREE_ROOT);
   out = g_string_new (NULL);
@@ -219,11 +297,11 @@ flame_tooltip_text (FlameLayoutSource *source,
     {
       gdouble w = flame_layout_source_get_weight (source, node);
 
-      append_ms (out, "\nTotal: ", w);
+      append_ms (out, q, "\nTotal: ", w);
       append_pct (out, w, root_w);
       append_zoom_pct (out, source, node, zoom);
       if (node != FLAME_TREE_ROOT)
-        append_ms (out, "\nSelf: ", flame_layout_source_get_self_ms (source, node));
+        append_ms (out, q, "\nSelf: ", flame_layout_source_get_self_ms (source, node));
       return g_string_free (out, FALSE);
     }
 
@@ -236,23 +314,23 @@ flame_tooltip_text (FlameLayoutSource *source,
       if (node != FLAME_TREE_ROOT && flame_diff_is_elided (diff, node))
         {
           gdouble pct = v.self_b > 0 ? -100.0 : 0.0;
-          g_autofree char *d = flame_format_difference (-v.self_b, pct);
+          g_autofree char *d = flame_format_difference_in (q, -v.self_b, pct);
 
-          append_ms (out, "\nCurrent: ", 0);
+          append_ms (out, q, "\nCurrent: ", 0);
           g_string_append (out, " total");
           append_pct (out, 0, 1);
-          append_ms (out, ", ", 0);
+          append_ms (out, q, ", ", 0);
           g_string_append (out, " self");
-          append_ms (out, "\nBaseline: ", v.total_b);
-          append_ms (out, " total, ", v.self_b);
+          append_ms (out, q, "\nBaseline: ", v.total_b);
+          append_ms (out, q, " total, ", v.self_b);
           g_string_append (out, " self");
           g_string_append_printf (out, "\nSelf difference: %s", d);
           g_string_append (out, "\nRemoved — no counterpart in current");
         }
       else
         {
-          append_ms (out, "\nRemoved code below: ", w);
-          g_string_append (out, " of baseline time");
+          append_ms (out, q, "\nRemoved code below: ", w);
+          g_string_append_printf (out, " of baseline %s", flame_quantity_get_noun (q));
           append_pct (out, w, root_w);
           if (node != FLAME_TREE_ROOT)
             g_string_append (out, "\nThis frame still runs in the current profile");
@@ -266,46 +344,46 @@ flame_tooltip_text (FlameLayoutSource *source,
         {
           guint32 leaf = node;
           gdouble pct = flame_diff_percent (&v, FLAME_METRIC_TOTAL);
-          g_autofree char *d = flame_format_difference (v.total_c - v.total_b, pct);
+          g_autofree char *d = flame_format_difference_in (q, v.total_c - v.total_b, pct);
 
           while (tree->nodes[leaf].parent != FLAME_TREE_ROOT)
             leaf = tree->nodes[leaf].parent;
-          g_string_append_printf (out, "\nSelf time of %s through this call path:",
+          g_string_append_printf (out, "\nSelf %s of %s through this call path:", flame_quantity_get_noun (q),
                                   flame_layout_source_get_name (source, leaf));
-          append_ms (out, "\nCurrent: ", v.total_c);
+          append_ms (out, q, "\nCurrent: ", v.total_c);
           append_pct (out, v.total_c, root_w);
           append_zoom_pct (out, source, node, zoom);
-          append_ms (out, "\nBaseline: ", v.total_b);
+          append_ms (out, q, "\nBaseline: ", v.total_b);
           g_string_append_printf (out, "\nDifference: %s", d);
           if (v.total_b <= 0 && v.total_c > 0)
             g_string_append (out, "\nNew — no counterpart in baseline");
         }
       else
         {
-          append_ms (out, "\nCurrent: ", v.total_c);
-          append_ms (out, "\nBaseline: ", v.total_b);
+          append_ms (out, q, "\nCurrent: ", v.total_c);
+          append_ms (out, q, "\nBaseline: ", v.total_b);
         }
       return g_string_free (out, FALSE);
     }
 
   /* differential */
-  append_ms (out, "\nCurrent: ", v.total_c);
+  append_ms (out, q, "\nCurrent: ", v.total_c);
   g_string_append (out, " total");
   append_pct (out, v.total_c, root_w);
   append_zoom_pct (out, source, node, zoom);
   if (node != FLAME_TREE_ROOT)
     {
-      append_ms (out, ", ", v.self_c);
+      append_ms (out, q, ", ", v.self_c);
       g_string_append (out, " self");
     }
-  append_ms (out, "\nBaseline: ", v.total_b);
+  append_ms (out, q, "\nBaseline: ", v.total_b);
   g_string_append (out, " total");
   if (node != FLAME_TREE_ROOT)
     {
-      g_autofree char *d = flame_format_difference (v.self_c - v.self_b,
+      g_autofree char *d = flame_format_difference_in (q, v.self_c - v.self_b,
                                                     flame_diff_percent (&v, FLAME_METRIC_SELF));
 
-      append_ms (out, ", ", v.self_b);
+      append_ms (out, q, ", ", v.self_b);
       g_string_append (out, " self");
       g_string_append_printf (out, "\nSelf difference: %s", d);
       if (v.total_b <= 0 && v.total_c > 0)
@@ -332,9 +410,9 @@ flame_tooltip_text_for_frame (FlameLayout *layout,
     {
       gdouble zw = flame_layout_source_get_weight (source, opts->zoom);
       gdouble ms = opts->width > 0 ? f->width / opts->width * zw : 0;
-      g_autofree char *s = flame_format_fixed (ms, 2);
+      g_autofree char *s = format_quantity (flame_layout_source_get_quantity (source), ms, ms);
 
-      return g_strdup_printf ("%u frame%s too narrow to draw, called from %s\n%s ms in all",
+      return g_strdup_printf ("%u frame%s too narrow to draw, called from %s\n%s in all",
                               f->n_merged, f->n_merged == 1 ? "" : "s",
                               flame_layout_source_get_name (source, f->node), s);
     }
