@@ -124,6 +124,68 @@ test_bad_file_message (void)
   g_rmdir (dir);
 }
 
+/* A file truncated, grown or replaced while `info` reads it (another
+ * program rewriting it, as `perf script > cur.perf` does) is an error that
+ * says so, not SIGBUS (exit 135) or a profile of half the file. The change
+ * happens half-way through the load (FLAMEDIFF_TEST_CHANGE_WHILE_LOADING,
+ * flame-loader.c). */
+static void
+test_file_changes_while_loading (void)
+{
+  static const struct { const char *change, *message; } cases[] = {
+    { "truncate", "the file got shorter (truncated) while it was being read" },
+    { "append", "the file grew while it was being read" },
+    { "replace", "the file was replaced by another file while it was being read" },
+  };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("flamediff-cli-XXXXXX", &error);
+  g_autofree char *path = g_build_filename (dir, "changing.folded", NULL);
+
+  g_assert_no_error (error);
+  /* 10 MiB: progress checks at 0, 4 and 8 MiB, the change at 8 */
+  flame_test_write_large_folded (path, 10 << 20);
+  {
+    g_auto(FlameTestRun) ok = { 0 };
+
+    run_cli (&ok, "info", path, NULL);
+    g_assert_cmpint (ok.status, ==, 0);
+  }
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_auto(FlameTestRun) r = { 0 };
+
+      if (i > 0)
+        flame_test_write_large_folded (path, 10 << 20);
+
+      {
+        const char *args[] = { "info", path, NULL };
+        const char *env[] = { "FLAMEDIFF_TEST_CHANGE_WHILE_LOADING", cases[i].change, NULL };
+
+        flame_test_run_cli_env (&r, args, env);
+      }
+      g_test_message ("%s: exit %d: %s", cases[i].change, r.status, r.err);
+      g_assert_cmpint (r.status, ==, 1);
+      g_assert_nonnull (strstr (r.err, path));
+      g_assert_nonnull (strstr (r.err, cases[i].message));
+    }
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+/* callgrind output used to load as a folded profile (exit 0) */
+static void
+test_info_not_a_profile (void)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "not-profiles",
+                                                 "tiny.callgrind", NULL);
+  g_auto(FlameTestRun) r = { 0 };
+
+  run_cli (&r, "info", path, NULL);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_nonnull (strstr (r.err, "this looks like callgrind output"));
+  g_assert_null (strstr (r.out, "Format:"));
+}
+
 static JsonObject *
 find_function (JsonArray  *functions,
                const char *name)
@@ -537,6 +599,8 @@ main (int    argc,
   g_test_add_func ("/cli/compare/folded-inferno", test_folded_inferno);
   g_test_add_func ("/cli/compare/folded-roundtrip", test_folded_roundtrip);
   g_test_add_func ("/cli/info", test_info);
+  g_test_add_func ("/cli/info/not-a-profile", test_info_not_a_profile);
+  g_test_add_func ("/cli/info/file-changes-while-loading", test_file_changes_while_loading);
   g_test_add_func ("/cli/help-usage", test_help_usage);
   g_test_add_func ("/cli/compare/thread", test_thread_option);
 

@@ -24,6 +24,7 @@
 #include "flame-speedscope.h"
 #include "flame-test-gui.h"
 #include "flame-test-locale.h"
+#include "flame-test-utils.h"
 
 static FlameApplication *app;
 static FlameWindow *window;
@@ -370,6 +371,47 @@ test_toggle_while_loading (void)
 
   g_unlink (base);
   g_unlink (cur);
+  g_rmdir (dir);
+}
+
+/* A file truncated half-way through its load (as `perf script > cur.perf`
+ * run again does; FLAMEDIFF_TEST_CHANGE_WHILE_LOADING, flame-loader.c):
+ * the error bar says so and the previous comparison stays, no SIGBUS. */
+static void
+test_file_truncated_while_loading (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("flamediff-test-XXXXXX", NULL);
+  g_autofree char *big = g_build_filename (dir, "truncated.folded", NULL);
+  g_autofree char *base = example ("baseline.folded");
+  g_autoptr(GFile) fb = g_file_new_for_path (base);
+  g_autoptr(GFile) fc = g_file_new_for_path (big);
+  g_autofree char *files_before = NULL;
+  g_autofree char *totals_before = NULL;
+  FlameLayoutSource *source_before;
+  const char *error;
+
+  open_example ();
+  files_before = g_strdup (gtk_label_get_text (window->files_label));
+  totals_before = g_strdup (gtk_label_get_text (window->totals_label));
+  source_before = window->source;
+
+  flame_test_write_large_folded (big, 10 << 20);
+  /* set and unset while no load runs: the worker thread reads it */
+  g_setenv ("FLAMEDIFF_TEST_CHANGE_WHILE_LOADING", "truncate", TRUE);
+  flame_window_open (window, fb, fc);
+  wait_for_window (window);
+  g_unsetenv ("FLAMEDIFF_TEST_CHANGE_WHILE_LOADING");
+
+  g_assert_true (gtk_revealer_get_reveal_child (window->error_revealer));
+  error = gtk_label_get_text (window->error_label);
+  g_test_message ("error banner: %s", error);
+  g_assert_nonnull (strstr (error, "truncated.folded: the file got shorter (truncated) "
+                                   "while it was being read"));
+  g_assert_cmpstr (gtk_label_get_text (window->files_label), ==, files_before);
+  g_assert_cmpstr (gtk_label_get_text (window->totals_label), ==, totals_before);
+  g_assert_true (window->source == source_before);
+
+  g_unlink (big);
   g_rmdir (dir);
 }
 
@@ -1261,6 +1303,7 @@ main (int   argc,
   g_test_add_func ("/window/elided-view", test_elided_view);
   g_test_add_func ("/window/inverted", test_inverted);
   g_test_add_func ("/window/bad-file-keeps-comparison", test_bad_file_keeps_comparison);
+  g_test_add_func ("/window/file-truncated-while-loading", test_file_truncated_while_loading);
   g_test_add_func ("/window/normalize-toggle", test_normalize_toggle);
   g_test_add_func ("/window/toggle-while-loading", test_toggle_while_loading);
   g_test_add_func ("/window/colour-and-noise", test_colour_and_noise_options);

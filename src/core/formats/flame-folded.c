@@ -124,6 +124,52 @@ is_comment_or_empty (const char *line,
   return len == 0 || line[0] == '#';
 }
 
+/* A stack of numbers only ("16 3", "+2 0 1" once the counts are off the
+ * end) is how callgrind and cachegrind write their cost lines; no folded
+ * stack looks like that, so for sniffing it does not count as one. */
+static gboolean
+is_numbers_only (const char *s,
+                 gsize       len)
+{
+  gsize i = 0;
+
+  /* words of [+-]digits, 0xhex or "*", separated by blanks */
+  while (i < len)
+    {
+      gsize start;
+
+      while (i < len && flame_is_blank (s[i]))
+        i++;
+      if (i == len)
+        break;
+      if (s[i] == '*')
+        {
+          i++;
+        }
+      else if (s[i] == '0' && i + 2 < len && (s[i + 1] == 'x' || s[i + 1] == 'X') &&
+               g_ascii_isxdigit (s[i + 2]))
+        {
+          for (i += 2; i < len && g_ascii_isxdigit (s[i]); i++)
+            ;
+        }
+      else
+        {
+          if (s[i] == '+' || s[i] == '-')
+            i++;
+          start = i;
+          while (i < len && g_ascii_isdigit (s[i]))
+            i++;
+          if (i == start)
+            return FALSE;
+        }
+      if (i < len && !flame_is_blank (s[i]))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* At least half of the first SNIFF_LINES lines that are not
+ * comments must be "stack count" or "stack before after" lines. */
 gboolean
 flame_folded_sniff (const char *data,
                     gsize       len,
@@ -143,7 +189,7 @@ flame_folded_sniff (const char *data,
       seen++;
       if (memchr (line, 0, line_len) != NULL)
         return FALSE;
-      if (parse_line (line, line_len, 0, &fl))
+      if (parse_line (line, line_len, 0, &fl) && !is_numbers_only (fl.stack, fl.stack_len))
         {
           valid++;
           if (fl.n_counts == 2)
