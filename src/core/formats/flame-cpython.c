@@ -275,68 +275,101 @@ extend_path (FlameProfile *profile,
     }
 }
 
-FlameProfile *
-flame_cpython_binary_load (FlameInput  *in,
-                           GError     **error)
+/* One load: the file, its tables, and the stack of every thread. */
+typedef struct
 {
-  g_autoptr(FlameProfile) profile = NULL;
-  g_autoptr(GHashTable) threads = NULL;
-  g_autoptr(GArray) strings = NULL;   /* offsets of string i: start, len */
-  g_autoptr(GBytes) decompressed = NULL;
-  g_autofree guint32 *frame_ids = NULL;
-  g_autoptr(GArray) scratch = g_array_new (FALSE, FALSE, sizeof (guint32));
-  const guint8 *file = (const guint8 *) in->data;
-  gsize len = in->len;
-  Header cur = { 0 }, old = { 0 }, h;
-  Reader rd = { 0 };
-  gboolean swap;
-  guint32 version, string_count, frame_count;
+  FlameInput   *in;
+  const guint8 *file;
+  gsize         len;
+  gboolean      swap;
+  Header        h;
+  guint32       string_count;
+  guint32       frame_count;
+  guint64       start_us;
+  guint64       interval_us;
+  FlameProfile *profile;
+  GArray       *strings;      /* offsets of string i: start, len */
+  guint32      *frame_ids;    /* frame table index -> interned frame or HIDDEN_FRAME */
+  GArray       *scratch;      /* the frames a record adds, root first */
+  GHashTable   *threads;      /* tid -> ThreadState */
+  GBytes       *decompressed;
+  Reader        rd;
+  guint64       max_time;
+  guint64       n_samples;    /* in the tree */
+  guint64       n_recorded;   /* in the records, hidden-only stacks too */
+} Loader;
+
+static void
+loader_clear (Loader *ld)
+{
+  g_clear_object (&ld->profile);
+  g_clear_pointer (&ld->strings, g_array_unref);
+  g_clear_pointer (&ld->frame_ids, g_free);
+  g_clear_pointer (&ld->scratch, g_array_unref);
+  g_clear_pointer (&ld->threads, g_hash_table_unref);
+  g_clear_pointer (&ld->decompressed, g_bytes_unref);
+}
+
+/* Magic, version and footer: whether this is a file we can read at all. */
+static gboolean
+read_magic_and_footer (Loader  *ld,
+                       GError **error)
+{
+  const guint8 *file = ld->file;
+  gsize len = ld->len;
+  guint32 version;
   guint64 footer_size;
-  guint64 start_us, interval_us;
-  guint64 max_time = 0;
-  guint64 n_samples = 0;    /* in the tree */
-  guint64 n_recorded = 0;   /* in the records, hidden-only stacks too */
-  const guint8 *p, *end;
 
   if (len < HEADER_SIZE + FOOTER_SIZE)
     {
-      flame_input_set_error (in, error, FLAME_ERROR_PARSE, 0,
+      flame_input_set_error (ld->in, error, FLAME_ERROR_PARSE, 0,
                              "byte %" G_GSIZE_FORMAT ": truncated: a CPython binary profile "
                              "has at least %d bytes of header and footer",
                              len, HEADER_SIZE + FOOTER_SIZE);
-      return NULL;
+      return FALSE;
     }
   /* "HCAT" is the magic written on a little-endian machine */
-  swap = (rd32 (file, FALSE) != MAGIC);
-  if (rd32 (file, swap) != MAGIC)
+  ld->swap = (rd32 (file, FALSE) != MAGIC);
+  if (rd32 (file, ld->swap) != MAGIC)
     {
-      flame_input_set_error (in, error, FLAME_ERROR_PARSE, 0, "byte 0: bad magic");
-      return NULL;
+      flame_input_set_error (ld->in, error, FLAME_ERROR_PARSE, 0, "byte 0: bad magic");
+      return FALSE;
     }
-  version = rd32 (file + 4, swap);
+  version = rd32 (file + 4, ld->swap);
   if (version != 1)
     {
-      flame_input_set_error (in, error, FLAME_ERROR_UNSUPPORTED, 0,
+      flame_input_set_error (ld->in, error, FLAME_ERROR_UNSUPPORTED, 0,
                              "byte 4: CPython binary format version %u is not supported "
                              "(only version 1)", version);
-      return NULL;
+      return FALSE;
     }
 
-  string_count = rd32 (file + len - FOOTER_SIZE, swap);
-  frame_count = rd32 (file + len - FOOTER_SIZE + 4, swap);
-  footer_size = rd64 (file + len - FOOTER_SIZE + 8, swap);
+  ld->string_count = rd32 (file + len - FOOTER_SIZE, ld->swap);
+  ld->frame_count = rd32 (file + len - FOOTER_SIZE + 4, ld->swap);
+  footer_size = rd64 (file + len - FOOTER_SIZE + 8, ld->swap);
   if (footer_size != len)
     {
-      flame_input_set_error (in, error, FLAME_ERROR_PARSE, 0,
+      flame_input_set_error (ld->in, error, FLAME_ERROR_PARSE, 0,
                              "byte %" G_GSIZE_FORMAT ": the footer gives the file size as %"
                              G_GUINT64_FORMAT " bytes, but the file has %" G_GSIZE_FORMAT
                              " (truncated or not a CPython binary profile)",
                              len - FOOTER_SIZE + 8, footer_size, len);
-      return NULL;
+      return FALSE;
     }
+  return TRUE;
+}
 
-  start_us = rd64 (file + 12, swap);
-  interval_us = rd64 (file + 20, swap);
+/* The rest of the header, in whichever of the two layouts fits the file. */
+static gboolean
+read_header (Loader  *ld,
+             GError **error)
+{
+  const guint8 *file = ld->file;
+  gboolean swap = ld->swap;
+  Header cur = { 0 }, old = { 0 };
+
+  ld->start_us = rd64 (file + 12, swap);
+  ld->interval_us = rd64 (file + 20, swap);
 
   cur.total_samples = rd64 (file + 28, swap);
   cur.thread_count = rd32 (file + 36, swap);
@@ -352,65 +385,77 @@ flame_cpython_binary_load (FlameInput  *in,
   old.compression = rd32 (file + 52, swap);
   old.older = TRUE;
 
-  if (header_fits (&cur, len))
-    h = cur;
-  else if (header_fits (&old, len))
-    h = old;
+  if (header_fits (&cur, ld->len))
+    ld->h = cur;
+  else if (header_fits (&old, ld->len))
+    ld->h = old;
   else
     {
-      flame_input_set_error (in, error, FLAME_ERROR_PARSE, 0,
+      flame_input_set_error (ld->in, error, FLAME_ERROR_PARSE, 0,
                              "byte 40: the string and frame table offsets lie outside the "
                              "file in both known header layouts");
-      return NULL;
+      return FALSE;
     }
-  if (h.compression > 1)
+  if (ld->h.compression > 1)
     {
-      flame_input_set_error (in, error, FLAME_ERROR_UNSUPPORTED, 0,
+      flame_input_set_error (ld->in, error, FLAME_ERROR_UNSUPPORTED, 0,
                              "byte %d: unknown compression %u (0 none and 1 zstd are known)",
-                             h.older ? 52 : 56, h.compression);
-      return NULL;
+                             ld->h.older ? 52 : 56, ld->h.compression);
+      return FALSE;
     }
+  return TRUE;
+}
 
-  profile = flame_profile_new (FLAME_FORMAT_CPYTHON_BINARY, 1);
-  flame_profile_set_path (profile, in->name);
+static void
+create_profile (Loader *ld)
+{
+  const Header *h = &ld->h;
+  g_autofree char *pyver = g_strdup_printf ("%u.%u.%u", ld->file[8], ld->file[9], ld->file[10]);
+  g_autofree char *layout = g_strdup (h->older ? "older (u32 sample count)" : "current");
+  FlameProfile *profile;
+
+  profile = ld->profile = flame_profile_new (FLAME_FORMAT_CPYTHON_BINARY, 1);
+  flame_profile_set_path (profile, ld->in->name);
   flame_profile_set_unit (profile, FLAME_UNIT_SAMPLES);
-  if (interval_us > 0 && interval_us < G_MAXUINT32)
-    flame_profile_set_interval_ms (profile, interval_us / 1000.0);
-  {
-    g_autofree char *pyver = g_strdup_printf ("%u.%u.%u", file[8], file[9], file[10]);
-    g_autofree char *layout = g_strdup (h.older ? "older (u32 sample count)" : "current");
-    flame_profile_set_metadata (profile, "python-version", pyver);
-    flame_profile_set_metadata (profile, "header-layout", layout);
-    flame_profile_set_metadata (profile, "compression", h.compression ? "zstd" : "none");
-    if (!h.older && h.mode > 0)
-      {
-        g_autofree char *mode = g_strdup_printf ("%u", h.mode - 1);
-        flame_profile_set_metadata (profile, "profiling-mode", mode);
-      }
-    if (start_us > 0)
-      {
-        g_autoptr(GDateTime) dt = g_date_time_new_from_unix_utc (start_us / G_USEC_PER_SEC);
-        if (dt != NULL)
-          {
-            g_autofree char *iso = g_date_time_format_iso8601 (dt);
-            flame_profile_set_metadata (profile, "start-time", iso);
-          }
-      }
-  }
-
-  /* string table */
-  p = file + h.str_off;
-  end = file + h.frame_off;
-  if (string_count > (guint64) (end - p))
+  if (ld->interval_us > 0 && ld->interval_us < G_MAXUINT32)
+    flame_profile_set_interval_ms (profile, ld->interval_us / 1000.0);
+  flame_profile_set_metadata (profile, "python-version", pyver);
+  flame_profile_set_metadata (profile, "header-layout", layout);
+  flame_profile_set_metadata (profile, "compression", h->compression ? "zstd" : "none");
+  if (!h->older && h->mode > 0)
     {
-      flame_input_set_error (in, error, FLAME_ERROR_PARSE, 0,
+      g_autofree char *mode = g_strdup_printf ("%u", h->mode - 1);
+      flame_profile_set_metadata (profile, "profiling-mode", mode);
+    }
+  if (ld->start_us > 0)
+    {
+      g_autoptr(GDateTime) dt = g_date_time_new_from_unix_utc (ld->start_us / G_USEC_PER_SEC);
+      if (dt != NULL)
+        {
+          g_autofree char *iso = g_date_time_format_iso8601 (dt);
+          flame_profile_set_metadata (profile, "start-time", iso);
+        }
+    }
+}
+
+static gboolean
+read_string_table (Loader  *ld,
+                   GError **error)
+{
+  const guint8 *file = ld->file;
+  const guint8 *p = file + ld->h.str_off;
+  const guint8 *end = file + ld->h.frame_off;
+
+  if (ld->string_count > (guint64) (end - p))
+    {
+      flame_input_set_error (ld->in, error, FLAME_ERROR_PARSE, 0,
                              "byte %" G_GSIZE_FORMAT ": the footer declares %u strings, more "
                              "than the string table's %" G_GSIZE_FORMAT " bytes can hold",
-                             len - FOOTER_SIZE, string_count, (gsize) (end - p));
-      return NULL;
+                             ld->len - FOOTER_SIZE, ld->string_count, (gsize) (end - p));
+      return FALSE;
     }
-  strings = g_array_sized_new (FALSE, FALSE, sizeof (gsize), string_count * 2);
-  for (guint32 i = 0; i < string_count; i++)
+  ld->strings = g_array_sized_new (FALSE, FALSE, sizeof (gsize), ld->string_count * 2);
+  for (guint32 i = 0; i < ld->string_count; i++)
     {
       gsize at = p - file;
       guint64 slen;
@@ -418,325 +463,459 @@ flame_cpython_binary_load (FlameInput  *in,
 
       if (!read_varint (&p, end, &slen) || slen > (guint64) (end - p))
         {
-          flame_input_set_error (in, error, FLAME_ERROR_PARSE, 0,
+          flame_input_set_error (ld->in, error, FLAME_ERROR_PARSE, 0,
                                  "byte %" G_GSIZE_FORMAT ": string %u runs past the string table",
                                  at, i);
-          return NULL;
+          return FALSE;
         }
       if (slen > FLAME_MAX_NAME_LEN)
         {
-          flame_input_set_error (in, error, FLAME_ERROR_TOO_LARGE, 0,
+          flame_input_set_error (ld->in, error, FLAME_ERROR_TOO_LARGE, 0,
                                  "byte %" G_GSIZE_FORMAT ": string %u is longer than %d bytes",
                                  at, i, FLAME_MAX_NAME_LEN);
-          return NULL;
+          return FALSE;
         }
       if (!g_utf8_validate_len ((const char *) p, slen, NULL))
         {
-          flame_input_set_error (in, error, FLAME_ERROR_PARSE, 0,
+          flame_input_set_error (ld->in, error, FLAME_ERROR_PARSE, 0,
                                  "byte %" G_GSIZE_FORMAT ": string %u is not valid UTF-8", at, i);
-          return NULL;
+          return FALSE;
         }
       start = p - file;
-      g_array_append_val (strings, start);
+      g_array_append_val (ld->strings, start);
       start = (gsize) slen;
-      g_array_append_val (strings, start);
+      g_array_append_val (ld->strings, start);
       p += slen;
     }
+  return TRUE;
+}
 
-  /* frame table: exactly frame_count entries; a stats block may follow */
-  p = file + h.frame_off;
-  end = file + len - FOOTER_SIZE;
-  if (frame_count > (guint64) (end - p) / 7)
+/* Interns frame table entry @i, or marks it hidden. */
+static void
+intern_frame (Loader  *ld,
+              guint32  i,
+              guint64  file_idx,
+              guint64  func_idx,
+              gint64   lineno)
+{
+  const char *fname = ld->in->data + g_array_index (ld->strings, gsize, file_idx * 2);
+  gsize fname_len = g_array_index (ld->strings, gsize, file_idx * 2 + 1);
+  const char *func = ld->in->data + g_array_index (ld->strings, gsize, func_idx * 2);
+  gsize func_len = g_array_index (ld->strings, gsize, func_idx * 2 + 1);
+
+  /* "~" is CPython's file for <GC>, <native> and other pseudo-frames */
+  if (fname_len == 1 && fname[0] == '~')
+    fname_len = 0;
+  if (flame_cpython_is_internal_file (fname, fname_len))
     {
-      flame_input_set_error (in, error, FLAME_ERROR_PARSE, 0,
+      ld->frame_ids[i] = HIDDEN_FRAME;
+      return;
+    }
+  ld->frame_ids[i] = flame_profile_intern_frame (ld->profile, func, func_len, fname, fname_len,
+                                                 lineno > 0 && lineno <= G_MAXUINT32 ? (guint32) lineno : 0,
+                                                 0);
+}
+
+/* The frame table: exactly frame_count entries; a stats block may follow. */
+static gboolean
+read_frame_table (Loader  *ld,
+                  GError **error)
+{
+  const guint8 *file = ld->file;
+  const guint8 *p = file + ld->h.frame_off;
+  const guint8 *end = file + ld->len - FOOTER_SIZE;
+
+  if (ld->frame_count > (guint64) (end - p) / 7)
+    {
+      flame_input_set_error (ld->in, error, FLAME_ERROR_PARSE, 0,
                              "byte %" G_GSIZE_FORMAT ": the footer declares %u frames, more "
                              "than the frame table's %" G_GSIZE_FORMAT " bytes can hold",
-                             len - FOOTER_SIZE + 4, frame_count, (gsize) (end - p));
-      return NULL;
+                             ld->len - FOOTER_SIZE + 4, ld->frame_count, (gsize) (end - p));
+      return FALSE;
     }
-  frame_ids = g_new (guint32, MAX (frame_count, 1));
-  for (guint32 i = 0; i < frame_count; i++)
+  ld->frame_ids = g_new (guint32, MAX (ld->frame_count, 1));
+  for (guint32 i = 0; i < ld->frame_count; i++)
     {
       gsize at = p - file;
       guint64 file_idx, func_idx;
       gint64 lineno, d1, col, d2;
-      const char *fname, *func;
-      gsize fname_len, func_len;
 
       if (!read_varint (&p, end, &file_idx) || !read_varint (&p, end, &func_idx) ||
           !read_svarint (&p, end, &lineno) || !read_svarint (&p, end, &d1) ||
           !read_svarint (&p, end, &col) || !read_svarint (&p, end, &d2) || p >= end)
         {
-          flame_input_set_error (in, error, FLAME_ERROR_PARSE, 0,
+          flame_input_set_error (ld->in, error, FLAME_ERROR_PARSE, 0,
                                  "byte %" G_GSIZE_FORMAT ": frame %u is truncated", at, i);
-          return NULL;
+          return FALSE;
         }
       p++;  /* opcode */
-      if (file_idx >= string_count || func_idx >= string_count)
+      if (file_idx >= ld->string_count || func_idx >= ld->string_count)
         {
-          flame_input_set_error (in, error, FLAME_ERROR_PARSE, 0,
+          flame_input_set_error (ld->in, error, FLAME_ERROR_PARSE, 0,
                                  "byte %" G_GSIZE_FORMAT ": frame %u names string %" G_GUINT64_FORMAT
                                  ", but there are %u strings",
-                                 at, i, MAX (file_idx, func_idx), string_count);
-          return NULL;
+                                 at, i, MAX (file_idx, func_idx), ld->string_count);
+          return FALSE;
         }
-      fname = in->data + g_array_index (strings, gsize, file_idx * 2);
-      fname_len = g_array_index (strings, gsize, file_idx * 2 + 1);
-      func = in->data + g_array_index (strings, gsize, func_idx * 2);
-      func_len = g_array_index (strings, gsize, func_idx * 2 + 1);
-      /* "~" is CPython's file for <GC>, <native> and other pseudo-frames */
-      if (fname_len == 1 && fname[0] == '~')
-        fname_len = 0;
-      if (flame_cpython_is_internal_file (fname, fname_len))
-        {
-          frame_ids[i] = HIDDEN_FRAME;
-          continue;
-        }
-      frame_ids[i] = flame_profile_intern_frame (profile, func, func_len, fname, fname_len,
-                                                 lineno > 0 && lineno <= G_MAXUINT32 ? (guint32) lineno : 0,
-                                                 0);
+      intern_frame (ld, i, file_idx, func_idx, lineno);
     }
+  return TRUE;
+}
 
-  /* sample records */
-  rd.in = in;
-  rd.swap = swap;
-  if (h.compression == 1 && h.str_off > HEADER_SIZE)
+/* Points ld->rd at the sample records, decompressing them if need be. */
+static gboolean
+open_sample_data (Loader  *ld,
+                  GError **error)
+{
+  ld->rd.in = ld->in;
+  ld->rd.swap = ld->swap;
+  if (ld->h.compression == 1 && ld->h.str_off > HEADER_SIZE)
     {
-      decompressed = zstd_decompress (in, file + HEADER_SIZE, h.str_off - HEADER_SIZE,
-                                      HEADER_SIZE, error);
-      if (decompressed == NULL)
-        return NULL;
-      rd.data = g_bytes_get_data (decompressed, &rd.len);
-      rd.compressed = TRUE;
+      ld->decompressed = zstd_decompress (ld->in, ld->file + HEADER_SIZE,
+                                          ld->h.str_off - HEADER_SIZE, HEADER_SIZE, error);
+      if (ld->decompressed == NULL)
+        return FALSE;
+      ld->rd.data = g_bytes_get_data (ld->decompressed, &ld->rd.len);
+      ld->rd.compressed = TRUE;
     }
   else
     {
-      rd.data = file + HEADER_SIZE;
-      rd.len = h.str_off - HEADER_SIZE;
-      rd.base = HEADER_SIZE;
+      ld->rd.data = ld->file + HEADER_SIZE;
+      ld->rd.len = ld->h.str_off - HEADER_SIZE;
+      ld->rd.base = HEADER_SIZE;
     }
+  return TRUE;
+}
 
-  threads = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL, thread_state_free);
-  p = rd.data;
-  end = rd.data + rd.len;
-  while (p < end)
+static ThreadState *
+ensure_thread (Loader  *ld,
+               guint64  tid)
+{
+  ThreadState *ts = g_hash_table_lookup (ld->threads, &tid);
+  char name[64];
+
+  if (ts != NULL)
+    return ts;
+  ts = g_new0 (ThreadState, 1);
+  ts->tid = tid;
+  ts->frames = g_array_new (FALSE, FALSE, sizeof (guint32));
+  ts->nodes = g_array_new (FALSE, FALSE, sizeof (guint32));
+  ts->time_us = ld->start_us;
+  g_snprintf (name, sizeof name, "Thread %" G_GUINT64_FORMAT, tid);
+  ts->thread = flame_profile_ensure_thread (ld->profile, name, -1,
+                                            tid <= G_MAXINT64 ? (gint64) tid : -1);
+  g_hash_table_insert (ld->threads, &ts->tid, ts);
+  return ts;
+}
+
+/* REPEAT: the thread's previous stack, count more times. */
+static gboolean
+read_repeat (Loader        *ld,
+             ThreadState   *ts,
+             const guint8 **pp,
+             const guint8  *end,
+             gsize          at,
+             guint64       *weight,
+             GError       **error)
+{
+  const guint8 *p = *pp;
+  guint64 count, delta;
+
+  if (!read_varint (&p, end, &count))
     {
-      gsize at = p - rd.data;
-      guint64 tid;
-      guint8 encoding;
-      ThreadState *ts;
-      guint64 delta, a, b;
-      guint64 weight = 1;
-      guint keep = 0;
-
-      if (!flame_input_tick (in, MIN (at, in->len), error))
-        return NULL;
-      if (end - p < 13)
+      record_error (&ld->rd, error, at, "truncated REPEAT record");
+      return FALSE;
+    }
+  if (count > (guint64) (end - p) / 2)
+    {
+      record_error (&ld->rd, error, at, "a REPEAT record's count runs past the sample data");
+      return FALSE;
+    }
+  for (guint64 i = 0; i < count; i++)
+    {
+      if (!read_varint (&p, end, &delta) || p >= end)
         {
-          record_error (&rd, error, at, "truncated record header");
-          return NULL;
+          record_error (&ld->rd, error, at, "truncated REPEAT record");
+          return FALSE;
         }
-      tid = rd64 (p, swap);
-      /* interpreter id: threads are told apart by their id alone */
-      encoding = p[12];
-      p += 13;
+      p++;  /* status */
+      ts->time_us += delta;
+    }
+  if (!ts->has_stack)
+    {
+      record_error (&ld->rd, error, at, "a REPEAT record for a thread without a previous stack");
+      return FALSE;
+    }
+  *weight = count;
+  *pp = p;
+  return TRUE;
+}
 
-      ts = g_hash_table_lookup (threads, &tid);
-      if (ts == NULL)
+/* The head of a FULL, SUFFIX or POP_PUSH record: how many frames of the
+ * previous stack it keeps (bottom first) and how many it adds. */
+static gboolean
+read_stack_head (Loader        *ld,
+                 ThreadState   *ts,
+                 guint8         encoding,
+                 const guint8 **pp,
+                 const guint8  *end,
+                 gsize          at,
+                 guint         *keep,
+                 guint64       *n_new,
+                 GError       **error)
+{
+  const guint8 *p = *pp;
+  guint64 delta, a, b;
+
+  if (!read_varint (&p, end, &delta) || p >= end)
+    {
+      record_error (&ld->rd, error, at, "truncated record");
+      return FALSE;
+    }
+  p++;  /* status */
+  ts->time_us += delta;
+
+  if (encoding == REC_FULL)
+    {
+      if (!read_varint (&p, end, n_new))
         {
-          char name[64];
-
-          ts = g_new0 (ThreadState, 1);
-          ts->tid = tid;
-          ts->frames = g_array_new (FALSE, FALSE, sizeof (guint32));
-          ts->nodes = g_array_new (FALSE, FALSE, sizeof (guint32));
-          ts->time_us = start_us;
-          g_snprintf (name, sizeof name, "Thread %" G_GUINT64_FORMAT, tid);
-          ts->thread = flame_profile_ensure_thread (profile, name, -1,
-                                                    tid <= G_MAXINT64 ? (gint64) tid : -1);
-          g_hash_table_insert (threads, &ts->tid, ts);
+          record_error (&ld->rd, error, at, "truncated FULL record");
+          return FALSE;
         }
+      *keep = 0;
+      *pp = p;
+      return TRUE;
+    }
+  if (!ts->has_stack)
+    {
+      record_error (&ld->rd, error, at, encoding == REC_SUFFIX
+                    ? "a SUFFIX record for a thread without a previous stack"
+                    : "a POP_PUSH record for a thread without a previous stack");
+      return FALSE;
+    }
+  if (!read_varint (&p, end, &a) || !read_varint (&p, end, &b))
+    {
+      record_error (&ld->rd, error, at, "truncated record");
+      return FALSE;
+    }
+  if (a > ts->frames->len)
+    {
+      record_error (&ld->rd, error, at, encoding == REC_SUFFIX
+                    ? "a SUFFIX record keeps more frames than the previous stack has"
+                    : "a POP_PUSH record pops more frames than the previous stack has");
+      return FALSE;
+    }
+  /* SUFFIX keeps the bottom (outermost) a frames, POP_PUSH drops the a innermost */
+  *keep = encoding == REC_SUFFIX ? (guint) a : ts->frames->len - (guint) a;
+  *n_new = b;
+  *pp = p;
+  return TRUE;
+}
 
-      if (encoding == REC_REPEAT)
+/* Reads the n_new frame indices of a record into ld->scratch. New frames
+ * come innermost first; the stack is kept root first. */
+static gboolean
+read_new_frames (Loader        *ld,
+                 const guint8 **pp,
+                 const guint8  *end,
+                 gsize          at,
+                 guint          keep,
+                 guint64        n_new,
+                 GError       **error)
+{
+  const guint8 *p = *pp;
+
+  if (n_new > (guint64) (end - p))
+    {
+      record_error (&ld->rd, error, at, "a record declares more frames than the sample data holds");
+      return FALSE;
+    }
+  if (keep + n_new > FLAME_MAX_DEPTH)
+    {
+      g_autofree char *msg = g_strdup_printf ("a stack is deeper than %d frames",
+                                              FLAME_MAX_DEPTH);
+      record_error (&ld->rd, error, at, msg);
+      return FALSE;
+    }
+  g_array_set_size (ld->scratch, (guint) n_new);
+  for (guint i = 0; i < n_new; i++)
+    {
+      guint64 idx;
+
+      if (!read_varint (&p, end, &idx))
         {
-          guint64 count;
-
-          if (!read_varint (&p, end, &count))
-            {
-              record_error (&rd, error, at, "truncated REPEAT record");
-              return NULL;
-            }
-          if (count > (guint64) (end - p) / 2)
-            {
-              record_error (&rd, error, at, "a REPEAT record's count runs past the sample data");
-              return NULL;
-            }
-          for (guint64 i = 0; i < count; i++)
-            {
-              if (!read_varint (&p, end, &delta) || p >= end)
-                {
-                  record_error (&rd, error, at, "truncated REPEAT record");
-                  return NULL;
-                }
-              p++;  /* status */
-              ts->time_us += delta;
-            }
-          if (!ts->has_stack)
-            {
-              record_error (&rd, error, at, "a REPEAT record for a thread without a previous stack");
-              return NULL;
-            }
-          weight = count;
-          keep = ts->frames->len;
+          record_error (&ld->rd, error, at, "truncated frame list");
+          return FALSE;
         }
-      else if (encoding <= REC_POP_PUSH)
+      if (idx >= ld->frame_count)
         {
-          guint64 n_new;
-
-          if (!read_varint (&p, end, &delta) || p >= end)
-            {
-              record_error (&rd, error, at, "truncated record");
-              return NULL;
-            }
-          p++;  /* status */
-          ts->time_us += delta;
-
-          if (encoding == REC_FULL)
-            {
-              if (!read_varint (&p, end, &n_new))
-                {
-                  record_error (&rd, error, at, "truncated FULL record");
-                  return NULL;
-                }
-              keep = 0;
-            }
-          else
-            {
-              if (encoding != REC_FULL && !ts->has_stack)
-                {
-                  record_error (&rd, error, at, encoding == REC_SUFFIX
-                                ? "a SUFFIX record for a thread without a previous stack"
-                                : "a POP_PUSH record for a thread without a previous stack");
-                  return NULL;
-                }
-              if (!read_varint (&p, end, &a) || !read_varint (&p, end, &b))
-                {
-                  record_error (&rd, error, at, "truncated record");
-                  return NULL;
-                }
-              if (encoding == REC_SUFFIX)
-                {
-                  /* keep the bottom (outermost) a frames */
-                  if (a > ts->frames->len)
-                    {
-                      record_error (&rd, error, at, "a SUFFIX record keeps more frames than the "
-                                    "previous stack has");
-                      return NULL;
-                    }
-                  keep = (guint) a;
-                }
-              else
-                {
-                  /* drop the a innermost frames */
-                  if (a > ts->frames->len)
-                    {
-                      record_error (&rd, error, at, "a POP_PUSH record pops more frames than the "
-                                    "previous stack has");
-                      return NULL;
-                    }
-                  keep = ts->frames->len - (guint) a;
-                }
-              n_new = b;
-            }
-
-          if (n_new > (guint64) (end - p))
-            {
-              record_error (&rd, error, at, "a record declares more frames than the sample data holds");
-              return NULL;
-            }
-          if (keep + n_new > FLAME_MAX_DEPTH)
-            {
-              g_autofree char *msg = g_strdup_printf ("a stack is deeper than %d frames",
-                                                      FLAME_MAX_DEPTH);
-              record_error (&rd, error, at, msg);
-              return NULL;
-            }
-          /* new frames come innermost first; the stack is kept root first */
-          g_array_set_size (scratch, (guint) n_new);
-          for (guint i = 0; i < n_new; i++)
-            {
-              guint64 idx;
-
-              if (!read_varint (&p, end, &idx))
-                {
-                  record_error (&rd, error, at, "truncated frame list");
-                  return NULL;
-                }
-              if (idx >= frame_count)
-                {
-                  g_autofree char *msg =
-                    g_strdup_printf ("frame index %" G_GUINT64_FORMAT " is out of range "
-                                     "(%u frames)", idx, frame_count);
-                  record_error (&rd, error, at, msg);
-                  return NULL;
-                }
-              g_array_index (scratch, guint32, (guint) n_new - 1 - i) = (guint32) idx;
-            }
-          if (encoding == REC_FULL)
-            {
-              /* reuse the nodes of the frames it shares with the last stack */
-              while (keep < ts->frames->len && keep < n_new &&
-                     g_array_index (ts->frames, guint32, keep) == g_array_index (scratch, guint32, keep))
-                keep++;
-              g_array_set_size (ts->frames, keep);
-              /* an empty FULL stack leaves scratch without storage */
-              if (n_new > keep)
-                g_array_append_vals (ts->frames, &g_array_index (scratch, guint32, keep),
-                                     (guint) n_new - keep);
-            }
-          else
-            {
-              g_array_set_size (ts->frames, keep);
-              g_array_append_vals (ts->frames, scratch->data, (guint) n_new);
-            }
-          ts->has_stack = TRUE;
+          g_autofree char *msg =
+            g_strdup_printf ("frame index %" G_GUINT64_FORMAT " is out of range "
+                             "(%u frames)", idx, ld->frame_count);
+          record_error (&ld->rd, error, at, msg);
+          return FALSE;
         }
-      else
-        {
-          g_autofree char *msg = g_strdup_printf ("unknown record encoding %u", encoding);
-          record_error (&rd, error, at + 12, msg);
-          return NULL;
-        }
+      g_array_index (ld->scratch, guint32, (guint) n_new - 1 - i) = (guint32) idx;
+    }
+  *pp = p;
+  return TRUE;
+}
 
-      extend_path (profile, ts, MIN (keep, ts->nodes->len), frame_ids);
-      max_time = MAX (max_time, ts->time_us);
-      if (ts->frames->len > 0)
-        n_recorded += weight;
-      /* a stack of hidden frames only is no sample, as in CPython */
-      if (ts->frames->len > 0 &&
-          g_array_index (ts->nodes, guint32, ts->frames->len - 1) != FLAME_TREE_ROOT)
-        {
-          guint32 leaf = g_array_index (ts->nodes, guint32, ts->frames->len - 1);
-          flame_tree_add_self (flame_profile_get_tree (profile), 0, leaf, (gdouble) weight);
-          flame_profile_add_samples (profile, 0, (gdouble) weight);
-          ts->thread->samples += weight;
-          n_samples += weight;
-        }
+/* Replaces the thread's stack above depth @keep by the new frames;
+ * returns the depth from which the tree path must be walked again. */
+static guint
+apply_new_frames (Loader      *ld,
+                  ThreadState *ts,
+                  guint8       encoding,
+                  guint        keep,
+                  guint64      n_new)
+{
+  GArray *scratch = ld->scratch;
+
+  if (encoding == REC_FULL)
+    {
+      /* reuse the nodes of the frames it shares with the last stack */
+      while (keep < ts->frames->len && keep < n_new &&
+             g_array_index (ts->frames, guint32, keep) == g_array_index (scratch, guint32, keep))
+        keep++;
+      g_array_set_size (ts->frames, keep);
+      /* an empty FULL stack leaves scratch without storage */
+      if (n_new > keep)
+        g_array_append_vals (ts->frames, &g_array_index (scratch, guint32, keep),
+                             (guint) n_new - keep);
+    }
+  else
+    {
+      g_array_set_size (ts->frames, keep);
+      g_array_append_vals (ts->frames, scratch->data, (guint) n_new);
+    }
+  ts->has_stack = TRUE;
+  return keep;
+}
+
+/* Counts the thread's current stack @weight times. */
+static void
+add_sample (Loader      *ld,
+            ThreadState *ts,
+            guint        keep,
+            guint64      weight)
+{
+  extend_path (ld->profile, ts, MIN (keep, ts->nodes->len), ld->frame_ids);
+  ld->max_time = MAX (ld->max_time, ts->time_us);
+  if (ts->frames->len > 0)
+    ld->n_recorded += weight;
+  /* a stack of hidden frames only is no sample, as in CPython */
+  if (ts->frames->len > 0 &&
+      g_array_index (ts->nodes, guint32, ts->frames->len - 1) != FLAME_TREE_ROOT)
+    {
+      guint32 leaf = g_array_index (ts->nodes, guint32, ts->frames->len - 1);
+      flame_tree_add_self (flame_profile_get_tree (ld->profile), 0, leaf, (gdouble) weight);
+      flame_profile_add_samples (ld->profile, 0, (gdouble) weight);
+      ts->thread->samples += weight;
+      ld->n_samples += weight;
+    }
+}
+
+static gboolean
+read_record (Loader        *ld,
+             const guint8 **pp,
+             const guint8  *end,
+             GError       **error)
+{
+  const guint8 *p = *pp;
+  gsize at = p - ld->rd.data;
+  ThreadState *ts;
+  guint8 encoding;
+  guint64 weight = 1;
+  guint keep = 0;
+
+  if (!flame_input_tick (ld->in, MIN (at, ld->in->len), error))
+    return FALSE;
+  if (end - p < 13)
+    {
+      record_error (&ld->rd, error, at, "truncated record header");
+      return FALSE;
+    }
+  /* interpreter id: threads are told apart by their id alone */
+  ts = ensure_thread (ld, rd64 (p, ld->swap));
+  encoding = p[12];
+  p += 13;
+
+  if (encoding == REC_REPEAT)
+    {
+      if (!read_repeat (ld, ts, &p, end, at, &weight, error))
+        return FALSE;
+      keep = ts->frames->len;
+    }
+  else if (encoding <= REC_POP_PUSH)
+    {
+      guint64 n_new;
+
+      if (!read_stack_head (ld, ts, encoding, &p, end, at, &keep, &n_new, error) ||
+          !read_new_frames (ld, &p, end, at, keep, n_new, error))
+        return FALSE;
+      keep = apply_new_frames (ld, ts, encoding, keep, n_new);
+    }
+  else
+    {
+      g_autofree char *msg = g_strdup_printf ("unknown record encoding %u", encoding);
+      record_error (&ld->rd, error, at + 12, msg);
+      return FALSE;
     }
 
-  if (max_time > start_us)
-    flame_profile_set_duration_ms (profile, (max_time - start_us) / 1000.0);
-  if (h.total_samples != 0 && h.total_samples != n_recorded)
-    flame_profile_add_warning (profile, "%s: the header counts %" G_GUINT64_FORMAT
-                               " samples, the records hold %" G_GUINT64_FORMAT,
-                               in->name, h.total_samples, n_recorded);
+  add_sample (ld, ts, keep, weight);
+  *pp = p;
+  return TRUE;
+}
 
-  if (n_samples == 0)
+static gboolean
+read_records (Loader  *ld,
+              GError **error)
+{
+  const guint8 *p = ld->rd.data;
+  const guint8 *end = ld->rd.data + ld->rd.len;
+
+  ld->scratch = g_array_new (FALSE, FALSE, sizeof (guint32));
+  ld->threads = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL, thread_state_free);
+  while (p < end)
+    if (!read_record (ld, &p, end, error))
+      return FALSE;
+  return TRUE;
+}
+
+FlameProfile *
+flame_cpython_binary_load (FlameInput  *in,
+                           GError     **error)
+{
+  Loader ld = { 0 };
+  FlameProfile *profile = NULL;
+
+  ld.in = in;
+  ld.file = (const guint8 *) in->data;
+  ld.len = in->len;
+  if (!read_magic_and_footer (&ld, error) || !read_header (&ld, error))
+    goto out;
+  create_profile (&ld);
+  if (!read_string_table (&ld, error) || !read_frame_table (&ld, error) ||
+      !open_sample_data (&ld, error) || !read_records (&ld, error))
+    goto out;
+
+  if (ld.max_time > ld.start_us)
+    flame_profile_set_duration_ms (ld.profile, (ld.max_time - ld.start_us) / 1000.0);
+  if (ld.h.total_samples != 0 && ld.h.total_samples != ld.n_recorded)
+    flame_profile_add_warning (ld.profile, "%s: the header counts %" G_GUINT64_FORMAT
+                               " samples, the records hold %" G_GUINT64_FORMAT,
+                               in->name, ld.h.total_samples, ld.n_recorded);
+  if (ld.n_samples == 0)
     {
       /* as for folded stacks: nothing to show or compare */
       flame_input_set_error (in, error, FLAME_ERROR_EMPTY, 0, "no samples in the file");
-      return NULL;
+      goto out;
     }
-  flame_profile_finish (profile);
-  return g_steal_pointer (&profile);
+  flame_profile_finish (ld.profile);
+  profile = g_steal_pointer (&ld.profile);
+
+out:
+  loader_clear (&ld);
+  return profile;
 }
