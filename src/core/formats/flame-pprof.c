@@ -33,6 +33,79 @@
 #define WORK_PER_BYTE  256
 #define WORK_BASE      ((guint64) 4 << 20)
 
+/* Field numbers of google/pprof proto/profile.proto, per message. */
+enum
+{
+  PROFILE_SAMPLE_TYPE         = 1,
+  PROFILE_SAMPLE              = 2,
+  PROFILE_MAPPING             = 3,
+  PROFILE_LOCATION            = 4,
+  PROFILE_FUNCTION            = 5,
+  PROFILE_STRING_TABLE        = 6,
+  PROFILE_DROP_FRAMES         = 7,
+  PROFILE_KEEP_FRAMES         = 8,
+  PROFILE_TIME_NANOS          = 9,
+  PROFILE_DURATION_NANOS      = 10,
+  PROFILE_PERIOD_TYPE         = 11,
+  PROFILE_PERIOD              = 12,
+  PROFILE_COMMENT             = 13,
+  PROFILE_DEFAULT_SAMPLE_TYPE = 14,
+  PROFILE_DOC_URL             = 15,
+};
+
+enum
+{
+  SAMPLE_LOCATION_ID = 1,
+  SAMPLE_VALUE       = 2,
+  SAMPLE_LABEL       = 3,
+};
+
+enum
+{
+  LABEL_KEY      = 1,
+  LABEL_STR      = 2,
+  LABEL_NUM      = 3,
+  LABEL_NUM_UNIT = 4,
+};
+
+enum
+{
+  LOCATION_ID         = 1,
+  LOCATION_MAPPING_ID = 2,
+  LOCATION_ADDRESS    = 3,
+  LOCATION_LINE       = 4,
+  LOCATION_IS_FOLDED  = 5,
+};
+
+enum
+{
+  LINE_FUNCTION_ID = 1,
+  LINE_LINE        = 2,
+  LINE_COLUMN      = 3,
+};
+
+enum
+{
+  FUNCTION_ID          = 1,
+  FUNCTION_NAME        = 2,
+  FUNCTION_SYSTEM_NAME = 3,
+  FUNCTION_FILENAME    = 4,
+  FUNCTION_START_LINE  = 5,
+};
+
+enum
+{
+  VALUE_TYPE_TYPE = 1,
+  VALUE_TYPE_UNIT = 2,
+};
+
+enum
+{
+  MAPPING_ID                = 1,
+  MAPPING_FILENAME          = 5,
+  MAPPING_HAS_INLINE_FRAMES = 10,  /* the last field */
+};
+
 typedef struct
 {
   const guint8 *data;
@@ -206,11 +279,11 @@ parse_value_type (Pprof         *pp,
   flame_pb_reader_init (&r, pp->base, span->data, span->len);
   while (flame_pb_next (&r, &f))
     {
-      if (f.number == 1 || f.number == 2)
+      if (f.number == VALUE_TYPE_TYPE || f.number == VALUE_TYPE_UNIT)
         {
           if (!expect_wire (pp, &f, FLAME_PB_VARINT, "ValueType field", error))
             return FALSE;
-          if (f.number == 1)
+          if (f.number == VALUE_TYPE_TYPE)
             *type = f.value;
           else
             *unit = f.value;
@@ -234,16 +307,16 @@ parse_functions (Pprof   *pp,
       flame_pb_reader_init (&r, pp->base, span->data, span->len);
       while (flame_pb_next (&r, &f))
         {
-          if (f.number > 5)
+          if (f.number > FUNCTION_START_LINE)
             continue;
           if (!expect_wire (pp, &f, FLAME_PB_VARINT, "Function field", error))
             return FALSE;
           switch (f.number)
             {
-            case 1: fn.id = f.value; break;
-            case 2: fn.name = f.value; break;
-            case 3: fn.system_name = f.value; break;
-            case 4: fn.filename = f.value; break;
+            case FUNCTION_ID: fn.id = f.value; break;
+            case FUNCTION_NAME: fn.name = f.value; break;
+            case FUNCTION_SYSTEM_NAME: fn.system_name = f.value; break;
+            case FUNCTION_FILENAME: fn.filename = f.value; break;
             default: break;
             }
         }
@@ -270,13 +343,13 @@ parse_mappings (Pprof   *pp,
       flame_pb_reader_init (&r, pp->base, span->data, span->len);
       while (flame_pb_next (&r, &f))
         {
-          if (f.number > 10)
+          if (f.number > MAPPING_HAS_INLINE_FRAMES)
             continue;
           if (!expect_wire (pp, &f, FLAME_PB_VARINT, "Mapping field", error))
             return FALSE;
-          if (f.number == 1)
+          if (f.number == MAPPING_ID)
             m.id = f.value;
-          else if (f.number == 5)
+          else if (f.number == MAPPING_FILENAME)
             m.filename = f.value;
         }
       if (reader_failed (pp, &r, error))
@@ -304,7 +377,7 @@ parse_locations (Pprof   *pp,
       flame_pb_reader_init (&r, pp->base, span->data, span->len);
       while (flame_pb_next (&r, &f))
         {
-          if (f.number == 4)
+          if (f.number == LOCATION_LINE)
             {
               FlamePbReader lr;
               FlamePbField lf;
@@ -315,13 +388,13 @@ parse_locations (Pprof   *pp,
               flame_pb_reader_init (&lr, pp->base, f.data, f.len);
               while (flame_pb_next (&lr, &lf))
                 {
-                  if (lf.number > 3)
+                  if (lf.number > LINE_COLUMN)
                     continue;
                   if (!expect_wire (pp, &lf, FLAME_PB_VARINT, "Line field", error))
                     return FALSE;
-                  if (lf.number == 1)
+                  if (lf.number == LINE_FUNCTION_ID)
                     line.function_id = lf.value;
-                  else if (lf.number == 2)
+                  else if (lf.number == LINE_LINE)
                     line.line = (gint64) lf.value;
                 }
               if (reader_failed (pp, &lr, error))
@@ -330,15 +403,15 @@ parse_locations (Pprof   *pp,
               loc.n_lines++;
               continue;
             }
-          if (f.number > 5)
+          if (f.number > LOCATION_IS_FOLDED)
             continue;
           if (!expect_wire (pp, &f, FLAME_PB_VARINT, "Location field", error))
             return FALSE;
-          if (f.number == 1)
+          if (f.number == LOCATION_ID)
             loc.id = f.value;
-          else if (f.number == 2)
+          else if (f.number == LOCATION_MAPPING_ID)
             loc.mapping_id = f.value;
-          else if (f.number == 3)
+          else if (f.number == LOCATION_ADDRESS)
             loc.address = f.value;
         }
       if (reader_failed (pp, &r, error))
@@ -499,13 +572,14 @@ flame_pprof_sniff (const char *data,
   flame_pb_reader_init (&r, (const guint8 *) data, (const guint8 *) data, len);
   while (flame_pb_next (&r, &f))
     {
-      gboolean is_len = f.number <= 6 || f.number == 11;
-      gboolean fits = f.number <= 15 &&
-                      (f.number == 13 ? (f.wire_type == FLAME_PB_LEN || f.wire_type == FLAME_PB_VARINT)
-                                      : f.wire_type == (is_len ? FLAME_PB_LEN : FLAME_PB_VARINT));
+      gboolean is_len = f.number <= PROFILE_STRING_TABLE || f.number == PROFILE_PERIOD_TYPE;
+      gboolean fits = f.number <= PROFILE_DOC_URL &&
+                      (f.number == PROFILE_COMMENT
+                       ? (f.wire_type == FLAME_PB_LEN || f.wire_type == FLAME_PB_VARINT)
+                       : f.wire_type == (is_len ? FLAME_PB_LEN : FLAME_PB_VARINT));
       if (!fits)
         return has_strings || n_valid >= 4;
-      if (f.number == 6)
+      if (f.number == PROFILE_STRING_TABLE)
         has_strings = TRUE;
       n_valid++;
     }
@@ -536,345 +610,506 @@ sample_type_matches (Pprof      *pp,
   return string_equals (pp, type, t) && (slash == NULL || string_equals (pp, unit, slash + 1));
 }
 
+/* One load of a profile.proto: where the top-level messages lie, the
+ * chosen sample type, and the buffers the samples are read into. */
+typedef struct
+{
+  Pprof         pp;
+  FlameProfile *profile;
+  GArray       *sample_types;    /* Span */
+  GArray       *samples;         /* Span */
+  GArray       *mapping_spans;   /* Span */
+  GArray       *location_spans;  /* Span */
+  GArray       *function_spans;  /* Span */
+  Span          period_type;
+  gint64        period;
+  gint64        duration_nanos;
+  guint64       default_sample_type;
+  guint64      *st_type;         /* string index of each sample type's type */
+  guint64      *st_unit;         /* and of its unit */
+  guint         value_index;
+  gint          count_index;     /* of samples/count, or -1 */
+  gdouble       factor;          /* value unit -> Flamediff unit */
+  GArray       *stack;           /* guint32 frame ids, root first */
+  GArray       *loc_ids;         /* guint64 */
+  GArray       *values;          /* gint64 */
+  guint64       work;
+  guint64       work_limit;
+  gboolean      any_weight;
+} Load;
+
+static void
+load_init (Load       *ld,
+           FlameInput *in)
+{
+  ld->pp.in = in;
+  ld->pp.base = (const guint8 *) in->data;
+  ld->pp.strings = g_array_new (FALSE, FALSE, sizeof (Span));
+  ld->pp.functions = g_array_new (FALSE, FALSE, sizeof (Function));
+  ld->pp.mappings = g_array_new (FALSE, FALSE, sizeof (Mapping));
+  ld->pp.locations = g_array_new (FALSE, FALSE, sizeof (Location));
+  ld->pp.lines = g_array_new (FALSE, FALSE, sizeof (Line));
+  ld->pp.frame_ids = g_array_new (FALSE, FALSE, sizeof (guint32));
+  ld->sample_types = g_array_new (FALSE, FALSE, sizeof (Span));
+  ld->samples = g_array_new (FALSE, FALSE, sizeof (Span));
+  ld->mapping_spans = g_array_new (FALSE, FALSE, sizeof (Span));
+  ld->location_spans = g_array_new (FALSE, FALSE, sizeof (Span));
+  ld->function_spans = g_array_new (FALSE, FALSE, sizeof (Span));
+  ld->stack = g_array_new (FALSE, FALSE, sizeof (guint32));
+  ld->loc_ids = g_array_new (FALSE, FALSE, sizeof (guint64));
+  ld->values = g_array_new (FALSE, FALSE, sizeof (gint64));
+  ld->count_index = -1;
+}
+
+static void
+load_clear (Load *ld)
+{
+  g_clear_object (&ld->profile);
+  g_array_unref (ld->pp.strings);
+  g_array_unref (ld->pp.functions);
+  g_array_unref (ld->pp.mappings);
+  g_array_unref (ld->pp.locations);
+  g_array_unref (ld->pp.lines);
+  g_array_unref (ld->pp.frame_ids);
+  g_array_unref (ld->sample_types);
+  g_array_unref (ld->samples);
+  g_array_unref (ld->mapping_spans);
+  g_array_unref (ld->location_spans);
+  g_array_unref (ld->function_spans);
+  g_array_unref (ld->stack);
+  g_array_unref (ld->loc_ids);
+  g_array_unref (ld->values);
+  g_free (ld->st_type);
+  g_free (ld->st_unit);
+}
+
+static gboolean
+add_string (Load                *ld,
+            const FlamePbField  *f,
+            GError             **error)
+{
+  Span span = { f->data, f->len };
+
+  if (!g_utf8_validate_len ((const char *) f->data, f->len, NULL))
+    {
+      set_error (&ld->pp, error, FLAME_ERROR_PARSE, f->offset,
+                 "a string in the string table is not valid UTF-8");
+      return FALSE;
+    }
+  if (f->len > FLAME_MAX_NAME_LEN)
+    {
+      g_autofree char *msg = g_strdup_printf ("a string is longer than %d bytes",
+                                              FLAME_MAX_NAME_LEN);
+      set_error (&ld->pp, error, FLAME_ERROR_TOO_LARGE, f->offset, msg);
+      return FALSE;
+    }
+  g_array_append_val (ld->pp.strings, span);
+  return TRUE;
+}
+
+/* Notes where one top-level field of Profile lies, or its value. */
+static gboolean
+read_profile_field (Load                *ld,
+                    const FlamePbField  *f,
+                    GError             **error)
+{
+  Span span = { f->data, f->len };
+
+  switch (f->number)
+    {
+    case PROFILE_SAMPLE_TYPE: case PROFILE_SAMPLE: case PROFILE_MAPPING:
+    case PROFILE_LOCATION: case PROFILE_FUNCTION: case PROFILE_STRING_TABLE:
+    case PROFILE_PERIOD_TYPE:
+      if (!expect_wire (&ld->pp, f, FLAME_PB_LEN, "Profile field", error))
+        return FALSE;
+      switch (f->number)
+        {
+        case PROFILE_SAMPLE_TYPE: g_array_append_val (ld->sample_types, span); break;
+        case PROFILE_SAMPLE: g_array_append_val (ld->samples, span); break;
+        case PROFILE_MAPPING: g_array_append_val (ld->mapping_spans, span); break;
+        case PROFILE_LOCATION: g_array_append_val (ld->location_spans, span); break;
+        case PROFILE_FUNCTION: g_array_append_val (ld->function_spans, span); break;
+        case PROFILE_STRING_TABLE: return add_string (ld, f, error);
+        case PROFILE_PERIOD_TYPE: ld->period_type = span; break;
+        default: break;
+        }
+      break;
+    case PROFILE_DROP_FRAMES: case PROFILE_KEEP_FRAMES: case PROFILE_TIME_NANOS:
+    case PROFILE_DURATION_NANOS: case PROFILE_PERIOD: case PROFILE_DEFAULT_SAMPLE_TYPE:
+    case PROFILE_DOC_URL:
+      if (!expect_wire (&ld->pp, f, FLAME_PB_VARINT, "Profile field", error))
+        return FALSE;
+      if (f->number == PROFILE_DURATION_NANOS)
+        ld->duration_nanos = (gint64) f->value;
+      else if (f->number == PROFILE_PERIOD)
+        ld->period = (gint64) f->value;
+      else if (f->number == PROFILE_DEFAULT_SAMPLE_TYPE)
+        ld->default_sample_type = f->value;
+      break;
+    default:
+      break;  /* comments and fields from the future */
+    }
+  return TRUE;
+}
+
+/* One pass over the top level: field order is arbitrary. */
+static gboolean
+read_profile_fields (Load    *ld,
+                     GError **error)
+{
+  FlamePbReader r;
+  FlamePbField f;
+
+  flame_pb_reader_init (&r, ld->pp.base, ld->pp.base, ld->pp.in->len);
+  while (flame_pb_next (&r, &f))
+    {
+      if (!flame_input_tick (ld->pp.in, f.offset, error) ||
+          !read_profile_field (ld, &f, error))
+        return FALSE;
+    }
+  if (reader_failed (&ld->pp, &r, error))
+    return FALSE;
+
+  if (ld->pp.strings->len == 0 || g_array_index (ld->pp.strings, Span, 0).len != 0)
+    {
+      set_error (&ld->pp, error, FLAME_ERROR_PARSE, 0,
+                 "not a pprof profile: the string table must start with an empty string");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* The sample type --sample-type names, or an error listing those there are. */
+static gboolean
+find_named_sample_type (Load        *ld,
+                        const char  *wanted,
+                        GError     **error)
+{
+  g_autoptr(GString) names = g_string_new (NULL);
+  gint found = -1;
+
+  for (guint i = 0; i < ld->sample_types->len; i++)
+    {
+      g_autofree char *type = dup_string (&ld->pp, ld->st_type[i]);
+      g_autofree char *unit_name = dup_string (&ld->pp, ld->st_unit[i]);
+
+      if (found < 0 && sample_type_matches (&ld->pp, ld->st_type[i], ld->st_unit[i], wanted))
+        found = i;
+      g_string_append_printf (names, "%s%s/%s", i ? ", " : "", type, unit_name);
+    }
+  if (found < 0)
+    {
+      flame_input_set_error (ld->pp.in, error, FLAME_ERROR_INVALID, 0,
+                             "no sample type “%s” (the file has: %s)",
+                             wanted, names->len ? names->str : "none");
+      return FALSE;
+    }
+  ld->value_index = found;
+  return TRUE;
+}
+
+/* The sample type: the one asked for, else the default one when named,
+ * else the last; and the samples/count column, if any. */
+static gboolean
+choose_sample_type (Load                    *ld,
+                    const FlameLoadOptions  *options,
+                    GError                 **error)
+{
+  guint n = ld->sample_types->len;
+
+  ld->st_type = g_new0 (guint64, MAX (n, 1));
+  ld->st_unit = g_new0 (guint64, MAX (n, 1));
+  for (guint i = 0; i < n; i++)
+    if (!parse_value_type (&ld->pp, &g_array_index (ld->sample_types, Span, i),
+                           &ld->st_type[i], &ld->st_unit[i], error))
+      return FALSE;
+  ld->value_index = n > 0 ? n - 1 : 0;
+  if (options != NULL && options->sample_type != NULL)
+    {
+      if (!find_named_sample_type (ld, options->sample_type, error))
+        return FALSE;
+    }
+  else if (ld->default_sample_type != 0)
+    for (guint i = 0; i < n; i++)
+      if (ld->st_type[i] == ld->default_sample_type)
+        ld->value_index = i;
+  for (guint i = 0; i < n; i++)
+    if (string_equals (&ld->pp, ld->st_type[i], "samples") &&
+        string_equals (&ld->pp, ld->st_unit[i], "count"))
+      ld->count_index = i;
+  return TRUE;
+}
+
+/* Unit, sample type, period and duration of the new profile. */
+static gboolean
+describe_profile (Load    *ld,
+                  GError **error)
+{
+  FlameProfile *profile = ld->profile;
+  guint vi = ld->value_index;
+
+  flame_profile_set_unit (profile, unit_for (&ld->pp, ld->st_type[vi], ld->st_unit[vi],
+                                             &ld->factor));
+  if (ld->sample_types->len > 0)
+    {
+      g_autofree char *type = dup_string (&ld->pp, ld->st_type[vi]);
+      g_autofree char *unit_name = dup_string (&ld->pp, ld->st_unit[vi]);
+      g_autofree char *both = g_strdup_printf ("%s/%s", type, unit_name);
+      flame_profile_set_metadata (profile, "sample-type", both);
+    }
+  if (ld->period_type.data != NULL)
+    {
+      guint64 pt_type, pt_unit;
+      gdouble ms;
+
+      if (!parse_value_type (&ld->pp, &ld->period_type, &pt_type, &pt_unit, error))
+        return FALSE;
+      ms = period_ms (&ld->pp, pt_unit, ld->period);
+      if (ms > 0)
+        flame_profile_set_interval_ms (profile, ms);
+      else if (ld->period > 0)
+        {
+          g_autofree char *unit_name = dup_string (&ld->pp, pt_unit);
+          g_autofree char *text = g_strdup_printf ("%" G_GINT64_FORMAT " %s", ld->period,
+                                                   unit_name);
+          flame_profile_set_metadata (profile, "period", text);
+        }
+    }
+  if (ld->duration_nanos > 0)
+    flame_profile_set_duration_ms (profile, ld->duration_nanos / 1e6);
+  return TRUE;
+}
+
+/* A Sample.label: thread labels as perf_to_profile, async-profiler and
+ * others write them. */
+static gboolean
+read_label (Load                *ld,
+            const FlamePbField  *f,
+            SampleThread        *thread,
+            gboolean            *has_thread,
+            GError             **error)
+{
+  Pprof *pp = &ld->pp;
+  FlamePbReader lr;
+  FlamePbField lf;
+  guint64 key = 0, str = 0, num = 0;
+
+  if (!expect_wire (pp, f, FLAME_PB_LEN, "Sample.label", error))
+    return FALSE;
+  flame_pb_reader_init (&lr, pp->base, f->data, f->len);
+  while (flame_pb_next (&lr, &lf))
+    {
+      if (lf.number > LABEL_NUM_UNIT)
+        continue;
+      if (!expect_wire (pp, &lf, FLAME_PB_VARINT, "Label field", error))
+        return FALSE;
+      if (lf.number == LABEL_KEY)
+        key = lf.value;
+      else if (lf.number == LABEL_STR)
+        str = lf.value;
+      else if (lf.number == LABEL_NUM)
+        num = lf.value;
+    }
+  if (reader_failed (pp, &lr, error))
+    return FALSE;
+  if (string_equals (pp, key, "pid"))
+    thread->pid = (gint64) num, *has_thread = TRUE;
+  else if (string_equals (pp, key, "tid") || string_equals (pp, key, "thread_id"))
+    thread->tid = (gint64) num, *has_thread = TRUE;
+  else if ((string_equals (pp, key, "thread") || string_equals (pp, key, "thread_name") ||
+            string_equals (pp, key, "comm")) && str != 0 && str < pp->strings->len)
+    thread->name = g_array_index (pp->strings, Span, str), *has_thread = TRUE;
+  return TRUE;
+}
+
+/* Reads a Sample's location ids and values into ld->loc_ids and
+ * ld->values, and its thread labels. */
+static gboolean
+read_sample_fields (Load          *ld,
+                    const Span    *span,
+                    SampleThread  *thread,
+                    gboolean      *has_thread,
+                    GError       **error)
+{
+  FlamePbReader r;
+  FlamePbField f;
+
+  g_array_set_size (ld->loc_ids, 0);
+  g_array_set_size (ld->values, 0);
+  flame_pb_reader_init (&r, ld->pp.base, span->data, span->len);
+  while (flame_pb_next (&r, &f))
+    {
+      if (f.number == SAMPLE_LOCATION_ID || f.number == SAMPLE_VALUE)
+        {
+          FlamePbVarints it;
+          guint64 v;
+
+          flame_pb_varints_init (&it, &f);
+          while (flame_pb_varints_next (&it, &v))
+            g_array_append_val (f.number == SAMPLE_LOCATION_ID ? ld->loc_ids : ld->values, v);
+          if (it.failed)
+            {
+              set_error (&ld->pp, error, FLAME_ERROR_PARSE, f.offset,
+                         f.number == SAMPLE_LOCATION_ID ? "malformed Sample.location_id"
+                                                        : "malformed Sample.value");
+              return FALSE;
+            }
+        }
+      else if (f.number == SAMPLE_LABEL)
+        {
+          if (!read_label (ld, &f, thread, has_thread, error))
+            return FALSE;
+        }
+    }
+  return !reader_failed (&ld->pp, &r, error);
+}
+
+/* Fills ld->stack from ld->loc_ids, root first: the last location is the
+ * outermost caller. Counts the frames against the work budget. */
+static gboolean
+expand_stack (Load    *ld,
+              gsize    offset,
+              GError **error)
+{
+  g_array_set_size (ld->stack, 0);
+  for (guint k = ld->loc_ids->len; k-- > 0;)
+    {
+      guint64 id = g_array_index (ld->loc_ids, guint64, k);
+      const Location *loc = find_by_id (ld->pp.locations, sizeof (Location), id);
+
+      if (loc == NULL)
+        {
+          g_autofree char *msg =
+            g_strdup_printf ("a sample names location %" G_GUINT64_FORMAT
+                             ", which is not in the location table", id);
+          set_error (&ld->pp, error, FLAME_ERROR_PARSE, offset, msg);
+          return FALSE;
+        }
+      ld->work += loc->n_frames;
+      if (ld->stack->len + loc->n_frames > FLAME_MAX_DEPTH)
+        {
+          g_autofree char *msg = g_strdup_printf ("a stack is deeper than %d frames",
+                                                  FLAME_MAX_DEPTH);
+          set_error (&ld->pp, error, FLAME_ERROR_TOO_LARGE, offset, msg);
+          return FALSE;
+        }
+      g_array_append_vals (ld->stack, &g_array_index (ld->pp.frame_ids, guint32, loc->first_frame),
+                           loc->n_frames);
+    }
+  if (ld->work > ld->work_limit)
+    {
+      set_error (&ld->pp, error, FLAME_ERROR_TOO_LARGE, offset,
+                 "the samples expand to far more frames than the file's size allows "
+                 "(locations repeated excessively)");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+read_sample (Load        *ld,
+             const Span  *span,
+             GError     **error)
+{
+  gsize offset = span->data - ld->pp.base;
+  SampleThread thread = { -1, -1, { NULL, 0 } };
+  gboolean has_thread = FALSE;
+  GArray *values = ld->values;
+  gint64 value;
+  gdouble n_samples;
+
+  if (!flame_input_tick (ld->pp.in, offset, error) ||
+      !read_sample_fields (ld, span, &thread, &has_thread, error))
+    return FALSE;
+  if (values->len == 0)
+    return TRUE;
+  if (ld->sample_types->len > 0 && values->len != ld->sample_types->len)
+    {
+      g_autofree char *msg =
+        g_strdup_printf ("a sample has %u values for %u sample types",
+                         values->len, ld->sample_types->len);
+      set_error (&ld->pp, error, FLAME_ERROR_PARSE, offset, msg);
+      return FALSE;
+    }
+  value = g_array_index (values, gint64, MIN (ld->value_index, values->len - 1));
+  if (value < 0 || (ld->count_index >= 0 && g_array_index (values, gint64, ld->count_index) < 0))
+    {
+      set_error (&ld->pp, error, FLAME_ERROR_UNSUPPORTED, offset,
+                 "a sample has a negative value: this is a difference made with "
+                 "pprof -diff_base; load the base and the new profile separately "
+                 "and compare them instead");
+      return FALSE;
+    }
+  n_samples = ld->count_index >= 0 ? (gdouble) g_array_index (values, gint64, ld->count_index) : 1;
+
+  if (!expand_stack (ld, offset, error))
+    return FALSE;
+  if (value == 0)
+    return TRUE;
+  flame_profile_add_stack (ld->profile, 0, (const guint32 *) ld->stack->data, ld->stack->len,
+                           (gdouble) value * ld->factor);
+  ld->any_weight = TRUE;
+  flame_profile_add_samples (ld->profile, 0, n_samples);
+  if (has_thread)
+    {
+      g_autofree char *name = g_strndup ((const char *) thread.name.data, thread.name.len);
+      FlameThread *t = flame_profile_ensure_thread (ld->profile, name, thread.pid, thread.tid);
+      t->samples += n_samples;
+    }
+  return TRUE;
+}
+
+static gboolean
+load_profile (Load                    *ld,
+              const FlameLoadOptions  *options,
+              GError                 **error)
+{
+  FlameInput *in = ld->pp.in;
+
+  if (!read_profile_fields (ld, error))
+    return FALSE;
+  ld->profile = flame_profile_new (FLAME_FORMAT_PPROF, 1);
+  flame_profile_set_path (ld->profile, in->name);
+  if (!choose_sample_type (ld, options, error) ||
+      !describe_profile (ld, error) ||
+      !parse_functions (&ld->pp, ld->function_spans, error) ||
+      !parse_mappings (&ld->pp, ld->mapping_spans, error) ||
+      !parse_locations (&ld->pp, ld->location_spans, error) ||
+      !intern_location_frames (&ld->pp, ld->profile, error))
+    return FALSE;
+
+  ld->work_limit = WORK_BASE + (guint64) in->len * WORK_PER_BYTE;
+  for (guint s = 0; s < ld->samples->len; s++)
+    if (!read_sample (ld, &g_array_index (ld->samples, Span, s), error))
+      return FALSE;
+
+  if (!ld->any_weight)
+    {
+      /* as for folded stacks: nothing to show or compare */
+      flame_input_set_error (in, error, FLAME_ERROR_EMPTY, 0, "no samples in the file");
+      return FALSE;
+    }
+  return TRUE;
+}
+
 FlameProfile *
 flame_pprof_load (FlameInput              *in,
                   const FlameLoadOptions  *options,
                   GError                 **error)
 {
-  g_autoptr(FlameProfile) profile = NULL;
-  g_autoptr(GArray) sample_types = g_array_new (FALSE, FALSE, sizeof (Span));
-  g_autoptr(GArray) samples = g_array_new (FALSE, FALSE, sizeof (Span));
-  g_autoptr(GArray) mapping_spans = g_array_new (FALSE, FALSE, sizeof (Span));
-  g_autoptr(GArray) location_spans = g_array_new (FALSE, FALSE, sizeof (Span));
-  g_autoptr(GArray) function_spans = g_array_new (FALSE, FALSE, sizeof (Span));
-  g_autoptr(GArray) strings = g_array_new (FALSE, FALSE, sizeof (Span));
-  g_autoptr(GArray) functions = g_array_new (FALSE, FALSE, sizeof (Function));
-  g_autoptr(GArray) mappings = g_array_new (FALSE, FALSE, sizeof (Mapping));
-  g_autoptr(GArray) locations = g_array_new (FALSE, FALSE, sizeof (Location));
-  g_autoptr(GArray) lines = g_array_new (FALSE, FALSE, sizeof (Line));
-  g_autoptr(GArray) frame_ids = g_array_new (FALSE, FALSE, sizeof (guint32));
-  g_autoptr(GArray) stack = g_array_new (FALSE, FALSE, sizeof (guint32));
-  g_autoptr(GArray) loc_ids = g_array_new (FALSE, FALSE, sizeof (guint64));
-  g_autoptr(GArray) values = g_array_new (FALSE, FALSE, sizeof (gint64));
-  g_autofree guint64 *st_type = NULL;
-  g_autofree guint64 *st_unit = NULL;
-  Pprof pp = { 0 };
-  FlamePbReader r;
-  FlamePbField f;
-  Span period_type = { NULL, 0 };
-  gint64 period = 0;
-  gint64 duration_nanos = 0;
-  guint64 default_sample_type = 0;
-  guint value_index;
-  gint count_index = -1;
-  FlameUnit unit;
-  gdouble factor;
-  guint64 work = 0;
-  guint64 work_limit;
-  gboolean any_weight = FALSE;
+  Load ld = { 0 };
+  FlameProfile *profile = NULL;
 
-  pp.in = in;
-  pp.base = (const guint8 *) in->data;
-  pp.strings = strings;
-  pp.functions = functions;
-  pp.mappings = mappings;
-  pp.locations = locations;
-  pp.lines = lines;
-  pp.frame_ids = frame_ids;
-
-  flame_pb_reader_init (&r, pp.base, pp.base, in->len);
-  while (flame_pb_next (&r, &f))
+  load_init (&ld, in);
+  if (load_profile (&ld, options, error))
     {
-      Span span = { f.data, f.len };
-
-      if (!flame_input_tick (in, f.offset, error))
-        return NULL;
-      switch (f.number)
-        {
-        case 1: case 2: case 3: case 4: case 5: case 6: case 11:
-          if (!expect_wire (&pp, &f, FLAME_PB_LEN, "Profile field", error))
-            return NULL;
-          switch (f.number)
-            {
-            case 1: g_array_append_val (sample_types, span); break;
-            case 2: g_array_append_val (samples, span); break;
-            case 3: g_array_append_val (mapping_spans, span); break;
-            case 4: g_array_append_val (location_spans, span); break;
-            case 5: g_array_append_val (function_spans, span); break;
-            case 6:
-              if (!g_utf8_validate_len ((const char *) f.data, f.len, NULL))
-                {
-                  set_error (&pp, error, FLAME_ERROR_PARSE, f.offset,
-                             "a string in the string table is not valid UTF-8");
-                  return NULL;
-                }
-              if (f.len > FLAME_MAX_NAME_LEN)
-                {
-                  g_autofree char *msg = g_strdup_printf ("a string is longer than %d bytes",
-                                                          FLAME_MAX_NAME_LEN);
-                  set_error (&pp, error, FLAME_ERROR_TOO_LARGE, f.offset, msg);
-                  return NULL;
-                }
-              g_array_append_val (strings, span);
-              break;
-            case 11: period_type = span; break;
-            default: break;
-            }
-          break;
-        case 7: case 8: case 9: case 10: case 12: case 14: case 15:
-          if (!expect_wire (&pp, &f, FLAME_PB_VARINT, "Profile field", error))
-            return NULL;
-          if (f.number == 10)
-            duration_nanos = (gint64) f.value;
-          else if (f.number == 12)
-            period = (gint64) f.value;
-          else if (f.number == 14)
-            default_sample_type = f.value;
-          break;
-        default:
-          break;  /* comments (13) and fields from the future */
-        }
+      flame_profile_finish (ld.profile);
+      profile = g_steal_pointer (&ld.profile);
     }
-  if (reader_failed (&pp, &r, error))
-    return NULL;
-
-  if (strings->len == 0 || g_array_index (strings, Span, 0).len != 0)
-    {
-      set_error (&pp, error, FLAME_ERROR_PARSE, 0,
-                 "not a pprof profile: the string table must start with an empty string");
-      return NULL;
-    }
-
-  profile = flame_profile_new (FLAME_FORMAT_PPROF, 1);
-  flame_profile_set_path (profile, in->name);
-
-  /* the sample type: the default one when named, else the last */
-  st_type = g_new0 (guint64, MAX (sample_types->len, 1));
-  st_unit = g_new0 (guint64, MAX (sample_types->len, 1));
-  for (guint i = 0; i < sample_types->len; i++)
-    if (!parse_value_type (&pp, &g_array_index (sample_types, Span, i), &st_type[i], &st_unit[i], error))
-      return NULL;
-  value_index = sample_types->len > 0 ? sample_types->len - 1 : 0;
-  if (options != NULL && options->sample_type != NULL)
-    {
-      GString *names = g_string_new (NULL);
-      gint found = -1;
-
-      for (guint i = 0; i < sample_types->len; i++)
-        {
-          g_autofree char *type = dup_string (&pp, st_type[i]);
-          g_autofree char *unit_name = dup_string (&pp, st_unit[i]);
-
-          if (found < 0 && sample_type_matches (&pp, st_type[i], st_unit[i], options->sample_type))
-            found = i;
-          g_string_append_printf (names, "%s%s/%s", i ? ", " : "", type, unit_name);
-        }
-      if (found < 0)
-        {
-          flame_input_set_error (in, error, FLAME_ERROR_INVALID, 0,
-                                 "no sample type “%s” (the file has: %s)",
-                                 options->sample_type, names->len ? names->str : "none");
-          g_string_free (names, TRUE);
-          return NULL;
-        }
-      g_string_free (names, TRUE);
-      value_index = found;
-    }
-  else if (default_sample_type != 0)
-    for (guint i = 0; i < sample_types->len; i++)
-      if (st_type[i] == default_sample_type)
-        value_index = i;
-  for (guint i = 0; i < sample_types->len; i++)
-    if (string_equals (&pp, st_type[i], "samples") && string_equals (&pp, st_unit[i], "count"))
-      count_index = i;
-  unit = unit_for (&pp, st_type[value_index], st_unit[value_index], &factor);
-  flame_profile_set_unit (profile, unit);
-  if (sample_types->len > 0)
-    {
-      g_autofree char *type = dup_string (&pp, st_type[value_index]);
-      g_autofree char *unit_name = dup_string (&pp, st_unit[value_index]);
-      g_autofree char *both = g_strdup_printf ("%s/%s", type, unit_name);
-      flame_profile_set_metadata (profile, "sample-type", both);
-    }
-  if (period_type.data != NULL)
-    {
-      guint64 pt_type, pt_unit;
-      gdouble ms;
-
-      if (!parse_value_type (&pp, &period_type, &pt_type, &pt_unit, error))
-        return NULL;
-      ms = period_ms (&pp, pt_unit, period);
-      if (ms > 0)
-        flame_profile_set_interval_ms (profile, ms);
-      else if (period > 0)
-        {
-          g_autofree char *unit_name = dup_string (&pp, pt_unit);
-          g_autofree char *text = g_strdup_printf ("%" G_GINT64_FORMAT " %s", period, unit_name);
-          flame_profile_set_metadata (profile, "period", text);
-        }
-    }
-  if (duration_nanos > 0)
-    flame_profile_set_duration_ms (profile, duration_nanos / 1e6);
-
-  if (!parse_functions (&pp, function_spans, error) ||
-      !parse_mappings (&pp, mapping_spans, error) ||
-      !parse_locations (&pp, location_spans, error) ||
-      !intern_location_frames (&pp, profile, error))
-    return NULL;
-
-  work_limit = WORK_BASE + (guint64) in->len * WORK_PER_BYTE;
-  for (guint s = 0; s < samples->len; s++)
-    {
-      const Span *span = &g_array_index (samples, Span, s);
-      gsize offset = span->data - pp.base;
-      SampleThread thread = { -1, -1, { NULL, 0 } };
-      gboolean has_thread = FALSE;
-      gint64 value;
-      gdouble n_samples;
-
-      if (!flame_input_tick (in, offset, error))
-        return NULL;
-      g_array_set_size (loc_ids, 0);
-      g_array_set_size (values, 0);
-      flame_pb_reader_init (&r, pp.base, span->data, span->len);
-      while (flame_pb_next (&r, &f))
-        {
-          if (f.number == 1 || f.number == 2)
-            {
-              FlamePbVarints it;
-              guint64 v;
-
-              flame_pb_varints_init (&it, &f);
-              while (flame_pb_varints_next (&it, &v))
-                {
-                  if (f.number == 1)
-                    g_array_append_val (loc_ids, v);
-                  else
-                    g_array_append_val (values, v);
-                }
-              if (it.failed)
-                {
-                  set_error (&pp, error, FLAME_ERROR_PARSE, f.offset,
-                             f.number == 1 ? "malformed Sample.location_id"
-                                           : "malformed Sample.value");
-                  return NULL;
-                }
-            }
-          else if (f.number == 3)
-            {
-              FlamePbReader lr;
-              FlamePbField lf;
-              guint64 key = 0, str = 0, num = 0;
-
-              if (!expect_wire (&pp, &f, FLAME_PB_LEN, "Sample.label", error))
-                return NULL;
-              flame_pb_reader_init (&lr, pp.base, f.data, f.len);
-              while (flame_pb_next (&lr, &lf))
-                {
-                  if (lf.number > 4)
-                    continue;
-                  if (!expect_wire (&pp, &lf, FLAME_PB_VARINT, "Label field", error))
-                    return NULL;
-                  if (lf.number == 1)
-                    key = lf.value;
-                  else if (lf.number == 2)
-                    str = lf.value;
-                  else if (lf.number == 3)
-                    num = lf.value;
-                }
-              if (reader_failed (&pp, &lr, error))
-                return NULL;
-              /* thread labels as perf_to_profile, async-profiler and
-               * others write them */
-              if (string_equals (&pp, key, "pid"))
-                thread.pid = (gint64) num, has_thread = TRUE;
-              else if (string_equals (&pp, key, "tid") || string_equals (&pp, key, "thread_id"))
-                thread.tid = (gint64) num, has_thread = TRUE;
-              else if ((string_equals (&pp, key, "thread") || string_equals (&pp, key, "thread_name") ||
-                        string_equals (&pp, key, "comm")) && str != 0 && str < strings->len)
-                thread.name = g_array_index (strings, Span, str), has_thread = TRUE;
-            }
-        }
-      if (reader_failed (&pp, &r, error))
-        return NULL;
-
-      if (values->len == 0)
-        continue;
-      if (sample_types->len > 0 && values->len != sample_types->len)
-        {
-          g_autofree char *msg =
-            g_strdup_printf ("a sample has %u values for %u sample types",
-                             values->len, sample_types->len);
-          set_error (&pp, error, FLAME_ERROR_PARSE, offset, msg);
-          return NULL;
-        }
-      value = g_array_index (values, gint64, MIN (value_index, values->len - 1));
-      if (value < 0 || (count_index >= 0 && g_array_index (values, gint64, count_index) < 0))
-        {
-          set_error (&pp, error, FLAME_ERROR_UNSUPPORTED, offset,
-                     "a sample has a negative value: this is a difference made with "
-                     "pprof -diff_base; load the base and the new profile separately "
-                     "and compare them instead");
-          return NULL;
-        }
-      n_samples = count_index >= 0 ? (gdouble) g_array_index (values, gint64, count_index) : 1;
-
-      /* root first: the last location is the outermost caller */
-      g_array_set_size (stack, 0);
-      for (guint k = loc_ids->len; k-- > 0;)
-        {
-          guint64 id = g_array_index (loc_ids, guint64, k);
-          const Location *loc = find_by_id (locations, sizeof (Location), id);
-
-          if (loc == NULL)
-            {
-              g_autofree char *msg =
-                g_strdup_printf ("a sample names location %" G_GUINT64_FORMAT
-                                 ", which is not in the location table", id);
-              set_error (&pp, error, FLAME_ERROR_PARSE, offset, msg);
-              return NULL;
-            }
-          work += loc->n_frames;
-          if (stack->len + loc->n_frames > FLAME_MAX_DEPTH)
-            {
-              g_autofree char *msg = g_strdup_printf ("a stack is deeper than %d frames",
-                                                      FLAME_MAX_DEPTH);
-              set_error (&pp, error, FLAME_ERROR_TOO_LARGE, offset, msg);
-              return NULL;
-            }
-          g_array_append_vals (stack, &g_array_index (frame_ids, guint32, loc->first_frame),
-                               loc->n_frames);
-        }
-      if (work > work_limit)
-        {
-          set_error (&pp, error, FLAME_ERROR_TOO_LARGE, offset,
-                     "the samples expand to far more frames than the file's size allows "
-                     "(locations repeated excessively)");
-          return NULL;
-        }
-      if (value == 0)
-        continue;
-      flame_profile_add_stack (profile, 0, (const guint32 *) stack->data, stack->len,
-                               (gdouble) value * factor);
-      any_weight = TRUE;
-      flame_profile_add_samples (profile, 0, n_samples);
-      if (has_thread)
-        {
-          g_autofree char *name = g_strndup ((const char *) thread.name.data, thread.name.len);
-          FlameThread *t = flame_profile_ensure_thread (profile, name, thread.pid, thread.tid);
-          t->samples += n_samples;
-        }
-    }
-
-  if (!any_weight)
-    {
-      /* as for folded stacks: nothing to show or compare */
-      flame_input_set_error (in, error, FLAME_ERROR_EMPTY, 0, "no samples in the file");
-      return NULL;
-    }
-  flame_profile_finish (profile);
-  return g_steal_pointer (&profile);
+  load_clear (&ld);
+  return profile;
 }
+
 
 /* ---- legacy binary CPU profiles ---------------------------------------
  *
