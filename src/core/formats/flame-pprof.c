@@ -1253,282 +1253,360 @@ parse_maps_line (const char    *line,
   return TRUE;
 }
 
-FlameProfile *
-flame_pprof_legacy_load (FlameInput  *in,
-                         GError     **error)
+/* One load of a legacy profile. */
+typedef struct
 {
-  g_autoptr(FlameProfile) profile = NULL;
-  g_autoptr(GArray) samples = g_array_new (FALSE, FALSE, sizeof (LegacySample));
-  g_autoptr(GArray) addrs = g_array_new (FALSE, FALSE, sizeof (guint64));
-  g_autoptr(GArray) maps = g_array_new (FALSE, TRUE, sizeof (LegacyMapping));
-  g_autoptr(GHashTable) java_names = NULL;
-  g_autoptr(GHashTable) frame_of = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
-  g_autoptr(GArray) stack = g_array_new (FALSE, FALSE, sizeof (guint32));
-  const guint8 *data = (const guint8 *) in->data;
-  LegacyHeader h;
-  gsize pos;
-  gboolean ended = FALSE;
-  gboolean any_weight = FALSE;
+  FlameInput   *in;
+  const guint8 *data;
+  LegacyHeader  h;
+  GArray       *samples;     /* LegacySample */
+  GArray       *addrs;       /* guint64, each sample's leaf first */
+  GArray       *maps;        /* LegacyMapping */
+  GHashTable   *java_names;  /* address -> symbol line, Java only */
+  GHashTable   *frame_of;    /* address -> frame id + 1 */
+  GArray       *stack;       /* guint32 */
+  FlameProfile *profile;
+  gsize         pos;         /* where the text after the samples starts */
+  gboolean      ended;       /* the end marker was seen */
+} LegacyLoad;
 
-  if (!legacy_header (in->data, in->len, &h))
+static void
+legacy_load_clear (LegacyLoad *ld)
+{
+  g_clear_object (&ld->profile);
+  g_clear_pointer (&ld->samples, g_array_unref);
+  g_clear_pointer (&ld->addrs, g_array_unref);
+  g_clear_pointer (&ld->maps, g_array_unref);
+  g_clear_pointer (&ld->java_names, g_hash_table_unref);
+  g_clear_pointer (&ld->frame_of, g_hash_table_unref);
+  g_clear_pointer (&ld->stack, g_array_unref);
+}
+
+/* Reads the sample at ld->pos: {count, depth, depth × pc}, or the end
+ * marker (then sets ld->ended). */
+static gboolean
+read_legacy_sample (LegacyLoad  *ld,
+                    GError     **error)
+{
+  const LegacyHeader *h = &ld->h;
+  FlameInput *in = ld->in;
+  gsize pos = ld->pos;
+  LegacySample s;
+  guint64 depth;
+
+  if (!flame_input_tick (in, pos, error))
+    return FALSE;
+  s.offset = pos;
+  if (in->len - pos < 2 * (gsize) h->word)
     {
       flame_input_set_error (in, error, FLAME_ERROR_PARSE, 0,
-                             "byte 0: not a legacy pprof CPU profile header");
-      return NULL;
+                             "byte %" G_GSIZE_FORMAT ": truncated sample", pos);
+      return FALSE;
     }
-  g_array_set_clear_func (maps, legacy_mapping_clear);
-
-  pos = 5 * h.word;
-  while (pos < in->len)
+  s.count = legacy_word (ld->data + pos, h);
+  depth = legacy_word (ld->data + pos + h->word, h);
+  pos += 2 * h->word;
+  if (depth > (in->len - pos) / h->word)
     {
-      LegacySample s;
-      guint64 depth;
-
-      if (!flame_input_tick (in, pos, error))
-        return NULL;
-      s.offset = pos;
-      if (in->len - pos < 2 * (gsize) h.word)
-        {
-          flame_input_set_error (in, error, FLAME_ERROR_PARSE, 0,
-                                 "byte %" G_GSIZE_FORMAT ": truncated sample", pos);
-          return NULL;
-        }
-      s.count = legacy_word (data + pos, &h);
-      depth = legacy_word (data + pos + h.word, &h);
-      pos += 2 * h.word;
-      if (depth > (in->len - pos) / h.word)
-        {
-          flame_input_set_error (in, error, FLAME_ERROR_PARSE, 0,
-                                 "byte %" G_GSIZE_FORMAT ": a sample declares %" G_GUINT64_FORMAT
-                                 " frames, more than the rest of the file holds",
-                                 s.offset, depth);
-          return NULL;
-        }
-      if (depth > FLAME_MAX_DEPTH)
-        {
-          flame_input_set_error (in, error, FLAME_ERROR_TOO_LARGE, 0,
-                                 "byte %" G_GSIZE_FORMAT ": a stack is deeper than %d frames",
-                                 s.offset, FLAME_MAX_DEPTH);
-          return NULL;
-        }
-      if (s.count == 0 && depth == 1 && legacy_word (data + pos, &h) == 0)
-        {
-          pos += h.word;
-          ended = TRUE;
-          break;
-        }
-      s.first = addrs->len;
-      s.depth = (guint) depth;
-      for (guint i = 0; i < depth; i++)
-        {
-          guint64 a = legacy_word (data + pos + (gsize) i * h.word, &h);
-          /* return addresses point after the call; the leaf is exact */
-          if (!h.java && i > 0)
-            a--;
-          g_array_append_val (addrs, a);
-        }
-      pos += depth * h.word;
-      g_array_append_val (samples, s);
+      flame_input_set_error (in, error, FLAME_ERROR_PARSE, 0,
+                             "byte %" G_GSIZE_FORMAT ": a sample declares %" G_GUINT64_FORMAT
+                             " frames, more than the rest of the file holds",
+                             s.offset, depth);
+      return FALSE;
     }
-
-  if (!h.java)
+  if (depth > FLAME_MAX_DEPTH)
     {
-      /* pprof's clean-ups: a second frame shared by (nearly) every sample
-       * was pushed by the signal handler (up to two such frames), and a
-       * leaf repeated as its own caller (adjusted by one) is dropped */
-      guint margin = samples->len / 32;
+      flame_input_set_error (in, error, FLAME_ERROR_TOO_LARGE, 0,
+                             "byte %" G_GSIZE_FORMAT ": a stack is deeper than %d frames",
+                             s.offset, FLAME_MAX_DEPTH);
+      return FALSE;
+    }
+  if (s.count == 0 && depth == 1 && legacy_word (ld->data + pos, h) == 0)
+    {
+      ld->pos = pos + h->word;
+      ld->ended = TRUE;
+      return TRUE;
+    }
+  s.first = ld->addrs->len;
+  s.depth = (guint) depth;
+  for (guint i = 0; i < depth; i++)
+    {
+      guint64 a = legacy_word (ld->data + pos + (gsize) i * h->word, h);
+      /* return addresses point after the call; the leaf is exact */
+      if (!h->java && i > 0)
+        a--;
+      g_array_append_val (ld->addrs, a);
+    }
+  ld->pos = pos + depth * h->word;
+  g_array_append_val (ld->samples, s);
+  return TRUE;
+}
 
-      for (guint iter = 0; iter < 2; iter++)
+/* Removes the second frame of every sample whose second frame is @found or,
+ * with @only_if_caller_of_leaf, whose leaf is that frame's address + 1. */
+static void
+drop_second_frames (LegacyLoad *ld,
+                    gboolean    only_if_caller_of_leaf,
+                    guint64     found)
+{
+  for (guint i = 0; i < ld->samples->len; i++)
+    {
+      LegacySample *s = &g_array_index (ld->samples, LegacySample, i);
+      guint64 *a;
+
+      /* addrs->data is NULL while no sample has an address */
+      if (s->depth <= 1)
+        continue;
+      a = &g_array_index (ld->addrs, guint64, s->first);
+      if (only_if_caller_of_leaf ? a[0] == a[1] + 1 : a[1] == found)
         {
-          g_autoptr(GHashTable) counts = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
-          gint64 found = 0;
-          gboolean have = FALSE;
-          GHashTableIter hi;
-          gpointer k, v;
-
-          for (guint i = 0; i < samples->len; i++)
-            {
-              LegacySample *s = &g_array_index (samples, LegacySample, i);
-              if (s->depth > 1)
-                {
-                  guint64 a = g_array_index (addrs, guint64, s->first + 1);
-                  gpointer old = g_hash_table_lookup (counts, &a);
-                  if (old == NULL)
-                    g_hash_table_insert (counts, g_memdup2 (&a, sizeof a), GUINT_TO_POINTER (1));
-                  else
-                    g_hash_table_insert (counts, g_memdup2 (&a, sizeof a),
-                                         GUINT_TO_POINTER (GPOINTER_TO_UINT (old) + 1));
-                }
-            }
-          g_hash_table_iter_init (&hi, counts);
-          while (g_hash_table_iter_next (&hi, &k, &v))
-            if (GPOINTER_TO_UINT (v) + margin >= samples->len)
-              {
-                found = *(gint64 *) k;
-                have = TRUE;
-                break;
-              }
-          if (!have)
-            continue;
-          for (guint i = 0; i < samples->len; i++)
-            {
-              LegacySample *s = &g_array_index (samples, LegacySample, i);
-              guint64 *a;
-
-              /* addrs->data is NULL while no sample has an address */
-              if (s->depth <= 1)
-                continue;
-              a = &g_array_index (addrs, guint64, s->first);
-              if (a[1] == (guint64) found)
-                {
-                  memmove (a + 1, a + 2, (s->depth - 2) * sizeof (guint64));
-                  s->depth--;
-                }
-            }
-        }
-      for (guint i = 0; i < samples->len; i++)
-        {
-          LegacySample *s = &g_array_index (samples, LegacySample, i);
-          guint64 *a;
-
-          if (s->depth <= 1)
-            continue;
-          a = &g_array_index (addrs, guint64, s->first);
-          if (a[0] == a[1] + 1)
-            {
-              memmove (a + 1, a + 2, (s->depth - 2) * sizeof (guint64));
-              s->depth--;
-            }
+          memmove (a + 1, a + 2, (s->depth - 2) * sizeof (guint64));
+          s->depth--;
         }
     }
+}
 
-  /* the text after the samples: memory map or Java symbols */
-  if (ended && pos < in->len)
+/* A second frame that (nearly) every sample shares, if there is one. */
+static gboolean
+find_common_second_frame (LegacyLoad *ld,
+                          guint64    *found)
+{
+  g_autoptr(GHashTable) counts = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  guint margin = ld->samples->len / 32;
+  GHashTableIter hi;
+  gpointer k, v;
+
+  for (guint i = 0; i < ld->samples->len; i++)
     {
-      gsize text_len = MIN (in->len - pos, (gsize) 64 << 20);
-      g_autofree char *text = g_strndup ((const char *) data + pos, text_len);
-      g_auto(GStrv) text_lines = g_strsplit (text, "\n", -1);
-
-      if (h.java)
-        java_names = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
-      for (guint i = 0; text_lines[i] != NULL; i++)
+      LegacySample *s = &g_array_index (ld->samples, LegacySample, i);
+      if (s->depth > 1)
         {
-          const char *l = text_lines[i];
-
-          if (h.java)
-            {
-              char *end;
-              guint64 addr;
-              const char *p = l;
-
-              while (*p == ' ' || *p == '\t')
-                p++;
-              if (p[0] != '0' || p[1] != 'x')
-                continue;
-              addr = g_ascii_strtoull (p + 2, &end, 16);
-              if (end == p + 2)
-                continue;
-              while (*end == ' ' || *end == '\t')
-                end++;
-              g_hash_table_insert (java_names, g_memdup2 (&addr, sizeof addr),
-                                   g_strchomp (g_strdup (end)));
-            }
+          guint64 a = g_array_index (ld->addrs, guint64, s->first + 1);
+          gpointer old = g_hash_table_lookup (counts, &a);
+          if (old == NULL)
+            g_hash_table_insert (counts, g_memdup2 (&a, sizeof a), GUINT_TO_POINTER (1));
           else
+            g_hash_table_insert (counts, g_memdup2 (&a, sizeof a),
+                                 GUINT_TO_POINTER (GPOINTER_TO_UINT (old) + 1));
+        }
+    }
+  g_hash_table_iter_init (&hi, counts);
+  while (g_hash_table_iter_next (&hi, &k, &v))
+    if (GPOINTER_TO_UINT (v) + margin >= ld->samples->len)
+      {
+        *found = *(guint64 *) k;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+/* pprof's clean-ups: a second frame shared by (nearly) every sample was
+ * pushed by the signal handler (up to two such frames), and a leaf
+ * repeated as its own caller (adjusted by one) is dropped. */
+static void
+clean_up_legacy_stacks (LegacyLoad *ld)
+{
+  for (guint iter = 0; iter < 2; iter++)
+    {
+      guint64 found;
+
+      if (find_common_second_frame (ld, &found))
+        drop_second_frames (ld, FALSE, found);
+    }
+  drop_second_frames (ld, TRUE, 0);
+}
+
+/* "0xADDR name (file:line)" */
+static void
+add_java_symbol (LegacyLoad *ld,
+                 const char *line)
+{
+  const char *p = line;
+  char *end;
+  guint64 addr;
+
+  while (*p == ' ' || *p == '\t')
+    p++;
+  if (p[0] != '0' || p[1] != 'x')
+    return;
+  addr = g_ascii_strtoull (p + 2, &end, 16);
+  if (end == p + 2)
+    return;
+  while (*end == ' ' || *end == '\t')
+    end++;
+  g_hash_table_insert (ld->java_names, g_memdup2 (&addr, sizeof addr),
+                       g_strchomp (g_strdup (end)));
+}
+
+/* The text after the samples: memory map or Java symbols. */
+static void
+read_legacy_text (LegacyLoad *ld)
+{
+  gsize text_len = MIN (ld->in->len - ld->pos, (gsize) 64 << 20);
+  g_autofree char *text = g_strndup ((const char *) ld->data + ld->pos, text_len);
+  g_auto(GStrv) text_lines = g_strsplit (text, "\n", -1);
+
+  if (ld->h.java)
+    ld->java_names = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+  for (guint i = 0; text_lines[i] != NULL; i++)
+    {
+      LegacyMapping m = { 0 };
+
+      if (ld->h.java)
+        add_java_symbol (ld, text_lines[i]);
+      /* every address is looked up in every mapping: a real process
+       * has a few hundred */
+      else if (ld->maps->len < 4096 && parse_maps_line (text_lines[i], &m))
+        g_array_append_val (ld->maps, m);
+    }
+}
+
+/* Interns the frame of address @a: its Java symbol, or the address and
+ * the binary mapped there. */
+static guint32
+intern_legacy_frame (LegacyLoad *ld,
+                     guint64     a)
+{
+  const char *name = NULL;
+  const char *file = NULL;
+  guint32 line = 0;
+  g_autofree char *owned = NULL;
+  g_autofree char *file_owned = NULL;
+
+  if (ld->java_names != NULL)
+    name = g_hash_table_lookup (ld->java_names, &a);
+  if (name != NULL)
+    {
+      /* "com.example.f (source.java:12)" */
+      const char *paren = strchr (name, '(');
+      if (paren != NULL && paren > name)
+        {
+          const char *colon = strrchr (paren, ':');
+          owned = g_strchomp (g_strndup (name, paren - name));
+          if (colon != NULL)
             {
-              LegacyMapping m = { 0 };
-              /* every address is looked up in every mapping: a real
-               * process has a few hundred */
-              if (maps->len < 4096 && parse_maps_line (l, &m))
-                g_array_append_val (maps, m);
+              file_owned = g_strndup (paren + 1, colon - paren - 1);
+              line = (guint32) g_ascii_strtoull (colon + 1, NULL, 10);
+            }
+          name = owned;
+        }
+    }
+  else
+    {
+      owned = g_strdup_printf ("0x%" G_GINT64_MODIFIER "x", a);
+      name = owned;
+      for (guint m = 0; m < ld->maps->len; m++)
+        {
+          LegacyMapping *lm = &g_array_index (ld->maps, LegacyMapping, m);
+          if (lm->start <= a && a < lm->limit)
+            {
+              file = lm->file;
+              break;
             }
         }
     }
+  if (file_owned != NULL)
+    file = file_owned;
+  return flame_profile_intern_frame (ld->profile, name, strlen (name),
+                                     file, file ? strlen (file) : 0, line, 0);
+}
 
-  profile = flame_profile_new (FLAME_FORMAT_PPROF_LEGACY, 1);
-  flame_profile_set_path (profile, in->name);
-  flame_profile_set_unit (profile, FLAME_UNIT_NANOSECONDS);
-  flame_profile_set_interval_ms (profile, h.period / 1000.0);
-  flame_profile_set_metadata (profile, "sample-type", "cpu/nanoseconds");
-  if (!ended)
-    flame_profile_add_warning (profile, "%s: the samples end without the end marker; "
-                               "the file may be truncated", in->name);
+/* Adds the samples to the profile, root first; whether any had weight. */
+static gboolean
+add_legacy_samples (LegacyLoad *ld)
+{
+  gboolean any_weight = FALSE;
 
-  for (guint i = 0; i < samples->len; i++)
+  for (guint i = 0; i < ld->samples->len; i++)
     {
-      LegacySample *s = &g_array_index (samples, LegacySample, i);
+      LegacySample *s = &g_array_index (ld->samples, LegacySample, i);
 
-      g_array_set_size (stack, 0);
+      g_array_set_size (ld->stack, 0);
       for (guint d = s->depth; d-- > 0;)
         {
-          guint64 a = g_array_index (addrs, guint64, s->first + d);
-          gpointer fid = g_hash_table_lookup (frame_of, &a);
+          guint64 a = g_array_index (ld->addrs, guint64, s->first + d);
+          gpointer fid = g_hash_table_lookup (ld->frame_of, &a);
           guint32 id;
 
           if (fid != NULL)
             id = GPOINTER_TO_UINT (fid) - 1;
           else
             {
-              const char *name = NULL;
-              const char *file = NULL;
-              guint32 line = 0;
-              g_autofree char *owned = NULL;
-              g_autofree char *file_owned = NULL;
-
-              if (java_names != NULL)
-                name = g_hash_table_lookup (java_names, &a);
-              if (name != NULL)
-                {
-                  /* "com.example.f (source.java:12)" */
-                  const char *paren = strchr (name, '(');
-                  if (paren != NULL && paren > name)
-                    {
-                      const char *colon = strrchr (paren, ':');
-                      owned = g_strchomp (g_strndup (name, paren - name));
-                      if (colon != NULL)
-                        {
-                          file_owned = g_strndup (paren + 1, colon - paren - 1);
-                          line = (guint32) g_ascii_strtoull (colon + 1, NULL, 10);
-                        }
-                      name = owned;
-                    }
-                }
-              else
-                {
-                  owned = g_strdup_printf ("0x%" G_GINT64_MODIFIER "x", a);
-                  name = owned;
-                  for (guint m = 0; m < maps->len; m++)
-                    {
-                      LegacyMapping *lm = &g_array_index (maps, LegacyMapping, m);
-                      if (lm->start <= a && a < lm->limit)
-                        {
-                          file = lm->file;
-                          break;
-                        }
-                    }
-                }
-              if (file_owned != NULL)
-                file = file_owned;
-              id = flame_profile_intern_frame (profile, name, strlen (name),
-                                               file, file ? strlen (file) : 0, line, 0);
-              g_hash_table_insert (frame_of, g_memdup2 (&a, sizeof a), GUINT_TO_POINTER (id + 1));
+              id = intern_legacy_frame (ld, a);
+              g_hash_table_insert (ld->frame_of, g_memdup2 (&a, sizeof a),
+                                   GUINT_TO_POINTER (id + 1));
             }
-          g_array_append_val (stack, id);
+          g_array_append_val (ld->stack, id);
         }
       if (s->count > 0)
         {
-          flame_profile_add_stack (profile, 0, (const guint32 *) stack->data, stack->len,
-                                   (gdouble) s->count * h.period * 1000.0);
+          flame_profile_add_stack (ld->profile, 0, (const guint32 *) ld->stack->data,
+                                   ld->stack->len, (gdouble) s->count * ld->h.period * 1000.0);
           any_weight = TRUE;
-          flame_profile_add_samples (profile, 0, (gdouble) s->count);
+          flame_profile_add_samples (ld->profile, 0, (gdouble) s->count);
         }
     }
+  return any_weight;
+}
 
-  if (!any_weight)
+static gboolean
+load_legacy (LegacyLoad  *ld,
+             GError     **error)
+{
+  FlameInput *in = ld->in;
+
+  if (!legacy_header (in->data, in->len, &ld->h))
+    {
+      flame_input_set_error (in, error, FLAME_ERROR_PARSE, 0,
+                             "byte 0: not a legacy pprof CPU profile header");
+      return FALSE;
+    }
+  ld->pos = 5 * ld->h.word;
+  while (!ld->ended && ld->pos < in->len)
+    if (!read_legacy_sample (ld, error))
+      return FALSE;
+  if (!ld->h.java)
+    clean_up_legacy_stacks (ld);
+  if (ld->ended && ld->pos < in->len)
+    read_legacy_text (ld);
+
+  ld->profile = flame_profile_new (FLAME_FORMAT_PPROF_LEGACY, 1);
+  flame_profile_set_path (ld->profile, in->name);
+  flame_profile_set_unit (ld->profile, FLAME_UNIT_NANOSECONDS);
+  flame_profile_set_interval_ms (ld->profile, ld->h.period / 1000.0);
+  flame_profile_set_metadata (ld->profile, "sample-type", "cpu/nanoseconds");
+  if (!ld->ended)
+    flame_profile_add_warning (ld->profile, "%s: the samples end without the end marker; "
+                               "the file may be truncated", in->name);
+  if (!add_legacy_samples (ld))
     {
       /* as for folded stacks: nothing to show or compare */
       flame_input_set_error (in, error, FLAME_ERROR_EMPTY, 0, "no samples in the file");
-      return NULL;
+      return FALSE;
     }
-  flame_profile_finish (profile);
-  return g_steal_pointer (&profile);
+  return TRUE;
+}
+
+FlameProfile *
+flame_pprof_legacy_load (FlameInput  *in,
+                         GError     **error)
+{
+  LegacyLoad ld = { 0 };
+  FlameProfile *profile = NULL;
+
+  ld.in = in;
+  ld.data = (const guint8 *) in->data;
+  ld.samples = g_array_new (FALSE, FALSE, sizeof (LegacySample));
+  ld.addrs = g_array_new (FALSE, FALSE, sizeof (guint64));
+  ld.maps = g_array_new (FALSE, TRUE, sizeof (LegacyMapping));
+  g_array_set_clear_func (ld.maps, legacy_mapping_clear);
+  ld.frame_of = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  ld.stack = g_array_new (FALSE, FALSE, sizeof (guint32));
+  if (load_legacy (&ld, error))
+    {
+      flame_profile_finish (ld.profile);
+      profile = g_steal_pointer (&ld.profile);
+    }
+  legacy_load_clear (&ld);
+  return profile;
 }
