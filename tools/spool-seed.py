@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # tools/spool-seed.py SPOOL OUT [--samples N] [--build-dir DIR] [--reload]
 #
-# Trims a recording spool (OUTPUT.spool, src/capture/flame-recorder.c)
+# Trims a recording spool (OUTPUT.spool, src/capture/flame-spool.c)
 # into a small fuzzing seed for fuzz-spool (tests/fuzz/seeds/spool): the
 # magic and the header, every hello, module, exit and note record, and the
 # first N samples (default 12) of each process. Paths under DIR (the build

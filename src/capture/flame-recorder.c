@@ -36,6 +36,7 @@
 #include "flame-sandbox.h"
 #include "flame-sampler-protocol.h"
 #include "flame-speedscope.h"
+#include "flame-spool.h"
 #include "flame-symbolizer.h"
 
 #define SAMPLER_NAME "libflamediff-sampler.so"
@@ -106,8 +107,7 @@ struct _FlameRecorder
 
   /* the raw records, on disk while they arrive (worker only) */
   char      *spool_path;
-  int        spool_fd;
-  gint64     spool_synced_us;
+  FlameSpoolWriter *spool_writer;
 
   /* shared with the worker */
   GMutex        lock;
@@ -239,6 +239,7 @@ flame_recorder_finalize (GObject *object)
   g_free (self->host_sampler);
   g_free (self->host_root);
   g_free (self->spool_path);
+  g_clear_pointer (&self->spool_writer, flame_spool_writer_free);
   g_mutex_clear (&self->lock);
   g_clear_pointer (&self->context, g_main_context_unref);
   g_hash_table_unref (self->current);
@@ -317,7 +318,6 @@ flame_recorder_init (FlameRecorder *self)
   self->follow_children = TRUE;
   self->grace_ms = DEFAULT_GRACE_MS;
   self->spool = TRUE;
-  self->spool_fd = -1;
   self->current = g_hash_table_new (NULL, NULL);
   self->images = g_ptr_array_new_with_free_func ((GDestroyNotify) image_free);
   self->notes = g_ptr_array_new_with_free_func (g_free);
@@ -999,37 +999,21 @@ update_live_counts (FlameRecorder *self)
   g_mutex_unlock (&self->lock);
 }
 
-/* ---- the spool: OUTPUT.spool, raw records as they arrive ----
- *
- * "FLAMESPOOL1\n", a u32 length and a GKeyFile (command, working
- * directory, rate, start time), then each record as u32 length + bytes.
- * Appended by the worker, fsynced once a second, removed once the
- * recording is written. The writer holds an flock on it. */
-
-#define SPOOL_MAGIC "FLAMESPOOL1\n"
+/* ---- the spool: OUTPUT.spool, raw records as they arrive (flame-spool.c) ---- */
 
 static void
 spool_append (FlameRecorder *self,
               const void    *data,
               gsize          len)
 {
-  guint32 len32 = len;
-  struct iovec iov[2] = { { &len32, 4 }, { (void *) data, len } };
-  gsize want = 4 + len;
-  gssize n;
+  g_autoptr(GError) local_error = NULL;
 
-  if (self->spool_fd < 0)
-    return;
-  do
-    n = writev (self->spool_fd, iov, 2);
-  while (n < 0 && errno == EINTR);
-  if (n != (gssize) want)
+  if (!flame_spool_writer_append (self->spool_writer, data, len, &local_error))
     {
       /* disk full or the like: the recording in memory goes on */
       g_ptr_array_add (self->notes, g_strdup_printf ("the spool file stopped at a write error: %s",
-                                                     n < 0 ? g_strerror (errno) : "short write"));
-      close (self->spool_fd);
-      self->spool_fd = -1;
+                                                     local_error->message));
+      g_clear_pointer (&self->spool_writer, flame_spool_writer_free);
     }
 }
 
@@ -1060,37 +1044,18 @@ spool_open (FlameRecorder *self,
   g_mkdir_with_parents (dir, 0755);
   g_free (self->spool_path);
   self->spool_path = g_strconcat (self->output_path, ".spool", NULL);
-  self->spool_fd = g_open (self->spool_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_APPEND, 0644);
-  if (self->spool_fd < 0)
+  self->spool_writer = flame_spool_writer_new (self->spool_path);
+  if (self->spool_writer == NULL)
     return;
-  flock (self->spool_fd, LOCK_EX | LOCK_NB);
-  if (write (self->spool_fd, SPOOL_MAGIC, strlen (SPOOL_MAGIC)) < 0)
-    { /* noted by the next append */ }
   spool_append (self, header, len);
-  fsync (self->spool_fd);
-  self->spool_synced_us = g_get_monotonic_time ();
-}
-
-static void
-spool_sync (FlameRecorder *self,
-            gint64         now)
-{
-  if (self->spool_fd >= 0 && now - self->spool_synced_us > G_USEC_PER_SEC)
-    {
-      fdatasync (self->spool_fd);
-      self->spool_synced_us = now;
-    }
+  flame_spool_writer_sync (self->spool_writer, TRUE);
 }
 
 static void
 spool_close (FlameRecorder *self,
              gboolean       remove)
 {
-  if (self->spool_fd >= 0)
-    {
-      close (self->spool_fd);
-      self->spool_fd = -1;
-    }
+  g_clear_pointer (&self->spool_writer, flame_spool_writer_free);
   if (remove && self->spool_path != NULL)
     g_unlink (self->spool_path);
 }
@@ -1982,7 +1947,7 @@ record_run (FlameRecorder  *self,
         }
 
       now = g_get_monotonic_time ();
-      spool_sync (self, now);
+      flame_spool_writer_sync_due (self->spool_writer, now);
       if (exited_us == 0 && g_subprocess_get_identifier (proc) == NULL)
         {
           exited_us = now;
@@ -2023,8 +1988,7 @@ record_run (FlameRecorder  *self,
   self->wait_status = g_subprocess_get_status (proc);
   self->have_status = TRUE;
 
-  if (self->spool_fd >= 0)
-    fdatasync (self->spool_fd);
+  flame_spool_writer_sync (self->spool_writer, FALSE);
   profile = build_profile (self, started);
   schedule_publish (self);
   if (!write_profile (self, profile, error))
@@ -2098,25 +2062,6 @@ flame_recorder_record (FlameRecorder  *self,
 
 /* ---- recovery ---- */
 
-static gboolean
-read_spool_record (const guint8 **p,
-                   const guint8  *end,
-                   const guint8 **data,
-                   gsize         *len)
-{
-  guint32 n;
-
-  if (end - *p < 4)
-    return FALSE;
-  memcpy (&n, *p, 4);
-  if ((gsize) (end - *p - 4) < n)
-    return FALSE;   /* cut short by the crash: the whole records before it count */
-  *data = *p + 4;
-  *len = n;
-  *p += 4 + n;
-  return TRUE;
-}
-
 /**
  * flame_recorder_recover:
  * @spool_path: a FILE.spool left behind by a recorder that did not finish
@@ -2131,8 +2076,7 @@ FlameProfile *
 flame_recorder_recover (const char  *spool_path,
                         GError     **error)
 {
-  g_autoptr(GMappedFile) map = NULL;
-  g_autoptr(GKeyFile) kf = g_key_file_new ();
+  g_autoptr(FlameSpoolReader) spool = NULL;
   g_autoptr(FlameRecorder) self = NULL;
   g_autoptr(GDateTime) started = NULL;
   g_autoptr(FlameProfile) profile = NULL;
@@ -2141,52 +2085,20 @@ flame_recorder_recover (const char  *spool_path,
   g_autofree char *output = NULL;
   g_autofree char *start_s = NULL;
   g_autofree guint8 *buf = NULL;
-  const guint8 *p, *end, *data;
+  const guint8 *data;
+  GKeyFile *kf;
   gsize len;
   gint64 start_real;
-  GStatBuf st;
-  int fd;
+  gint64 mtime;
 
-  fd = g_open (spool_path, O_RDONLY | O_CLOEXEC, 0);
-  if (fd < 0)
-    {
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errno),
-                   "%s: %s", spool_path, g_strerror (errno));
-      return NULL;
-    }
-  if (flock (fd, LOCK_SH | LOCK_NB) != 0)
-    {
-      close (fd);
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_BUSY,
-                   "%s is still being recorded", spool_path);
-      return NULL;
-    }
-  map = g_mapped_file_new_from_fd (fd, FALSE, error);
-  if (map == NULL || fstat (fd, &st) != 0)
-    {
-      close (fd);
-      return NULL;
-    }
-  /* an empty file maps to NULL: no pointer arithmetic before the check */
-  p = (const guint8 *) g_mapped_file_get_contents (map);
-  len = g_mapped_file_get_length (map);
-  if (p == NULL || len < strlen (SPOOL_MAGIC) ||
-      memcmp (p, SPOOL_MAGIC, strlen (SPOOL_MAGIC)) != 0)
-    {
-      close (fd);
-      g_set_error (error, FLAME_RECORDER_ERROR, FLAME_RECORDER_ERROR_FAILED,
-                   "%s is not a recording spool", spool_path);
-      return NULL;
-    }
-  end = p + len;
-  p += strlen (SPOOL_MAGIC);
-  if (!read_spool_record (&p, end, &data, &len) ||
-      !g_key_file_load_from_data (kf, (const char *) data, len, G_KEY_FILE_NONE, NULL) ||
-      (argv = g_key_file_get_string_list (kf, "recording", "argv", NULL, NULL)) == NULL ||
+  spool = flame_spool_reader_new (spool_path, error);
+  if (spool == NULL)
+    return NULL;
+  kf = flame_spool_reader_get_header (spool);
+  if ((argv = g_key_file_get_string_list (kf, "recording", "argv", NULL, NULL)) == NULL ||
       argv[0] == NULL ||
       (output = g_key_file_get_string (kf, "recording", "output", NULL)) == NULL)
     {
-      close (fd);
       g_set_error (error, FLAME_RECORDER_ERROR, FLAME_RECORDER_ERROR_FAILED,
                    "%s: the spool's header is damaged", spool_path);
       return NULL;
@@ -2216,23 +2128,24 @@ flame_recorder_recover (const char  *spool_path,
    * alignment: each is copied into the receive buffer first. Longer ones
    * were never received, so never spooled. */
   buf = g_malloc (RECORD_BUF_SIZE);
-  while (read_spool_record (&p, end, &data, &len))
+  while (flame_spool_reader_next (spool, &data, &len))
     {
       if (len > RECORD_BUF_SIZE)
         continue;
       memcpy (buf, data, len);
       handle_record (self, buf, len);
     }
-  close (fd);
+  mtime = flame_spool_reader_get_mtime (spool);
+  g_clear_pointer (&spool, flame_spool_reader_free);
 
   /* the last write to the spool is as near to the end as we know; with
    * a start time after it (the clock was set back) or before 1970
    * (damage, and the subtraction could overflow) the duration is 0 */
   self->start_us = 1;
   self->end_us = 1;
-  if (start_real > 0 && st.st_mtime > 0 && st.st_mtime < G_MAXINT64 / G_USEC_PER_SEC &&
-      (gint64) st.st_mtime * G_USEC_PER_SEC > start_real)
-    self->end_us += (gint64) st.st_mtime * G_USEC_PER_SEC - start_real;
+  if (start_real > 0 && mtime > 0 && mtime < G_MAXINT64 / G_USEC_PER_SEC &&
+      mtime * G_USEC_PER_SEC > start_real)
+    self->end_us += mtime * G_USEC_PER_SEC - start_real;
   started = start_s ? g_date_time_new_from_iso8601 (start_s, NULL) : NULL;
   if (started == NULL)
     started = g_date_time_new_now_local ();
@@ -2256,24 +2169,5 @@ flame_recorder_recover (const char  *spool_path,
 GPtrArray *
 flame_recorder_find_spools (const char *dir)
 {
-  GPtrArray *found = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
-  const char *name;
-
-  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
-    {
-      g_autofree char *path = NULL;
-      int fd;
-
-      if (!g_str_has_suffix (name, ".spool"))
-        continue;
-      path = g_build_filename (dir, name, NULL);
-      fd = g_open (path, O_RDONLY | O_CLOEXEC, 0);
-      if (fd < 0)
-        continue;
-      if (flock (fd, LOCK_SH | LOCK_NB) == 0)
-        g_ptr_array_add (found, g_steal_pointer (&path));
-      close (fd);
-    }
-  return found;
+  return flame_spool_find (dir);
 }

@@ -1,5 +1,5 @@
 /* fuzz-spool.c: libFuzzer harness for the recording spool (OUTPUT.spool,
- * src/capture/flame-recorder.c) that flame_recorder_recover() and
+ * src/capture/flame-spool.c) that flame_recorder_recover() and
  * `flamediff-cli record --recover` read back: the header, every raw
  * sampler record, the symbolisation of what they name (libdwfl opens the
  * module paths in the records) and the speedscope file written.
