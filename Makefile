@@ -19,7 +19,7 @@ ifeq ($(CI),true)
 WERROR = -Dwerror=true
 endif
 
-.PHONY: all deps build run check bench clean
+.PHONY: all deps print-packages build run check bench clean
 
 all: build
 
@@ -33,6 +33,10 @@ deps:
 	  $(SUDO) apt-get update -q && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends $$missing; \
 	fi
+
+# the same list for another Debian (tools/sid-check.sh)
+print-packages:
+	@echo $(DEBIAN_PACKAGES)
 
 $(BUILDDIR)/build.ninja:
 	meson setup $(BUILDDIR) $(WERROR) $(MESON_ARGS)
