@@ -55,13 +55,6 @@ flame_application_find_example (const char *name)
   return NULL;
 }
 
-GSettings *
-flame_application_get_settings (FlameApplication *self)
-{
-  g_return_val_if_fail (FLAME_IS_APPLICATION (self), NULL);
-  return self->settings;
-}
-
 FlameWindow *
 flame_application_new_window (FlameApplication *self)
 {

@@ -16,7 +16,6 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (FlameApplication, flame_application, FLAME, APPLICATION, AdwApplication)
 
 FlameApplication *flame_application_new           (void);
-GSettings        *flame_application_get_settings  (FlameApplication *self);
 FlameWindow      *flame_application_new_window    (FlameApplication *self);
 void              flame_application_open_files    (FlameApplication *self,
                                                    GFile           **files,

@@ -119,46 +119,6 @@ static guint signals[N_SIGNALS];
 G_DEFINE_FINAL_TYPE_WITH_CODE (FlameGraphView, flame_graph_view, GTK_TYPE_WIDGET,
                                G_IMPLEMENT_INTERFACE (GTK_TYPE_SCROLLABLE, NULL))
 
-GType
-flame_graph_palette_get_type (void)
-{
-  static gsize type_id;
-
-  if (g_once_init_enter (&type_id))
-    {
-      static const GEnumValue values[] = {
-        { FLAME_GRAPH_PALETTE_AUTO, "FLAME_GRAPH_PALETTE_AUTO", "auto" },
-        { FLAME_GRAPH_PALETTE_LIGHT, "FLAME_GRAPH_PALETTE_LIGHT", "light" },
-        { FLAME_GRAPH_PALETTE_DARK, "FLAME_GRAPH_PALETTE_DARK", "dark" },
-        { FLAME_GRAPH_PALETTE_HIGH_CONTRAST, "FLAME_GRAPH_PALETTE_HIGH_CONTRAST", "high-contrast" },
-        { 0, NULL, NULL }
-      };
-      GType t = g_enum_register_static (g_intern_static_string ("FlameGraphPalette"), values);
-
-      g_once_init_leave (&type_id, t);
-    }
-  return type_id;
-}
-
-GType
-flame_orientation_get_type (void)
-{
-  static gsize type_id;
-
-  if (g_once_init_enter (&type_id))
-    {
-      static const GEnumValue values[] = {
-        { FLAME_ORIENTATION_FLAME, "FLAME_ORIENTATION_FLAME", "flame" },
-        { FLAME_ORIENTATION_ICICLE, "FLAME_ORIENTATION_ICICLE", "icicle" },
-        { 0, NULL, NULL }
-      };
-      GType t = g_enum_register_static (g_intern_static_string ("FlameOrientation"), values);
-
-      g_once_init_leave (&type_id, t);
-    }
-  return type_id;
-}
-
 /* -- small helpers ------------------------------------------------------ */
 
 static inline GdkRGBA

@@ -9,6 +9,7 @@
 
 #include "flame-layout.h"
 #include "flame-palette.h"
+#include "flame-graph-enums.h"
 
 G_BEGIN_DECLS
 
@@ -23,12 +24,7 @@ typedef enum
   FLAME_GRAPH_PALETTE_HIGH_CONTRAST,
 } FlameGraphPalette;
 
-#define FLAME_TYPE_GRAPH_PALETTE (flame_graph_palette_get_type ())
-#define FLAME_TYPE_ORIENTATION   (flame_orientation_get_type ())
 #define FLAME_TYPE_GRAPH_VIEW    (flame_graph_view_get_type ())
-
-GType flame_graph_palette_get_type (void) G_GNUC_CONST;
-GType flame_orientation_get_type   (void) G_GNUC_CONST;
 
 G_DECLARE_FINAL_TYPE (FlameGraphView, flame_graph_view, FLAME, GRAPH_VIEW, GtkWidget)
 

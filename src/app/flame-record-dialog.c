@@ -630,13 +630,6 @@ choose_file_action (GtkWidget  *widget,
 /* ------------------------------------------------------------------ */
 /* Closing */
 
-gboolean
-flame_record_dialog_is_recording (FlameRecordDialog *self)
-{
-  g_return_val_if_fail (FLAME_IS_RECORD_DIALOG (self), FALSE);
-  return self->recorder != NULL;
-}
-
 /**
  * flame_record_dialog_shutdown:
  *

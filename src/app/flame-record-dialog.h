@@ -25,7 +25,6 @@ typedef enum
 
 FlameRecordDialog *flame_record_dialog_new        (FlameWindow       *window,
                                                    GSettings         *settings);
-gboolean           flame_record_dialog_is_recording (FlameRecordDialog *self);
 void               flame_record_dialog_shutdown   (FlameRecordDialog *self);
 char              *flame_record_dialog_describe_recording (const char *path);
 

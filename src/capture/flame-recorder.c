@@ -361,13 +361,6 @@ flame_recorder_set_output_path (FlameRecorder *self,
   self->output_path = g_strdup (path);
 }
 
-void
-flame_recorder_set_grace_ms (FlameRecorder *self,
-                             guint          grace_ms)
-{
-  self->grace_ms = grace_ms;
-}
-
 /**
  * flame_recorder_set_spool:
  *
@@ -543,7 +536,7 @@ flame_recorder_default_dir (void)
  * flame_recorder_find_sampler:
  *
  * $FLAMEDIFF_SAMPLER (tests, uninstalled runs), then next to the running
- * program in a build tree (src/cli or src/app → src/capture), then the
+ * program in a build tree (src/cli or src/app → src/sampler), then the
  * installed copy in $libdir/flamediff.
  */
 char *
@@ -565,7 +558,7 @@ flame_recorder_find_sampler (GError **error)
     {
       g_autofree char *dir = g_path_get_dirname (exe);
 
-      path = g_build_filename (dir, "..", "capture", SAMPLER_NAME, NULL);
+      path = g_build_filename (dir, "..", "sampler", SAMPLER_NAME, NULL);
       if (g_file_test (path, G_FILE_TEST_IS_REGULAR))
         {
           char *canon = g_canonicalize_filename (path, NULL);

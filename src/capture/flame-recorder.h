@@ -48,8 +48,6 @@ void           flame_recorder_set_spool         (FlameRecorder      *self,
                                                  gboolean            spool);
 void           flame_recorder_set_host_sampler  (FlameRecorder      *self,
                                                  const char         *host_path);
-void           flame_recorder_set_grace_ms      (FlameRecorder      *self,
-                                                 guint               grace_ms);
 
 const char    *flame_recorder_get_output_path   (FlameRecorder      *self);
 gdouble        flame_recorder_get_elapsed       (FlameRecorder      *self);

@@ -110,27 +110,6 @@ flame_match_from_string (const char *str,
   return FALSE;
 }
 
-const char *
-flame_change_to_string (FlameChange klass)
-{
-  static const char *names[] = {
-    [FLAME_CHANGE_NEUTRAL] = "neutral",
-    [FLAME_CHANGE_REGRESSION_DEEP] = "regression-deep",
-    [FLAME_CHANGE_REGRESSION_MEDIUM] = "regression-medium",
-    [FLAME_CHANGE_REGRESSION_LIGHT] = "regression-light",
-    [FLAME_CHANGE_REGRESSION_VERY_LIGHT] = "regression-very-light",
-    [FLAME_CHANGE_IMPROVEMENT_DEEP] = "improvement-deep",
-    [FLAME_CHANGE_IMPROVEMENT_MEDIUM] = "improvement-medium",
-    [FLAME_CHANGE_IMPROVEMENT_LIGHT] = "improvement-light",
-    [FLAME_CHANGE_IMPROVEMENT_VERY_LIGHT] = "improvement-very-light",
-    [FLAME_CHANGE_NEW] = "new",
-    [FLAME_CHANGE_ELIDED] = "elided",
-  };
-
-  g_return_val_if_fail (klass < FLAME_N_CHANGES, "neutral");
-  return names[klass];
-}
-
 static inline gboolean
 is_hex (char c)
 {

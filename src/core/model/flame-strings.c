@@ -115,23 +115,6 @@ find (FlameStrings *self,
 }
 
 guint32
-flame_strings_lookup (FlameStrings *self,
-                      const char   *str,
-                      gsize         len,
-                      gboolean     *found)
-{
-  guint32 id;
-
-  if (len == 0)
-    {
-      *found = TRUE;
-      return 0;
-    }
-  id = find (self, str, len, flame_strings_hash (str, len), found);
-  return *found ? id : 0;
-}
-
-guint32
 flame_strings_intern (FlameStrings *self,
                       const char   *str,
                       gsize         len)
@@ -267,12 +250,6 @@ flame_strings_get_len (const FlameStrings *self,
 {
   g_return_val_if_fail (id < self->n_strings, 0);
   return self->entries[id].len;
-}
-
-guint
-flame_strings_count (const FlameStrings *self)
-{
-  return self->n_strings;
 }
 
 gsize

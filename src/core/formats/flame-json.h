@@ -87,8 +87,6 @@ gboolean        flame_json_parse        (FlameInput     *in,
                                          FlameJsonFunc   func,
                                          gpointer        user_data,
                                          GError        **error);
-gboolean        flame_json_validate     (FlameInput     *in,
-                                         GError        **error);
 guint           flame_json_depth        (FlameJson      *json);
 const FlameJsonLevel *flame_json_level  (FlameJson      *json,
                                          guint           depth);

@@ -273,14 +273,6 @@ flame_layout_source_get_diff (FlameLayoutSource *self)
   return self->diff;
 }
 
-/* (nullable): %NULL for a diff */
-FlameProfile *
-flame_layout_source_get_profile (FlameLayoutSource *self)
-{
-  g_return_val_if_fail (FLAME_IS_LAYOUT_SOURCE (self), NULL);
-  return self->profile;
-}
-
 const FlameTree *
 flame_layout_source_get_tree (FlameLayoutSource *self)
 {

@@ -3,9 +3,9 @@
  * Why yajl: it is a small C library with a callback (SAX) interface, in
  * Debian (libyajl2) and every other distribution, builds with cmake in a
  * few seconds for the Flatpak, keeps no document in memory, and reports
- * the byte offset where it stopped. json-glib (which we keep for small
- * documents and for writing) builds a full tree: 15x the file size in
- * memory for a speedscope file, and 8x slower than node's JSON.parse.
+ * the byte offset where it stopped. A tree parser such as json-glib's
+ * holds the whole document: 15x the file size in memory for a speedscope
+ * file, and 8x slower than node's JSON.parse.
  *
  * Copyright 2026 The Flamediff developers
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -474,19 +474,6 @@ out:
   yajl_free (json->handle);
   g_free (json);
   return ok;
-}
-
-/**
- * flame_json_validate:
- *
- * Checks syntax and the nesting limit without looking at values: run
- * before handing a document to json-glib, whose parser recurses.
- */
-gboolean
-flame_json_validate (FlameInput  *in,
-                     GError     **error)
-{
-  return flame_json_parse (in, 0, NULL, NULL, error);
 }
 
 static gsize

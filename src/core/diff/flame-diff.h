@@ -78,7 +78,6 @@ void            flame_diff_options_init          (FlameDiffOptions   *options);
 const char     *flame_match_to_string            (FlameMatch          match);
 gboolean        flame_match_from_string          (const char         *str,
                                                   FlameMatch         *match);
-const char     *flame_change_to_string       (FlameChange      klass);
 
 FlameDiff      *flame_diff_new                   (FlameProfile       *baseline,
                                                   FlameProfile       *current,

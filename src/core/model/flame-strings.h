@@ -27,15 +27,10 @@ guint32       flame_strings_intern_hashed (FlameStrings *self,
 void          flame_strings_prefetch (const FlameStrings *self,
                                       const guint32      *hashes,
                                       guint               n);
-guint32       flame_strings_lookup  (FlameStrings *self,
-                                     const char   *str,
-                                     gsize         len,
-                                     gboolean     *found);
 const char   *flame_strings_get     (const FlameStrings *self,
                                      guint32             id);
 gsize         flame_strings_get_len (const FlameStrings *self,
                                      guint32             id);
-guint         flame_strings_count   (const FlameStrings *self);
 guint         flame_strings_make_valid_utf8 (FlameStrings *self);
 gsize         flame_strings_memory  (const FlameStrings *self);
 

@@ -54,8 +54,6 @@ gdouble             flame_rgb_contrast           (FlameRgb            a,
                                                   FlameRgb            b);
 void                flame_rgb_to_hex             (FlameRgb            c,
                                                   char                out[8]);
-gboolean            flame_rgb_parse              (const char         *str,
-                                                  FlameRgb           *out);
 const char         *flame_change_legend_label    (FlameChange         klass);
 const FlameChange  *flame_legend_classes         (guint              *n);
 

@@ -204,25 +204,6 @@ flame_rgb_to_hex (FlameRgb c,
   snprintf (out, 8, "#%02x%02x%02x", c.r, c.g, c.b);
 }
 
-gboolean
-flame_rgb_parse (const char *str,
-                 FlameRgb   *out)
-{
-  guint v = 0;
-
-  if (str == NULL || str[0] != '#' || strlen (str) != 7)
-    return FALSE;
-  for (guint i = 1; i < 7; i++)
-    {
-      int d = g_ascii_xdigit_value (str[i]);
-      if (d < 0)
-        return FALSE;
-      v = v * 16 + d;
-    }
-  *out = FLAME_RGB (v);
-  return TRUE;
-}
-
 /**
  * flame_change_legend_label:
  *
