@@ -500,14 +500,32 @@ test_own_sigprof (void)
   g_assert_nonnull (strstr (notes, "installs its own SIGPROF handler"));
 }
 
+typedef struct
+{
+  Recording *r;
+  GMutex     lock;
+  GCond      cond;
+  gboolean   done;
+} Watchdog;
+
+/* Stops the recording if it has not ended by itself within 60 s; told
+ * when it has, and joined, so it never outlives the Recording it stops
+ * (left to sleep out, it once stopped a freed recorder when the tests
+ * after it took more than 60 s, as on a loaded machine) */
 static gpointer
 watchdog (gpointer data)
 {
-  Recording *r = data;
+  Watchdog *w = data;
+  gint64 end = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
 
-  /* the recording ends by itself well within this when nothing hangs */
-  g_usleep (60 * G_USEC_PER_SEC);
-  flame_recorder_stop (r->recorder);
+  g_mutex_lock (&w->lock);
+  while (!w->done)
+    if (!g_cond_wait_until (&w->cond, &w->lock, end))
+      {
+        flame_recorder_stop (w->r->recorder);
+        break;
+      }
+  g_mutex_unlock (&w->lock);
   return NULL;
 }
 
@@ -525,6 +543,7 @@ test_dlopen_stress (void)
       const char *argv[] = { exe, module, "1.0", "3", "1", NULL };
       g_auto(Recording) r = { 0 };
       g_autoptr(GError) error = NULL;
+      Watchdog w = { &r };
       GThread *dog;
 
       r.recorder = flame_recorder_new (argv);
@@ -532,8 +551,17 @@ test_dlopen_stress (void)
       flame_recorder_set_output_path (r.recorder, r.output);
       flame_recorder_set_frequency (r.recorder, 4000);
       flame_recorder_set_capture_output (r.recorder, TRUE);
-      dog = g_thread_new ("watchdog", watchdog, &r);
+      g_mutex_init (&w.lock);
+      g_cond_init (&w.cond);
+      dog = g_thread_new ("watchdog", watchdog, &w);
       r.profile = flame_recorder_record (r.recorder, NULL, &error);
+      g_mutex_lock (&w.lock);
+      w.done = TRUE;
+      g_cond_signal (&w.cond);
+      g_mutex_unlock (&w.lock);
+      g_thread_join (dog);
+      g_mutex_clear (&w.lock);
+      g_cond_clear (&w.cond);
       g_assert_no_error (error);
       g_test_message ("round %u: %s, %s samples, %s lost", round,
                       flame_profile_get_metadata (r.profile, "exit_status"),
@@ -542,7 +570,6 @@ test_dlopen_stress (void)
       /* not stopped by the watchdog (that would be SIGINT) */
       g_assert_cmpstr (flame_profile_get_metadata (r.profile, "exit_status"), ==, "exited with status 0");
       g_assert_cmpfloat (function_ms (r.profile, "work_leaf"), >, 100);
-      g_thread_unref (dog);  /* left to sleep out: the process ends first */
     }
 }
 
