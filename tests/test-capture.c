@@ -665,8 +665,15 @@ test_rebuilt (void)
   g_assert_cmpint (text.status, ==, 0);
   g_test_message ("%s", text.out);
   g_assert_nonnull (strstr (text.out, "Binaries:      imgconv: build-id 1a2b3c4d… → 3c4d5e6f… (rebuilt)\n"));
-  /* libc and the others are the same in both runs: not listed */
-  g_assert_null (strstr (text.out, "libc.so"));
+  /* libc and the others are the same in both runs: not listed (among the
+   * functions libc.so.6 may well be, as the file of a function named from
+   * its symbol table alone: Debian 13 and later, no libc6-dbg) */
+  {
+    const char *listed = strstr (text.out, "Binaries:");
+    g_autofree char *line = g_strndup (listed, strcspn (listed, "\n"));
+
+    g_assert_null (strstr (line, "libc.so"));
+  }
   {
     const char *args[] = { "compare", base.output, cur.output, "--format", "json", NULL };
 
