@@ -305,6 +305,8 @@ test_malformed (void)
     { "{\"nodes\":[{\"id\":1,\"callFrame\":{\"functionName\":\"a\"},\"parent\":2},{\"id\":2,\"callFrame\":{\"functionName\":\"b\"},\"parent\":1}],\"samples\":[1,2],\"timeDeltas\":[1,1]}", "cycle" },
     { "{\"nodes\":[{\"id\":1,\"callFrame\":{\"functionName\":\"a\"}},{\"id\":1,\"callFrame\":{\"functionName\":\"b\"}}],\"samples\":[1],\"timeDeltas\":[1]}", "twice" },
     { "{\"nodes\":[{\"id\":\"x\",\"callFrame\":{\"functionName\":\"a\"}}],\"samples\":[1],\"timeDeltas\":[1]}", "byte " },
+    { "{\"nodes\":[{\"id\":\"x\",\"callFrame\":{\"functionName\":\"a\"}}],\"samples\":[1],\"timeDeltas\":[1]}", "a node id must be an integer" },
+    { "{\"nodes\":[{\"id\":1,\"callFrame\":{\"functionName\":\"a\"}}],\"samples\":[1],\"timeDeltas\":[null]}", "a time delta must be a number" },
     { "{\"nodes\":[{\"id\":1,\"callFrame\":{\"functionName\":\"a\"}}],\"samples\":[1,1],\"timeDeltas\":[1,", "truncated" },
     { "{\"nodes\":[{\"callFrame\":{\"functionName\":\"a\"}}],\"samples\":[1],\"timeDeltas\":[1]}", "no id" },
     { "{\"nodes\":[],\"samples\":[],\"timeDeltas\":[]}", "no CPU profile samples" },

@@ -390,7 +390,7 @@ test_t9_export (void)
   json_parser_load_from_data (parser, out->str, out->len, &error);
   g_assert_no_error (error);
   root = json_node_get_object (json_parser_get_root (parser));
-  g_assert_cmpint (json_object_get_int_member (root, "schema_version"), ==, 1);
+  g_assert_cmpint (json_object_get_int_member (root, "schema_version"), ==, 2);
   functions = json_object_get_array_member (root, "functions");
   g_assert_cmpuint (json_array_get_length (functions), ==, 2);
   g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (root, "normalization"), "mode"), ==, "total");
@@ -723,7 +723,9 @@ test_self_compare (void)
 
   g_assert_cmpuint (flame_diff_get_source_column (diff, FLAME_DIFF_CURRENT), ==, 0);
   flame_diff_write_folded (diff, out);
-  g_assert_cmpstr (out->str, ==, "main;a 2 2\nmain;b 1 1\n");
+  /* sample counts, and the interval the profile names */
+  g_assert_cmpstr (out->str, ==, "# flamediff-folded unit=samples interval_ms=1\n"
+                                 "main;a 2 2\nmain;b 1 1\n");
   g_assert_cmpuint (flame_report_count (report, FLAME_STATUS_UNCHANGED), ==, 3);
 }
 
@@ -787,7 +789,7 @@ test_binaries (void)
   json_parser_load_from_data (parser, json->str, json->len, &error);
   g_assert_no_error (error);
   o = json_node_get_object (json_parser_get_root (parser));
-  g_assert_cmpint (json_object_get_int_member (o, "schema_version"), ==, 1);
+  g_assert_cmpint (json_object_get_int_member (o, "schema_version"), ==, 2);
   arr = json_object_get_array_member (o, "binaries");
   g_assert_cmpuint (json_array_get_length (arr), ==, 4);
   o = json_array_get_object_element (arr, 0);

@@ -134,6 +134,14 @@ test_pyspy (void)
   g_assert_cmpstr (((FlameThread *) g_ptr_array_index (threads, 1))->name, ==, "Thread 2 \"MainThread\"");
   g_assert_cmpfloat (((FlameThread *) g_ptr_array_index (threads, 1))->samples, ==, 3);
   g_assert_cmpuint (flame_frames_count (flame_profile_get_frames (p)), ==, 3);
+  /* no interval in the file: 10 ms, a sample's weight (py-spy's 100 Hz),
+   * for info and compare alike, not an assumed 1 ms */
+  {
+    gboolean assumed = TRUE;
+
+    g_assert_cmpfloat_with_epsilon (flame_profile_get_effective_interval_ms (p, 0, 1, &assumed), 10, 1e-9);
+    g_assert_false (assumed);
+  }
 }
 
 static void
@@ -162,7 +170,8 @@ test_roundtrip (void)
   flame_profile_write_folded (p, f1);
   flame_profile_write_folded (q, f2);
   g_assert_cmpstr (f1->str, ==, f2->str);
-  g_assert_cmpstr (f1->str, ==, "main;work 2\nmain;x \"q\"\\\n 1\n");
+  g_assert_cmpstr (f1->str, ==, "# flamediff-folded unit=samples interval_ms=1\n"
+                                "main;work 2\nmain;x \"q\"\\\n 1\n");
 
   /* time-weighted stacks listed once each keep the number of samples
    * behind them (the noise test needs it) */

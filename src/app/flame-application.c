@@ -205,6 +205,97 @@ preferences_action (GSimpleAction *action,
   gtk_window_present (GTK_WINDOW (prefs));
 }
 
+/* The help pages as HTML (help/C/meson.build builds them with
+ * yelp-build): installed in $datadir/flamediff/help, or in the build tree
+ * when Flamediff runs uninstalled; $FLAMEDIFF_HELP_HTML replaces both.
+ * The first of the user's languages that has pages wins. */
+char *
+flame_application_find_help_html (void)
+{
+  const char *override = g_getenv ("FLAMEDIFF_HELP_HTML");
+  const char *dirs[] = { override != NULL ? override : PKGDATADIR "/help",
+                         override != NULL ? NULL : HELP_HTML_BUILDDIR };
+  const char * const *languages = g_get_language_names ();
+
+  for (guint i = 0; i < G_N_ELEMENTS (dirs); i++)
+    {
+      if (dirs[i] == NULL)
+        continue;
+      for (guint l = 0; languages[l] != NULL; l++)
+        {
+          g_autofree char *path = g_build_filename (dirs[i], languages[l], "index.html", NULL);
+
+          if (g_file_test (path, G_FILE_TEST_IS_REGULAR))
+            return g_steal_pointer (&path);
+        }
+    }
+  return NULL;
+}
+
+static void
+help_not_shown (GtkWindow  *parent,
+                const char *detail)
+{
+  AdwMessageDialog *dialog;
+
+  dialog = ADW_MESSAGE_DIALOG (adw_message_dialog_new (parent, _("The Help Could Not Be Opened"), NULL));
+  adw_message_dialog_format_body (dialog,
+                                  _("Neither a help viewer (such as Yelp) nor a web browser "
+                                    "could show Flamediff’s help. %s"),
+                                  detail);
+  adw_message_dialog_add_response (dialog, "close", _("_Close"));
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+static void
+help_html_shown (GObject      *source,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  g_autofree char *path = user_data;
+  g_autoptr(GError) error = NULL;
+
+  g_assert (G_IS_ASYNC_RESULT (result));
+
+  GtkWindow *parent = source != NULL ? GTK_WINDOW (source) : NULL;
+
+  if (!gtk_show_uri_full_finish (parent, result, &error))
+    {
+      g_autofree char *detail = g_strdup_printf (_("The pages are in %s."), path);
+
+      g_debug ("Opening %s: %s", path, error->message);
+      help_not_shown (parent, detail);
+    }
+}
+
+static void
+help_shown (GObject      *source,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  GtkWindow *parent = source != NULL ? GTK_WINDOW (source) : NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *uri = NULL;
+
+  g_assert (G_IS_ASYNC_RESULT (result));
+
+  if (gtk_show_uri_full_finish (parent, result, &error))
+    return;
+
+  /* No help viewer (Yelp is not installed everywhere, nor in every
+   * Flatpak host): the same pages as HTML, in whatever opens web pages. */
+  g_debug ("Opening help:flamediff: %s", error->message);
+  path = flame_application_find_help_html ();
+  if (path == NULL)
+    {
+      help_not_shown (parent, _("Its pages are not installed either."));
+      return;
+    }
+  uri = g_filename_to_uri (path, NULL, NULL);
+  gtk_show_uri_full (parent, uri, GDK_CURRENT_TIME, NULL, help_html_shown, g_steal_pointer (&path));
+}
+
 static void
 help_action (GSimpleAction *action,
              GVariant      *param,
@@ -212,7 +303,9 @@ help_action (GSimpleAction *action,
 {
   GtkWindow *parent = gtk_application_get_active_window (GTK_APPLICATION (user_data));
 
-  gtk_show_uri (parent, "help:flamediff", GDK_CURRENT_TIME);
+  g_assert (FLAME_IS_APPLICATION (user_data));
+
+  gtk_show_uri_full (parent, "help:flamediff", GDK_CURRENT_TIME, NULL, help_shown, NULL);
 }
 
 static void

@@ -17,6 +17,7 @@ G_DECLARE_FINAL_TYPE (FlameApplication, flame_application, FLAME, APPLICATION, A
 
 FlameApplication *flame_application_new           (void);
 FlameWindow      *flame_application_new_window    (FlameApplication *self);
+char             *flame_application_find_help_html (void);
 void              flame_application_open_files    (FlameApplication *self,
                                                    GFile           **files,
                                                    guint             n_files,

@@ -29,6 +29,8 @@ struct _FlameLegend
   FlameGraphView *view;
   GtkWidget      *summary;
   GtkWidget      *scale_box;    /* Slower, the nine swatches, Faster */
+  GtkWidget      *worse_label;  /* "Slower", or "More" for memory and counts */
+  GtkWidget      *better_label;
   GtkWidget      *new_box;
   GtkWidget      *removed_box;
   GtkWidget      *removed_label;
@@ -45,44 +47,48 @@ static GParamSpec *properties[N_PROPS];
 
 G_DEFINE_FINAL_TYPE (FlameLegend, flame_legend, GTK_TYPE_BOX)
 
-static const char *
+/* The thresholds are the classification's own (flame-diff.h). */
+static char *
 class_description (FlameChange klass)
 {
+  const int n = FLAME_CHANGE_NEUTRAL_PCT, l = FLAME_CHANGE_LIGHT_PCT;
+  const int m = FLAME_CHANGE_MEDIUM_PCT, d = FLAME_CHANGE_DEEP_PCT;
+
   switch (klass)
     {
     case FLAME_CHANGE_REGRESSION_DEEP:
-      /* xgettext:no-c-format */
-      return _("Deep regression: 100 % or more slower");
+      /* Translators: a colour of the flame graph; %d is a percentage */
+      return g_strdup_printf (_("Deep regression: %d %% or more slower"), d);
     case FLAME_CHANGE_REGRESSION_MEDIUM:
-      /* xgettext:no-c-format */
-      return _("Medium regression: 50–100 % slower");
+      /* Translators: a colour of the flame graph; the %d are percentages */
+      return g_strdup_printf (_("Medium regression: %d–%d %% slower"), m, d);
     case FLAME_CHANGE_REGRESSION_LIGHT:
-      /* xgettext:no-c-format */
-      return _("Light regression: 30–50 % slower");
+      /* Translators: a colour of the flame graph; the %d are percentages */
+      return g_strdup_printf (_("Light regression: %d–%d %% slower"), l, m);
     case FLAME_CHANGE_REGRESSION_VERY_LIGHT:
-      /* xgettext:no-c-format */
-      return _("Minor regression: 15–30 % slower");
+      /* Translators: a colour of the flame graph; the %d are percentages */
+      return g_strdup_printf (_("Minor regression: %d–%d %% slower"), n, l);
     case FLAME_CHANGE_NEUTRAL:
-      /* xgettext:no-c-format */
-      return _("Unchanged: within ±15 %");
+      /* Translators: a colour of the flame graph; %d is a percentage */
+      return g_strdup_printf (_("Unchanged: within ±%d %%"), n);
     case FLAME_CHANGE_IMPROVEMENT_VERY_LIGHT:
-      /* xgettext:no-c-format */
-      return _("Minor improvement: 15–30 % faster");
+      /* Translators: a colour of the flame graph; the %d are percentages */
+      return g_strdup_printf (_("Minor improvement: %d–%d %% faster"), n, l);
     case FLAME_CHANGE_IMPROVEMENT_LIGHT:
-      /* xgettext:no-c-format */
-      return _("Light improvement: 30–50 % faster");
+      /* Translators: a colour of the flame graph; the %d are percentages */
+      return g_strdup_printf (_("Light improvement: %d–%d %% faster"), l, m);
     case FLAME_CHANGE_IMPROVEMENT_MEDIUM:
-      /* xgettext:no-c-format */
-      return _("Strong improvement: 50–100 % faster");
+      /* Translators: a colour of the flame graph; the %d are percentages */
+      return g_strdup_printf (_("Strong improvement: %d–%d %% faster"), m, d);
     case FLAME_CHANGE_IMPROVEMENT_DEEP:
-      return _("Deep improvement: the time is gone");
+      return g_strdup (_("Deep improvement: the time is gone"));
     case FLAME_CHANGE_NEW:
-      return _("New: no counterpart in the baseline");
+      return g_strdup (_("New: no counterpart in the baseline"));
     case FLAME_CHANGE_ELIDED:
-      return _("Removed: ran only in the baseline");
+      return g_strdup (_("Removed: ran only in the baseline"));
     case FLAME_N_CHANGES:
     default:
-      return "";
+      return g_strdup ("");
     }
 }
 
@@ -125,15 +131,16 @@ add_swatch (FlameLegend *self,
             FlameChange  klass)
 {
   GtkWidget *area = gtk_drawing_area_new ();
+  g_autofree char *description = class_description (klass);
 
   gtk_drawing_area_set_content_width (GTK_DRAWING_AREA (area), 14);
   gtk_drawing_area_set_content_height (GTK_DRAWING_AREA (area), 14);
   gtk_widget_set_valign (area, GTK_ALIGN_CENTER);
   g_object_set_data (G_OBJECT (area), "class", GINT_TO_POINTER (klass));
   gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (area), draw_swatch, self, NULL);
-  gtk_widget_set_tooltip_text (area, class_description (klass));
+  gtk_widget_set_tooltip_text (area, description);
   gtk_accessible_update_property (GTK_ACCESSIBLE (area),
-                                  GTK_ACCESSIBLE_PROPERTY_LABEL, class_description (klass), -1);
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, description, -1);
   gtk_widget_add_css_class (area, "swatch");
   gtk_box_append (box, area);
   g_ptr_array_add (self->swatches, area);
@@ -165,6 +172,15 @@ update (FlameLegend *self)
   FlameDiff *diff = source ? flame_layout_source_get_diff (source) : NULL;
   g_autofree char *summary = NULL;
   g_autofree char *tooltip = NULL;
+  FlameQuantity quantity = source ? flame_layout_source_get_quantity (source) : FLAME_QUANTITY_TIME;
+
+  /* Translators: the regression end of the colour key for memory or
+   * counts (more bytes, more objects) */
+  gtk_label_set_text (GTK_LABEL (self->worse_label),
+                      quantity == FLAME_QUANTITY_TIME ? _("Slower") : C_("legend", "More"));
+  /* Translators: the improvement end of the colour key for memory or counts */
+  gtk_label_set_text (GTK_LABEL (self->better_label),
+                      quantity == FLAME_QUANTITY_TIME ? _("Faster") : C_("legend", "Less"));
 
   if (diff == NULL)
     {
@@ -211,6 +227,19 @@ update (FlameLegend *self)
       gtk_widget_set_visible (self->new_box, view != FLAME_VIEW_ELIDED);
       /* removed paths are drawn only in the elided view */
       gtk_widget_set_visible (self->removed_box, view == FLAME_VIEW_ELIDED);
+    }
+  if (quantity != FLAME_QUANTITY_TIME)
+    {
+      /* widths and colours are bytes or counts, not time: say so first */
+      g_autofree char *all = g_strdup_printf ("%s · %s",
+                                              quantity == FLAME_QUANTITY_BYTES
+                                              /* Translators: the legend of a memory profile */
+                                              ? _("Memory (bytes), not time")
+                                              /* Translators: the legend of a count profile (objects, goroutines) */
+                                              : _("Counts, not time"),
+                                              summary);
+      g_free (summary);
+      summary = g_steal_pointer (&all);
     }
   gtk_label_set_text (GTK_LABEL (self->summary), summary);
   gtk_widget_set_tooltip_text (self->summary, tooltip);
@@ -374,13 +403,13 @@ flame_legend_init (FlameLegend *self)
 
   self->scale_box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
   /* Translators: the regression end of the colour key */
-  add_label (GTK_BOX (self->scale_box), _("Slower"));
+  self->worse_label = add_label (GTK_BOX (self->scale_box), _("Slower"));
   swatches = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 1);
   for (guint i = 0; i < G_N_ELEMENTS (scale); i++)
     add_swatch (self, GTK_BOX (swatches), scale[i]);
   gtk_box_append (GTK_BOX (self->scale_box), swatches);
   /* Translators: the improvement end of the colour key */
-  add_label (GTK_BOX (self->scale_box), _("Faster"));
+  self->better_label = add_label (GTK_BOX (self->scale_box), _("Faster"));
   gtk_box_append (GTK_BOX (self), self->scale_box);
 
   self->new_box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);

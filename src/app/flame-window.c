@@ -317,8 +317,15 @@ update_summary (FlameWindow *self)
       g_autofree char *totals = g_strdup_printf (_("%s ms"), total);
       g_autofree char *samples_text = g_strdup_printf (_("%s samples"), samples);
 
+      if (flame_profile_get_quantity (p) != FLAME_QUANTITY_TIME)
+        {
+          /* bytes or a count: in its own unit, and no interval to assume */
+          g_free (totals);
+          totals = flame_quantity_format (flame_profile_get_quantity (p),
+                                          flame_profile_get_total_ms (p, 0, interval));
+        }
       gtk_label_set_text (self->files_label, base_name);
-      if (flame_profile_has_timing (p))
+      if (flame_profile_has_timing (p) || flame_profile_get_quantity (p) != FLAME_QUANTITY_TIME)
         gtk_label_set_text (self->scale_label, flame_profile_get_format_name (p));
       else
         {
@@ -369,6 +376,21 @@ update_summary (FlameWindow *self)
         delta_text = g_strdup_printf (_("%s ms (%s %%)"), s_d, s_pct);
       else
         delta_text = g_strdup_printf (_("%s ms"), s_d);
+
+      if (flame_diff_get_quantity (diff) != FLAME_QUANTITY_TIME)
+        {
+          /* memory or counts: "74.40 MiB → 93.65 MiB", "+19.26 MiB (+25.9 %)" */
+          FlameQuantity q = flame_diff_get_quantity (diff);
+          g_autofree char *q_b = flame_quantity_format (q, tb);
+          g_autofree char *q_c = flame_quantity_format (q, tc);
+          g_autofree char *q_d = flame_quantity_format (q, d);
+
+          g_free (totals);
+          totals = g_strdup_printf ("%s → %s", q_b, q_c);
+          g_free (delta_text);
+          delta_text = s_pct != NULL ? g_strdup_printf ("%s%s (%s %%)", d >= 0 ? "+" : "", q_d, s_pct)
+                                     : g_strdup_printf ("%s%s", d >= 0 ? "+" : "", q_d);
+        }
 
       if (flame_diff_get_options (diff)->normalize == FLAME_NORMALIZE_TOTAL)
         {

@@ -22,13 +22,15 @@ flame_cli_compare (int    argc,
   g_autofree char *min_abs = NULL;
   int top_n = 10;
   gboolean fail_on_regression = FALSE;
+  gboolean ignore_new = FALSE;
   g_auto(GStrv) files = NULL;
   GOptionEntry entries[] = {
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format, "Output format: text, markdown, json or folded (default text)", "FORMAT" },
     { "threshold-pct", 0, 0, G_OPTION_ARG_STRING, &threshold, "Smallest change in percent that counts (default 5)", "PCT" },
-    { "min-abs-ms", 0, 0, G_OPTION_ARG_STRING, &min_abs, "Smallest change in ms that counts (default 0)", "MS" },
+    { "min-abs-ms", 0, 0, G_OPTION_ARG_STRING, &min_abs, "Smallest change in ms that counts (default 0; bytes or a count for memory and count profiles)", "MS" },
     { "top", 0, 0, G_OPTION_ARG_INT, &top_n, "Rows per table in text and Markdown (default 10)", "N" },
-    { "fail-on-regression", 0, 0, G_OPTION_ARG_NONE, &fail_on_regression, "Exit with status 2 when a function regressed beyond the thresholds", NULL },
+    { "fail-on-regression", 0, 0, G_OPTION_ARG_NONE, &fail_on_regression, "Exit with status 2 when a function regressed, or is new, beyond the thresholds", NULL },
+    { "ignore-new", 0, 0, G_OPTION_ARG_NONE, &ignore_new, "New functions never fail --fail-on-regression", NULL },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write the report to FILE instead of standard output", "FILE" },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, NULL },
     { NULL }
@@ -49,10 +51,14 @@ flame_cli_compare (int    argc,
 
   context = g_option_context_new ("BASELINE CURRENT");
   g_option_context_set_summary (context,
-    "Compare two CPU profiles function by function.\n"
+    "Compare two profiles (time, memory or counts) function by function.\n"
     "A single 3-column folded file (stack before after) holds both.\n\n"
+    "Profiles must measure the same thing (time, bytes or a count; the\n"
+    "same pprof sample type and perf event): others are refused.\n\n"
     "Exit status: 0 success, 1 usage or input error, 2 with\n"
-    "--fail-on-regression when a function regressed beyond the thresholds.");
+    "--fail-on-regression when a function regressed beyond the thresholds\n"
+    "or a new function is beyond them (it costs at least --min-abs-ms;\n"
+    "its change counts as +100 %); --ignore-new leaves new functions out.");
   g_option_context_add_main_entries (context, entries, NULL);
   flame_cli_diff_args_add_entries (context, &diff_args);
   if (!g_option_context_parse (context, &argc, &argv, &error))
@@ -92,6 +98,7 @@ flame_cli_compare (int    argc,
       return FLAME_CLI_ERROR;
     }
   ropts.top_n = top_n;
+  ropts.ignore_new = ignore_new;
 
   if (!flame_cli_load_profiles (files, n_files, &diff_args, &baseline, &current))
     return FLAME_CLI_ERROR;
@@ -120,11 +127,13 @@ flame_cli_compare (int    argc,
       return FLAME_CLI_ERROR;
     }
 
-  if (fail_on_regression && flame_report_count (report, FLAME_STATUS_REGRESSION) > 0)
+  if (fail_on_regression && flame_report_count_gate_failures (report) > 0)
     {
-      g_printerr ("flamediff-cli: %u function%s regressed beyond the thresholds\n",
-                  flame_report_count (report, FLAME_STATUS_REGRESSION),
-                  flame_report_count (report, FLAME_STATUS_REGRESSION) == 1 ? "" : "s");
+      guint n = flame_report_count_gate_failures (report);
+      guint regressed = flame_report_count (report, FLAME_STATUS_REGRESSION);
+
+      g_printerr ("flamediff-cli: %u function%s beyond the thresholds (%u regressed, %u new)\n",
+                  n, n == 1 ? "" : "s", regressed, n - regressed);
       return FLAME_CLI_REGRESSION;
     }
   return FLAME_CLI_OK;

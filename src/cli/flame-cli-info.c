@@ -16,10 +16,12 @@ flame_cli_info (int    argc,
 {
   gboolean as_json = FALSE;
   g_autofree char *interval = NULL;
+  g_autofree char *sample_type = NULL;
   g_auto(GStrv) files = NULL;
   GOptionEntry entries[] = {
     { "json", 0, 0, G_OPTION_ARG_NONE, &as_json, "Print JSON", NULL },
     { "interval-ms", 0, 0, G_OPTION_ARG_STRING, &interval, "Sampling interval for files without timing (default 1)", "MS" },
+    { "sample-type", 0, 0, G_OPTION_ARG_STRING, &sample_type, FLAME_CLI_SAMPLE_TYPE_HELP, "TYPE" },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, "FILE" },
     { NULL }
   };
@@ -27,6 +29,10 @@ flame_cli_info (int    argc,
   g_autoptr(GError) error = NULL;
   g_autoptr(FlameProfile) profile = NULL;
   g_autoptr(JsonBuilder) builder = NULL;
+  FlameLoadOptions options = FLAME_LOAD_OPTIONS_DEFAULT;
+  FlameQuantity quantity;
+  gdouble interval_ms;
+  gboolean interval_assumed;
   g_autoptr(GString) out = g_string_new (NULL);
   gdouble default_interval = 1.0;
   GPtrArray *threads;
@@ -58,7 +64,8 @@ flame_cli_info (int    argc,
         }
     }
 
-  profile = flame_load_file (files[0], NULL, NULL, NULL, &error);
+  options.sample_type = sample_type;
+  profile = flame_load_file_full (files[0], &options, NULL, NULL, NULL, &error);
   if (profile == NULL)
     {
       g_printerr ("flamediff-cli: %s\n", error->message);
@@ -76,6 +83,8 @@ flame_cli_info (int    argc,
           break;
         }
   threads = flame_profile_get_threads (profile);
+  quantity = flame_profile_get_quantity (profile);
+  interval_ms = flame_profile_get_effective_interval_ms (profile, 0, default_interval, &interval_assumed);
 
   builder = json_builder_new ();
   json_builder_begin_object (builder);
@@ -93,19 +102,32 @@ flame_cli_info (int    argc,
         json_builder_add_double_value (builder, flame_profile_get_samples (profile, c));
       json_builder_end_array (builder);
     }
-  json_builder_set_member_name (builder, "total_ms");
-  if (n_columns == 1)
-    json_builder_add_double_value (builder, flame_profile_get_total_ms (profile, 0, default_interval));
-  else
+  json_builder_set_member_name (builder, "unit");
+  json_builder_add_string_value (builder, flame_quantity_to_string (quantity));
+  if (flame_profile_get_sample_type (profile) != NULL)
     {
-      json_builder_begin_array (builder);
-      for (guint c = 0; c < n_columns; c++)
-        json_builder_add_double_value (builder, flame_profile_get_total_ms (profile, c, default_interval));
-      json_builder_end_array (builder);
+      json_builder_set_member_name (builder, "sample_type");
+      json_builder_add_string_value (builder, flame_profile_get_sample_type (profile));
     }
+  /* "total" is in "unit"; "total_ms" only where that is time */
+  for (guint k = 0; k < (quantity == FLAME_QUANTITY_TIME ? 2u : 1u); k++)
+    {
+      json_builder_set_member_name (builder, k == 0 ? "total" : "total_ms");
+      if (n_columns == 1)
+        json_builder_add_double_value (builder, flame_profile_get_total_ms (profile, 0, default_interval));
+      else
+        {
+          json_builder_begin_array (builder);
+          for (guint c = 0; c < n_columns; c++)
+            json_builder_add_double_value (builder, flame_profile_get_total_ms (profile, c, default_interval));
+          json_builder_end_array (builder);
+        }
+    }
+  /* null when the file does not tell (then --interval-ms is assumed) or
+   * for bytes and counts */
   json_builder_set_member_name (builder, "interval_ms");
-  if (flame_profile_get_interval_ms (profile) > 0)
-    json_builder_add_double_value (builder, flame_profile_get_interval_ms (profile));
+  if (interval_ms > 0 && !interval_assumed)
+    json_builder_add_double_value (builder, interval_ms);
   else
     json_builder_add_null_value (builder);
   json_builder_set_member_name (builder, "frames");
@@ -164,12 +186,29 @@ flame_cli_info (int    argc,
       for (guint c = 0; c < n_columns; c++)
         {
           const char *label = n_columns == 1 ? "" : (c == 0 ? " (before)" : " (after)");
+          g_autofree char *total = flame_quantity_format (quantity,
+                                                          flame_profile_get_total_ms (profile, c, default_interval));
+
           g_string_append_printf (out, "Samples%s: %.15g\n", label, flame_profile_get_samples (profile, c));
-          g_string_append_printf (out, "Total%s:   %.3f ms\n", label,
-                                  flame_profile_get_total_ms (profile, c, default_interval));
+
+          if (quantity == FLAME_QUANTITY_TIME)
+            g_string_append_printf (out, "Total%s:   %s\n", label, total);
+          else
+            g_string_append_printf (out, "Total%s:   %s (%.15g %s)\n", label, total,
+                                    flame_profile_get_total_ms (profile, c, default_interval),
+                                    flame_quantity_to_string (quantity));
         }
-      if (flame_profile_get_interval_ms (profile) > 0)
-        g_string_append_printf (out, "Interval:  %g ms\n", flame_profile_get_interval_ms (profile));
+      if (quantity == FLAME_QUANTITY_COUNT)
+        g_string_append (out, "Unit:      count\n");
+      else
+        g_string_append_printf (out, "Unit:      %s (%s)\n", flame_quantity_to_string (quantity),
+                                flame_quantity_get_noun (quantity));
+      if (flame_profile_get_sample_type (profile) != NULL)
+        g_string_append_printf (out, "Sample type: %s\n", flame_profile_get_sample_type (profile));
+      if (quantity != FLAME_QUANTITY_TIME)
+        ;  /* bytes and counts have no sampling interval */
+      else if (!interval_assumed)
+        g_string_append_printf (out, "Interval:  %g ms\n", interval_ms);
       else
         g_string_append_printf (out, "Interval:  unknown (%g ms assumed)\n", default_interval);
       if (flame_profile_get_event (profile) != NULL)

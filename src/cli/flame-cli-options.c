@@ -25,6 +25,7 @@ flame_cli_diff_args_add_entries (GOptionContext   *context,
     { "significance", 0, 0, G_OPTION_ARG_STRING, &args->significance, "Count only changes beyond sampling noise at this level (e.g. 0.05)", "ALPHA" },
     { "profile", 0, 0, G_OPTION_ARG_INT, &args->profile_index, "Load profile N of files with several (speedscope, trace events), counting from 0", "N" },
     { "thread", 0, 0, G_OPTION_ARG_INT64, &args->thread, "Keep only thread TID of files with several (Chrome, Firefox, pprof, CPython)", "TID" },
+    { "sample-type", 0, 0, G_OPTION_ARG_STRING, &args->sample_type, FLAME_CLI_SAMPLE_TYPE_HELP, "TYPE" },
     { NULL }
   };
 
@@ -43,6 +44,7 @@ flame_cli_diff_args_clear (FlameCliDiffArgs *args)
   g_clear_pointer (&args->match, g_free);
   g_clear_pointer (&args->interval, g_free);
   g_clear_pointer (&args->significance, g_free);
+  g_clear_pointer (&args->sample_type, g_free);
 }
 
 gboolean
@@ -164,6 +166,7 @@ flame_cli_load_profiles (char             **files,
 
   options.profile = args->profile_index;
   options.thread = args->thread;
+  options.sample_type = args->sample_type;
 
   if (n_files == 2)
     {

@@ -17,6 +17,7 @@ typedef struct
   char     *match;
   char     *interval;
   char     *significance;
+  char     *sample_type;    /* pprof: NULL for the file's default */
   gboolean  strip_hex;
   gint      profile_index;  /* -1: the file's default */
   gint64    thread;         /* -1: all threads */

@@ -288,21 +288,72 @@ side_info (FlameDiff    *self,
            guint         src_col,
            guint         dst_col)
 {
-  gdouble interval = flame_profile_get_interval_ms (profile);
-
   self->samples[dst_col] = flame_profile_get_samples (profile, src_col);
   self->total_ms[dst_col] = flame_profile_get_total_ms (profile, src_col,
                                                         self->options.default_interval_ms);
-  self->interval_assumed[dst_col] = interval <= 0 &&
-                                    flame_profile_get_unit (profile) != FLAME_UNIT_NANOSECONDS;
-  if (interval <= 0)
-    {
-      if (flame_profile_get_unit (profile) == FLAME_UNIT_NANOSECONDS && self->samples[dst_col] > 0)
-        interval = self->total_ms[dst_col] / self->samples[dst_col];
-      else
-        interval = self->options.default_interval_ms;
-    }
-  self->interval_ms[dst_col] = interval;
+  self->interval_ms[dst_col] =
+    flame_profile_get_effective_interval_ms (profile, src_col, self->options.default_interval_ms,
+                                             &self->interval_assumed[dst_col]);
+}
+
+/* What @profile measures, for messages: "time", "memory (inuse_space/bytes)",
+ * "time (event cycles)". */
+static char *
+describe_measure (FlameProfile *profile)
+{
+  const char *detail = flame_profile_get_sample_type (profile);
+
+  if (detail == NULL)
+    detail = flame_profile_get_event (profile);
+  if (detail == NULL)
+    return g_strdup_printf ("%s (%s)", flame_quantity_get_noun (flame_profile_get_quantity (profile)),
+                            flame_quantity_to_string (flame_profile_get_quantity (profile)));
+  return g_strdup_printf ("%s (%s%s)", flame_quantity_get_noun (flame_profile_get_quantity (profile)),
+                          flame_profile_get_sample_type (profile) ? "sample type " : "event ",
+                          detail);
+}
+
+/* An event's name without perf's modifiers: "cycles:u" is still cycles. */
+static gsize
+event_base_len (const char *event)
+{
+  return strcspn (event, ":/");
+}
+
+/* Comparing bytes with milliseconds, or cycles with instructions, gives a
+ * number that means nothing: say which two things differ instead. */
+static gboolean
+check_comparable (FlameProfile  *baseline,
+                  FlameProfile  *current,
+                  GError       **error)
+{
+  const char *tb = flame_profile_get_sample_type (baseline);
+  const char *tc = flame_profile_get_sample_type (current);
+  const char *eb = flame_profile_get_event (baseline);
+  const char *ec = flame_profile_get_event (current);
+  const char *what = NULL;
+
+  if (flame_profile_get_quantity (baseline) != flame_profile_get_quantity (current))
+    what = "units";
+  else if (tb != NULL && tc != NULL && strcmp (tb, tc) != 0)
+    what = "sample types";
+  else if (eb != NULL && ec != NULL &&
+           (event_base_len (eb) != event_base_len (ec) ||
+            strncmp (eb, ec, event_base_len (eb)) != 0))
+    what = "events";
+  if (what == NULL)
+    return TRUE;
+
+  {
+    g_autofree char *mb = describe_measure (baseline);
+    g_autofree char *mc = describe_measure (current);
+
+    g_set_error (error, FLAME_ERROR, FLAME_ERROR_INVALID,
+                 "cannot compare profiles of different %s: the baseline %s measures %s, "
+                 "the current %s measures %s",
+                 what, flame_profile_get_path (baseline), mb, flame_profile_get_path (current), mc);
+  }
+  return FALSE;
 }
 
 /**
@@ -344,6 +395,9 @@ flame_diff_new (FlameProfile            *baseline,
                                            ? baseline : current));
       return NULL;
     }
+
+  if (!pair && !check_comparable (baseline, current, error))
+    return NULL;
 
   self = g_object_new (FLAME_TYPE_DIFF, NULL);
   if (options != NULL)
@@ -600,6 +654,14 @@ flame_diff_get_samples (FlameDiff *self,
   return self->samples[column];
 }
 
+/* What the diff's values are in: milliseconds, bytes or a count. */
+FlameQuantity
+flame_diff_get_quantity (FlameDiff *self)
+{
+  g_return_val_if_fail (FLAME_IS_DIFF (self), FLAME_QUANTITY_TIME);
+  return flame_profile_get_quantity (self->current);
+}
+
 gdouble
 flame_diff_get_interval_ms (FlameDiff *self,
                             guint      column)
@@ -739,7 +801,8 @@ flame_diff_is_significant (FlameDiff             *self,
  * flame_diff_classify_values:
  *
  * DESIGN.md's classes, evaluated in order: absent from the baseline →
- * new; |p| < 15 → neutral; then the regression and improvement bands.
+ * new; |p| < FLAME_CHANGE_NEUTRAL_PCT → neutral; then the regression and
+ * improvement bands.
  * With the noise option on, changes within sampling noise are neutral.
  */
 FlameChange
@@ -755,25 +818,25 @@ flame_diff_classify_values (FlameDiff             *self,
     return FLAME_CHANGE_ELIDED;
 
   p = flame_diff_percent (v, metric);
-  if (fabs (p) < 15)
+  if (fabs (p) < FLAME_CHANGE_NEUTRAL_PCT)
     return FLAME_CHANGE_NEUTRAL;
   if (self->options.significance > 0 &&
       !flame_diff_is_significant (self, v, metric, self->options.significance))
     return FLAME_CHANGE_NEUTRAL;
 
-  if (p >= 100)
+  if (p >= FLAME_CHANGE_DEEP_PCT)
     return FLAME_CHANGE_REGRESSION_DEEP;
-  if (p > 50)
+  if (p > FLAME_CHANGE_MEDIUM_PCT)
     return FLAME_CHANGE_REGRESSION_MEDIUM;
-  if (p > 30)
+  if (p > FLAME_CHANGE_LIGHT_PCT)
     return FLAME_CHANGE_REGRESSION_LIGHT;
   if (p > 0)
     return FLAME_CHANGE_REGRESSION_VERY_LIGHT;
-  if (p <= -100)
+  if (p <= -FLAME_CHANGE_DEEP_PCT)
     return FLAME_CHANGE_IMPROVEMENT_DEEP;
-  if (p < -50)
+  if (p < -FLAME_CHANGE_MEDIUM_PCT)
     return FLAME_CHANGE_IMPROVEMENT_MEDIUM;
-  if (p < -30)
+  if (p < -FLAME_CHANGE_LIGHT_PCT)
     return FLAME_CHANGE_IMPROVEMENT_LIGHT;
   return FLAME_CHANGE_IMPROVEMENT_VERY_LIGHT;
 }

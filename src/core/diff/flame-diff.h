@@ -12,7 +12,10 @@
 
 G_BEGIN_DECLS
 
-/* Columns of the diff tree. Weights are milliseconds, unscaled. */
+/* Columns of the diff tree. Weights are in the diff's quantity
+ * (flame_diff_get_quantity(): milliseconds for time, else bytes or a
+ * count), unscaled. The `_ms` names below predate other quantities: their
+ * values are in that quantity too. */
 #define FLAME_DIFF_BASELINE 0
 #define FLAME_DIFF_CURRENT  1
 
@@ -50,6 +53,16 @@ typedef enum
   FLAME_CHANGE_ELIDED,
   FLAME_N_CHANGES
 } FlameChange;
+
+/* The colour classes' bounds on the change percentage p, one place for
+ * the classification, the legends and the docs (docs/diff-semantics.md):
+ * |p| < NEUTRAL is neutral; then very light up to LIGHT, light up to
+ * MEDIUM, medium up to DEEP, deep from DEEP on (and −DEEP: the time is
+ * gone). */
+#define FLAME_CHANGE_NEUTRAL_PCT 15
+#define FLAME_CHANGE_LIGHT_PCT   30
+#define FLAME_CHANGE_MEDIUM_PCT  50
+#define FLAME_CHANGE_DEEP_PCT    100
 
 typedef struct
 {
@@ -108,6 +121,7 @@ gdouble         flame_diff_get_total_ms          (FlameDiff          *self,
                                                   guint               column);
 gdouble         flame_diff_get_samples           (FlameDiff          *self,
                                                   guint               column);
+FlameQuantity   flame_diff_get_quantity          (FlameDiff          *self);
 gdouble         flame_diff_get_interval_ms       (FlameDiff          *self,
                                                   guint               column);
 gboolean        flame_diff_get_interval_assumed  (FlameDiff          *self,

@@ -19,7 +19,9 @@ struct _FlameReport
   FlameFunctionStat  *functions;  /* sorted: biggest change first */
   guint               n_functions;
   guint               counts[FLAME_N_STATUSES];
+  guint               n_gate;     /* functions that fail the CI gate */
   GPtrArray          *binaries;   /* FlameBinary; NULL unless both were recorded */
+  FlameQuantity       quantity;   /* what every value is in: ms, bytes, a count */
 };
 
 void
@@ -32,6 +34,7 @@ flame_report_options_init (FlameReportOptions *options)
     .top_n = 10,
     .alpha = 0.05,
     .gate_on_noise = FALSE,
+    .ignore_new = FALSE,
   };
 }
 
@@ -121,6 +124,7 @@ flame_report_new (FlameDiff                *diff,
   self->diff = g_object_ref (diff);
   self->binaries = flame_binaries_compare (flame_diff_get_baseline (diff),
                                            flame_diff_get_current (diff));
+  self->quantity = flame_diff_get_quantity (diff);
   if (options != NULL)
     self->options = *options;
   else
@@ -183,6 +187,16 @@ flame_report_new (FlameDiff                *diff,
       else
         s->status = FLAME_STATUS_UNCHANGED;
       self->counts[s->status]++;
+
+      /* The gate: a regression, or a new function beyond the thresholds
+       * (its Δ % is +100, as the report shows it), unless new functions
+       * are excluded. */
+      s->gate = s->status == FLAME_STATUS_REGRESSION ||
+                (s->status == FLAME_STATUS_NEW && !self->options.ignore_new &&
+                 delta > 0 && abs_delta >= self->options.min_abs_ms &&
+                 s->delta_pct >= self->options.threshold_pct &&
+                 (!self->options.gate_on_noise || s->significant));
+      self->n_gate += s->gate;
     }
 
   sort_report = self;
@@ -238,6 +252,19 @@ flame_report_find (FlameReport *self,
     if (strcmp (flame_report_get_name (self, &self->functions[i]), name) == 0)
       return &self->functions[i];
   return NULL;
+}
+
+/**
+ * flame_report_count_gate_failures:
+ *
+ * How many functions fail `--fail-on-regression`: regressions, and new
+ * functions costing at least the thresholds unless
+ * FlameReportOptions.ignore_new (docs/diff-semantics.md).
+ */
+guint
+flame_report_count_gate_failures (FlameReport *self)
+{
+  return self->n_gate;
 }
 
 guint
@@ -321,15 +348,53 @@ append_ms (GString *out,
   g_string_append (out, g_ascii_formatd (buf, sizeof buf, "%.2f", ms));
 }
 
+/* A value of the report's quantity for people, locale-independent like
+ * the rest of the report: times as "12.34" (the column or the sentence
+ * says ms), bytes with their own binary prefix ("1.50 MiB", "512 B"),
+ * counts with up to two decimals (a scaled baseline is fractional). */
 static void
-append_signed_ms (GString *out,
-                  gdouble  ms)
+append_value (GString       *out,
+              FlameQuantity  quantity,
+              gdouble        v)
 {
-  if (fabs (ms) < 0.005)
-    ms = 0;
-  if (ms >= 0)
+  const char *symbol;
+  gdouble scaled;
+  gsize len;
+
+  if (quantity == FLAME_QUANTITY_TIME)
+    {
+      append_ms (out, v);
+      return;
+    }
+  scaled = v * flame_quantity_scale_for_people (quantity, v, &symbol);
+  if (quantity == FLAME_QUANTITY_BYTES && scaled == floor (scaled))
+    g_string_append_printf (out, "%.0f", scaled);
+  else
+    {
+      len = out->len;
+      append_ms (out, scaled);
+      if (quantity == FLAME_QUANTITY_COUNT && strchr (out->str + len, '.') != NULL)
+        {
+          while (out->str[out->len - 1] == '0')
+            g_string_truncate (out, out->len - 1);
+          if (out->str[out->len - 1] == '.')
+            g_string_truncate (out, out->len - 1);
+        }
+    }
+  if (*symbol)
+    g_string_append_printf (out, " %s", symbol);
+}
+
+static void
+append_signed_value (GString       *out,
+                     FlameQuantity  quantity,
+                     gdouble        v)
+{
+  if (fabs (v) < 0.005)
+    v = 0;
+  if (v >= 0)
     g_string_append_c (out, '+');
-  append_ms (out, ms);
+  append_value (out, quantity, v);
 }
 
 static void
@@ -346,13 +411,54 @@ append_signed_pct (GString *out,
   g_string_append_c (out, '%');
 }
 
+/* A value with its unit in a sentence: "12.34 ms", "1.50 MiB", "20305". */
+static void
+append_quantity (GString       *out,
+                 FlameQuantity  quantity,
+                 gdouble        v,
+                 gboolean       sign)
+{
+  if (sign)
+    append_signed_value (out, quantity, v);
+  else
+    append_value (out, quantity, v);
+  if (quantity == FLAME_QUANTITY_TIME)
+    g_string_append (out, " ms");
+}
+
+/* --min-abs-ms as given: "0 ms", "50 ms", "1 MiB" */
+static void
+append_min_abs (FlameReport *self,
+                GString     *out)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  if (self->quantity == FLAME_QUANTITY_TIME)
+    g_string_append_printf (out, "%s ms", g_ascii_formatd (buf, sizeof buf, "%g", self->options.min_abs_ms));
+  else
+    append_value (out, self->quantity, self->options.min_abs_ms);
+}
+
 static char *
-format_cell (void (*fmt) (GString *, gdouble),
-             gdouble v)
+format_value_cell (FlameQuantity quantity,
+                   gdouble       v,
+                   gboolean      sign)
 {
   GString *s = g_string_new (NULL);
 
-  fmt (s, v);
+  if (sign)
+    append_signed_value (s, quantity, v);
+  else
+    append_value (s, quantity, v);
+  return g_string_free (s, FALSE);
+}
+
+static char *
+format_pct_cell (gdouble v)
+{
+  GString *s = g_string_new (NULL);
+
+  append_signed_pct (s, v);
   return g_string_free (s, FALSE);
 }
 
@@ -375,10 +481,16 @@ describe_side (FlameReport *self,
   g_string_append_printf (s, "%s (%s, ", flame_profile_get_path (profile),
                           flame_profile_get_format_name (profile));
   append_number (s, flame_diff_get_samples (diff, column));
-  g_string_append_printf (s, " samples, interval %s ms%s)",
-                          g_ascii_formatd (buf, sizeof buf, "%g",
-                                           flame_diff_get_interval_ms (diff, column)),
-                          flame_diff_get_interval_assumed (diff, column) ? " assumed" : "");
+  if (self->quantity == FLAME_QUANTITY_TIME)
+    g_string_append_printf (s, " samples, interval %s ms%s",
+                            g_ascii_formatd (buf, sizeof buf, "%g",
+                                             flame_diff_get_interval_ms (diff, column)),
+                            flame_diff_get_interval_assumed (diff, column) ? " assumed" : "");
+  else
+    g_string_append_printf (s, " samples, %s", flame_quantity_get_noun (self->quantity));
+  if (flame_profile_get_sample_type (profile) != NULL)
+    g_string_append_printf (s, ", sample type %s", flame_profile_get_sample_type (profile));
+  g_string_append_c (s, ')');
   return g_string_free (s, FALSE);
 }
 
@@ -397,6 +509,25 @@ describe_normalization (FlameReport *self)
                                            flame_diff_get_sampled_time_ratio (diff)));
 }
 
+/* "2 functions fail the gate (1 regression, 1 new function beyond the
+ * thresholds)", or that none does. */
+static char *
+describe_gate (FlameReport *self)
+{
+  guint n_new = self->n_gate - self->counts[FLAME_STATUS_REGRESSION];
+  GString *s = g_string_new (NULL);
+
+  if (self->n_gate == 0)
+    g_string_append (s, "no function fails --fail-on-regression");
+  else
+    g_string_append_printf (s, "%u function%s fail%s --fail-on-regression (%u regressed, %u new beyond the thresholds)",
+                            self->n_gate, self->n_gate == 1 ? "" : "s", self->n_gate == 1 ? "s" : "",
+                            self->counts[FLAME_STATUS_REGRESSION], n_new);
+  if (self->options.ignore_new)
+    g_string_append (s, "; new functions ignored");
+  return g_string_free (s, FALSE);
+}
+
 static void
 append_runtime (FlameReport *self,
                 GString     *out)
@@ -404,28 +535,68 @@ append_runtime (FlameReport *self,
   gdouble b = flame_diff_get_total_ms (self->diff, FLAME_DIFF_BASELINE);
   gdouble c = flame_diff_get_total_ms (self->diff, FLAME_DIFF_CURRENT);
 
-  append_ms (out, b);
-  g_string_append (out, " ms → ");
-  append_ms (out, c);
-  g_string_append (out, " ms (");
-  append_signed_ms (out, c - b);
-  g_string_append (out, " ms, ");
+  append_quantity (out, self->quantity, b, FALSE);
+  g_string_append (out, " → ");
+  append_quantity (out, self->quantity, c, FALSE);
+  g_string_append (out, " (");
+  append_quantity (out, self->quantity, c - b, TRUE);
+  g_string_append (out, ", ");
   append_signed_pct (out, b > 0 ? (c - b) / b * 100 : (c > 0 ? 100 : 0));
   g_string_append (out, ")");
 }
 
-/* Indices of the functions with @status, in report order (for regressions
- * and new functions: biggest growth first; improvements and removed:
- * biggest drop first), at most top_n of them. */
+/* The value a section ranks and shows: new and removed functions by their
+ * total (a new caller has no self time of its own, and its share of
+ * the run is what matters), the others by the report's metric. */
+static FlameMetric
+section_metric (FlameReport *self,
+                FlameStatus  status)
+{
+  if (status == FLAME_STATUS_NEW || status == FLAME_STATUS_REMOVED)
+    return FLAME_METRIC_TOTAL;
+  return self->options.metric;
+}
+
+static FlameReport *sort_top_report;
+static FlameStatus sort_top_status;
+
+static int
+compare_by_total (const void *pa,
+                  const void *pb)
+{
+  const FlameFunctionStat *a = &sort_top_report->functions[*(const guint *) pa];
+  const FlameFunctionStat *b = &sort_top_report->functions[*(const guint *) pb];
+  gdouble va = sort_top_status == FLAME_STATUS_NEW ? a->total_c : a->total_b;
+  gdouble vb = sort_top_status == FLAME_STATUS_NEW ? b->total_c : b->total_b;
+
+  if (va != vb)
+    return va > vb ? -1 : 1;
+  /* report order for ties */
+  return *(const guint *) pa < *(const guint *) pb ? -1 : *(const guint *) pa > *(const guint *) pb;
+}
+
+/* Indices of the functions with @status, at most top_n of them, in report
+ * order (regressions: biggest growth first; improvements: biggest drop
+ * first), new and removed functions by their total, largest first. */
 static GArray *
 select_top (FlameReport *self,
             FlameStatus  status)
 {
   GArray *idx = g_array_new (FALSE, FALSE, sizeof (guint));
+  gboolean by_total = status == FLAME_STATUS_NEW || status == FLAME_STATUS_REMOVED;
 
-  for (guint i = 0; i < self->n_functions && idx->len < self->options.top_n; i++)
+  for (guint i = 0; i < self->n_functions && (by_total || idx->len < self->options.top_n); i++)
     if (self->functions[i].status == status)
       g_array_append_val (idx, i);
+  if (by_total && idx->len > 1)
+    {
+      sort_top_report = self;
+      sort_top_status = status;
+      qsort (idx->data, idx->len, sizeof (guint), compare_by_total);
+      sort_top_report = NULL;
+    }
+  if (idx->len > self->options.top_n)
+    g_array_set_size (idx, self->options.top_n);
   return idx;
 }
 
@@ -442,25 +613,51 @@ static const Section sections[] = {
   { "Removed hotspots", FLAME_STATUS_REMOVED },
 };
 
+/* "New hotspots (by total time)": the sections ranked by something other
+ * than the report's metric say so. */
+static char *
+section_title (FlameReport   *self,
+               const Section *section)
+{
+  if (section->status == FLAME_STATUS_NEW || section->status == FLAME_STATUS_REMOVED)
+    return g_strdup_printf ("%s (by total %s)", section->title,
+                            flame_quantity_get_noun (self->quantity));
+  return g_strdup (section->title);
+}
+
 #define N_COLUMNS 6
-static const char *column_titles[N_COLUMNS] = {
-  "Function", "File", "Baseline ms", "Current ms", "Δ ms", "Δ %"
-};
+
+/* Column titles: "Baseline ms" for time; bytes and counts carry their
+ * unit in each cell ("1.50 MiB"), so their titles name none. */
+static void
+column_titles (FlameReport *self,
+               const char  *titles[N_COLUMNS])
+{
+  gboolean time = self->quantity == FLAME_QUANTITY_TIME;
+
+  titles[0] = "Function";
+  titles[1] = "File";
+  titles[2] = time ? "Baseline ms" : "Baseline";
+  titles[3] = time ? "Current ms" : "Current";
+  titles[4] = time ? "Δ ms" : "Δ";
+  titles[5] = "Δ %";
+}
 
 static void
 row_cells (FlameReport             *self,
            const FlameFunctionStat *s,
+           FlameMetric              m,
            char                    *cells[N_COLUMNS])
 {
-  FlameMetric m = self->options.metric;
   const char *file = flame_report_get_file (self, s);
+  FlameDiffValues v = { s->self_b, s->total_b, s->self_c, s->total_c };
 
   cells[0] = g_strdup (flame_report_get_name (self, s));
   cells[1] = g_strdup (*file ? file : "—");
-  cells[2] = format_cell (append_ms, metric_b (s, m));
-  cells[3] = format_cell (append_ms, metric_c (s, m));
-  cells[4] = format_cell (append_signed_ms, metric_delta (s, m));
-  cells[5] = format_cell (append_signed_pct, s->delta_pct);
+  cells[2] = format_value_cell (self->quantity, metric_b (s, m), FALSE);
+  cells[3] = format_value_cell (self->quantity, metric_c (s, m), FALSE);
+  cells[4] = format_value_cell (self->quantity, metric_delta (s, m), TRUE);
+  cells[5] = format_pct_cell (m == self->options.metric ? s->delta_pct : flame_diff_percent (&v, m));
 }
 
 static gsize
@@ -501,23 +698,28 @@ flame_report_write_text (FlameReport *self,
   g_autofree char *base = describe_side (self, FLAME_DIFF_BASELINE);
   g_autofree char *cur = describe_side (self, FLAME_DIFF_CURRENT);
   g_autofree char *norm = describe_normalization (self);
-  char buf[G_ASCII_DTOSTR_BUF_SIZE], buf2[G_ASCII_DTOSTR_BUF_SIZE];
+  g_autofree char *gate = describe_gate (self);
+  const char *titles[N_COLUMNS];
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
 
   g_string_append (out, "Flamediff comparison\n");
   g_string_append_printf (out, "  Baseline:      %s\n", base);
   g_string_append_printf (out, "  Current:       %s\n", cur);
-  g_string_append (out, "  Runtime:       ");
+  g_string_append (out, self->quantity == FLAME_QUANTITY_TIME ? "  Runtime:       "
+                                                              : "  Total:         ");
   append_runtime (self, out);
   g_string_append_printf (out, "\n  Normalisation: %s\n", norm);
-  g_string_append_printf (out, "  Metric:        %s time; thresholds ±%s%% and %s ms\n",
+  g_string_append_printf (out, "  Metric:        %s %s; thresholds ±%s%% and ",
                           metric_name (self->options.metric),
-                          g_ascii_formatd (buf, sizeof buf, "%g", self->options.threshold_pct),
-                          g_ascii_formatd (buf2, sizeof buf2, "%g", self->options.min_abs_ms));
-  g_string_append_printf (out, "  Summary:       %u regressions, %u improvements, %u new, %u removed\n",
+                          flame_quantity_get_noun (self->quantity),
+                          g_ascii_formatd (buf, sizeof buf, "%g", self->options.threshold_pct));
+  append_min_abs (self, out);
+  g_string_append_printf (out, "\n  Summary:       %u regressions, %u improvements, %u new, %u removed\n",
                           self->counts[FLAME_STATUS_REGRESSION],
                           self->counts[FLAME_STATUS_IMPROVEMENT],
                           self->counts[FLAME_STATUS_NEW],
                           self->counts[FLAME_STATUS_REMOVED]);
+  g_string_append_printf (out, "  Gate:          %s\n", gate);
   if (self->binaries != NULL)
     {
       guint n = flame_binaries_count_differences (self->binaries);
@@ -533,13 +735,16 @@ flame_report_write_text (FlameReport *self,
         }
     }
 
+  column_titles (self, titles);
   for (guint si = 0; si < G_N_ELEMENTS (sections); si++)
     {
       g_autoptr(GArray) idx = select_top (self, sections[si].status);
+      g_autofree char *title = section_title (self, &sections[si]);
+      FlameMetric m = section_metric (self, sections[si].status);
       gsize widths[N_COLUMNS];
       char **cells;
 
-      g_string_append_printf (out, "\n%s\n", sections[si].title);
+      g_string_append_printf (out, "\n%s\n", title);
       if (idx->len == 0)
         {
           g_string_append (out, "  (none)\n");
@@ -548,10 +753,10 @@ flame_report_write_text (FlameReport *self,
 
       cells = g_new0 (char *, (gsize) idx->len * N_COLUMNS);
       for (guint c = 0; c < N_COLUMNS; c++)
-        widths[c] = display_width (column_titles[c]);
+        widths[c] = display_width (titles[c]);
       for (guint r = 0; r < idx->len; r++)
         {
-          row_cells (self, &self->functions[g_array_index (idx, guint, r)], cells + r * N_COLUMNS);
+          row_cells (self, &self->functions[g_array_index (idx, guint, r)], m, cells + r * N_COLUMNS);
           for (guint c = 0; c < N_COLUMNS; c++)
             widths[c] = MAX (widths[c], display_width (cells[r * N_COLUMNS + c]));
         }
@@ -562,7 +767,7 @@ flame_report_write_text (FlameReport *self,
       for (guint c = 0; c < N_COLUMNS; c++)
         {
           g_string_append (out, " ");
-          append_padded (out, column_titles[c], widths[c], c >= 2);
+          append_padded (out, titles[c], widths[c], c >= 2);
         }
       g_string_append_c (out, '\n');
       for (guint r = 0; r < idx->len; r++)
@@ -604,12 +809,14 @@ flame_report_write_markdown (FlameReport *self,
                              GString     *out)
 {
   g_autofree char *norm = describe_normalization (self);
+  g_autofree char *gate = describe_gate (self);
   FlameDiff *diff = self->diff;
-  char buf[G_ASCII_DTOSTR_BUF_SIZE], buf2[G_ASCII_DTOSTR_BUF_SIZE];
+  const char *titles[N_COLUMNS];
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
 
   g_string_append (out, FLAME_REPORT_MARKDOWN_MARKER "\n");
   g_string_append (out, "## Flamediff: performance comparison\n\n");
-  g_string_append (out, "**Runtime:** ");
+  g_string_append (out, self->quantity == FLAME_QUANTITY_TIME ? "**Runtime:** " : "**Total:** ");
   append_runtime (self, out);
   g_string_append (out, "  \n");
   g_string_append (out, "**Samples:** ");
@@ -618,15 +825,17 @@ flame_report_write_markdown (FlameReport *self,
   append_number (out, flame_diff_get_samples (diff, FLAME_DIFF_CURRENT));
   g_string_append (out, "  \n");
   g_string_append_printf (out, "**Normalisation:** %s  \n", norm);
-  g_string_append_printf (out, "**Metric:** %s time; thresholds ±%s%% and %s ms  \n",
+  g_string_append_printf (out, "**Metric:** %s %s; thresholds ±%s%% and ",
                           metric_name (self->options.metric),
-                          g_ascii_formatd (buf, sizeof buf, "%g", self->options.threshold_pct),
-                          g_ascii_formatd (buf2, sizeof buf2, "%g", self->options.min_abs_ms));
-  g_string_append_printf (out, "**Summary:** %u regressions, %u improvements, %u new, %u removed\n",
+                          flame_quantity_get_noun (self->quantity),
+                          g_ascii_formatd (buf, sizeof buf, "%g", self->options.threshold_pct));
+  append_min_abs (self, out);
+  g_string_append_printf (out, "  \n**Summary:** %u regressions, %u improvements, %u new, %u removed  \n",
                           self->counts[FLAME_STATUS_REGRESSION],
                           self->counts[FLAME_STATUS_IMPROVEMENT],
                           self->counts[FLAME_STATUS_NEW],
                           self->counts[FLAME_STATUS_REMOVED]);
+  g_string_append_printf (out, "**Gate:** %s\n", gate);
   if (flame_diff_get_interval_assumed (diff, FLAME_DIFF_BASELINE) ||
       flame_diff_get_interval_assumed (diff, FLAME_DIFF_CURRENT))
     g_string_append_printf (out, "\n_A file carries no sampling interval: %s ms per sample assumed._\n",
@@ -649,23 +858,29 @@ flame_report_write_markdown (FlameReport *self,
         }
     }
 
+  column_titles (self, titles);
   for (guint si = 0; si < G_N_ELEMENTS (sections); si++)
     {
       g_autoptr(GArray) idx = select_top (self, sections[si].status);
+      g_autofree char *title = section_title (self, &sections[si]);
+      FlameMetric m = section_metric (self, sections[si].status);
 
-      g_string_append_printf (out, "\n### %s\n\n", sections[si].title);
+      g_string_append_printf (out, "\n### %s\n\n", title);
       if (idx->len == 0)
         {
           g_string_append (out, "None.\n");
           continue;
         }
-      g_string_append (out, "| Function | File | Baseline ms | Current ms | Δ ms | Δ % |\n");
+      g_string_append (out, "|");
+      for (guint c = 0; c < N_COLUMNS; c++)
+        g_string_append_printf (out, " %s |", titles[c]);
+      g_string_append_c (out, '\n');
       g_string_append (out, "|---|---|--:|--:|--:|--:|\n");
       for (guint r = 0; r < idx->len; r++)
         {
           char *cells[N_COLUMNS];
 
-          row_cells (self, &self->functions[g_array_index (idx, guint, r)], cells);
+          row_cells (self, &self->functions[g_array_index (idx, guint, r)], m, cells);
           g_string_append (out, "| ");
           append_markdown_code (out, cells[0]);
           g_string_append (out, " | ");
@@ -678,6 +893,23 @@ flame_report_write_markdown (FlameReport *self,
           for (guint c = 0; c < N_COLUMNS; c++)
             g_free (cells[c]);
         }
+    }
+}
+
+/* `, "KEY": v` in the report's unit, and for time also the schema 1 key
+ * `, "KEY_ms": v` (docs/report-schema.md: migration) */
+static void
+append_json_value (FlameReport *self,
+                   GString     *out,
+                   const char  *key,
+                   gdouble      v)
+{
+  g_string_append_printf (out, ", \"%s\": ", key);
+  append_number (out, v);
+  if (self->quantity == FLAME_QUANTITY_TIME)
+    {
+      g_string_append_printf (out, ", \"%s_ms\": ", key);
+      append_number (out, v);
     }
 }
 
@@ -696,16 +928,28 @@ append_json_side (FlameReport *self,
   append_json_string (out, flame_profile_get_format_name (profile));
   g_string_append (out, ", \"samples\": ");
   append_number (out, flame_diff_get_samples (diff, column));
-  g_string_append (out, ", \"interval_ms\": ");
-  append_number (out, flame_diff_get_interval_ms (diff, column));
-  g_string_append_printf (out, ", \"interval_assumed\": %s",
-                          flame_diff_get_interval_assumed (diff, column) ? "true" : "false");
-  g_string_append (out, ", \"total_ms\": ");
-  append_number (out, flame_diff_get_total_ms (diff, column));
+  if (flame_profile_get_sample_type (profile) != NULL)
+    {
+      g_string_append (out, ", \"sample_type\": ");
+      append_json_string (out, flame_profile_get_sample_type (profile));
+    }
+  if (flame_profile_get_event (profile) != NULL)
+    {
+      g_string_append (out, ", \"event\": ");
+      append_json_string (out, flame_profile_get_event (profile));
+    }
+  if (self->quantity == FLAME_QUANTITY_TIME)
+    {
+      g_string_append (out, ", \"interval_ms\": ");
+      append_number (out, flame_diff_get_interval_ms (diff, column));
+      g_string_append_printf (out, ", \"interval_assumed\": %s",
+                              flame_diff_get_interval_assumed (diff, column) ? "true" : "false");
+    }
+  append_json_value (self, out, "total", flame_diff_get_total_ms (diff, column));
   g_string_append (out, "}");
 }
 
-/* Schema: docs/report-schema.md (schema_version 1). */
+/* Schema: docs/report-schema.md (schema_version 2). */
 void
 flame_report_write_json (FlameReport *self,
                          GString     *out)
@@ -713,7 +957,9 @@ flame_report_write_json (FlameReport *self,
   FlameDiff *diff = self->diff;
   const FlameDiffOptions *dopts = flame_diff_get_options (diff);
 
-  g_string_append (out, "{\n  \"schema_version\": 1,\n  \"baseline\": ");
+  g_string_append (out, "{\n  \"schema_version\": 2,\n  \"unit\": ");
+  append_json_string (out, flame_quantity_to_string (self->quantity));
+  g_string_append (out, ",\n  \"baseline\": ");
   append_json_side (self, out, FLAME_DIFF_BASELINE);
   g_string_append (out, ",\n  \"current\": ");
   append_json_side (self, out, FLAME_DIFF_CURRENT);
@@ -727,8 +973,8 @@ flame_report_write_json (FlameReport *self,
                           flame_match_to_string (dopts->match));
   g_string_append (out, "  \"thresholds\": {\"pct\": ");
   append_number (out, self->options.threshold_pct);
-  g_string_append (out, ", \"min_abs_ms\": ");
-  append_number (out, self->options.min_abs_ms);
+  append_json_value (self, out, "min_abs", self->options.min_abs_ms);
+  g_string_append_printf (out, ", \"ignore_new\": %s", self->options.ignore_new ? "true" : "false");
   g_string_append (out, ", \"significance\": ");
   append_number (out, self->options.alpha);
   g_string_append_printf (out, ", \"gate_on_significance\": %s},\n",
@@ -736,13 +982,13 @@ flame_report_write_json (FlameReport *self,
   g_string_append_printf (out,
                           "  \"summary\": {\"regressions\": %u, \"improvements\": %u, "
                           "\"new\": %u, \"removed\": %u, \"unchanged\": %u, "
-                          "\"elided_paths\": %u},\n",
+                          "\"elided_paths\": %u, \"gate_failures\": %u},\n",
                           self->counts[FLAME_STATUS_REGRESSION],
                           self->counts[FLAME_STATUS_IMPROVEMENT],
                           self->counts[FLAME_STATUS_NEW],
                           self->counts[FLAME_STATUS_REMOVED],
                           self->counts[FLAME_STATUS_UNCHANGED],
-                          flame_diff_get_elided_count (diff));
+                          flame_diff_get_elided_count (diff), self->n_gate);
   if (self->binaries != NULL)
     {
       g_string_append (out, "  \"binaries\": [");
@@ -776,23 +1022,18 @@ flame_report_write_json (FlameReport *self,
       append_json_string (out, flame_report_get_name (self, s));
       g_string_append (out, ", \"file\": ");
       append_json_string (out, flame_report_get_file (self, s));
-      g_string_append (out, ", \"baseline_self_ms\": ");
-      append_number (out, s->self_b);
-      g_string_append (out, ", \"current_self_ms\": ");
-      append_number (out, s->self_c);
-      g_string_append (out, ", \"baseline_total_ms\": ");
-      append_number (out, s->total_b);
-      g_string_append (out, ", \"current_total_ms\": ");
-      append_number (out, s->total_c);
-      g_string_append (out, ", \"delta_self_ms\": ");
-      append_number (out, s->delta_self);
-      g_string_append (out, ", \"delta_total_ms\": ");
-      append_number (out, s->delta_total);
+      append_json_value (self, out, "baseline_self", s->self_b);
+      append_json_value (self, out, "current_self", s->self_c);
+      append_json_value (self, out, "baseline_total", s->total_b);
+      append_json_value (self, out, "current_total", s->total_c);
+      append_json_value (self, out, "delta_self", s->delta_self);
+      append_json_value (self, out, "delta_total", s->delta_total);
       g_string_append (out, ", \"delta_pct\": ");
       append_number (out, s->delta_pct);
-      g_string_append_printf (out, ", \"status\": \"%s\", \"significant\": %s}",
+      g_string_append_printf (out, ", \"status\": \"%s\", \"significant\": %s, \"gate\": %s}",
                               flame_status_to_string (s->status),
-                              s->significant ? "true" : "false");
+                              s->significant ? "true" : "false",
+                              s->gate ? "true" : "false");
     }
   g_string_append (out, self->n_functions ? "\n  ]\n}\n" : "]\n}\n");
 }
@@ -804,17 +1045,49 @@ compare_lines (const void *a,
   return strcmp (*(char * const *) a, *(char * const *) b);
 }
 
-/**
- * flame_diff_write_folded:
- *
- * Writes every stack of either profile as `stack before after`
- * (difffolded.pl's convention), lines sorted. Counts are in the units of
- * the input files: the baseline in its own units when not normalising,
- * else scaled into the current profile's units.
- */
+/* Folded output carries what its numbers are on a first comment line
+ * that flame_folded_load() reads back (docs/formats.md, Folded stacks):
+ * "# flamediff-folded unit=ms samples=120,130 interval_ms=10 event=cycles"
+ * (and sample_type=inuse_space/bytes for pprof).
+ * Plain sample counts with an assumed interval need none: they read back
+ * as they are, and other tools see the classic format. */
+#define FLAME_FOLDED_HEADER "# flamediff-folded"
+
+static void
+append_folded_header (GString       *out,
+                      const char    *unit,
+                      const gdouble *samples,
+                      guint          n_columns,
+                      gdouble        interval_ms,
+                      FlameProfile  *profile)
+{
+  const char *event = flame_profile_get_event (profile);
+  const char *sample_type = flame_profile_get_sample_type (profile);
+
+  g_string_append_printf (out, FLAME_FOLDED_HEADER " unit=%s", unit);
+  if (samples != NULL)
+    for (guint c = 0; c < n_columns; c++)
+      {
+        g_string_append (out, c == 0 ? " samples=" : ",");
+        append_number (out, samples[c]);
+      }
+  if (interval_ms > 0)
+    {
+      g_string_append (out, " interval_ms=");
+      append_number (out, interval_ms);
+    }
+  if (event != NULL && *event && strpbrk (event, " \t\r\n") == NULL)
+    g_string_append_printf (out, " event=%s", event);
+  if (sample_type != NULL && *sample_type && strpbrk (sample_type, " \t\r\n") == NULL)
+    g_string_append_printf (out, " sample_type=%s", sample_type);
+  g_string_append_c (out, '\n');
+}
+
 /* Every node with self weight in any column as "a;b;c N [M]" (root
  * first), each column's weight multiplied by its factor; lines sorted.
- * Serves both `convert -o x.folded` and the diff's 3-column output. */
+ * Samples without a stack (weight on the root) become "[no stack] N",
+ * so that the totals read back the same. Serves both `convert -o
+ * x.folded` and the diff's 3-column output. */
 static void
 write_folded_tree (FlameTree     *tree,
                    FlameFrames   *frames,
@@ -826,7 +1099,7 @@ write_folded_tree (FlameTree     *tree,
   g_autoptr(GArray) path = g_array_new (FALSE, FALSE, sizeof (guint32));
   GString *line = g_string_new (NULL);
 
-  for (guint32 n = 1; n < tree->n_nodes; n++)
+  for (guint32 n = 0; n < tree->n_nodes; n++)
     {
       gboolean any = FALSE;
 
@@ -840,6 +1113,8 @@ write_folded_tree (FlameTree     *tree,
         g_array_append_val (path, tree->nodes[a].frame);
 
       g_string_truncate (line, 0);
+      if (n == FLAME_TREE_ROOT)
+        g_string_append (line, "[no stack]");
       for (guint i = path->len; i > 0; i--)
         {
           g_string_append (line, flame_frames_get_name (frames, g_array_index (path, guint32, i - 1)));
@@ -864,6 +1139,17 @@ write_folded_tree (FlameTree     *tree,
     }
 }
 
+/**
+ * flame_diff_write_folded:
+ *
+ * Writes every stack of either profile as `stack before after`
+ * (difffolded.pl's convention), lines sorted. Two sample-count profiles
+ * of one interval are written in sample counts (the baseline scaled into
+ * the current profile's counts when normalising), with a header only when
+ * that interval is known; any other pair in the diff's values (ms, bytes,
+ * a count; the baseline scaled) under a header naming the unit, so that
+ * reading the output back gives the report's totals.
+ */
 void
 flame_diff_write_folded (FlameDiff *diff,
                          GString   *out)
@@ -871,29 +1157,72 @@ flame_diff_write_folded (FlameDiff *diff,
   const FlameDiffOptions *opts = flame_diff_get_options (diff);
   FlameProfile *base = flame_diff_get_baseline (diff);
   FlameProfile *cur = flame_diff_get_current (diff);
-  gdouble ms_b = flame_profile_get_ms_per_weight (base, 0, opts->default_interval_ms);
-  gdouble ms_c = flame_profile_get_ms_per_weight (cur, flame_diff_get_source_column (diff, FLAME_DIFF_CURRENT),
-                                                  opts->default_interval_ms);
+  gdouble ib = flame_diff_get_interval_ms (diff, FLAME_DIFF_BASELINE);
+  gdouble ic = flame_diff_get_interval_ms (diff, FLAME_DIFF_CURRENT);
+  gboolean assumed = flame_diff_get_interval_assumed (diff, FLAME_DIFF_CURRENT);
+  gdouble samples[2] = { flame_diff_get_samples (diff, FLAME_DIFF_BASELINE),
+                         flame_diff_get_samples (diff, FLAME_DIFF_CURRENT) };
   gdouble factors[2];
 
-  factors[FLAME_DIFF_BASELINE] = opts->normalize == FLAME_NORMALIZE_TOTAL
-                                 ? flame_diff_get_scale (diff) / ms_c : 1.0 / ms_b;
-  factors[FLAME_DIFF_CURRENT] = 1.0 / ms_c;
+  if (flame_profile_get_unit (base) == FLAME_UNIT_SAMPLES &&
+      flame_profile_get_unit (cur) == FLAME_UNIT_SAMPLES && ib == ic &&
+      assumed == flame_diff_get_interval_assumed (diff, FLAME_DIFF_BASELINE))
+    {
+      /* the tree holds counts × interval */
+      factors[FLAME_DIFF_BASELINE] = opts->normalize == FLAME_NORMALIZE_TOTAL
+                                     ? flame_diff_get_scale (diff) / ic : 1.0 / ib;
+      factors[FLAME_DIFF_CURRENT] = 1.0 / ic;
+      if (!assumed)
+        append_folded_header (out, "samples", NULL, 2, ic, cur);
+    }
+  else
+    {
+      factors[FLAME_DIFF_BASELINE] = flame_diff_get_scale (diff);
+      factors[FLAME_DIFF_CURRENT] = 1.0;
+      append_folded_header (out, flame_quantity_to_string (flame_diff_get_quantity (diff)),
+                            samples, 2, 0, cur);
+    }
   write_folded_tree (flame_diff_get_tree (diff), flame_diff_get_frames (diff), 2, factors, out);
 }
 
 /**
  * flame_profile_write_folded:
  *
- * Writes @profile as folded stacks in its own units: "stack count" lines,
- * or "stack before after" for a two-column profile.
+ * Writes @profile as folded stacks, "stack count" lines or "stack before
+ * after" for a two-column profile: sample counts as they are, any other
+ * weights in the profile's quantity (ms, bytes, a count) under a
+ * `# flamediff-folded` header, so that the file reads back to the same
+ * totals, samples and interval.
  */
 void
 flame_profile_write_folded (FlameProfile *profile,
                             GString      *out)
 {
-  static const gdouble ones[2] = { 1, 1 };
+  guint n_columns = flame_profile_get_n_columns (profile);
+  gdouble factors[2] = { 1, 1 };
+  gdouble samples[2] = { 0, 0 };
 
+  g_return_if_fail (n_columns <= 2);
+
+  if (flame_profile_get_unit (profile) == FLAME_UNIT_SAMPLES)
+    {
+      if (flame_profile_get_interval_ms (profile) > 0)
+        append_folded_header (out, "samples", NULL, n_columns,
+                              flame_profile_get_interval_ms (profile), profile);
+    }
+  else
+    {
+      for (guint c = 0; c < n_columns; c++)
+        {
+          /* events become time as everywhere else (1 ms per sample when
+           * the file names no interval, as info says) */
+          factors[c] = flame_profile_get_ms_per_weight (profile, c, 1.0);
+          samples[c] = flame_profile_get_samples (profile, c);
+        }
+      append_folded_header (out, flame_quantity_to_string (flame_profile_get_quantity (profile)),
+                            samples, n_columns, flame_profile_get_interval_ms (profile),
+                            profile);
+    }
   write_folded_tree (flame_profile_get_tree (profile), flame_profile_get_frames (profile),
-                     flame_profile_get_n_columns (profile), ones, out);
+                     n_columns, factors, out);
 }

@@ -23,7 +23,7 @@ typedef enum
 typedef struct
 {
   guint32     frame;        /* diff frame (flame_diff_get_frames()) */
-  gdouble     self_b;       /* ms, baseline scaled */
+  gdouble     self_b;       /* in the diff's quantity (ms, ...), baseline scaled */
   gdouble     self_c;
   gdouble     total_b;      /* counted once per stack */
   gdouble     total_c;
@@ -32,16 +32,18 @@ typedef struct
   gdouble     delta_pct;    /* of the chosen metric */
   FlameStatus status;
   gboolean    significant;
+  gboolean    gate;         /* fails --fail-on-regression */
 } FlameFunctionStat;
 
 typedef struct
 {
   FlameMetric metric;
   gdouble     threshold_pct;   /* default 5 */
-  gdouble     min_abs_ms;      /* default 0 */
+  gdouble     min_abs_ms;      /* default 0; in the diff's quantity (ms, bytes, a count) */
   guint       top_n;           /* default 10 */
   gdouble     alpha;           /* for "significant"; 0 = 0.05 */
   gboolean    gate_on_noise;   /* non-significant changes are unchanged */
+  gboolean    ignore_new;      /* new functions never fail the gate */
 } FlameReportOptions;
 
 typedef struct _FlameReport FlameReport;
@@ -59,6 +61,7 @@ const FlameFunctionStat *flame_report_find         (FlameReport              *se
                                                     const char               *name);
 guint                    flame_report_count        (FlameReport              *self,
                                                     FlameStatus               status);
+guint                    flame_report_count_gate_failures (FlameReport        *self);
 const char              *flame_report_get_name     (FlameReport              *self,
                                                     const FlameFunctionStat  *stat);
 const char              *flame_report_get_file     (FlameReport              *self,

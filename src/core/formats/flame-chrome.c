@@ -301,30 +301,6 @@ finish_node (Loader *ld)
   g_array_append_val (ld->nodes, ld->node);
 }
 
-static gboolean
-want_int (FlameJson            *json,
-          const FlameJsonValue *v,
-          const char           *what,
-          GError              **error)
-{
-  if (v->type == FLAME_JSON_INT)
-    return TRUE;
-  flame_json_set_error (json, error, FLAME_ERROR_PARSE, "%s must be an integer", what);
-  return FALSE;
-}
-
-static gboolean
-want_number (FlameJson            *json,
-             const FlameJsonValue *v,
-             const char           *what,
-             GError              **error)
-{
-  if (v->type == FLAME_JSON_INT || v->type == FLAME_JSON_DOUBLE)
-    return TRUE;
-  flame_json_set_error (json, error, FLAME_ERROR_PARSE, "%s must be a number", what);
-  return FALSE;
-}
-
 static void
 reset_node (Loader *ld)
 {
@@ -478,13 +454,13 @@ on_hot_value (Loader               *ld,
     {
       guint32 d;
 
-      if (!want_int (json, v, "a sample", error))
+      if (!flame_json_want (json, v, FLAME_JSON_WANT_INTEGER, "a sample", error))
         return FALSE;
       d = dense_of (ld, v->i);
       append_u32 (ld->samples, &ld->samples_cap, d);
       return TRUE;
     }
-  if (!want_number (json, v, "a time delta", error))
+  if (!flame_json_want (json, v, FLAME_JSON_WANT_NUMBER, "a time delta", error))
     return FALSE;
   append_delta (ld, v->d);
   if (ld->hot_kind != HOT_TRACE_DELTAS)
@@ -558,7 +534,7 @@ on_profile_value (Loader               *ld,
         {
           guint32 d;
 
-          if (!want_int (json, v, "a sample", error))
+          if (!flame_json_want (json, v, FLAME_JSON_WANT_INTEGER, "a sample", error))
             return FALSE;
           d = dense_of (ld, v->i);
           g_array_append_val (ld->samples, d);
@@ -567,7 +543,7 @@ on_profile_value (Loader               *ld,
         }
       if (flame_json_key_is (json, b, "timeDeltas") || flame_json_key_is (json, b, "timestamps"))
         {
-          if (!want_number (json, v, "a time delta", error))
+          if (!flame_json_want (json, v, FLAME_JSON_WANT_NUMBER, "a time delta", error))
             return FALSE;
           append_delta (ld, v->d);
           ld->ev_timestamps = flame_json_key_is (json, b, "timestamps");
@@ -598,13 +574,13 @@ on_profile_value (Loader               *ld,
 
           if (strcmp (key, "id") == 0)
             {
-              if (!want_int (json, v, "a node id", error))
+              if (!flame_json_want (json, v, FLAME_JSON_WANT_INTEGER, "a node id", error))
                 return FALSE;
               ld->node.id = v->i;
             }
           else if (strcmp (key, "parent") == 0 && v->type != FLAME_JSON_NULL)
             {
-              if (!want_int (json, v, "a node parent", error))
+              if (!flame_json_want (json, v, FLAME_JSON_WANT_INTEGER, "a node parent", error))
                 return FALSE;
               ld->node.parent = v->i;
             }
@@ -639,7 +615,7 @@ on_profile_value (Loader               *ld,
         {
           Edge e;
 
-          if (!want_int (json, v, "a child id", error))
+          if (!flame_json_want (json, v, FLAME_JSON_WANT_INTEGER, "a child id", error))
             return FALSE;
           e.parent = ld->node.id;
           e.child = v->i;
@@ -1191,7 +1167,7 @@ on_tree_value (Loader               *ld,
         return TRUE;
       if (strcmp (l->key, "id") == 0 && nd == d)
         {
-          if (!want_int (json, v, "a node id", error))
+          if (!flame_json_want (json, v, FLAME_JSON_WANT_INTEGER, "a node id", error))
             return FALSE;
           p->node.id = v->i;
         }
@@ -1235,7 +1211,7 @@ on_event (FlameJson            *json,
         return on_profile_value (ld, json, v, depth, error);
       if (depth == 1 && flame_json_key_is (json, 1, "startTime") && v->type <= FLAME_JSON_STRING)
         {
-          if (!want_number (json, v, "startTime", error))
+          if (!flame_json_want (json, v, FLAME_JSON_WANT_NUMBER, "startTime", error))
             return FALSE;
           ld->start_time = v->d;
         }
@@ -1509,7 +1485,7 @@ on_trace_value (FlameJson            *json,
     }
   if (depth == e + 3 && scalar && flame_json_key_is (json, e + 2, "timeDeltas"))
     {
-      if (!want_number (json, v, "a time delta", error))
+      if (!flame_json_want (json, v, FLAME_JSON_WANT_NUMBER, "a time delta", error))
         return FALSE;
       append_delta (ld, v->d);
       set_hot (ld, json, depth, HOT_TRACE_DELTAS);

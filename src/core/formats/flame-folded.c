@@ -232,6 +232,67 @@ intern_cpython_frame (FlameProfile *profile,
                                      f, first - f, (guint32) line, 0);
 }
 
+/* What the numbers of a file written by Flamediff are, from its first
+ * line "# flamediff-folded unit=ms samples=120,130 interval_ms=10
+ * event=cycles" (flame_profile_write_folded()). */
+typedef struct
+{
+  gdouble factor;        /* weight per unit of count */
+  gboolean has_samples;
+  gdouble samples[2];
+} FoldedHeader;
+
+static void
+parse_header (FlameProfile *profile,
+              const char   *line,
+              gsize         len,
+              FoldedHeader *header)
+{
+  static const char prefix[] = "# flamediff-folded ";
+  g_autofree char *text = NULL;
+  g_auto(GStrv) tokens = NULL;
+
+  if (len < sizeof prefix - 1 || memcmp (line, prefix, sizeof prefix - 1) != 0)
+    return;
+  text = g_strndup (line + sizeof prefix - 1, len - (sizeof prefix - 1));
+  tokens = g_strsplit (text, " ", -1);
+  for (guint i = 0; tokens[i] != NULL; i++)
+    {
+      const char *eq = strchr (tokens[i], '=');
+      const char *v;
+
+      if (eq == NULL)
+        continue;
+      v = eq + 1;
+      if (g_str_has_prefix (tokens[i], "unit="))
+        {
+          if (strcmp (v, "ms") == 0)
+            {
+              flame_profile_set_unit (profile, FLAME_UNIT_NANOSECONDS);
+              header->factor = 1e6;
+            }
+          else if (strcmp (v, "bytes") == 0)
+            flame_profile_set_unit (profile, FLAME_UNIT_BYTES);
+          else if (strcmp (v, "count") == 0)
+            flame_profile_set_unit (profile, FLAME_UNIT_COUNT);
+        }
+      else if (g_str_has_prefix (tokens[i], "interval_ms="))
+        flame_profile_set_interval_ms (profile, g_ascii_strtod (v, NULL));
+      else if (g_str_has_prefix (tokens[i], "event=") && *v)
+        flame_profile_set_event (profile, v);
+      else if (g_str_has_prefix (tokens[i], "sample_type=") && *v)
+        flame_profile_set_metadata (profile, "sample-type", v);
+      else if (g_str_has_prefix (tokens[i], "samples="))
+        {
+          g_auto(GStrv) parts = g_strsplit (v, ",", 2);
+
+          header->has_samples = TRUE;
+          for (guint c = 0; c < 2 && parts[c] != NULL; c++)
+            header->samples[c] = g_ascii_strtod (parts[c], NULL);
+        }
+    }
+}
+
 /* CPython collapsed files are small (one line per distinct stack), so
  * this path favours simplicity over the prefix cache below. The tid:N
  * root becomes a thread of the profile and leaves the stack: CPython's
@@ -411,6 +472,7 @@ flame_folded_load (FlameInput  *in,
   guint64 first_bad = 0;
   const char *bad_reason = NULL;
   gsize pos = 0;
+  FoldedHeader header = { 1.0, FALSE, { 0, 0 } };
 
   flame_folded_sniff (in->data, in->len, &is_pair);
   if (!is_pair && flame_folded_is_cpython (in->data, in->len))
@@ -445,7 +507,11 @@ flame_folded_load (FlameInput  *in,
       line = flame_next_line (in->data, in->len, &pos, &line_len);
       lineno++;
       if (is_comment_or_empty (line, line_len))
-        continue;
+        {
+          if (lineno == 1)
+            parse_header (profile, line, line_len, &header);
+          continue;
+        }
 
       if (!parse_line (line, line_len, n_columns, &fl))
         {
@@ -552,8 +618,9 @@ flame_folded_load (FlameInput  *in,
 
       for (guint c = 0; c < n_columns; c++)
         {
-          tree->self[c][node] += fl.counts[c];
-          flame_profile_add_samples (profile, c, fl.counts[c]);
+          tree->self[c][node] += fl.counts[c] * header.factor;
+          if (!header.has_samples)
+            flame_profile_add_samples (profile, c, fl.counts[c]);
         }
       n_valid++;
     }
@@ -576,6 +643,9 @@ flame_folded_load (FlameInput  *in,
                                "folded stacks (first at line %" G_GUINT64_FORMAT ")",
                                in->name, n_bad, n_bad == 1 ? "" : "s",
                                n_bad == 1 ? "is" : "are", first_bad);
+  if (header.has_samples)
+    for (guint c = 0; c < n_columns; c++)
+      flame_profile_add_samples (profile, c, header.samples[c]);
 
   flame_profile_finish (profile);
   return g_steal_pointer (&profile);

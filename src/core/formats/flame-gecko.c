@@ -338,6 +338,332 @@ is_key (FlameJson  *json,
   return flame_json_key_is (json, depth, key);
 }
 
+/* A container opens inside a profile: meta, threads, processes, shared,
+ * or (devtools export) a profile of its own. */
+static guint8
+profile_child (Parser    *ps,
+               FlameJson *json,
+               guint      d,
+               gboolean   is_map,
+               Profile   *p,
+               gpointer  *ptr)
+{
+  *ptr = p;
+  if (is_map && is_key (json, d - 1, "meta"))
+    return R_META;
+  if (!is_map && is_key (json, d - 1, "threads"))
+    return R_THREADS;
+  if (!is_map && is_key (json, d - 1, "processes"))
+    return R_PROCESSES;
+  if (is_map && is_key (json, d - 1, "shared"))
+    return R_SHARED;
+  if (is_map && is_key (json, d - 1, "profile"))
+    {
+      *ptr = profile_new (ps->ld, p);
+      return R_PROFILE;
+    }
+  *ptr = NULL;
+  return R_NONE;
+}
+
+static guint8
+new_thread (Parser   *ps,
+            Profile  *owner,
+            gpointer *ptr)
+{
+  Thread *t = g_new0 (Thread, 1);
+
+  t->owner = owner;
+  t->pid = t->tid = -1;
+  g_ptr_array_add (ps->ld->threads, t);
+  *ptr = t;
+  return R_THREAD;
+}
+
+/* A table or string array opens in a thread (@t) or in a profile's
+ * shared tables (@p): the one slot of the two that is not NULL. */
+static guint8
+tables_child (Parser    *ps,
+              FlameJson *json,
+              guint      d,
+              gboolean   is_map,
+              Thread    *t,
+              Profile   *p,
+              gpointer  *ptr)
+{
+  Table **slot = NULL;
+
+  if (is_map && t != NULL)
+    {
+      if (is_key (json, d - 1, "samples"))
+        slot = &t->samples;
+      else if (is_key (json, d - 1, "stackTable"))
+        slot = &t->stacks;
+      else if (is_key (json, d - 1, "frameTable"))
+        slot = &t->frames;
+      else if (is_key (json, d - 1, "funcTable"))
+        slot = &t->funcs;
+    }
+  else if (is_map)
+    {
+      if (is_key (json, d - 1, "stackTable"))
+        slot = &p->stacks;
+      else if (is_key (json, d - 1, "frameTable"))
+        slot = &p->frames;
+      else if (is_key (json, d - 1, "funcTable"))
+        slot = &p->funcs;
+      else if (is_key (json, d - 1, "sources"))
+        slot = &p->sources;
+    }
+  else if (t != NULL ? is_key (json, d - 1, "stringTable") || is_key (json, d - 1, "stringArray")
+                     : is_key (json, d - 1, "stringArray"))
+    {
+      Strings **strings = t != NULL ? &t->strings : &p->strings;
+
+      *strings = strings_new (ps->ld);
+      *ptr = *strings;
+      return R_STRINGS;
+    }
+
+  if (slot == NULL)
+    {
+      *ptr = NULL;
+      return R_NONE;
+    }
+  *slot = table_new (ps->ld, flame_json_offset (json));
+  *ptr = *slot;
+  return R_TABLE;
+}
+
+/* A container opens in a table: the raw form's schema or data, or one of
+ * the processed form's columns that the loader reads. */
+static guint8
+table_child (FlameJson *json,
+             guint      d,
+             gboolean   is_map,
+             Table     *t,
+             gpointer  *ptr)
+{
+  const FlameJsonLevel *l = flame_json_level (json, d - 1);
+
+  *ptr = t;
+  if (is_map && is_key (json, d - 1, "schema"))
+    {
+      t->raw = TRUE;
+      return R_SCHEMA;
+    }
+  if (!is_map && is_key (json, d - 1, "data"))
+    {
+      t->raw = TRUE;
+      return R_ROWS;
+    }
+  if (!is_map && l->key_len != 255)
+    for (guint i = 0; i < G_N_ELEMENTS (wanted_columns); i++)
+      if (strcmp (l->key, wanted_columns[i]) == 0)
+        {
+          Column *c = g_new0 (Column, 1);
+
+          /* a repeated key: the last one wins, as in JSON.parse */
+          for (guint k = 0; k < t->cols->len; k++)
+            if (strcmp (((Column *) g_ptr_array_index (t->cols, k))->name, l->key) == 0)
+              {
+                g_ptr_array_remove_index (t->cols, k);
+                break;
+              }
+          c->name = g_strdup (l->key);
+          c->vals = g_array_new (FALSE, FALSE, sizeof (gdouble));
+          g_ptr_array_add (t->cols, c);
+          *ptr = c->vals;
+          return R_COLUMN;
+        }
+  *ptr = NULL;
+  return R_NONE;
+}
+
+/* A container opens at depth @d: what it is, from what holds it. */
+static void
+open_container (Parser    *ps,
+                FlameJson *json,
+                guint      d,
+                gboolean   is_map)
+{
+  guint8 prole = d >= 2 ? ps->role[d - 1] : R_NONE;
+  gpointer pptr = d >= 2 ? ps->ptr[d - 1] : NULL;
+  guint8 role = R_NONE;
+  gpointer ptr = NULL;
+
+  if (d == 1)
+    {
+      if (is_map)
+        {
+          role = R_PROFILE;
+          ptr = profile_new (ps->ld, ps->parent);
+        }
+    }
+  else
+    switch (prole)
+      {
+      case R_PROFILE:
+        role = profile_child (ps, json, d, is_map, pptr, &ptr);
+        break;
+      case R_THREADS:
+        if (is_map)
+          role = new_thread (ps, pptr, &ptr);
+        break;
+      case R_PROCESSES:
+        if (is_map)
+          role = R_PROFILE, ptr = profile_new (ps->ld, pptr);
+        break;
+      case R_THREAD:
+        role = tables_child (ps, json, d, is_map, pptr, NULL, &ptr);
+        break;
+      case R_SHARED:
+        role = tables_child (ps, json, d, is_map, NULL, pptr, &ptr);
+        break;
+      case R_TABLE:
+        role = table_child (json, d, is_map, pptr, &ptr);
+        break;
+      case R_ROWS:
+        if (!is_map)
+          {
+            Table *t = pptr;
+
+            t->n_rows++;
+            role = R_ROW, ptr = t;
+          }
+        break;
+      default:
+        break;
+      }
+  ps->role[d] = role;
+  ps->ptr[d] = ptr;
+}
+
+static inline gdouble
+number_or_nan (const FlameJsonValue *v)
+{
+  return v->type == FLAME_JSON_INT || v->type == FLAME_JSON_DOUBLE ? v->d : NAN;
+}
+
+/* A cell of a raw table's row: into the column of its position */
+static void
+row_value (FlameJson            *json,
+           guint                 d,
+           Table                *t,
+           const FlameJsonValue *v)
+{
+  gint64 p = flame_json_level (json, d)->index;
+  gdouble x = number_or_nan (v);
+  GArray *col;
+
+  if (p < 0 || p >= MAX_RAW_COLUMNS)
+    return;
+  if (t->pos[p] == NULL)
+    t->pos[p] = g_array_new (FALSE, FALSE, sizeof (gdouble));
+  col = t->pos[p];
+  /* rows leave out trailing nulls: pad the rows this column missed */
+  while ((gint64) col->len < t->n_rows - 1)
+    {
+      gdouble nan = NAN;
+      g_array_append_val (col, nan);
+    }
+  if ((gint64) col->len == t->n_rows - 1)
+    g_array_append_val (col, x);
+}
+
+static void
+strings_value (Strings              *s,
+               const FlameJsonValue *v)
+{
+  Span sp = { s->bytes->len, 0 };
+
+  if (v->type == FLAME_JSON_STRING)
+    {
+      g_byte_array_append (s->bytes, (const guint8 *) v->str, (guint) v->len);
+      sp.len = v->len;
+    }
+  g_array_append_val (s->spans, sp);
+}
+
+static void
+schema_value (FlameJson            *json,
+              guint                 d,
+              Table                *t,
+              const FlameJsonValue *v)
+{
+  const FlameJsonLevel *l = flame_json_level (json, d);
+  gint p = (gint) CLAMP (v->i, -1, MAX_RAW_COLUMNS);
+
+  if (v->type != FLAME_JSON_INT || l->key_len == 255)
+    return;
+  g_ptr_array_add (t->schema_names, g_strdup (l->key));
+  g_array_append_val (t->schema_pos, p);
+}
+
+static void
+table_value (FlameJson            *json,
+             guint                 d,
+             Table                *t,
+             const FlameJsonValue *v)
+{
+  if (v->type == FLAME_JSON_STRING && is_key (json, d, "weightType"))
+    {
+      gsize n = MIN (v->len, sizeof t->weight_type - 1);
+
+      memcpy (t->weight_type, v->str, n);
+      t->weight_type[n] = '\0';
+    }
+}
+
+static void
+meta_value (FlameJson            *json,
+            guint                 d,
+            Profile              *p,
+            const FlameJsonValue *v)
+{
+  if (is_key (json, d, "interval") && (v->type == FLAME_JSON_INT || v->type == FLAME_JSON_DOUBLE))
+    p->interval = v->d;
+  else if (is_key (json, d, "preprocessedProfileVersion"))
+    p->processed = TRUE;
+}
+
+static void
+thread_value (FlameJson            *json,
+              guint                 d,
+              Thread               *t,
+              const FlameJsonValue *v)
+{
+  gboolean is_name = is_key (json, d, "name");
+
+  if ((is_name || is_key (json, d, "processName")) && v->type == FLAME_JSON_STRING)
+    {
+      char **slot = is_name ? &t->name : &t->process_name;
+
+      g_free (*slot);
+      *slot = g_utf8_make_valid (v->str, MIN (v->len, (gsize) 1024));
+    }
+  else if (is_key (json, d, "pid") || is_key (json, d, "tid"))
+    {
+      gint64 *slot = is_key (json, d, "pid") ? &t->pid : &t->tid;
+
+      if (v->type == FLAME_JSON_INT && v->i >= 0)
+        *slot = v->i;
+      else if (v->type == FLAME_JSON_STRING && v->len > 0 && v->len < 20)
+        {
+          /* CPython writes the pid as a string */
+          char buf[24];
+          char *end;
+          gint64 n;
+
+          memcpy (buf, v->str, v->len);
+          buf[v->len] = '\0';
+          n = g_ascii_strtoll (buf, &end, 10);
+          if (*end == '\0' && n >= 0)
+            *slot = n;
+        }
+    }
+}
+
 static gboolean
 on_value (FlameJson            *json,
           const FlameJsonValue *v,
@@ -345,167 +671,13 @@ on_value (FlameJson            *json,
           GError              **error)
 {
   Parser *ps = user_data;
-  Loader *ld = ps->ld;
   guint d = flame_json_depth (json);
 
   if (v->type == FLAME_JSON_START_MAP || v->type == FLAME_JSON_START_ARRAY)
     {
-      gboolean is_map = v->type == FLAME_JSON_START_MAP;
-      guint8 prole = d >= 2 ? ps->role[d - 1] : R_NONE;
-      gpointer pptr = d >= 2 ? ps->ptr[d - 1] : NULL;
-      guint8 role = R_NONE;
-      gpointer ptr = NULL;
-
-      if (d == 1)
-        {
-          if (is_map)
-            {
-              role = R_PROFILE;
-              ptr = profile_new (ld, ps->parent);
-            }
-        }
-      else
-        switch (prole)
-          {
-          case R_PROFILE:
-            if (is_map && is_key (json, d - 1, "meta"))
-              role = R_META, ptr = pptr;
-            else if (!is_map && is_key (json, d - 1, "threads"))
-              role = R_THREADS, ptr = pptr;
-            else if (!is_map && is_key (json, d - 1, "processes"))
-              role = R_PROCESSES, ptr = pptr;
-            else if (is_map && is_key (json, d - 1, "shared"))
-              role = R_SHARED, ptr = pptr;
-            else if (is_map && is_key (json, d - 1, "profile"))
-              role = R_PROFILE, ptr = profile_new (ld, pptr);  /* devtools export */
-            break;
-          case R_THREADS:
-            if (is_map)
-              {
-                Thread *t = g_new0 (Thread, 1);
-
-                t->owner = pptr;
-                t->pid = t->tid = -1;
-                g_ptr_array_add (ld->threads, t);
-                role = R_THREAD;
-                ptr = t;
-              }
-            break;
-          case R_PROCESSES:
-            if (is_map)
-              role = R_PROFILE, ptr = profile_new (ld, pptr);
-            break;
-          case R_THREAD:
-            {
-              Thread *t = pptr;
-              Table **slot = NULL;
-
-              if (is_map)
-                {
-                  if (is_key (json, d - 1, "samples"))
-                    slot = &t->samples;
-                  else if (is_key (json, d - 1, "stackTable"))
-                    slot = &t->stacks;
-                  else if (is_key (json, d - 1, "frameTable"))
-                    slot = &t->frames;
-                  else if (is_key (json, d - 1, "funcTable"))
-                    slot = &t->funcs;
-                }
-              else if (is_key (json, d - 1, "stringTable") || is_key (json, d - 1, "stringArray"))
-                {
-                  t->strings = strings_new (ld);
-                  role = R_STRINGS, ptr = t->strings;
-                }
-              if (slot != NULL)
-                {
-                  *slot = table_new (ld, flame_json_offset (json));
-                  role = R_TABLE, ptr = *slot;
-                }
-            }
-            break;
-          case R_SHARED:
-            {
-              Profile *p = pptr;
-              Table **slot = NULL;
-
-              if (is_map)
-                {
-                  if (is_key (json, d - 1, "stackTable"))
-                    slot = &p->stacks;
-                  else if (is_key (json, d - 1, "frameTable"))
-                    slot = &p->frames;
-                  else if (is_key (json, d - 1, "funcTable"))
-                    slot = &p->funcs;
-                  else if (is_key (json, d - 1, "sources"))
-                    slot = &p->sources;
-                }
-              else if (is_key (json, d - 1, "stringArray"))
-                {
-                  p->strings = strings_new (ld);
-                  role = R_STRINGS, ptr = p->strings;
-                }
-              if (slot != NULL)
-                {
-                  *slot = table_new (ld, flame_json_offset (json));
-                  role = R_TABLE, ptr = *slot;
-                }
-            }
-            break;
-          case R_TABLE:
-            {
-              Table *t = pptr;
-              const FlameJsonLevel *l = flame_json_level (json, d - 1);
-
-              if (is_map && is_key (json, d - 1, "schema"))
-                {
-                  t->raw = TRUE;
-                  role = R_SCHEMA, ptr = t;
-                }
-              else if (!is_map && is_key (json, d - 1, "data"))
-                {
-                  t->raw = TRUE;
-                  role = R_ROWS, ptr = t;
-                }
-              else if (!is_map && l->key_len != 255)
-                {
-                  for (guint i = 0; i < G_N_ELEMENTS (wanted_columns); i++)
-                    if (strcmp (l->key, wanted_columns[i]) == 0)
-                      {
-                        Column *c = g_new0 (Column, 1);
-
-                        /* a repeated key: the last one wins, as in JSON.parse */
-                        for (guint k = 0; k < t->cols->len; k++)
-                          if (strcmp (((Column *) g_ptr_array_index (t->cols, k))->name, l->key) == 0)
-                            {
-                              g_ptr_array_remove_index (t->cols, k);
-                              break;
-                            }
-                        c->name = g_strdup (l->key);
-                        c->vals = g_array_new (FALSE, FALSE, sizeof (gdouble));
-                        g_ptr_array_add (t->cols, c);
-                        role = R_COLUMN, ptr = c->vals;
-                        break;
-                      }
-                }
-            }
-            break;
-          case R_ROWS:
-            if (!is_map)
-              {
-                Table *t = pptr;
-
-                t->n_rows++;
-                role = R_ROW, ptr = t;
-              }
-            break;
-          default:
-            break;
-          }
-      ps->role[d] = role;
-      ps->ptr[d] = ptr;
+      open_container (ps, json, d, v->type == FLAME_JSON_START_MAP);
       return TRUE;
     }
-
   if (v->type == FLAME_JSON_END_MAP || v->type == FLAME_JSON_END_ARRAY)
     return TRUE;
 
@@ -516,114 +688,28 @@ on_value (FlameJson            *json,
     {
     case R_COLUMN:
       {
-        gdouble x = v->type == FLAME_JSON_INT || v->type == FLAME_JSON_DOUBLE ? v->d : NAN;
+        gdouble x = number_or_nan (v);
 
         g_array_append_val ((GArray *) ps->ptr[d], x);
       }
       break;
     case R_ROW:
-      {
-        Table *t = ps->ptr[d];
-        gint64 p = flame_json_level (json, d)->index;
-        GArray *col;
-        gdouble x = v->type == FLAME_JSON_INT || v->type == FLAME_JSON_DOUBLE ? v->d : NAN;
-
-        if (p < 0 || p >= MAX_RAW_COLUMNS)
-          break;
-        if (t->pos[p] == NULL)
-          t->pos[p] = g_array_new (FALSE, FALSE, sizeof (gdouble));
-        col = t->pos[p];
-        /* rows leave out trailing nulls: pad the rows this column missed */
-        while ((gint64) col->len < t->n_rows - 1)
-          {
-            gdouble nan = NAN;
-            g_array_append_val (col, nan);
-          }
-        if ((gint64) col->len == t->n_rows - 1)
-          g_array_append_val (col, x);
-      }
+      row_value (json, d, ps->ptr[d], v);
       break;
     case R_STRINGS:
-      {
-        Strings *s = ps->ptr[d];
-        Span sp = { s->bytes->len, 0 };
-
-        if (v->type == FLAME_JSON_STRING)
-          {
-            g_byte_array_append (s->bytes, (const guint8 *) v->str, (guint) v->len);
-            sp.len = v->len;
-          }
-        g_array_append_val (s->spans, sp);
-      }
+      strings_value (ps->ptr[d], v);
       break;
     case R_SCHEMA:
-      {
-        Table *t = ps->ptr[d];
-        const FlameJsonLevel *l = flame_json_level (json, d);
-        gint p = (gint) CLAMP (v->i, -1, MAX_RAW_COLUMNS);
-
-        if (v->type != FLAME_JSON_INT || l->key_len == 255)
-          break;
-        g_ptr_array_add (t->schema_names, g_strdup (l->key));
-        g_array_append_val (t->schema_pos, p);
-      }
+      schema_value (json, d, ps->ptr[d], v);
       break;
     case R_TABLE:
-      {
-        Table *t = ps->ptr[d];
-
-        if (v->type == FLAME_JSON_STRING && is_key (json, d, "weightType"))
-          {
-            gsize n = MIN (v->len, sizeof t->weight_type - 1);
-
-            memcpy (t->weight_type, v->str, n);
-            t->weight_type[n] = '\0';
-          }
-      }
+      table_value (json, d, ps->ptr[d], v);
       break;
     case R_META:
-      {
-        Profile *p = ps->ptr[d];
-
-        if (is_key (json, d, "interval") && (v->type == FLAME_JSON_INT || v->type == FLAME_JSON_DOUBLE))
-          p->interval = v->d;
-        else if (is_key (json, d, "preprocessedProfileVersion"))
-          p->processed = TRUE;
-      }
+      meta_value (json, d, ps->ptr[d], v);
       break;
     case R_THREAD:
-      {
-        Thread *t = ps->ptr[d];
-        gboolean is_name = is_key (json, d, "name");
-
-        if ((is_name || is_key (json, d, "processName")) && v->type == FLAME_JSON_STRING)
-          {
-            char **slot = is_name ? &t->name : &t->process_name;
-
-            g_free (*slot);
-            *slot = g_utf8_make_valid (v->str, MIN (v->len, (gsize) 1024));
-          }
-        else if (is_key (json, d, "pid") || is_key (json, d, "tid"))
-          {
-            gint64 *slot = is_key (json, d, "pid") ? &t->pid : &t->tid;
-
-            if (v->type == FLAME_JSON_INT && v->i >= 0)
-              *slot = v->i;
-            else if (v->type == FLAME_JSON_STRING && v->len > 0 && v->len < 20)
-              {
-                /* CPython writes the pid as a string */
-                char buf[24];
-                char *end;
-                gint64 n;
-
-                memcpy (buf, v->str, v->len);
-                buf[v->len] = '\0';
-                n = g_ascii_strtoll (buf, &end, 10);
-                if (*end == '\0' && n >= 0)
-                  *slot = n;
-              }
-          }
-      }
+      thread_value (json, d, ps->ptr[d], v);
       break;
     case R_THREADS:
     case R_PROCESSES:

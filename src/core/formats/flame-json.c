@@ -137,6 +137,25 @@ flame_json_set_error (FlameJson   *json,
   flame_json_error_at (json->in, error, code, flame_json_offset (json), "%s", message);
 }
 
+/* flame_json_want()'s error: always FALSE */
+gboolean
+flame_json_want_failed (FlameJson     *json,
+                        FlameJsonWant  want,
+                        const char    *what,
+                        GError       **error)
+{
+  const char *kind;
+
+  if (want & FLAME_JSON_WANT_INTEGER)
+    kind = "an integer";
+  else if (want & FLAME_JSON_WANT_NUMBER)
+    kind = "a number";
+  else
+    kind = "a string";
+  flame_json_set_error (json, error, FLAME_ERROR_PARSE, "%s must be %s", what, kind);
+  return FALSE;
+}
+
 /* A value starts: count it in the enclosing array. */
 static inline void
 begin_value (FlameJson *json)

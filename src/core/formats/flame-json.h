@@ -105,6 +105,53 @@ void            flame_json_set_error    (FlameJson      *json,
                                          const char     *format,
                                          ...) G_GNUC_PRINTF (4, 5);
 
+/* What a loader accepts for a value: one kind, and optionally null */
+typedef enum
+{
+  FLAME_JSON_WANT_INTEGER = 1 << 0,
+  FLAME_JSON_WANT_NUMBER  = 1 << 1,  /* an integer or any other number */
+  FLAME_JSON_WANT_STRING  = 1 << 2,
+  FLAME_JSON_WANT_NULL    = 1 << 3,  /* null is accepted as well */
+} FlameJsonWant;
+
+gboolean        flame_json_want_failed  (FlameJson            *json,
+                                         FlameJsonWant         want,
+                                         const char           *what,
+                                         GError              **error);
+
+/* Whether @value is of the kind asked for; if not, an error at the
+ * current offset saying what @what must be. Inline: loaders check every
+ * weight of a profile with it. */
+static inline gboolean
+flame_json_want (FlameJson            *json,
+                 const FlameJsonValue *value,
+                 FlameJsonWant         want,
+                 const char           *what,
+                 GError              **error)
+{
+  gboolean ok;
+
+  switch ((int) value->type)
+    {
+    case FLAME_JSON_INT:
+      ok = (want & (FLAME_JSON_WANT_INTEGER | FLAME_JSON_WANT_NUMBER)) != 0;
+      break;
+    case FLAME_JSON_DOUBLE:
+      ok = (want & FLAME_JSON_WANT_NUMBER) != 0;
+      break;
+    case FLAME_JSON_STRING:
+      ok = (want & FLAME_JSON_WANT_STRING) != 0;
+      break;
+    case FLAME_JSON_NULL:
+      ok = (want & FLAME_JSON_WANT_NULL) != 0;
+      break;
+    default:
+      ok = FALSE;
+      break;
+    }
+  return G_LIKELY (ok) || flame_json_want_failed (json, want, what, error);
+}
+
 /* flame_json_set_error() outside a parse: "file: byte N: reason" */
 void            flame_json_error_at     (FlameInput     *in,
                                          GError        **error,

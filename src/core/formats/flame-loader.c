@@ -412,7 +412,7 @@ flame_load_bytes_full (const char              *name,
       profile = flame_folded_load (&in, error);
       break;
     case FLAME_FORMAT_PPROF:
-      profile = flame_pprof_load (&in, error);
+      profile = flame_pprof_load (&in, options, error);
       break;
     case FLAME_FORMAT_PPROF_LEGACY:
       profile = flame_pprof_legacy_load (&in, error);

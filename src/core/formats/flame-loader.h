@@ -18,9 +18,11 @@ typedef struct
 {
   gint   profile;  /* index of the profile to load; -1: the default */
   gint64 thread;   /* thread id to keep; -1: all threads, merged */
+  const char *sample_type;  /* pprof: the sample type to load ("alloc_space"
+                             * or "alloc_space/bytes"); NULL: as pprof picks */
 } FlameLoadOptions;
 
-#define FLAME_LOAD_OPTIONS_DEFAULT { -1, -1 }
+#define FLAME_LOAD_OPTIONS_DEFAULT { -1, -1, NULL }
 
 /* Largest decompressed size we accept from a gzip file. */
 #define FLAME_MAX_DECOMPRESSED ((gsize) 16 << 30)

@@ -442,9 +442,12 @@ intern_location_frames (Pprof         *pp,
   return TRUE;
 }
 
-/* What one unit of a sample type's unit is in Flamediff's units. */
+/* What one unit of a sample type's unit is in Flamediff's units. A
+ * "count" is a sample count only for the "samples" type (CPU profiles);
+ * alloc_objects, goroutine or contentions count things, not time. */
 static FlameUnit
 unit_for (Pprof   *pp,
+          guint64  type,
           guint64  unit,
           gdouble *factor)
 {
@@ -459,8 +462,11 @@ unit_for (Pprof   *pp,
     return *factor = 1e9, FLAME_UNIT_NANOSECONDS;
   if (string_equals (pp, unit, "bytes"))
     return FLAME_UNIT_BYTES;
-  if (unit == 0 || string_equals (pp, unit, "count") || string_equals (pp, unit, "samples"))
+  if (unit == 0 || string_equals (pp, unit, "samples") ||
+      (string_equals (pp, unit, "count") && (type == 0 || string_equals (pp, type, "samples"))))
     return FLAME_UNIT_SAMPLES;
+  if (string_equals (pp, unit, "count"))
+    return FLAME_UNIT_COUNT;
   return FLAME_UNIT_EVENTS;
 }
 
@@ -471,7 +477,7 @@ period_ms (Pprof   *pp,
 {
   gdouble factor;
 
-  if (period <= 0 || unit_for (pp, unit, &factor) != FLAME_UNIT_NANOSECONDS)
+  if (period <= 0 || unit_for (pp, 0, unit, &factor) != FLAME_UNIT_NANOSECONDS)
     return 0;
   return period * factor / 1e6;
 }
@@ -515,9 +521,25 @@ typedef struct
   Span   name;
 } SampleThread;
 
+/* Whether sample type @i is the one --sample-type names: "type" or
+ * "type/unit", as `go tool pprof -sample_index` takes them. */
+static gboolean
+sample_type_matches (Pprof      *pp,
+                     guint64     type,
+                     guint64     unit,
+                     const char *wanted)
+{
+  const char *slash = strchr (wanted, '/');
+  gsize type_len = slash ? (gsize) (slash - wanted) : strlen (wanted);
+  g_autofree char *t = g_strndup (wanted, type_len);
+
+  return string_equals (pp, type, t) && (slash == NULL || string_equals (pp, unit, slash + 1));
+}
+
 FlameProfile *
-flame_pprof_load (FlameInput  *in,
-                  GError     **error)
+flame_pprof_load (FlameInput              *in,
+                  const FlameLoadOptions  *options,
+                  GError                 **error)
 {
   g_autoptr(FlameProfile) profile = NULL;
   g_autoptr(GArray) sample_types = g_array_new (FALSE, FALSE, sizeof (Span));
@@ -633,14 +655,39 @@ flame_pprof_load (FlameInput  *in,
     if (!parse_value_type (&pp, &g_array_index (sample_types, Span, i), &st_type[i], &st_unit[i], error))
       return NULL;
   value_index = sample_types->len > 0 ? sample_types->len - 1 : 0;
-  if (default_sample_type != 0)
+  if (options != NULL && options->sample_type != NULL)
+    {
+      GString *names = g_string_new (NULL);
+      gint found = -1;
+
+      for (guint i = 0; i < sample_types->len; i++)
+        {
+          g_autofree char *type = dup_string (&pp, st_type[i]);
+          g_autofree char *unit_name = dup_string (&pp, st_unit[i]);
+
+          if (found < 0 && sample_type_matches (&pp, st_type[i], st_unit[i], options->sample_type))
+            found = i;
+          g_string_append_printf (names, "%s%s/%s", i ? ", " : "", type, unit_name);
+        }
+      if (found < 0)
+        {
+          flame_input_set_error (in, error, FLAME_ERROR_INVALID, 0,
+                                 "no sample type “%s” (the file has: %s)",
+                                 options->sample_type, names->len ? names->str : "none");
+          g_string_free (names, TRUE);
+          return NULL;
+        }
+      g_string_free (names, TRUE);
+      value_index = found;
+    }
+  else if (default_sample_type != 0)
     for (guint i = 0; i < sample_types->len; i++)
       if (st_type[i] == default_sample_type)
         value_index = i;
   for (guint i = 0; i < sample_types->len; i++)
     if (string_equals (&pp, st_type[i], "samples") && string_equals (&pp, st_unit[i], "count"))
       count_index = i;
-  unit = unit_for (&pp, st_unit[value_index], &factor);
+  unit = unit_for (&pp, st_type[value_index], st_unit[value_index], &factor);
   flame_profile_set_unit (profile, unit);
   if (sample_types->len > 0)
     {

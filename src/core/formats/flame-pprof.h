@@ -6,6 +6,7 @@
 #pragma once
 
 #include "flame-input.h"
+#include "flame-loader.h"
 #include "flame-profile.h"
 
 G_BEGIN_DECLS
@@ -14,6 +15,7 @@ G_BEGIN_DECLS
 gboolean      flame_pprof_sniff        (const char  *data,
                                         gsize        len);
 FlameProfile *flame_pprof_load         (FlameInput  *in,
+                                        const FlameLoadOptions *options,
                                         GError     **error);
 gboolean      flame_pprof_legacy_sniff (const char  *data,
                                         gsize        len);

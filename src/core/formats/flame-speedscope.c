@@ -19,6 +19,10 @@
 #include "flame-json.h"
 #include "flame-speedscope.h"
 
+/* speedscope's writers put null where a value is absent */
+#define WANT_STRING (FLAME_JSON_WANT_STRING | FLAME_JSON_WANT_NULL)
+#define WANT_NUMBER (FLAME_JSON_WANT_NUMBER | FLAME_JSON_WANT_NULL)
+
 #define NOT_INTERNED G_MAXUINT32
 
 typedef struct
@@ -374,30 +378,6 @@ finish_profile (Loader   *ld,
 }
 
 static gboolean
-want_string (FlameJson            *json,
-             const FlameJsonValue *v,
-             const char           *what,
-             GError              **error)
-{
-  if (v->type == FLAME_JSON_STRING || v->type == FLAME_JSON_NULL)
-    return TRUE;
-  flame_json_set_error (json, error, FLAME_ERROR_PARSE, "%s must be a string", what);
-  return FALSE;
-}
-
-static gboolean
-want_number (FlameJson            *json,
-             const FlameJsonValue *v,
-             const char           *what,
-             GError              **error)
-{
-  if (v->type == FLAME_JSON_INT || v->type == FLAME_JSON_DOUBLE || v->type == FLAME_JSON_NULL)
-    return TRUE;
-  flame_json_set_error (json, error, FLAME_ERROR_PARSE, "%s must be a number", what);
-  return FALSE;
-}
-
-static gboolean
 on_frame_field (Loader               *ld,
                 FlameJson            *json,
                 const FlameJsonValue *v,
@@ -410,7 +390,8 @@ on_frame_field (Loader               *ld,
     {
       gboolean is_name = l->key[0] == 'n';
 
-      if (!want_string (json, v, is_name ? "a frame name" : "a frame file", error))
+      if (!flame_json_want (json, v, WANT_STRING, is_name ? "a frame name" : "a frame file",
+                            error))
         return FALSE;
       if (v->type == FLAME_JSON_NULL)
         return TRUE;
@@ -436,7 +417,7 @@ on_frame_field (Loader               *ld,
     }
   else if (strcmp (l->key, "line") == 0)
     {
-      if (!want_number (json, v, "a frame line", error))
+      if (!flame_json_want (json, v, WANT_NUMBER, "a frame line", error))
         return FALSE;
       if (v->type != FLAME_JSON_NULL && v->d >= 1 && v->d < G_MAXUINT32)
         rf->line = (guint32) v->d;
@@ -497,7 +478,7 @@ on_profile_field (Loader               *ld,
 
   if (strcmp (l->key, "type") == 0)
     {
-      if (!want_string (json, v, "a profile type", error))
+      if (!flame_json_want (json, v, WANT_STRING, "a profile type", error))
         return FALSE;
       if (v->type == FLAME_JSON_STRING && v->len == 7 && memcmp (v->str, "sampled", 7) == 0)
         p->type = TYPE_SAMPLED;
@@ -512,27 +493,27 @@ on_profile_field (Loader               *ld,
     }
   else if (strcmp (l->key, "name") == 0)
     {
-      if (!want_string (json, v, "a profile name", error))
+      if (!flame_json_want (json, v, WANT_STRING, "a profile name", error))
         return FALSE;
       g_free (p->name);
       p->name = v->type == FLAME_JSON_STRING ? g_utf8_make_valid (v->str, v->len) : NULL;
     }
   else if (strcmp (l->key, "unit") == 0)
     {
-      if (!want_string (json, v, "a unit", error))
+      if (!flame_json_want (json, v, WANT_STRING, "a unit", error))
         return FALSE;
       g_free (p->unit);
       p->unit = v->type == FLAME_JSON_STRING ? g_utf8_make_valid (v->str, v->len) : NULL;
     }
   else if (strcmp (l->key, "startValue") == 0)
     {
-      if (!want_number (json, v, "startValue", error))
+      if (!flame_json_want (json, v, WANT_NUMBER, "startValue", error))
         return FALSE;
       p->start_value = v->d;
     }
   else if (strcmp (l->key, "endValue") == 0)
     {
-      if (!want_number (json, v, "endValue", error))
+      if (!flame_json_want (json, v, WANT_NUMBER, "endValue", error))
         return FALSE;
       p->end_value = v->d;
     }
@@ -614,7 +595,7 @@ on_event (FlameJson            *json,
     {
       gdouble w;
 
-      if (G_UNLIKELY (!want_number (json, v, "a weight", error)))
+      if (G_UNLIKELY (!flame_json_want (json, v, WANT_NUMBER, "a weight", error)))
         return FALSE;
       if (!ld->cur_selected)
         return TRUE;

@@ -273,6 +273,15 @@ flame_layout_source_get_diff (FlameLayoutSource *self)
   return self->diff;
 }
 
+/* What the weights are in: ms, bytes or a count. */
+FlameQuantity
+flame_layout_source_get_quantity (FlameLayoutSource *self)
+{
+  g_return_val_if_fail (FLAME_IS_LAYOUT_SOURCE (self), FLAME_QUANTITY_TIME);
+  return self->diff != NULL ? flame_diff_get_quantity (self->diff)
+                            : flame_profile_get_quantity (self->profile);
+}
+
 const FlameTree *
 flame_layout_source_get_tree (FlameLayoutSource *self)
 {

@@ -72,6 +72,7 @@ FlameLayoutSource *flame_layout_source_new_for_profile (FlameProfile      *profi
                                                         gdouble            default_interval_ms);
 FlameView          flame_layout_source_get_view        (FlameLayoutSource *self);
 FlameDiff         *flame_layout_source_get_diff        (FlameLayoutSource *self);
+FlameQuantity      flame_layout_source_get_quantity    (FlameLayoutSource *self);
 const FlameTree   *flame_layout_source_get_tree        (FlameLayoutSource *self);
 FlameFrames       *flame_layout_source_get_frames      (FlameLayoutSource *self);
 gdouble            flame_layout_source_get_weight      (FlameLayoutSource *self,

@@ -204,33 +204,64 @@ flame_rgb_to_hex (FlameRgb c,
   snprintf (out, 8, "#%02x%02x%02x", c.r, c.g, c.b);
 }
 
+static char *
+make_legend_label (FlameChange klass)
+{
+  const int n = FLAME_CHANGE_NEUTRAL_PCT, l = FLAME_CHANGE_LIGHT_PCT;
+  const int m = FLAME_CHANGE_MEDIUM_PCT, d = FLAME_CHANGE_DEEP_PCT;
+
+  switch (klass)
+    {
+    case FLAME_CHANGE_REGRESSION_DEEP:
+      return g_strdup_printf ("Deep Regression ≥%d%%", d);
+    case FLAME_CHANGE_REGRESSION_MEDIUM:
+      return g_strdup_printf ("Medium Regression %d-%d%%", m, d);
+    case FLAME_CHANGE_REGRESSION_LIGHT:
+      return g_strdup_printf ("Light Regression %d-%d%%", l, m);
+    case FLAME_CHANGE_REGRESSION_VERY_LIGHT:
+      return g_strdup_printf ("Minor Regression %d-%d%%", n, l);
+    case FLAME_CHANGE_NEUTRAL:
+      return g_strdup_printf ("Neutral -%d%% to %d%%", n, n);
+    case FLAME_CHANGE_IMPROVEMENT_VERY_LIGHT:
+      return g_strdup_printf ("Minor Improvement -%d%% to -%d%%", l, n);
+    case FLAME_CHANGE_IMPROVEMENT_LIGHT:
+      return g_strdup_printf ("Light Improvement -%d%% to -%d%%", m, l);
+    case FLAME_CHANGE_IMPROVEMENT_MEDIUM:
+      return g_strdup_printf ("Strong Improvement -%d%% to -%d%%", d, m);
+    case FLAME_CHANGE_IMPROVEMENT_DEEP:
+      return g_strdup_printf ("Deep Improvement -%d%% (self time gone)", d);
+    case FLAME_CHANGE_NEW:
+      return g_strdup ("New — No counterpart in baseline");
+    case FLAME_CHANGE_ELIDED:
+      return g_strdup ("Removed — No counterpart in current");
+    case FLAME_N_CHANGES:
+    default:
+      return g_strdup ("");
+    }
+}
+
 /**
  * flame_change_legend_label:
  *
  * The legend text of a colour class with its threshold range. The texts
  * follow CPython's legend (cpython-diff.md §2); CPython lumps the two
  * strongest improvement levels into one row, here each of the four
- * levels has its own.
+ * levels has its own. The numbers are the classification's own bounds
+ * (flame-diff.h), written once per process.
  */
 const char *
 flame_change_legend_label (FlameChange klass)
 {
-  switch (klass)
+  static char *labels[FLAME_N_CHANGES];
+  static gsize once;
+
+  if (g_once_init_enter (&once))
     {
-    case FLAME_CHANGE_REGRESSION_DEEP:        return "Deep Regression ≥100%";
-    case FLAME_CHANGE_REGRESSION_MEDIUM:      return "Medium Regression 50-100%";
-    case FLAME_CHANGE_REGRESSION_LIGHT:       return "Light Regression 30-50%";
-    case FLAME_CHANGE_REGRESSION_VERY_LIGHT:  return "Minor Regression 15-30%";
-    case FLAME_CHANGE_NEUTRAL:                return "Neutral -15% to 15%";
-    case FLAME_CHANGE_IMPROVEMENT_VERY_LIGHT: return "Minor Improvement -30% to -15%";
-    case FLAME_CHANGE_IMPROVEMENT_LIGHT:      return "Light Improvement -50% to -30%";
-    case FLAME_CHANGE_IMPROVEMENT_MEDIUM:     return "Strong Improvement -100% to -50%";
-    case FLAME_CHANGE_IMPROVEMENT_DEEP:       return "Deep Improvement -100% (self time gone)";
-    case FLAME_CHANGE_NEW:                    return "New — No counterpart in baseline";
-    case FLAME_CHANGE_ELIDED:                 return "Removed — No counterpart in current";
-    case FLAME_N_CHANGES:
-    default:                                  return "";
+      for (guint i = 0; i < FLAME_N_CHANGES; i++)
+        labels[i] = make_legend_label (i);
+      g_once_init_leave (&once, 1);
     }
+  return klass < FLAME_N_CHANGES ? labels[klass] : "";
 }
 
 /* The classes in legend order: regressions, neutral, improvements, new,

@@ -73,6 +73,50 @@ flame_format_fixed (gdouble value,
   return g_string_free (out, FALSE);
 }
 
+/* @value in @quantity for people: "12.34 ms" (flame_format_fixed's
+ * rounding), "1.50 MiB" (binary prefixes chosen by @magnitude), "20305". */
+static char *
+format_quantity (FlameQuantity quantity,
+                 gdouble       value,
+                 gdouble       magnitude)
+{
+  const char *symbol;
+  gdouble f = flame_quantity_scale_for_people (quantity, magnitude, &symbol);
+  g_autofree char *s = NULL;
+
+  if (quantity == FLAME_QUANTITY_COUNT || (quantity == FLAME_QUANTITY_BYTES && f == 1.0))
+    s = flame_format_fixed (value * f, value * f == (gint64) (value * f) ? 0 : 2);
+  else
+    s = flame_format_fixed (value * f, 2);
+  return *symbol ? g_strdup_printf ("%s %s", s, symbol) : g_steal_pointer (&s);
+}
+
+/**
+ * flame_format_difference_in:
+ *
+ * "+1.23 ms (+50.0%)", "+1.50 MiB (+50.0%)": the sign decided by @diff
+ * alone.
+ */
+char *
+flame_format_difference_in (FlameQuantity quantity,
+                            gdouble       diff,
+                            gdouble       diff_pct)
+{
+  g_autofree char *v = NULL;
+  g_autofree char *pct = NULL;
+  const char *sign = diff >= 0 ? "+" : "";
+
+  if (quantity == FLAME_QUANTITY_TIME)
+    return flame_format_difference (diff, diff_pct);
+  if (diff == 0)
+    diff = 0; /* -0 */
+  if (diff_pct == 0)
+    diff_pct = 0;
+  v = format_quantity (quantity, diff, diff);
+  pct = flame_format_fixed (diff_pct, 1);
+  return g_strdup_printf ("%s%s (%s%s%%)", sign, v, sign, pct);
+}
+
 /* "+1.23 ms (+50.0%)": the sign decided by @diff_ms alone. */
 char *
 flame_format_difference (gdouble diff_ms,
@@ -121,14 +165,16 @@ flame_normalization_text (FlameDiff *diff)
   return g_string_free (out, FALSE);
 }
 
+/* "PREFIX12.34 ms", "PREFIX1.50 MiB" */
 static void
-append_ms (GString    *out,
-           const char *prefix,
-           gdouble     ms)
+append_ms (GString       *out,
+           FlameQuantity  q,
+           const char    *prefix,
+           gdouble        ms)
 {
-  g_autofree char *s = flame_format_fixed (ms, 2);
+  g_autofree char *s = format_quantity (q, ms, ms);
 
-  g_string_append_printf (out, "%s%s ms", prefix, s);
+  g_string_append_printf (out, "%s%s", prefix, s);
 }
 
 static void
@@ -204,12 +250,14 @@ flame_tooltip_text (FlameLayoutSource *source,
   GString *out;
   FlameDiffValues v;
   gdouble root_w;
+  FlameQuantity q;
 
   g_return_val_if_fail (FLAME_IS_LAYOUT_SOURCE (source), NULL);
   tree = flame_layout_source_get_tree (source);
   g_return_val_if_fail (node < tree->n_nodes, NULL);
 
   diff = flame_layout_source_get_diff (source);
+  q = flame_layout_source_get_quantity (source);
   view = flame_layout_source_get_view (source);
   root_w = flame_layout_source_get_weight (source, FLAME_TREE_ROOT);
   out = g_string_new (NULL);
@@ -219,11 +267,11 @@ flame_tooltip_text (FlameLayoutSource *source,
     {
       gdouble w = flame_layout_source_get_weight (source, node);
 
-      append_ms (out, "\nTotal: ", w);
+      append_ms (out, q, "\nTotal: ", w);
       append_pct (out, w, root_w);
       append_zoom_pct (out, source, node, zoom);
       if (node != FLAME_TREE_ROOT)
-        append_ms (out, "\nSelf: ", flame_layout_source_get_self_ms (source, node));
+        append_ms (out, q, "\nSelf: ", flame_layout_source_get_self_ms (source, node));
       return g_string_free (out, FALSE);
     }
 
@@ -236,23 +284,23 @@ flame_tooltip_text (FlameLayoutSource *source,
       if (node != FLAME_TREE_ROOT && flame_diff_is_elided (diff, node))
         {
           gdouble pct = v.self_b > 0 ? -100.0 : 0.0;
-          g_autofree char *d = flame_format_difference (-v.self_b, pct);
+          g_autofree char *d = flame_format_difference_in (q, -v.self_b, pct);
 
-          append_ms (out, "\nCurrent: ", 0);
+          append_ms (out, q, "\nCurrent: ", 0);
           g_string_append (out, " total");
           append_pct (out, 0, 1);
-          append_ms (out, ", ", 0);
+          append_ms (out, q, ", ", 0);
           g_string_append (out, " self");
-          append_ms (out, "\nBaseline: ", v.total_b);
-          append_ms (out, " total, ", v.self_b);
+          append_ms (out, q, "\nBaseline: ", v.total_b);
+          append_ms (out, q, " total, ", v.self_b);
           g_string_append (out, " self");
           g_string_append_printf (out, "\nSelf difference: %s", d);
           g_string_append (out, "\nRemoved — no counterpart in current");
         }
       else
         {
-          append_ms (out, "\nRemoved code below: ", w);
-          g_string_append (out, " of baseline time");
+          append_ms (out, q, "\nRemoved code below: ", w);
+          g_string_append_printf (out, " of baseline %s", flame_quantity_get_noun (q));
           append_pct (out, w, root_w);
           if (node != FLAME_TREE_ROOT)
             g_string_append (out, "\nThis frame still runs in the current profile");
@@ -266,46 +314,46 @@ flame_tooltip_text (FlameLayoutSource *source,
         {
           guint32 leaf = node;
           gdouble pct = flame_diff_percent (&v, FLAME_METRIC_TOTAL);
-          g_autofree char *d = flame_format_difference (v.total_c - v.total_b, pct);
+          g_autofree char *d = flame_format_difference_in (q, v.total_c - v.total_b, pct);
 
           while (tree->nodes[leaf].parent != FLAME_TREE_ROOT)
             leaf = tree->nodes[leaf].parent;
-          g_string_append_printf (out, "\nSelf time of %s through this call path:",
+          g_string_append_printf (out, "\nSelf %s of %s through this call path:", flame_quantity_get_noun (q),
                                   flame_layout_source_get_name (source, leaf));
-          append_ms (out, "\nCurrent: ", v.total_c);
+          append_ms (out, q, "\nCurrent: ", v.total_c);
           append_pct (out, v.total_c, root_w);
           append_zoom_pct (out, source, node, zoom);
-          append_ms (out, "\nBaseline: ", v.total_b);
+          append_ms (out, q, "\nBaseline: ", v.total_b);
           g_string_append_printf (out, "\nDifference: %s", d);
           if (v.total_b <= 0 && v.total_c > 0)
             g_string_append (out, "\nNew — no counterpart in baseline");
         }
       else
         {
-          append_ms (out, "\nCurrent: ", v.total_c);
-          append_ms (out, "\nBaseline: ", v.total_b);
+          append_ms (out, q, "\nCurrent: ", v.total_c);
+          append_ms (out, q, "\nBaseline: ", v.total_b);
         }
       return g_string_free (out, FALSE);
     }
 
   /* differential */
-  append_ms (out, "\nCurrent: ", v.total_c);
+  append_ms (out, q, "\nCurrent: ", v.total_c);
   g_string_append (out, " total");
   append_pct (out, v.total_c, root_w);
   append_zoom_pct (out, source, node, zoom);
   if (node != FLAME_TREE_ROOT)
     {
-      append_ms (out, ", ", v.self_c);
+      append_ms (out, q, ", ", v.self_c);
       g_string_append (out, " self");
     }
-  append_ms (out, "\nBaseline: ", v.total_b);
+  append_ms (out, q, "\nBaseline: ", v.total_b);
   g_string_append (out, " total");
   if (node != FLAME_TREE_ROOT)
     {
-      g_autofree char *d = flame_format_difference (v.self_c - v.self_b,
+      g_autofree char *d = flame_format_difference_in (q, v.self_c - v.self_b,
                                                     flame_diff_percent (&v, FLAME_METRIC_SELF));
 
-      append_ms (out, ", ", v.self_b);
+      append_ms (out, q, ", ", v.self_b);
       g_string_append (out, " self");
       g_string_append_printf (out, "\nSelf difference: %s", d);
       if (v.total_b <= 0 && v.total_c > 0)
@@ -332,9 +380,9 @@ flame_tooltip_text_for_frame (FlameLayout *layout,
     {
       gdouble zw = flame_layout_source_get_weight (source, opts->zoom);
       gdouble ms = opts->width > 0 ? f->width / opts->width * zw : 0;
-      g_autofree char *s = flame_format_fixed (ms, 2);
+      g_autofree char *s = format_quantity (flame_layout_source_get_quantity (source), ms, ms);
 
-      return g_strdup_printf ("%u frame%s too narrow to draw, called from %s\n%s ms in all",
+      return g_strdup_printf ("%u frame%s too narrow to draw, called from %s\n%s in all",
                               f->n_merged, f->n_merged == 1 ? "" : "s",
                               flame_layout_source_get_name (source, f->node), s);
     }

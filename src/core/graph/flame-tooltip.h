@@ -13,6 +13,9 @@ char *flame_format_fixed         (gdouble            value,
                                   guint              digits);
 char *flame_format_difference    (gdouble            diff_ms,
                                   gdouble            diff_pct);
+char *flame_format_difference_in (FlameQuantity      quantity,
+                                  gdouble            diff,
+                                  gdouble            diff_pct);
 char *flame_normalization_text   (FlameDiff         *diff);
 char *flame_tooltip_text         (FlameLayoutSource *source,
                                   guint32            node,

@@ -176,6 +176,57 @@ flame_profile_set_unit (FlameProfile *self,
   self->unit = unit;
 }
 
+FlameQuantity
+flame_profile_get_quantity (FlameProfile *self)
+{
+  g_return_val_if_fail (FLAME_IS_PROFILE (self), FLAME_QUANTITY_TIME);
+  return flame_unit_get_quantity (self->unit);
+}
+
+/* pprof's "type/unit" of the values loaded (e.g. "inuse_space/bytes"),
+ * or NULL for formats with a single kind of value. */
+const char *
+flame_profile_get_sample_type (FlameProfile *self)
+{
+  g_return_val_if_fail (FLAME_IS_PROFILE (self), NULL);
+  return flame_profile_get_metadata (self, "sample-type");
+}
+
+/**
+ * flame_profile_get_effective_interval_ms:
+ * @assumed: (out) (optional): TRUE when @default_interval_ms was used
+ *
+ * The time one sample of @column stands for: the file's interval, else
+ * for weights in time their mean per sample (py-spy's speedscope files
+ * weigh each sample 1/rate seconds and name no interval), else
+ * @default_interval_ms. `info`, `compare` and the app all ask here, so
+ * they agree on a file. 0 for profiles of bytes or counts.
+ */
+gdouble
+flame_profile_get_effective_interval_ms (FlameProfile *self,
+                                         guint         column,
+                                         gdouble       default_interval_ms,
+                                         gboolean     *assumed)
+{
+  gboolean dummy;
+
+  g_return_val_if_fail (FLAME_IS_PROFILE (self), 0);
+  g_return_val_if_fail (column < self->tree->n_columns, 0);
+
+  if (assumed == NULL)
+    assumed = &dummy;
+  *assumed = FALSE;
+  if (self->interval_ms > 0)
+    return self->interval_ms;
+  if (flame_unit_get_quantity (self->unit) != FLAME_QUANTITY_TIME)
+    return 0;
+  if (self->unit == FLAME_UNIT_NANOSECONDS)
+    return self->samples[column] > 0
+           ? self->tree->total[column][FLAME_TREE_ROOT] * 1e-6 / self->samples[column] : 0;
+  *assumed = TRUE;
+  return default_interval_ms;
+}
+
 gdouble
 flame_profile_get_interval_ms (FlameProfile *self)
 {
@@ -262,9 +313,11 @@ flame_profile_has_timing (FlameProfile *self)
  * @default_interval_ms: the sampling interval to assume when the file
  *   carries none (folded stacks, perf without timestamps)
  *
- * How many milliseconds one unit of weight stands for. Event counts
- * (cycles, instructions) are not time: each sample stands for one
- * interval, so a unit of weight is worth samples × interval / weight.
+ * What one unit of weight is worth in the profile's quantity
+ * (flame_profile_get_quantity()): milliseconds for time, 1 for bytes and
+ * counts, which are compared as they are. Event counts (cycles,
+ * instructions) are not time: each sample stands for one interval, so a
+ * unit of weight is worth samples × interval / weight.
  */
 gdouble
 flame_profile_get_ms_per_weight (FlameProfile *self,
@@ -289,12 +342,20 @@ flame_profile_get_ms_per_weight (FlameProfile *self,
         return interval;
       return self->samples[column] * interval / weight;
     case FLAME_UNIT_BYTES:
+    case FLAME_UNIT_COUNT:
+      return 1;
     case FLAME_UNIT_SAMPLES:
     default:
       return interval;
     }
 }
 
+/**
+ * flame_profile_get_total_ms:
+ *
+ * The sampled total of @column in the profile's quantity: milliseconds
+ * for time, else bytes or a count.
+ */
 gdouble
 flame_profile_get_total_ms (FlameProfile *self,
                             guint         column,

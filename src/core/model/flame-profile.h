@@ -9,6 +9,7 @@
 
 #include "flame-frames.h"
 #include "flame-tree.h"
+#include "flame-unit.h"
 
 G_BEGIN_DECLS
 
@@ -28,14 +29,6 @@ typedef enum
   FLAME_FORMAT_PPROF_LEGACY,      /* gperftools / old Go binary CPU profile */
   FLAME_FORMAT_CPYTHON_BINARY,    /* profiling.sampling --binary */
 } FlameFormat;
-
-typedef enum
-{
-  FLAME_UNIT_SAMPLES,      /* each unit of weight is one sample */
-  FLAME_UNIT_NANOSECONDS,  /* weights are time */
-  FLAME_UNIT_EVENTS,       /* weights are event counts (cycles, ...) */
-  FLAME_UNIT_BYTES,
-} FlameUnit;
 
 typedef struct
 {
@@ -64,7 +57,13 @@ FlameTree         *flame_profile_get_tree           (FlameProfile *self);
 FlameUnit          flame_profile_get_unit           (FlameProfile *self);
 void               flame_profile_set_unit           (FlameProfile *self,
                                                      FlameUnit     unit);
+FlameQuantity      flame_profile_get_quantity       (FlameProfile *self);
+const char        *flame_profile_get_sample_type    (FlameProfile *self);
 gdouble            flame_profile_get_interval_ms    (FlameProfile *self);
+gdouble            flame_profile_get_effective_interval_ms (FlameProfile *self,
+                                                     guint         column,
+                                                     gdouble       default_interval_ms,
+                                                     gboolean     *assumed);
 void               flame_profile_set_interval_ms    (FlameProfile *self,
                                                      gdouble       interval_ms);
 gdouble            flame_profile_get_duration_ms    (FlameProfile *self);

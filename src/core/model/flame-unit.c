@@ -1,0 +1,164 @@
+/* flame-unit.c
+ *
+ * Copyright 2026 The Flamediff developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "flame-unit.h"
+
+FlameQuantity
+flame_unit_get_quantity (FlameUnit unit)
+{
+  switch (unit)
+    {
+    case FLAME_UNIT_BYTES:
+      return FLAME_QUANTITY_BYTES;
+    case FLAME_UNIT_COUNT:
+      return FLAME_QUANTITY_COUNT;
+    case FLAME_UNIT_SAMPLES:
+    case FLAME_UNIT_NANOSECONDS:
+    case FLAME_UNIT_EVENTS:
+    default:
+      return FLAME_QUANTITY_TIME;
+    }
+}
+
+/* The weight unit's name, as `info` prints it. */
+const char *
+flame_unit_to_string (FlameUnit unit)
+{
+  switch (unit)
+    {
+    case FLAME_UNIT_NANOSECONDS: return "nanoseconds";
+    case FLAME_UNIT_EVENTS:      return "events";
+    case FLAME_UNIT_BYTES:       return "bytes";
+    case FLAME_UNIT_COUNT:       return "count";
+    case FLAME_UNIT_SAMPLES:
+    default:                     return "samples";
+    }
+}
+
+/**
+ * flame_quantity_to_string:
+ *
+ * The machine-readable name of the base unit values are in: "ms",
+ * "bytes" or "count" (the `unit` field of JSON reports, the `# unit:`
+ * line of folded output).
+ */
+const char *
+flame_quantity_to_string (FlameQuantity quantity)
+{
+  switch (quantity)
+    {
+    case FLAME_QUANTITY_BYTES: return "bytes";
+    case FLAME_QUANTITY_COUNT: return "count";
+    case FLAME_QUANTITY_TIME:
+    default:                   return "ms";
+    }
+}
+
+gboolean
+flame_quantity_from_string (const char    *str,
+                            FlameQuantity *quantity)
+{
+  static const FlameQuantity all[] = { FLAME_QUANTITY_TIME, FLAME_QUANTITY_BYTES, FLAME_QUANTITY_COUNT };
+
+  for (guint i = 0; i < G_N_ELEMENTS (all); i++)
+    if (g_strcmp0 (str, flame_quantity_to_string (all[i])) == 0)
+      {
+        *quantity = all[i];
+        return TRUE;
+      }
+  return FALSE;
+}
+
+/* For sentences: "time", "memory", "count". */
+const char *
+flame_quantity_get_noun (FlameQuantity quantity)
+{
+  switch (quantity)
+    {
+    case FLAME_QUANTITY_BYTES: return "memory";
+    case FLAME_QUANTITY_COUNT: return "count";
+    case FLAME_QUANTITY_TIME:
+    default:                   return "time";
+    }
+}
+
+/* The base unit's symbol for table headers: "ms", "B", or "" for counts. */
+const char *
+flame_quantity_get_symbol (FlameQuantity quantity)
+{
+  switch (quantity)
+    {
+    case FLAME_QUANTITY_BYTES: return "B";
+    case FLAME_QUANTITY_COUNT: return "";
+    case FLAME_QUANTITY_TIME:
+    default:                   return "ms";
+    }
+}
+
+/**
+ * flame_quantity_scale_for_people:
+ * @magnitude: the size of the numbers to print (e.g. the largest)
+ * @symbol: (out): the unit to print after them ("" for counts)
+ *
+ * Returns: the factor to multiply values by for display. Times stay in
+ * milliseconds (the unit every Flamediff table and tooltip uses, as
+ * CPython's); bytes use binary prefixes: B, KiB, MiB, GiB.
+ */
+gdouble
+flame_quantity_scale_for_people (FlameQuantity  quantity,
+                                 gdouble        magnitude,
+                                 const char   **symbol)
+{
+  static const char *prefixes[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+  guint i = 0;
+  gdouble m = fabs (magnitude);
+
+  switch (quantity)
+    {
+    case FLAME_QUANTITY_BYTES:
+      while (i + 1 < G_N_ELEMENTS (prefixes) && m >= 1024)
+        {
+          m /= 1024;
+          i++;
+        }
+      *symbol = prefixes[i];
+      return 1.0 / (gdouble) (1ull << (10 * i));
+    case FLAME_QUANTITY_COUNT:
+      *symbol = "";
+      return 1.0;
+    case FLAME_QUANTITY_TIME:
+    default:
+      *symbol = "ms";
+      return 1.0;
+    }
+}
+
+/**
+ * flame_quantity_format:
+ *
+ * @value for people, with its unit: "12.50 ms", "1.50 MiB", "512 B";
+ * counts as a bare number ("1234"). Two decimals, except for whole
+ * bytes and counts. Follows the locale (text for people only).
+ */
+char *
+flame_quantity_format (FlameQuantity quantity,
+                       gdouble       value)
+{
+  const char *symbol;
+  gdouble scaled = value * flame_quantity_scale_for_people (quantity, value, &symbol);
+  gboolean whole = quantity != FLAME_QUANTITY_TIME && scaled == floor (scaled) && fabs (scaled) < 1e15;
+
+  if (!isfinite (scaled))
+    scaled = 0;
+  if (*symbol == 0)
+    return whole ? g_strdup_printf ("%.0f", scaled) : g_strdup_printf ("%.2f", scaled);
+  return whole ? g_strdup_printf ("%.0f %s", scaled, symbol)
+               : g_strdup_printf ("%.2f %s", scaled, symbol);
+}
