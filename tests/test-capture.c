@@ -128,6 +128,18 @@ function_ms (FlameProfile *profile,
   return sum * flame_profile_get_ms_per_weight (profile, 0, 1);
 }
 
+/* Total weight (ms) of the whole profile */
+static gdouble
+profile_ms (FlameProfile *profile)
+{
+  FlameTree *tree = flame_profile_get_tree (profile);
+  gdouble sum = 0;
+
+  for (guint32 i = 0; i < tree->n_nodes; i++)
+    sum += tree->self[0][i];
+  return sum * flame_profile_get_ms_per_weight (profile, 0, 1);
+}
+
 /* Does some node named @name have an ancestor named @ancestor? */
 static gboolean
 has_path (FlameProfile *profile,
@@ -569,7 +581,12 @@ test_dlopen_stress (void)
                       flame_profile_get_metadata (r.profile, "samples_lost"));
       /* not stopped by the watchdog (that would be SIGINT) */
       g_assert_cmpstr (flame_profile_get_metadata (r.profile, "exit_status"), ==, "exited with status 0");
-      g_assert_cmpfloat (function_ms (r.profile, "work_leaf"), >, 100);
+      /* the computing thread is one of four busy ones: about a quarter of
+       * the CPU time, whatever the machine's load (on a loaded one the
+       * program gets less than 1 s of CPU in its 1 s) */
+      g_test_message ("work_leaf %.1f ms of %.1f ms", function_ms (r.profile, "work_leaf"),
+                      profile_ms (r.profile));
+      g_assert_cmpfloat (function_ms (r.profile, "work_leaf"), >, 0.1 * profile_ms (r.profile));
     }
 }
 
