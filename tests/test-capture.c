@@ -1550,9 +1550,8 @@ test_debug_symbols (void)
   g_autofree char *stripped = g_build_filename (bin_dir, "quick", NULL);
   g_autofree char *debug = tmp_path ("quick.debug");
   g_autofree char *build_id_path = NULL;
-  g_autofree char *expected = NULL;
   const guint64 base = 0x555555554000;
-  guint64 busy;
+  guint64 busy, fde;
 
   if (objcopy == NULL)
     {
@@ -1587,9 +1586,13 @@ test_debug_symbols (void)
         {
           const char *w, *p, *end;
 
-          /* a PIE: the file starts at 0, the FDE at the function */
-          expected = g_strdup_printf ("quick+0x%" G_GINT64_MODIFIER "x", busy);
-          g_assert_cmpstr (frames[n - 1].name, ==, expected);
+          /* a PIE: the file starts at 0; the FDE covering the address
+           * starts within busy, at or before it (GCC 12 at busy, GCC 16
+           * at busy + 1) */
+          g_assert_true (g_str_has_prefix (frames[n - 1].name, "quick+0x"));
+          fde = g_ascii_strtoull (frames[n - 1].name + strlen ("quick+0x"), NULL, 16);
+          g_assert_cmpuint (fde, >=, busy);
+          g_assert_cmpuint (fde, <=, busy + 1);
           g_assert_cmpuint (warnings->len, ==, 1);
           w = g_ptr_array_index (warnings, 0);
           g_test_message ("%s", w);

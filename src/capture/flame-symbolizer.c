@@ -577,6 +577,21 @@ die_name (Dwarf_Die *die)
  * function (its declaration's file and line), not the sampled line: the
  * same function on the same path stays one node of the flame graph.
  * Returns FALSE when the address has no DWARF. */
+/* The concrete function at @pc among the CU's top-level DIEs */
+static gboolean
+find_subprogram (Dwarf_Die  *cudie,
+                 Dwarf_Addr  pc,
+                 Dwarf_Die  *result)
+{
+  if (dwarf_child (cudie, result) != 0)
+    return FALSE;
+  do
+    if (dwarf_tag (result) == DW_TAG_subprogram && dwarf_haspc (result, pc) > 0)
+      return TRUE;
+  while (dwarf_siblingof (result, result) == 0);
+  return FALSE;
+}
+
 static gboolean
 lookup_dwarf (FlameSymCache *cache,
               Dwfl_Module   *mod,
@@ -588,6 +603,8 @@ lookup_dwarf (FlameSymCache *cache,
   Dwarf_Die *scopes = NULL;
   int n;
   guint pushed = 0;
+  gboolean outer = FALSE;
+  Dwarf_Die die;
 
   if (cudie == NULL)
     return FALSE;
@@ -625,7 +642,26 @@ lookup_dwarf (FlameSymCache *cache,
             tag == DW_TAG_inlined_subroutine, own);
       pushed++;
       if (tag == DW_TAG_subprogram)
-        break;
+        {
+          outer = TRUE;
+          break;
+        }
+    }
+  /* elfutils 0.196 with GCC 16's DWARF (Debian unstable) ends the scopes
+   * of an inlined instance at the CU, without the function it was
+   * inlined into: busy's samples were named cpu_now */
+  if (pushed > 0 && !outer && find_subprogram (cudie, addr - bias, &die))
+    {
+      const char *name = die_name (&die);
+      g_autofree char *demangled = NULL;
+      int line = 0;
+
+      if (name == NULL)
+        name = dwfl_module_addrname (mod, addr);
+      demangled = flame_demangle (name != NULL ? name : "[unknown]");
+      if (dwarf_decl_line (&die, &line) != 0)
+        line = 0;
+      push (cache, demangled, dwarf_decl_file (&die), line > 0 ? (guint) line : 0, FALSE, own);
     }
   free (scopes);
   return pushed > 0;
