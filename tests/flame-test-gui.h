@@ -30,14 +30,13 @@ flame_test_gui_locale_missing (gconstpointer message)
  * aborts every test. So: without en_US.UTF-8 on a GTK newer than 4.8, no
  * GTK at all but one test, @path, that says what to install (a skip, a
  * failure under CI=true), and FALSE: return g_test_run () then. Else
- * gtk_test_init, and back to the locale the test had set (C.UTF-8 for
- * numbers without grouping, or the language under test), TRUE. */
+ * gtk_test_init and TRUE; set the test's own locale after it
+ * (flame_test_set_locale). */
 static inline gboolean
 flame_test_gui_init (int         *argc,
                      char      ***argv,
                      const char  *path)
 {
-  g_autofree char *wanted = g_strdup (setlocale (LC_ALL, NULL));
   locale_t en_us = newlocale (LC_ALL_MASK, "en_US.UTF-8", (locale_t) 0);
 
   if (en_us != (locale_t) 0)
@@ -52,8 +51,6 @@ flame_test_gui_init (int         *argc,
       return FALSE;
     }
   gtk_test_init (argc, argv, NULL);
-  if (wanted != NULL && setlocale (LC_ALL, wanted) == NULL)
-    g_error ("cannot go back to the locale %s after gtk_test_init", wanted);
   return TRUE;
 }
 

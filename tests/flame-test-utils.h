@@ -125,3 +125,45 @@ flame_test_run_cli (FlameTestRun      *r,
   g_assert_no_error (error);
   r->status = g_subprocess_get_exit_status (proc);
 }
+
+/* Total weight (ms) of stacks through a function, each stack once */
+static inline gdouble
+flame_test_function_ms (FlameProfile *profile,
+                        const char   *name)
+{
+  FlameFrames *frames = flame_profile_get_frames (profile);
+  FlameTree *tree = flame_profile_get_tree (profile);
+  guint n = flame_frames_count (frames);
+  g_autofree gdouble *self_w = g_new0 (gdouble, n);
+  g_autofree gdouble *total_w = g_new0 (gdouble, n);
+  gdouble sum = 0;
+
+  flame_tree_function_weights (tree, n, 0, self_w, total_w);
+  for (guint f = 0; f < n; f++)
+    if (g_strcmp0 (flame_frames_get_name (frames, f), name) == 0)
+      sum += total_w[f];
+  return sum * flame_profile_get_ms_per_weight (profile, 0, 1);
+}
+
+/* Does some node named @name have an ancestor named @ancestor? */
+static inline gboolean
+flame_test_has_path (FlameProfile *profile,
+                     const char   *ancestor,
+                     const char   *name)
+{
+  FlameFrames *frames = flame_profile_get_frames (profile);
+  FlameTree *tree = flame_profile_get_tree (profile);
+
+  for (guint32 i = 1; i < tree->n_nodes; i++)
+    {
+      const FlameNode *node = flame_tree_node (tree, i);
+
+      if (g_strcmp0 (flame_frames_get_name (frames, node->frame), name) != 0)
+        continue;
+      for (guint32 p = node->parent; p != FLAME_TREE_NONE && p != FLAME_TREE_ROOT;
+           p = flame_tree_node (tree, p)->parent)
+        if (g_strcmp0 (flame_frames_get_name (frames, flame_tree_node (tree, p)->frame), ancestor) == 0)
+          return TRUE;
+    }
+  return FALSE;
+}

@@ -109,25 +109,6 @@ record_full (Recording  *r,
   g_assert_true (g_file_test (r->output, G_FILE_TEST_IS_REGULAR));
 }
 
-/* Total weight (ms) of stacks through a function, each stack once */
-static gdouble
-function_ms (FlameProfile *profile,
-             const char   *name)
-{
-  FlameFrames *frames = flame_profile_get_frames (profile);
-  FlameTree *tree = flame_profile_get_tree (profile);
-  guint n = flame_frames_count (frames);
-  g_autofree gdouble *self_w = g_new0 (gdouble, n);
-  g_autofree gdouble *total_w = g_new0 (gdouble, n);
-  gdouble sum = 0;
-
-  flame_tree_function_weights (tree, n, 0, self_w, total_w);
-  for (guint f = 0; f < n; f++)
-    if (g_strcmp0 (flame_frames_get_name (frames, f), name) == 0)
-      sum += total_w[f];
-  return sum * flame_profile_get_ms_per_weight (profile, 0, 1);
-}
-
 /* Total weight (ms) of the whole profile */
 static gdouble
 profile_ms (FlameProfile *profile)
@@ -138,29 +119,6 @@ profile_ms (FlameProfile *profile)
   for (guint32 i = 0; i < tree->n_nodes; i++)
     sum += tree->self[0][i];
   return sum * flame_profile_get_ms_per_weight (profile, 0, 1);
-}
-
-/* Does some node named @name have an ancestor named @ancestor? */
-static gboolean
-has_path (FlameProfile *profile,
-          const char   *ancestor,
-          const char   *name)
-{
-  FlameFrames *frames = flame_profile_get_frames (profile);
-  FlameTree *tree = flame_profile_get_tree (profile);
-
-  for (guint32 i = 1; i < tree->n_nodes; i++)
-    {
-      const FlameNode *node = flame_tree_node (tree, i);
-
-      if (g_strcmp0 (flame_frames_get_name (frames, node->frame), name) != 0)
-        continue;
-      for (guint32 p = node->parent; p != FLAME_TREE_NONE && p != FLAME_TREE_ROOT;
-           p = flame_tree_node (tree, p)->parent)
-        if (g_strcmp0 (flame_frames_get_name (frames, flame_tree_node (tree, p)->frame), ancestor) == 0)
-          return TRUE;
-    }
-  return FALSE;
 }
 
 /* The caller of the outermost @name frames: a thread's start routine is
@@ -240,7 +198,7 @@ check_accuracy (const char *out_name)
   for (guint i = 0; i < 3; i++)
     {
       t[i] = truth (text, names[i]) * 1000;
-      s[i] = function_ms (r.profile, names[i]);
+      s[i] = flame_test_function_ms (r.profile, names[i]);
       t_sum += t[i];
       s_sum += s[i];
     }
@@ -255,14 +213,14 @@ check_accuracy (const char *out_name)
   /* weights are CPU time: within 10 % of the truth in total */
   g_assert_cmpfloat (fabs (s_sum - t_sum) / t_sum, <, 0.10);
 
-  g_assert_true (has_path (r.profile, "thread_a", "hot_a"));
-  g_assert_true (has_path (r.profile, "thread_a", "warm_a"));
-  g_assert_true (has_path (r.profile, "main", "hot_a") == FALSE);
-  g_assert_true (has_path (r.profile, "hot_b", "cmp_b"));
-  g_assert_true (has_path (r.profile, "thread_b", "hot_b"));
+  g_assert_true (flame_test_has_path (r.profile, "thread_a", "hot_a"));
+  g_assert_true (flame_test_has_path (r.profile, "thread_a", "warm_a"));
+  g_assert_true (flame_test_has_path (r.profile, "main", "hot_a") == FALSE);
+  g_assert_true (flame_test_has_path (r.profile, "hot_b", "cmp_b"));
+  g_assert_true (flame_test_has_path (r.profile, "thread_b", "hot_b"));
   assert_thread_start (r.profile, "thread_a");
   /* the sampler's own thread trampoline is hidden */
-  g_assert_cmpfloat (function_ms (r.profile, "trampoline"), ==, 0);
+  g_assert_cmpfloat (flame_test_function_ms (r.profile, "trampoline"), ==, 0);
 
   samples = meta_u64 (r.profile, "samples");
   g_test_message ("%" G_GUINT64_FORMAT " samples, %" G_GUINT64_FORMAT " lost, %.0f per CPU-second",
@@ -338,7 +296,7 @@ test_cli_record (void)
   g_assert_nonnull (flame_profile_get_metadata (profile, "start_time"));
   g_assert_nonnull (flame_profile_get_metadata (profile, "samples_lost"));
   g_assert_cmpuint (meta_u64 (profile, "samples"), >, 10);
-  g_assert_cmpfloat (function_ms (profile, "hot_b"), >, 0);
+  g_assert_cmpfloat (flame_test_function_ms (profile, "hot_b"), >, 0);
 }
 
 /* Static programs never see the preload: refused before launch */
@@ -403,7 +361,7 @@ test_fork (void)
   g_assert_cmpstr (flame_profile_get_metadata (r.profile, "exit_status"), ==, "exited with status 0");
   g_assert_cmpuint (meta_u64 (r.profile, "processes"), ==, 2);
   g_assert_cmpuint (n_pids (r.profile), ==, 2);       /* parent and child sampled */
-  g_assert_cmpfloat (function_ms (r.profile, "busy"), >, 300);
+  g_assert_cmpfloat (flame_test_function_ms (r.profile, "busy"), >, 300);
 
   /* children not followed: seen, not sampled */
   record_full (&only, "fork-only.json", argv, NULL, NULL, FALSE);
@@ -427,8 +385,8 @@ test_exec (void)
   check_file (&r);
   g_assert_cmpstr (flame_profile_get_metadata (r.profile, "exit_status"), ==, "exited with status 0");
   g_assert_cmpuint (meta_u64 (r.profile, "processes"), ==, 2);
-  g_assert_true (has_path (r.profile, "main", "busy"));
-  g_assert_cmpfloat (function_ms (r.profile, "busy"), >, 250);
+  g_assert_true (flame_test_has_path (r.profile, "main", "busy"));
+  g_assert_cmpfloat (flame_test_function_ms (r.profile, "busy"), >, 250);
 
   record (&lp, "execlp.json", argv_lp, NULL, NULL);
   check_file (&lp);
@@ -468,7 +426,7 @@ test_crash (void)
                       flame_profile_get_metadata (r.profile, "samples"));
       g_assert_true (g_str_has_prefix (flame_profile_get_metadata (r.profile, "exit_status"), want[i]));
       /* everything sampled before the end is kept */
-      g_assert_cmpfloat (function_ms (r.profile, "busy"), >, 100);
+      g_assert_cmpfloat (flame_test_function_ms (r.profile, "busy"), >, 100);
     }
 }
 
@@ -589,9 +547,9 @@ test_dlopen_stress (void)
       /* the computing thread is one of four busy ones: about a quarter of
        * the CPU time, whatever the machine's load (on a loaded one the
        * program gets less than 1 s of CPU in its 1 s) */
-      g_test_message ("work_leaf %.1f ms of %.1f ms", function_ms (r.profile, "work_leaf"),
+      g_test_message ("work_leaf %.1f ms of %.1f ms", flame_test_function_ms (r.profile, "work_leaf"),
                       profile_ms (r.profile));
-      g_assert_cmpfloat (function_ms (r.profile, "work_leaf"), >, 0.1 * profile_ms (r.profile));
+      g_assert_cmpfloat (flame_test_function_ms (r.profile, "work_leaf"), >, 0.1 * profile_ms (r.profile));
     }
 }
 
@@ -819,7 +777,7 @@ test_cli_signals (void)
       g_assert_false (g_file_test (spool, G_FILE_TEST_EXISTS));
       profile = load (out);
       g_assert_cmpuint (meta_u64 (profile, "samples"), >, 10);
-      g_assert_cmpfloat (function_ms (profile, "hot_a"), >, 0);
+      g_assert_cmpfloat (flame_test_function_ms (profile, "hot_a"), >, 0);
       g_assert_true (g_str_has_prefix (flame_profile_get_metadata (profile, "exit_status"),
                                        "killed by signal 2"));
     }
@@ -862,7 +820,7 @@ test_cli_recover (void)
   g_assert_false (g_file_test (spool, G_FILE_TEST_EXISTS));
   profile = load (out);
   g_assert_cmpuint (meta_u64 (profile, "samples"), >, 10);
-  g_assert_cmpfloat (function_ms (profile, "hot_a"), >, 0);
+  g_assert_cmpfloat (flame_test_function_ms (profile, "hot_a"), >, 0);
   g_assert_nonnull (strstr (flame_profile_get_metadata (profile, "notes"), "recovered from the spool"));
   g_assert_nonnull (strstr (flame_profile_get_metadata (profile, "command"), "two-threads 20 one"));
 
@@ -1145,13 +1103,13 @@ test_ring_threads (void)
   g_auto(Recording) f = { 0 };
 
   record (&r, "ring-threads.json", argv, FLAME_SAMPLER_ENV_FLUSH_MS, "60000");
-  g_assert_cmpfloat (function_ms (r.profile, "hot_a"), >, 100);
-  g_assert_cmpfloat (function_ms (r.profile, "hot_b"), >, 100);
+  g_assert_cmpfloat (flame_test_function_ms (r.profile, "hot_a"), >, 100);
+  g_assert_cmpfloat (flame_test_function_ms (r.profile, "hot_b"), >, 100);
   g_assert_cmpuint (meta_u64 (r.profile, "samples_lost"), ==, 0);
 
   record (&f, "ring-fork.json", fork_argv, FLAME_SAMPLER_ENV_FLUSH_MS, "60000");
   g_assert_cmpuint (n_pids (f.profile), ==, 2);
-  g_assert_cmpfloat (function_ms (f.profile, "busy"), >, 300);
+  g_assert_cmpfloat (flame_test_function_ms (f.profile, "busy"), >, 300);
 
   /* more threads, one after another, than the registry has slots: the
    * slots (and rings) of ended threads are drained and reused */
@@ -1189,7 +1147,7 @@ test_close_fds (void)
       g_assert_cmpstr (flame_profile_get_metadata (r.profile, "exit_status"), ==, "exited with status 0");
       g_assert_cmpuint (meta_u64 (r.profile, "processes"), ==, 3);  /* parent, child, its new image */
       g_assert_cmpuint (n_pids (r.profile), ==, 2);
-      g_assert_cmpfloat (function_ms (r.profile, "busy"), >, 300);
+      g_assert_cmpfloat (flame_test_function_ms (r.profile, "busy"), >, 300);
     }
 }
 
@@ -1225,11 +1183,11 @@ test_python_subprocess (void)
   }
   notes = flame_profile_get_metadata (r.profile, "notes");
   g_test_message ("python3 %.0f ms, its child's busy %.0f ms, notes: %s",
-                  function_ms (r.profile, "python3"), function_ms (r.profile, "busy"), notes);
+                  flame_test_function_ms (r.profile, "python3"), flame_test_function_ms (r.profile, "busy"), notes);
   g_assert_cmpstr (flame_profile_get_metadata (r.profile, "exit_status"), ==, "exited with status 0");
   g_assert_true (notes == NULL || strstr (notes, "SIGPROF") == NULL);
-  g_assert_cmpfloat (function_ms (r.profile, "busy"), >, 200);     /* the child */
-  g_assert_cmpfloat (function_ms (r.profile, "python3"), >, 450);  /* before and after it */
+  g_assert_cmpfloat (flame_test_function_ms (r.profile, "busy"), >, 200);     /* the child */
+  g_assert_cmpfloat (flame_test_function_ms (r.profile, "python3"), >, 450);  /* before and after it */
 }
 
 /* unshare (CLONE_NEWUSER) needs a single-threaded process: the writer
@@ -1303,7 +1261,7 @@ test_host_sampler (void)
     record (&r, "host-crash.json", argv, NULL, NULL);
     g_assert_true (g_str_has_prefix (flame_profile_get_metadata (r.profile, "exit_status"),
                                      "killed by signal 11"));
-    g_assert_cmpfloat (function_ms (r.profile, "busy"), >, 100);
+    g_assert_cmpfloat (flame_test_function_ms (r.profile, "busy"), >, 100);
   }
   g_setenv ("FLAMEDIFF_SAMPLER", saved, TRUE);
 }
@@ -1642,7 +1600,9 @@ test_demangle (void)
     { "_ZN4core3fmt5write17h01cb5f0b6cc12d2bE", "core::fmt::write", FALSE },
     { "_ZN4core3fmt5write17h5a5a5a5a5a5a5a5aE", "core::fmt::write", FALSE },
     { "_ZN71_$LT$Test$u20$$u2b$$u20$$u27$static$u20$as$u20$foo..Bar$LT$Test$GT$$GT$3bar17h930b740aa94f1d3aE",
-      "<Test + 'static as foo::Bar<Test>>::bar", TRUE },
+      "<Test + 'static as foo::Bar<Test>>::bar", FALSE },
+    { "_ZN4core3str28Split$LT$$u27$a$C$$u20$P$GT$4next17h0123456789abcdefE",
+      "core::str::Split<'a, P>::next", FALSE },
     /* v0 */
     { "_RNvCs1234_7mycrate3foo", "mycrate::foo", TRUE },
     { "_RNvNtCs1234_7mycrate3foo3bar", "mycrate::foo::bar", TRUE },

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "flame-input.h"
+#include "flame-test-locale.h"
 #include "flame-test-utils.h"
 
 /* flame_test_run_cli() with the arguments as a NULL-terminated list */
@@ -49,11 +50,20 @@ test_text (void)
   run_cli (&r, "compare", base, cur, NULL);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_nonnull (strstr (r.out, "Runtime:       1055.00 ms → 1054.00 ms (-1.00 ms, -0.1%)"));
-  g_assert_nonnull (strstr (r.out, "baseline scaled ×0.9991"));
+  /* the header says which normalisation is on */
+  g_assert_nonnull (strstr (r.out, "Normalisation: absolute: times as measured, baseline not scaled"));
   g_assert_nonnull (strstr (r.out, "interval 1 ms assumed"));
   g_assert_nonnull (strstr (r.out, "Top regressions"));
   g_assert_nonnull (strstr (r.out, "convolve_row"));
-  g_assert_nonnull (strstr (r.out, "Summary:       1 regressions, 1 improvements, 2 new, 2 removed"));
+  g_assert_nonnull (strstr (r.out, "Summary:       1 regression, 1 improvement, 2 new, 2 removed"));
+
+  {
+    g_auto(FlameTestRun) rt = { 0 };
+
+    run_cli (&rt, "compare", "--normalize", "total", base, cur, NULL);
+    g_assert_cmpint (rt.status, ==, 0);
+    g_assert_nonnull (strstr (rt.out, "Normalisation: total: baseline scaled ×0.9991"));
+  }
 }
 
 static void
@@ -154,9 +164,9 @@ test_json (void)
   g_assert_cmpfloat (json_object_get_double_member (b, "interval_ms"), ==, 1);
   g_assert_cmpfloat (json_object_get_double_member (b, "total_ms"), ==, 1055);
   g_assert_cmpfloat (json_object_get_double_member (json_object_get_object_member (root, "current"), "total_ms"), ==, 1054);
-  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (root, "normalization"), "mode"), ==, "total");
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (root, "normalization"), "mode"), ==, "absolute");
   scale = json_object_get_double_member (json_object_get_object_member (root, "normalization"), "scale");
-  g_assert_cmpfloat_with_epsilon (scale, 1054.0 / 1055.0, 1e-6);
+  g_assert_cmpfloat (scale, ==, 1);
   g_assert_cmpstr (json_object_get_string_member (root, "metric"), ==, "self");
   g_assert_cmpfloat (json_object_get_double_member (json_object_get_object_member (root, "thresholds"), "pct"), ==, 5);
 
@@ -229,6 +239,63 @@ test_json_recursion (void)
   g_rmdir (dir);
 }
 
+/* issue 11, Record and Diff: the current run only gained new_feature;
+ * common_work took 400 ms in both. Absolute time (the default) leaves it
+ * unchanged; scaled to the current total it read as an improvement. */
+static const char *
+status_of (const char *json,
+           const char *name)
+{
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  JsonArray *functions;
+
+  json_parser_load_from_data (parser, json, -1, &error);
+  g_assert_no_error (error);
+  functions = json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)),
+                                            "functions");
+  return g_intern_string (json_object_get_string_member (find_function (functions, name), "status"));
+}
+
+static void
+test_default_absolute (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("flamediff-cli-XXXXXX", &error);
+  g_autofree char *b = g_build_filename (dir, "gained-base.folded", NULL);
+  g_autofree char *c = g_build_filename (dir, "gained-cur.folded", NULL);
+  const char *modes[] = { NULL, "absolute", "none", "total" };
+
+  g_file_set_contents (b, "app;main;common_work 400\napp;main 10\n", -1, &error);
+  g_file_set_contents (c, "app;main;common_work 400\napp;main 10\napp;main;new_feature 200\n", -1, &error);
+  g_assert_no_error (error);
+
+  for (guint i = 0; i < G_N_ELEMENTS (modes); i++)
+    {
+      g_auto(FlameTestRun) r = { 0 };
+      const char *want = i < 3 ? "unchanged" : "improvement";
+
+      if (modes[i] == NULL)
+        run_cli (&r, "compare", "--format", "json", b, c, NULL);
+      else
+        run_cli (&r, "compare", "--format", "json", "--normalize", modes[i], b, c, NULL);
+      g_assert_cmpint (r.status, ==, 0);
+      g_assert_cmpstr (status_of (r.out, "common_work"), ==, want);
+      g_assert_cmpstr (status_of (r.out, "new_feature"), ==, "new");
+      g_assert_nonnull (strstr (r.out, i < 3 ? "\"mode\": \"absolute\"" : "\"mode\": \"total\""));
+    }
+  {
+    g_auto(FlameTestRun) r = { 0 };
+
+    run_cli (&r, "compare", "--normalize", "scaled", b, c, NULL);
+    g_assert_cmpint (r.status, ==, 1);
+    g_assert_nonnull (strstr (r.err, "expected absolute or total"));
+  }
+  g_unlink (b);
+  g_unlink (c);
+  g_rmdir (dir);
+}
+
 static void
 test_markdown (void)
 {
@@ -240,9 +307,10 @@ test_markdown (void)
   g_assert_cmpint (r.status, ==, 0);
   g_assert_true (g_str_has_prefix (r.out, "<!-- flamediff-report -->\n"));
   g_assert_nonnull (strstr (r.out, "| Function | File | Baseline ms | Current ms | Δ ms | Δ % |"));
-  g_assert_nonnull (strstr (r.out, "| `convolve_row` | — | 147.86 | 275.00 | +127.14 | +86.0% |"));
-  g_assert_nonnull (strstr (r.out, "**Normalisation:** total: baseline scaled ×0.9991"));
+  g_assert_nonnull (strstr (r.out, "| `convolve_row` | — | 148.00 | 275.00 | +127.00 | +85.8% |"));
+  g_assert_nonnull (strstr (r.out, "**Normalisation:** absolute: times as measured"));
   g_assert_nonnull (strstr (r.out, "1 ms per sample assumed"));
+  g_assert_nonnull (strstr (r.out, "**Summary:** 1 regression, 1 improvement, 2 new, 2 removed"));
 }
 
 static GHashTable *
@@ -359,6 +427,68 @@ test_info (void)
   g_assert_cmpint (t.status, ==, 0);
   g_assert_nonnull (strstr (t.out, "Format:    folded"));
   g_assert_nonnull (strstr (t.out, "Interval:  unknown (1 ms assumed)"));
+
+  /* a file whose weights are time assumes no interval */
+  {
+    g_autofree char *dir = g_dir_make_tmp ("flamediff-info-XXXXXX", NULL);
+    g_autofree char *path = g_build_filename (dir, "trace.json", NULL);
+    g_auto(FlameTestRun) u = { 0 };
+
+    g_assert_true (g_file_set_contents (path,
+                                        "[{\"ph\":\"X\",\"ts\":0,\"dur\":5000,\"pid\":1,\"tid\":1,\"name\":\"f\"}]",
+                                        -1, NULL));
+    run_cli (&u, "info", path, NULL);
+    g_assert_cmpint (u.status, ==, 0);
+    g_assert_nonnull (strstr (u.out, "Format:    chrome-trace"));
+    /* the mean per sample, as compare says */
+    g_assert_nonnull (strstr (u.out, "Interval:  5 ms\n"));
+    g_assert_null (strstr (u.out, "assumed"));
+    g_assert_nonnull (strstr (u.out, "tid 1: 1 sample\n"));
+    {
+      g_auto(FlameTestRun) v = { 0 };
+
+      run_cli (&v, "compare", path, path, NULL);
+      g_assert_cmpint (v.status, ==, 0);
+      g_assert_nonnull (strstr (v.out, "(chrome-trace, 1 sample, interval 5 ms)"));
+    }
+    g_remove (path);
+    g_rmdir (dir);
+  }
+}
+
+/* Every command's usage line names its arguments once ("info [OPTION…]
+ * FILE", not "FILE FILE"); "Usage" and "[OPTION…]" are GLib's, in the
+ * locale's language */
+static void
+test_help_usage (void)
+{
+  static const struct { const char *command, *args; } cases[] = {
+    { "compare", "BASELINE CURRENT" },
+    { "render", "BASELINE CURRENT | FILE" },
+    { "info", "FILE" },
+    { "collapse", "FILE" },
+    { "convert", "FILE" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_auto(FlameTestRun) r = { 0 };
+      g_autofree char *start = g_strdup_printf ("\n  %s ", cases[i].command);
+      g_autofree char *args = g_strdup_printf ("] %s\n", cases[i].args);
+      const char *line, *end;
+      g_autofree char *usage = NULL;
+
+      run_cli (&r, cases[i].command, "--help", NULL);
+      g_assert_cmpint (r.status, ==, 0);
+      line = strstr (r.out, start);
+      g_assert_nonnull (line);
+      end = strchr (line + 1, '\n');
+      g_assert_nonnull (end);
+      usage = g_strndup (line, end + 1 - line);
+      if (!g_str_has_suffix (usage, args))
+        g_error ("%s --help: the usage line “%s” does not end in “%s”",
+                 cases[i].command, usage, args);
+    }
 }
 
 /* --thread keeps one thread of a file that holds several, on both sides */
@@ -395,6 +525,7 @@ main (int    argc,
       char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  flame_test_set_locale ();
 
   g_test_add_func ("/cli/compare/text", test_text);
   g_test_add_func ("/cli/compare/exit-codes", test_exit_codes);
@@ -402,9 +533,11 @@ main (int    argc,
   g_test_add_func ("/cli/compare/json", test_json);
   g_test_add_func ("/cli/compare/json-recursion", test_json_recursion);
   g_test_add_func ("/cli/compare/markdown", test_markdown);
+  g_test_add_func ("/cli/compare/default-absolute", test_default_absolute);
   g_test_add_func ("/cli/compare/folded-inferno", test_folded_inferno);
   g_test_add_func ("/cli/compare/folded-roundtrip", test_folded_roundtrip);
   g_test_add_func ("/cli/info", test_info);
+  g_test_add_func ("/cli/help-usage", test_help_usage);
   g_test_add_func ("/cli/compare/thread", test_thread_option);
 
   return g_test_run ();

@@ -23,6 +23,7 @@
 #include "flame-report.h"
 #include "flame-speedscope.h"
 #include "flame-test-gui.h"
+#include "flame-test-locale.h"
 
 static FlameApplication *app;
 static FlameWindow *window;
@@ -175,7 +176,8 @@ test_compare_example (void)
 {
   g_autoptr(FlameReport) report = NULL;
   g_autoptr(FlameDiff) diff = reference_diff (&report);
-  g_autofree char *totals = g_strdup_printf ("%.1f ms → %.1f ms",
+  /* as people read it: grouped thousands, the locale's decimal point */
+  g_autofree char *totals = g_strdup_printf ("%'.1f ms → %'.1f ms",
                                              flame_diff_get_total_ms (diff, 0),
                                              flame_diff_get_total_ms (diff, 1));
   g_autofree char *elided = g_strdup_printf ("Elided (%u)", flame_diff_get_elided_count (diff));
@@ -189,7 +191,9 @@ test_compare_example (void)
   g_assert_cmpstr (gtk_stack_get_visible_child_name (window->main_stack), ==, "graph");
   g_assert_cmpstr (gtk_label_get_text (window->files_label), ==, "baseline.folded → current.folded");
   g_assert_cmpstr (gtk_label_get_text (window->totals_label), ==, totals);
-  g_assert_nonnull (strstr (gtk_label_get_text (window->scale_label), scale));
+  /* absolute time (the default): the header says so, and no factor */
+  g_assert_nonnull (strstr (gtk_label_get_text (window->scale_label), "Absolute time"));
+  g_assert_null (strstr (gtk_label_get_text (window->scale_label), scale));
   g_assert_nonnull (strstr (gtk_label_get_text (window->scale_label), "1 ms per sample assumed"));
   g_assert_nonnull (strstr (gtk_label_get_text (window->samples_label), "samples"));
   g_assert_true (gtk_widget_get_visible (GTK_WIDGET (window->delta_label)));
@@ -320,25 +324,87 @@ test_bad_file_keeps_comparison (void)
   g_rmdir (dir);
 }
 
+/* issue 11: a toggle flipped while a comparison loads applies to that
+ * comparison; it used to re-draw the previous one from its old profiles
+ * and drop the load */
+static void
+test_toggle_while_loading (void)
+{
+  static const char *actions[] = { "win.inverted", "win.normalize" };
+  g_autofree char *dir = g_dir_make_tmp ("flamediff-test-XXXXXX", NULL);
+  g_autofree char *base = g_build_filename (dir, "before.folded", NULL);
+  g_autofree char *cur = g_build_filename (dir, "after.folded", NULL);
+  g_autoptr(GFile) fb = g_file_new_for_path (base);
+  g_autoptr(GFile) fc = g_file_new_for_path (cur);
+  const char *text_b = "main;parse 40\nmain;work 60\n";
+  const char *text_c = "main;parse 40\nmain;work 90\nmain;log 5\n";
+
+  g_assert_true (g_file_set_contents (base, text_b, -1, NULL));
+  g_assert_true (g_file_set_contents (cur, text_c, -1, NULL));
+
+  for (guint i = 0; i < G_N_ELEMENTS (actions); i++)
+    {
+      gboolean inverted, normalize;
+
+      open_example ();
+      g_object_get (window, "inverted", &inverted, "normalize", &normalize, NULL);
+      flame_window_open (window, fb, fc);
+      /* the load runs in a thread: it cannot be done before the main
+       * loop runs again */
+      g_assert_true (flame_window_is_busy (window));
+      gtk_widget_activate_action (GTK_WIDGET (window), actions[i], NULL);
+      wait_for_window (window);
+
+      g_test_message ("%s while loading: %s", actions[i], gtk_label_get_text (window->files_label));
+      g_assert_cmpstr (gtk_label_get_text (window->files_label), ==, "before.folded → after.folded");
+      g_assert_cmpfloat (flame_diff_get_total_ms (window->diff, FLAME_DIFF_CURRENT), ==, 135);
+      if (i == 0)
+        g_assert_cmpint (flame_layout_source_get_view (window->source), ==,
+                         inverted ? FLAME_VIEW_DIFFERENTIAL : FLAME_VIEW_INVERTED);
+      else
+        g_assert_cmpint (flame_diff_get_options (window->diff)->normalize, ==,
+                         normalize ? FLAME_NORMALIZE_ABSOLUTE : FLAME_NORMALIZE_TOTAL);
+      gtk_widget_activate_action (GTK_WIDGET (window), actions[i], NULL);
+      wait_for_window (window);
+    }
+
+  g_unlink (base);
+  g_unlink (cur);
+  g_rmdir (dir);
+}
+
 static void
 test_normalize_toggle (void)
 {
-  g_autofree char *scaled = NULL;
+  g_autofree char *absolute = NULL;
+  g_autofree char *normalize = NULL;
 
+  /* absolute time by default (CPython 3.15.2), and the header says so */
   open_example ();
-  scaled = g_strdup (gtk_label_get_text (window->scale_label));
-  g_assert_nonnull (strstr (scaled, "Baseline scaled ×"));
+  normalize = g_settings_get_string (window->settings, "normalize");
+  g_assert_cmpstr (normalize, ==, "absolute");
+  g_assert_cmpint (flame_diff_get_options (window->diff)->normalize, ==, FLAME_NORMALIZE_ABSOLUTE);
+  absolute = g_strdup (gtk_label_get_text (window->scale_label));
+  g_assert_nonnull (strstr (absolute, "Absolute time"));
 
   gtk_widget_activate_action (GTK_WIDGET (window), "win.normalize", NULL);
   wait_for_window (window);
-  g_assert_cmpint (flame_diff_get_options (window->diff)->normalize, ==, FLAME_NORMALIZE_NONE);
-  g_assert_nonnull (strstr (gtk_label_get_text (window->scale_label), "Absolute time"));
-  g_assert_cmpstr (gtk_label_get_text (window->scale_label), !=, scaled);
-  g_assert_cmpstr (g_settings_get_string (window->settings, "normalize"), ==, "none");
+  g_assert_cmpint (flame_diff_get_options (window->diff)->normalize, ==, FLAME_NORMALIZE_TOTAL);
+  g_assert_nonnull (strstr (gtk_label_get_text (window->scale_label), flame_test_decimal ("Baseline scaled ×1.00")));
+  g_clear_pointer (&normalize, g_free);
+  normalize = g_settings_get_string (window->settings, "normalize");
+  g_assert_cmpstr (normalize, ==, "total");
 
   gtk_widget_activate_action (GTK_WIDGET (window), "win.normalize", NULL);
   wait_for_window (window);
-  g_assert_cmpstr (gtk_label_get_text (window->scale_label), ==, scaled);
+  g_assert_cmpstr (gtk_label_get_text (window->scale_label), ==, absolute);
+  g_clear_pointer (&normalize, g_free);
+  normalize = g_settings_get_string (window->settings, "normalize");
+  g_assert_cmpstr (normalize, ==, "absolute");
+
+  /* the older name of absolute time, from earlier settings */
+  g_settings_set_string (window->settings, "normalize", "none");
+  g_assert_false (window->normalize);
 }
 
 static void
@@ -478,6 +544,56 @@ test_binary_changed (void)
   flame_window_open_example (w);
   wait_for_window (w);
   g_assert_false (gtk_widget_get_visible (GTK_WIDGET (w->binaries_label)));
+  gtk_window_destroy (GTK_WINDOW (w));
+}
+
+/* Real CPython files of one run seen from two checkouts
+ * (tests/data/cpython): the window matches them like the run from the
+ * same checkout; Preferences ▸ Exact File Paths matches full paths only. */
+static guint
+elided_stacks_of (const char *cur,
+                  gboolean    exact)
+{
+  g_autofree char *b = g_test_build_filename (G_TEST_DIST, "data", "cpython", "base.bin", NULL);
+  g_autofree char *c = g_test_build_filename (G_TEST_DIST, "data", "cpython", cur, NULL);
+  g_autoptr(FlameProfile) pb = flame_load_file (b, NULL, NULL, NULL, NULL);
+  g_autoptr(FlameProfile) pc = flame_load_file (c, NULL, NULL, NULL, NULL);
+  g_autoptr(FlameDiff) diff = NULL;
+  FlameDiffOptions dopts;
+
+  flame_diff_options_init (&dopts);
+  dopts.exact_paths = exact;
+  diff = flame_diff_new (pb, pc, &dopts, NULL, NULL);
+  g_assert_nonnull (diff);
+  return flame_diff_get_elided_stacks (diff);
+}
+
+static void
+test_checkouts (void)
+{
+  g_autofree char *b = g_test_build_filename (G_TEST_DIST, "data", "cpython", "base.bin", NULL);
+  g_autofree char *c = g_test_build_filename (G_TEST_DIST, "data", "cpython", "cur-moved.bin", NULL);
+  g_autoptr(GFile) fb = g_file_new_for_path (b);
+  g_autoptr(GFile) fc = g_file_new_for_path (c);
+  FlameWindow *w = flame_window_new (ADW_APPLICATION (app));
+  guint same = elided_stacks_of ("cur.bin", FALSE);
+  guint exact = elided_stacks_of ("cur-moved.bin", TRUE);
+
+  g_assert_cmpuint (same, <, exact);
+  gtk_window_present (GTK_WINDOW (w));
+  flame_window_open (w, fb, fc);
+  wait_for_window (w);
+  g_assert_nonnull (w->diff);
+  g_assert_cmpuint (flame_diff_get_elided_stacks (w->diff), ==, same);
+
+  g_settings_set_boolean (w->settings, "exact-paths", TRUE);
+  iterate_for (100);
+  wait_for_window (w);
+  g_assert_true (flame_diff_get_options (w->diff)->exact_paths);
+  g_assert_cmpuint (flame_diff_get_elided_stacks (w->diff), ==, exact);
+  g_settings_reset (w->settings, "exact-paths");
+  iterate_for (100);
+  wait_for_window (w);
   gtk_window_destroy (GTK_WINDOW (w));
 }
 
@@ -733,6 +849,38 @@ test_drop_two_files (void)
 
   gtk_window_destroy (GTK_WINDOW (fresh));
   remove_tree (dir);
+}
+
+/* Closing a window whose changes panel has a row selected: the panel's
+ * models outlive the window's dispose for a moment and must not call back
+ * into it (criticals are fatal under gtk_test_init) */
+static void
+test_close_with_selected_change (void)
+{
+  FlameWindow *other = flame_window_new (ADW_APPLICATION (app));
+  GtkWidget *weak = GTK_WIDGET (other);
+
+  g_object_add_weak_pointer (G_OBJECT (other), (gpointer *) &weak);
+  gtk_window_present (GTK_WINDOW (other));
+  flame_window_open_example (other);
+  wait_for_window (other);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (other->selection)), >, 2);
+  /* sorted by name, the selected row is not where it is unsorted: when
+   * the column view drops its columns (and so its sort), the selection
+   * moves and says so */
+  {
+    GListModel *columns = gtk_column_view_get_columns (other->changes_view);
+    g_autoptr(GtkColumnViewColumn) name = g_list_model_get_item (columns, 0);
+
+    gtk_column_view_sort_by_column (other->changes_view, name, GTK_SORT_DESCENDING);
+  }
+  gtk_single_selection_set_selected (other->selection, 1);
+  g_assert_nonnull (gtk_single_selection_get_selected_item (other->selection));
+  iterate_for (100);
+
+  gtk_window_close (GTK_WINDOW (other));
+  iterate_for (200);
+  g_assert_null (weak);
 }
 
 static void
@@ -1091,10 +1239,6 @@ main (int   argc,
   data_home = g_dir_make_tmp ("flamediff-data-home-XXXXXX", NULL);
   g_setenv ("XDG_DATA_HOME", data_home, TRUE);
 
-  /* numbers in labels: no thousands separators to guess */
-  setlocale (LC_ALL, "C.UTF-8");
-  g_setenv ("LC_ALL", "C.UTF-8", TRUE);
-
   if (g_getenv ("DISPLAY") == NULL && g_getenv ("WAYLAND_DISPLAY") == NULL)
     {
       g_test_init (&argc, &argv, NULL);
@@ -1103,6 +1247,9 @@ main (int   argc,
     }
   if (!flame_test_gui_init (&argc, &argv, "/window/no-en-us-locale"))
     return g_test_run ();
+  /* C.UTF-8, or the comma-decimal run's de_DE.UTF-8: no thousands
+   * separators to guess in either */
+  flame_test_set_locale ();
   window = flame_test_gui_start (&app, 1280, 800);
 
   g_test_add_func ("/window/empty-state", test_empty_state);
@@ -1112,6 +1259,7 @@ main (int   argc,
   g_test_add_func ("/window/inverted", test_inverted);
   g_test_add_func ("/window/bad-file-keeps-comparison", test_bad_file_keeps_comparison);
   g_test_add_func ("/window/normalize-toggle", test_normalize_toggle);
+  g_test_add_func ("/window/toggle-while-loading", test_toggle_while_loading);
   g_test_add_func ("/window/colour-and-noise", test_colour_and_noise_options);
   g_test_add_func ("/window/search", test_search);
   g_test_add_func ("/window/swap-and-reload", test_swap_and_reload);
@@ -1119,6 +1267,7 @@ main (int   argc,
   g_test_add_func ("/window/copy-summary", test_copy_summary);
   g_test_add_func ("/window/single-file", test_single_file);
   g_test_add_func ("/window/drop-two-files", test_drop_two_files);
+  g_test_add_func ("/window/close-with-selected-change", test_close_with_selected_change);
   g_test_add_func ("/window/export", test_export);
   g_test_add_func ("/window/recent", test_recent);
   g_test_add_func ("/window/file-changed-bar", test_file_changed_bar);
@@ -1126,6 +1275,7 @@ main (int   argc,
   g_test_add_func ("/window/legend", test_legend);
   g_test_add_func ("/window/panel-width", test_panel_width);
   g_test_add_func ("/window/binary-changed", test_binary_changed);
+  g_test_add_func ("/window/checkouts", test_checkouts);
   g_test_add_func ("/window/recover-banner", test_recover_banner);
 
   ret = g_test_run ();

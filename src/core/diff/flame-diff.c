@@ -10,6 +10,7 @@
 
 #include "flame-diff.h"
 #include "flame-error.h"
+#include "flame-file-match.h"
 
 struct _FlameDiff
 {
@@ -34,6 +35,7 @@ struct _FlameDiff
   GMutex            lazy_lock;
   FlameTree        *inverted;
   gdouble          *elided_weight;
+  GHashTable       *thread_frames;  /* frames that name a thread on a side */
 };
 
 G_DEFINE_FINAL_TYPE (FlameDiff, flame_diff, G_TYPE_OBJECT)
@@ -49,6 +51,7 @@ flame_diff_finalize (GObject *object)
   g_clear_pointer (&self->tree, flame_tree_free);
   g_clear_pointer (&self->inverted, flame_tree_free);
   g_clear_pointer (&self->elided_weight, g_free);
+  g_clear_pointer (&self->thread_frames, g_hash_table_unref);
   g_mutex_clear (&self->lazy_lock);
 
   G_OBJECT_CLASS (flame_diff_parent_class)->finalize (object);
@@ -74,7 +77,8 @@ flame_diff_options_init (FlameDiffOptions *options)
   *options = (FlameDiffOptions) {
     .match = FLAME_MATCH_NAME_FILE,
     .strip_hex = FALSE,
-    .normalize = FLAME_NORMALIZE_TOTAL,
+    .exact_paths = FALSE,
+    .normalize = FLAME_NORMALIZE_ABSOLUTE,
     .metric = FLAME_METRIC_SELF,
     .significance = 0,
     .default_interval_ms = 1.0,
@@ -108,6 +112,27 @@ flame_match_from_string (const char *str,
         return TRUE;
       }
   return FALSE;
+}
+
+const char *
+flame_normalize_to_string (FlameNormalize normalize)
+{
+  return normalize == FLAME_NORMALIZE_TOTAL ? "total" : "absolute";
+}
+
+/* "none", the name before absolute time became the default, is read as
+ * "absolute" (old settings, scripts) */
+gboolean
+flame_normalize_from_string (const char     *str,
+                             FlameNormalize *normalize)
+{
+  if (g_strcmp0 (str, "absolute") == 0 || g_strcmp0 (str, "none") == 0)
+    *normalize = FLAME_NORMALIZE_ABSOLUTE;
+  else if (g_strcmp0 (str, "total") == 0)
+    *normalize = FLAME_NORMALIZE_TOTAL;
+  else
+    return FALSE;
+  return TRUE;
 }
 
 static inline gboolean
@@ -163,10 +188,14 @@ flame_strip_hex (const char *name,
   return g_string_free (out, FALSE);
 }
 
-/* Maps each frame of @profile to the diff's key frame. */
+/* Maps each frame of @profile to the diff's key frame. @files, when
+ * given, names the file of another checkout a file of @profile stands
+ * for: its string id in @files_strings (flame_file_match_new()). */
 static guint32 *
 map_frames (FlameDiff    *self,
             FlameProfile *profile,
+            GHashTable   *files,
+            FlameStrings *files_strings,
             gboolean     *injective)
 {
   FlameFrames *src = flame_profile_get_frames (profile);
@@ -199,16 +228,30 @@ map_frames (FlameDiff    *self,
       name_id = flame_strings_intern (dst_strings, name, name_len);
 
       if (self->options.match != FLAME_MATCH_NAME && fr->file != 0)
-        file = flame_strings_intern (dst_strings,
-                                     flame_strings_get (src_strings, fr->file),
-                                     flame_strings_get_len (src_strings, fr->file));
+        {
+          gpointer other;
+
+          if (files != NULL &&
+              g_hash_table_lookup_extended (files, GUINT_TO_POINTER (fr->file), NULL, &other))
+            file = flame_strings_intern (dst_strings,
+                                         flame_strings_get (files_strings, GPOINTER_TO_UINT (other)),
+                                         flame_strings_get_len (files_strings, GPOINTER_TO_UINT (other)));
+          else
+            file = flame_strings_intern (dst_strings,
+                                         flame_strings_get (src_strings, fr->file),
+                                         flame_strings_get_len (src_strings, fr->file));
+        }
       if (self->options.match == FLAME_MATCH_NAME_FILE_LINE)
         line = fr->line;
 
-      /* kernel/JIT flags are presentation; the thread flag keeps a
-       * thread pseudo-frame apart from a function of the same name */
-      map[f] = flame_frames_intern (self->frames, name_id, file, line,
-                                    fr->flags & FLAME_FRAME_THREAD);
+      /* a frame is its name (and file, line): kernel/JIT flags are
+       * presentation, and so is the thread flag, since the process name
+       * perf script puts at the root is the first frame of the folded
+       * file collapsed from it, where nothing marks it. The report still
+       * knows it for a thread (flame_diff_is_thread_frame()). */
+      map[f] = flame_frames_intern (self->frames, name_id, file, line, 0);
+      if (fr->flags & FLAME_FRAME_THREAD)
+        g_hash_table_add (self->thread_frames, GUINT_TO_POINTER (map[f]));
     }
   /* every source frame got a key frame of its own */
   *injective = flame_frames_count (self->frames) - n_before == n;
@@ -233,12 +276,14 @@ merge_tree (FlameDiff     *self,
             guint          src_col,
             guint          dst_col,
             gboolean       both,
+            GHashTable    *files,
+            FlameStrings  *files_strings,
             GCancellable  *cancellable,
             GError       **error)
 {
   FlameTree *src = flame_profile_get_tree (profile);
   gboolean injective;
-  g_autofree guint32 *frame_map = map_frames (self, profile, &injective);
+  g_autofree guint32 *frame_map = map_frames (self, profile, files, files_strings, &injective);
   g_autofree MappedNode *node_map = NULL;
   gdouble ms0 = flame_profile_get_ms_per_weight (profile, src_col,
                                                  self->options.default_interval_ms);
@@ -362,8 +407,8 @@ check_comparable (FlameProfile  *baseline,
  *   (a 3-column folded file)
  *
  * Builds the merged tree. Runs in time linear in the two trees' sizes;
- * call it from a worker thread for large profiles (see
- * flame_diff_new_async()).
+ * call it from a worker thread for large profiles (FlameComparison
+ * does).
  */
 FlameDiff *
 flame_diff_new (FlameProfile            *baseline,
@@ -412,6 +457,7 @@ flame_diff_new (FlameProfile            *baseline,
   self->pair = pair;
   self->frames = flame_frames_new ();
   self->tree = flame_tree_new (2);
+  self->thread_frames = g_hash_table_new (NULL, NULL);
 
   /* Both sides mostly share their shape: size the tree once for the
    * larger one and some paths of the other. */
@@ -425,15 +471,23 @@ flame_diff_new (FlameProfile            *baseline,
     {
       side_info (self, baseline, 0, FLAME_DIFF_BASELINE);
       side_info (self, baseline, 1, FLAME_DIFF_CURRENT);
-      if (!merge_tree (self, baseline, 0, FLAME_DIFF_BASELINE, TRUE, cancellable, error))
+      if (!merge_tree (self, baseline, 0, FLAME_DIFF_BASELINE, TRUE, NULL, NULL, cancellable, error))
         return NULL;
     }
   else
     {
+      FlameFrames *cur_frames = flame_profile_get_frames (current);
+      g_autoptr(GHashTable) files = NULL;
+
+      /* baseline files from another checkout take the current's path
+       * (docs/diff-semantics.md, "Files from different checkouts") */
+      if (self->options.match != FLAME_MATCH_NAME && !self->options.exact_paths)
+        files = flame_file_match_new (flame_profile_get_frames (baseline), cur_frames);
       side_info (self, baseline, 0, FLAME_DIFF_BASELINE);
       side_info (self, current, 0, FLAME_DIFF_CURRENT);
-      if (!merge_tree (self, baseline, 0, FLAME_DIFF_BASELINE, FALSE, cancellable, error) ||
-          !merge_tree (self, current, 0, FLAME_DIFF_CURRENT, FALSE, cancellable, error))
+      if (!merge_tree (self, baseline, 0, FLAME_DIFF_BASELINE, FALSE,
+                       files, flame_frames_get_strings (cur_frames), cancellable, error) ||
+          !merge_tree (self, current, 0, FLAME_DIFF_CURRENT, FALSE, NULL, NULL, cancellable, error))
         return NULL;
     }
   flame_tree_finish (self->tree);
@@ -456,72 +510,6 @@ flame_diff_new (FlameProfile            *baseline,
       }
 
   return g_steal_pointer (&self);
-}
-
-typedef struct
-{
-  FlameProfile     *baseline;
-  FlameProfile     *current;
-  FlameDiffOptions  options;
-} DiffData;
-
-static void
-diff_data_free (gpointer data)
-{
-  DiffData *dd = data;
-
-  g_clear_object (&dd->baseline);
-  g_clear_object (&dd->current);
-  g_free (dd);
-}
-
-static void
-diff_thread (GTask        *task,
-             gpointer      source_object,
-             gpointer      task_data,
-             GCancellable *cancellable)
-{
-  DiffData *dd = task_data;
-  GError *error = NULL;
-  FlameDiff *diff;
-
-  diff = flame_diff_new (dd->baseline, dd->current, &dd->options, cancellable, &error);
-  if (diff == NULL)
-    g_task_return_error (task, error);
-  else
-    g_task_return_pointer (task, diff, g_object_unref);
-}
-
-void
-flame_diff_new_async (FlameProfile           *baseline,
-                      FlameProfile           *current,
-                      const FlameDiffOptions *options,
-                      GCancellable           *cancellable,
-                      GAsyncReadyCallback     callback,
-                      gpointer                user_data)
-{
-  g_autoptr(GTask) task = NULL;
-  DiffData *dd;
-
-  task = g_task_new (NULL, cancellable, callback, user_data);
-  g_task_set_source_tag (task, flame_diff_new_async);
-  dd = g_new0 (DiffData, 1);
-  dd->baseline = g_object_ref (baseline);
-  dd->current = current ? g_object_ref (current) : NULL;
-  if (options != NULL)
-    dd->options = *options;
-  else
-    flame_diff_options_init (&dd->options);
-  g_task_set_task_data (task, dd, diff_data_free);
-  g_task_run_in_thread (task, diff_thread);
-}
-
-FlameDiff *
-flame_diff_new_finish (GAsyncResult  *result,
-                       GError       **error)
-{
-  g_return_val_if_fail (g_task_is_valid (result, NULL), NULL);
-  return g_task_propagate_pointer (G_TASK (result), error);
 }
 
 const FlameDiffOptions *
@@ -567,6 +555,21 @@ flame_diff_get_frames (FlameDiff *self)
 {
   g_return_val_if_fail (FLAME_IS_DIFF (self), NULL);
   return self->frames;
+}
+
+/**
+ * flame_diff_is_thread_frame:
+ * @frame: a frame of flame_diff_get_frames()
+ *
+ * Whether @frame names a thread or process (perf's `comm` root, a
+ * recording's threads) in either profile: not a function.
+ */
+gboolean
+flame_diff_is_thread_frame (FlameDiff *self,
+                            guint32    frame)
+{
+  g_return_val_if_fail (FLAME_IS_DIFF (self), FALSE);
+  return g_hash_table_contains (self->thread_frames, GUINT_TO_POINTER (frame));
 }
 
 FlameTree *

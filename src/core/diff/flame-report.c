@@ -123,7 +123,8 @@ flame_report_new (FlameDiff                *diff,
   self = g_new0 (FlameReport, 1);
   self->diff = g_object_ref (diff);
   self->binaries = flame_binaries_compare (flame_diff_get_baseline (diff),
-                                           flame_diff_get_current (diff));
+                                           flame_diff_get_current (diff),
+                                           flame_diff_get_options (diff)->exact_paths);
   self->quantity = flame_diff_get_quantity (diff);
   if (options != NULL)
     self->options = *options;
@@ -151,7 +152,7 @@ flame_report_new (FlameDiff                *diff,
       FlameDiffValues v;
       gdouble delta, abs_delta;
 
-      if (flame_frames_get (frames, f)->flags & FLAME_FRAME_THREAD)
+      if (flame_diff_is_thread_frame (diff, f))
         continue;
       if (tb[f] <= 0 && tc[f] <= 0)
         continue;
@@ -481,13 +482,15 @@ describe_side (FlameReport *self,
   g_string_append_printf (s, "%s (%s, ", flame_profile_get_path (profile),
                           flame_profile_get_format_name (profile));
   append_number (s, flame_diff_get_samples (diff, column));
+  g_string_append (s, g_dngettext (GETTEXT_PACKAGE, " sample", " samples",
+                                   flame_diff_get_samples (diff, column) == 1 ? 1 : 2));
   if (self->quantity == FLAME_QUANTITY_TIME)
-    g_string_append_printf (s, " samples, interval %s ms%s",
+    g_string_append_printf (s, ", interval %s ms%s",
                             g_ascii_formatd (buf, sizeof buf, "%g",
                                              flame_diff_get_interval_ms (diff, column)),
                             flame_diff_get_interval_assumed (diff, column) ? " assumed" : "");
   else
-    g_string_append_printf (s, " samples, %s", flame_quantity_get_noun (self->quantity));
+    g_string_append_printf (s, ", %s", flame_quantity_get_noun (self->quantity));
   if (flame_profile_get_sample_type (profile) != NULL)
     g_string_append_printf (s, ", sample type %s", flame_profile_get_sample_type (profile));
   g_string_append_c (s, ')');
@@ -504,9 +507,23 @@ describe_normalization (FlameReport *self)
     return g_strdup_printf ("total: baseline scaled ×%s to the current run's sampled time",
                             g_ascii_formatd (buf, sizeof buf, "%.4g",
                                              flame_diff_get_scale (diff)));
-  return g_strdup_printf ("none: absolute times (sampled time ratio ×%s)",
-                          g_ascii_formatd (buf, sizeof buf, "%.4g",
-                                           flame_diff_get_sampled_time_ratio (diff)));
+  {
+    gdouble factor = flame_diff_get_interval_ms (diff, FLAME_DIFF_BASELINE) /
+                     flame_diff_get_interval_ms (diff, FLAME_DIFF_CURRENT);
+    char fbuf[G_ASCII_DTOSTR_BUF_SIZE];
+    GString *text = g_string_new (NULL);
+
+    /* CPython 3.15.2: baseline samples in the current run's interval, not
+     * scaled to its total; in milliseconds that is the time as measured */
+    g_string_append_printf (text, "absolute: times as measured, baseline not scaled "
+                            "(sampled time ratio ×%s)",
+                            g_ascii_formatd (buf, sizeof buf, "%.4g",
+                                             flame_diff_get_sampled_time_ratio (diff)));
+    if (isfinite (factor) && factor != 1)
+      g_string_append_printf (text, "; baseline samples ×%s in the current run's sampling interval",
+                              g_ascii_formatd (fbuf, sizeof fbuf, "%.4g", factor));
+    return g_string_free (text, FALSE);
+  }
 }
 
 /* "2 functions fail the gate (1 regression, 1 new function beyond the
@@ -691,6 +708,29 @@ append_padded (GString    *out,
       g_string_append_c (out, ' ');
 }
 
+/* "1 regression, 2 improvements, 0 new, 1 removed" */
+static void
+append_summary (FlameReport *self,
+                GString     *out)
+{
+  guint r = self->counts[FLAME_STATUS_REGRESSION];
+  guint i = self->counts[FLAME_STATUS_IMPROVEMENT];
+
+  g_string_append_printf (out, g_dngettext (GETTEXT_PACKAGE, "%u regression", "%u regressions", r), r);
+  g_string_append (out, ", ");
+  g_string_append_printf (out, g_dngettext (GETTEXT_PACKAGE, "%u improvement", "%u improvements", i), i);
+  g_string_append_printf (out, ", %u new, %u removed",
+                          self->counts[FLAME_STATUS_NEW], self->counts[FLAME_STATUS_REMOVED]);
+}
+
+/* "(1 module)" */
+static void
+append_modules (GString *out,
+                guint    n)
+{
+  g_string_append_printf (out, g_dngettext (GETTEXT_PACKAGE, "%u module", "%u modules", n), n);
+}
+
 void
 flame_report_write_text (FlameReport *self,
                          GString     *out)
@@ -714,19 +754,20 @@ flame_report_write_text (FlameReport *self,
                           flame_quantity_get_noun (self->quantity),
                           g_ascii_formatd (buf, sizeof buf, "%g", self->options.threshold_pct));
   append_min_abs (self, out);
-  g_string_append_printf (out, "\n  Summary:       %u regressions, %u improvements, %u new, %u removed\n",
-                          self->counts[FLAME_STATUS_REGRESSION],
-                          self->counts[FLAME_STATUS_IMPROVEMENT],
-                          self->counts[FLAME_STATUS_NEW],
-                          self->counts[FLAME_STATUS_REMOVED]);
+  g_string_append (out, "\n  Summary:       ");
+  append_summary (self, out);
+  g_string_append_c (out, '\n');
   g_string_append_printf (out, "  Gate:          %s\n", gate);
   if (self->binaries != NULL)
     {
       guint n = flame_binaries_count_differences (self->binaries);
 
       if (n == 0)
-        g_string_append_printf (out, "  Binaries:      same build-ids (%u modules)\n",
-                                self->binaries->len);
+        {
+          g_string_append (out, "  Binaries:      same build-ids (");
+          append_modules (out, self->binaries->len);
+          g_string_append (out, ")\n");
+        }
       for (guint i = 0; i < n; i++)
         {
           g_autofree char *line = flame_binary_describe (g_ptr_array_index (self->binaries, i));
@@ -830,11 +871,9 @@ flame_report_write_markdown (FlameReport *self,
                           flame_quantity_get_noun (self->quantity),
                           g_ascii_formatd (buf, sizeof buf, "%g", self->options.threshold_pct));
   append_min_abs (self, out);
-  g_string_append_printf (out, "  \n**Summary:** %u regressions, %u improvements, %u new, %u removed  \n",
-                          self->counts[FLAME_STATUS_REGRESSION],
-                          self->counts[FLAME_STATUS_IMPROVEMENT],
-                          self->counts[FLAME_STATUS_NEW],
-                          self->counts[FLAME_STATUS_REMOVED]);
+  g_string_append (out, "  \n**Summary:** ");
+  append_summary (self, out);
+  g_string_append (out, "  \n");
   g_string_append_printf (out, "**Gate:** %s\n", gate);
   if (flame_diff_get_interval_assumed (diff, FLAME_DIFF_BASELINE) ||
       flame_diff_get_interval_assumed (diff, FLAME_DIFF_CURRENT))
@@ -847,7 +886,11 @@ flame_report_write_markdown (FlameReport *self,
 
       g_string_append (out, "\n### Binaries\n\n");
       if (n == 0)
-        g_string_append_printf (out, "Same build-ids in both runs (%u modules).\n", self->binaries->len);
+        {
+          g_string_append (out, "Same build-ids in both runs (");
+          append_modules (out, self->binaries->len);
+          g_string_append (out, ").\n");
+        }
       for (guint i = 0; i < n; i++)
         {
           g_autofree char *line = flame_binary_describe (g_ptr_array_index (self->binaries, i));
@@ -964,7 +1007,7 @@ flame_report_write_json (FlameReport *self,
   g_string_append (out, ",\n  \"current\": ");
   append_json_side (self, out, FLAME_DIFF_CURRENT);
   g_string_append_printf (out, ",\n  \"normalization\": {\"mode\": \"%s\", \"scale\": ",
-                          dopts->normalize == FLAME_NORMALIZE_TOTAL ? "total" : "none");
+                          flame_normalize_to_string (dopts->normalize));
   append_ratio (out, flame_diff_get_scale (diff));
   g_string_append (out, ", \"sampled_time_ratio\": ");
   append_ratio (out, flame_diff_get_sampled_time_ratio (diff));

@@ -7,8 +7,10 @@
 
 #include <string.h>
 
+#include "flame-cpython.h"
 #include "flame-error.h"
 #include "flame-folded.h"
+#include "flame-names.h"
 
 #define SNIFF_LINES 64
 
@@ -297,7 +299,10 @@ parse_header (FlameProfile *profile,
  * this path favours simplicity over the prefix cache below. The tid:N
  * root becomes a thread of the profile and leaves the stack: CPython's
  * own flame graph and diff merge all threads, and thread ids change from
- * run to run, so keeping them as roots would make two runs never match. */
+ * run to run, so keeping them as roots would make two runs never match.
+ * The profiler's own frames (flame_cpython_is_internal_file()) leave the
+ * stacks as they do in CPython and in --binary files; 3.15.2 writes none,
+ * files of earlier builds may. */
 static FlameProfile *
 load_cpython (FlameInput  *in,
               GError     **error)
@@ -318,6 +323,7 @@ load_cpython (FlameInput  *in,
       const char *line;
       gsize start = 0;
       gint64 tid = -1;
+      gboolean hidden;
 
       if (!flame_input_tick (in, pos, error))
         return NULL;
@@ -333,11 +339,13 @@ load_cpython (FlameInput  *in,
         }
 
       g_array_set_size (ids, 0);
+      hidden = FALSE;
       while (start <= fl.stack_len)
         {
           const char *f = fl.stack + start;
           const char *semi = memchr (f, ';', fl.stack_len - start);
           gsize flen = semi ? (gsize) (semi - f) : fl.stack_len - start;
+          const char *colon = memchr (f, ':', flen);
           guint32 id;
 
           if (G_UNLIKELY (flen > FLAME_MAX_NAME_LEN))
@@ -358,6 +366,12 @@ load_cpython (FlameInput  *in,
               start += flen + 1;
               continue;
             }
+          if (colon != NULL && flame_cpython_is_internal_file (f, colon - f))
+            {
+              hidden = TRUE;
+              start += flen + 1;
+              continue;
+            }
           id = intern_cpython_frame (profile, f, flen);
           g_array_append_val (ids, id);
           start += flen + 1;
@@ -365,8 +379,9 @@ load_cpython (FlameInput  *in,
 
       if (ids->len == 0)
         {
-          /* a bare thread root holds no function */
-          if (n_bad++ == 0)
+          /* a bare thread root holds no function; a stack of the
+           * profiler's own frames is no sample (as in CPython) */
+          if (!hidden && n_bad++ == 0)
             first_bad = lineno;
           continue;
         }
@@ -473,6 +488,7 @@ flame_folded_load (FlameInput  *in,
   const char *bad_reason = NULL;
   gsize pos = 0;
   FoldedHeader header = { 1.0, FALSE, { 0, 0 } };
+  g_autoptr(GString) rust = g_string_new (NULL);
 
   flame_folded_sniff (in->data, in->len, &is_pair);
   if (!is_pair && flame_folded_is_cpython (in->data, in->len))
@@ -599,8 +615,13 @@ flame_folded_load (FlameInput  *in,
         {
           gsize fstart = d == 0 ? 0 : pc.ends[d - 1] + 1;
 
-          pc.frames[d] = flame_frames_intern_name_hashed (frames, fl.stack + fstart,
-                                                          pc.ends[d] - fstart, pc.names[d]);
+          /* Rust legacy names as the perf script loader names them
+           * (stackcollapse-perf.pl leaves them half demangled) */
+          if (G_UNLIKELY (flame_names_rust_legacy (fl.stack + fstart, pc.ends[d] - fstart, rust)))
+            pc.frames[d] = flame_frames_intern_name (frames, rust->str, rust->len);
+          else
+            pc.frames[d] = flame_frames_intern_name_hashed (frames, fl.stack + fstart,
+                                                            pc.ends[d] - fstart, pc.names[d]);
           pc.hashes[d] = flame_tree_path_hash (d == 0 ? FLAME_TREE_ROOT_HASH : pc.hashes[d - 1],
                                                pc.frames[d], d + 1);
           flame_tree_prefetch (tree, pc.hashes[d]);
