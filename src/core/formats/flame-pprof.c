@@ -360,6 +360,36 @@ parse_mappings (Pprof   *pp,
   return TRUE;
 }
 
+/* A Location.line, appended to pp->lines. */
+static gboolean
+parse_line (Pprof               *pp,
+            const FlamePbField  *f,
+            GError             **error)
+{
+  FlamePbReader lr;
+  FlamePbField lf;
+  Line line = { 0 };
+
+  if (!expect_wire (pp, f, FLAME_PB_LEN, "Location.line", error))
+    return FALSE;
+  flame_pb_reader_init (&lr, pp->base, f->data, f->len);
+  while (flame_pb_next (&lr, &lf))
+    {
+      if (lf.number > LINE_COLUMN)
+        continue;
+      if (!expect_wire (pp, &lf, FLAME_PB_VARINT, "Line field", error))
+        return FALSE;
+      if (lf.number == LINE_FUNCTION_ID)
+        line.function_id = lf.value;
+      else if (lf.number == LINE_LINE)
+        line.line = (gint64) lf.value;
+    }
+  if (reader_failed (pp, &lr, error))
+    return FALSE;
+  g_array_append_val (pp->lines, line);
+  return TRUE;
+}
+
 static gboolean
 parse_locations (Pprof   *pp,
                  GArray  *spans,
@@ -379,27 +409,8 @@ parse_locations (Pprof   *pp,
         {
           if (f.number == LOCATION_LINE)
             {
-              FlamePbReader lr;
-              FlamePbField lf;
-              Line line = { 0 };
-
-              if (!expect_wire (pp, &f, FLAME_PB_LEN, "Location.line", error))
+              if (!parse_line (pp, &f, error))
                 return FALSE;
-              flame_pb_reader_init (&lr, pp->base, f.data, f.len);
-              while (flame_pb_next (&lr, &lf))
-                {
-                  if (lf.number > LINE_COLUMN)
-                    continue;
-                  if (!expect_wire (pp, &lf, FLAME_PB_VARINT, "Line field", error))
-                    return FALSE;
-                  if (lf.number == LINE_FUNCTION_ID)
-                    line.function_id = lf.value;
-                  else if (lf.number == LINE_LINE)
-                    line.line = (gint64) lf.value;
-                }
-              if (reader_failed (pp, &lr, error))
-                return FALSE;
-              g_array_append_val (pp->lines, line);
               loc.n_lines++;
               continue;
             }
@@ -435,6 +446,54 @@ parse_locations (Pprof   *pp,
                    g_array_index (pp->locations, Location, i).offset, msg);
         return FALSE;
       }
+  return TRUE;
+}
+
+/* Interns line @k of @loc: its function, in its own file or else in the
+ * binary @file of the location's mapping. */
+static gboolean
+intern_line (Pprof           *pp,
+             FlameProfile    *profile,
+             const Location  *loc,
+             guint            k,
+             const char      *file,
+             gsize            file_len,
+             guint32         *id,
+             GError         **error)
+{
+  const Line *line = &g_array_index (pp->lines, Line, loc->first_line + k);
+  const Function *fn = find_by_id (pp->functions, sizeof (Function), line->function_id);
+  const char *name, *fn_file;
+  gsize name_len, fn_file_len;
+  guint32 flags = k + 1 < loc->n_lines ? FLAME_FRAME_INLINED : 0;
+  guint32 lineno = line->line > 0 && line->line <= G_MAXUINT32 ? (guint32) line->line : 0;
+
+  if (fn == NULL)
+    {
+      g_autofree char *msg =
+        g_strdup_printf ("location %" G_GUINT64_FORMAT " names function %"
+                         G_GUINT64_FORMAT ", which is not in the function table",
+                         loc->id, line->function_id);
+      set_error (pp, error, FLAME_ERROR_PARSE, loc->offset, msg);
+      return FALSE;
+    }
+  if (!get_string (pp, fn->name, loc->offset, &name, &name_len, error) ||
+      !get_string (pp, fn->filename, loc->offset, &fn_file, &fn_file_len, error))
+    return FALSE;
+  if (name_len == 0 &&
+      !get_string (pp, fn->system_name, loc->offset, &name, &name_len, error))
+    return FALSE;
+  if (name_len == 0)
+    {
+      char addr[32];
+      g_snprintf (addr, sizeof addr, "0x%" G_GINT64_MODIFIER "x", loc->address);
+      *id = flame_profile_intern_frame (profile, addr, strlen (addr), file, file_len, 0, flags);
+    }
+  else
+    *id = flame_profile_intern_frame (profile, name, name_len,
+                                      fn_file_len ? fn_file : file,
+                                      fn_file_len ? fn_file_len : file_len,
+                                      lineno, flags);
   return TRUE;
 }
 
@@ -474,40 +533,10 @@ intern_location_frames (Pprof         *pp,
 
       for (guint k = loc->n_lines; k-- > 0;)
         {
-          const Line *line = &g_array_index (pp->lines, Line, loc->first_line + k);
-          const Function *fn = find_by_id (pp->functions, sizeof (Function), line->function_id);
-          const char *name, *fn_file;
-          gsize name_len, fn_file_len;
-          guint32 flags = k + 1 < loc->n_lines ? FLAME_FRAME_INLINED : 0;
-          guint32 lineno = line->line > 0 && line->line <= G_MAXUINT32 ? (guint32) line->line : 0;
           guint32 id;
 
-          if (fn == NULL)
-            {
-              g_autofree char *msg =
-                g_strdup_printf ("location %" G_GUINT64_FORMAT " names function %"
-                                 G_GUINT64_FORMAT ", which is not in the function table",
-                                 loc->id, line->function_id);
-              set_error (pp, error, FLAME_ERROR_PARSE, loc->offset, msg);
-              return FALSE;
-            }
-          if (!get_string (pp, fn->name, loc->offset, &name, &name_len, error) ||
-              !get_string (pp, fn->filename, loc->offset, &fn_file, &fn_file_len, error))
+          if (!intern_line (pp, profile, loc, k, file, file_len, &id, error))
             return FALSE;
-          if (name_len == 0 &&
-              !get_string (pp, fn->system_name, loc->offset, &name, &name_len, error))
-            return FALSE;
-          if (name_len == 0)
-            {
-              char addr[32];
-              g_snprintf (addr, sizeof addr, "0x%" G_GINT64_MODIFIER "x", loc->address);
-              id = flame_profile_intern_frame (profile, addr, strlen (addr), file, file_len, 0, flags);
-            }
-          else
-            id = flame_profile_intern_frame (profile, name, name_len,
-                                             fn_file_len ? fn_file : file,
-                                             fn_file_len ? fn_file_len : file_len,
-                                             lineno, flags);
           g_array_append_val (pp->frame_ids, id);
         }
       loc->n_frames = loc->n_lines;
