@@ -197,3 +197,40 @@ flame_test_has_path (FlameProfile *profile,
     }
   return FALSE;
 }
+
+/* Does some node named @name run in a thread libc started: below
+ * start_thread? That is a local function of libc.so.6, named only where
+ * libc keeps its symbol table or its debug file is installed (Debian 12
+ * does; Debian 13 and later strip it). Without it the symbolizer names
+ * it by module and FDE start, "libc.so.6+0x94afc"; it is then told from
+ * any other libc frame by its own caller, clone3 (or clone), another
+ * such libc frame. */
+static inline gboolean
+flame_test_has_thread_start_path (FlameProfile *profile,
+                                  const char   *name)
+{
+  FlameFrames *frames = flame_profile_get_frames (profile);
+  FlameTree *tree = flame_profile_get_tree (profile);
+
+  for (guint32 i = 1; i < tree->n_nodes; i++)
+    {
+      const FlameNode *node = flame_tree_node (tree, i);
+
+      if (g_strcmp0 (flame_frames_get_name (frames, node->frame), name) != 0)
+        continue;
+      for (guint32 p = node->parent; p != FLAME_TREE_NONE && p != FLAME_TREE_ROOT;
+           p = flame_tree_node (tree, p)->parent)
+        {
+          const char *a = flame_frames_get_name (frames, flame_tree_node (tree, p)->frame);
+          guint32 pp = flame_tree_node (tree, p)->parent;
+
+          if (g_strcmp0 (a, "start_thread") == 0)
+            return TRUE;
+          if (g_str_has_prefix (a, "libc.so.6+0x") && pp != FLAME_TREE_NONE && pp != FLAME_TREE_ROOT &&
+              g_str_has_prefix (flame_frames_get_name (frames, flame_tree_node (tree, pp)->frame),
+                                "libc.so.6+0x"))
+            return TRUE;
+        }
+    }
+  return FALSE;
+}

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tools/test-runtimes-chroot.sh [--existing] [BUILDDIR]
 #
-# Records CPython 3.13 and 3.15 (Debian sid's python3.13, python3.15)
+# Records CPython 3.13, 3.14 and 3.15 (Debian sid's python3.13, python3.14,
+# python3.15)
 # with this build's flamediff-cli and sampler inside a Debian sid chroot
 # made by ../shared/tools/debian-chroot, and checks with
 # tools/check-shares.py that tests/capture-workloads/shares.py shows its
@@ -26,7 +27,7 @@ skip () { echo "SKIP: runtimes in a chroot: $*" >&2; exit 77; }
 [[ $(id -u) == 0 ]] || skip "needs root"
 [[ -x $build/src/cli/flamediff-cli ]] || skip "no $build/src/cli/flamediff-cli"
 # what flamediff-cli and the sampler load, in sid's package names
-pkgs=(python3.13 python3.15 libunwind8 libdw1t64 libelf1t64 libglib2.0-0t64 libjson-glib-1.0-0
+pkgs=(python3.13 python3.14 python3.15 libunwind8 libdw1t64 libelf1t64 libglib2.0-0t64 libjson-glib-1.0-0
       libyajl2 libzstd1 libcairo2 libpango-1.0-0 libpangocairo-1.0-0)
 if [[ $existing == 1 ]]; then
   [[ -x $dir/usr/bin/python3.13 ]] || skip "no chroot at $dir (tools/test-runtimes-chroot.sh makes one)"
@@ -50,7 +51,7 @@ case $build/ in "$src"/*) ;; *) bind "$build" ;; esac
 
 tmp=$(chroot "$dir" mktemp -d)
 status=0
-for py in python3.13 python3.15; do
+for py in python3.13 python3.14 python3.15; do
   if [[ ! -x $dir/usr/bin/$py ]]; then
     echo "SKIP: $py is not in the chroot" >&2
     continue

@@ -91,6 +91,12 @@ typedef struct
 static const DebugOffsetsLayout debug_layouts[] = {
   { 13, 16, { 40, 64, 72, 168, 184, 192, 232, 240, 248, 264,
               280, 296, 304, 312, 344, 520, 528, 544, 552, 560 } },
+  /* 3.14 adds threads_main, code_object_generation and tlbc_generation
+   * to interpreter_state, stackpointer and tlbc_index to
+   * interpreter_frame, co_tlbc to code_object and a set_object ahead
+   * of dict_object */
+  { 14, 16, { 40, 64, 72, 192, 208, 216, 256, 264, 272, 288,
+              320, 336, 344, 352, 384, 600, 608, 624, 632, 640 } },
   { 15, 16, { 40, 64, 72, 192, 208, 240, 320, 328, 336, 352,
               384, 400, 408, 416, 448, 696, 704, 720, 728, 736 } },
 };
