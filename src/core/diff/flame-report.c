@@ -141,8 +141,14 @@ flame_report_new (FlameDiff                *diff,
   tb = g_new0 (gdouble, MAX (n_frames, 1));
   tc = g_new0 (gdouble, MAX (n_frames, 1));
 
-  flame_tree_function_weights (tree, n_frames, FLAME_DIFF_BASELINE, sb, tb);
-  flame_tree_function_weights (tree, n_frames, FLAME_DIFF_CURRENT, sc, tc);
+  /* call-graph formats know each function's figures exactly; their tree
+   * is only an approximation */
+  if (!flame_diff_get_function_weights (diff, FLAME_DIFF_BASELINE, n_frames, sb, tb) ||
+      !flame_diff_get_function_weights (diff, FLAME_DIFF_CURRENT, n_frames, sc, tc))
+    {
+      flame_tree_function_weights (tree, n_frames, FLAME_DIFF_BASELINE, sb, tb);
+      flame_tree_function_weights (tree, n_frames, FLAME_DIFF_CURRENT, sc, tc);
+    }
 
   self->functions = g_new0 (FlameFunctionStat, MAX (n_frames, 1));
   for (guint32 f = 0; f < n_frames; f++)

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "flame-callgrind.h"
 #include "flame-chrome.h"
 #include "flame-gecko.h"
 #include "flame-error.h"
@@ -345,6 +346,9 @@ flame_sniff_format (const char *data,
   if (looks_like_json (data, len))
     return sniff_json (data, len);
 
+  /* before the stack formats: its cost lines could pass for folded */
+  if (flame_callgrind_sniff (data, len))
+    return FLAME_FORMAT_CALLGRIND;
   if (flame_perf_sniff (data, len))
     return FLAME_FORMAT_PERF_SCRIPT;
   if (flame_folded_sniff (data, len, &is_pair))
@@ -420,6 +424,9 @@ flame_load_bytes_full (const char              *name,
     case FLAME_FORMAT_CPYTHON_BINARY:
       profile = flame_cpython_binary_load (&in, error);
       break;
+    case FLAME_FORMAT_CALLGRIND:
+      profile = flame_callgrind_load (&in, options, error);
+      break;
     case FLAME_FORMAT_UNKNOWN:
     default:
       if (len == 0)
@@ -436,7 +443,7 @@ flame_load_bytes_full (const char              *name,
       else
         g_set_error (error, FLAME_ERROR, FLAME_ERROR_UNKNOWN_FORMAT,
                      "%s: not a profile format Flamediff can read "
-                     "(expected folded stacks or perf script output)", name);
+                     "(expected folded stacks, perf script or callgrind output)", name);
       return NULL;
     }
 
