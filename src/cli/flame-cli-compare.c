@@ -102,6 +102,11 @@ flame_cli_compare (int    argc,
 
   if (!flame_cli_load_profiles (files, n_files, &diff_args, &baseline, &current))
     return FLAME_CLI_ERROR;
+  /* pstats files are compared by cumulative time unless told otherwise */
+  if (diff_args.metric == NULL &&
+      g_strcmp0 (flame_profile_get_metadata (baseline, "default-metric"), "total") == 0 &&
+      (current == NULL || g_strcmp0 (flame_profile_get_metadata (current, "default-metric"), "total") == 0))
+    dopts.metric = ropts.metric = FLAME_METRIC_TOTAL;
 
   diff = flame_diff_new (baseline, current, &dopts, NULL, &error);
   if (diff == NULL)

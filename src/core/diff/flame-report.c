@@ -697,6 +697,16 @@ append_padded (GString    *out,
       g_string_append_c (out, ' ');
 }
 
+/* What call-graph formats say of their flame tree, or NULL */
+static const char *
+approximated_tree (FlameReport *self)
+{
+  const char *b = flame_profile_get_metadata (flame_diff_get_baseline (self->diff), "flame-graph");
+  const char *c = flame_profile_get_metadata (flame_diff_get_current (self->diff), "flame-graph");
+
+  return b != NULL ? b : c;
+}
+
 void
 flame_report_write_text (FlameReport *self,
                          GString     *out)
@@ -726,6 +736,8 @@ flame_report_write_text (FlameReport *self,
                           self->counts[FLAME_STATUS_NEW],
                           self->counts[FLAME_STATUS_REMOVED]);
   g_string_append_printf (out, "  Gate:          %s\n", gate);
+  if (approximated_tree (self) != NULL)
+    g_string_append_printf (out, "  Flame graph:   %s\n", approximated_tree (self));
   if (self->binaries != NULL)
     {
       guint n = flame_binaries_count_differences (self->binaries);

@@ -8,13 +8,8 @@
  * of all calls to it, or for a function nobody calls, its self cost plus
  * that of its calls. They go into the profile's function-weights table.
  *
- * A call graph is not a set of stacks, so the flame tree is an
- * approximation (docs/formats.md): from every function nobody calls, each
- * call edge is followed with the share of the caller's cost it accounts
- * for, never into a function already on the path (recursion), up to a
- * depth and node limit; then each function's exact self cost is shared
- * among its tree nodes in proportion to the cost that reached them, so
- * the tree's total is the profile's.
+ * The flame tree is only approximated from the call edges
+ * (flame-callgraph.c).
  *
  * Copyright 2026 The Flamediff developers
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -24,32 +19,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "flame-callgraph.h"
 #include "flame-callgrind.h"
 #include "flame-error.h"
-#include "flame-hash.h"
 
 #define MAX_EVENTS     64
 #define MAX_POSITIONS  3
 #define MAX_NAME_ID    ((guint64) 1 << 26)
-#define MAX_TREE_NODES ((guint32) 1 << 20)
-#define MAX_TREE_DEPTH 256
-/* a path is not followed below this share of the program's cost */
-#define MIN_SHARE      1e-6
 
 enum { CTX_FILE, CTX_FN, CTX_OB, N_CTX };
-
-typedef struct
-{
-  guint32 caller;
-  guint32 callee;
-  guint64 cost;
-} Edge;
-
-typedef struct
-{
-  guint64 key;     /* caller << 32 | callee */
-  guint32 index1;  /* edge index + 1; 0 = empty */
-} EdgeSlot;
 
 typedef struct
 {
@@ -58,12 +36,6 @@ typedef struct
   guint64 called;  /* the calls made to it */
   gboolean was_called;
 } Function;
-
-typedef struct
-{
-  guint32 node;
-  guint32 frame;
-} Work;
 
 typedef struct
 {
@@ -80,10 +52,8 @@ typedef struct
   gint          event;         /* index of the event loaded */
   const char   *want_event;
 
-  GArray       *functions;     /* Function, by frame */
-  GArray       *edges;
-  EdgeSlot     *slots;
-  guint32       mask;
+  GArray       *functions;     /* Function, by frame: the exact figures */
+  FlameCallGraph *graph;       /* for the tree */
 
   gboolean      have_file;
   guint32       file;          /* string id */
@@ -166,43 +136,6 @@ function_at (Callgrind *cg,
   if (frame >= cg->functions->len)
     g_array_set_size (cg->functions, frame + 1);
   return &g_array_index (cg->functions, Function, frame);
-}
-
-static Edge *
-edge_for (Callgrind *cg,
-          guint32    caller,
-          guint32    callee)
-{
-  guint64 key = (guint64) caller << 32 | callee;
-  guint32 i;
-
-  if (cg->edges->len * 2 >= cg->mask + 1)
-    {
-      guint32 size = (cg->mask + 1) * 2;
-      EdgeSlot *slots = g_new0 (EdgeSlot, size);
-
-      for (guint32 s = 0; s <= cg->mask; s++)
-        if (cg->slots[s].index1 != 0)
-          {
-            guint32 j = (guint32) flame_hash_u64 (cg->slots[s].key) & (size - 1);
-            while (slots[j].index1 != 0)
-              j = (j + 1) & (size - 1);
-            slots[j] = cg->slots[s];
-          }
-      g_free (cg->slots);
-      cg->slots = slots;
-      cg->mask = size - 1;
-    }
-
-  for (i = (guint32) flame_hash_u64 (key) & cg->mask;
-       cg->slots[i].index1 != 0;
-       i = (i + 1) & cg->mask)
-    if (cg->slots[i].key == key)
-      return &g_array_index (cg->edges, Edge, cg->slots[i].index1 - 1);
-
-  g_array_append_val (cg->edges, ((Edge) { caller, callee, 0 }));
-  cg->slots[i] = (EdgeSlot) { key, cg->edges->len };
-  return &g_array_index (cg->edges, Edge, cg->edges->len - 1);
 }
 
 /* A name: "(id) name" defines a compressed name, "(id)" uses one, and
@@ -354,16 +287,15 @@ cost_line (Callgrind   *cg,
   if (cg->pending_calls > 0)
     {
       /* the inclusive cost of the calls= line before */
-      Edge *e = edge_for (cg, cg->frame, cg->callee);
-      Function *callee;
+      Function *callee = function_at (cg, cg->callee);
+      Function *caller = function_at (cg, cg->frame);
 
-      if (G_MAXUINT64 - e->cost < cost)
+      if (G_MAXUINT64 - callee->called < cost || G_MAXUINT64 - caller->out < cost)
         return fail (cg, error, "costs beyond 64 bits");
-      e->cost += cost;
-      callee = function_at (cg, cg->callee);
       callee->called += cost;
       callee->was_called = TRUE;
-      function_at (cg, cg->frame)->out += cost;
+      caller->out += cost;
+      flame_call_graph_add_call (cg->graph, cg->frame, cg->callee, cost);
       cg->pending_calls = 0;
       return TRUE;
     }
@@ -374,6 +306,7 @@ cost_line (Callgrind   *cg,
         return fail (cg, error, "costs beyond 64 bits");
       f->self += cost;
       f->out += cost;
+      flame_call_graph_add_self (cg->graph, cg->frame, cost);
     }
   return TRUE;
 }
@@ -676,117 +609,6 @@ parse (Callgrind   *cg,
   return TRUE;
 }
 
-static int
-compare_edges (const void *pa,
-               const void *pb)
-{
-  const Edge *a = pa, *b = pb;
-
-  if (a->caller != b->caller)
-    return a->caller < b->caller ? -1 : 1;
-  return a->callee < b->callee ? -1 : a->callee > b->callee;
-}
-
-static gboolean
-on_path (const FlameTree *tree,
-         guint32          node,
-         guint32          frame)
-{
-  for (; node != FLAME_TREE_ROOT; node = tree->nodes[node].parent)
-    if (tree->nodes[node].frame == frame)
-      return TRUE;
-  return FALSE;
-}
-
-/* The approximate flame tree (see the top of the file), breadth first so
- * the node limit cuts the deepest, least costly paths. */
-static gboolean
-build_tree (Callgrind   *cg,
-            GError     **error)
-{
-  FlameTree *tree = flame_profile_get_tree (cg->profile);
-  Function *fns = (Function *) (void *) cg->functions->data;
-  guint n_fns = cg->functions->len;
-  Edge *edges;
-  guint n_edges = cg->edges->len;
-  g_autofree guint32 *first = g_new0 (guint32, n_fns + 1);
-  g_autofree gdouble *reached = g_new0 (gdouble, MAX (n_fns, 1));
-  g_autoptr(GArray) weight = g_array_new (FALSE, TRUE, sizeof (gdouble));
-  g_autoptr(GArray) queue = g_array_new (FALSE, FALSE, sizeof (Work));
-  gdouble total = 0, min_weight;
-  gboolean cut = FALSE;
-
-  qsort (cg->edges->data, n_edges, sizeof (Edge), compare_edges);
-  edges = (Edge *) (void *) cg->edges->data;
-  for (guint i = 0; i < n_edges; i++)
-    first[edges[i].caller + 1]++;
-  for (guint f = 0; f < n_fns; f++)
-    first[f + 1] += first[f];
-
-  for (guint f = 0; f < n_fns; f++)
-    total += fns[f].self;
-  min_weight = total * MIN_SHARE;
-
-  g_array_set_size (weight, 1);
-  for (guint32 f = 0; f < n_fns; f++)
-    if (!fns[f].was_called && fns[f].out > 0)
-      {
-        guint32 node = flame_tree_child (tree, FLAME_TREE_ROOT, f);
-        g_array_set_size (weight, tree->n_nodes);
-        g_array_index (weight, gdouble, node) = fns[f].out;
-        g_array_append_val (queue, ((Work) { node, f }));
-      }
-
-  for (guint q = 0; q < queue->len; q++)
-    {
-      Work w = g_array_index (queue, Work, q);
-      gdouble share;
-
-      if ((q & 0xffff) == 0 && g_cancellable_set_error_if_cancelled (cg->in->cancellable, error))
-        return FALSE;
-      if (tree->nodes[w.node].depth >= MAX_TREE_DEPTH || fns[w.frame].out == 0)
-        continue;
-      share = g_array_index (weight, gdouble, w.node) / fns[w.frame].out;
-      for (guint32 e = first[w.frame]; e < first[w.frame + 1]; e++)
-        {
-          gdouble cw = edges[e].cost * share;
-          guint32 child;
-
-          if (cw <= 0 || cw < min_weight || on_path (tree, w.node, edges[e].callee))
-            continue;
-          if (tree->n_nodes >= MAX_TREE_NODES)
-            {
-              cut = TRUE;
-              break;
-            }
-          child = flame_tree_child (tree, w.node, edges[e].callee);
-          g_array_set_size (weight, tree->n_nodes);
-          g_array_index (weight, gdouble, child) += cw;
-          g_array_append_val (queue, ((Work) { child, edges[e].callee }));
-        }
-    }
-
-  for (guint32 n = 1; n < tree->n_nodes; n++)
-    reached[tree->nodes[n].frame] += g_array_index (weight, gdouble, n);
-  for (guint32 n = 1, n_nodes = tree->n_nodes; n < n_nodes; n++)
-    {
-      guint32 f = tree->nodes[n].frame;
-      flame_tree_add_self (tree, 0, n, fns[f].self * (g_array_index (weight, gdouble, n) / reached[f]));
-    }
-  /* functions no path reached (only called from a cycle, or below the
-   * share followed) still count: at the top */
-  for (guint32 f = 0; f < n_fns; f++)
-    if (reached[f] <= 0 && fns[f].self > 0)
-      flame_tree_add_self (tree, 0, flame_tree_child (tree, FLAME_TREE_ROOT, f), fns[f].self);
-
-  if (cut)
-    flame_profile_add_warning (cg->profile,
-                               "%s: the flame graph was cut at %u nodes; "
-                               "per-function figures are complete",
-                               cg->in->name, MAX_TREE_NODES);
-  return TRUE;
-}
-
 /**
  * flame_callgrind_load:
  * @options: (nullable): options->sample_type names the event to load
@@ -811,9 +633,7 @@ flame_callgrind_load (FlameInput              *in,
   for (guint i = 0; i < N_CTX; i++)
     cg.names[i] = g_hash_table_new (NULL, NULL);
   cg.functions = g_array_new (FALSE, TRUE, sizeof (Function));
-  cg.edges = g_array_new (FALSE, FALSE, sizeof (Edge));
-  cg.mask = 63;
-  cg.slots = g_new0 (EdgeSlot, cg.mask + 1);
+  cg.graph = flame_call_graph_new ();
 
   ok = parse (&cg, error);
   if (ok)
@@ -830,7 +650,7 @@ flame_callgrind_load (FlameInput              *in,
         }
     }
   if (ok)
-    ok = build_tree (&cg, error);
+    ok = flame_call_graph_build_tree (cg.graph, profile, in, error);
   if (ok)
     {
       Function *fns = (Function *) (void *) cg.functions->data;
@@ -847,17 +667,13 @@ flame_callgrind_load (FlameInput              *in,
       flame_profile_set_event (profile, cg.events[cg.event]);
       flame_profile_set_metadata (profile, "sample-type", cg.events[cg.event]);
       flame_profile_set_metadata (profile, "events", events);
-      flame_profile_set_metadata (profile, "flame-graph",
-                                  "approximated from call edges (a call graph, not stacks); "
-                                  "per-function self and total are exact");
       flame_profile_finish (profile);
     }
 
   for (guint i = 0; i < N_CTX; i++)
     g_hash_table_unref (cg.names[i]);
   g_array_unref (cg.functions);
-  g_array_unref (cg.edges);
-  g_free (cg.slots);
+  flame_call_graph_free (cg.graph);
   g_strfreev (cg.events);
   return ok ? g_steal_pointer (&profile) : NULL;
 }

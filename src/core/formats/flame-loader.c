@@ -18,6 +18,7 @@
 #include "flame-perf.h"
 #include "flame-speedscope.h"
 #include "flame-pprof.h"
+#include "flame-pstats.h"
 #include "flame-cpython.h"
 
 #define PROGRESS_STEP ((gsize) 4 << 20)
@@ -326,6 +327,8 @@ sniff_binary_format (const char *data,
 {
   if (flame_cpython_binary_sniff (data, len))
     return FLAME_FORMAT_CPYTHON_BINARY;
+  if (flame_pstats_sniff (data, len))
+    return FLAME_FORMAT_PSTATS;
   if (flame_pprof_legacy_sniff (data, len))
     return FLAME_FORMAT_PPROF_LEGACY;
   /* protobuf is binary: text that happens to parse as one is not pprof */
@@ -427,6 +430,9 @@ flame_load_bytes_full (const char              *name,
     case FLAME_FORMAT_CALLGRIND:
       profile = flame_callgrind_load (&in, options, error);
       break;
+    case FLAME_FORMAT_PSTATS:
+      profile = flame_pstats_load (&in, error);
+      break;
     case FLAME_FORMAT_UNKNOWN:
     default:
       if (len == 0)
@@ -438,8 +444,8 @@ flame_load_bytes_full (const char              *name,
       else if (looks_like_binary (in.data, len))
         g_set_error (error, FLAME_ERROR, FLAME_ERROR_UNKNOWN_FORMAT,
                      "%s: not a profile format Flamediff can read "
-                     "(binary data, but not pprof, a legacy pprof CPU profile "
-                     "or a CPython binary profile)", name);
+                     "(binary data, but not pprof, a legacy pprof CPU profile, "
+                     "a CPython binary profile or Python pstats)", name);
       else
         g_set_error (error, FLAME_ERROR, FLAME_ERROR_UNKNOWN_FORMAT,
                      "%s: not a profile format Flamediff can read "

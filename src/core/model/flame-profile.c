@@ -34,6 +34,8 @@ typedef struct
 {
   gdouble self;
   gdouble total;
+  guint64 calls;            /* 0 when the format counts none */
+  guint64 primitive_calls;  /* calls not made recursively (pstats' cc) */
 } FunctionWeights;
 
 G_DEFINE_FINAL_TYPE (FlameProfile, flame_profile, G_TYPE_OBJECT)
@@ -125,6 +127,7 @@ flame_format_to_string (FlameFormat format)
     case FLAME_FORMAT_PPROF_LEGACY: return "pprof-legacy-cpu";
     case FLAME_FORMAT_CPYTHON_BINARY: return "cpython-binary";
     case FLAME_FORMAT_CALLGRIND:   return "callgrind";
+    case FLAME_FORMAT_PSTATS:      return "pstats";
     case FLAME_FORMAT_UNKNOWN:
     default:                       return "unknown";
     }
@@ -558,7 +561,51 @@ flame_profile_set_function_weights (FlameProfile *self,
   w = self->fn_weights[column];
   if (frame >= w->len)
     g_array_set_size (w, frame + 1);
-  g_array_index (w, FunctionWeights, frame) = (FunctionWeights) { self_weight, total_weight };
+  g_array_index (w, FunctionWeights, frame).self = self_weight;
+  g_array_index (w, FunctionWeights, frame).total = total_weight;
+}
+
+/* Adds to @frame's call counts (pstats' nc and cc), beside its weights. */
+void
+flame_profile_add_function_calls (FlameProfile *self,
+                                  guint         column,
+                                  guint32       frame,
+                                  guint64       calls,
+                                  guint64       primitive_calls)
+{
+  gdouble s, t;
+  FunctionWeights *fw;
+
+  g_return_if_fail (FLAME_IS_PROFILE (self));
+  g_return_if_fail (column < self->tree->n_columns);
+
+  flame_profile_get_function_weights (self, column, frame, &s, &t);
+  flame_profile_set_function_weights (self, column, frame, s, t);
+  fw = &g_array_index (self->fn_weights[column], FunctionWeights, frame);
+  fw->calls += calls;
+  fw->primitive_calls += primitive_calls;
+}
+
+/* Returns: FALSE when the profile has no per-function table */
+gboolean
+flame_profile_get_function_calls (FlameProfile *self,
+                                  guint         column,
+                                  guint32       frame,
+                                  guint64      *calls,
+                                  guint64      *primitive_calls)
+{
+  GArray *w;
+
+  g_return_val_if_fail (FLAME_IS_PROFILE (self), FALSE);
+  g_return_val_if_fail (column < self->tree->n_columns, FALSE);
+
+  *calls = *primitive_calls = 0;
+  w = self->fn_weights[column];
+  if (w == NULL || frame >= w->len)
+    return FALSE;
+  *calls = g_array_index (w, FunctionWeights, frame).calls;
+  *primitive_calls = g_array_index (w, FunctionWeights, frame).primitive_calls;
+  return TRUE;
 }
 
 gboolean
