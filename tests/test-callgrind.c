@@ -340,6 +340,49 @@ test_report_exact (void)
   flame_report_free (report);
 }
 
+/* flamediff-cli's standard output for @args (NULL-terminated, after the
+ * program), with the files in tests/data/DIR */
+static char *
+run_cli (const char *const *args)
+{
+  const char *cli = g_getenv ("FLAMEDIFF_CLI");
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GError) error = NULL;
+  char *out = NULL;
+  int status = 0;
+
+  g_assert_nonnull (cli);
+  g_ptr_array_add (argv, (gpointer) cli);
+  for (guint i = 0; args[i] != NULL; i++)
+    g_ptr_array_add (argv, (gpointer) args[i]);
+  g_ptr_array_add (argv, NULL);
+  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_STDERR_TO_DEV_NULL,
+                               NULL, NULL, &out, NULL, &status, &error));
+  g_assert_no_error (error);
+  return out;
+}
+
+/* compare and info speak of counts: instructions are not milliseconds */
+static void
+test_cli_counts (void)
+{
+  g_autofree char *b = data_path ("baseline.callgrind");
+  g_autofree char *c = data_path ("current.callgrind");
+  const char *compare[] = { "compare", "--normalize=none", b, c, NULL };
+  const char *info[] = { "info", "--sample-type=Dr", NULL, NULL };
+  g_autofree char *cachesim = data_path ("cachesim.callgrind");
+  g_autofree char *out = run_cli (compare);
+  g_autofree char *out_info = NULL;
+
+  g_assert_nonnull (strstr (out, "Metric:        self count"));
+  g_assert_nonnull (strstr (out, "Total:         292364 → 364364"));
+  g_assert_null (strstr (out, " ms"));
+  info[2] = cachesim;
+  out_info = run_cli (info);
+  g_assert_nonnull (strstr (out_info, "Event:     Dr\n"));
+  g_assert_nonnull (strstr (out_info, "(32099 count)"));
+}
+
 static void
 test_sniff (void)
 {
@@ -498,5 +541,6 @@ main (int argc, char **argv)
   g_test_add_func ("/callgrind/hand-written", test_hand_written);
   g_test_add_func ("/callgrind/errors", test_errors);
   g_test_add_func ("/callgrind/bounded", test_bounded);
+  g_test_add_func ("/callgrind/cli-counts", test_cli_counts);
   return g_test_run ();
 }

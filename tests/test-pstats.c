@@ -210,6 +210,45 @@ test_report (void)
   flame_report_free (report);
 }
 
+/* flamediff-cli's standard output for @args (NULL-terminated, after the
+ * program), with the files in tests/data/DIR */
+static char *
+run_cli (const char *const *args)
+{
+  const char *cli = g_getenv ("FLAMEDIFF_CLI");
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GError) error = NULL;
+  char *out = NULL;
+  int status = 0;
+
+  g_assert_nonnull (cli);
+  g_ptr_array_add (argv, (gpointer) cli);
+  for (guint i = 0; args[i] != NULL; i++)
+    g_ptr_array_add (argv, (gpointer) args[i]);
+  g_ptr_array_add (argv, NULL);
+  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_STDERR_TO_DEV_NULL,
+                               NULL, NULL, &out, NULL, &status, &error));
+  g_assert_no_error (error);
+  return out;
+}
+
+/* compare: cumulative time unless told otherwise; the header says the
+ * flame graph is approximated */
+static void
+test_cli_metric (void)
+{
+  g_autofree char *b = data_path ("baseline.pstats");
+  g_autofree char *c = data_path ("current.pstats");
+  const char *dflt[] = { "compare", b, c, NULL };
+  const char *self[] = { "compare", "--metric=self", b, c, NULL };
+  g_autofree char *out = run_cli (dflt);
+  g_autofree char *out_self = run_cli (self);
+
+  g_assert_nonnull (strstr (out, "Metric:        total time"));
+  g_assert_nonnull (strstr (out, "Flame graph:   approximated from call edges"));
+  g_assert_nonnull (strstr (out_self, "Metric:        self time"));
+}
+
 static FlameProfile *
 load_bytes (const void  *data,
             gsize        len,
@@ -317,5 +356,6 @@ main (int argc, char **argv)
   g_test_add_func ("/pstats/report", test_report);
   g_test_add_func ("/pstats/hand-written", test_hand_written);
   g_test_add_func ("/pstats/errors", test_errors);
+  g_test_add_func ("/pstats/cli-metric", test_cli_metric);
   return g_test_run ();
 }

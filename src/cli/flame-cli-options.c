@@ -18,7 +18,7 @@ flame_cli_diff_args_add_entries (GOptionContext   *context,
 {
   const GOptionEntry entries[] = {
     { "normalize", 0, 0, G_OPTION_ARG_STRING, &args->normalize, "Scale the baseline to the current run's sampled time (total, default) or not (none)", "MODE" },
-    { "metric", 0, 0, G_OPTION_ARG_STRING, &args->metric, "Compare self (default) or total time", "METRIC" },
+    { "metric", 0, 0, G_OPTION_ARG_STRING, &args->metric, "Compare self (default; total for pstats files) or total time", "METRIC" },
     { "interval-ms", 0, 0, G_OPTION_ARG_STRING, &args->interval, "Sampling interval for files without timing (default 1)", "MS" },
     { "match", 0, 0, G_OPTION_ARG_STRING, &args->match, "Frame matching: name, name+file (default) or name+file+line", "KEY" },
     { "strip-hex", 0, 0, G_OPTION_ARG_NONE, &args->strip_hex, "Ignore hex addresses and +0x offsets when matching frames", NULL },
