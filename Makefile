@@ -10,7 +10,12 @@ DEBIAN_PACKAGES = \
 	shared-mime-info \
 	libcairo2-dev libpango1.0-dev fonts-dejavu-core \
 	libgtk-4-dev libadwaita-1-dev xvfb xauth \
-	libunwind-dev libdw-dev libelf-dev libiberty-dev
+	libunwind-dev libdw-dev libelf-dev libiberty-dev \
+	locales
+
+# Locales the tests run under (tests/meson.build): a comma-decimal one,
+# and the one newer GTK's gtk_test_init() switches to
+TEST_LOCALES = de_DE.UTF-8 en_US.UTF-8
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 CLI = $(BUILDDIR)/src/cli/flamediff-cli
@@ -32,6 +37,21 @@ deps:
 	  echo "Installing:$$missing"; \
 	  $(SUDO) apt-get update -q && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends $$missing; \
+	fi
+	@# enabled in /etc/locale.gen, so that a later locale-gen keeps them
+	@missing=""; \
+	for l in $(TEST_LOCALES); do \
+	  locale -a | grep -qx "$${l%.UTF-8}.utf8" || missing="$$missing $$l"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "Generating locales:$$missing"; \
+	  for l in $$missing; do \
+	    grep -qx "$$l UTF-8" /etc/locale.gen 2>/dev/null || \
+	      $(SUDO) sed -i "s/^# *$$l UTF-8\$$/$$l UTF-8/" /etc/locale.gen; \
+	    grep -qx "$$l UTF-8" /etc/locale.gen 2>/dev/null || \
+	      echo "$$l UTF-8" | $(SUDO) tee -a /etc/locale.gen >/dev/null; \
+	  done; \
+	  $(SUDO) locale-gen; \
 	fi
 
 $(BUILDDIR)/build.ninja:

@@ -1424,7 +1424,9 @@ test_demangle (void)
     { "_ZN4core3fmt5write17h01cb5f0b6cc12d2bE", "core::fmt::write", FALSE },
     { "_ZN4core3fmt5write17h5a5a5a5a5a5a5a5aE", "core::fmt::write", FALSE },
     { "_ZN71_$LT$Test$u20$$u2b$$u20$$u27$static$u20$as$u20$foo..Bar$LT$Test$GT$$GT$3bar17h930b740aa94f1d3aE",
-      "<Test + 'static as foo::Bar<Test>>::bar", TRUE },
+      "<Test + 'static as foo::Bar<Test>>::bar", FALSE },
+    { "_ZN4core3str28Split$LT$$u27$a$C$$u20$P$GT$4next17h0123456789abcdefE",
+      "core::str::Split<'a, P>::next", FALSE },
     /* v0 */
     { "_RNvCs1234_7mycrate3foo", "mycrate::foo", TRUE },
     { "_RNvNtCs1234_7mycrate3foo3bar", "mycrate::foo::bar", TRUE },

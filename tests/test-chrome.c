@@ -12,6 +12,7 @@
 
 #include "flame-error.h"
 #include "flame-loader.h"
+#include "flame-test-locale.h"
 #include "flame-test-utils.h"
 #include "flame-test-snap.h"
 
@@ -207,6 +208,10 @@ test_trace_event_text (void)
      * shortest form, escapes, nesting, key order kept */
     { "[{\"ph\":\"X\",\"ts\":0,\"dur\":5,\"pid\":1,\"tid\":1,\"name\":\"f\",\"args\":{\"b\":1.50,\"a\":[1e21,1e-7,0.000001,-0.0,\"q\\\"\\u0001\"],\"c\":{}}}]",
       "f {\"b\":1.5,\"a\":[1e+21,1e-7,0.000001,0,\"q\\\"\\u0001\"],\"c\":{}}", 5 },
+    /* in every locale (tests/meson.build runs this under de_DE.UTF-8 too):
+     * 1.1 needs 2 digits, not the 17 of "1.1000000000000001" */
+    { "[{\"ph\":\"X\",\"ts\":0,\"dur\":5,\"pid\":1,\"tid\":1,\"name\":\"f\",\"args\":{\"v\":1.1,\"w\":[0.3,2.5e-9,123.456]}}]",
+      "f {\"v\":1.1,\"w\":[0.3,2.5e-9,123.456]}", 5 },
     /* falsy args add nothing; a missing name is (unnamed) */
     { "[{\"ph\":\"X\",\"ts\":1,\"dur\":2,\"pid\":1,\"tid\":1,\"args\":null}]", "(unnamed)", 2 },
     { "[{\"ph\":\"X\",\"ts\":1,\"dur\":2,\"pid\":1,\"tid\":1,\"name\":\"g\",\"args\":0}]", "g", 2 },
@@ -332,6 +337,7 @@ main (int    argc,
       char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  flame_test_set_locale ();
   g_test_add_func ("/chrome/snapshots", test_snapshots);
   g_test_add_func ("/chrome/threads", test_threads);
   g_test_add_func ("/chrome/trace-events", test_trace_events);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "flame-input.h"
+#include "flame-test-locale.h"
 #include "flame-test-utils.h"
 
 /* flame_test_run_cli() with the arguments as a NULL-terminated list */
@@ -53,7 +54,7 @@ test_text (void)
   g_assert_nonnull (strstr (r.out, "interval 1 ms assumed"));
   g_assert_nonnull (strstr (r.out, "Top regressions"));
   g_assert_nonnull (strstr (r.out, "convolve_row"));
-  g_assert_nonnull (strstr (r.out, "Summary:       1 regressions, 1 improvements, 2 new, 2 removed"));
+  g_assert_nonnull (strstr (r.out, "Summary:       1 regression, 1 improvement, 2 new, 2 removed"));
 }
 
 static void
@@ -243,6 +244,7 @@ test_markdown (void)
   g_assert_nonnull (strstr (r.out, "| `convolve_row` | — | 147.86 | 275.00 | +127.14 | +86.0% |"));
   g_assert_nonnull (strstr (r.out, "**Normalisation:** total: baseline scaled ×0.9991"));
   g_assert_nonnull (strstr (r.out, "1 ms per sample assumed"));
+  g_assert_nonnull (strstr (r.out, "**Summary:** 1 regression, 1 improvement, 2 new, 2 removed"));
 }
 
 static GHashTable *
@@ -359,6 +361,68 @@ test_info (void)
   g_assert_cmpint (t.status, ==, 0);
   g_assert_nonnull (strstr (t.out, "Format:    folded"));
   g_assert_nonnull (strstr (t.out, "Interval:  unknown (1 ms assumed)"));
+
+  /* a file whose weights are time assumes no interval */
+  {
+    g_autofree char *dir = g_dir_make_tmp ("flamediff-info-XXXXXX", NULL);
+    g_autofree char *path = g_build_filename (dir, "trace.json", NULL);
+    g_auto(FlameTestRun) u = { 0 };
+
+    g_assert_true (g_file_set_contents (path,
+                                        "[{\"ph\":\"X\",\"ts\":0,\"dur\":5000,\"pid\":1,\"tid\":1,\"name\":\"f\"}]",
+                                        -1, NULL));
+    run_cli (&u, "info", path, NULL);
+    g_assert_cmpint (u.status, ==, 0);
+    g_assert_nonnull (strstr (u.out, "Format:    chrome-trace"));
+    /* the mean per sample, as compare says */
+    g_assert_nonnull (strstr (u.out, "Interval:  5 ms\n"));
+    g_assert_null (strstr (u.out, "assumed"));
+    g_assert_nonnull (strstr (u.out, "tid 1: 1 sample\n"));
+    {
+      g_auto(FlameTestRun) v = { 0 };
+
+      run_cli (&v, "compare", path, path, NULL);
+      g_assert_cmpint (v.status, ==, 0);
+      g_assert_nonnull (strstr (v.out, "(chrome-trace, 1 sample, interval 5 ms)"));
+    }
+    g_remove (path);
+    g_rmdir (dir);
+  }
+}
+
+/* Every command's usage line names its arguments once ("info [OPTION…]
+ * FILE", not "FILE FILE"); "Usage" and "[OPTION…]" are GLib's, in the
+ * locale's language */
+static void
+test_help_usage (void)
+{
+  static const struct { const char *command, *args; } cases[] = {
+    { "compare", "BASELINE CURRENT" },
+    { "render", "BASELINE CURRENT | FILE" },
+    { "info", "FILE" },
+    { "collapse", "FILE" },
+    { "convert", "FILE" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_auto(FlameTestRun) r = { 0 };
+      g_autofree char *start = g_strdup_printf ("\n  %s ", cases[i].command);
+      g_autofree char *args = g_strdup_printf ("] %s\n", cases[i].args);
+      const char *line, *end;
+      g_autofree char *usage = NULL;
+
+      run_cli (&r, cases[i].command, "--help", NULL);
+      g_assert_cmpint (r.status, ==, 0);
+      line = strstr (r.out, start);
+      g_assert_nonnull (line);
+      end = strchr (line + 1, '\n');
+      g_assert_nonnull (end);
+      usage = g_strndup (line, end + 1 - line);
+      if (!g_str_has_suffix (usage, args))
+        g_error ("%s --help: the usage line “%s” does not end in “%s”",
+                 cases[i].command, usage, args);
+    }
 }
 
 /* --thread keeps one thread of a file that holds several, on both sides */
@@ -395,6 +459,7 @@ main (int    argc,
       char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  flame_test_set_locale ();
 
   g_test_add_func ("/cli/compare/text", test_text);
   g_test_add_func ("/cli/compare/exit-codes", test_exit_codes);
@@ -405,6 +470,7 @@ main (int    argc,
   g_test_add_func ("/cli/compare/folded-inferno", test_folded_inferno);
   g_test_add_func ("/cli/compare/folded-roundtrip", test_folded_roundtrip);
   g_test_add_func ("/cli/info", test_info);
+  g_test_add_func ("/cli/help-usage", test_help_usage);
   g_test_add_func ("/cli/compare/thread", test_thread_option);
 
   return g_test_run ();

@@ -584,6 +584,35 @@ test_async (void)
   g_main_loop_unref (data.loop);
 }
 
+/* Rust legacy names as stackcollapse-perf.pl leaves them (half
+ * demangled, with the build's hash) get the names the perf script loader
+ * gives the same symbols: the folded file and the perf script it came
+ * from agree. */
+static void
+test_rust_names (void)
+{
+  static const char text[] =
+    "app;app::main::h5a5a5a5a5a5a5a5a;core::str::Split$LT$$u27$a$C$$u20$P$GT$::next::h0123456789abcdef 3\n"
+    "app;app::main::h5a5a5a5a5a5a5a5a;gc::gc::GcBox$LT$T$GT$::new::_$u7b$$u7b$closure$u7d$$u7d$::ha2ed0674a1c3dc9f 2\n"
+    "app;app::main 1\n"
+    "app;not::rust::hxyz 1\n";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlameProfile) p = load_text (text, -1, &error);
+  gdouble self_w, total_w;
+
+  g_assert_no_error (error);
+  frame_weights (p, 0, "core::str::Split<'a, P>::next", &self_w, &total_w);
+  g_assert_cmpfloat (self_w, ==, 3);
+  frame_weights (p, 0, "gc::gc::GcBox<T>::new::_{{closure}}", &self_w, &total_w);
+  g_assert_cmpfloat (self_w, ==, 2);
+  /* one function, with and without the hash */
+  frame_weights (p, 0, "app::main", &self_w, &total_w);
+  g_assert_cmpfloat (self_w, ==, 1);
+  g_assert_cmpfloat (total_w, ==, 6);
+  frame_weights (p, 0, "not::rust::hxyz", &self_w, &total_w);
+  g_assert_cmpfloat (self_w, ==, 1);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -592,6 +621,7 @@ main (int    argc,
 
   g_test_add_func ("/folded/basic", test_basic);
   g_test_add_func ("/folded/quirks", test_quirks);
+  g_test_add_func ("/folded/rust-names", test_rust_names);
   g_test_add_func ("/folded/bad-lines", test_bad_lines);
   g_test_add_func ("/folded/no-valid-line", test_no_valid_line);
   g_test_add_func ("/folded/pair", test_pair);

@@ -26,6 +26,7 @@
 #include "flame-loader.h"
 #include "flame-palette.h"
 #include "flame-tooltip.h"
+#include "flame-test-locale.h"
 
 #define WIDTH  900
 #define HEIGHT 420
@@ -590,7 +591,7 @@ test_tooltip (Fixture       *fx,
   frame_centre (fx->view, row, &x, &y);
   row_text = _flame_graph_view_tooltip_text_at (fx->view, x, y);
   g_assert_nonnull (strstr (row_text, "convolve_row"));
-  g_assert_nonnull (strstr (row_text, "Current: 275.00 ms total"));
+  g_assert_nonnull (strstr (row_text, flame_test_decimal ("Current: 275.00 ms total")));
   g_assert_nonnull (strstr (row_text, "Self difference: +"));
 
   /* hover draws an overlay above the cached picture, nothing else */
@@ -1006,6 +1007,7 @@ main (int   argc,
       g_test_add_func ("/graph-view/no-display", skip_no_display);
       return g_test_run ();
     }
+  flame_test_set_locale ();
   adw_init ();
 
 #define ADD(name, func, view) \

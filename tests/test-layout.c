@@ -13,6 +13,7 @@
 #include "flame-loader.h"
 #include "flame-palette.h"
 #include "flame-tooltip.h"
+#include "flame-test-locale.h"
 
 static FlameProfile *
 load_example (const char *name)
@@ -623,7 +624,7 @@ test_tooltip_format (void)
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       g_autofree char *s = flame_format_fixed (cases[i].v, cases[i].digits);
-      g_assert_cmpstr (s, ==, cases[i].expected);
+      g_assert_cmpstr (s, ==, flame_test_decimal (cases[i].expected));
     }
 
   /* cpython-diff.md §4 sign rules: "+" on both numbers iff diff >= 0 */
@@ -635,12 +636,12 @@ test_tooltip_format (void)
     g_autofree char *e = flame_format_difference (-2.5, -100);
     g_autofree char *f = flame_format_difference (0, 50); /* T3's hot_leaf */
 
-    g_assert_cmpstr (a, ==, "+1.23 ms (+50.0%)");
-    g_assert_cmpstr (b, ==, "+0.00 ms (+0.0%)");
-    g_assert_cmpstr (c, ==, "+0.00 ms (+0.0%)");
-    g_assert_cmpstr (d, ==, "-0.00 ms (-0.1%)");
-    g_assert_cmpstr (e, ==, "-2.50 ms (-100.0%)");
-    g_assert_cmpstr (f, ==, "+0.00 ms (+50.0%)");
+    g_assert_cmpstr (a, ==, flame_test_decimal ("+1.23 ms (+50.0%)"));
+    g_assert_cmpstr (b, ==, flame_test_decimal ("+0.00 ms (+0.0%)"));
+    g_assert_cmpstr (c, ==, flame_test_decimal ("+0.00 ms (+0.0%)"));
+    g_assert_cmpstr (d, ==, flame_test_decimal ("-0.00 ms (-0.1%)"));
+    g_assert_cmpstr (e, ==, flame_test_decimal ("-2.50 ms (-100.0%)"));
+    g_assert_cmpstr (f, ==, flame_test_decimal ("+0.00 ms (+50.0%)"));
   }
 }
 
@@ -666,53 +667,83 @@ test_tooltip_text (void)
 
   /* scale 1054/1055: baseline 148 ms → 147.86 ms */
   g_assert_cmpstr (conv, ==,
-                   "convolve_row\n"
+                   flame_test_decimal ("convolve_row\n"
                    "Current: 275.00 ms total (26.09%), 275.00 ms self\n"
                    "Baseline: 147.86 ms total, 147.86 ms self\n"
-                   "Self difference: +127.14 ms (+86.0%)");
+                   "Self difference: +127.14 ms (+86.0%)"));
   g_assert_cmpstr (conv_zoom, ==,
-                   "convolve_row\n"
+                   flame_test_decimal ("convolve_row\n"
                    "Current: 275.00 ms total (26.09%), 64.55% of blur, 275.00 ms self\n"
                    "Baseline: 147.86 ms total, 147.86 ms self\n"
-                   "Self difference: +127.14 ms (+86.0%)");
+                   "Self difference: +127.14 ms (+86.0%)"));
   g_assert_cmpstr (simd, ==,
-                   "simd_color_convert\n"
+                   flame_test_decimal ("simd_color_convert\n"
                    "Current: 44.00 ms total (4.17%), 0.00 ms self\n"
                    "Baseline: 0.00 ms total, 0.00 ms self\n"
                    "Self difference: +0.00 ms (+0.0%)\n"
-                   "New — no counterpart in baseline");
+                   "New — no counterpart in baseline"));
   g_assert_cmpstr (avx, ==,
-                   "rgb_to_ycc_avx2\n"
+                   flame_test_decimal ("rgb_to_ycc_avx2\n"
                    "Current: 44.00 ms total (4.17%), 44.00 ms self\n"
                    "Baseline: 0.00 ms total, 0.00 ms self\n"
                    "Self difference: +44.00 ms (+100.0%)\n"
-                   "New — no counterpart in baseline");
+                   "New — no counterpart in baseline"));
   /* 9 ms self, 73 ms total, scaled */
   g_assert_cmpstr (legacy, ==,
-                   "legacy_color_convert\n"
+                   flame_test_decimal ("legacy_color_convert\n"
                    "Current: 0.00 ms total (0.00%), 0.00 ms self\n"
                    "Baseline: 72.93 ms total, 8.99 ms self\n"
                    "Self difference: -8.99 ms (-100.0%)\n"
-                   "Removed — no counterpart in current");
+                   "Removed — no counterpart in current"));
   g_assert_cmpstr (save, ==,
-                   "save_image\n"
+                   flame_test_decimal ("save_image\n"
                    "Removed code below: 72.93 ms of baseline time (100.00%)\n"
-                   "This frame still runs in the current profile");
+                   "This frame still runs in the current profile"));
   g_assert_cmpstr (inv_blur, ==,
-                   "blur\n"
+                   flame_test_decimal ("blur\n"
                    "Self time of convolve_row through this call path:\n"
                    "Current: 275.00 ms (26.09%)\n"
                    "Baseline: 147.86 ms\n"
-                   "Difference: +127.14 ms (+86.0%)");
+                   "Difference: +127.14 ms (+86.0%)"));
   g_assert_cmpstr (one, ==,
-                   "bilinear_sample\n"
+                   flame_test_decimal ("bilinear_sample\n"
                    "Total: 121.00 ms (11.48%)\n"
-                   "Self: 97.00 ms");
+                   "Self: 97.00 ms"));
   g_assert_cmpstr (root, ==,
-                   "all\n"
+                   flame_test_decimal ("all\n"
                    "Current: 1054.00 ms total (100.00%)\n"
-                   "Baseline: 1054.00 ms total");
-  g_assert_cmpstr (norm, ==, "Baseline scaled ×1.00 to the current run (1.00 ms per sample assumed)");
+                   "Baseline: 1054.00 ms total"));
+  g_assert_cmpstr (norm, ==, flame_test_decimal ("Baseline scaled ×1.00 to the current run (1.00 ms per sample assumed)"));
+}
+
+/* Only the baseline lacks an interval: the note gives the interval assumed
+ * for it, not the current run's own 10 ms */
+static void
+test_tooltip_assumed_interval (void)
+{
+  g_autoptr(FlameProfile) b = flame_profile_new (FLAME_FORMAT_FOLDED, 1);
+  g_autoptr(FlameProfile) c = flame_profile_new (FLAME_FORMAT_PERF_SCRIPT, 1);
+  g_autoptr(FlameDiff) diff = NULL;
+  g_autofree char *norm = NULL;
+  FlameDiffOptions opts;
+  guint32 fb, fc;
+
+  flame_profile_set_interval_ms (c, 10.0);
+  fb = flame_profile_intern_frame (b, "work", 4, NULL, 0, 0, 0);
+  fc = flame_profile_intern_frame (c, "work", 4, NULL, 0, 0, 0);
+  flame_profile_add_stack (b, 0, &fb, 1, 2);
+  flame_profile_add_samples (b, 0, 2);
+  flame_profile_add_stack (c, 0, &fc, 1, 3);
+  flame_profile_add_samples (c, 0, 3);
+  flame_profile_finish (b);
+  flame_profile_finish (c);
+  flame_diff_options_init (&opts);
+  diff = flame_diff_new (b, c, &opts, NULL, NULL);
+  g_assert_nonnull (diff);
+  g_assert_true (flame_diff_get_interval_assumed (diff, FLAME_DIFF_BASELINE));
+  g_assert_false (flame_diff_get_interval_assumed (diff, FLAME_DIFF_CURRENT));
+  norm = flame_normalization_text (diff);
+  g_assert_true (g_str_has_suffix (norm, flame_test_decimal (" (1.00 ms per sample assumed)")));
 }
 
 static void
@@ -744,15 +775,15 @@ test_tooltip_file_line (void)
   tip = flame_tooltip_text (src, find (src, "work"), FLAME_TREE_ROOT);
   /* the diff matches name + file (the line moved from 10 to 12), so its
    * frames carry no line */
-  g_assert_true (g_str_has_prefix (tip, "work\napp.py\nCurrent: 3.00 ms total (100.00%)"));
-  g_assert_nonnull (strstr (tip, "Self difference: +1.00 ms (+50.0%)"));
+  g_assert_true (g_str_has_prefix (tip, flame_test_decimal ("work\napp.py\nCurrent: 3.00 ms total (100.00%)")));
+  g_assert_nonnull (strstr (tip, flame_test_decimal ("Self difference: +1.00 ms (+50.0%)")));
 
   /* a single profile knows the line */
   {
     g_autoptr(FlameLayoutSource) one = flame_layout_source_new_for_profile (c, 0, 1.0);
     g_autofree char *t = flame_tooltip_text (one, find (one, "work"), FLAME_TREE_ROOT);
 
-    g_assert_cmpstr (t, ==, "work\napp.py:12\nTotal: 3.00 ms (100.00%)\nSelf: 3.00 ms");
+    g_assert_cmpstr (t, ==, flame_test_decimal ("work\napp.py:12\nTotal: 3.00 ms (100.00%)\nSelf: 3.00 ms"));
   }
 }
 
@@ -761,6 +792,7 @@ main (int    argc,
       char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  flame_test_set_locale ();
 
   g_test_add_func ("/layout/differential", test_layout_differential);
   g_test_add_func ("/layout/elided", test_layout_elided);
@@ -779,6 +811,7 @@ main (int    argc,
   g_test_add_func ("/tooltip/format", test_tooltip_format);
   g_test_add_func ("/tooltip/text", test_tooltip_text);
   g_test_add_func ("/tooltip/file-line", test_tooltip_file_line);
+  g_test_add_func ("/tooltip/assumed-interval", test_tooltip_assumed_interval);
 
   return g_test_run ();
 }

@@ -12,9 +12,12 @@
 #include <unistd.h>
 #include <string.h>
 
+#include "flame-diff.h"
 #include "flame-error.h"
 #include "flame-loader.h"
 #include "flame-perf.h"
+#include "flame-report.h"
+#include "flame-test-locale.h"
 #include "flame-test-utils.h"
 
 static const char *const modes[] = { "pid", "tid", "kernel", "jit", "all", "addrs" };
@@ -737,6 +740,31 @@ test_load_threads (void)
   g_assert_cmpint (flame_profile_get_unit (p), ==, FLAME_UNIT_SAMPLES);
 }
 
+/* Summed periods beyond 2^64 print as a C double in every locale:
+ * "3,6893488147419103e+19" would read back as 3 (tests/meson.build runs
+ * this under de_DE.UTF-8 too). */
+static void
+test_collapse_huge_weights (void)
+{
+  static const char script[] =
+    "app 1 [000] 1.000000: 18446744073709551615 cycles:\n"
+    "\t4005d0 main (/usr/bin/app)\n"
+    "\n"
+    "app 1 [000] 1.000001: 18446744073709551615 cycles:\n"
+    "\t4005d0 main (/usr/bin/app)\n"
+    "\n";
+  FlamePerfStats stats = { 0 };
+  g_autofree char *out = collapse ("huge.perf", script, sizeof script - 1, NULL, &stats);
+  const char *num = strrchr (out, ' ');
+  char *end;
+
+  g_assert_true (g_str_has_prefix (out, "app;main "));
+  g_assert_nonnull (num);
+  g_assert_cmpfloat (g_ascii_strtod (num + 1, &end), ==, 2 * 18446744073709551615.0);
+  g_assert_cmpstr (end, ==, "\n");
+  flame_perf_stats_clear (&stats);
+}
+
 static void
 test_load_flags (void)
 {
@@ -811,6 +839,123 @@ load_text (const char  *text,
   in.data = text;
   in.len = strlen (text);
   return flame_perf_load (&in, error);
+}
+
+/* Rust legacy names: decoded, hash dropped, and the quote of a lifetime
+ * kept (the tidying strips quotes from what perf printed, not from what
+ * the escapes decode to) */
+static void
+test_load_rust_names (void)
+{
+  static const char script[] =
+    "app 1 [000] 1.000000: 1 cycles:\n"
+    "\t4005d0 core::str::Split$LT$$u27$a$C$$u20$P$GT$::next::h0123456789abcdef+0x10 (/usr/bin/app)\n"
+    "\t4005d0 gc::gc::GcBox$LT$T$GT$::new::_$u7b$$u7b$closure$u7d$$u7d$::ha2ed0674a1c3dc9f (/usr/bin/app)\n"
+    "\t4005d0 app::main::h5a5a5a5a5a5a5a5a (/usr/bin/app)\n"
+    "\n";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlameProfile) p = load_text (script, &error);
+  FlamePerfStats stats = { 0 };
+  g_autofree char *folded = collapse ("rust.perf", script, sizeof script - 1, NULL, &stats);
+
+  g_assert_no_error (error);
+  g_assert_true (has_frame (p, "core::str::Split<'a, P>::next", 0));
+  g_assert_true (has_frame (p, "gc::gc::GcBox<T>::new::_{{closure}}", 0));
+  g_assert_true (has_frame (p, "app::main", 0));
+  g_assert_cmpstr (folded, ==, "app;app::main;gc::gc::GcBox<T>::new::_{{closure}};core::str::Split<'a, P>::next 1\n");
+  flame_perf_stats_clear (&stats);
+}
+
+/* A perf script and the folded file collapsed from it are the same
+ * profile: every corpus perf script against its own collapse, no elided
+ * path and no change. Normalised to the total, because the folded file
+ * has no sampling interval of its own. */
+static void
+check_self_collapse (const char *path)
+{
+  g_autoptr(GBytes) bytes = read_corpus_file (path);
+  FlamePerfOptions options = { 0 };
+  FlamePerfStats stats = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlameProfile) perf = NULL;
+  g_autoptr(FlameProfile) folded = NULL;
+  g_autoptr(GBytes) folded_bytes = NULL;
+  g_autoptr(FlameDiff) diff = NULL;
+  FlameReport *report;
+  FlameDiffOptions opts;
+  FlameInput in = { 0 };
+  char *out;
+
+  in.name = path;
+  in.data = g_bytes_get_data (bytes, &in.len);
+  out = flame_perf_collapse (&in, &options, &stats, &error);
+  flame_perf_stats_clear (&stats);
+  if (out == NULL || out[0] == 0)
+    {
+      /* a file without stacks (no-events.txt) has nothing to compare */
+      g_clear_error (&error);
+      g_free (out);
+      return;
+    }
+  folded_bytes = g_bytes_new_take (out, strlen (out));
+  perf = flame_load_bytes (path, bytes, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  folded = flame_load_bytes ("collapsed.folded", folded_bytes, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (flame_profile_get_format (folded), ==, FLAME_FORMAT_FOLDED);
+
+  flame_diff_options_init (&opts);
+  opts.normalize = FLAME_NORMALIZE_TOTAL;
+  diff = flame_diff_new (perf, folded, &opts, NULL, &error);
+  g_assert_no_error (error);
+  report = flame_report_new (diff, NULL);
+  g_test_message ("%s: %u elided, %u functions", path,
+                  flame_diff_get_elided_count (diff), flame_report_get_n_functions (report));
+  g_assert_cmpuint (flame_diff_get_elided_count (diff), ==, 0);
+  g_assert_cmpuint (flame_report_count (report, FLAME_STATUS_REGRESSION), ==, 0);
+  g_assert_cmpuint (flame_report_count (report, FLAME_STATUS_IMPROVEMENT), ==, 0);
+  g_assert_cmpuint (flame_report_count (report, FLAME_STATUS_NEW), ==, 0);
+  g_assert_cmpuint (flame_report_count (report, FLAME_STATUS_REMOVED), ==, 0);
+  /* the process roots are not functions, though only one side says so */
+  {
+    FlameFrames *frames = flame_profile_get_frames (perf);
+
+    for (guint f = 0; f < flame_frames_count (frames); f++)
+      if (flame_frames_get (frames, f)->flags & FLAME_FRAME_THREAD)
+        g_assert_null (flame_report_find (report, flame_frames_get_name (frames, f)));
+  }
+  flame_report_free (report);
+}
+
+static void
+test_self_collapse (void)
+{
+  const char *dirs[] = { "FlameGraph/test", "inferno/tests/data/collapse-perf" };
+  guint n = 0;
+
+  for (guint i = 0; i < G_N_ELEMENTS (dirs); i++)
+    {
+      g_autofree char *dirpath = flame_test_corpus_path (dirs[i]);
+      g_autoptr(GDir) dir = NULL;
+      const char *name;
+
+      if (dirpath == NULL)
+        return;
+      dir = g_dir_open (dirpath, 0, NULL);
+      g_assert_nonnull (dir);
+      while ((name = g_dir_read_name (dir)) != NULL)
+        {
+          g_autofree char *path = g_build_filename (dirpath, name, NULL);
+
+          if (!g_str_has_suffix (name, ".txt") ||
+              (i == 0 && !g_str_has_prefix (name, "perf-")))
+            continue;
+          check_self_collapse (path);
+          n++;
+        }
+    }
+  /* the Rust one (single-event.txt) among them */
+  g_assert_cmpuint (n, >=, 20);
 }
 
 static void
@@ -983,10 +1128,12 @@ main (int    argc,
       char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  flame_test_set_locale ();
 
   if (!add_corpus_cases ())
     g_test_add_func ("/perf/collapse/corpus", test_corpus_absent);
   g_test_add_func ("/perf/collapse/weird-lines", test_weird_lines);
+  g_test_add_func ("/perf/collapse/huge-weights", test_collapse_huge_weights);
   g_test_add_func ("/perf/collapse/event-filter", test_event_filter);
   g_test_add_func ("/perf/collapse/event-filter-single-line", test_event_filter_single_line);
   g_test_add_func ("/perf/sniff/positive", test_sniff_positive);
@@ -997,6 +1144,8 @@ main (int    argc,
   g_test_add_func ("/perf/load/flags", test_load_flags);
   g_test_add_func ("/perf/load/gzip", test_load_gzip);
   g_test_add_func ("/perf/load/synthetic", test_load_synthetic);
+  g_test_add_func ("/perf/load/rust-names", test_load_rust_names);
+  g_test_add_func ("/perf/load/self-collapse", test_self_collapse);
   g_test_add_func ("/perf/load/limits", test_limits);
   g_test_add_func ("/perf/cli/errors", test_cli_errors);
 

@@ -20,6 +20,7 @@
 #include "flame-loader.h"
 #include "flame-record-dialog-private.h"
 #include "flame-test-gui.h"
+#include "flame-test-locale.h"
 
 static FlameApplication *app;
 static FlameWindow *window;
@@ -183,6 +184,18 @@ file_samples (GFile *file)
   const char *n;
 
   g_assert_no_error (error);
+  /* numbers in the file are C numbers in any locale */
+  for (guint i = 0; i < 2; i++)
+    {
+      const char *key = i == 0 ? "duration_ms" : "effective_frequency_hz";
+      const char *v = flame_profile_get_metadata (p, key);
+      char *end;
+
+      g_assert_nonnull (v);
+      g_ascii_strtod (v, &end);
+      if (*end != 0 || end == v)
+        g_error ("metadata %s=\"%s\" is not a C number", key, v);
+    }
   n = flame_profile_get_metadata (p, "samples");
   g_assert_nonnull (n);
   return g_ascii_strtoull (n, NULL, 10);
@@ -499,9 +512,6 @@ main (int   argc,
   GError *error = NULL;
   int ret;
 
-  setlocale (LC_ALL, "C.UTF-8");
-  g_setenv ("LC_ALL", "C.UTF-8", TRUE);
-
   if (g_getenv ("DISPLAY") == NULL && g_getenv ("WAYLAND_DISPLAY") == NULL)
     {
       g_test_init (&argc, &argv, NULL);
@@ -517,6 +527,8 @@ main (int   argc,
     g_setenv ("XDG_DATA_HOME", data, TRUE);
   }
   gtk_test_init (&argc, &argv, NULL);
+  /* C.UTF-8, or the comma-decimal run's de_DE.UTF-8 */
+  flame_test_set_locale ();
   window = flame_test_gui_start (&app, 1000, 700);
 
   g_test_add_func ("/record-dialog/shortcuts", test_shortcuts);

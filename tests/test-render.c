@@ -17,6 +17,7 @@
 #include "flame-loader.h"
 #include "flame-painter.h"
 #include "flame-tooltip.h"
+#include "flame-test-locale.h"
 
 static FlameProfile *
 load_example (const char *name)
@@ -471,7 +472,7 @@ test_render_legend (void)
 
       g_assert_cmpint (cairo_image_surface_get_height (q.surface), ==,
                        (int) ceil (flame_layout_get_height (q.layout) + legend_h));
-      g_assert_true (g_str_has_prefix (header, "Baseline scaled ×1.00 to the current run"));
+      g_assert_true (g_str_has_prefix (header, flame_test_decimal ("Baseline scaled ×1.00 to the current run")));
       g_assert_cmpuint (items->len, ==, n);
       for (guint i = 0; i < items->len; i++)
         {
@@ -646,7 +647,35 @@ typedef struct
   char    *simd_fill;
   gboolean in_title;
   gboolean after_simd_title;
+  guint    bad_numbers;  /* geometry attributes that are not C numbers */
 } SvgStats;
+
+/* A number list as SVG reads it: numbers in C syntax, separated by
+ * spaces, or by commas between a transform's parentheses ("0,5" there
+ * are two numbers, which is why "0,5" must never stand for a half). */
+static gboolean
+svg_numbers_ok (const char *value)
+{
+  const char *p = value;
+  gboolean transform = g_str_has_prefix (p, "translate(");
+  guint n = 0;
+
+  if (transform)
+    p += strlen ("translate(");
+  while (*p != 0 && *p != ')')
+    {
+      char *end;
+
+      g_ascii_strtod (p, &end);
+      if (end == p || (*end != 0 && *end != ' ' && *end != ')' && !(transform && *end == ',')))
+        return FALSE;
+      n++;
+      p = end;
+      while (*p == ' ' || (transform && *p == ','))
+        p++;
+    }
+  return n > 0 && (!transform || n <= 2);
+}
 
 static void
 svg_start (GMarkupParseContext *context,
@@ -657,7 +686,16 @@ svg_start (GMarkupParseContext *context,
            GError             **error)
 {
   SvgStats *st = data;
+  static const char *const geometry[] = {
+    "x", "y", "width", "height", "rx", "ry", "font-size", "viewBox", "transform", NULL
+  };
 
+  for (guint i = 0; names[i]; i++)
+    if (g_strv_contains (geometry, names[i]) && !svg_numbers_ok (values[i]))
+      {
+        g_test_message ("<%s %s=\"%s\">: not a number in C syntax", element, names[i], values[i]);
+        st->bad_numbers++;
+      }
   if (strcmp (element, "g") == 0)
     for (guint i = 0; names[i]; i++)
       if (strcmp (names[i], "class") == 0 && g_str_has_prefix (values[i], "f"))
@@ -761,14 +799,17 @@ test_render_svg (void)
   g_assert_cmpuint (st.groups, ==, flame_layout_get_n_frames (layout));
   g_assert_cmpuint (st.titles, ==, st.groups + 1);
   g_assert_cmpstr (st.simd_fill, ==, "#9575cd");
-  g_assert_nonnull (strstr (st.text->str, "convolve_row\nCurrent: 275.00 ms total (26.09%), 275.00 ms self\n"
-                                          "Baseline: 147.86 ms total, 147.86 ms self\n"
-                                          "Self difference: +127.14 ms (+86.0%)"));
+  g_assert_nonnull (strstr (st.text->str,
+                            flame_test_decimal ("convolve_row\nCurrent: 275.00 ms total (26.09%), 275.00 ms self\n"
+                                                "Baseline: 147.86 ms total, 147.86 ms self\n"
+                                                "Self difference: +127.14 ms (+86.0%)")));
+  /* geometry in any locale: numbers with a '.', never a ',' */
+  g_assert_cmpuint (st.bad_numbers, ==, 0);
   /* self-contained: no links, scripts or external references */
   g_assert_null (strstr (out->str, "href"));
   g_assert_null (strstr (out->str, "<script"));
   g_assert_null (strstr (out->str, "url("));
-  g_assert_nonnull (strstr (out->str, "Baseline scaled ×1.00 to the current run"));
+  g_assert_nonnull (strstr (out->str, flame_test_decimal ("Baseline scaled ×1.00 to the current run")));
   g_assert_nonnull (strstr (out->str, ">convolve_row</text>"));
   svg_stats_clear (&st);
 }
@@ -918,6 +959,7 @@ main (int    argc,
       char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  flame_test_set_locale ();
 
   g_test_add_func ("/render/colours/light", test_render_colours_light);
   g_test_add_func ("/render/colours/dark", test_render_colours_dark);

@@ -23,6 +23,7 @@
 #include "flame-report.h"
 #include "flame-speedscope.h"
 #include "flame-test-gui.h"
+#include "flame-test-locale.h"
 
 static FlameApplication *app;
 static FlameWindow *window;
@@ -175,7 +176,8 @@ test_compare_example (void)
 {
   g_autoptr(FlameReport) report = NULL;
   g_autoptr(FlameDiff) diff = reference_diff (&report);
-  g_autofree char *totals = g_strdup_printf ("%.1f ms → %.1f ms",
+  /* as people read it: grouped thousands, the locale's decimal point */
+  g_autofree char *totals = g_strdup_printf ("%'.1f ms → %'.1f ms",
                                              flame_diff_get_total_ms (diff, 0),
                                              flame_diff_get_total_ms (diff, 1));
   g_autofree char *elided = g_strdup_printf ("Elided (%u)", flame_diff_get_elided_count (diff));
@@ -693,6 +695,38 @@ test_drop_two_files (void)
   remove_tree (dir);
 }
 
+/* Closing a window whose changes panel has a row selected: the panel's
+ * models outlive the window's dispose for a moment and must not call back
+ * into it (criticals are fatal under gtk_test_init) */
+static void
+test_close_with_selected_change (void)
+{
+  FlameWindow *other = flame_window_new (ADW_APPLICATION (app));
+  GtkWidget *weak = GTK_WIDGET (other);
+
+  g_object_add_weak_pointer (G_OBJECT (other), (gpointer *) &weak);
+  gtk_window_present (GTK_WINDOW (other));
+  flame_window_open_example (other);
+  wait_for_window (other);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (other->selection)), >, 2);
+  /* sorted by name, the selected row is not where it is unsorted: when
+   * the column view drops its columns (and so its sort), the selection
+   * moves and says so */
+  {
+    GListModel *columns = gtk_column_view_get_columns (other->changes_view);
+    g_autoptr(GtkColumnViewColumn) name = g_list_model_get_item (columns, 0);
+
+    gtk_column_view_sort_by_column (other->changes_view, name, GTK_SORT_DESCENDING);
+  }
+  gtk_single_selection_set_selected (other->selection, 1);
+  g_assert_nonnull (gtk_single_selection_get_selected_item (other->selection));
+  iterate_for (100);
+
+  gtk_window_close (GTK_WINDOW (other));
+  iterate_for (200);
+  g_assert_null (weak);
+}
+
 static void
 wait_for_exports (FlameWindow *self)
 {
@@ -1049,10 +1083,6 @@ main (int   argc,
   data_home = g_dir_make_tmp ("flamediff-data-home-XXXXXX", NULL);
   g_setenv ("XDG_DATA_HOME", data_home, TRUE);
 
-  /* numbers in labels: no thousands separators to guess */
-  setlocale (LC_ALL, "C.UTF-8");
-  g_setenv ("LC_ALL", "C.UTF-8", TRUE);
-
   if (g_getenv ("DISPLAY") == NULL && g_getenv ("WAYLAND_DISPLAY") == NULL)
     {
       g_test_init (&argc, &argv, NULL);
@@ -1060,6 +1090,9 @@ main (int   argc,
       return g_test_run ();
     }
   gtk_test_init (&argc, &argv, NULL);
+  /* C.UTF-8, or the comma-decimal run's de_DE.UTF-8: no thousands
+   * separators to guess in either */
+  flame_test_set_locale ();
   window = flame_test_gui_start (&app, 1280, 800);
 
   g_test_add_func ("/window/empty-state", test_empty_state);
@@ -1076,6 +1109,7 @@ main (int   argc,
   g_test_add_func ("/window/copy-summary", test_copy_summary);
   g_test_add_func ("/window/single-file", test_single_file);
   g_test_add_func ("/window/drop-two-files", test_drop_two_files);
+  g_test_add_func ("/window/close-with-selected-change", test_close_with_selected_change);
   g_test_add_func ("/window/export", test_export);
   g_test_add_func ("/window/recent", test_recent);
   g_test_add_func ("/window/file-changed-bar", test_file_changed_bar);

@@ -403,7 +403,10 @@ update_summary (FlameWindow *self)
       if (flame_diff_get_interval_assumed (diff, FLAME_DIFF_BASELINE) ||
           flame_diff_get_interval_assumed (diff, FLAME_DIFF_CURRENT))
         {
-          g_autofree char *ms = g_strdup_printf ("%g", flame_diff_get_interval_ms (diff, FLAME_DIFF_CURRENT));
+          /* the interval assumed, not the other side's own */
+          guint side = flame_diff_get_interval_assumed (diff, FLAME_DIFF_CURRENT)
+                       ? FLAME_DIFF_CURRENT : FLAME_DIFF_BASELINE;
+          g_autofree char *ms = g_strdup_printf ("%g", flame_diff_get_interval_ms (diff, side));
 
           g_string_append (scale, " · ");
           g_string_append_printf (scale, _("%s ms per sample assumed (the files carry no timing)"), ms);
@@ -1785,6 +1788,15 @@ static void
 flame_window_dispose (GObject *object)
 {
   FlameWindow *self = FLAME_WINDOW (object);
+
+  /* The changes panel's models live until the column view lets them go
+   * in gtk_widget_dispose_template() below, and change as it drops its
+   * columns (and so its sort): the selection moves. Nothing of theirs
+   * may call back into a window half disposed. */
+  if (self->selection != NULL)
+    g_signal_handlers_disconnect_by_data (self->selection, self);
+  if (self->filter != NULL)
+    gtk_custom_filter_set_filter_func (self->filter, NULL, NULL, NULL);
 
   if (self->cancellable != NULL)
     g_cancellable_cancel (self->cancellable);

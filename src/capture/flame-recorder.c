@@ -1305,11 +1305,12 @@ build_profile (FlameRecorder *self,
   flame_profile_set_metadata (profile, "working_directory", self->cwd);
   started_s = g_date_time_format_iso8601 (started);
   flame_profile_set_metadata (profile, "start_time", started_s);
-  g_snprintf (num, sizeof num, "%.3f", duration_ms);
+  /* metadata is data: a '.' in every locale */
+  g_ascii_formatd (num, sizeof num, "%.3f", duration_ms);
   flame_profile_set_metadata (profile, "duration_ms", num);
   g_snprintf (num, sizeof num, "%u", self->hz);
   flame_profile_set_metadata (profile, "frequency_hz", num);
-  g_snprintf (num, sizeof num, "%.1f", self->effective_hz);
+  g_ascii_formatd (num, sizeof num, "%.1f", self->effective_hz);
   flame_profile_set_metadata (profile, "effective_frequency_hz", num);
   g_snprintf (num, sizeof num, "%" G_GUINT64_FORMAT, n_samples);
   flame_profile_set_metadata (profile, "samples", num);

@@ -43,6 +43,7 @@
 #include <unistd.h>
 
 #include "flame-sampler-protocol.h"
+#include "flame-names.h"
 #include "flame-symbolizer.h"
 
 /* One module file, read once for all the processes of a recording: a
@@ -440,19 +441,21 @@ get_cxa_demangle (void)
 
 /* Rust's legacy mangling ends every path in "::h" and 16 hex digits: a
  * hash of the crate build that differs between builds, so it would keep
- * a function from matching itself in a comparison. */
-static void
-strip_rust_hash (char *name)
+ * a function from matching itself in a comparison. The C++ demangler
+ * leaves the "$…$" escapes too. The loaders' rule: flame-names.c. Takes
+ * @name. */
+static char *
+rust_legacy_name (char *name)
 {
-  char *h = g_strrstr (name, "::h");
+  GString *out = g_string_new (NULL);
 
-  if (h != NULL && strlen (h) == 3 + 16)
+  if (flame_names_rust_legacy (name, strlen (name), out))
     {
-      for (int i = 3; i < 19; i++)
-        if (!g_ascii_isxdigit (h[i]))
-          return;
-      *h = '\0';
+      g_free (name);
+      return g_string_free (out, FALSE);
     }
+  g_string_free (out, TRUE);
+  return name;
 }
 
 /**
@@ -487,7 +490,7 @@ flame_demangle (const char *name)
           /* a hash that libiberty does not take for one (too few
            * distinct digits) is still a build's hash */
           if (strncmp (name, "_ZN", 3) == 0)
-            strip_rust_hash (copy);
+            copy = rust_legacy_name (copy);
           return copy;
         }
       return g_strdup (name);
@@ -507,7 +510,7 @@ flame_demangle (const char *name)
 
       free (out);
       if (strncmp (name, "_ZN", 3) == 0 && g_str_has_suffix (name, "E"))
-        strip_rust_hash (copy);
+        copy = rust_legacy_name (copy);
       return copy;
     }
 }

@@ -31,7 +31,8 @@ flame_cli_convert (int    argc,
     { "profile", 0, 0, G_OPTION_ARG_INT, &profile_index, "Load profile N of a file with several (speedscope), counting from 0", "N" },
     { "thread", 0, 0, G_OPTION_ARG_INT64, &thread, "Keep only thread TID (Chrome, Firefox)", "TID" },
     { "sample-type", 0, 0, G_OPTION_ARG_STRING, &sample_type, FLAME_CLI_SAMPLE_TYPE_HELP, "TYPE" },
-    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, "FILE" },
+    /* the parameter string of the context names FILE */
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, NULL },
     { NULL }
   };
   g_autoptr(GOptionContext) context = NULL;

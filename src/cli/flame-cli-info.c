@@ -22,7 +22,8 @@ flame_cli_info (int    argc,
     { "json", 0, 0, G_OPTION_ARG_NONE, &as_json, "Print JSON", NULL },
     { "interval-ms", 0, 0, G_OPTION_ARG_STRING, &interval, "Sampling interval for files without timing (default 1)", "MS" },
     { "sample-type", 0, 0, G_OPTION_ARG_STRING, &sample_type, FLAME_CLI_SAMPLE_TYPE_HELP, "TYPE" },
-    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, "FILE" },
+    /* the parameter string of the context names FILE */
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, NULL },
     { NULL }
   };
   g_autoptr(GOptionContext) context = NULL;
@@ -226,7 +227,8 @@ flame_cli_info (int    argc,
             g_string_append_printf (out, " pid %" G_GINT64_FORMAT, t->pid);
           if (t->tid >= 0)
             g_string_append_printf (out, " tid %" G_GINT64_FORMAT, t->tid);
-          g_string_append_printf (out, ": %.15g samples\n", t->samples);
+          g_string_append_printf (out, g_dngettext (GETTEXT_PACKAGE, ": %.15g sample\n", ": %.15g samples\n",
+                                                    t->samples == 1 ? 1 : 2), t->samples);
         }
     }
 

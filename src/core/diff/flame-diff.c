@@ -34,6 +34,7 @@ struct _FlameDiff
   GMutex            lazy_lock;
   FlameTree        *inverted;
   gdouble          *elided_weight;
+  GHashTable       *thread_frames;  /* frames that name a thread on a side */
 
   /* exact per-function self/total by diff frame, in the quantity, when
    * both sides carry them (flame_profile_set_function_weights()) */
@@ -54,6 +55,7 @@ flame_diff_finalize (GObject *object)
   g_clear_pointer (&self->tree, flame_tree_free);
   g_clear_pointer (&self->inverted, flame_tree_free);
   g_clear_pointer (&self->elided_weight, g_free);
+  g_clear_pointer (&self->thread_frames, g_hash_table_unref);
   for (guint c = 0; c < 2; c++)
     {
       g_clear_pointer (&self->fn_self[c], g_array_unref);
@@ -215,10 +217,14 @@ map_frames (FlameDiff    *self,
       if (self->options.match == FLAME_MATCH_NAME_FILE_LINE)
         line = fr->line;
 
-      /* kernel/JIT flags are presentation; the thread flag keeps a
-       * thread pseudo-frame apart from a function of the same name */
-      map[f] = flame_frames_intern (self->frames, name_id, file, line,
-                                    fr->flags & FLAME_FRAME_THREAD);
+      /* a frame is its name (and file, line): kernel/JIT flags are
+       * presentation, and so is the thread flag, since the process name
+       * perf script puts at the root is the first frame of the folded
+       * file collapsed from it, where nothing marks it. The report still
+       * knows it for a thread (flame_diff_is_thread_frame()). */
+      map[f] = flame_frames_intern (self->frames, name_id, file, line, 0);
+      if (fr->flags & FLAME_FRAME_THREAD)
+        g_hash_table_add (self->thread_frames, GUINT_TO_POINTER (map[f]));
     }
   /* every source frame got a key frame of its own */
   *injective = flame_frames_count (self->frames) - n_before == n;
@@ -497,6 +503,7 @@ flame_diff_new (FlameProfile            *baseline,
   self->pair = pair;
   self->frames = flame_frames_new ();
   self->tree = flame_tree_new (2);
+  self->thread_frames = g_hash_table_new (NULL, NULL);
 
   /* Both sides mostly share their shape: size the tree once for the
    * larger one and some paths of the other. */
@@ -652,6 +659,21 @@ flame_diff_get_frames (FlameDiff *self)
 {
   g_return_val_if_fail (FLAME_IS_DIFF (self), NULL);
   return self->frames;
+}
+
+/**
+ * flame_diff_is_thread_frame:
+ * @frame: a frame of flame_diff_get_frames()
+ *
+ * Whether @frame names a thread or process (perf's `comm` root, a
+ * recording's threads) in either profile: not a function.
+ */
+gboolean
+flame_diff_is_thread_frame (FlameDiff *self,
+                            guint32    frame)
+{
+  g_return_val_if_fail (FLAME_IS_DIFF (self), FALSE);
+  return g_hash_table_contains (self->thread_frames, GUINT_TO_POINTER (frame));
 }
 
 FlameTree *

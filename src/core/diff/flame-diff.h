@@ -112,6 +112,8 @@ FlameProfile   *flame_diff_get_current           (FlameDiff          *self);
 guint           flame_diff_get_source_column     (FlameDiff          *self,
                                                   guint               side);
 FlameFrames    *flame_diff_get_frames            (FlameDiff          *self);
+gboolean        flame_diff_is_thread_frame       (FlameDiff          *self,
+                                                  guint32             frame);
 FlameTree      *flame_diff_get_tree              (FlameDiff          *self);
 FlameTree      *flame_diff_get_inverted_tree     (FlameDiff          *self);
 

@@ -157,7 +157,7 @@ flame_report_new (FlameDiff                *diff,
       FlameDiffValues v;
       gdouble delta, abs_delta;
 
-      if (flame_frames_get (frames, f)->flags & FLAME_FRAME_THREAD)
+      if (flame_diff_is_thread_frame (diff, f))
         continue;
       if (tb[f] <= 0 && tc[f] <= 0)
         continue;
@@ -487,13 +487,15 @@ describe_side (FlameReport *self,
   g_string_append_printf (s, "%s (%s, ", flame_profile_get_path (profile),
                           flame_profile_get_format_name (profile));
   append_number (s, flame_diff_get_samples (diff, column));
+  g_string_append (s, g_dngettext (GETTEXT_PACKAGE, " sample", " samples",
+                                   flame_diff_get_samples (diff, column) == 1 ? 1 : 2));
   if (self->quantity == FLAME_QUANTITY_TIME)
-    g_string_append_printf (s, " samples, interval %s ms%s",
+    g_string_append_printf (s, ", interval %s ms%s",
                             g_ascii_formatd (buf, sizeof buf, "%g",
                                              flame_diff_get_interval_ms (diff, column)),
                             flame_diff_get_interval_assumed (diff, column) ? " assumed" : "");
   else
-    g_string_append_printf (s, " samples, %s", flame_quantity_get_noun (self->quantity));
+    g_string_append_printf (s, ", %s", flame_quantity_get_noun (self->quantity));
   if (flame_profile_get_sample_type (profile) != NULL)
     g_string_append_printf (s, ", sample type %s", flame_profile_get_sample_type (profile));
   g_string_append_c (s, ')');
@@ -707,6 +709,29 @@ approximated_tree (FlameReport *self)
   return b != NULL ? b : c;
 }
 
+/* "1 regression, 2 improvements, 0 new, 1 removed" */
+static void
+append_summary (FlameReport *self,
+                GString     *out)
+{
+  guint r = self->counts[FLAME_STATUS_REGRESSION];
+  guint i = self->counts[FLAME_STATUS_IMPROVEMENT];
+
+  g_string_append_printf (out, g_dngettext (GETTEXT_PACKAGE, "%u regression", "%u regressions", r), r);
+  g_string_append (out, ", ");
+  g_string_append_printf (out, g_dngettext (GETTEXT_PACKAGE, "%u improvement", "%u improvements", i), i);
+  g_string_append_printf (out, ", %u new, %u removed",
+                          self->counts[FLAME_STATUS_NEW], self->counts[FLAME_STATUS_REMOVED]);
+}
+
+/* "(1 module)" */
+static void
+append_modules (GString *out,
+                guint    n)
+{
+  g_string_append_printf (out, g_dngettext (GETTEXT_PACKAGE, "%u module", "%u modules", n), n);
+}
+
 void
 flame_report_write_text (FlameReport *self,
                          GString     *out)
@@ -730,11 +755,9 @@ flame_report_write_text (FlameReport *self,
                           flame_quantity_get_noun (self->quantity),
                           g_ascii_formatd (buf, sizeof buf, "%g", self->options.threshold_pct));
   append_min_abs (self, out);
-  g_string_append_printf (out, "\n  Summary:       %u regressions, %u improvements, %u new, %u removed\n",
-                          self->counts[FLAME_STATUS_REGRESSION],
-                          self->counts[FLAME_STATUS_IMPROVEMENT],
-                          self->counts[FLAME_STATUS_NEW],
-                          self->counts[FLAME_STATUS_REMOVED]);
+  g_string_append (out, "\n  Summary:       ");
+  append_summary (self, out);
+  g_string_append_c (out, '\n');
   g_string_append_printf (out, "  Gate:          %s\n", gate);
   if (approximated_tree (self) != NULL)
     g_string_append_printf (out, "  Flame graph:   %s\n", approximated_tree (self));
@@ -743,8 +766,11 @@ flame_report_write_text (FlameReport *self,
       guint n = flame_binaries_count_differences (self->binaries);
 
       if (n == 0)
-        g_string_append_printf (out, "  Binaries:      same build-ids (%u modules)\n",
-                                self->binaries->len);
+        {
+          g_string_append (out, "  Binaries:      same build-ids (");
+          append_modules (out, self->binaries->len);
+          g_string_append (out, ")\n");
+        }
       for (guint i = 0; i < n; i++)
         {
           g_autofree char *line = flame_binary_describe (g_ptr_array_index (self->binaries, i));
@@ -848,11 +874,9 @@ flame_report_write_markdown (FlameReport *self,
                           flame_quantity_get_noun (self->quantity),
                           g_ascii_formatd (buf, sizeof buf, "%g", self->options.threshold_pct));
   append_min_abs (self, out);
-  g_string_append_printf (out, "  \n**Summary:** %u regressions, %u improvements, %u new, %u removed  \n",
-                          self->counts[FLAME_STATUS_REGRESSION],
-                          self->counts[FLAME_STATUS_IMPROVEMENT],
-                          self->counts[FLAME_STATUS_NEW],
-                          self->counts[FLAME_STATUS_REMOVED]);
+  g_string_append (out, "  \n**Summary:** ");
+  append_summary (self, out);
+  g_string_append (out, "  \n");
   g_string_append_printf (out, "**Gate:** %s\n", gate);
   if (flame_diff_get_interval_assumed (diff, FLAME_DIFF_BASELINE) ||
       flame_diff_get_interval_assumed (diff, FLAME_DIFF_CURRENT))
@@ -865,7 +889,11 @@ flame_report_write_markdown (FlameReport *self,
 
       g_string_append (out, "\n### Binaries\n\n");
       if (n == 0)
-        g_string_append_printf (out, "Same build-ids in both runs (%u modules).\n", self->binaries->len);
+        {
+          g_string_append (out, "Same build-ids in both runs (");
+          append_modules (out, self->binaries->len);
+          g_string_append (out, ").\n");
+        }
       for (guint i = 0; i < n; i++)
         {
           g_autofree char *line = flame_binary_describe (g_ptr_array_index (self->binaries, i));

@@ -692,7 +692,11 @@ append_js_number (GString *s,
     }
   for (int p = 1; p <= 17; p++)
     {
-      g_snprintf (buf, sizeof buf, "%.*e", p - 1, d);
+      char format[8];
+
+      /* digits around a '.' whatever the locale */
+      g_snprintf (format, sizeof format, "%%.%de", p - 1);
+      g_ascii_formatd (buf, sizeof buf, format, d);
       if (g_ascii_strtod (buf, NULL) == d)
         break;
     }

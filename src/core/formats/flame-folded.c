@@ -9,6 +9,7 @@
 
 #include "flame-error.h"
 #include "flame-folded.h"
+#include "flame-names.h"
 
 #define SNIFF_LINES 64
 
@@ -473,6 +474,7 @@ flame_folded_load (FlameInput  *in,
   const char *bad_reason = NULL;
   gsize pos = 0;
   FoldedHeader header = { 1.0, FALSE, { 0, 0 } };
+  g_autoptr(GString) rust = g_string_new (NULL);
 
   flame_folded_sniff (in->data, in->len, &is_pair);
   if (!is_pair && flame_folded_is_cpython (in->data, in->len))
@@ -599,8 +601,13 @@ flame_folded_load (FlameInput  *in,
         {
           gsize fstart = d == 0 ? 0 : pc.ends[d - 1] + 1;
 
-          pc.frames[d] = flame_frames_intern_name_hashed (frames, fl.stack + fstart,
-                                                          pc.ends[d] - fstart, pc.names[d]);
+          /* Rust legacy names as the perf script loader names them
+           * (stackcollapse-perf.pl leaves them half demangled) */
+          if (G_UNLIKELY (flame_names_rust_legacy (fl.stack + fstart, pc.ends[d] - fstart, rust)))
+            pc.frames[d] = flame_frames_intern_name (frames, rust->str, rust->len);
+          else
+            pc.frames[d] = flame_frames_intern_name_hashed (frames, fl.stack + fstart,
+                                                            pc.ends[d] - fstart, pc.names[d]);
           pc.hashes[d] = flame_tree_path_hash (d == 0 ? FLAME_TREE_ROOT_HASH : pc.hashes[d - 1],
                                                pc.frames[d], d + 1);
           flame_tree_prefetch (tree, pc.hashes[d]);

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "flame-error.h"
+#include "flame-names.h"
 #include "flame-perf.h"
 
 /* How many comment or blank lines the sniffer skips before giving up:
@@ -663,6 +664,17 @@ add_frame (Parser           *ps,
     }
   len = j;
 
+  /* perf leaves some Rust symbols half demangled; inferno finishes the
+   * job, and so do we, with the rule the folded loader follows too. After
+   * the tidying: the quote of a lifetime ("$u27$a") stays. */
+  if (flame_names_rust_legacy (name, len, ps->scratch))
+    {
+      ps->names_len = start;
+      names_append (ps, ps->scratch->str, ps->scratch->len);
+      name = ps->names + start;
+      len = ps->scratch->len;
+    }
+
   /* Java: "Ljava/io/PrintStream:::print" → "java/io/PrintStream:::print" */
   if (ps->ev.comm_len >= 4 && memcmp (ps->ev.comm, "java", 4) == 0 &&
       len > 1 && name[0] == 'L' && memchr (name, '/', len) != NULL)
@@ -709,82 +721,6 @@ add_frame (Parser           *ps,
   return TRUE;
 }
 
-/* perf leaves some Rust symbols half demangled,
- * "gc::gc::GcBox$LT$T$GT$::new::_$u7b$$u7b$closure$u7d$$u7d$::ha2ed0674a1c3dc9f";
- * inferno finishes the job (after rustc-demangle's legacy scheme), so we
- * do too. Returns FALSE when @sym has no trailing "::h<16 hex>" hash. */
-#define RUST_HASH_LEN 17
-
-static gboolean
-fix_rust_symbol (const char *sym,
-                 gsize       len,
-                 GString    *out)
-{
-  static const struct { const char *from; const char *to; } escapes[] = {
-    { "$SP$", "@" }, { "$BP$", "*" }, { "$RF$", "&" }, { "$LT$", "<" },
-    { "$GT$", ">" }, { "$LP$", "(" }, { "$RP$", ")" }, { "$C$", "," },
-    { "$u7e$", "~" }, { "$u20$", " " }, { "$u27$", "'" }, { "$u3d$", "=" },
-    { "$u5b$", "[" }, { "$u5d$", "]" }, { "$u7b$", "{" }, { "$u7d$", "}" },
-    { "$u3b$", ";" }, { "$u2b$", "+" }, { "$u21$", "!" }, { "$u22$", "\"" },
-  };
-  const char *p, *end;
-
-  if (len < RUST_HASH_LEN || sym[len - RUST_HASH_LEN] != 'h')
-    return FALSE;
-  for (gsize i = len - RUST_HASH_LEN + 1; i < len; i++)
-    if (!is_hex (sym[i]))
-      return FALSE;
-
-  p = sym;
-  end = sym + len - RUST_HASH_LEN;
-  if (end - p >= 2 && end[-1] == ':' && end[-2] == ':')
-    end -= 2;
-  if (end - p >= 2 && p[0] == '_' && p[1] == '$')
-    p++;
-
-  g_string_truncate (out, 0);
-  while (p < end)
-    {
-      if (*p == '.')
-        {
-          if (p + 1 < end && p[1] == '.')
-            {
-              g_string_append (out, "::");
-              p += 2;
-            }
-          else
-            {
-              g_string_append_c (out, '.');
-              p++;
-            }
-        }
-      else if (*p == '$')
-        {
-          gsize i;
-
-          for (i = 0; i < G_N_ELEMENTS (escapes); i++)
-            if (has_prefix (p, end - p, escapes[i].from))
-              break;
-          if (i == G_N_ELEMENTS (escapes))
-            {
-              g_string_append_len (out, p, end - p);
-              break;
-            }
-          g_string_append (out, escapes[i].to);
-          p += strlen (escapes[i].from);
-        }
-      else
-        {
-          const char *q = p;
-          while (q < end && *q != '$' && *q != '.')
-            q++;
-          g_string_append_len (out, p, q - p);
-          p = q;
-        }
-    }
-  return TRUE;
-}
-
 static gboolean
 on_stack_line (Parser      *ps,
                const char  *line,
@@ -824,12 +760,6 @@ on_stack_line (Parser      *ps,
    * frame; both reference tools skip it (even "(anonymous namespace)::f") */
   if (func_len > 0 && func[0] == '(')
     return TRUE;
-
-  if (fix_rust_symbol (func, func_len, ps->scratch))
-    {
-      func = ps->scratch->str;
-      func_len = ps->scratch->len;
-    }
 
   first = ps->n_frames;
   if (is_perf_map (sl.dso, sl.dso_len) && find_bytes (func, func_len, "->", 2) != NULL)
@@ -1297,7 +1227,12 @@ flame_perf_collapse (FlameInput              *in,
       if (w == (gdouble) (guint64) w)
         g_string_append_printf (out, " %" G_GUINT64_FORMAT "\n", (guint64) w);
       else
-        g_string_append_printf (out, " %.17g\n", w);
+        {
+          char num[G_ASCII_DTOSTR_BUF_SIZE];
+
+          /* folded is data: a '.' in every locale */
+          g_string_append_printf (out, " %s\n", g_ascii_dtostr (num, sizeof num, w));
+        }
     }
 
   g_free (entries);

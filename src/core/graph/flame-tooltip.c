@@ -11,10 +11,30 @@
  */
 #include "config.h"
 
+#include <locale.h>
 #include <math.h>
 #include <string.h>
 
 #include "flame-tooltip.h"
+
+/* Frees @ascii, a number with '.' as its decimal point; returns it with
+ * the locale's decimal point (which may be more than one byte). */
+static char *
+localize_decimal_point (GString *ascii)
+{
+  const char *point = localeconv ()->decimal_point;
+  char *dot;
+
+  if (point != NULL && point[0] != 0 && strcmp (point, ".") != 0 &&
+      (dot = strchr (ascii->str, '.')) != NULL)
+    {
+      gssize pos = dot - ascii->str;
+
+      g_string_erase (ascii, pos, 1);
+      g_string_insert (ascii, pos, point);
+    }
+  return g_string_free (ascii, FALSE);
+}
 
 /**
  * flame_format_fixed:
@@ -22,12 +42,14 @@
  * @value with @digits decimals, like JavaScript's Number.toFixed(): the
  * exact binary value is rounded half away from zero ((0.125).toFixed(2)
  * is "0.13", where printf's "%.2f" gives "0.12"); -0 prints as "0".
+ * Text for people: the decimal point is the locale's ("0,13" in de_DE).
  */
 char *
 flame_format_fixed (gdouble value,
                     guint   digits)
 {
   char buf[512];
+  char format[16];
   GString *out;
   char *dot;
   gsize keep;
@@ -39,13 +61,18 @@ flame_format_fixed (gdouble value,
     return g_strdup (value > 0 ? "Infinity" : "-Infinity");
   digits = MIN (digits, 20);
   if (fabs (value) >= 1e21)
-    return g_strdup_printf ("%.*f", digits, value);
+    {
+      g_snprintf (format, sizeof format, "%%.%uf", digits);
+      return localize_decimal_point (g_string_new (g_ascii_formatd (buf, sizeof buf, format, value)));
+    }
 
   negative = value < 0;
   /* glibc prints the exact decimal expansion; 80 extra digits cover every
    * double in the range that matters here, so a digit >= 5 at position
-   * digits+1 means the value is at or above the tie */
-  g_snprintf (buf, sizeof buf, "%.*f", digits + 80, fabs (value));
+   * digits+1 means the value is at or above the tie. In ASCII: the digits
+   * are worked on around a '.' whatever the locale. */
+  g_snprintf (format, sizeof format, "%%.%uf", digits + 80);
+  g_ascii_formatd (buf, sizeof buf, format, fabs (value));
   dot = strchr (buf, '.');
   keep = (dot - buf) + (digits > 0 ? 1 + digits : 0);
   out = g_string_new_len (buf, keep);
@@ -70,7 +97,7 @@ flame_format_fixed (gdouble value,
     }
   if (negative)
     g_string_prepend_c (out, '-');
-  return g_string_free (out, FALSE);
+  return localize_decimal_point (out);
 }
 
 /* @value in @quantity for people: "12.34 ms" (flame_format_fixed's
@@ -159,7 +186,10 @@ flame_normalization_text (FlameDiff *diff)
   if (flame_diff_get_interval_assumed (diff, FLAME_DIFF_BASELINE) ||
       flame_diff_get_interval_assumed (diff, FLAME_DIFF_CURRENT))
     {
-      g_autofree char *ms = flame_format_fixed (flame_diff_get_interval_ms (diff, FLAME_DIFF_CURRENT), 2);
+      /* the interval assumed, not the other side's own */
+      guint side = flame_diff_get_interval_assumed (diff, FLAME_DIFF_CURRENT)
+                   ? FLAME_DIFF_CURRENT : FLAME_DIFF_BASELINE;
+      g_autofree char *ms = flame_format_fixed (flame_diff_get_interval_ms (diff, side), 2);
       g_string_append_printf (out, " (%s ms per sample assumed)", ms);
     }
   return g_string_free (out, FALSE);
