@@ -529,6 +529,21 @@ test_bounded (void)
   g_string_free (text, TRUE);
 }
 
+/* loading checks for cancellation (the app loads in a worker thread) */
+static void
+test_cancel (void)
+{
+  g_autofree char *path = data_path ("baseline.callgrind");
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlameProfile) profile = NULL;
+
+  g_cancellable_cancel (cancellable);
+  profile = flame_load_file (path, cancellable, NULL, NULL, &error);
+  g_assert_null (profile);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -542,5 +557,6 @@ main (int argc, char **argv)
   g_test_add_func ("/callgrind/errors", test_errors);
   g_test_add_func ("/callgrind/bounded", test_bounded);
   g_test_add_func ("/callgrind/cli-counts", test_cli_counts);
+  g_test_add_func ("/callgrind/cancel", test_cancel);
   return g_test_run ();
 }

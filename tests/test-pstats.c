@@ -346,6 +346,43 @@ test_errors (void)
   }
 }
 
+static void
+on_progress (gdouble  fraction,
+             gpointer user_data)
+{
+  guint *before_end = user_data;
+  *before_end += fraction < 1.0;
+}
+
+/* reading reports progress before the end, as the other loaders do */
+static void
+test_progress (void)
+{
+  g_autofree char *path = data_path ("baseline.pstats");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlameProfile) profile = NULL;
+  guint before_end = 0;
+
+  profile = flame_load_file (path, NULL, on_progress, &before_end, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (before_end, >, 0);
+}
+
+/* loading checks for cancellation (the app loads in a worker thread) */
+static void
+test_cancel (void)
+{
+  g_autofree char *path = data_path ("baseline.pstats");
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlameProfile) profile = NULL;
+
+  g_cancellable_cancel (cancellable);
+  profile = flame_load_file (path, cancellable, NULL, NULL, &error);
+  g_assert_null (profile);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -357,5 +394,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pstats/hand-written", test_hand_written);
   g_test_add_func ("/pstats/errors", test_errors);
   g_test_add_func ("/pstats/cli-metric", test_cli_metric);
+  g_test_add_func ("/pstats/cancel", test_cancel);
+  g_test_add_func ("/pstats/progress", test_progress);
   return g_test_run ();
 }

@@ -220,7 +220,7 @@ read_value (Marshal  *m,
     return marshal_fail (m, at, error, "values nested more than %d deep", MAX_DEPTH);
   if (m->values->len >= MAX_VALUES)
     return marshal_fail (m, at, error, "more than %u values", MAX_VALUES);
-  if (!need (m, 1, error))
+  if (!flame_input_tick (m->in, m->pos, error) || !need (m, 1, error))
     return FALSE;
   code = (guint8) m->in->data[m->pos++];
   flag = (code & FLAG_REF) != 0;
