@@ -85,6 +85,21 @@ flame_test_put_varint (GByteArray *b,
   while (v);
 }
 
+/* Writes a folded profile of at least @min_bytes to @path, for tests that
+ * need a load to span several progress checks (one every 4 MiB). */
+static inline void
+flame_test_write_large_folded (const char *path,
+                               gsize       min_bytes)
+{
+  g_autoptr(GString) s = g_string_sized_new (min_bytes + 256);
+  g_autoptr(GError) error = NULL;
+
+  for (guint i = 0; s->len < min_bytes; i++)
+    g_string_append_printf (s, "main;run;work_%u;leaf_%u %u\n", i % 1000, i % 7919, 1 + i % 13);
+  g_file_set_contents (path, s->str, s->len, &error);
+  g_assert_no_error (error);
+}
+
 /* flamediff-cli ($FLAMEDIFF_CLI) run to its end: exit status and output */
 typedef struct
 {
@@ -102,12 +117,15 @@ flame_test_run_clear (FlameTestRun *r)
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (FlameTestRun, flame_test_run_clear)
 
-/* @args: the arguments after the program name, NULL-terminated */
+/* @args: the arguments after the program name, NULL-terminated;
+ * @env: (nullable): NAME, VALUE, ..., NULL to set in the child only */
 static inline void
-flame_test_run_cli (FlameTestRun      *r,
-                    const char *const *args)
+flame_test_run_cli_env (FlameTestRun      *r,
+                        const char *const *args,
+                        const char *const *env)
 {
   g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
   g_autoptr(GSubprocess) proc = NULL;
   g_autoptr(GError) error = NULL;
   const char *cli = g_getenv ("FLAMEDIFF_CLI");
@@ -117,11 +135,65 @@ flame_test_run_cli (FlameTestRun      *r,
   for (guint i = 0; args[i] != NULL; i++)
     g_ptr_array_add (argv, (char *) args[i]);
   g_ptr_array_add (argv, NULL);
-  proc = g_subprocess_newv ((const char * const *) argv->pdata,
-                            G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE,
-                            &error);
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE |
+                                        G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  for (guint i = 0; env != NULL && env[i] != NULL; i += 2)
+    g_subprocess_launcher_setenv (launcher, env[i], env[i + 1], TRUE);
+  proc = g_subprocess_launcher_spawnv (launcher, (const char * const *) argv->pdata, &error);
   g_assert_no_error (error);
   g_subprocess_communicate_utf8 (proc, NULL, NULL, &r->out, &r->err, &error);
   g_assert_no_error (error);
-  r->status = g_subprocess_get_exit_status (proc);
+  /* a signal counts as the shell would show it (SIGBUS: 135) */
+  r->status = g_subprocess_get_if_exited (proc) ? g_subprocess_get_exit_status (proc)
+                                                : 128 + g_subprocess_get_term_sig (proc);
+}
+
+/* @args: the arguments after the program name, NULL-terminated */
+static inline void
+flame_test_run_cli (FlameTestRun      *r,
+                    const char *const *args)
+{
+  flame_test_run_cli_env (r, args, NULL);
+}
+
+/* Total weight (ms) of stacks through a function, each stack once */
+static inline gdouble
+flame_test_function_ms (FlameProfile *profile,
+                        const char   *name)
+{
+  FlameFrames *frames = flame_profile_get_frames (profile);
+  FlameTree *tree = flame_profile_get_tree (profile);
+  guint n = flame_frames_count (frames);
+  g_autofree gdouble *self_w = g_new0 (gdouble, n);
+  g_autofree gdouble *total_w = g_new0 (gdouble, n);
+  gdouble sum = 0;
+
+  flame_tree_function_weights (tree, n, 0, self_w, total_w);
+  for (guint f = 0; f < n; f++)
+    if (g_strcmp0 (flame_frames_get_name (frames, f), name) == 0)
+      sum += total_w[f];
+  return sum * flame_profile_get_ms_per_weight (profile, 0, 1);
+}
+
+/* Does some node named @name have an ancestor named @ancestor? */
+static inline gboolean
+flame_test_has_path (FlameProfile *profile,
+                     const char   *ancestor,
+                     const char   *name)
+{
+  FlameFrames *frames = flame_profile_get_frames (profile);
+  FlameTree *tree = flame_profile_get_tree (profile);
+
+  for (guint32 i = 1; i < tree->n_nodes; i++)
+    {
+      const FlameNode *node = flame_tree_node (tree, i);
+
+      if (g_strcmp0 (flame_frames_get_name (frames, node->frame), name) != 0)
+        continue;
+      for (guint32 p = node->parent; p != FLAME_TREE_NONE && p != FLAME_TREE_ROOT;
+           p = flame_tree_node (tree, p)->parent)
+        if (g_strcmp0 (flame_frames_get_name (frames, flame_tree_node (tree, p)->frame), ancestor) == 0)
+          return TRUE;
+    }
+  return FALSE;
 }

@@ -324,7 +324,7 @@ test_report_exact (void)
   FlameReport *report;
 
   flame_diff_options_init (&options);
-  options.normalize = FLAME_NORMALIZE_NONE;
+  options.normalize = FLAME_NORMALIZE_ABSOLUTE;
   diff = flame_diff_new (baseline, current, &options, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpint (flame_diff_get_quantity (diff), ==, FLAME_QUANTITY_COUNT);

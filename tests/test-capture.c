@@ -109,48 +109,6 @@ record_full (Recording  *r,
   g_assert_true (g_file_test (r->output, G_FILE_TEST_IS_REGULAR));
 }
 
-/* Total weight (ms) of stacks through a function, each stack once */
-static gdouble
-function_ms (FlameProfile *profile,
-             const char   *name)
-{
-  FlameFrames *frames = flame_profile_get_frames (profile);
-  FlameTree *tree = flame_profile_get_tree (profile);
-  guint n = flame_frames_count (frames);
-  g_autofree gdouble *self_w = g_new0 (gdouble, n);
-  g_autofree gdouble *total_w = g_new0 (gdouble, n);
-  gdouble sum = 0;
-
-  flame_tree_function_weights (tree, n, 0, self_w, total_w);
-  for (guint f = 0; f < n; f++)
-    if (g_strcmp0 (flame_frames_get_name (frames, f), name) == 0)
-      sum += total_w[f];
-  return sum * flame_profile_get_ms_per_weight (profile, 0, 1);
-}
-
-/* Does some node named @name have an ancestor named @ancestor? */
-static gboolean
-has_path (FlameProfile *profile,
-          const char   *ancestor,
-          const char   *name)
-{
-  FlameFrames *frames = flame_profile_get_frames (profile);
-  FlameTree *tree = flame_profile_get_tree (profile);
-
-  for (guint32 i = 1; i < tree->n_nodes; i++)
-    {
-      const FlameNode *node = flame_tree_node (tree, i);
-
-      if (g_strcmp0 (flame_frames_get_name (frames, node->frame), name) != 0)
-        continue;
-      for (guint32 p = node->parent; p != FLAME_TREE_NONE && p != FLAME_TREE_ROOT;
-           p = flame_tree_node (tree, p)->parent)
-        if (g_strcmp0 (flame_frames_get_name (frames, flame_tree_node (tree, p)->frame), ancestor) == 0)
-          return TRUE;
-    }
-  return FALSE;
-}
-
 static gdouble
 truth (const char *text,
        const char *name)
@@ -194,7 +152,7 @@ check_accuracy (const char *out_name)
   for (guint i = 0; i < 3; i++)
     {
       t[i] = truth (text, names[i]) * 1000;
-      s[i] = function_ms (r.profile, names[i]);
+      s[i] = flame_test_function_ms (r.profile, names[i]);
       t_sum += t[i];
       s_sum += s[i];
     }
@@ -209,14 +167,14 @@ check_accuracy (const char *out_name)
   /* weights are CPU time: within 10 % of the truth in total */
   g_assert_cmpfloat (fabs (s_sum - t_sum) / t_sum, <, 0.10);
 
-  g_assert_true (has_path (r.profile, "thread_a", "hot_a"));
-  g_assert_true (has_path (r.profile, "thread_a", "warm_a"));
-  g_assert_true (has_path (r.profile, "main", "hot_a") == FALSE);
-  g_assert_true (has_path (r.profile, "hot_b", "cmp_b"));
-  g_assert_true (has_path (r.profile, "thread_b", "hot_b"));
-  g_assert_true (has_path (r.profile, "start_thread", "thread_a"));
+  g_assert_true (flame_test_has_path (r.profile, "thread_a", "hot_a"));
+  g_assert_true (flame_test_has_path (r.profile, "thread_a", "warm_a"));
+  g_assert_true (flame_test_has_path (r.profile, "main", "hot_a") == FALSE);
+  g_assert_true (flame_test_has_path (r.profile, "hot_b", "cmp_b"));
+  g_assert_true (flame_test_has_path (r.profile, "thread_b", "hot_b"));
+  g_assert_true (flame_test_has_path (r.profile, "start_thread", "thread_a"));
   /* the sampler's own thread trampoline is hidden */
-  g_assert_cmpfloat (function_ms (r.profile, "trampoline"), ==, 0);
+  g_assert_cmpfloat (flame_test_function_ms (r.profile, "trampoline"), ==, 0);
 
   samples = meta_u64 (r.profile, "samples");
   g_test_message ("%" G_GUINT64_FORMAT " samples, %" G_GUINT64_FORMAT " lost, %.0f per CPU-second",
@@ -276,7 +234,7 @@ test_cli_record (void)
   g_assert_nonnull (flame_profile_get_metadata (profile, "start_time"));
   g_assert_nonnull (flame_profile_get_metadata (profile, "samples_lost"));
   g_assert_cmpuint (meta_u64 (profile, "samples"), >, 10);
-  g_assert_cmpfloat (function_ms (profile, "hot_b"), >, 0);
+  g_assert_cmpfloat (flame_test_function_ms (profile, "hot_b"), >, 0);
 }
 
 /* Static programs never see the preload: refused before launch */
@@ -341,7 +299,7 @@ test_fork (void)
   g_assert_cmpstr (flame_profile_get_metadata (r.profile, "exit_status"), ==, "exited with status 0");
   g_assert_cmpuint (meta_u64 (r.profile, "processes"), ==, 2);
   g_assert_cmpuint (n_pids (r.profile), ==, 2);       /* parent and child sampled */
-  g_assert_cmpfloat (function_ms (r.profile, "busy"), >, 300);
+  g_assert_cmpfloat (flame_test_function_ms (r.profile, "busy"), >, 300);
 
   /* children not followed: seen, not sampled */
   record_full (&only, "fork-only.json", argv, NULL, NULL, FALSE);
@@ -365,8 +323,8 @@ test_exec (void)
   check_file (&r);
   g_assert_cmpstr (flame_profile_get_metadata (r.profile, "exit_status"), ==, "exited with status 0");
   g_assert_cmpuint (meta_u64 (r.profile, "processes"), ==, 2);
-  g_assert_true (has_path (r.profile, "main", "busy"));
-  g_assert_cmpfloat (function_ms (r.profile, "busy"), >, 250);
+  g_assert_true (flame_test_has_path (r.profile, "main", "busy"));
+  g_assert_cmpfloat (flame_test_function_ms (r.profile, "busy"), >, 250);
 
   record (&lp, "execlp.json", argv_lp, NULL, NULL);
   check_file (&lp);
@@ -406,7 +364,7 @@ test_crash (void)
                       flame_profile_get_metadata (r.profile, "samples"));
       g_assert_true (g_str_has_prefix (flame_profile_get_metadata (r.profile, "exit_status"), want[i]));
       /* everything sampled before the end is kept */
-      g_assert_cmpfloat (function_ms (r.profile, "busy"), >, 100);
+      g_assert_cmpfloat (flame_test_function_ms (r.profile, "busy"), >, 100);
     }
 }
 
@@ -496,7 +454,7 @@ test_dlopen_stress (void)
                       flame_profile_get_metadata (r.profile, "samples_lost"));
       /* not stopped by the watchdog (that would be SIGINT) */
       g_assert_cmpstr (flame_profile_get_metadata (r.profile, "exit_status"), ==, "exited with status 0");
-      g_assert_cmpfloat (function_ms (r.profile, "work_leaf"), >, 100);
+      g_assert_cmpfloat (flame_test_function_ms (r.profile, "work_leaf"), >, 100);
       g_thread_unref (dog);  /* left to sleep out: the process ends first */
     }
 }
@@ -719,7 +677,7 @@ test_cli_signals (void)
       g_assert_false (g_file_test (spool, G_FILE_TEST_EXISTS));
       profile = load (out);
       g_assert_cmpuint (meta_u64 (profile, "samples"), >, 10);
-      g_assert_cmpfloat (function_ms (profile, "hot_a"), >, 0);
+      g_assert_cmpfloat (flame_test_function_ms (profile, "hot_a"), >, 0);
       g_assert_true (g_str_has_prefix (flame_profile_get_metadata (profile, "exit_status"),
                                        "killed by signal 2"));
     }
@@ -762,7 +720,7 @@ test_cli_recover (void)
   g_assert_false (g_file_test (spool, G_FILE_TEST_EXISTS));
   profile = load (out);
   g_assert_cmpuint (meta_u64 (profile, "samples"), >, 10);
-  g_assert_cmpfloat (function_ms (profile, "hot_a"), >, 0);
+  g_assert_cmpfloat (flame_test_function_ms (profile, "hot_a"), >, 0);
   g_assert_nonnull (strstr (flame_profile_get_metadata (profile, "notes"), "recovered from the spool"));
   g_assert_nonnull (strstr (flame_profile_get_metadata (profile, "command"), "two-threads 20 one"));
 
@@ -1045,13 +1003,13 @@ test_ring_threads (void)
   g_auto(Recording) f = { 0 };
 
   record (&r, "ring-threads.json", argv, FLAME_SAMPLER_ENV_FLUSH_MS, "60000");
-  g_assert_cmpfloat (function_ms (r.profile, "hot_a"), >, 100);
-  g_assert_cmpfloat (function_ms (r.profile, "hot_b"), >, 100);
+  g_assert_cmpfloat (flame_test_function_ms (r.profile, "hot_a"), >, 100);
+  g_assert_cmpfloat (flame_test_function_ms (r.profile, "hot_b"), >, 100);
   g_assert_cmpuint (meta_u64 (r.profile, "samples_lost"), ==, 0);
 
   record (&f, "ring-fork.json", fork_argv, FLAME_SAMPLER_ENV_FLUSH_MS, "60000");
   g_assert_cmpuint (n_pids (f.profile), ==, 2);
-  g_assert_cmpfloat (function_ms (f.profile, "busy"), >, 300);
+  g_assert_cmpfloat (flame_test_function_ms (f.profile, "busy"), >, 300);
 
   /* more threads, one after another, than the registry has slots: the
    * slots (and rings) of ended threads are drained and reused */
@@ -1089,7 +1047,7 @@ test_close_fds (void)
       g_assert_cmpstr (flame_profile_get_metadata (r.profile, "exit_status"), ==, "exited with status 0");
       g_assert_cmpuint (meta_u64 (r.profile, "processes"), ==, 3);  /* parent, child, its new image */
       g_assert_cmpuint (n_pids (r.profile), ==, 2);
-      g_assert_cmpfloat (function_ms (r.profile, "busy"), >, 300);
+      g_assert_cmpfloat (flame_test_function_ms (r.profile, "busy"), >, 300);
     }
 }
 
@@ -1125,11 +1083,11 @@ test_python_subprocess (void)
   }
   notes = flame_profile_get_metadata (r.profile, "notes");
   g_test_message ("python3 %.0f ms, its child's busy %.0f ms, notes: %s",
-                  function_ms (r.profile, "python3"), function_ms (r.profile, "busy"), notes);
+                  flame_test_function_ms (r.profile, "python3"), flame_test_function_ms (r.profile, "busy"), notes);
   g_assert_cmpstr (flame_profile_get_metadata (r.profile, "exit_status"), ==, "exited with status 0");
   g_assert_true (notes == NULL || strstr (notes, "SIGPROF") == NULL);
-  g_assert_cmpfloat (function_ms (r.profile, "busy"), >, 200);     /* the child */
-  g_assert_cmpfloat (function_ms (r.profile, "python3"), >, 450);  /* before and after it */
+  g_assert_cmpfloat (flame_test_function_ms (r.profile, "busy"), >, 200);     /* the child */
+  g_assert_cmpfloat (flame_test_function_ms (r.profile, "python3"), >, 450);  /* before and after it */
 }
 
 /* unshare (CLONE_NEWUSER) needs a single-threaded process: the writer
@@ -1203,7 +1161,7 @@ test_host_sampler (void)
     record (&r, "host-crash.json", argv, NULL, NULL);
     g_assert_true (g_str_has_prefix (flame_profile_get_metadata (r.profile, "exit_status"),
                                      "killed by signal 11"));
-    g_assert_cmpfloat (function_ms (r.profile, "busy"), >, 100);
+    g_assert_cmpfloat (flame_test_function_ms (r.profile, "busy"), >, 100);
   }
   g_setenv ("FLAMEDIFF_SAMPLER", saved, TRUE);
 }

@@ -50,11 +50,20 @@ test_text (void)
   run_cli (&r, "compare", base, cur, NULL);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_nonnull (strstr (r.out, "Runtime:       1055.00 ms → 1054.00 ms (-1.00 ms, -0.1%)"));
-  g_assert_nonnull (strstr (r.out, "baseline scaled ×0.9991"));
+  /* the header says which normalisation is on */
+  g_assert_nonnull (strstr (r.out, "Normalisation: absolute: times as measured, baseline not scaled"));
   g_assert_nonnull (strstr (r.out, "interval 1 ms assumed"));
   g_assert_nonnull (strstr (r.out, "Top regressions"));
   g_assert_nonnull (strstr (r.out, "convolve_row"));
   g_assert_nonnull (strstr (r.out, "Summary:       1 regression, 1 improvement, 2 new, 2 removed"));
+
+  {
+    g_auto(FlameTestRun) rt = { 0 };
+
+    run_cli (&rt, "compare", "--normalize", "total", base, cur, NULL);
+    g_assert_cmpint (rt.status, ==, 0);
+    g_assert_nonnull (strstr (rt.out, "Normalisation: total: baseline scaled ×0.9991"));
+  }
 }
 
 static void
@@ -115,6 +124,76 @@ test_bad_file_message (void)
   g_rmdir (dir);
 }
 
+/* A file truncated, grown or replaced while `info` reads it (another
+ * program rewriting it, as `perf script > cur.perf` does) is an error that
+ * says so, not SIGBUS (exit 135) or a profile of half the file. The change
+ * happens half-way through the load (FLAMEDIFF_TEST_CHANGE_WHILE_LOADING,
+ * flame-loader.c). */
+static void
+test_file_changes_while_loading (void)
+{
+  static const struct { const char *change, *message; } cases[] = {
+    { "truncate", "the file got shorter (truncated) while it was being read" },
+    { "append", "the file grew while it was being read" },
+    { "replace", "the file was replaced by another file while it was being read" },
+  };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("flamediff-cli-XXXXXX", &error);
+  g_autofree char *path = g_build_filename (dir, "changing.folded", NULL);
+
+  g_assert_no_error (error);
+  /* 10 MiB: progress checks at 0, 4 and 8 MiB, the change at 8 */
+  flame_test_write_large_folded (path, 10 << 20);
+  {
+    g_auto(FlameTestRun) ok = { 0 };
+
+    run_cli (&ok, "info", path, NULL);
+    g_assert_cmpint (ok.status, ==, 0);
+  }
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_auto(FlameTestRun) r = { 0 };
+
+      if (i > 0)
+        flame_test_write_large_folded (path, 10 << 20);
+
+      {
+        const char *args[] = { "info", path, NULL };
+        const char *env[] = { "FLAMEDIFF_TEST_CHANGE_WHILE_LOADING", cases[i].change, NULL };
+
+        flame_test_run_cli_env (&r, args, env);
+      }
+      g_test_message ("%s: exit %d: %s", cases[i].change, r.status, r.err);
+      g_assert_cmpint (r.status, ==, 1);
+      g_assert_nonnull (strstr (r.err, path));
+      g_assert_nonnull (strstr (r.err, cases[i].message));
+    }
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+/* cachegrind output used to load as a folded profile (exit 0); callgrind
+ * output did too, and now loads as callgrind */
+static void
+test_info_not_a_profile (void)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "not-profiles",
+                                                 "tiny.cachegrind", NULL);
+  g_autofree char *callgrind = g_test_build_filename (G_TEST_DIST, "data", "not-profiles",
+                                                      "tiny.callgrind", NULL);
+  g_auto(FlameTestRun) r = { 0 };
+  g_auto(FlameTestRun) rc = { 0 };
+
+  run_cli (&r, "info", path, NULL);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_nonnull (strstr (r.err, "this looks like cachegrind output"));
+  g_assert_null (strstr (r.out, "Format:"));
+
+  run_cli (&rc, "info", callgrind, NULL);
+  g_assert_cmpint (rc.status, ==, 0);
+  g_assert_nonnull (strstr (rc.out, "Format:    callgrind"));
+}
+
 static JsonObject *
 find_function (JsonArray  *functions,
                const char *name)
@@ -155,9 +234,9 @@ test_json (void)
   g_assert_cmpfloat (json_object_get_double_member (b, "interval_ms"), ==, 1);
   g_assert_cmpfloat (json_object_get_double_member (b, "total_ms"), ==, 1055);
   g_assert_cmpfloat (json_object_get_double_member (json_object_get_object_member (root, "current"), "total_ms"), ==, 1054);
-  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (root, "normalization"), "mode"), ==, "total");
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (root, "normalization"), "mode"), ==, "absolute");
   scale = json_object_get_double_member (json_object_get_object_member (root, "normalization"), "scale");
-  g_assert_cmpfloat_with_epsilon (scale, 1054.0 / 1055.0, 1e-6);
+  g_assert_cmpfloat (scale, ==, 1);
   g_assert_cmpstr (json_object_get_string_member (root, "metric"), ==, "self");
   g_assert_cmpfloat (json_object_get_double_member (json_object_get_object_member (root, "thresholds"), "pct"), ==, 5);
 
@@ -230,6 +309,63 @@ test_json_recursion (void)
   g_rmdir (dir);
 }
 
+/* issue 11, Record and Diff: the current run only gained new_feature;
+ * common_work took 400 ms in both. Absolute time (the default) leaves it
+ * unchanged; scaled to the current total it read as an improvement. */
+static const char *
+status_of (const char *json,
+           const char *name)
+{
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  JsonArray *functions;
+
+  json_parser_load_from_data (parser, json, -1, &error);
+  g_assert_no_error (error);
+  functions = json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)),
+                                            "functions");
+  return g_intern_string (json_object_get_string_member (find_function (functions, name), "status"));
+}
+
+static void
+test_default_absolute (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("flamediff-cli-XXXXXX", &error);
+  g_autofree char *b = g_build_filename (dir, "gained-base.folded", NULL);
+  g_autofree char *c = g_build_filename (dir, "gained-cur.folded", NULL);
+  const char *modes[] = { NULL, "absolute", "none", "total" };
+
+  g_file_set_contents (b, "app;main;common_work 400\napp;main 10\n", -1, &error);
+  g_file_set_contents (c, "app;main;common_work 400\napp;main 10\napp;main;new_feature 200\n", -1, &error);
+  g_assert_no_error (error);
+
+  for (guint i = 0; i < G_N_ELEMENTS (modes); i++)
+    {
+      g_auto(FlameTestRun) r = { 0 };
+      const char *want = i < 3 ? "unchanged" : "improvement";
+
+      if (modes[i] == NULL)
+        run_cli (&r, "compare", "--format", "json", b, c, NULL);
+      else
+        run_cli (&r, "compare", "--format", "json", "--normalize", modes[i], b, c, NULL);
+      g_assert_cmpint (r.status, ==, 0);
+      g_assert_cmpstr (status_of (r.out, "common_work"), ==, want);
+      g_assert_cmpstr (status_of (r.out, "new_feature"), ==, "new");
+      g_assert_nonnull (strstr (r.out, i < 3 ? "\"mode\": \"absolute\"" : "\"mode\": \"total\""));
+    }
+  {
+    g_auto(FlameTestRun) r = { 0 };
+
+    run_cli (&r, "compare", "--normalize", "scaled", b, c, NULL);
+    g_assert_cmpint (r.status, ==, 1);
+    g_assert_nonnull (strstr (r.err, "expected absolute or total"));
+  }
+  g_unlink (b);
+  g_unlink (c);
+  g_rmdir (dir);
+}
+
 static void
 test_markdown (void)
 {
@@ -241,8 +377,8 @@ test_markdown (void)
   g_assert_cmpint (r.status, ==, 0);
   g_assert_true (g_str_has_prefix (r.out, "<!-- flamediff-report -->\n"));
   g_assert_nonnull (strstr (r.out, "| Function | File | Baseline ms | Current ms | Δ ms | Δ % |"));
-  g_assert_nonnull (strstr (r.out, "| `convolve_row` | — | 147.86 | 275.00 | +127.14 | +86.0% |"));
-  g_assert_nonnull (strstr (r.out, "**Normalisation:** total: baseline scaled ×0.9991"));
+  g_assert_nonnull (strstr (r.out, "| `convolve_row` | — | 148.00 | 275.00 | +127.00 | +85.8% |"));
+  g_assert_nonnull (strstr (r.out, "**Normalisation:** absolute: times as measured"));
   g_assert_nonnull (strstr (r.out, "1 ms per sample assumed"));
   g_assert_nonnull (strstr (r.out, "**Summary:** 1 regression, 1 improvement, 2 new, 2 removed"));
 }
@@ -467,9 +603,12 @@ main (int    argc,
   g_test_add_func ("/cli/compare/json", test_json);
   g_test_add_func ("/cli/compare/json-recursion", test_json_recursion);
   g_test_add_func ("/cli/compare/markdown", test_markdown);
+  g_test_add_func ("/cli/compare/default-absolute", test_default_absolute);
   g_test_add_func ("/cli/compare/folded-inferno", test_folded_inferno);
   g_test_add_func ("/cli/compare/folded-roundtrip", test_folded_roundtrip);
   g_test_add_func ("/cli/info", test_info);
+  g_test_add_func ("/cli/info/not-a-profile", test_info_not_a_profile);
+  g_test_add_func ("/cli/info/file-changes-while-loading", test_file_changes_while_loading);
   g_test_add_func ("/cli/help-usage", test_help_usage);
   g_test_add_func ("/cli/compare/thread", test_thread_option);
 

@@ -8,10 +8,15 @@
  *
  * With --write-seeds DIR it writes the binary files it builds into DIR
  * (the fuzz seeds in tests/fuzz/seeds/cpython-binary came from here).
+ *
+ * tests/data/cpython holds files written by real CPython 3.15.2 and what
+ * its own --diff-flamegraph makes of them (README.md there); the /real
+ * tests compare flamediff-cli's output with that, path for path.
  */
 #include "config.h"
 
 #include <glib/gstdio.h>
+#include <math.h>
 #include <string.h>
 #include <zstd.h>
 
@@ -675,6 +680,199 @@ test_cli_info (void)
   g_rmdir (dir);
 }
 
+/* The profiler's own runner frames leave every stack, wherever they are,
+ * and a stack of nothing else is no sample. */
+static void
+test_collapsed_internal (void)
+{
+  static const char text[] =
+    "tid:1;/usr/lib/python3.15/profiling/sampling/_sync_coordinator.py:main:250;"
+    "_sync_coordinator.py:_execute_script:190;app.py:<module>:1;app.py:work:5 3\n"
+    "tid:1;<frozen runpy>:_run_code:87;_sync_coordinator.py:main:250 2\n"
+    "tid:1;_sync_coordinator.py:main:250;_sync_coordinator.py:_signal_readiness:90 4\n";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlameProfile) profile = load_bytes ("collapsed.txt", text, strlen (text), &error);
+  g_autoptr(GHashTable) stacks = NULL;
+
+  g_assert_no_error (error);
+  g_assert_cmpstr (flame_profile_get_format_name (profile), ==, "cpython-collapsed");
+  stacks = flame_test_stacks (profile, 0);
+  g_assert_cmpuint (g_hash_table_size (stacks), ==, 2);
+  g_assert_cmpfloat (flame_test_stack_weight (stacks, "<module>;work"), ==, 3);
+  g_assert_cmpfloat (flame_test_stack_weight (stacks, "_run_code"), ==, 2);
+  g_assert_cmpfloat (flame_profile_get_samples (profile, 0), ==, 5);
+  /* hidden stacks are not malformed lines */
+  g_assert_cmpuint (flame_profile_get_warnings (profile)->len, ==, 0);
+}
+
+/* ---- real CPython 3.15.2 files (tests/data/cpython/README.md) ---- */
+
+typedef struct
+{
+  const char *current;
+  const char *expected;
+  gboolean    exact_paths;
+  /* CPython's numbers are samples of the current run's interval;
+   * flamediff-cli writes samples when both intervals are equal, else ms
+   * ("# flamediff-folded unit=ms"): the current interval in ms, 0 for
+   * samples */
+  gdouble     ms_per_sample;
+} RealCase;
+
+/* $FLAMEDIFF_CPYTHON_DATA: files just made by tools/cpython-fixtures.py
+ * (tools/cpython-live-check.sh) instead of the committed ones */
+static char *
+real_path (const char *name)
+{
+  const char *dir = g_getenv ("FLAMEDIFF_CPYTHON_DATA");
+
+  if (dir != NULL)
+    return g_build_filename (dir, name, NULL);
+  return g_test_build_filename (G_TEST_DIST, "data", "cpython", name, NULL);
+}
+
+static gint
+compare_strings (gconstpointer a,
+                 gconstpointer b)
+{
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+static void
+format_number (char    *buf,
+               gsize    size,
+               gdouble  v)
+{
+  if (v == floor (v))
+    g_snprintf (buf, size, "%.0f", v);
+  else
+    {
+      gsize len;
+
+      g_ascii_formatd (buf, size, "%.6f", v);
+      for (len = strlen (buf); buf[len - 1] == '0'; len--)
+        buf[len - 1] = 0;
+    }
+}
+
+/* @line "stack BASELINE CURRENT" with both numbers × @factor, written as
+ * the folded writer writes them (integers, else up to 6 decimals) */
+static char *
+scale_line (const char *line,
+            gdouble     factor)
+{
+  g_auto(GStrv) parts = g_strsplit (line, " ", -1);
+  guint n = g_strv_length (parts);
+
+  g_assert_cmpuint (n, >=, 3);
+  for (guint i = n - 2; i < n; i++)
+    {
+      char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+      format_number (buf, sizeof buf, g_ascii_strtod (parts[i], NULL) * factor);
+      g_free (parts[i]);
+      parts[i] = g_strdup (buf);
+    }
+  return g_strjoinv (" ", parts);
+}
+
+/* The stack lines of folded text, sorted; "# elided_count N" into
+ * @elided; numbers × @factor. */
+static GPtrArray *
+sorted_lines (const char *text,
+              guint      *elided,
+              gdouble     factor)
+{
+  g_auto(GStrv) lines = g_strsplit (text, "\n", -1);
+  GPtrArray *out = g_ptr_array_new_with_free_func (g_free);
+
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      if (g_str_has_prefix (lines[i], "# elided_count ") && elided != NULL)
+        *elided = (guint) g_ascii_strtoull (lines[i] + 15, NULL, 10);
+      else if (lines[i][0] != 0 && lines[i][0] != '#')
+        g_ptr_array_add (out, factor != 1 ? scale_line (lines[i], factor) : g_strdup (lines[i]));
+    }
+  g_ptr_array_sort (out, compare_strings);
+  return out;
+}
+
+static void
+test_real_diff (gconstpointer data)
+{
+  const RealCase *c = data;
+  g_autofree char *base_path = real_path ("base.bin");
+  g_autofree char *cur_path = real_path (c->current);
+  g_autofree char *exp_path = real_path (c->expected);
+  g_autofree char *expected_text = NULL;
+  g_autoptr(GPtrArray) expected = NULL;
+  g_autoptr(GPtrArray) got = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlameProfile) base = NULL;
+  g_autoptr(FlameProfile) cur = NULL;
+  g_autoptr(FlameDiff) diff = NULL;
+  g_auto(FlameTestRun) run = { 0 };
+  FlameDiffOptions opts;
+  guint elided = G_MAXUINT;
+  /* --normalize none is absolute time, CPython 3.15.2's rule (the
+   * baseline only converted to the current run's interval, equal here) */
+  const char *args[] = { "compare", "--normalize", "none", "--format", "folded",
+                         base_path, cur_path, c->exact_paths ? "--exact-paths" : NULL, NULL };
+
+  g_assert_true (g_file_get_contents (exp_path, &expected_text, NULL, NULL));
+  expected = sorted_lines (expected_text, &elided, c->ms_per_sample > 0 ? c->ms_per_sample : 1);
+  g_assert_cmpuint (elided, !=, G_MAXUINT);
+  g_assert_cmpuint (expected->len, >, 10);
+
+  /* node for node: baseline and current self per call path */
+  flame_test_run_cli (&run, args);
+  g_assert_cmpstr (run.err, ==, "");
+  g_assert_cmpint (run.status, ==, 0);
+  got = sorted_lines (run.out, NULL, 1);
+  for (guint i = 0; i < MAX (got->len, expected->len); i++)
+    g_assert_cmpstr (i < got->len ? g_ptr_array_index (got, i) : NULL, ==,
+                     i < expected->len ? g_ptr_array_index (expected, i) : NULL);
+
+  /* the elided count: vanished call paths with baseline self samples */
+  base = flame_load_file (base_path, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  cur = flame_load_file (cur_path, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (flame_profile_get_warnings (base)->len, ==, 0);
+  g_assert_cmpuint (flame_profile_get_warnings (cur)->len, ==, 0);
+  flame_diff_options_init (&opts);
+  opts.normalize = FLAME_NORMALIZE_ABSOLUTE;
+  opts.exact_paths = c->exact_paths;
+  diff = flame_diff_new (base, cur, &opts, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (flame_diff_get_elided_stacks (diff), ==, elided);
+}
+
+/* The real files' stacks hold the profiler's runner frames; none load. */
+static void
+test_real_internal_frames (void)
+{
+  g_autofree char *path = real_path ("base.bin");
+  g_autofree char *raw = NULL;
+  gsize raw_len;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlameProfile) profile = NULL;
+  FlameFrames *frames;
+
+  g_assert_true (g_file_get_contents (path, &raw, &raw_len, NULL));
+  g_assert_nonnull (memmem (raw, raw_len, "profiling/sampling/_sync_coordinator.py", 39));
+  profile = flame_load_file (path, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  frames = flame_profile_get_frames (profile);
+  for (guint f = 0; f < flame_frames_count (frames); f++)
+    {
+      g_assert_false (g_str_has_suffix (flame_frames_get_file (frames, f), "_sync_coordinator.py"));
+      g_assert_cmpstr (flame_frames_get_name (frames, f), !=, "_execute_script");
+    }
+  /* the header's count holds the samples of every record */
+  g_assert_cmpuint (flame_profile_get_warnings (profile)->len, ==, 0);
+}
+
 static int
 write_seeds (const char *dir)
 {
@@ -713,5 +911,21 @@ main (int    argc,
   g_test_add_func ("/cpython/binary/cli-info", test_cli_info);
   g_test_add_func ("/cpython/collapsed", test_collapsed);
   g_test_add_func ("/cpython/collapsed/not-cpython", test_collapsed_not_cpython);
+  g_test_add_func ("/cpython/collapsed/internal-frames", test_collapsed_internal);
+  g_test_add_func ("/cpython/real/internal-frames", test_real_internal_frames);
+  {
+    /* the same checkout; another checkout, which must not matter; and
+     * another checkout matched by full paths, as CPython 3.15.2 does */
+    static const RealCase same = { "cur.bin", "diff.expected", FALSE, 0 };
+    static const RealCase moved = { "cur-moved.bin", "diff.expected", FALSE, 0 };
+    static const RealCase exact = { "cur-moved.bin", "diff-moved.expected", TRUE, 0 };
+    /* the current run at 500 Hz: every call path still matches, both
+     * columns in ms (CPython's samples of 2 ms × 2) */
+    static const RealCase rate = { "cur-500hz.bin", "diff-500hz.expected", FALSE, 2 };
+    g_test_add_data_func ("/cpython/real/diff", &same, test_real_diff);
+    g_test_add_data_func ("/cpython/real/diff-other-checkout", &moved, test_real_diff);
+    g_test_add_data_func ("/cpython/real/diff-exact-paths", &exact, test_real_diff);
+    g_test_add_data_func ("/cpython/real/diff-other-rate", &rate, test_real_diff);
+  }
   return g_test_run ();
 }

@@ -20,7 +20,9 @@
 #include <json-glib/json-glib.h>
 #include <glib/gstdio.h>
 #include <math.h>
+#include <string.h>
 
+#include "flame-comparison.h"
 #include "flame-diff.h"
 #include "flame-loader.h"
 #include "flame-provenance.h"
@@ -50,6 +52,18 @@ make_diff (const char *const *base,
            const char *const *cur)
 {
   return make_diff_full (base, cur, NULL);
+}
+
+/* the merged PR's semantics: the baseline scaled to the current total */
+static FlameDiff *
+make_diff_total (const char *const *base,
+                 const char *const *cur)
+{
+  FlameDiffOptions options;
+
+  flame_diff_options_init (&options);
+  options.normalize = FLAME_NORMALIZE_TOTAL;
+  return make_diff_full (base, cur, &options);
 }
 
 /* The diff node at "func2;func1" (function names, root first). */
@@ -220,9 +234,27 @@ test_t3_changed_functions (void)
 {
   const char *h = "file.py:20:caller;file.py:10:hot_leaf";
   const char *c = "file.py:20:caller;file.py:30:cold_leaf";
-  g_autoptr(FlameDiff) diff = make_diff (S (h, c), S (h, h, h, c));
+  g_autoptr(FlameDiff) diff = make_diff_total (S (h, c), S (h, h, h, c));
+  g_autoptr(FlameDiff) absolute = make_diff (S (h, c), S (h, h, h, c));
+  Fields hot, cold, root;
 
   check_t3 (diff, "caller;hot_leaf", "caller;cold_leaf", "caller");
+
+  /* CPython 3.15.2 (absolute time, the default): cold_leaf did not
+   * change and stays neutral; hot_leaf tripled */
+  assert_close (flame_diff_get_scale (absolute), 1.0);
+  hot = fields (absolute, "caller;hot_leaf");
+  assert_close (hot.baseline, 1.0);
+  assert_close (hot.diff, 2.0);
+  assert_close (hot.diff_pct, 200.0);
+  g_assert_cmpint (hot.change, ==, FLAME_CHANGE_REGRESSION_DEEP);
+  cold = fields (absolute, "caller;cold_leaf");
+  assert_close (cold.baseline, 1.0);
+  assert_close (cold.diff, 0.0);
+  assert_close (cold.diff_pct, 0.0);
+  g_assert_cmpint (cold.change, ==, FLAME_CHANGE_NEUTRAL);
+  root = fields (absolute, "caller");
+  assert_close (root.baseline_total, 2.0);
 }
 
 /* T4 test_diff_flamegraph_scale_factor */
@@ -230,8 +262,18 @@ static void
 test_t4_scale_factor (void)
 {
   const char *s = "file.py:20:func2;file.py:10:func1";
-  g_autoptr(FlameDiff) diff = make_diff (S (s), S (s, s, s, s));
+  g_autoptr(FlameDiff) diff = make_diff_total (S (s), S (s, s, s, s));
+  g_autoptr(FlameDiff) absolute = make_diff (S (s), S (s, s, s, s));
   Fields f1;
+
+  /* absolute time (default): four times the samples, four times the time */
+  assert_close (flame_diff_get_scale (absolute), 1.0);
+  f1 = fields (absolute, "func2;func1");
+  assert_close (f1.baseline, 1.0);
+  assert_close (f1.diff, 3.0);
+  assert_close (f1.diff_pct, 300.0);
+  g_assert_cmpint (f1.change, ==, FLAME_CHANGE_REGRESSION_DEEP);
+  assert_close (fields (absolute, "func2").baseline_total, 1.0);
 
   assert_close (flame_diff_get_scale (diff), 4.0);
   f1 = fields (diff, "func2;func1");
@@ -393,7 +435,7 @@ test_t9_export (void)
   g_assert_cmpint (json_object_get_int_member (root, "schema_version"), ==, 2);
   functions = json_object_get_array_member (root, "functions");
   g_assert_cmpuint (json_array_get_length (functions), ==, 2);
-  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (root, "normalization"), "mode"), ==, "total");
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (root, "normalization"), "mode"), ==, "absolute");
 }
 
 /* T10 test_diff_flamegraph_preserves_metadata: one sample seeing two
@@ -471,9 +513,8 @@ test_t12_load_baseline (void)
   g_autofree char *dir = g_dir_make_tmp ("flamediff-t12-XXXXXX", &error);
   g_autofree char *base_path = g_build_filename (dir, "baseline.folded", NULL);
   g_autofree char *cur_path = g_build_filename (dir, "current.folded", NULL);
-  g_autoptr(FlameProfile) base = NULL;
-  g_autoptr(FlameProfile) cur = NULL;
-  g_autoptr(FlameDiff) diff = NULL;
+  g_autoptr(FlameComparison) comparison = NULL;
+  FlameDiffOptions options;
 
   g_assert_no_error (error);
   g_file_set_contents (base_path, "caller;hot_leaf 1\ncaller;cold_leaf 1\n", -1, &error);
@@ -481,13 +522,16 @@ test_t12_load_baseline (void)
   g_file_set_contents (cur_path, "caller;hot_leaf 3\ncaller;cold_leaf 1\n", -1, &error);
   g_assert_no_error (error);
 
-  base = flame_load_file (base_path, NULL, NULL, NULL, &error);
+  /* loaded as the window and the CLI load them; the merged PR's scale */
+  comparison = flame_comparison_new ();
+  flame_diff_options_init (&options);
+  options.normalize = FLAME_NORMALIZE_TOTAL;
+  flame_comparison_set_diff_options (comparison, &options);
+  flame_comparison_add_baseline (comparison, base_path);
+  flame_comparison_add_current (comparison, cur_path);
+  g_assert_true (flame_comparison_load (comparison, NULL, &error));
   g_assert_no_error (error);
-  cur = flame_load_file (cur_path, NULL, NULL, NULL, &error);
-  g_assert_no_error (error);
-  diff = flame_diff_new (base, cur, NULL, NULL, &error);
-  g_assert_no_error (error);
-  check_t3 (diff, "caller;hot_leaf", "caller;cold_leaf", "caller");
+  check_t3 (flame_comparison_get_diff (comparison), "caller;hot_leaf", "caller;cold_leaf", "caller");
 
   g_unlink (base_path);
   g_unlink (cur_path);
@@ -500,7 +544,8 @@ test_6_1_elided_top_level_root (void)
 {
   const char *a = "file.py:20:kept_root;file.py:10:kept_leaf";
   const char *b = "file.py:40:old_root;file.py:30:old_leaf";
-  g_autoptr(FlameDiff) diff = make_diff (S (a, b), S (a));
+  g_autoptr(FlameDiff) diff = make_diff_total (S (a, b), S (a));
+  g_autoptr(FlameDiff) absolute = make_diff (S (a, b), S (a));
   FlameTree *tree = flame_diff_get_tree (diff);
   guint32 old_root = find_node (diff, tree, "old_root");
   guint32 old_leaf = find_node (diff, tree, "old_root;old_leaf");
@@ -531,6 +576,17 @@ test_6_1_elided_top_level_root (void)
   assert_close (kl.diff, 0.5);
   assert_close (kl.diff_pct, 100.0);
   g_assert_cmpint (kl.change, ==, FLAME_CHANGE_REGRESSION_DEEP);
+
+  /* absolute time (default): kept_leaf did not change */
+  ol = fields (absolute, "old_root;old_leaf");
+  assert_close (ol.baseline, 1.0);
+  assert_close (ol.diff_pct, -100.0);
+  assert_close (flame_diff_get_elided_weight (absolute, find_node (absolute, flame_diff_get_tree (absolute),
+                                                                   "old_root")), 1.0);
+  kl = fields (absolute, "kept_root;kept_leaf");
+  assert_close (kl.baseline, 1.0);
+  assert_close (kl.diff_pct, 0.0);
+  g_assert_cmpint (kl.change, ==, FLAME_CHANGE_NEUTRAL);
 }
 
 /* The class thresholds, at and around every boundary. */
@@ -564,6 +620,79 @@ test_class_thresholds (void)
   }
 }
 
+/* issue 11, Record and Diff: a program that only gained one new function
+ * (new_feature, 200 ms) ran common_work for the same 400 ms both times.
+ * Scaled to the current total, common_work read "Faster -33 %"; in
+ * absolute time (the default, CPython 3.15.2) it is unchanged. */
+static void
+test_default_absolute_new_function (void)
+{
+  g_autoptr(GPtrArray) base = g_ptr_array_new ();
+  g_autoptr(GPtrArray) cur = g_ptr_array_new ();
+  g_autoptr(FlameDiff) diff = NULL;
+  g_autoptr(FlameDiff) total = NULL;
+  g_autoptr(FlameReport) report = NULL;
+  FlameNormalize mode;
+  Fields common;
+
+  for (guint i = 0; i < 400; i++)
+    {
+      g_ptr_array_add (base, (gpointer) "app.c:10:main;app.c:20:common_work");
+      g_ptr_array_add (cur, (gpointer) "app.c:10:main;app.c:20:common_work");
+    }
+  for (guint i = 0; i < 200; i++)
+    g_ptr_array_add (cur, (gpointer) "app.c:10:main;app.c:30:new_feature");
+  g_ptr_array_add (base, NULL);
+  g_ptr_array_add (cur, NULL);
+
+  diff = make_diff ((const char *const *) base->pdata, (const char *const *) cur->pdata);
+  g_assert_cmpint (flame_diff_get_options (diff)->normalize, ==, FLAME_NORMALIZE_ABSOLUTE);
+  common = fields (diff, "main;common_work");
+  assert_close (common.baseline, 400.0);
+  assert_close (common.diff_pct, 0.0);
+  g_assert_cmpint (common.change, ==, FLAME_CHANGE_NEUTRAL);
+  g_assert_cmpint (fields (diff, "main;new_feature").change, ==, FLAME_CHANGE_NEW);
+  report = flame_report_new (diff, NULL);
+  g_assert_cmpint (flame_report_find (report, "common_work")->status, ==, FLAME_STATUS_UNCHANGED);
+  g_assert_cmpuint (flame_report_count (report, FLAME_STATUS_IMPROVEMENT), ==, 0);
+
+  /* what total-scaling said */
+  total = make_diff_total ((const char *const *) base->pdata, (const char *const *) cur->pdata);
+  g_assert_cmpint (fields (total, "main;common_work").change, ==, FLAME_CHANGE_IMPROVEMENT_LIGHT);
+
+  /* the names: "none" is read as absolute */
+  g_assert_true (flame_normalize_from_string ("none", &mode));
+  g_assert_cmpint (mode, ==, FLAME_NORMALIZE_ABSOLUTE);
+  g_assert_true (flame_normalize_from_string ("absolute", &mode));
+  g_assert_cmpint (mode, ==, FLAME_NORMALIZE_ABSOLUTE);
+  g_assert_true (flame_normalize_from_string ("total", &mode));
+  g_assert_cmpint (mode, ==, FLAME_NORMALIZE_TOTAL);
+  g_assert_false (flame_normalize_from_string ("scaled", &mode));
+  g_assert_cmpstr (flame_normalize_to_string (FLAME_NORMALIZE_ABSOLUTE), ==, "absolute");
+}
+
+/* the report's header names the mode, and in absolute time how many
+ * current samples a baseline sample is worth when the intervals differ
+ * (CPython 3.15.2's factor) */
+static void
+test_normalization_header (void)
+{
+  g_autoptr(FlameProfile) b = flame_test_profile (S ("main;work", "main;work"));
+  g_autoptr(FlameProfile) c = flame_test_profile (S ("main;work", "main;work"));
+  g_autoptr(FlameDiff) diff = NULL;
+  g_autoptr(FlameReport) report = NULL;
+  g_autoptr(GString) text = g_string_new (NULL);
+
+  flame_profile_set_interval_ms (b, 10.0);
+  diff = flame_diff_new (b, c, NULL, NULL, NULL);
+  report = flame_report_new (diff, NULL);
+  flame_report_write_text (report, text);
+  g_test_message ("%s", text->str);
+  g_assert_nonnull (strstr (text->str, "Normalisation: absolute: times as measured, baseline not scaled "
+                                       "(sampled time ratio ×0.1); baseline samples ×10 in the "
+                                       "current run's sampling interval"));
+}
+
 static void
 test_normalize_none (void)
 {
@@ -573,7 +702,7 @@ test_normalize_none (void)
   Fields f1;
 
   flame_diff_options_init (&options);
-  options.normalize = FLAME_NORMALIZE_NONE;
+  options.normalize = FLAME_NORMALIZE_ABSOLUTE;
   diff = make_diff_full (S (s), S (s, s, s, s), &options);
   assert_close (flame_diff_get_scale (diff), 1.0);
   assert_close (flame_diff_get_sampled_time_ratio (diff), 4.0);
@@ -593,7 +722,7 @@ test_inverted (void)
   FlameDiffValues v;
 
   flame_diff_options_init (&options);
-  options.normalize = FLAME_NORMALIZE_NONE;
+  options.normalize = FLAME_NORMALIZE_ABSOLUTE;
   diff = make_diff_full (S ("main;parse;malloc", "main;parse;malloc",
                             "main;render;malloc", "main;render;malloc", "main;parse"),
                          S ("main;parse;malloc", "main;parse;malloc",
@@ -756,7 +885,7 @@ test_binaries (void)
 
   /* nothing recorded on one side: nothing to say */
   flame_profile_set_metadata (b, "build_ids", "/usr/bin/imgconv=1a2b3c4d5e6f");
-  g_assert_null (flame_binaries_compare (b, c));
+  g_assert_null (flame_binaries_compare (b, c, FALSE));
 
   flame_profile_set_metadata (b, "build_ids",
                               "/lib/libc.so.6=aaaa;/opt/libold.so=0123456789ab;/usr/bin/imgconv=1a2b3c4d5e6f");
@@ -843,6 +972,8 @@ main (int    argc,
   g_test_add_func ("/diff/cpython/6.1-elided-top-level-root", test_6_1_elided_top_level_root);
   g_test_add_func ("/diff/class-thresholds", test_class_thresholds);
   g_test_add_func ("/diff/normalize-none", test_normalize_none);
+  g_test_add_func ("/diff/default-absolute-new-function", test_default_absolute_new_function);
+  g_test_add_func ("/diff/normalization-header", test_normalization_header);
   g_test_add_func ("/diff/inverted", test_inverted);
   g_test_add_func ("/diff/strip-hex", test_strip_hex);
   g_test_add_func ("/diff/binomial", test_binomial);

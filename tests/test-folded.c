@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <gio/gio.h>
+#include <glib/gstdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -109,6 +110,104 @@ test_quirks (void)
   assert_frame (p, "x", 6, 6);
   assert_frame (p, "main", 0, 19.5);
   g_assert_cmpfloat (flame_profile_get_samples (p, 0), ==, 19.5);
+}
+
+static void
+assert_not_profile (const char *path,
+                    const char *seems)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlameProfile) p = flame_load_file (path, NULL, NULL, NULL, &error);
+
+  g_assert_null (p);
+  g_assert_error (error, FLAME_ERROR, FLAME_ERROR_UNKNOWN_FORMAT);
+  g_test_message ("%s", error->message);
+  g_assert_nonnull (strstr (error->message, path));
+  g_assert_nonnull (strstr (error->message, seems));
+  g_assert_nonnull (strstr (error->message, "Flamediff reads folded stacks, perf script output, pprof"));
+}
+
+/* Real output of other tools (tests/data/not-profiles/README.md says how
+ * it was made): refused with an error naming what the file seems to be.
+ * Before, callgrind and cachegrind output loaded as folded profiles.
+ * callgrind and pstats files have loaders now: they load as themselves. */
+static void
+test_not_profiles (void)
+{
+  static const struct { const char *file; FlameFormat format; } call_graphs[] = {
+    { "tiny.callgrind", FLAME_FORMAT_CALLGRIND },
+    { "tiny.pstats", FLAME_FORMAT_PSTATS },
+  };
+  static const struct { const char *file, *seems; } files[] = {
+    { "tiny.cachegrind", "cachegrind output" },
+    { "tiny.perf.data", "a perf.data file" },
+  };
+  g_autofree char *dir = g_dir_make_tmp ("flamediff-test-XXXXXX", NULL);
+  g_autofree char *html = g_build_filename (dir, "report.html", NULL);
+  g_autofree char *syscap = g_build_filename (dir, "capture.syscap", NULL);
+  /* a Sysprof capture header: magic 0xFDCA975E little-endian, version 1,
+   * little_endian, padding, capture time (sysprof-capture-types.h) */
+  static const guint8 syscap_header[] = {
+    0x5e, 0x97, 0xca, 0xfd, 0x01, 0x01, 0x00, 0x00,
+    '2', '0', '2', '6', '-', '1', '2', '-', '0', '1', 'T', '1', '2', ':', '0', '0',
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (files); i++)
+    {
+      g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "not-profiles",
+                                                     files[i].file, NULL);
+      assert_not_profile (path, files[i].seems);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (call_graphs); i++)
+    {
+      g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "not-profiles",
+                                                     call_graphs[i].file, NULL);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(FlameProfile) p = flame_load_file (path, NULL, NULL, NULL, &error);
+
+      g_assert_no_error (error);
+      g_assert_cmpint (flame_profile_get_format (p), ==, call_graphs[i].format);
+    }
+  /* an ELF program: the CLI's own binary */
+  assert_not_profile (g_getenv ("FLAMEDIFF_CLI"), "an ELF program");
+
+  g_assert_true (g_file_set_contents (html, "<!DOCTYPE html>\n<html><body>\nsamples 5\n"
+                                            "</body></html>\n", -1, NULL));
+  assert_not_profile (html, "an HTML page");
+  g_assert_true (g_file_set_contents (syscap, (const char *) syscap_header,
+                                      sizeof syscap_header, NULL));
+  assert_not_profile (syscap, "a Sysprof capture");
+  g_unlink (html);
+  g_unlink (syscap);
+  g_rmdir (dir);
+}
+
+/* Without its header, cachegrind's body is records ("fl=", "fn=") and
+ * cost lines of numbers only, which parse as "stack count" but are no
+ * stacks: not sniffed as folded. */
+static void
+test_sniff_cost_lines (void)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "not-profiles",
+                                                 "tiny.cachegrind", NULL);
+  g_autofree char *text = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlameProfile) p = NULL;
+  const char *body;
+
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  body = strstr (text, "\nfn=");
+  g_assert_nonnull (body);
+  p = load_text (body + 1, -1, &error);
+  g_assert_null (p);
+  g_assert_error (error, FLAME_ERROR, FLAME_ERROR_UNKNOWN_FORMAT);
+  g_assert_nonnull (strstr (error->message, "neither folded stacks"));
+  g_clear_error (&error);
+
+  /* the same cost lines under frame names are a folded profile */
+  g_clear_object (&p);
+  p = load_text ("main;work 128\nmain;more 2 1\nmain 0x10\n+2 5\n", -1, &error);
+  g_assert_no_error (error);
 }
 
 static void
@@ -634,6 +733,8 @@ main (int    argc,
   g_test_add_func ("/folded/speedscope-snapshots", test_speedscope_snapshots);
   g_test_add_func ("/folded/corpus", test_corpus_files);
   g_test_add_func ("/folded/sniff-negative", test_sniff_negative);
+  g_test_add_func ("/folded/not-profiles", test_not_profiles);
+  g_test_add_func ("/folded/sniff-cost-lines", test_sniff_cost_lines);
   g_test_add_func ("/folded/cancel", test_cancel);
   g_test_add_func ("/folded/async", test_async);
 

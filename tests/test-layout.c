@@ -31,15 +31,25 @@ load_example (const char *name)
 }
 
 static FlameDiff *
-example_diff (void)
+example_diff_full (FlameNormalize normalize)
 {
   g_autoptr(FlameProfile) b = load_example ("baseline.folded");
   g_autoptr(FlameProfile) c = load_example ("current.folded");
   g_autoptr(GError) error = NULL;
-  FlameDiff *diff = flame_diff_new (b, c, NULL, NULL, &error);
+  FlameDiffOptions options;
+  FlameDiff *diff;
 
+  flame_diff_options_init (&options);
+  options.normalize = normalize;
+  diff = flame_diff_new (b, c, &options, NULL, &error);
   g_assert_no_error (error);
   return diff;
+}
+
+static FlameDiff *
+example_diff (void)
+{
+  return example_diff_full (FLAME_NORMALIZE_ABSOLUTE);
 }
 
 /* One sample per stack line "a;b;c weight", 1 ms per sample. */
@@ -648,7 +658,12 @@ test_tooltip_format (void)
 static void
 test_tooltip_text (void)
 {
-  g_autoptr(FlameDiff) diff = example_diff ();
+  /* the numbers of the merged PR's scaling, whose factor shows */
+  g_autoptr(FlameDiff) diff = example_diff_full (FLAME_NORMALIZE_TOTAL);
+  g_autoptr(FlameDiff) absolute = example_diff ();
+  g_autoptr(FlameLayoutSource) abs_src = flame_layout_source_new_for_diff (absolute, FLAME_VIEW_DIFFERENTIAL);
+  g_autofree char *abs_conv = flame_tooltip_text (abs_src, find (abs_src, "convolve_row"), FLAME_TREE_ROOT);
+  g_autofree char *abs_norm = flame_normalization_text (absolute);
   g_autoptr(FlameLayoutSource) src = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
   g_autoptr(FlameLayoutSource) elided = flame_layout_source_new_for_diff (diff, FLAME_VIEW_ELIDED);
   g_autoptr(FlameLayoutSource) inv = flame_layout_source_new_for_diff (diff, FLAME_VIEW_INVERTED);
@@ -714,6 +729,14 @@ test_tooltip_text (void)
                    "Current: 1054.00 ms total (100.00%)\n"
                    "Baseline: 1054.00 ms total"));
   g_assert_cmpstr (norm, ==, flame_test_decimal ("Baseline scaled ×1.00 to the current run (1.00 ms per sample assumed)"));
+
+  /* absolute time, the default: 148 ms as measured */
+  g_assert_cmpstr (abs_conv, ==,
+                   flame_test_decimal ("convolve_row\n"
+                                       "Current: 275.00 ms total (26.09%), 275.00 ms self\n"
+                                       "Baseline: 148.00 ms total, 148.00 ms self\n"
+                                       "Self difference: +127.00 ms (+85.8%)"));
+  g_assert_cmpstr (abs_norm, ==, flame_test_decimal ("Absolute time: baseline not scaled (1.00 ms per sample assumed)"));
 }
 
 /* Only the baseline lacks an interval: the note gives the interval assumed
@@ -768,7 +791,7 @@ test_tooltip_file_line (void)
   flame_profile_finish (b);
   flame_profile_finish (c);
   flame_diff_options_init (&opts);
-  opts.normalize = FLAME_NORMALIZE_NONE;
+  opts.normalize = FLAME_NORMALIZE_ABSOLUTE;
   diff = flame_diff_new (b, c, &opts, NULL, NULL);
   g_assert_nonnull (diff);
   src = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);

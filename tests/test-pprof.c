@@ -9,6 +9,7 @@
 
 #include <string.h>
 
+#include "flame-diff.h"
 #include "flame-error.h"
 #include "flame-loader.h"
 #include "flame-test-stacks.h"
@@ -175,6 +176,7 @@ typedef struct
   guint64  default_sample_type;
   gboolean extra_sample_type;  /* [samples, cpu, alloc/bytes] */
   gboolean labels;
+  const char *file;            /* of every function; NULL: prog.go */
 } ProfileOptions;
 
 /* main → work → (inl inlined into work) ; second stack main → work */
@@ -212,7 +214,7 @@ build_profile (const ProfileOptions *o)
   if (o->extra_sample_type)
     put_msg (b, 1, value_type (S_ALLOC, S_BYTES));
   for (guint i = 0; i < N_STRINGS; i++)
-    put_str (b, strings[i]);
+    put_str (b, i == S_FILE && o->file != NULL ? o->file : strings[i]);
   {
     GByteArray *m = g_byte_array_new ();
     put_uint (m, 1, 7);
@@ -284,6 +286,42 @@ test_synthetic (void)
         }
     }
   g_assert_true (saw_inlined);
+}
+
+/* The same program profiled from two checkouts in different folders
+ * matches function for function (docs/diff-semantics.md); with exact
+ * paths nothing does. */
+static void
+test_checkouts (void)
+{
+  ProfileOptions ob = defaults, oc = defaults;
+  g_autoptr(GByteArray) bb = NULL;
+  g_autoptr(GByteArray) bc = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlameProfile) base = NULL;
+  g_autoptr(FlameProfile) cur = NULL;
+  FlameDiffOptions opts;
+
+  ob.file = "/builds/1234/proj/cmd/prog/prog.go";
+  oc.file = "/tmp/pr-77/proj/cmd/prog/prog.go";
+  bb = build_profile (&ob);
+  bc = build_profile (&oc);
+  base = load_bytes ("base.pb", bb->data, bb->len, &error);
+  g_assert_no_error (error);
+  cur = load_bytes ("cur.pb", bc->data, bc->len, &error);
+  g_assert_no_error (error);
+
+  flame_diff_options_init (&opts);
+  for (guint exact = 0; exact < 2; exact++)
+    {
+      g_autoptr(FlameDiff) diff = NULL;
+
+      opts.exact_paths = exact;
+      diff = flame_diff_new (base, cur, &opts, NULL, &error);
+      g_assert_no_error (error);
+      /* main, work, inl */
+      g_assert_cmpuint (flame_diff_get_elided_count (diff), ==, exact ? 3 : 0);
+    }
 }
 
 static void
@@ -705,6 +743,7 @@ main (int    argc,
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/pprof/synthetic", test_synthetic);
+  g_test_add_func ("/pprof/checkouts", test_checkouts);
   g_test_add_func ("/pprof/unpacked-default-type", test_unpacked_and_default_type);
   g_test_add_func ("/pprof/last-type-bytes", test_last_type_bytes);
   g_test_add_func ("/pprof/no-functions", test_no_functions);

@@ -186,7 +186,7 @@ test_report (void)
   gboolean found = FALSE;
 
   flame_diff_options_init (&options);
-  options.normalize = FLAME_NORMALIZE_NONE;
+  options.normalize = FLAME_NORMALIZE_ABSOLUTE;
   options.metric = FLAME_METRIC_TOTAL;
   diff = flame_diff_new (baseline, current, &options, NULL, &error);
   g_assert_no_error (error);

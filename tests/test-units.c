@@ -366,7 +366,7 @@ test_new_by_total (void)
   const char *section, *wrapper, *leaf, *small;
 
   flame_diff_options_init (&dopts);
-  dopts.normalize = FLAME_NORMALIZE_NONE;
+  dopts.normalize = FLAME_NORMALIZE_ABSOLUTE;
   diff = flame_diff_new (base, cur, &dopts, NULL, &error);
   g_assert_no_error (error);
   report = flame_report_new (diff, NULL);
@@ -553,7 +553,7 @@ test_tooltip_bytes (void)
   guint32 node;
 
   flame_diff_options_init (&dopts);
-  dopts.normalize = FLAME_NORMALIZE_NONE;
+  dopts.normalize = FLAME_NORMALIZE_ABSOLUTE;
   diff = flame_diff_new (pa, pb, &dopts, NULL, &error);
   g_assert_no_error (error);
   source = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);

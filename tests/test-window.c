@@ -24,6 +24,7 @@
 #include "flame-speedscope.h"
 #include "flame-test-gui.h"
 #include "flame-test-locale.h"
+#include "flame-test-utils.h"
 
 static FlameApplication *app;
 static FlameWindow *window;
@@ -191,7 +192,9 @@ test_compare_example (void)
   g_assert_cmpstr (gtk_stack_get_visible_child_name (window->main_stack), ==, "graph");
   g_assert_cmpstr (gtk_label_get_text (window->files_label), ==, "baseline.folded → current.folded");
   g_assert_cmpstr (gtk_label_get_text (window->totals_label), ==, totals);
-  g_assert_nonnull (strstr (gtk_label_get_text (window->scale_label), scale));
+  /* absolute time (the default): the header says so, and no factor */
+  g_assert_nonnull (strstr (gtk_label_get_text (window->scale_label), "Absolute time"));
+  g_assert_null (strstr (gtk_label_get_text (window->scale_label), scale));
   g_assert_nonnull (strstr (gtk_label_get_text (window->scale_label), "1 ms per sample assumed"));
   g_assert_nonnull (strstr (gtk_label_get_text (window->samples_label), "samples"));
   g_assert_true (gtk_widget_get_visible (GTK_WIDGET (window->delta_label)));
@@ -322,25 +325,128 @@ test_bad_file_keeps_comparison (void)
   g_rmdir (dir);
 }
 
+/* issue 11: a toggle flipped while a comparison loads applies to that
+ * comparison; it used to re-draw the previous one from its old profiles
+ * and drop the load */
+static void
+test_toggle_while_loading (void)
+{
+  static const char *actions[] = { "win.inverted", "win.normalize" };
+  g_autofree char *dir = g_dir_make_tmp ("flamediff-test-XXXXXX", NULL);
+  g_autofree char *base = g_build_filename (dir, "before.folded", NULL);
+  g_autofree char *cur = g_build_filename (dir, "after.folded", NULL);
+  g_autoptr(GFile) fb = g_file_new_for_path (base);
+  g_autoptr(GFile) fc = g_file_new_for_path (cur);
+  const char *text_b = "main;parse 40\nmain;work 60\n";
+  const char *text_c = "main;parse 40\nmain;work 90\nmain;log 5\n";
+
+  g_assert_true (g_file_set_contents (base, text_b, -1, NULL));
+  g_assert_true (g_file_set_contents (cur, text_c, -1, NULL));
+
+  for (guint i = 0; i < G_N_ELEMENTS (actions); i++)
+    {
+      gboolean inverted, normalize;
+
+      open_example ();
+      g_object_get (window, "inverted", &inverted, "normalize", &normalize, NULL);
+      flame_window_open (window, fb, fc);
+      /* the load runs in a thread: it cannot be done before the main
+       * loop runs again */
+      g_assert_true (flame_window_is_busy (window));
+      gtk_widget_activate_action (GTK_WIDGET (window), actions[i], NULL);
+      wait_for_window (window);
+
+      g_test_message ("%s while loading: %s", actions[i], gtk_label_get_text (window->files_label));
+      g_assert_cmpstr (gtk_label_get_text (window->files_label), ==, "before.folded → after.folded");
+      g_assert_cmpfloat (flame_diff_get_total_ms (window->diff, FLAME_DIFF_CURRENT), ==, 135);
+      if (i == 0)
+        g_assert_cmpint (flame_layout_source_get_view (window->source), ==,
+                         inverted ? FLAME_VIEW_DIFFERENTIAL : FLAME_VIEW_INVERTED);
+      else
+        g_assert_cmpint (flame_diff_get_options (window->diff)->normalize, ==,
+                         normalize ? FLAME_NORMALIZE_ABSOLUTE : FLAME_NORMALIZE_TOTAL);
+      gtk_widget_activate_action (GTK_WIDGET (window), actions[i], NULL);
+      wait_for_window (window);
+    }
+
+  g_unlink (base);
+  g_unlink (cur);
+  g_rmdir (dir);
+}
+
+/* A file truncated half-way through its load (as `perf script > cur.perf`
+ * run again does; FLAMEDIFF_TEST_CHANGE_WHILE_LOADING, flame-loader.c):
+ * the error bar says so and the previous comparison stays, no SIGBUS. */
+static void
+test_file_truncated_while_loading (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("flamediff-test-XXXXXX", NULL);
+  g_autofree char *big = g_build_filename (dir, "truncated.folded", NULL);
+  g_autofree char *base = example ("baseline.folded");
+  g_autoptr(GFile) fb = g_file_new_for_path (base);
+  g_autoptr(GFile) fc = g_file_new_for_path (big);
+  g_autofree char *files_before = NULL;
+  g_autofree char *totals_before = NULL;
+  FlameLayoutSource *source_before;
+  const char *error;
+
+  open_example ();
+  files_before = g_strdup (gtk_label_get_text (window->files_label));
+  totals_before = g_strdup (gtk_label_get_text (window->totals_label));
+  source_before = window->source;
+
+  flame_test_write_large_folded (big, 10 << 20);
+  /* set and unset while no load runs: the worker thread reads it */
+  g_setenv ("FLAMEDIFF_TEST_CHANGE_WHILE_LOADING", "truncate", TRUE);
+  flame_window_open (window, fb, fc);
+  wait_for_window (window);
+  g_unsetenv ("FLAMEDIFF_TEST_CHANGE_WHILE_LOADING");
+
+  g_assert_true (gtk_revealer_get_reveal_child (window->error_revealer));
+  error = gtk_label_get_text (window->error_label);
+  g_test_message ("error banner: %s", error);
+  g_assert_nonnull (strstr (error, "truncated.folded: the file got shorter (truncated) "
+                                   "while it was being read"));
+  g_assert_cmpstr (gtk_label_get_text (window->files_label), ==, files_before);
+  g_assert_cmpstr (gtk_label_get_text (window->totals_label), ==, totals_before);
+  g_assert_true (window->source == source_before);
+
+  g_unlink (big);
+  g_rmdir (dir);
+}
+
 static void
 test_normalize_toggle (void)
 {
-  g_autofree char *scaled = NULL;
+  g_autofree char *absolute = NULL;
+  g_autofree char *normalize = NULL;
 
+  /* absolute time by default (CPython 3.15.2), and the header says so */
   open_example ();
-  scaled = g_strdup (gtk_label_get_text (window->scale_label));
-  g_assert_nonnull (strstr (scaled, "Baseline scaled ×"));
+  normalize = g_settings_get_string (window->settings, "normalize");
+  g_assert_cmpstr (normalize, ==, "absolute");
+  g_assert_cmpint (flame_diff_get_options (window->diff)->normalize, ==, FLAME_NORMALIZE_ABSOLUTE);
+  absolute = g_strdup (gtk_label_get_text (window->scale_label));
+  g_assert_nonnull (strstr (absolute, "Absolute time"));
 
   gtk_widget_activate_action (GTK_WIDGET (window), "win.normalize", NULL);
   wait_for_window (window);
-  g_assert_cmpint (flame_diff_get_options (window->diff)->normalize, ==, FLAME_NORMALIZE_NONE);
-  g_assert_nonnull (strstr (gtk_label_get_text (window->scale_label), "Absolute time"));
-  g_assert_cmpstr (gtk_label_get_text (window->scale_label), !=, scaled);
-  g_assert_cmpstr (g_settings_get_string (window->settings, "normalize"), ==, "none");
+  g_assert_cmpint (flame_diff_get_options (window->diff)->normalize, ==, FLAME_NORMALIZE_TOTAL);
+  g_assert_nonnull (strstr (gtk_label_get_text (window->scale_label), flame_test_decimal ("Baseline scaled ×1.00")));
+  g_clear_pointer (&normalize, g_free);
+  normalize = g_settings_get_string (window->settings, "normalize");
+  g_assert_cmpstr (normalize, ==, "total");
 
   gtk_widget_activate_action (GTK_WIDGET (window), "win.normalize", NULL);
   wait_for_window (window);
-  g_assert_cmpstr (gtk_label_get_text (window->scale_label), ==, scaled);
+  g_assert_cmpstr (gtk_label_get_text (window->scale_label), ==, absolute);
+  g_clear_pointer (&normalize, g_free);
+  normalize = g_settings_get_string (window->settings, "normalize");
+  g_assert_cmpstr (normalize, ==, "absolute");
+
+  /* the older name of absolute time, from earlier settings */
+  g_settings_set_string (window->settings, "normalize", "none");
+  g_assert_false (window->normalize);
 }
 
 static void
@@ -480,6 +586,56 @@ test_binary_changed (void)
   flame_window_open_example (w);
   wait_for_window (w);
   g_assert_false (gtk_widget_get_visible (GTK_WIDGET (w->binaries_label)));
+  gtk_window_destroy (GTK_WINDOW (w));
+}
+
+/* Real CPython files of one run seen from two checkouts
+ * (tests/data/cpython): the window matches them like the run from the
+ * same checkout; Preferences ▸ Exact File Paths matches full paths only. */
+static guint
+elided_stacks_of (const char *cur,
+                  gboolean    exact)
+{
+  g_autofree char *b = g_test_build_filename (G_TEST_DIST, "data", "cpython", "base.bin", NULL);
+  g_autofree char *c = g_test_build_filename (G_TEST_DIST, "data", "cpython", cur, NULL);
+  g_autoptr(FlameProfile) pb = flame_load_file (b, NULL, NULL, NULL, NULL);
+  g_autoptr(FlameProfile) pc = flame_load_file (c, NULL, NULL, NULL, NULL);
+  g_autoptr(FlameDiff) diff = NULL;
+  FlameDiffOptions dopts;
+
+  flame_diff_options_init (&dopts);
+  dopts.exact_paths = exact;
+  diff = flame_diff_new (pb, pc, &dopts, NULL, NULL);
+  g_assert_nonnull (diff);
+  return flame_diff_get_elided_stacks (diff);
+}
+
+static void
+test_checkouts (void)
+{
+  g_autofree char *b = g_test_build_filename (G_TEST_DIST, "data", "cpython", "base.bin", NULL);
+  g_autofree char *c = g_test_build_filename (G_TEST_DIST, "data", "cpython", "cur-moved.bin", NULL);
+  g_autoptr(GFile) fb = g_file_new_for_path (b);
+  g_autoptr(GFile) fc = g_file_new_for_path (c);
+  FlameWindow *w = flame_window_new (ADW_APPLICATION (app));
+  guint same = elided_stacks_of ("cur.bin", FALSE);
+  guint exact = elided_stacks_of ("cur-moved.bin", TRUE);
+
+  g_assert_cmpuint (same, <, exact);
+  gtk_window_present (GTK_WINDOW (w));
+  flame_window_open (w, fb, fc);
+  wait_for_window (w);
+  g_assert_nonnull (w->diff);
+  g_assert_cmpuint (flame_diff_get_elided_stacks (w->diff), ==, same);
+
+  g_settings_set_boolean (w->settings, "exact-paths", TRUE);
+  iterate_for (100);
+  wait_for_window (w);
+  g_assert_true (flame_diff_get_options (w->diff)->exact_paths);
+  g_assert_cmpuint (flame_diff_get_elided_stacks (w->diff), ==, exact);
+  g_settings_reset (w->settings, "exact-paths");
+  iterate_for (100);
+  wait_for_window (w);
   gtk_window_destroy (GTK_WINDOW (w));
 }
 
@@ -1065,6 +1221,52 @@ test_panel_width (void)
   g_assert_true (adw_flap_get_reveal_flap (window->flap));
 }
 
+/* Opening the example from the start page of a fresh window, with
+ * animations on as on a desktop (flame_test_gui_start turns them off):
+ * the side panel slides in and the graph takes the rest of the width. No
+ * widget may be allocated a negative size on the way; GTK warns of that
+ * (gtk_widget_size_allocate(): attempt to allocate … width -2147483648),
+ * and gtk_test_init makes the warning fatal. */
+static void
+reveal_width_cb (AdwFlap    *flap,
+                 GParamSpec *pspec,
+                 int        *width)
+{
+  if (adw_flap_get_reveal_flap (flap))
+    *width = gtk_widget_get_width (GTK_WIDGET (flap));
+}
+
+static void
+test_open_example_animated (void)
+{
+  FlameWindow *fresh = flame_window_new (ADW_APPLICATION (app));
+  GtkSettings *settings = gtk_settings_get_default ();
+  int width_at_reveal = -1;
+
+  g_object_set (settings, "gtk-enable-animations", TRUE, NULL);
+  /* the cause, which libadwaita 1.2 survives and 1.10 does not: AdwFlap
+   * divides by its width when it starts the reveal animation, so the panel
+   * may only be revealed once the flap has been allocated */
+  g_signal_connect (fresh->flap, "notify::reveal-flap", G_CALLBACK (reveal_width_cb),
+                    &width_at_reveal);
+  gtk_window_set_default_size (GTK_WINDOW (fresh), 1280, 800);
+  gtk_window_present (GTK_WINDOW (fresh));
+  iterate_for (300);
+  g_assert_true (flame_window_is_empty (fresh));
+  gtk_widget_activate_action (GTK_WIDGET (fresh), "win.open-example", NULL);
+  wait_for_window (fresh);
+  /* the flap's reveal animation is 250 ms long */
+  iterate_for (700);
+  g_assert_cmpstr (gtk_stack_get_visible_child_name (fresh->main_stack), ==, "graph");
+  g_assert_true (adw_flap_get_reveal_flap (fresh->flap));
+  g_test_message ("flap width when the panel was revealed: %d", width_at_reveal);
+  g_assert_cmpint (width_at_reveal, >, 0);
+  g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (fresh->graph_view)), >, 0);
+  g_signal_handlers_disconnect_by_data (fresh->flap, &width_at_reveal);
+  g_object_set (settings, "gtk-enable-animations", FALSE, NULL);
+  gtk_window_destroy (GTK_WINDOW (fresh));
+}
+
 static void
 skip_no_display (void)
 {
@@ -1101,7 +1303,9 @@ main (int   argc,
   g_test_add_func ("/window/elided-view", test_elided_view);
   g_test_add_func ("/window/inverted", test_inverted);
   g_test_add_func ("/window/bad-file-keeps-comparison", test_bad_file_keeps_comparison);
+  g_test_add_func ("/window/file-truncated-while-loading", test_file_truncated_while_loading);
   g_test_add_func ("/window/normalize-toggle", test_normalize_toggle);
+  g_test_add_func ("/window/toggle-while-loading", test_toggle_while_loading);
   g_test_add_func ("/window/colour-and-noise", test_colour_and_noise_options);
   g_test_add_func ("/window/search", test_search);
   g_test_add_func ("/window/swap-and-reload", test_swap_and_reload);
@@ -1117,7 +1321,9 @@ main (int   argc,
   g_test_add_func ("/window/legend", test_legend);
   g_test_add_func ("/window/panel-width", test_panel_width);
   g_test_add_func ("/window/binary-changed", test_binary_changed);
+  g_test_add_func ("/window/checkouts", test_checkouts);
   g_test_add_func ("/window/recover-banner", test_recover_banner);
+  g_test_add_func ("/window/open-example-animated", test_open_example_animated);
 
   ret = g_test_run ();
   gtk_window_destroy (GTK_WINDOW (window));

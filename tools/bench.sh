@@ -9,7 +9,9 @@
 #   - `flamediff-cli compare BASE CUR --format json` (load + diff + report of
 #     both files: total MB / seconds) and its peak RSS,
 #   - with tests/bench/flame-bench-core: per-phase times, tree nodes and
-#     structure bytes per node.
+#     structure bytes per node,
+#   - with tests/bench/flame-bench-window (under xvfb-run): the app window
+#     opening the sorted pair until it is no longer busy.
 # Times are wall clock, warm page cache, the MEDIAN of $BENCH_RUNS runs
 # (default 3; the best run is shown next to it). MB = 10^6 bytes.
 # The summary goes to stdout and to BUILDDIR/bench/results.txt.
@@ -102,6 +104,21 @@ measure "compare --format json (shuffled)" "$BOTH_BYTES" \
   "$CLI" compare "$BASE_SH" "$CUR_SH" --format json -o /dev/null
 CMPS_S=$M_MED CMPS_B=$M_BEST CMPS_MBPS=$M_MBPS CMPS_RSS=$M_RSS
 
+# ---- the application window opening the sorted pair (load + diff +
+# report + layout, FlameComparison as for compare), under Xvfb ----
+WINDOW=$BUILDDIR/tests/bench/flame-bench-window
+WIN_LINE="window open: not measured (xvfb-run or the bench program missing)"
+if [[ -x $WINDOW ]] && command -v xvfb-run > /dev/null; then
+  WIN_OUT=$(GSETTINGS_SCHEMA_DIR=$BUILDDIR/data GSETTINGS_BACKEND=memory GSK_RENDERER=cairo \
+            GDK_BACKEND=x11 NO_AT_BRIDGE=1 GTK_A11Y=none \
+            xvfb-run -a -s '-screen 0 1600x1000x24' "$WINDOW" "$RUNS" "$BASE" "$CUR")
+  WIN_S=$(sed -n 's/.*window_open_s=\([0-9.]*\).*/\1/p' <<< "$WIN_OUT")
+  WIN_B=$(sed -n 's/.*window_open_best_s=\([0-9.]*\).*/\1/p' <<< "$WIN_OUT")
+  WIN_LINE=$(printf '%-50s %7.3f (%.3f) %9s' "app window opens the pair, sorted" "$WIN_S" "$WIN_B" \
+             "$(calc "%.0f" "$BOTH_BYTES / 1e6 / $WIN_S")")
+  echo "  $WIN_LINE"
+fi
+
 # ---- one run of the core bench per order: phases, nodes, memory ----
 "$CORE" "$BASE" "$CUR" > "$OUT/core-sorted.txt"
 "$CORE" "$BASE_SH" "$CUR_SH" > "$OUT/core-shuffled.txt"
@@ -159,6 +176,7 @@ tree_row () {
   printf '  %-50s %7.3f (%.3f) %9s\n' "info --json cur, shuffled (load)" "$INFO_CS_S" "$INFO_CS_B" "$INFO_CS_MBPS"
   printf '  %-50s %7.3f (%.3f) %9s %7s MB\n' "compare --format json, sorted (load+diff+report)" "$CMP_S" "$CMP_B" "$CMP_MBPS" "$(mb $((CMP_RSS * 1024)))"
   printf '  %-50s %7.3f (%.3f) %9s %7s MB\n' "compare --format json, shuffled (load+diff+report)" "$CMPS_S" "$CMPS_B" "$CMPS_MBPS" "$(mb $((CMPS_RSS * 1024)))"
+  echo "  $WIN_LINE"
   echo
   echo "Core phases (flame-bench-core, one run each; seconds):"
   printf '  %-9s %10s %10s %14s %8s %8s %8s\n' "" "load base" "load cur" "both parallel" "diff" "report" "json"
@@ -251,6 +269,42 @@ if [[ -x $QUICK ]]; then
     else
       echo "  perf record -F 999 -g: not permitted here (kernel.perf_event_paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo ?)) or perf missing"
     fi
+  } | tee -a "$RESULTS"
+fi
+
+# Python: tests/capture-workloads/py-bench.py (pure Python, a few frames
+# deep) under the system's python3, alone and under `flamediff-cli record
+# -F 999`, which reads its frame chain at every sample. CPU seconds of
+# the program (time.process_time), median of $BENCH_RUNS interleaved runs.
+PY=/usr/bin/python3
+PYWORK=${BENCH_PY_ROUNDS:-1500}
+if [[ -x $PY ]]; then
+  echo
+  echo "Python recording overhead ($RUNS runs each, median; py-bench.py $PYWORK):"
+  pyplain=() pyrec=() pynat=() pyhandler=()
+  for ((i = 0; i < RUNS; i++)); do
+    pyplain+=("$("$PY" "$SRCDIR/tests/capture-workloads/py-bench.py" "$PYWORK" | sed -n 's/^cpu //p')")
+    pyrec+=("$("$CLI" record -F 999 -e FLAMEDIFF_SAMPLER_SELF_TIME=1 -o "$OUT/py-record.speedscope.json" -- "$PY" "$SRCDIR/tests/capture-workloads/py-bench.py" "$PYWORK" 2> "$OUT/py-record.log" | sed -n 's/^cpu //p')")
+    # the sampler's own account of its handler (CPU time inside it)
+    pyhandler+=("$(sed -n 's/.*sampler handler: \([0-9.]*\) ms of CPU.*/\1/p' "$OUT/py-record.log" | head -1)")
+    pynat+=("$("$CLI" record -F 999 -e FLAMEDIFF_SAMPLER_PYTHON=0 -o "$OUT/py-native.speedscope.json" -- "$PY" "$SRCDIR/tests/capture-workloads/py-bench.py" "$PYWORK" 2>/dev/null | sed -n 's/^cpu //p')")
+  done
+  median () { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+  PP=$(median "${pyplain[@]}")
+  PR=$(median "${pyrec[@]}")
+  PN=$(median "${pynat[@]}")
+  PSLOW=$(calc "%.2f" "($PR / $PP - 1) * 100")
+  PH=$(median "${pyhandler[@]}")
+  {
+    echo "Python recording overhead, py-bench.py $PYWORK (CPU seconds of the program; median of $RUNS):"
+    printf '  %-40s %8.3f s CPU\n' "unprofiled" "$PP"
+    printf '  %-40s %8.3f s CPU  %+6.2f %%  (target < 5 %%: %s)\n' \
+      "flamediff-cli record -F 999 (Python)" "$PR" "$PSLOW" "$(verdict "$PSLOW < 5")"
+    printf '  %-40s %8.3f s CPU  %+6.2f %%\n' \
+      "same, native stacks only" "$PN" "$(calc "%.2f" "($PN / $PP - 1) * 100")"
+    # CPU time is noisy on a shared machine; the handler's own time is not
+    printf '  %-40s %8.1f ms CPU = %.2f %% of the unprofiled run\n' \
+      "in the SIGPROF handler (Python)" "$PH" "$(calc "%.2f" "$PH / 10 / $PP")"
   } | tee -a "$RESULTS"
 fi
 

@@ -20,6 +20,7 @@ struct _FlamePreferencesWindow
   GtkSpinButton        *min_abs_spin;
   AdwComboRow          *matching_row;
   GtkSwitch            *strip_hex_switch;
+  GtkSwitch            *exact_paths_switch;
   GtkSpinButton        *significance_spin;
 
   /* Owned references */
@@ -100,6 +101,7 @@ flame_preferences_window_class_init (FlamePreferencesWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, FlamePreferencesWindow, min_abs_spin);
   gtk_widget_class_bind_template_child (widget_class, FlamePreferencesWindow, matching_row);
   gtk_widget_class_bind_template_child (widget_class, FlamePreferencesWindow, strip_hex_switch);
+  gtk_widget_class_bind_template_child (widget_class, FlamePreferencesWindow, exact_paths_switch);
   gtk_widget_class_bind_template_child (widget_class, FlamePreferencesWindow, significance_spin);
 }
 
@@ -123,5 +125,6 @@ flame_preferences_window_new (GSettings *settings)
   g_settings_bind (settings, "min-abs-ms", self->min_abs_spin, "value", G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (settings, "significance-level", self->significance_spin, "value", G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (settings, "strip-hex", self->strip_hex_switch, "active", G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (settings, "exact-paths", self->exact_paths_switch, "active", G_SETTINGS_BIND_DEFAULT);
   return GTK_WIDGET (self);
 }

@@ -5,6 +5,7 @@
  */
 #pragma once
 
+#include "flame-comparison.h"
 #include "flame-graph-view.h"
 #include "flame-report.h"
 #include "flame-window.h"
@@ -60,9 +61,9 @@ struct _FlameWindow
 
   /* Owned references */
   GSettings            *settings;
-  GFile                *files[2];       /* files[1] is NULL for one file */
-  FlameProfile         *profiles[2];
-  FlameDiff            *diff;
+  FlameComparison      *comparison;     /* what the window shows */
+  GFile                *files[2];       /* its files; files[1] is NULL for one file */
+  FlameDiff            *diff;           /* its diff and report, owned by it */
   FlameReport          *report;
   FlameLayoutSource    *source;
   GCancellable         *cancellable;
@@ -75,7 +76,11 @@ struct _FlameWindow
   GPtrArray            *spools;         /* interrupted recordings offered for recovery */
   gboolean              recovering;
 
-  gpointer              job;            /* the running job, owned by its task */
+  FlameComparison      *pending;        /* being compared (stage 1) or laid out (stage 2) */
+  gpointer              view_task;      /* stage 2: its task, not owned */
+  gboolean              pending_opens;  /* it brings files the user opened */
+  gboolean              pending_rediff; /* options changed during stage 1 */
+  gboolean              pending_swap;   /* Swap asked for during stage 1 */
   guint                 progress_source;
   guint                 rebuild_source;
   guint                 n_exports;      /* exports running */
@@ -85,6 +90,7 @@ struct _FlameWindow
   gboolean              hide_noise;
   gboolean              show_legend;
   gboolean              sidebar_shown_once;
+  guint                 reveal_tick;
 };
 
 void _flame_window_export (FlameWindow *self,

@@ -1,9 +1,10 @@
 /* flame-window.c: a window comparing two profiles.
  *
- * Loading, diffing and building the layout source run in a worker thread
- * (a "job"); the window shows progress with a Cancel button and keeps the
- * previous comparison until the new one is ready. A failed load leaves the
- * window as it was and says why in a banner.
+ * Loading and diffing run in a FlameComparison (the core's pipeline, as
+ * for the CLI), then the layout source of the view in a worker thread;
+ * the window shows progress with a Cancel button and keeps the previous
+ * comparison until the new one is ready. A failed load leaves the window
+ * as it was and says why in a banner.
  *
  * Copyright 2026 The Flamediff developers
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -17,6 +18,7 @@
 #include "flame-application.h"
 #include "flame-breadcrumbs.h"
 #include "flame-change-row.h"
+#include "flame-comparison.h"
 #include "flame-export.h"
 #include "flame-file-chooser.h"
 #include "flame-legend.h"
@@ -59,116 +61,6 @@ static GParamSpec *properties[N_PROPS];
 G_DEFINE_FINAL_TYPE (FlameWindow, flame_window, ADW_TYPE_APPLICATION_WINDOW)
 
 /* ------------------------------------------------------------------ */
-/* Jobs: load (optionally), diff, report and layout source, off the main
- * thread. */
-
-typedef struct
-{
-  GFile              *files[2];
-  FlameProfile       *profiles[2];
-  FlameDiffOptions    dopts;
-  FlameReportOptions  ropts;
-  FlameView           view;
-  gboolean            load;
-  gboolean            reuse_diff;   /* only a new view of the window's diff */
-  gint                n_loading;
-  gint                loading;      /* index of the file being read */
-  gint                progress;     /* per mille, atomic */
-
-  /* results */
-  FlameDiff          *diff;
-  FlameReport        *report;
-  FlameLayoutSource  *source;
-} Job;
-
-static void
-job_free (Job *job)
-{
-  for (guint i = 0; i < 2; i++)
-    {
-      g_clear_object (&job->files[i]);
-      g_clear_object (&job->profiles[i]);
-    }
-  g_clear_object (&job->diff);
-  g_clear_pointer (&job->report, flame_report_free);
-  g_clear_object (&job->source);
-  g_free (job);
-}
-
-static void
-job_progress (gdouble  fraction,
-              gpointer user_data)
-{
-  Job *job = user_data;
-  gdouble total = (job->loading + CLAMP (fraction, 0, 1)) / MAX (job->n_loading, 1);
-
-  g_atomic_int_set (&job->progress, (gint) (total * 1000));
-}
-
-static void
-job_run (GTask        *task,
-         gpointer      source_object,
-         gpointer      task_data,
-         GCancellable *cancellable)
-{
-  Job *job = task_data;
-  GError *error = NULL;
-
-  if (job->load)
-    {
-      job->n_loading = job->files[1] != NULL ? 2 : 1;
-      for (gint i = 0; i < job->n_loading; i++)
-        {
-          g_autofree char *path = g_file_get_path (job->files[i]);
-
-          job->loading = i;
-          if (path == NULL)
-            {
-              g_autofree char *uri = g_file_get_uri (job->files[i]);
-
-              g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                                       _("%s: only local files can be opened"), uri);
-              return;
-            }
-          job->profiles[i] = flame_load_file (path, cancellable, job_progress, job, &error);
-          if (job->profiles[i] == NULL)
-            {
-              g_task_return_error (task, error);
-              return;
-            }
-        }
-    }
-
-  if (job->profiles[1] == NULL && flame_profile_get_n_columns (job->profiles[0]) < 2)
-    {
-      job->source = flame_layout_source_new_for_profile (job->profiles[0], 0,
-                                                         job->dopts.default_interval_ms);
-      g_task_return_boolean (task, TRUE);
-      return;
-    }
-
-  if (job->diff == NULL)
-    {
-      /* a 3-column folded file holds both sides: current is NULL then */
-      job->diff = flame_diff_new (job->profiles[0], job->profiles[1], &job->dopts,
-                                  cancellable, &error);
-      if (job->diff == NULL)
-        {
-          g_task_return_error (task, error);
-          return;
-        }
-      job->report = flame_report_new (job->diff, &job->ropts);
-    }
-  if (job->view == FLAME_VIEW_ELIDED && flame_diff_get_elided_count (job->diff) == 0)
-    job->view = FLAME_VIEW_DIFFERENTIAL;
-  job->source = flame_layout_source_new_for_diff (job->diff, job->view);
-
-  if (g_task_return_error_if_cancelled (task))
-    return;
-  g_task_return_boolean (task, TRUE);
-}
-
-/* ------------------------------------------------------------------ */
 
 static char *
 format_ms (gdouble ms)
@@ -193,21 +85,15 @@ set_busy_ui (FlameWindow *self,
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BUSY]);
 }
 
+/* the view is being laid out: no fraction to show */
 static gboolean
-poll_progress (gpointer user_data)
+pulse_progress (gpointer user_data)
 {
   FlameWindow *self = user_data;
-  Job *job = self->job;
 
-  if (job == NULL)
-    {
-      self->progress_source = 0;
-      return G_SOURCE_REMOVE;
-    }
-  if (job->load)
-    gtk_progress_bar_set_fraction (self->progress_bar, g_atomic_int_get (&job->progress) / 1000.0);
-  else
-    gtk_progress_bar_pulse (self->progress_bar);
+  g_assert (FLAME_IS_WINDOW (self));
+
+  gtk_progress_bar_pulse (self->progress_bar);
   return G_SOURCE_CONTINUE;
 }
 
@@ -264,7 +150,8 @@ update_binaries_label (FlameWindow *self)
 
   if (self->diff != NULL)
     bins = flame_binaries_compare (flame_diff_get_baseline (self->diff),
-                                   flame_diff_get_current (self->diff));
+                                   flame_diff_get_current (self->diff),
+                                   flame_diff_get_options (self->diff)->exact_paths);
   n = flame_binaries_count_differences (bins);
   gtk_widget_set_visible (GTK_WIDGET (self->binaries_label), n > 0);
   if (n == 0)
@@ -310,7 +197,7 @@ update_summary (FlameWindow *self)
 
   if (self->diff == NULL && self->source != NULL)
     {
-      FlameProfile *p = self->profiles[0];
+      FlameProfile *p = flame_comparison_get_profile (self->comparison, FLAME_DIFF_BASELINE);
       gdouble interval = g_settings_get_double (self->settings, "default-interval-ms");
       g_autofree char *total = format_ms (flame_profile_get_total_ms (p, 0, interval));
       g_autofree char *samples = g_strdup_printf ("%'.0f", flame_profile_get_samples (p, 0));
@@ -647,57 +534,318 @@ current_view (FlameWindow *self)
   return self->inverted ? FLAME_VIEW_INVERTED : FLAME_VIEW_DIFFERENTIAL;
 }
 
+/* the settings and toggles, as the comparison's options */
 static void
-fill_options (FlameWindow *self,
-              Job         *job)
+apply_options (FlameWindow     *self,
+               FlameComparison *comparison)
 {
   g_autofree char *match = g_settings_get_string (self->settings, "frame-matching");
+  FlameDiffOptions dopts;
+  FlameReportOptions ropts;
 
-  flame_diff_options_init (&job->dopts);
-  flame_report_options_init (&job->ropts);
-  flame_match_from_string (match, &job->dopts.match);
-  job->dopts.strip_hex = g_settings_get_boolean (self->settings, "strip-hex");
-  job->dopts.normalize = self->normalize ? FLAME_NORMALIZE_TOTAL : FLAME_NORMALIZE_NONE;
-  job->dopts.metric = self->colour_by_total ? FLAME_METRIC_TOTAL : FLAME_METRIC_SELF;
-  job->dopts.default_interval_ms = g_settings_get_double (self->settings, "default-interval-ms");
+  flame_diff_options_init (&dopts);
+  flame_report_options_init (&ropts);
+  flame_match_from_string (match, &dopts.match);
+  dopts.strip_hex = g_settings_get_boolean (self->settings, "strip-hex");
+  dopts.exact_paths = g_settings_get_boolean (self->settings, "exact-paths");
+  dopts.normalize = self->normalize ? FLAME_NORMALIZE_TOTAL : FLAME_NORMALIZE_ABSOLUTE;
+  dopts.metric = self->colour_by_total ? FLAME_METRIC_TOTAL : FLAME_METRIC_SELF;
+  dopts.default_interval_ms = g_settings_get_double (self->settings, "default-interval-ms");
   if (self->hide_noise)
-    job->dopts.significance = g_settings_get_double (self->settings, "significance-level");
-  job->ropts.metric = job->dopts.metric;
-  job->ropts.threshold_pct = g_settings_get_double (self->settings, "threshold-pct");
-  job->ropts.min_abs_ms = g_settings_get_double (self->settings, "min-abs-ms");
-  if (self->hide_noise)
+    dopts.significance = g_settings_get_double (self->settings, "significance-level");
+  ropts.threshold_pct = g_settings_get_double (self->settings, "threshold-pct");
+  ropts.min_abs_ms = g_settings_get_double (self->settings, "min-abs-ms");
+  flame_comparison_set_diff_options (comparison, &dopts);
+  flame_comparison_set_report_options (comparison, &ropts);
+  flame_comparison_set_allow_single (comparison, TRUE);
+}
+
+/* the runs of @from (loaded), compared again with the window's options */
+static FlameComparison *
+derive_comparison (FlameWindow     *self,
+                   FlameComparison *from,
+                   gboolean         swap)
+{
+  FlameComparison *comparison = flame_comparison_new ();
+
+  /* a file that holds both sides has nothing to swap with */
+  swap = swap && flame_comparison_get_n_runs (from, FLAME_DIFF_CURRENT) > 0;
+  for (guint side = 0; side < 2; side++)
+    for (guint i = 0; i < flame_comparison_get_n_runs (from, side); i++)
+      flame_comparison_add_profile (comparison, swap ? 1 - side : side,
+                                    flame_comparison_get_run_file (from, side, i),
+                                    flame_comparison_get_run_profile (from, side, i));
+  apply_options (self, comparison);
+  return comparison;
+}
+
+/* The panel opens by itself once, unless it would cover the graph (the
+ * flap is folded). Only once the flap has been allocated: AdwFlap divides
+ * by its width when it starts the reveal animation, and on the first
+ * comparison the graph page has only just been made visible. libadwaita
+ * 1.10 then allocates the flap's children with a width of INT_MIN (and
+ * GTK warns); it also cannot know yet whether it is folded. FALSE when
+ * it is too early to decide. */
+static gboolean
+reveal_sidebar_once (FlameWindow *self)
+{
+  if (gtk_widget_get_width (GTK_WIDGET (self->flap)) == 0)
+    return FALSE;
+  if (self->report != NULL && !self->sidebar_shown_once && !adw_flap_get_folded (self->flap))
     {
-      job->ropts.alpha = job->dopts.significance;
-      job->ropts.gate_on_noise = TRUE;
+      self->sidebar_shown_once = TRUE;
+      adw_flap_set_reveal_flap (self->flap, TRUE);
     }
-  job->view = current_view (self);
+  return TRUE;
+}
+
+static gboolean
+reveal_sidebar_tick_cb (GtkWidget     *flap,
+                        GdkFrameClock *clock,
+                        gpointer       user_data)
+{
+  FlameWindow *self = user_data;
+
+  if (!reveal_sidebar_once (self))
+    return G_SOURCE_CONTINUE;
+  self->reveal_tick = 0;
+  return G_SOURCE_REMOVE;
 }
 
 static void
-job_done (GObject      *object,
-          GAsyncResult *result,
-          gpointer      user_data)
+renew_cancellable (FlameWindow *self)
 {
-  FlameWindow *self = FLAME_WINDOW (object);
-  GTask *task = G_TASK (result);
-  Job *job = g_task_get_task_data (task);
-  g_autoptr(GError) error = NULL;
-  gboolean loaded = job->load;
-  gboolean was_diff = self->diff != NULL;
+  if (self->cancellable != NULL)
+    g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  self->cancellable = g_cancellable_new ();
+}
 
-  if (self->job == job)
+/* nothing in flight any more: what was pending is dropped or shown */
+static void
+clear_pending (FlameWindow *self)
+{
+  if (self->pending != NULL)
+    g_signal_handlers_disconnect_by_data (self->pending, self);
+  g_clear_object (&self->pending);
+  self->view_task = NULL;
+  self->pending_opens = FALSE;
+  self->pending_rediff = FALSE;
+  self->pending_swap = FALSE;
+  set_busy_ui (self, FALSE);
+}
+
+/* the comparison and its view replace what the window showed */
+static void
+adopt (FlameWindow       *self,
+       FlameComparison   *comparison,
+       FlameLayoutSource *source,
+       FlameView          view)
+{
+  gboolean opened = self->pending_opens;
+  gboolean was_diff = self->diff != NULL;
+  gboolean new_report = comparison != self->comparison;
+
+  g_object_ref (comparison);
+  clear_pending (self);
+  gtk_revealer_set_reveal_child (self->error_revealer, FALSE);
+
+  g_set_object (&self->comparison, comparison);
+  g_object_unref (comparison);
+  for (guint side = 0; side < 2; side++)
+    g_set_object (&self->files[side], flame_comparison_get_run_file (comparison, side, 0));
+  self->diff = flame_comparison_get_diff (comparison);
+  if (new_report)
     {
-      self->job = NULL;
-      set_busy_ui (self, FALSE);
+      self->report = flame_comparison_get_report (comparison);
+      fill_changes (self);
+    }
+  g_set_object (&self->source, source);
+
+  /* the elided view may have nothing to show for new files */
+  if (self->diff != NULL && view != FLAME_VIEW_ELIDED && g_strcmp0 (self->view, "elided") == 0)
+    {
+      g_free (self->view);
+      self->view = g_strdup ("differential");
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_VIEW]);
     }
 
-  if (!g_task_propagate_boolean (task, &error))
+  flame_graph_view_set_source (self->graph_view, self->source);
+  gtk_stack_set_visible_child_name (self->main_stack, "graph");
+  if (opened)
     {
+      add_to_recent (self);
+      watch_files (self);
+    }
+  if (self->report != NULL && !was_diff && self->reveal_tick == 0 &&
+      !reveal_sidebar_once (self))
+    self->reveal_tick = gtk_widget_add_tick_callback (GTK_WIDGET (self->flap),
+                                                      reveal_sidebar_tick_cb, self, NULL);
+  if (self->report == NULL)
+    adw_flap_set_reveal_flap (self->flap, FALSE);
+  update_summary (self);
+  update_actions (self);
+  update_match_label (self);
+}
+
+/* ---- stage 2: the view of a comparison, laid out off the main thread
+ * (the graph layer, which the core's comparison does not see) ---- */
+
+typedef struct
+{
+  FlameComparison   *comparison;
+  FlameView          view;
+  gdouble            default_interval_ms;
+  FlameLayoutSource *source;   /* result */
+} ViewJob;
+
+static void
+view_job_free (ViewJob *job)
+{
+  g_clear_object (&job->comparison);
+  g_clear_object (&job->source);
+  g_free (job);
+}
+
+static void
+view_job_run (GTask        *task,
+              gpointer      source_object,
+              gpointer      task_data,
+              GCancellable *cancellable)
+{
+  ViewJob *job = task_data;
+  FlameDiff *diff = flame_comparison_get_diff (job->comparison);
+
+  g_assert (G_IS_TASK (task));
+  g_assert (job != NULL);
+
+  if (diff == NULL)
+    job->source = flame_layout_source_new_for_profile (
+      flame_comparison_get_profile (job->comparison, FLAME_DIFF_BASELINE), 0,
+      job->default_interval_ms);
+  else
+    {
+      if (job->view == FLAME_VIEW_ELIDED && flame_diff_get_elided_count (diff) == 0)
+        job->view = FLAME_VIEW_DIFFERENTIAL;
+      job->source = flame_layout_source_new_for_diff (diff, job->view);
+    }
+  if (g_task_return_error_if_cancelled (task))
+    return;
+  g_task_return_boolean (task, TRUE);
+}
+
+static void
+view_done (GObject      *object,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  g_autoptr(FlameWindow) self = user_data;
+  ViewJob *job = g_task_get_task_data (G_TASK (result));
+  g_autoptr(GError) error = NULL;
+
+  g_assert (FLAME_IS_WINDOW (self));
+
+  if (!g_task_propagate_boolean (G_TASK (result), &error))
+    {
+      if ((gpointer) result == self->view_task &&
+          !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        {
+          g_autofree char *message = g_strdup_printf (_("Could not compare the profiles: %s"),
+                                                      error->message);
+
+          clear_pending (self);
+          show_error (self, message);
+        }
+      return;
+    }
+  if ((gpointer) result != self->view_task)
+    return;   /* superseded */
+  adopt (self, job->comparison, job->source, job->view);
+}
+
+static void
+start_view (FlameWindow     *self,
+            FlameComparison *comparison)
+{
+  g_autoptr(GTask) task = NULL;
+  ViewJob *job = g_new0 (ViewJob, 1);
+
+  renew_cancellable (self);
+  if (self->pending != comparison)
+    {
+      if (self->pending != NULL)
+        g_signal_handlers_disconnect_by_data (self->pending, self);
+      g_set_object (&self->pending, comparison);
+    }
+  job->comparison = g_object_ref (comparison);
+  job->view = current_view (self);
+  job->default_interval_ms = flame_comparison_get_diff_options (comparison)->default_interval_ms;
+
+  task = g_task_new (NULL, self->cancellable, view_done, g_object_ref (self));
+  g_task_set_source_tag (task, start_view);
+  g_task_set_task_data (task, job, (GDestroyNotify) view_job_free);
+  self->view_task = task;
+
+  if (self->progress_source == 0)
+    self->progress_source = g_timeout_add (100, pulse_progress, self);
+  set_busy_ui (self, TRUE);
+  g_task_run_in_thread (task, view_job_run);
+}
+
+/* ---- stage 1: load and compare (FlameComparison) ---- */
+
+static void start_comparison (FlameWindow     *self,
+                              FlameComparison *comparison);
+
+static void
+on_pending_fraction (FlameWindow     *self,
+                     GParamSpec      *pspec,
+                     FlameComparison *comparison)
+{
+  g_assert (FLAME_IS_WINDOW (self));
+  g_assert (FLAME_IS_COMPARISON (comparison));
+
+  gtk_progress_bar_set_fraction (self->progress_bar, flame_comparison_get_fraction (comparison));
+}
+
+static void
+on_pending_message (FlameWindow     *self,
+                    GParamSpec      *pspec,
+                    FlameComparison *comparison)
+{
+  g_assert (FLAME_IS_WINDOW (self));
+  g_assert (FLAME_IS_COMPARISON (comparison));
+
+  const char *message = flame_comparison_get_message (comparison);
+
+  gtk_label_set_text (self->progress_label, message ? message : "");
+}
+
+static void
+comparison_done (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  FlameComparison *comparison = FLAME_COMPARISON (object);
+  g_autoptr(FlameWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+  gboolean ok;
+
+  g_assert (FLAME_IS_WINDOW (self));
+
+  ok = flame_comparison_load_finish (comparison, result, &error);
+  if (comparison != self->pending)
+    return;   /* superseded or cancelled */
+  if (!ok)
+    {
+      gboolean opening = self->pending_opens;
+
+      clear_pending (self);
       if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         {
           g_autofree char *message = NULL;
 
-          if (loaded)
+          if (opening)
             /* Translators: %s is "file:line: reason" */
             message = g_strdup_printf (_("Could not open the profile: %s"), error->message);
           else
@@ -707,112 +855,71 @@ job_done (GObject      *object,
       return;
     }
 
-  gtk_revealer_set_reveal_child (self->error_revealer, FALSE);
-  if (loaded)
+  /* the options changed, or Swap was asked for, while it loaded: compare
+   * the profiles just loaded again rather than drop them (issue 11) */
+  if (self->pending_rediff || self->pending_swap)
     {
-      for (guint i = 0; i < 2; i++)
-        {
-          g_set_object (&self->files[i], job->files[i]);
-          g_set_object (&self->profiles[i], job->profiles[i]);
-        }
-    }
-  g_set_object (&self->diff, job->diff);
-  if (!job->reuse_diff)
-    {
-      g_clear_pointer (&self->report, flame_report_free);
-      self->report = g_steal_pointer (&job->report);
-      fill_changes (self);
-    }
-  g_set_object (&self->source, job->source);
+      g_autoptr(FlameComparison) next = derive_comparison (self, comparison, self->pending_swap);
 
-  /* the elided view may have nothing to show for new files */
-  if (self->diff != NULL && job->view != FLAME_VIEW_ELIDED && g_strcmp0 (self->view, "elided") == 0)
-    {
-      g_free (self->view);
-      self->view = g_strdup ("differential");
-      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_VIEW]);
+      self->pending_rediff = FALSE;
+      self->pending_swap = FALSE;
+      start_comparison (self, next);
+      return;
     }
-
-  flame_graph_view_set_source (self->graph_view, self->source);
-  gtk_stack_set_visible_child_name (self->main_stack, "graph");
-  if (loaded)
-    {
-      add_to_recent (self);
-      watch_files (self);
-    }
-  /* the panel opens by itself once, unless it would cover the graph */
-  if (self->report != NULL && !was_diff && !self->sidebar_shown_once &&
-      !adw_flap_get_folded (self->flap))
-    {
-      self->sidebar_shown_once = TRUE;
-      adw_flap_set_reveal_flap (self->flap, TRUE);
-    }
-  if (self->report == NULL)
-    adw_flap_set_reveal_flap (self->flap, FALSE);
-  update_summary (self);
-  update_actions (self);
-  update_match_label (self);
+  start_view (self, comparison);
 }
 
 static void
-start_job (FlameWindow *self,
-           Job         *job)
+start_comparison (FlameWindow     *self,
+                  FlameComparison *comparison)
 {
-  g_autoptr(GTask) task = NULL;
-
-  if (self->cancellable != NULL)
-    g_cancellable_cancel (self->cancellable);
-  g_clear_object (&self->cancellable);
-  self->cancellable = g_cancellable_new ();
-
-  task = g_task_new (self, self->cancellable, job_done, NULL);
-  g_task_set_source_tag (task, start_job);
-  g_task_set_task_data (task, job, (GDestroyNotify) job_free);
-  self->job = job;
-
-  if (job->load)
-    {
-      g_autofree char *base = display_name (job->files[0]);
-      g_autofree char *cur = display_name (job->files[1]);
-      g_autofree char *text = job->files[1] != NULL
-        ? g_strdup_printf (_("Loading %s and %s…"), base, cur)
-        : g_strdup_printf (_("Loading %s…"), base);
-
-      gtk_label_set_text (self->progress_label, text);
-    }
-  else
-    gtk_label_set_text (self->progress_label, _("Comparing…"));
-  gtk_progress_bar_set_fraction (self->progress_bar, 0);
+  renew_cancellable (self);
+  if (self->pending != NULL)
+    g_signal_handlers_disconnect_by_data (self->pending, self);
+  g_set_object (&self->pending, comparison);
+  self->view_task = NULL;
   g_clear_handle_id (&self->progress_source, g_source_remove);
-  self->progress_source = g_timeout_add (100, poll_progress, self);
+  gtk_progress_bar_set_fraction (self->progress_bar, 0);
+  g_signal_connect_object (comparison, "notify::fraction", G_CALLBACK (on_pending_fraction),
+                           self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (comparison, "notify::message", G_CALLBACK (on_pending_message),
+                           self, G_CONNECT_SWAPPED);
   set_busy_ui (self, TRUE);
-
-  g_task_run_in_thread (task, job_run);
+  flame_comparison_load_async (comparison, self->cancellable, comparison_done,
+                               g_object_ref (self));
 }
 
-/* Options changed: diff again (or only build another view of the diff)
- * from the profiles already loaded. */
+/* Options changed: diff again (or only lay out another view of the
+ * diff) from the profiles loaded. While a load runs, the new options
+ * apply to what it loads, once it has. */
 static void
 rebuild (FlameWindow *self,
          gboolean     keep_diff)
 {
-  Job *job;
+  FlameComparison *base;
 
-  if (self->profiles[0] == NULL)
+  if (self->pending != NULL && self->view_task == NULL)
+    {
+      /* stage 1: the view is chosen when it is done */
+      if (!keep_diff)
+        self->pending_rediff = TRUE;
+      return;
+    }
+  base = self->pending != NULL ? self->pending : self->comparison;
+  if (base == NULL)
     return;
-  job = g_new0 (Job, 1);
-  for (guint i = 0; i < 2; i++)
+  if (keep_diff)
     {
-      g_set_object (&job->files[i], self->files[i]);
-      g_set_object (&job->profiles[i], self->profiles[i]);
+      g_autoptr(FlameComparison) ref = g_object_ref (base);
+
+      start_view (self, ref);
     }
-  fill_options (self, job);
-  if (keep_diff && self->diff != NULL)
+  else
     {
-      job->diff = g_object_ref (self->diff);
-      job->reuse_diff = TRUE;   /* the window keeps its report */
+      g_autoptr(FlameComparison) next = derive_comparison (self, base, FALSE);
+
+      start_comparison (self, next);
     }
-  start_job (self, job);
 }
 
 static gboolean
@@ -828,7 +935,7 @@ rebuild_idle (gpointer user_data)
 static void
 schedule_rebuild (FlameWindow *self)
 {
-  if (self->profiles[0] == NULL || self->rebuild_source != 0)
+  if ((self->comparison == NULL && self->pending == NULL) || self->rebuild_source != 0)
     return;
   self->rebuild_source = g_idle_add (rebuild_idle, self);
 }
@@ -841,17 +948,19 @@ flame_window_open (FlameWindow *self,
                    GFile       *baseline,
                    GFile       *current)
 {
-  Job *job;
+  g_autoptr(FlameComparison) comparison = NULL;
 
   g_return_if_fail (FLAME_IS_WINDOW (self));
   g_return_if_fail (G_IS_FILE (baseline));
 
-  job = g_new0 (Job, 1);
-  job->load = TRUE;
-  job->files[0] = g_object_ref (baseline);
-  job->files[1] = current ? g_object_ref (current) : NULL;
-  fill_options (self, job);
-  start_job (self, job);
+  comparison = flame_comparison_new ();
+  flame_comparison_add_file (comparison, FLAME_DIFF_BASELINE, baseline);
+  if (current != NULL)
+    flame_comparison_add_file (comparison, FLAME_DIFF_CURRENT, current);
+  apply_options (self, comparison);
+  clear_pending (self);
+  self->pending_opens = TRUE;
+  start_comparison (self, comparison);
 }
 
 /* a word of the name before its first dot: "baseline.folded",
@@ -954,14 +1063,14 @@ gboolean
 flame_window_is_busy (FlameWindow *self)
 {
   g_return_val_if_fail (FLAME_IS_WINDOW (self), FALSE);
-  return self->job != NULL || self->rebuild_source != 0;
+  return self->pending != NULL || self->rebuild_source != 0;
 }
 
 gboolean
 flame_window_is_empty (FlameWindow *self)
 {
   g_return_val_if_fail (FLAME_IS_WINDOW (self), FALSE);
-  return self->source == NULL && self->job == NULL;
+  return self->source == NULL && self->pending == NULL;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1059,8 +1168,7 @@ cancel_action (GtkWidget  *widget,
 
   if (self->cancellable != NULL)
     g_cancellable_cancel (self->cancellable);
-  self->job = NULL;
-  set_busy_ui (self, FALSE);
+  clear_pending (self);
 }
 
 /* ---- recordings interrupted by a crash or a kill ----
@@ -1206,18 +1314,20 @@ swap_action (GtkWidget  *widget,
              GVariant   *param)
 {
   FlameWindow *self = FLAME_WINDOW (widget);
-  GFile *tmp;
-  FlameProfile *ptmp;
+  FlameComparison *base;
+  g_autoptr(FlameComparison) next = NULL;
 
-  if (self->files[1] == NULL)
+  if (self->pending != NULL && self->view_task == NULL)
+    {
+      /* still loading: swap what it loads, once it has */
+      self->pending_swap = !self->pending_swap;
+      return;
+    }
+  base = self->pending != NULL ? self->pending : self->comparison;
+  if (base == NULL || flame_comparison_get_n_runs (base, FLAME_DIFF_CURRENT) == 0)
     return;
-  tmp = self->files[0];
-  self->files[0] = self->files[1];
-  self->files[1] = tmp;
-  ptmp = self->profiles[0];
-  self->profiles[0] = self->profiles[1];
-  self->profiles[1] = ptmp;
-  rebuild (self, FALSE);
+  next = derive_comparison (self, base, TRUE);
+  start_comparison (self, next);
 }
 
 static void
@@ -1812,10 +1922,14 @@ flame_window_dispose (GObject *object)
         }
       g_clear_object (&self->monitors[i]);
       g_clear_object (&self->files[i]);
-      g_clear_object (&self->profiles[i]);
     }
-  g_clear_object (&self->diff);
-  g_clear_pointer (&self->report, flame_report_free);
+  if (self->pending != NULL)
+    g_signal_handlers_disconnect_by_data (self->pending, self);
+  g_clear_object (&self->pending);
+  self->view_task = NULL;
+  self->diff = NULL;
+  self->report = NULL;
+  g_clear_object (&self->comparison);
   g_clear_object (&self->source);
   g_clear_object (&self->changes);
   g_clear_object (&self->filter);
@@ -1864,7 +1978,7 @@ flame_window_get_property (GObject    *object,
       g_value_set_boolean (value, self->show_legend);
       break;
     case PROP_BUSY:
-      g_value_set_boolean (value, self->job != NULL);
+      g_value_set_boolean (value, self->pending != NULL);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -1959,7 +2073,7 @@ flame_window_class_init (FlameWindowClass *klass)
     g_param_spec_boolean ("inverted", NULL, NULL, FALSE,
                           G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   properties[PROP_NORMALIZE] =
-    g_param_spec_boolean ("normalize", NULL, NULL, TRUE,
+    g_param_spec_boolean ("normalize", NULL, NULL, FALSE,
                           G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   properties[PROP_COLOUR_BY_TOTAL] =
     g_param_spec_boolean ("colour-by-total", NULL, NULL, FALSE,
@@ -2068,7 +2182,6 @@ flame_window_init (FlameWindow *self)
   GtkDropTarget *drop;
 
   self->view = g_strdup ("differential");
-  self->normalize = TRUE;
   self->show_legend = TRUE;
 
   gtk_widget_init_template (GTK_WIDGET (self));
@@ -2091,14 +2204,14 @@ flame_window_init (FlameWindow *self)
 
   g_settings_bind_with_mapping (self->settings, "normalize", self, "normalize",
                                 G_SETTINGS_BIND_DEFAULT, enum_to_bool, bool_to_enum,
-                                (gpointer) "none", NULL);
+                                (gpointer) "absolute", NULL);
   g_settings_bind_with_mapping (self->settings, "colour-metric", self, "colour-by-total",
                                 G_SETTINGS_BIND_DEFAULT, enum_to_bool, bool_to_enum,
                                 (gpointer) "self", NULL);
   g_settings_bind (self->settings, "hide-noise", self, "hide-noise", G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (self->settings, "show-legend", self, "show-legend", G_SETTINGS_BIND_DEFAULT);
   {
-    static const char *keys[] = { "frame-matching", "strip-hex", "default-interval-ms",
+    static const char *keys[] = { "frame-matching", "strip-hex", "exact-paths", "default-interval-ms",
                                   "threshold-pct", "min-abs-ms", "significance-level" };
 
     for (guint i = 0; i < G_N_ELEMENTS (keys); i++)

@@ -30,6 +30,8 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "flame-perfmap.h"
+#include "flame-pyframes.h"
 #include "flame-recorder.h"
 #include "flame-sandbox.h"
 #include "flame-sampler-protocol.h"
@@ -42,6 +44,10 @@
 #define HOST_SAMPLER_NAME "libflamediff-sampler-host.so"
 #define SAMPLER_PREFIX "libflamediff-sampler"
 #define DEFAULT_GRACE_MS 2000
+/* what node needs for its JIT functions to be named: a perf map of its
+ * compiled functions, and interpreted functions on the native stack as
+ * their own frames (a copy of the interpreter's entry per function) */
+#define NODE_JIT_OPTIONS "--perf-basic-prof-only-functions --interpreted-frames-native-stack"
 #define TAIL_MS 1000   /* reading after the command exits: its children */
 /* the receive buffer: no record is longer, in the socket or the spool */
 #define RECORD_BUF_SIZE (FLAME_SAMPLER_MAX_RECORD * 8)
@@ -75,7 +81,8 @@ typedef struct
   guint32    lost;
   guint64    n_samples;
   GPtrArray *epochs;     /* Epoch: a new one when a module replaces another */
-  GByteArray *samples;   /* u32 epoch, then the FlameRecSample with its IPs */
+  GByteArray *samples;   /* u32 epoch, then the FlameRecSample with its IPs and Python frames */
+  FlamePyCodes *py;      /* the Python code objects it sent */
 } Image;
 
 struct _FlameRecorder
@@ -88,6 +95,8 @@ struct _FlameRecorder
   GPtrArray *env;        /* "NAME=value" */
   guint      hz;
   gboolean   follow_children;
+  gboolean   python_only;
+  gboolean   python_lines;
   gboolean   capture_output;
   guint      grace_ms;
   char      *output_path;
@@ -105,6 +114,7 @@ struct _FlameRecorder
   gboolean      stop_requested;
   GMainContext *context;
   gint64        start_us;
+  gint64        start_wall_s;  /* for the age of perf maps */
   gint64        end_us;
   guint64       live_samples;
   guint64       live_lost;
@@ -121,6 +131,8 @@ struct _FlameRecorder
   GHashTable *current;   /* pid → Image */
   GPtrArray  *images;
   GPtrArray  *notes;
+  GPtrArray  *runtimes;  /* "CPython 3.11.2", once each */
+  GPtrArray  *jit_maps;  /* "node[123]: /tmp/perf-123.map (456 functions)" */
   int         wait_status;
   gboolean    have_status;
   gdouble     effective_hz;
@@ -196,6 +208,7 @@ image_free (Image *img)
   g_free (img->exe);
   g_ptr_array_unref (img->epochs);
   g_byte_array_unref (img->samples);
+  flame_py_codes_free (img->py);
   g_free (img);
 }
 
@@ -208,6 +221,7 @@ image_new (FlameRecorder *self,
   img->pid = pid;
   img->epochs = g_ptr_array_new_with_free_func ((GDestroyNotify) epoch_free);
   img->samples = g_byte_array_new ();
+  img->py = flame_py_codes_new ();
   g_ptr_array_add (self->images, img);
   g_hash_table_replace (self->current, GINT_TO_POINTER (pid), img);
   return img;
@@ -230,6 +244,8 @@ flame_recorder_finalize (GObject *object)
   g_hash_table_unref (self->current);
   g_ptr_array_unref (self->images);
   g_ptr_array_unref (self->notes);
+  g_ptr_array_unref (self->runtimes);
+  g_ptr_array_unref (self->jit_maps);
   G_OBJECT_CLASS (flame_recorder_parent_class)->finalize (object);
 }
 
@@ -305,6 +321,8 @@ flame_recorder_init (FlameRecorder *self)
   self->current = g_hash_table_new (NULL, NULL);
   self->images = g_ptr_array_new_with_free_func ((GDestroyNotify) image_free);
   self->notes = g_ptr_array_new_with_free_func (g_free);
+  self->runtimes = g_ptr_array_new_with_free_func (g_free);
+  self->jit_maps = g_ptr_array_new_with_free_func (g_free);
 }
 
 FlameRecorder *
@@ -344,6 +362,25 @@ flame_recorder_set_follow_children (FlameRecorder *self,
                                     gboolean       follow)
 {
   self->follow_children = follow;
+}
+
+/* only the Python frames of a Python program (and the thread's root) */
+void
+flame_recorder_set_python_only (FlameRecorder *self,
+                                gboolean       python_only)
+{
+  g_return_if_fail (FLAME_IS_RECORDER (self));
+  self->python_only = python_only;
+}
+
+/* Python frames per source line running (the line in the frame) rather
+ * than per function (its first line) */
+void
+flame_recorder_set_python_lines (FlameRecorder *self,
+                                 gboolean       python_lines)
+{
+  g_return_if_fail (FLAME_IS_RECORDER (self));
+  self->python_lines = python_lines;
 }
 
 void
@@ -868,12 +905,13 @@ on_sample (FlameRecorder *self,
   Image *img;
   guint32 epoch;
 
-  if (s->n_frames > FLAME_SAMPLER_MAX_FRAMES || sizeof *s + s->n_frames * 8 > len)
+  if (s->n_frames > FLAME_SAMPLER_MAX_FRAMES || s->n_py > FLAME_PY_MAX_FRAMES ||
+      sizeof *s + (s->n_frames + s->n_py) * 8 > len)
     return;
   img = image_for (self, s->h.pid);
   epoch = img->epochs->len - 1;
   g_byte_array_append (img->samples, (const guint8 *) &epoch, sizeof epoch);
-  g_byte_array_append (img->samples, buf, sizeof *s + s->n_frames * 8);
+  g_byte_array_append (img->samples, buf, sizeof *s + (s->n_frames + s->n_py) * 8);
   img->n_samples++;
   if (s->lost > img->lost)
     img->lost = s->lost;
@@ -909,6 +947,25 @@ handle_record (FlameRecorder *self,
 
           img->exited = TRUE;
           img->lost = MAX (img->lost, ((const FlameRecExit *) buf)->lost);
+        }
+      break;
+    case FLAME_REC_PYCODE:
+      flame_py_codes_add (image_for (self, h->pid)->py, buf, len);
+      break;
+    case FLAME_REC_RUNTIME:
+      if (len >= sizeof (FlameRecRuntime))
+        {
+          g_autofree char *text = g_utf8_make_valid ((const char *) buf + sizeof (FlameRecRuntime),
+                                                     len - sizeof (FlameRecRuntime));
+          gboolean seen = FALSE;
+
+          for (guint i = 0; i < self->runtimes->len && !seen; i++)
+            seen = strcmp (g_ptr_array_index (self->runtimes, i), text) == 0;
+          if (!seen)
+            g_ptr_array_add (self->runtimes, g_strdup (text));
+          if (h->flags & FLAME_RUNTIME_UNSUPPORTED)
+            g_ptr_array_add (self->notes, g_strdup_printf ("process %d: %s: native stacks only",
+                                                           h->pid, text));
         }
       break;
     case FLAME_REC_NOTE:
@@ -1101,6 +1158,262 @@ intern (FlameProfile *profile,
                                      file != NULL ? strlen (file) : 0, line, flags);
 }
 
+/* the native frame the run of Python frames starting at @from replaces,
+ * as the sampler found it; -1: not found */
+static int
+run_native (const guint8 *frames,
+            guint         from,
+            guint         n)
+{
+  for (; from < n; from++)
+    {
+      guint64 f;
+
+      memcpy (&f, frames + from * 8, sizeof f);
+      if (FLAME_PY_FRAME_ENTRY (f))
+        return FLAME_PY_FRAME_NATIVE (f);
+    }
+  return -1;
+}
+
+/* Python frames @from… of a sample, leaf first: one run (up to the
+ * frame marked as an entry), or all of them; returns where it stopped */
+static guint
+append_python (FlameProfile  *profile,
+               FlamePyCodes  *codes,
+               const guint8  *frames,
+               guint          from,
+               guint          n,
+               gboolean       all,
+               gboolean       lines,
+               guint32        unknown,
+               GArray        *stack)
+{
+  while (from < n)
+    {
+      guint64 f;
+      const FlamePyCode *code;
+      guint32 id;
+
+      memcpy (&f, frames + from * 8, sizeof f);
+      from++;
+      code = flame_py_codes_lookup (codes, FLAME_PY_FRAME_ID (f));
+      if (code == NULL)
+        id = unknown;
+      else
+        {
+          /* a function is one frame (its first line), unless asked for
+           * one frame per line running */
+          guint line = lines ? flame_py_codes_line (codes, FLAME_PY_FRAME_ID (f),
+                                                    FLAME_PY_FRAME_LASTI (f)) : 0;
+
+          id = intern (profile, code->name, code->file, line != 0 ? line : code->first_line, 0);
+        }
+      g_array_append_val (stack, id);
+      if (FLAME_PY_FRAME_ENTRY (f) && !all)
+        break;
+    }
+  return from;
+}
+
+/* A perf map's name as a frame. node's ("JS:*hot /app/x.js:12:5") are
+ * the function, its file and line: the tier mark after "JS:" (~
+ * interpreted, ^ baseline, + Maglev, * TurboFan) is dropped, so that a
+ * function is one frame whichever tier ran it. Others as they are. */
+static guint32
+intern_jit (FlameProfile *profile,
+            const char   *name)
+{
+  const char *space, *colon, *p;
+  g_autofree char *fn = NULL;
+  g_autofree char *file = NULL;
+  guint64 line = 0;
+
+  if (!g_str_has_prefix (name, "JS:"))
+    return intern (profile, name, NULL, 0, FLAME_FRAME_JIT);
+  p = name + 3;
+  if (*p != '\0' && strchr ("~^+*", *p) != NULL)
+    p++;
+  space = strrchr (p, ' ');
+  if (space == NULL)
+    return intern (profile, *p ? p : "(anonymous)", NULL, 0, FLAME_FRAME_JIT);
+  fn = space > p ? g_strndup (p, space - p) : g_strdup ("(anonymous)");
+  /* FILE:LINE:COLUMN */
+  colon = strrchr (space + 1, ':');
+  if (colon != NULL && colon > space + 1)
+    {
+      const char *c2 = colon;
+
+      while (--c2 > space && *c2 != ':')
+        ;
+      if (c2 > space + 1)
+        {
+          file = g_strndup (space + 1, c2 - space - 1);
+          line = g_ascii_strtoull (c2 + 1, NULL, 10);
+        }
+    }
+  if (file == NULL)
+    file = g_strdup (space + 1);
+  return intern (profile, fn, file, (guint) MIN (line, G_MAXUINT), FLAME_FRAME_JIT);
+}
+
+/* The perf map the process (or a runtime in it) wrote during the
+ * recording: /tmp/perf-PID.map, not older than the recording. Node's,
+ * which exist because the recorder asked for them, are removed once
+ * read. */
+static FlamePerfMap *
+load_perf_map (FlameRecorder *self,
+               Image         *img)
+{
+  g_autofree char *path = g_strdup_printf ("/tmp/perf-%d.map", img->pid);
+  g_autofree char *base = img->exe != NULL ? g_path_get_basename (img->exe) : NULL;
+  FlamePerfMap *map;
+  GStatBuf st;
+
+  if (self->host_sampler != NULL || g_stat (path, &st) != 0 ||
+      (gint64) st.st_mtime < self->start_wall_s - 1)
+    return NULL;
+  map = flame_perf_map_load (path);
+  if (map != NULL)
+    {
+      g_autofree char *runtime = g_strdup_printf ("%s (JIT perf map)", base != NULL ? base : "?");
+      gboolean seen = FALSE;
+
+      for (guint i = 0; i < self->runtimes->len && !seen; i++)
+        seen = strcmp (g_ptr_array_index (self->runtimes, i), runtime) == 0;
+      if (!seen)
+        g_ptr_array_add (self->runtimes, g_steal_pointer (&runtime));
+    }
+  if (map != NULL)
+    g_ptr_array_add (self->jit_maps, g_strdup_printf ("%s[%d]: %s (%u functions)",
+                                                      img->comm != NULL ? img->comm : "?",
+                                                      img->pid, path, flame_perf_map_count (map)));
+  if (base != NULL && (strcmp (base, "node") == 0 || strcmp (base, "nodejs") == 0))
+    g_unlink (path);
+  return map;
+}
+
+/* the epoch's symbolizer, made the first time */
+static Epoch *
+epoch_symbolizer (FlameRecorder *self,
+                  FlameSymCache *cache,
+                  Image         *img,
+                  guint32        epoch_index)
+{
+  Epoch *epoch = g_ptr_array_index (img->epochs, MIN (epoch_index, img->epochs->len - 1));
+
+  if (epoch->sym == NULL)
+    {
+      epoch->sym = flame_symbolizer_new_shared (cache);
+      if (self->host_root != NULL)
+        flame_symbolizer_set_root (epoch->sym, self->host_root);
+      for (guint i = 0; i < epoch->modules->len; i++)
+        {
+          Module *m = &g_array_index (epoch->modules, Module, i);
+          gsize id_len = 0;
+          const guint8 *id = m->build_id != NULL ? g_bytes_get_data (m->build_id, &id_len) : NULL;
+
+          flame_symbolizer_add_module (epoch->sym, m->path, m->base, id, id_len);
+        }
+    }
+  return epoch;
+}
+
+/* The name of the evaluation loop's native frames in this image:
+ * _PyEval_EvalFrameDefault when the interpreter exports it (3.11, 3.12).
+ * Debian's 3.13+ does not, and its frames are named by their unwind
+ * entry (python3.13+0x2f7283): then it is the function that occurs, in
+ * the most samples, as many times as the sample has runs of Python
+ * frames (and of those, the one nearest the leaf). NULL: none. */
+static char *
+find_eval_frame (FlameRecorder *self,
+                 FlameSymCache *cache,
+                 Image         *img)
+{
+  const guint8 *p = img->samples->data;
+  const guint8 *end = p != NULL ? p + img->samples->len : NULL;
+  g_autoptr(GHashTable) score = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GHashTable) depth = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GHashTable) occ = g_hash_table_new (g_str_hash, g_str_equal);
+  GHashTableIter iter;
+  gpointer key, value;
+  char *best = NULL;
+  guint best_score = 0;
+  gdouble best_depth = 0;
+
+  if (flame_py_codes_is_empty (img->py))
+    return NULL;
+  while (p < end)
+    {
+      guint32 epoch_index;
+      FlameRecSample s;
+      Epoch *epoch;
+      guint runs = 0, pos = 0;
+
+      memcpy (&epoch_index, p, sizeof epoch_index);
+      memcpy (&s, p + sizeof epoch_index, sizeof s);
+      p += sizeof epoch_index + sizeof s;
+      for (guint i = 0; i < s.n_py; i++)
+        {
+          guint64 f;
+
+          memcpy (&f, p + (s.n_frames + i) * 8, sizeof f);
+          /* the ones the sampler has not placed */
+          runs += FLAME_PY_FRAME_ENTRY (f) && FLAME_PY_FRAME_NATIVE (f) < 0;
+        }
+      if (runs == 0)
+        {
+          p += (s.n_frames + s.n_py) * 8;
+          continue;
+        }
+      epoch = epoch_symbolizer (self, cache, img, epoch_index);
+      g_hash_table_remove_all (occ);
+      for (guint i = 0; i < s.n_frames; i++)
+        {
+          guint64 ip;
+          const FlameSymFrame *frames;
+          guint n;
+
+          memcpy (&ip, p + i * 8, sizeof ip);
+          n = flame_symbolizer_lookup (epoch->sym, ip, i == 0, &frames);
+          for (guint j = 0; j < n; j++, pos++)
+            {
+              if (flame_py_is_eval_frame (frames[j].name))
+                return g_strdup (frames[j].name);
+              if (!g_hash_table_contains (occ, frames[j].name))
+                {
+                  guint d = GPOINTER_TO_UINT (g_hash_table_lookup (depth, frames[j].name));
+
+                  /* where it first appears, summed (for the tie-break) */
+                  g_hash_table_replace (depth, g_strdup (frames[j].name), GUINT_TO_POINTER (d + pos));
+                }
+              g_hash_table_replace (occ, (gpointer) frames[j].name,
+                                    GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (occ, frames[j].name)) + 1));
+            }
+        }
+      g_hash_table_iter_init (&iter, occ);
+      while (g_hash_table_iter_next (&iter, &key, &value))
+        if (GPOINTER_TO_UINT (value) == runs)
+          g_hash_table_replace (score, g_strdup (key),
+                                GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (score, key)) + 1));
+      p += (s.n_frames + s.n_py) * 8;
+    }
+  g_hash_table_iter_init (&iter, score);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    {
+      guint sc = GPOINTER_TO_UINT (value);
+      gdouble d = GPOINTER_TO_UINT (g_hash_table_lookup (depth, key)) / (gdouble) sc;
+
+      if (sc > best_score || (sc == best_score && d < best_depth))
+        {
+          best = key;
+          best_score = sc;
+          best_depth = d;
+        }
+    }
+  return g_strdup (best);
+}
+
 static void
 add_image_samples (FlameRecorder *self,
                    FlameProfile  *profile,
@@ -1116,12 +1429,21 @@ add_image_samples (FlameRecorder *self,
   const char *name = img->comm != NULL && *img->comm ? img->comm : "[process]";
   guint32 root = intern (profile, name, NULL, 0, FLAME_FRAME_THREAD);
   guint32 truncated = intern (profile, "[truncated]", NULL, 0, 0);
+  guint32 py_truncated = intern (profile, "[truncated Python stack]", NULL, 0, 0);
+  guint32 py_unknown = intern (profile, "[unknown Python code]", NULL, 0, 0);
   GHashTable *threads = g_hash_table_new (NULL, NULL);
+  /* Python frames only: in the processes that ran Python code */
+  gboolean python_only = self->python_only && !flame_py_codes_is_empty (img->py);
+  guint32 native = intern (profile, "[native code]", NULL, 0, 0);
+  g_autoptr(FlamePerfMap) jit = load_perf_map (self, img);
+  g_autofree char *eval_frame = find_eval_frame (self, cache, img);
 
   while (p < end)
     {
       guint32 epoch_index;
       FlameRecSample s;
+      const guint8 *py;
+      guint next_py;
       Epoch *epoch;
       FlameThread *thread;
 
@@ -1129,31 +1451,45 @@ add_image_samples (FlameRecorder *self,
       memcpy (&s, p + sizeof epoch_index, sizeof s);
       p += sizeof epoch_index + sizeof s;
 
-      epoch = g_ptr_array_index (img->epochs, MIN (epoch_index, img->epochs->len - 1));
-      if (epoch->sym == NULL)
-        {
-          epoch->sym = flame_symbolizer_new_shared (cache);
-          if (self->host_root != NULL)
-            flame_symbolizer_set_root (epoch->sym, self->host_root);
-          for (guint i = 0; i < epoch->modules->len; i++)
-            {
-              Module *m = &g_array_index (epoch->modules, Module, i);
-              gsize id_len = 0;
-              const guint8 *id = m->build_id != NULL ? g_bytes_get_data (m->build_id, &id_len) : NULL;
+      epoch = epoch_symbolizer (self, cache, img, epoch_index);
 
-              flame_symbolizer_add_module (epoch->sym, m->path, m->base, id, id_len);
-            }
-        }
-
-      /* leaf first from the sampler; the profile wants the root first */
+      /* leaf first from the sampler; the profile wants the root first.
+       * Each run of Python frames (up to one marked as an entry) takes
+       * the place of the next evaluation-loop frame of the native stack;
+       * what is left over (the native stack ended early) goes at its
+       * root end. */
       g_array_set_size (stack, 0);
+      py = p + s.n_frames * 8;
+      next_py = 0;
       for (guint i = 0; i < s.n_frames; i++)
         {
           guint64 ip;
           const FlameSymFrame *frames;
           guint n;
 
+          gboolean replaced = FALSE;
+          const char *jit_name;
+          int k;
+
+          /* runs the sampler placed: this frame is the evaluation loop */
+          while (next_py < s.n_py && (k = run_native (py, next_py, s.n_py)) >= 0 && (guint) k <= i)
+            {
+              next_py = append_python (profile, img->py, py, next_py, s.n_py, FALSE,
+                                       self->python_lines, py_unknown, stack);
+              replaced |= (guint) k == i;
+            }
+          if (replaced)
+            continue;
           memcpy (&ip, p + i * 8, sizeof ip);
+          if (jit != NULL && (jit_name = flame_perf_map_lookup (jit, ip)) != NULL)
+            {
+              /* JIT-compiled code: in no module, named by the runtime */
+              guint32 id = intern_jit (profile, jit_name);
+
+              if (!python_only)
+                g_array_append_val (stack, id);
+              continue;
+            }
           n = flame_symbolizer_lookup (epoch->sym, ip, i == 0, &frames);
           for (guint j = 0; j < n; j++)
             {
@@ -1161,14 +1497,29 @@ add_image_samples (FlameRecorder *self,
 
               if (frames[j].own)
                 continue;  /* the sampler's thread trampoline */
+              if (next_py < s.n_py && eval_frame != NULL && run_native (py, next_py, s.n_py) < 0 &&
+                  strcmp (frames[j].name, eval_frame) == 0)
+                {
+                  next_py = append_python (profile, img->py, py, next_py, s.n_py, FALSE,
+                                           self->python_lines, py_unknown, stack);
+                  continue;
+                }
+              if (python_only)
+                continue;
               id = intern (profile, frames[j].name, frames[j].file, frames[j].line,
                            frames[j].inlined ? FLAME_FRAME_INLINED : 0);
               g_array_append_val (stack, id);
             }
         }
-      p += s.n_frames * 8;
-      if (s.h.flags & FLAME_SAMPLE_TRUNCATED)
+      append_python (profile, img->py, py, next_py, s.n_py, TRUE, self->python_lines,
+                     py_unknown, stack);
+      p += (s.n_frames + s.n_py) * 8;
+      if (s.h.flags & FLAME_SAMPLE_PY_TRUNCATED)
+        g_array_append_val (stack, py_truncated);
+      if ((s.h.flags & FLAME_SAMPLE_TRUNCATED) && !python_only)
         g_array_append_val (stack, truncated);
+      if (python_only && stack->len == 0)
+        g_array_append_val (stack, native);
       g_array_append_val (stack, root);
       for (guint i = 0; i < stack->len / 2; i++)
         {
@@ -1330,6 +1681,24 @@ build_profile (FlameRecorder *self,
       flame_profile_set_metadata (profile, "exit_status", status);
     }
   flame_profile_set_metadata (profile, "build_ids", build_ids->str);
+  if (self->jit_maps->len > 0)
+    {
+      g_ptr_array_add (self->jit_maps, NULL);
+      g_autofree char *maps = g_strjoinv ("; ", (char **) self->jit_maps->pdata);
+
+      g_ptr_array_remove_index (self->jit_maps, self->jit_maps->len - 1);
+      flame_profile_set_metadata (profile, "jit_maps", maps);
+      /* what the recorder added to the environment for them */
+      flame_profile_set_metadata (profile, "node_options", NODE_JIT_OPTIONS);
+    }
+  if (self->runtimes->len > 0)
+    {
+      g_ptr_array_add (self->runtimes, NULL);
+      g_autofree char *runtimes = g_strjoinv ("; ", (char **) self->runtimes->pdata);
+
+      g_ptr_array_remove_index (self->runtimes, self->runtimes->len - 1);
+      flame_profile_set_metadata (profile, "runtimes", runtimes);
+    }
   if (self->notes->len > 0)
     {
       g_ptr_array_add (self->notes, NULL);
@@ -1437,7 +1806,8 @@ spawn (FlameRecorder  *self,
   g_autoptr(GSubprocessLauncher) launcher = NULL;
   g_autofree char *sampler = NULL;
   g_autofree char *preload = NULL;
-  const char *old_preload;
+  const char *old_preload, *old_node;
+  g_autofree char *node = NULL;
   struct stat st;
   char num[32];
 
@@ -1491,6 +1861,10 @@ spawn (FlameRecorder  *self,
       return g_subprocess_launcher_spawnv (launcher, (const char * const *) argv, error);
     }
 
+  old_node = g_subprocess_launcher_getenv (launcher, "NODE_OPTIONS");
+  node = old_node != NULL && *old_node ?
+         g_strdup_printf ("%s %s", old_node, NODE_JIT_OPTIONS) : g_strdup (NODE_JIT_OPTIONS);
+  g_subprocess_launcher_setenv (launcher, "NODE_OPTIONS", node, TRUE);
   old_preload = g_subprocess_launcher_getenv (launcher, "LD_PRELOAD");
   preload = old_preload != NULL && *old_preload ?
             g_strdup_printf ("%s:%s", sampler, old_preload) : g_strdup (sampler);
@@ -1553,6 +1927,7 @@ record_run (FlameRecorder  *self,
   started = g_date_time_new_now_local ();
   g_mutex_lock (&self->lock);
   self->start_us = g_get_monotonic_time ();
+  self->start_wall_s = g_get_real_time () / G_USEC_PER_SEC;
   self->running = TRUE;
   g_mutex_unlock (&self->lock);
   schedule_publish (self);
@@ -1824,6 +2199,9 @@ flame_recorder_recover (const char  *spool_path,
   self->host_root = g_key_file_get_string (kf, "recording", "host-root", NULL);
   flame_recorder_set_cwd (self, cwd);
   flame_recorder_set_frequency (self, g_key_file_get_integer (kf, "recording", "hz", NULL));
+  /* perf maps older than the recording are not its own; without a start
+   * time, none are */
+  self->start_wall_s = start_real > 0 ? start_real / G_USEC_PER_SEC : G_MAXINT64;
   /* next to the spool, which is OUTPUT.spool: the recordings folder may
    * have been moved or copied since. Never where the header says: the
    * spool is a file read back from disk, and its header can name any

@@ -40,6 +40,10 @@ void           flame_recorder_set_frequency     (FlameRecorder      *self,
                                                  guint               hz);
 void           flame_recorder_set_follow_children (FlameRecorder    *self,
                                                  gboolean            follow);
+void           flame_recorder_set_python_only   (FlameRecorder      *self,
+                                                 gboolean            python_only);
+void           flame_recorder_set_python_lines  (FlameRecorder      *self,
+                                                 gboolean            python_lines);
 void           flame_recorder_set_capture_output (FlameRecorder     *self,
                                                  gboolean            capture);
 void           flame_recorder_set_output_path   (FlameRecorder      *self,

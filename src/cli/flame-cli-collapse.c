@@ -107,6 +107,17 @@ flame_cli_collapse (int    argc,
   in.len = len;
 
   folded = flame_perf_collapse (&in, &options, &stats, &error);
+  {
+    /* a file that changed meanwhile: that is the error */
+    g_autoptr(GError) changed = NULL;
+
+    if (!flame_read_file_check (bytes, &changed))
+      {
+        g_clear_pointer (&folded, g_free);
+        g_clear_error (&error);
+        g_propagate_error (&error, g_steal_pointer (&changed));
+      }
+  }
   if (folded == NULL)
     {
       g_printerr ("flamediff-cli: %s\n", error->message);

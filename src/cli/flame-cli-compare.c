@@ -37,10 +37,9 @@ flame_cli_compare (int    argc,
   };
   g_autoptr(GOptionContext) context = NULL;
   g_autoptr(GError) error = NULL;
-  g_autoptr(FlameProfile) baseline = NULL;
-  g_autoptr(FlameProfile) current = NULL;
-  g_autoptr(FlameDiff) diff = NULL;
-  g_autoptr(FlameReport) report = NULL;
+  g_autoptr(FlameComparison) comparison = NULL;
+  FlameDiff *diff;
+  FlameReport *report;
   g_autoptr(GString) out = NULL;
   FlameDiffOptions dopts;
   FlameReportOptions ropts;
@@ -86,12 +85,6 @@ flame_cli_compare (int    argc,
       (threshold && !flame_cli_parse_double ("compare", "--threshold-pct", threshold, 0, &ropts.threshold_pct)) ||
       (min_abs && !flame_cli_parse_double ("compare", "--min-abs-ms", min_abs, 0, &ropts.min_abs_ms)))
     return FLAME_CLI_ERROR;
-  ropts.metric = dopts.metric;
-  if (dopts.significance > 0)
-    {
-      ropts.alpha = dopts.significance;
-      ropts.gate_on_noise = TRUE;
-    }
   if (top_n < 0)
     {
       g_printerr ("flamediff-cli compare: --top: expected a positive number\n");
@@ -100,25 +93,15 @@ flame_cli_compare (int    argc,
   ropts.top_n = top_n;
   ropts.ignore_new = ignore_new;
 
-  if (!flame_cli_load_profiles (files, n_files, &diff_args, &baseline, &current))
+  comparison = flame_cli_compare_files (files, n_files, &diff_args, &dopts, &ropts, FALSE);
+  if (comparison == NULL)
     return FLAME_CLI_ERROR;
-  /* pstats files are compared by cumulative time unless told otherwise */
-  if (diff_args.metric == NULL &&
-      g_strcmp0 (flame_profile_get_metadata (baseline, "default-metric"), "total") == 0 &&
-      (current == NULL || g_strcmp0 (flame_profile_get_metadata (current, "default-metric"), "total") == 0))
-    dopts.metric = ropts.metric = FLAME_METRIC_TOTAL;
-
-  diff = flame_diff_new (baseline, current, &dopts, NULL, &error);
-  if (diff == NULL)
-    {
-      g_printerr ("flamediff-cli: %s\n", error->message);
-      return FLAME_CLI_ERROR;
-    }
+  diff = flame_comparison_get_diff (comparison);
+  report = flame_comparison_get_report (comparison);
 
   out = g_string_new (NULL);
   if (strcmp (format, "folded") == 0)
     flame_diff_write_folded (diff, out);
-  report = flame_report_new (diff, &ropts);
   if (strcmp (format, "text") == 0)
     flame_report_write_text (report, out);
   else if (strcmp (format, "markdown") == 0)

@@ -10,18 +10,18 @@
 
 #include "flame-cli.h"
 #include "flame-cli-options.h"
-#include "flame-loader.h"
 
 void
 flame_cli_diff_args_add_entries (GOptionContext   *context,
                                  FlameCliDiffArgs *args)
 {
   const GOptionEntry entries[] = {
-    { "normalize", 0, 0, G_OPTION_ARG_STRING, &args->normalize, "Scale the baseline to the current run's sampled time (total, default) or not (none)", "MODE" },
+    { "normalize", 0, 0, G_OPTION_ARG_STRING, &args->normalize, "absolute (default): compare times as measured; total: scale the baseline to the current run's sampled time (none = absolute)", "MODE" },
     { "metric", 0, 0, G_OPTION_ARG_STRING, &args->metric, "Compare self (default; total for pstats files) or total time", "METRIC" },
     { "interval-ms", 0, 0, G_OPTION_ARG_STRING, &args->interval, "Sampling interval for files without timing (default 1)", "MS" },
     { "match", 0, 0, G_OPTION_ARG_STRING, &args->match, "Frame matching: name, name+file (default) or name+file+line", "KEY" },
     { "strip-hex", 0, 0, G_OPTION_ARG_NONE, &args->strip_hex, "Ignore hex addresses and +0x offsets when matching frames", NULL },
+    { "exact-paths", 0, 0, G_OPTION_ARG_NONE, &args->exact_paths, "Match files by their full path only (default: also across checkouts in different folders)", NULL },
     { "significance", 0, 0, G_OPTION_ARG_STRING, &args->significance, "Count only changes beyond sampling noise at this level (e.g. 0.05)", "ALPHA" },
     { "profile", 0, 0, G_OPTION_ARG_INT, &args->profile_index, "Load profile N of files with several (speedscope, trace events), counting from 0", "N" },
     { "thread", 0, 0, G_OPTION_ARG_INT64, &args->thread, "Keep only thread TID of files with several (Chrome, Firefox, pprof, CPython)", "TID" },
@@ -73,18 +73,12 @@ flame_cli_diff_args_apply (FlameCliDiffArgs *args,
                            const char       *command,
                            FlameDiffOptions *options)
 {
-  if (args->normalize != NULL)
+  if (args->normalize != NULL &&
+      !flame_normalize_from_string (args->normalize, &options->normalize))
     {
-      if (strcmp (args->normalize, "total") == 0)
-        options->normalize = FLAME_NORMALIZE_TOTAL;
-      else if (strcmp (args->normalize, "none") == 0)
-        options->normalize = FLAME_NORMALIZE_NONE;
-      else
-        {
-          g_printerr ("flamediff-cli %s: --normalize: expected total or none, not “%s”\n",
-                      command, args->normalize);
-          return FALSE;
-        }
+      g_printerr ("flamediff-cli %s: --normalize: expected absolute or total, not “%s”\n",
+                  command, args->normalize);
+      return FALSE;
     }
   if (args->metric != NULL)
     {
@@ -106,6 +100,7 @@ flame_cli_diff_args_apply (FlameCliDiffArgs *args,
       return FALSE;
     }
   options->strip_hex = args->strip_hex;
+  options->exact_paths = args->exact_paths;
   if (args->interval != NULL &&
       !flame_cli_parse_double (command, "--interval-ms", args->interval, 1e-9,
                                &options->default_interval_ms))
@@ -125,77 +120,60 @@ flame_cli_diff_args_apply (FlameCliDiffArgs *args,
   return TRUE;
 }
 
-typedef struct
-{
-  const char             *path;
-  const FlameLoadOptions *options;
-  FlameProfile           *profile;
-  GError                 *error;
-} LoadJob;
-
-static gpointer
-load_job_run (gpointer data)
-{
-  LoadJob *job = data;
-
-  job->profile = flame_load_file_full (job->path, job->options, NULL, NULL, NULL, &job->error);
-  return NULL;
-}
-
 /**
- * flame_cli_load_profiles:
- * @args: its --profile and --thread apply to both files
- * @current: (out): %NULL when only one file was given
+ * flame_cli_compare_files:
+ * @args: its --profile and --thread apply to every file
+ * @ropts: (nullable): thresholds of the report
+ * @allow_single: one file holding one profile loads without a diff
  *
- * Loads one or two files, two in parallel (on a 2-core machine that
- * halves the wait for large profiles), printing their warnings, or every
- * error.
+ * Loads one or two files (in parallel: FlameComparison) and compares
+ * them, printing their warnings, or every error.
+ *
+ * Returns: (transfer full) (nullable): the comparison
  */
-gboolean
-flame_cli_load_profiles (char             **files,
-                         guint              n_files,
-                         FlameCliDiffArgs  *args,
-                         FlameProfile     **baseline,
-                         FlameProfile     **current)
+FlameComparison *
+flame_cli_compare_files (char                    **files,
+                         guint                     n_files,
+                         FlameCliDiffArgs         *args,
+                         const FlameDiffOptions   *dopts,
+                         const FlameReportOptions *ropts,
+                         gboolean                  allow_single)
 {
+  g_autoptr(FlameComparison) comparison = flame_comparison_new ();
   FlameLoadOptions options = FLAME_LOAD_OPTIONS_DEFAULT;
-  LoadJob jobs[2] = { { files[0], &options }, { n_files > 1 ? files[1] : NULL, &options } };
-  gboolean ok = TRUE;
+  g_autoptr(GError) error = NULL;
+  gboolean ok;
 
-  g_return_val_if_fail (n_files == 1 || n_files == 2, FALSE);
+  g_return_val_if_fail (n_files == 1 || n_files == 2, NULL);
 
   options.profile = args->profile_index;
   options.thread = args->thread;
   options.sample_type = args->sample_type;
+  flame_comparison_set_load_options (comparison, &options);
+  flame_comparison_set_diff_options (comparison, dopts);
+  if (ropts != NULL)
+    flame_comparison_set_report_options (comparison, ropts);
+  flame_comparison_set_allow_single (comparison, allow_single);
+  flame_comparison_set_metric_from_files (comparison, args->metric == NULL);
+  flame_comparison_add_baseline (comparison, files[0]);
+  if (n_files > 1)
+    flame_comparison_add_current (comparison, files[1]);
 
-  if (n_files == 2)
+  ok = flame_comparison_load (comparison, NULL, &error);
+  for (guint side = 0; side < 2; side++)
     {
-      GThread *thread = g_thread_new ("load-baseline", load_job_run, &jobs[0]);
+      FlameProfile *profile = flame_comparison_get_profile (comparison, side);
 
-      load_job_run (&jobs[1]);
-      g_thread_join (thread);
-    }
-  else
-    load_job_run (&jobs[0]);
-
-  for (guint i = 0; i < n_files; i++)
-    {
-      if (jobs[i].error != NULL)
-        {
-          g_printerr ("flamediff-cli: %s\n", jobs[i].error->message);
-          g_clear_error (&jobs[i].error);
-          ok = FALSE;
-        }
-      else
-        flame_cli_print_warnings (flame_profile_get_warnings (jobs[i].profile));
+      if (profile != NULL)
+        flame_cli_print_warnings (flame_profile_get_warnings (profile));
     }
   if (!ok)
     {
-      g_clear_object (&jobs[0].profile);
-      g_clear_object (&jobs[1].profile);
-      return FALSE;
+      g_auto(GStrv) lines = g_strsplit (error->message, "\n", -1);
+
+      for (guint i = 0; lines[i] != NULL; i++)
+        g_printerr ("flamediff-cli: %s\n", lines[i]);
+      return NULL;
     }
-  *baseline = jobs[0].profile;
-  *current = jobs[1].profile;
-  return TRUE;
+  return g_steal_pointer (&comparison);
 }

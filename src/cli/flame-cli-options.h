@@ -1,12 +1,12 @@
-/* flame-cli-options.h: the comparison options and profile loading that
- * compare and render share.
+/* flame-cli-options.h: the comparison options that compare and render
+ * share, and their one call into FlameComparison.
  *
  * Copyright 2026 The Flamediff developers
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #pragma once
 
-#include "flame-diff.h"
+#include "flame-comparison.h"
 
 G_BEGIN_DECLS
 
@@ -19,6 +19,7 @@ typedef struct
   char     *significance;
   char     *sample_type;    /* pprof: NULL for the file's default */
   gboolean  strip_hex;
+  gboolean  exact_paths;
   gint      profile_index;  /* -1: the file's default */
   gint64    thread;         /* -1: all threads */
 } FlameCliDiffArgs;
@@ -34,11 +35,12 @@ gboolean flame_cli_parse_double          (const char       *command,
                                           const char       *value,
                                           gdouble           min,
                                           gdouble          *out);
-gboolean flame_cli_load_profiles         (char            **files,
-                                          guint             n_files,
-                                          FlameCliDiffArgs *args,
-                                          FlameProfile    **baseline,
-                                          FlameProfile    **current);
+FlameComparison *flame_cli_compare_files (char                    **files,
+                                          guint                     n_files,
+                                          FlameCliDiffArgs         *args,
+                                          const FlameDiffOptions   *dopts,
+                                          const FlameReportOptions *ropts,
+                                          gboolean                  allow_single);
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (FlameCliDiffArgs, flame_cli_diff_args_clear)
 

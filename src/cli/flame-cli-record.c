@@ -91,6 +91,8 @@ flame_cli_record (int    argc,
   g_auto(GStrv) env = NULL;
   g_auto(GStrv) command = NULL;
   gboolean no_children = FALSE;
+  gboolean python_only = FALSE;
+  gboolean python_lines = FALSE;
   gboolean recover = FALSE;
   int hz = FLAME_RECORDER_DEFAULT_HZ;
   RecordRun run = { 0 };
@@ -105,6 +107,10 @@ flame_cli_record (int    argc,
     { "env", 'e', 0, G_OPTION_ARG_STRING_ARRAY, &env, "Add NAME=VALUE to the command's environment", "NAME=VALUE" },
     { "no-children", 0, 0, G_OPTION_ARG_NONE, &no_children,
       "Record only the command's own process, not the processes it forks", NULL },
+    { "python-only", 0, 0, G_OPTION_ARG_NONE, &python_only,
+      "In Python programs, keep only the Python frames (no interpreter or C frames)", NULL },
+    { "python-lines", 0, 0, G_OPTION_ARG_NONE, &python_lines,
+      "One frame per Python source line running instead of one per function", NULL },
     { "recover", 0, 0, G_OPTION_ARG_NONE, &recover,
       "Instead of recording: write the recordings of interrupted runs (their .spool files) in DIR, "
       "by default the recordings folder", NULL },
@@ -149,6 +155,8 @@ flame_cli_record (int    argc,
   recorder = flame_recorder_new ((const char * const *) command);
   flame_recorder_set_frequency (recorder, hz);
   flame_recorder_set_follow_children (recorder, !no_children);
+  flame_recorder_set_python_only (recorder, python_only);
+  flame_recorder_set_python_lines (recorder, python_lines);
   if (cwd != NULL)
     flame_recorder_set_cwd (recorder, cwd);
   else

@@ -56,9 +56,9 @@ flame_cli_render (int    argc,
   };
   g_autoptr(GOptionContext) context = NULL;
   g_autoptr(GError) error = NULL;
-  g_autoptr(FlameProfile) baseline = NULL;
-  g_autoptr(FlameProfile) current = NULL;
-  g_autoptr(FlameDiff) diff = NULL;
+  g_autoptr(FlameComparison) comparison = NULL;
+  FlameProfile *baseline;
+  FlameDiff *diff;
   g_autoptr(FlameLayoutSource) source = NULL;
   FlameDiffOptions dopts;
   FlameExportOptions eopts;
@@ -125,8 +125,11 @@ flame_cli_render (int    argc,
   if (!flame_cli_diff_args_apply (&diff_args, "render", &dopts))
     return FLAME_CLI_ERROR;
 
-  if (!flame_cli_load_profiles (files, n_files, &diff_args, &baseline, &current))
+  comparison = flame_cli_compare_files (files, n_files, &diff_args, &dopts, NULL, TRUE);
+  if (comparison == NULL)
     return FLAME_CLI_ERROR;
+  baseline = flame_comparison_get_profile (comparison, FLAME_DIFF_BASELINE);
+  diff = flame_comparison_get_diff (comparison);
   if (n_files == 2 && view == FLAME_VIEW_SINGLE)
     {
       g_printerr ("flamediff-cli render: --view single takes one FILE\n");
@@ -152,12 +155,6 @@ flame_cli_render (int    argc,
     }
   else
     {
-      diff = flame_diff_new (baseline, current, &dopts, NULL, &error);
-      if (diff == NULL)
-        {
-          g_printerr ("flamediff-cli: %s\n", error->message);
-          return FLAME_CLI_ERROR;
-        }
       if (view == FLAME_VIEW_ELIDED && flame_diff_get_elided_count (diff) == 0)
         g_printerr ("flamediff-cli: warning: no path of the baseline is missing from the current "
                     "profile: the elided view is empty\n");

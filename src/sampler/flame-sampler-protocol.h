@@ -27,6 +27,8 @@
 #define FLAME_SAMPLER_ENV_INO      "FLAMEDIFF_SAMPLER_INO"      /* inode of that socket */
 #define FLAME_SAMPLER_ENV_HZ       "FLAMEDIFF_SAMPLER_HZ"       /* requested rate */
 #define FLAME_SAMPLER_ENV_CHILDREN "FLAMEDIFF_SAMPLER_CHILDREN" /* "1": record children */
+#define FLAME_SAMPLER_ENV_PYTHON   "FLAMEDIFF_SAMPLER_PYTHON"   /* "0": native stacks only */
+#define FLAME_SAMPLER_ENV_SELF_TIME "FLAMEDIFF_SAMPLER_SELF_TIME" /* "1": note the handler's CPU time at exit */
 #define FLAME_SAMPLER_ENV_ROOT     "FLAMEDIFF_SAMPLER_ROOT"     /* set by the sampler: pid of the root */
 /* Tuning (optional): each thread's ring buffer, and how long the writer
  * thread sleeps between passes when no ring is half full */
@@ -46,6 +48,8 @@ typedef enum
   FLAME_REC_SAMPLE = 3,
   FLAME_REC_EXIT   = 4,  /* orderly exit (atexit): final lost count */
   FLAME_REC_NOTE   = 5,  /* a message for the user */
+  FLAME_REC_PYCODE = 6,  /* a Python code object, once per process image */
+  FLAME_REC_RUNTIME = 7, /* a language runtime found in the process */
 } FlameRecType;
 
 typedef struct
@@ -83,7 +87,29 @@ typedef struct
 } FlameRecModule;
 
 /* SAMPLE flags */
-#define FLAME_SAMPLE_TRUNCATED 0x1  /* the stack was deeper than FLAME_SAMPLER_MAX_FRAMES */
+#define FLAME_SAMPLE_TRUNCATED    0x1  /* the stack was deeper than FLAME_SAMPLER_MAX_FRAMES */
+#define FLAME_SAMPLE_PY_TRUNCATED 0x2  /* the Python frames end early (too deep, or the chain changed) */
+
+/* Python frames in a sample: one uint64_t each, leaf first, after the
+ * instruction pointers. The code object is named by the id of its
+ * FLAME_REC_PYCODE record (0: unknown); the instruction offset (in code
+ * units, FLAME_PY_NO_LASTI when unknown) gives the current line. ENTRY
+ * marks the outermost Python frame run by one native call of the
+ * evaluation loop (_PyEval_EvalFrameDefault), so the recorder can put
+ * each run of Python frames in the place of the native frame that ran
+ * it: NATIVE is that frame's index in the sample's IPs + 1 when the
+ * sampler found it (3.12+: the run's entry frame lies in that native
+ * frame's stack memory), 0 when the recorder must look for it by name. */
+#define FLAME_PY_FRAME(id, lasti, entry) \
+  ((uint64_t) (uint32_t) (id) | ((uint64_t) ((lasti) & 0xffffffu) << 32) | ((entry) ? (1ull << 63) : 0))
+#define FLAME_PY_FRAME_SET_NATIVE(f, index) \
+  (((f) & ~(0x7full << 56)) | ((uint64_t) (((index) + 1) & 0x7f) << 56))
+#define FLAME_PY_FRAME_ID(f)     ((uint32_t) (f))
+#define FLAME_PY_FRAME_LASTI(f)  ((uint32_t) ((f) >> 32) & 0xffffffu)
+#define FLAME_PY_FRAME_NATIVE(f) ((int) (((f) >> 56) & 0x7f) - 1)  /* -1: not known */
+#define FLAME_PY_FRAME_ENTRY(f)  (((f) >> 63) != 0)
+#define FLAME_PY_NO_LASTI        0xffffffu
+#define FLAME_PY_MAX_FRAMES      128
 
 typedef struct
 {
@@ -91,9 +117,10 @@ typedef struct
   uint32_t n_frames;
   uint32_t weight;      /* timer periods: 1 + overrun */
   uint32_t lost;        /* samples this process failed to send so far */
-  uint32_t reserved;
+  uint32_t n_py;        /* Python frames (FLAME_PY_FRAME), after the IPs */
   /* followed by n_frames uint64_t instruction pointers, leaf first; the
-   * first is the interrupted PC, the others are return addresses */
+   * first is the interrupted PC, the others are return addresses; then
+   * n_py Python frames */
 } FlameRecSample;
 
 typedef struct
@@ -108,3 +135,38 @@ typedef struct
   FlameRecHeader h;
   /* followed by UTF-8 text, no NUL */
 } FlameRecNote;
+
+/* A Python code object, sent from the handler the first time a sample
+ * meets it (per process image: ids start again at exec, and a fork
+ * child sends its own). Strings are CPython's raw compact storage:
+ * kind 1 (Latin-1, ASCII included), 2 (UCS-2) or 4 (UCS-4) bytes per
+ * character, cut to at most the lengths below; the line table is
+ * co_linetable (3.11+ location table), cut to FLAME_PY_MAX_TABLE. */
+#define FLAME_PY_MAX_NAME  256
+#define FLAME_PY_MAX_FILE  512
+#define FLAME_PY_MAX_TABLE 2048
+
+typedef struct
+{
+  FlameRecHeader h;
+  uint32_t id;
+  int32_t  first_line;
+  uint16_t name_len;    /* bytes */
+  uint16_t file_len;
+  uint16_t table_len;
+  uint8_t  name_kind;
+  uint8_t  file_kind;
+  /* followed by the name (co_qualname), the file, the line table */
+} FlameRecPyCode;
+
+/* RUNTIME flags */
+#define FLAME_RUNTIME_UNSUPPORTED 0x1  /* seen, but its frames cannot be read: native stacks only */
+
+typedef struct
+{
+  FlameRecHeader h;
+  uint32_t version;     /* e.g. PY_VERSION_HEX */
+  uint32_t reserved;
+  /* followed by UTF-8 text: "CPython 3.11.2", then for unsupported ones
+   * ": why", no NUL */
+} FlameRecRuntime;

@@ -51,6 +51,7 @@
 #include <unistd.h>
 
 #include "flame-sampler-protocol.h"
+#include "flame-sampler-python.h"
 
 /* Two builds of this file: libflamediff-sampler.so unwinds with libunwind
  * (unw_backtrace and its per-thread trace cache); the host build
@@ -86,6 +87,10 @@ static ino_t sock_ino;
 static unsigned hz = 999;
 static long period_ns;
 static int follow_children = 1;
+static int read_python = 1;       /* Python frames in the samples */
+static int measure_self;          /* time the handler (tools/bench.sh) */
+static uint64_t handler_ns;       /* atomic: CPU time in the handler */
+static uint32_t handler_calls;    /* atomic */
 static size_t ring_bytes = 64 * 1024;   /* per thread, a power of two */
 static long flush_ms = 10;              /* the writer's pause while samples come */
 static volatile int sampling;     /* this process arms timers */
@@ -818,13 +823,14 @@ collect_module (struct dl_phdr_info *info,
 
 PUBLIC int dl_iterate_phdr (int (*callback) (struct dl_phdr_info *, size_t, void *), void *data);
 
-static void
+/* returns whether there were new ones */
+static int
 send_modules (void)
 {
   Pending pending = { 0 };
 
   if (!sampling)
-    return;
+    return 0;
   pthread_mutex_lock (&modules_lock);
   dl_iterate_phdr (collect_module, &pending);
   pthread_mutex_unlock (&modules_lock);
@@ -842,6 +848,7 @@ send_modules (void)
       off += len;
     }
   free (pending.buf);
+  return pending.len > 0;
 }
 
 static int
@@ -864,10 +871,13 @@ find_ldso (struct dl_phdr_info *info,
 
 /* ---- the signal handler ---- */
 
+/* backtrace_ips_cfa also gives each frame's CFA (the caller's stack
+ * pointer at the call: the frame's own stack memory lies below it),
+ * which places the Python frames of CPython 3.12+ */
 #ifdef FLAME_SAMPLER_LIBGCC
 typedef struct
 {
-  uint64_t *ips;
+  uint64_t *ips, *cfas;
   int       n, max;
 } Trace;
 
@@ -880,6 +890,8 @@ trace_frame (struct _Unwind_Context *context,
 
   if (ip == 0 || t->n >= t->max)
     return _URC_END_OF_STACK;  /* 0: the thread's base */
+  if (t->cfas != NULL)
+    t->cfas[t->n] = _Unwind_GetCFA (context);
   t->ips[t->n++] = ip;
   return _URC_NO_REASON;
 }
@@ -888,8 +900,21 @@ static int
 backtrace_ips (uint64_t *ips,
                int       max)
 {
-  Trace t = { ips, 0, max };
+  Trace t = { ips, NULL, 0, max };
 
+  _Unwind_Backtrace (trace_frame, &t);
+  return t.n;
+}
+
+static int
+backtrace_ips_cfa (uint64_t   *ips,
+                   uint64_t   *cfas,
+                   int         max,
+                   ucontext_t *uc)
+{
+  Trace t = { ips, cfas, 0, max };
+
+  (void) uc;
   _Unwind_Backtrace (trace_frame, &t);
   return t.n;
 }
@@ -900,7 +925,81 @@ backtrace_ips (uint64_t *ips,
 {
   return unw_backtrace ((void **) ips, max);
 }
+
+/* from the interrupted frame (the ucontext) on, step by step: slower
+ * than unw_backtrace's trace cache, so only for samples that need it */
+static int
+backtrace_ips_cfa (uint64_t   *ips,
+                   uint64_t   *cfas,
+                   int         max,
+                   ucontext_t *uc)
+{
+  unw_cursor_t cursor;
+  unw_word_t ip, sp;
+  int n = 0;
+
+  if (unw_init_local2 (&cursor, (unw_context_t *) uc, UNW_INIT_SIGNAL_FRAME) < 0)
+    return 0;
+  while (n < max)
+    {
+      if (unw_get_reg (&cursor, UNW_REG_IP, &ip) < 0 || ip == 0)
+        break;
+      ips[n] = ip;
+      if (unw_step (&cursor) <= 0 || unw_get_reg (&cursor, UNW_REG_SP, &sp) < 0)
+        {
+          cfas[n++] = UINT64_MAX;
+          break;
+        }
+      cfas[n++] = sp;
+    }
+  return n;
+}
 #endif
+
+/* Python frames whose run of the evaluation loop left its entry frame on
+ * the native stack: the index of the native frame whose stack memory
+ * holds it */
+static void
+place_python (uint64_t       *py,
+              const uintptr_t *shims,
+              int             n_py,
+              const uint64_t *cfas,
+              int             n,
+              uint64_t        sp)
+{
+  for (int i = 0; i < n_py; i++)
+    {
+      uint64_t lo = sp;
+
+      if (shims[i] == 0)
+        continue;
+      for (int k = 0; k < n && k < 127; k++)
+        {
+          if (shims[i] >= lo && shims[i] < cfas[k])
+            {
+              py[i] = FLAME_PY_FRAME_SET_NATIVE (py[i], k);
+              break;
+            }
+          lo = cfas[k];
+        }
+    }
+}
+
+/* the handler's way to store a code object's record before the sample
+ * that names it: into the thread's ring, or straight to the socket */
+static int
+emit_record (void     *rec,
+             uint32_t  len,
+             void     *data)
+{
+  Ring *ring = thread_ring;
+
+  (void) data;
+  header (rec, FLAME_REC_PYCODE, 0);
+  if (ring != NULL && __atomic_load_n (&writer_running, __ATOMIC_ACQUIRE))
+    return ring_push (ring, rec, len) != 0;
+  return socket_ok () && send_now (rec, len);
+}
 
 static void
 on_sigprof (int        sig,
@@ -912,12 +1011,16 @@ on_sigprof (int        sig,
   struct
   {
     FlameRecSample s;
-    uint64_t       ips[FLAME_SAMPLER_MAX_FRAMES + SKIP_MAX];
+    uint64_t       ips[FLAME_SAMPLER_MAX_FRAMES + SKIP_MAX + FLAME_PY_MAX_FRAMES];
   } rec;
+  uint64_t py[FLAME_PY_MAX_FRAMES];
+  uintptr_t shims[FLAME_PY_MAX_FRAMES];
+  uint64_t cfas[FLAME_SAMPLER_MAX_FRAMES + SKIP_MAX];
   uint64_t pc;
   uint32_t len;
   Ring *ring;
-  int n, first = -1;
+  int n, n_py = 0, first = -1, py_truncated = 0, with_cfa = 0;
+  struct timespec t0, t1;
 
   if (in_handler || !sampling || info->si_code != SI_TIMER)
     {
@@ -925,11 +1028,18 @@ on_sigprof (int        sig,
       return;
     }
   in_handler = 1;
+  if (measure_self)
+    clock_gettime (CLOCK_THREAD_CPUTIME_ID, &t0);
 
   header (&rec.s.h, FLAME_REC_SAMPLE, 0);
   rec.s.weight = 1 + (uint32_t) (info->si_overrun > 0 ? info->si_overrun : 0);
-  rec.s.reserved = 0;
   pc = (uint64_t) uc->uc_mcontext.gregs[REG_RIP];
+  if (read_python)
+    {
+      n_py = flame_py_stack (py, shims, FLAME_PY_MAX_FRAMES, &py_truncated, emit_record, NULL);
+      for (int i = 0; i < n_py && !with_cfa; i++)
+        with_cfa = shims[i] != 0;
+    }
 
   if (pc >= ldso_lo && pc < ldso_hi)
     {
@@ -943,7 +1053,8 @@ on_sigprof (int        sig,
     }
   else
     {
-      n = backtrace_ips (rec.ips, FLAME_SAMPLER_MAX_FRAMES + SKIP_MAX);
+      n = with_cfa ? backtrace_ips_cfa (rec.ips, cfas, FLAME_SAMPLER_MAX_FRAMES + SKIP_MAX, uc)
+                   : backtrace_ips (rec.ips, FLAME_SAMPLER_MAX_FRAMES + SKIP_MAX);
       for (int i = 0; i < n && i < SKIP_MAX; i++)
         if (rec.ips[i] == pc)
           {
@@ -965,11 +1076,18 @@ on_sigprof (int        sig,
           if (n > FLAME_SAMPLER_MAX_FRAMES)
             n = FLAME_SAMPLER_MAX_FRAMES;
           memmove (rec.ips, rec.ips + first, (size_t) n * sizeof rec.ips[0]);
+          if (with_cfa)
+            place_python (py, shims, n_py, cfas + first, n,
+                          (uint64_t) uc->uc_mcontext.gregs[REG_RSP]);
         }
     }
+  if (py_truncated)
+    rec.s.h.flags |= FLAME_SAMPLE_PY_TRUNCATED;
+  memcpy (rec.ips + n, py, (size_t) n_py * sizeof py[0]);
   rec.s.n_frames = (uint32_t) n;
+  rec.s.n_py = (uint32_t) n_py;
   rec.s.lost = __atomic_load_n (&lost, __ATOMIC_RELAXED);
-  len = (uint32_t) (sizeof rec.s + (size_t) n * sizeof rec.ips[0]);
+  len = (uint32_t) (sizeof rec.s + (size_t) (n + n_py) * sizeof rec.ips[0]);
   ring = thread_ring;
   if (ring != NULL && __atomic_load_n (&writer_running, __ATOMIC_ACQUIRE))
     {
@@ -988,6 +1106,13 @@ on_sigprof (int        sig,
       __atomic_add_fetch (&lost, 1, __ATOMIC_RELAXED);
     }
 
+  if (measure_self)
+    {
+      clock_gettime (CLOCK_THREAD_CPUTIME_ID, &t1);
+      __atomic_add_fetch (&handler_ns, (uint64_t) ((t1.tv_sec - t0.tv_sec) * 1000000000L +
+                                                   (t1.tv_nsec - t0.tv_nsec)), __ATOMIC_RELAXED);
+      __atomic_add_fetch (&handler_calls, 1, __ATOMIC_RELAXED);
+    }
   in_handler = 0;
   errno = saved_errno;
 }
@@ -1285,6 +1410,39 @@ resolve_for_caller (const char *file,
   return found;
 }
 
+/* ---- language runtimes ---- */
+
+/* In normal context, at start and after a dlopen: an interpreter whose
+ * frames the handler can read is announced, one it cannot read too (the
+ * recorder notes that its samples keep native stacks). */
+static void
+probe_runtimes (void)
+{
+  struct
+  {
+    FlameRecRuntime r;
+    char            text[256];
+  } rec;
+  uint32_t version;
+  int supported;
+
+  ProfBlock b;
+  int found;
+
+  if (!read_python)
+    return;
+  /* dlsym runs in the loader, like dlopen */
+  block_sigprof (&b);
+  found = flame_py_probe (my_pid, rec.text, sizeof rec.text, &version, &supported);
+  unblock_sigprof_restore (&b);
+  if (!found)
+    return;
+  memset (&rec.r, 0, sizeof rec.r);
+  header (&rec.r.h, FLAME_REC_RUNTIME, supported ? 0 : FLAME_RUNTIME_UNSUPPORTED);
+  rec.r.version = version;
+  send_wait (&rec, sizeof rec.r + strnlen (rec.text, sizeof rec.text));
+}
+
 PUBLIC void *
 dlopen (const char *file,
         int         flags)
@@ -1299,8 +1457,8 @@ dlopen (const char *file,
   handle = real_dlopen (path != NULL ? path : file, flags);
   unblock_sigprof_restore (&b);
   free (path);
-  if (handle != NULL)
-    send_modules ();
+  if (handle != NULL && send_modules ())
+    probe_runtimes ();
   return handle;
 }
 
@@ -1695,6 +1853,7 @@ on_fork_child (void)
   /* Timers are not inherited, the other threads (the writer too) are
    * gone, and what the rings hold is the parent's to send. */
   my_pid = getpid ();
+  flame_py_forget_codes (my_pid);
   drain_owner = 0;
   wake_word = 0;
   writer_idle = 0;
@@ -1894,6 +2053,10 @@ sampler_init (void)
   period_ns = 1000000000L / (long) hz;
   if (env_long (FLAME_SAMPLER_ENV_CHILDREN, &v))
     follow_children = v != 0;
+  if (env_long (FLAME_SAMPLER_ENV_PYTHON, &v))
+    read_python = v != 0;
+  if (env_long (FLAME_SAMPLER_ENV_SELF_TIME, &v))
+    measure_self = v != 0;
   if (env_long (FLAME_SAMPLER_ENV_RING_KB, &v) && v >= 4 && v <= 65536)
     {
       /* a power of two */
@@ -1950,6 +2113,7 @@ sampler_init (void)
   sampling = 1;
   send_hello (0);
   send_modules ();
+  probe_runtimes ();
   register_thread ();
   start_writer ();
   install_end_handlers ();
@@ -1966,6 +2130,16 @@ sampler_fini (void)
   flush_rings ();
   if (!sampling)
     return;
+  if (measure_self)
+    {
+      char note[128];
+      uint32_t calls = __atomic_load_n (&handler_calls, __ATOMIC_RELAXED);
+      uint64_t ns = __atomic_load_n (&handler_ns, __ATOMIC_RELAXED);
+
+      snprintf (note, sizeof note, "sampler handler: %.3f ms of CPU in %u samples (%.1f us each)",
+                ns / 1e6, calls, calls ? ns / 1e3 / calls : 0.0);
+      send_note (note);
+    }
   memset (&e, 0, sizeof e);
   header (&e.h, FLAME_REC_EXIT, 0);
   e.lost = __atomic_load_n (&lost, __ATOMIC_RELAXED);

@@ -2,14 +2,15 @@
 # Copyright 2026 The Flamediff developers
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Structure check of flatpak/<app-id>.json (flatpak-builder is not run in
-`make check`: it needs the GNOME runtime from Flathub and network access).
+`make check`; tools/flatpak-check.sh, in .ci/run, builds and runs it).
 
 Checks: valid JSON indented by 4 spaces with Flathub's key order; the id
 equals the app id and the file name; the GNOME runtime and SDK of a stable
 release; the command is the GUI binary; finish-args are exactly the minimal
 set (no host file system, no network, no sandbox escape); every module
 builds from source with checksums, and does not rebuild a library the GNOME
-runtime already has; the last module is Flamediff itself, built with meson."""
+runtime already has; the last module is Flamediff itself, built with meson,
+from the tree with every build directory the project's scripts make skipped."""
 import json
 import os
 import re
@@ -30,6 +31,20 @@ def fail(msg):
     errors.append(msg)
 
 
+def build_dirs(root):
+    """The _build* directories named in the Makefile, .ci/run and tools/*.sh"""
+    names = {'_build'}
+    paths = [os.path.join(root, 'Makefile'), os.path.join(root, '.ci', 'run')]
+    tools = os.path.join(root, 'tools')
+    if os.path.isdir(tools):
+        paths += [os.path.join(tools, f) for f in os.listdir(tools) if f.endswith('.sh')]
+    for p in paths:
+        if os.path.isfile(p):
+            with open(p, encoding='utf-8') as f:
+                names.update(re.findall(r'(?<![\w./-])_build(?:-[A-Za-z0-9]+)*', f.read()))
+    return names
+
+
 def check_source(mod, src, is_app):
     kind = src.get('type')
     where = f'module {mod}: {kind} source'
@@ -48,6 +63,14 @@ def check_source(mod, src, is_app):
     elif kind == 'dir':
         if not is_app:
             fail(f'{where}: only Flamediff itself may be built from a local directory')
+        # flatpak-builder copies the tree before it builds: every build
+        # directory the project's scripts make in it must be skipped (skip
+        # takes paths relative to the directory, not patterns)
+        skip = set(src.get('skip') or [])
+        missing = sorted(build_dirs(os.path.normpath(os.path.join(MANIFEST_DIR, src.get('path', '.'))))
+                         - skip)
+        if missing:
+            fail(f'{where}: skip must list the build directories {", ".join(missing)}')
     elif kind == 'patch':
         # local files only (flatpak-builder applies patches from the
         # manifest's directory), and they must be in the repository

@@ -10,6 +10,7 @@
 
 #include "flame-diff.h"
 #include "flame-error.h"
+#include "flame-file-match.h"
 
 struct _FlameDiff
 {
@@ -86,7 +87,8 @@ flame_diff_options_init (FlameDiffOptions *options)
   *options = (FlameDiffOptions) {
     .match = FLAME_MATCH_NAME_FILE,
     .strip_hex = FALSE,
-    .normalize = FLAME_NORMALIZE_TOTAL,
+    .exact_paths = FALSE,
+    .normalize = FLAME_NORMALIZE_ABSOLUTE,
     .metric = FLAME_METRIC_SELF,
     .significance = 0,
     .default_interval_ms = 1.0,
@@ -120,6 +122,27 @@ flame_match_from_string (const char *str,
         return TRUE;
       }
   return FALSE;
+}
+
+const char *
+flame_normalize_to_string (FlameNormalize normalize)
+{
+  return normalize == FLAME_NORMALIZE_TOTAL ? "total" : "absolute";
+}
+
+/* "none", the name before absolute time became the default, is read as
+ * "absolute" (old settings, scripts) */
+gboolean
+flame_normalize_from_string (const char     *str,
+                             FlameNormalize *normalize)
+{
+  if (g_strcmp0 (str, "absolute") == 0 || g_strcmp0 (str, "none") == 0)
+    *normalize = FLAME_NORMALIZE_ABSOLUTE;
+  else if (g_strcmp0 (str, "total") == 0)
+    *normalize = FLAME_NORMALIZE_TOTAL;
+  else
+    return FALSE;
+  return TRUE;
 }
 
 static inline gboolean
@@ -175,10 +198,14 @@ flame_strip_hex (const char *name,
   return g_string_free (out, FALSE);
 }
 
-/* Maps each frame of @profile to the diff's key frame. */
+/* Maps each frame of @profile to the diff's key frame. @files, when
+ * given, names the file of another checkout a file of @profile stands
+ * for: its string id in @files_strings (flame_file_match_new()). */
 static guint32 *
 map_frames (FlameDiff    *self,
             FlameProfile *profile,
+            GHashTable   *files,
+            FlameStrings *files_strings,
             gboolean     *injective)
 {
   FlameFrames *src = flame_profile_get_frames (profile);
@@ -211,9 +238,19 @@ map_frames (FlameDiff    *self,
       name_id = flame_strings_intern (dst_strings, name, name_len);
 
       if (self->options.match != FLAME_MATCH_NAME && fr->file != 0)
-        file = flame_strings_intern (dst_strings,
-                                     flame_strings_get (src_strings, fr->file),
-                                     flame_strings_get_len (src_strings, fr->file));
+        {
+          gpointer other;
+
+          if (files != NULL &&
+              g_hash_table_lookup_extended (files, GUINT_TO_POINTER (fr->file), NULL, &other))
+            file = flame_strings_intern (dst_strings,
+                                         flame_strings_get (files_strings, GPOINTER_TO_UINT (other)),
+                                         flame_strings_get_len (files_strings, GPOINTER_TO_UINT (other)));
+          else
+            file = flame_strings_intern (dst_strings,
+                                         flame_strings_get (src_strings, fr->file),
+                                         flame_strings_get_len (src_strings, fr->file));
+        }
       if (self->options.match == FLAME_MATCH_NAME_FILE_LINE)
         line = fr->line;
 
@@ -320,12 +357,14 @@ merge_tree (FlameDiff     *self,
             guint          src_col,
             guint          dst_col,
             gboolean       both,
+            GHashTable    *files,
+            FlameStrings  *files_strings,
             GCancellable  *cancellable,
             GError       **error)
 {
   FlameTree *src = flame_profile_get_tree (profile);
   gboolean injective;
-  g_autofree guint32 *frame_map = map_frames (self, profile, &injective);
+  g_autofree guint32 *frame_map = map_frames (self, profile, files, files_strings, &injective);
   g_autofree MappedNode *node_map = NULL;
   gdouble ms0 = flame_profile_get_ms_per_weight (profile, src_col,
                                                  self->options.default_interval_ms);
@@ -453,8 +492,8 @@ check_comparable (FlameProfile  *baseline,
  *   (a 3-column folded file)
  *
  * Builds the merged tree. Runs in time linear in the two trees' sizes;
- * call it from a worker thread for large profiles (see
- * flame_diff_new_async()).
+ * call it from a worker thread for large profiles (FlameComparison
+ * does).
  */
 FlameDiff *
 flame_diff_new (FlameProfile            *baseline,
@@ -517,15 +556,23 @@ flame_diff_new (FlameProfile            *baseline,
     {
       side_info (self, baseline, 0, FLAME_DIFF_BASELINE);
       side_info (self, baseline, 1, FLAME_DIFF_CURRENT);
-      if (!merge_tree (self, baseline, 0, FLAME_DIFF_BASELINE, TRUE, cancellable, error))
+      if (!merge_tree (self, baseline, 0, FLAME_DIFF_BASELINE, TRUE, NULL, NULL, cancellable, error))
         return NULL;
     }
   else
     {
+      FlameFrames *cur_frames = flame_profile_get_frames (current);
+      g_autoptr(GHashTable) files = NULL;
+
+      /* baseline files from another checkout take the current's path
+       * (docs/diff-semantics.md, "Files from different checkouts") */
+      if (self->options.match != FLAME_MATCH_NAME && !self->options.exact_paths)
+        files = flame_file_match_new (flame_profile_get_frames (baseline), cur_frames);
       side_info (self, baseline, 0, FLAME_DIFF_BASELINE);
       side_info (self, current, 0, FLAME_DIFF_CURRENT);
-      if (!merge_tree (self, baseline, 0, FLAME_DIFF_BASELINE, FALSE, cancellable, error) ||
-          !merge_tree (self, current, 0, FLAME_DIFF_CURRENT, FALSE, cancellable, error))
+      if (!merge_tree (self, baseline, 0, FLAME_DIFF_BASELINE, FALSE,
+                       files, flame_frames_get_strings (cur_frames), cancellable, error) ||
+          !merge_tree (self, current, 0, FLAME_DIFF_CURRENT, FALSE, NULL, NULL, cancellable, error))
         return NULL;
     }
   flame_tree_finish (self->tree);
@@ -548,72 +595,6 @@ flame_diff_new (FlameProfile            *baseline,
       }
 
   return g_steal_pointer (&self);
-}
-
-typedef struct
-{
-  FlameProfile     *baseline;
-  FlameProfile     *current;
-  FlameDiffOptions  options;
-} DiffData;
-
-static void
-diff_data_free (gpointer data)
-{
-  DiffData *dd = data;
-
-  g_clear_object (&dd->baseline);
-  g_clear_object (&dd->current);
-  g_free (dd);
-}
-
-static void
-diff_thread (GTask        *task,
-             gpointer      source_object,
-             gpointer      task_data,
-             GCancellable *cancellable)
-{
-  DiffData *dd = task_data;
-  GError *error = NULL;
-  FlameDiff *diff;
-
-  diff = flame_diff_new (dd->baseline, dd->current, &dd->options, cancellable, &error);
-  if (diff == NULL)
-    g_task_return_error (task, error);
-  else
-    g_task_return_pointer (task, diff, g_object_unref);
-}
-
-void
-flame_diff_new_async (FlameProfile           *baseline,
-                      FlameProfile           *current,
-                      const FlameDiffOptions *options,
-                      GCancellable           *cancellable,
-                      GAsyncReadyCallback     callback,
-                      gpointer                user_data)
-{
-  g_autoptr(GTask) task = NULL;
-  DiffData *dd;
-
-  task = g_task_new (NULL, cancellable, callback, user_data);
-  g_task_set_source_tag (task, flame_diff_new_async);
-  dd = g_new0 (DiffData, 1);
-  dd->baseline = g_object_ref (baseline);
-  dd->current = current ? g_object_ref (current) : NULL;
-  if (options != NULL)
-    dd->options = *options;
-  else
-    flame_diff_options_init (&dd->options);
-  g_task_set_task_data (task, dd, diff_data_free);
-  g_task_run_in_thread (task, diff_thread);
-}
-
-FlameDiff *
-flame_diff_new_finish (GAsyncResult  *result,
-                       GError       **error)
-{
-  g_return_val_if_fail (g_task_is_valid (result, NULL), NULL);
-  return g_task_propagate_pointer (G_TASK (result), error);
 }
 
 const FlameDiffOptions *

@@ -26,10 +26,11 @@ typedef enum
   FLAME_MATCH_NAME_FILE_LINE,
 } FlameMatch;
 
+/* docs/diff-semantics.md "Normalisation" */
 typedef enum
 {
-  FLAME_NORMALIZE_TOTAL,  /* scale the baseline to the current sampled time */
-  FLAME_NORMALIZE_NONE,   /* absolute time: a fixed workload run twice */
+  FLAME_NORMALIZE_ABSOLUTE,  /* default: both sides in time, not scaled (CPython 3.15.2) */
+  FLAME_NORMALIZE_TOTAL,     /* scale the baseline to the current sampled time */
 } FlameNormalize;
 
 typedef enum
@@ -68,6 +69,7 @@ typedef struct
 {
   FlameMatch     match;
   gboolean       strip_hex;            /* 0x1234 -> 0x..., +0x12 dropped */
+  gboolean       exact_paths;          /* files only match by their full path */
   FlameNormalize normalize;
   FlameMetric    metric;               /* what the colour compares */
   gdouble        significance;         /* > 0: neutral unless p < this */
@@ -91,19 +93,14 @@ void            flame_diff_options_init          (FlameDiffOptions   *options);
 const char     *flame_match_to_string            (FlameMatch          match);
 gboolean        flame_match_from_string          (const char         *str,
                                                   FlameMatch         *match);
+const char     *flame_normalize_to_string        (FlameNormalize      normalize);
+gboolean        flame_normalize_from_string      (const char         *str,
+                                                  FlameNormalize     *normalize);
 
 FlameDiff      *flame_diff_new                   (FlameProfile       *baseline,
                                                   FlameProfile       *current,
                                                   const FlameDiffOptions *options,
                                                   GCancellable       *cancellable,
-                                                  GError            **error);
-void            flame_diff_new_async             (FlameProfile       *baseline,
-                                                  FlameProfile       *current,
-                                                  const FlameDiffOptions *options,
-                                                  GCancellable       *cancellable,
-                                                  GAsyncReadyCallback callback,
-                                                  gpointer            user_data);
-FlameDiff      *flame_diff_new_finish            (GAsyncResult       *result,
                                                   GError            **error);
 
 const FlameDiffOptions *flame_diff_get_options   (FlameDiff          *self);

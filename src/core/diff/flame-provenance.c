@@ -15,6 +15,7 @@
 
 #include <string.h>
 
+#include "flame-file-match.h"
 #include "flame-provenance.h"
 
 /**
@@ -71,61 +72,86 @@ compare_binaries (gconstpointer a,
   return strcmp (x->path, y->path);
 }
 
+/* The paths of @ids as an array, for flame_paths_pair() (the result
+ * does not depend on their order) */
+static const char **
+paths_of (GHashTable *ids)
+{
+  return (const char **) g_hash_table_get_keys_as_array (ids, NULL);
+}
+
 /**
  * flame_binaries_compare:
+ * @exact_paths: match modules by their full path only; else a module
+ *   of another checkout is the same module (flame_paths_pair(), the rule
+ *   files of frames follow)
  *
  * Compares the modules recorded in the two profiles, by path.
  *
- * Returns: (transfer full) (nullable): one #FlameBinary per path of
- * either profile, differences first; %NULL unless both profiles carry
- * "build_ids" metadata (a profile from another tool says nothing about
- * its binaries, so nothing can be said to have changed).
+ * Returns: (transfer full) (nullable): one #FlameBinary per module of
+ * either profile (named by its current path), differences first; %NULL
+ * unless both profiles carry "build_ids" metadata (a profile from another
+ * tool says nothing about its binaries, so nothing can be said to have
+ * changed).
  */
 GPtrArray *
 flame_binaries_compare (FlameProfile *baseline,
-                        FlameProfile *current)
+                        FlameProfile *current,
+                        gboolean      exact_paths)
 {
   const char *b_text = flame_profile_get_metadata (baseline, "build_ids");
   const char *c_text = flame_profile_get_metadata (current, "build_ids");
   g_autoptr(GHashTable) b_ids = NULL;
   g_autoptr(GHashTable) c_ids = NULL;
+  g_autoptr(GHashTable) paired = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autofree const char **b_keys = NULL;
+  g_autofree const char **c_keys = NULL;
+  g_autofree guint *partner = NULL;
   GPtrArray *out;
-  GHashTableIter iter;
-  gpointer key, value;
 
   if (b_text == NULL || c_text == NULL)
     return NULL;
   b_ids = flame_build_ids_parse (b_text);
   c_ids = flame_build_ids_parse (c_text);
+  b_keys = paths_of (b_ids);
+  c_keys = paths_of (c_ids);
+  if (!exact_paths)
+    partner = flame_paths_pair (b_keys, g_hash_table_size (b_ids),
+                                c_keys, g_hash_table_size (c_ids));
   out = g_ptr_array_new_with_free_func (binary_free);
 
-  g_hash_table_iter_init (&iter, b_ids);
-  while (g_hash_table_iter_next (&iter, &key, &value))
+  for (guint i = 0; i < g_hash_table_size (b_ids); i++)
     {
       FlameBinary *bin = g_new0 (FlameBinary, 1);
-      const char *cur = g_hash_table_lookup (c_ids, key);
+      const char *path = b_keys[i];
+      const char *cur = g_hash_table_lookup (c_ids, path);
 
-      bin->path = g_strdup (key);
-      bin->baseline_build_id = g_strdup (value);
+      if (cur == NULL && partner != NULL && partner[i] != FLAME_PATH_UNPAIRED)
+        {
+          path = c_keys[partner[i]];
+          cur = g_hash_table_lookup (c_ids, path);
+          g_hash_table_add (paired, (gpointer) path);
+        }
+      bin->path = g_strdup (path);
+      bin->baseline_build_id = g_strdup (g_hash_table_lookup (b_ids, b_keys[i]));
       bin->current_build_id = g_strdup (cur);
       if (cur == NULL)
         bin->status = FLAME_BINARY_REMOVED;
-      else if (g_ascii_strcasecmp (cur, value) != 0)
+      else if (g_ascii_strcasecmp (cur, bin->baseline_build_id) != 0)
         bin->status = FLAME_BINARY_CHANGED;
       else
         bin->status = FLAME_BINARY_SAME;
       g_ptr_array_add (out, bin);
     }
-  g_hash_table_iter_init (&iter, c_ids);
-  while (g_hash_table_iter_next (&iter, &key, &value))
+  for (guint i = 0; i < g_hash_table_size (c_ids); i++)
     {
       FlameBinary *bin;
 
-      if (g_hash_table_contains (b_ids, key))
+      if (g_hash_table_contains (b_ids, c_keys[i]) || g_hash_table_contains (paired, c_keys[i]))
         continue;
       bin = g_new0 (FlameBinary, 1);
-      bin->path = g_strdup (key);
-      bin->current_build_id = g_strdup (value);
+      bin->path = g_strdup (c_keys[i]);
+      bin->current_build_id = g_strdup (g_hash_table_lookup (c_ids, c_keys[i]));
       bin->status = FLAME_BINARY_ADDED;
       g_ptr_array_add (out, bin);
     }

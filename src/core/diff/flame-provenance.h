@@ -13,7 +13,7 @@ G_BEGIN_DECLS
 typedef enum
 {
   FLAME_BINARY_SAME,
-  FLAME_BINARY_CHANGED,   /* same path, another build-id: rebuilt */
+  FLAME_BINARY_CHANGED,   /* same file, another build-id: rebuilt */
   FLAME_BINARY_ADDED,     /* only the current run loaded it */
   FLAME_BINARY_REMOVED,   /* only the baseline run loaded it */
 } FlameBinaryStatus;
@@ -28,7 +28,8 @@ typedef struct
 
 GHashTable  *flame_build_ids_parse           (const char        *text);
 GPtrArray   *flame_binaries_compare          (FlameProfile      *baseline,
-                                              FlameProfile      *current);
+                                              FlameProfile      *current,
+                                              gboolean           exact_paths);
 guint        flame_binaries_count_differences (GPtrArray        *binaries);
 const char  *flame_binary_status_to_string   (FlameBinaryStatus  status);
 char        *flame_binary_describe           (const FlameBinary *binary);

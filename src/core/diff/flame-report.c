@@ -123,7 +123,8 @@ flame_report_new (FlameDiff                *diff,
   self = g_new0 (FlameReport, 1);
   self->diff = g_object_ref (diff);
   self->binaries = flame_binaries_compare (flame_diff_get_baseline (diff),
-                                           flame_diff_get_current (diff));
+                                           flame_diff_get_current (diff),
+                                           flame_diff_get_options (diff)->exact_paths);
   self->quantity = flame_diff_get_quantity (diff);
   if (options != NULL)
     self->options = *options;
@@ -512,9 +513,23 @@ describe_normalization (FlameReport *self)
     return g_strdup_printf ("total: baseline scaled ×%s to the current run's sampled time",
                             g_ascii_formatd (buf, sizeof buf, "%.4g",
                                              flame_diff_get_scale (diff)));
-  return g_strdup_printf ("none: absolute times (sampled time ratio ×%s)",
-                          g_ascii_formatd (buf, sizeof buf, "%.4g",
-                                           flame_diff_get_sampled_time_ratio (diff)));
+  {
+    gdouble factor = flame_diff_get_interval_ms (diff, FLAME_DIFF_BASELINE) /
+                     flame_diff_get_interval_ms (diff, FLAME_DIFF_CURRENT);
+    char fbuf[G_ASCII_DTOSTR_BUF_SIZE];
+    GString *text = g_string_new (NULL);
+
+    /* CPython 3.15.2: baseline samples in the current run's interval, not
+     * scaled to its total; in milliseconds that is the time as measured */
+    g_string_append_printf (text, "absolute: times as measured, baseline not scaled "
+                            "(sampled time ratio ×%s)",
+                            g_ascii_formatd (buf, sizeof buf, "%.4g",
+                                             flame_diff_get_sampled_time_ratio (diff)));
+    if (isfinite (factor) && factor != 1)
+      g_string_append_printf (text, "; baseline samples ×%s in the current run's sampling interval",
+                              g_ascii_formatd (fbuf, sizeof fbuf, "%.4g", factor));
+    return g_string_free (text, FALSE);
+  }
 }
 
 /* "2 functions fail the gate (1 regression, 1 new function beyond the
@@ -1010,7 +1025,7 @@ flame_report_write_json (FlameReport *self,
   g_string_append (out, ",\n  \"current\": ");
   append_json_side (self, out, FLAME_DIFF_CURRENT);
   g_string_append_printf (out, ",\n  \"normalization\": {\"mode\": \"%s\", \"scale\": ",
-                          dopts->normalize == FLAME_NORMALIZE_TOTAL ? "total" : "none");
+                          flame_normalize_to_string (dopts->normalize));
   append_ratio (out, flame_diff_get_scale (diff));
   g_string_append (out, ", \"sampled_time_ratio\": ");
   append_ratio (out, flame_diff_get_sampled_time_ratio (diff));

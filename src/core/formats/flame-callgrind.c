@@ -99,8 +99,9 @@ has_prefix (const char *line,
   return len >= n && memcmp (line, prefix, n) == 0;
 }
 
-/* The format's first lines: a "# callgrind format" comment, or
- * "version:"/"creator:" keys, then "events:" within the header. */
+/* The format's first lines: "# callgrind format", "creator: callgrind"
+ * or "positions:" (only callgrind writes them), or "version:"/"creator:"
+ * keys and then "events:" within the header. */
 gboolean
 flame_callgrind_sniff (const char *data,
                        gsize       len)
@@ -108,23 +109,25 @@ flame_callgrind_sniff (const char *data,
   gsize pos = 0;
   gboolean marked = FALSE;
 
+  len = MIN (len, (gsize) 16384);
   for (guint n = 0; n < 64 && pos < len; n++)
     {
       gsize line_len;
-      const char *line = flame_next_line (data, MIN (len, (gsize) 16384), &pos, &line_len);
+      const char *line = flame_next_line (data, len, &pos, &line_len);
 
       if (line_len == 0)
         continue;
       if (has_prefix (line, line_len, "# callgrind format") ||
-          has_prefix (line, line_len, "version: ") ||
+          has_prefix (line, line_len, "creator: callgrind") ||
+          has_prefix (line, line_len, "positions:"))
+        return TRUE;
+      if (has_prefix (line, line_len, "version: ") ||
           has_prefix (line, line_len, "creator: "))
         marked = TRUE;
       else if (has_prefix (line, line_len, "events:"))
         return marked;
       else if (line[0] != '#' && memchr (line, ':', line_len) == NULL)
         return FALSE;
-      if (pos >= MIN (len, (gsize) 16384))
-        break;
     }
   return FALSE;
 }

@@ -23,6 +23,12 @@
  * Threads are recorded (flamediff-cli info lists them) but not put into
  * the stacks: like CPython's own flame graph and diff, all threads merge
  * into one tree, and thread ids differ between two runs anyway.
+ *
+ * The files hold the profiler's own runner frames (`main`,
+ * `_execute_script`, `<module>` of profiling/sampling/_sync_coordinator.py)
+ * in every stack; CPython drops them from each stack before anything else
+ * (collector.filter_internal_frames), and so does this loader, so that a
+ * comparison sees the same call paths as CPython's --diff-flamegraph.
  */
 #include "config.h"
 
@@ -42,6 +48,8 @@
  * keeps a few kilobytes from claiming gigabytes. */
 #define MAX_ZSTD_RATIO 4096
 #define ZSTD_ALLOWANCE ((gsize) 16 << 20)
+/* frame_ids[] of a frame that is left out of the stacks */
+#define HIDDEN_FRAME G_MAXUINT32
 
 enum
 {
@@ -97,6 +105,23 @@ rd64 (const guint8 *p,
   guint64 v;
   memcpy (&v, p, 8);
   return swap ? GUINT64_SWAP_LE_BE (v) : v;
+}
+
+/**
+ * flame_cpython_is_internal_file:
+ *
+ * Whether frames of @file belong to CPython's profiler itself and are
+ * hidden from every stack, as CPython 3.15's collectors hide them
+ * (constants._INTERNAL_FRAME_SUFFIXES).
+ */
+gboolean
+flame_cpython_is_internal_file (const char *file,
+                                gsize       len)
+{
+  static const char suffix[] = "_sync_coordinator.py";
+
+  return len >= sizeof suffix - 1 &&
+         memcmp (file + len - (sizeof suffix - 1), suffix, sizeof suffix - 1) == 0;
 }
 
 gboolean
@@ -226,7 +251,8 @@ header_fits (const Header *h,
 }
 
 /* Adds the sample to the thread's current stack, extending the cached
- * node path from depth @keep on. */
+ * node path from depth @keep on. A hidden frame takes its caller's node,
+ * so the depth of ts->nodes stays the depth of the file's stack. */
 static void
 extend_path (FlameProfile *profile,
              ThreadState  *ts,
@@ -241,7 +267,10 @@ extend_path (FlameProfile *profile,
   node = keep > 0 ? g_array_index (ts->nodes, guint32, keep - 1) : FLAME_TREE_ROOT;
   for (guint d = keep; d < depth; d++)
     {
-      node = flame_tree_child (tree, node, frame_ids[g_array_index (ts->frames, guint32, d)]);
+      guint32 id = frame_ids[g_array_index (ts->frames, guint32, d)];
+
+      if (id != HIDDEN_FRAME)
+        node = flame_tree_child (tree, node, id);
       g_array_index (ts->nodes, guint32, d) = node;
     }
 }
@@ -265,7 +294,8 @@ flame_cpython_binary_load (FlameInput  *in,
   guint64 footer_size;
   guint64 start_us, interval_us;
   guint64 max_time = 0;
-  guint64 n_samples = 0;
+  guint64 n_samples = 0;    /* in the tree */
+  guint64 n_recorded = 0;   /* in the records, hidden-only stacks too */
   const guint8 *p, *end;
 
   if (len < HEADER_SIZE + FOOTER_SIZE)
@@ -457,6 +487,11 @@ flame_cpython_binary_load (FlameInput  *in,
       /* "~" is CPython's file for <GC>, <native> and other pseudo-frames */
       if (fname_len == 1 && fname[0] == '~')
         fname_len = 0;
+      if (flame_cpython_is_internal_file (fname, fname_len))
+        {
+          frame_ids[i] = HIDDEN_FRAME;
+          continue;
+        }
       frame_ids[i] = flame_profile_intern_frame (profile, func, func_len, fname, fname_len,
                                                  lineno > 0 && lineno <= G_MAXUINT32 ? (guint32) lineno : 0,
                                                  0);
@@ -676,6 +711,10 @@ flame_cpython_binary_load (FlameInput  *in,
       extend_path (profile, ts, MIN (keep, ts->nodes->len), frame_ids);
       max_time = MAX (max_time, ts->time_us);
       if (ts->frames->len > 0)
+        n_recorded += weight;
+      /* a stack of hidden frames only is no sample, as in CPython */
+      if (ts->frames->len > 0 &&
+          g_array_index (ts->nodes, guint32, ts->frames->len - 1) != FLAME_TREE_ROOT)
         {
           guint32 leaf = g_array_index (ts->nodes, guint32, ts->frames->len - 1);
           flame_tree_add_self (flame_profile_get_tree (profile), 0, leaf, (gdouble) weight);
@@ -687,10 +726,10 @@ flame_cpython_binary_load (FlameInput  *in,
 
   if (max_time > start_us)
     flame_profile_set_duration_ms (profile, (max_time - start_us) / 1000.0);
-  if (h.total_samples != 0 && h.total_samples != n_samples)
+  if (h.total_samples != 0 && h.total_samples != n_recorded)
     flame_profile_add_warning (profile, "%s: the header counts %" G_GUINT64_FORMAT
                                " samples, the records hold %" G_GUINT64_FORMAT,
-                               in->name, h.total_samples, n_samples);
+                               in->name, h.total_samples, n_recorded);
 
   if (n_samples == 0)
     {

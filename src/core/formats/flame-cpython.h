@@ -14,5 +14,7 @@ gboolean      flame_cpython_binary_sniff (const char  *data,
                                           gsize        len);
 FlameProfile *flame_cpython_binary_load  (FlameInput  *in,
                                           GError     **error);
+gboolean      flame_cpython_is_internal_file (const char *file,
+                                              gsize       len);
 
 G_END_DECLS

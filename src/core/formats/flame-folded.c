@@ -7,6 +7,7 @@
 
 #include <string.h>
 
+#include "flame-cpython.h"
 #include "flame-error.h"
 #include "flame-folded.h"
 #include "flame-names.h"
@@ -123,6 +124,52 @@ is_comment_or_empty (const char *line,
   return len == 0 || line[0] == '#';
 }
 
+/* A stack of numbers only ("16 3", "+2 0 1" once the counts are off the
+ * end) is how callgrind and cachegrind write their cost lines; no folded
+ * stack looks like that, so for sniffing it does not count as one. */
+static gboolean
+is_numbers_only (const char *s,
+                 gsize       len)
+{
+  gsize i = 0;
+
+  /* words of [+-]digits, 0xhex or "*", separated by blanks */
+  while (i < len)
+    {
+      gsize start;
+
+      while (i < len && flame_is_blank (s[i]))
+        i++;
+      if (i == len)
+        break;
+      if (s[i] == '*')
+        {
+          i++;
+        }
+      else if (s[i] == '0' && i + 2 < len && (s[i + 1] == 'x' || s[i + 1] == 'X') &&
+               g_ascii_isxdigit (s[i + 2]))
+        {
+          for (i += 2; i < len && g_ascii_isxdigit (s[i]); i++)
+            ;
+        }
+      else
+        {
+          if (s[i] == '+' || s[i] == '-')
+            i++;
+          start = i;
+          while (i < len && g_ascii_isdigit (s[i]))
+            i++;
+          if (i == start)
+            return FALSE;
+        }
+      if (i < len && !flame_is_blank (s[i]))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* At least half of the first SNIFF_LINES lines that are not
+ * comments must be "stack count" or "stack before after" lines. */
 gboolean
 flame_folded_sniff (const char *data,
                     gsize       len,
@@ -142,7 +189,7 @@ flame_folded_sniff (const char *data,
       seen++;
       if (memchr (line, 0, line_len) != NULL)
         return FALSE;
-      if (parse_line (line, line_len, 0, &fl))
+      if (parse_line (line, line_len, 0, &fl) && !is_numbers_only (fl.stack, fl.stack_len))
         {
           valid++;
           if (fl.n_counts == 2)
@@ -298,7 +345,10 @@ parse_header (FlameProfile *profile,
  * this path favours simplicity over the prefix cache below. The tid:N
  * root becomes a thread of the profile and leaves the stack: CPython's
  * own flame graph and diff merge all threads, and thread ids change from
- * run to run, so keeping them as roots would make two runs never match. */
+ * run to run, so keeping them as roots would make two runs never match.
+ * The profiler's own frames (flame_cpython_is_internal_file()) leave the
+ * stacks as they do in CPython and in --binary files; 3.15.2 writes none,
+ * files of earlier builds may. */
 static FlameProfile *
 load_cpython (FlameInput  *in,
               GError     **error)
@@ -319,6 +369,7 @@ load_cpython (FlameInput  *in,
       const char *line;
       gsize start = 0;
       gint64 tid = -1;
+      gboolean hidden;
 
       if (!flame_input_tick (in, pos, error))
         return NULL;
@@ -334,11 +385,13 @@ load_cpython (FlameInput  *in,
         }
 
       g_array_set_size (ids, 0);
+      hidden = FALSE;
       while (start <= fl.stack_len)
         {
           const char *f = fl.stack + start;
           const char *semi = memchr (f, ';', fl.stack_len - start);
           gsize flen = semi ? (gsize) (semi - f) : fl.stack_len - start;
+          const char *colon = memchr (f, ':', flen);
           guint32 id;
 
           if (G_UNLIKELY (flen > FLAME_MAX_NAME_LEN))
@@ -359,6 +412,12 @@ load_cpython (FlameInput  *in,
               start += flen + 1;
               continue;
             }
+          if (colon != NULL && flame_cpython_is_internal_file (f, colon - f))
+            {
+              hidden = TRUE;
+              start += flen + 1;
+              continue;
+            }
           id = intern_cpython_frame (profile, f, flen);
           g_array_append_val (ids, id);
           start += flen + 1;
@@ -366,8 +425,9 @@ load_cpython (FlameInput  *in,
 
       if (ids->len == 0)
         {
-          /* a bare thread root holds no function */
-          if (n_bad++ == 0)
+          /* a bare thread root holds no function; a stack of the
+           * profiler's own frames is no sample (as in CPython) */
+          if (!hidden && n_bad++ == 0)
             first_bad = lineno;
           continue;
         }

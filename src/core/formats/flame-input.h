@@ -23,6 +23,7 @@ typedef struct
   FlameProgressFunc  progress;
   gpointer           progress_data;
   gsize              next_check;  /* offset of the next progress report */
+  gboolean           changed_for_test;  /* flame-loader.c */
 } FlameInput;
 
 /* Longest frame name any loader accepts. Real symbols (C++ templates,

@@ -5,8 +5,13 @@
  */
 #include "config.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
+
+#include <glib/gstdio.h>
 
 #include "flame-callgrind.h"
 #include "flame-chrome.h"
@@ -15,6 +20,7 @@
 #include "flame-folded.h"
 #include "flame-loader.h"
 #include "flame-json.h"
+#include "flame-mapped.h"
 #include "flame-perf.h"
 #include "flame-speedscope.h"
 #include "flame-pprof.h"
@@ -22,6 +28,44 @@
 #include "flame-cpython.h"
 
 #define PROGRESS_STEP ((gsize) 4 << 20)
+
+/* For tests: FLAMEDIFF_TEST_CHANGE_WHILE_LOADING=truncate|append|replace
+ * does that to the file being loaded once half of it has been read, as
+ * another program might; nothing else can change a file at a known point
+ * of a load. Only files of two progress steps or more, so that half-way
+ * falls on a progress check inside the file. */
+static void
+test_change_file (FlameInput *in,
+                  gsize       offset)
+{
+  const char *change = g_getenv ("FLAMEDIFF_TEST_CHANGE_WHILE_LOADING");
+  g_autofree char *tmp = NULL;
+
+  if G_LIKELY (change == NULL || in->changed_for_test || in->len < 2 * PROGRESS_STEP ||
+               offset < in->len / 2 ||
+               !g_file_test (in->name, G_FILE_TEST_IS_REGULAR))
+    return;
+  in->changed_for_test = TRUE;
+  if (g_str_equal (change, "truncate"))
+    {
+      if (truncate (in->name, in->len / 4) != 0)
+        g_warning ("%s: cannot truncate: %s", in->name, g_strerror (errno));
+    }
+  else if (g_str_equal (change, "append"))
+    {
+      FILE *f = fopen (in->name, "a");
+
+      if (f == NULL || fputs ("main;appended 1\n", f) < 0 || fclose (f) != 0)
+        g_warning ("%s: cannot append", in->name);
+    }
+  else if (g_str_equal (change, "replace"))
+    {
+      tmp = g_strconcat (in->name, ".new", NULL);
+      if (!g_file_set_contents (tmp, "main;replaced 1\n", -1, NULL) ||
+          g_rename (tmp, in->name) != 0)
+        g_warning ("%s: cannot replace", in->name);
+    }
+}
 
 gboolean
 flame_input_tick_slow (FlameInput  *in,
@@ -31,6 +75,10 @@ flame_input_tick_slow (FlameInput  *in,
   in->next_check = offset + PROGRESS_STEP;
   if (g_cancellable_set_error_if_cancelled (in->cancellable, error))
     return FALSE;
+  test_change_file (in, offset);
+  /* the file was truncated under us: what is left are zeros, stop */
+  if (flame_mapped_faulted (in->data))
+    return flame_mapped_check (in->data, error);
   if (in->progress != NULL && in->len > 0)
     in->progress (MIN (1.0, (gdouble) offset / in->len), in->progress_data);
   return TRUE;
@@ -221,35 +269,68 @@ flame_decode_bytes (const char    *name,
  * flame_read_file:
  *
  * Returns: (transfer full): the file's contents, decoded with
- *   flame_decode_bytes(). Plain files are mapped, not copied.
+ *   flame_decode_bytes(). Plain files are mapped, not copied (see
+ *   flame-mapped.c): call flame_read_file_check() when done reading.
  */
 GBytes *
 flame_read_file (const char    *path,
                  GCancellable  *cancellable,
                  GError       **error)
 {
-  g_autoptr(GMappedFile) mapped = NULL;
   g_autoptr(GBytes) raw = NULL;
   g_autoptr(GError) local_error = NULL;
+  GBytes *decoded;
 
-  mapped = g_mapped_file_new (path, FALSE, &local_error);
-  if (mapped == NULL)
+  raw = flame_mapped_file_new (path, &local_error);
+  if (raw == NULL)
     {
-      /* pipes and special files cannot be mapped: read them instead */
+      /* pipes, special and empty files cannot be mapped: read them instead */
       char *contents = NULL;
       gsize len = 0;
 
-      if (!g_file_get_contents (path, &contents, &len, NULL))
+      if (!g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED))
         {
           g_propagate_error (error, g_steal_pointer (&local_error));
           return NULL;
         }
+      g_clear_error (&local_error);
+      if (!g_file_get_contents (path, &contents, &len, error))
+        return NULL;
       raw = g_bytes_new_take (contents, len);
     }
-  else
-    raw = g_mapped_file_get_bytes (mapped);
 
-  return flame_decode_bytes (path, raw, cancellable, error);
+  decoded = flame_decode_bytes (path, raw, cancellable, &local_error);
+  /* decompressed or converted: the mapping has been read to its end */
+  if (decoded != NULL && g_bytes_get_data (decoded, NULL) != g_bytes_get_data (raw, NULL) &&
+      !flame_mapped_check (g_bytes_get_data (raw, NULL), error))
+    {
+      g_bytes_unref (decoded);
+      return NULL;
+    }
+  if (decoded == NULL)
+    {
+      /* a gzip error in a file that was truncated is the truncation */
+      if (!flame_mapped_check (g_bytes_get_data (raw, NULL), error))
+        return NULL;
+      g_propagate_error (error, g_steal_pointer (&local_error));
+    }
+  return decoded;
+}
+
+/**
+ * flame_read_file_check:
+ * @bytes: from flame_read_file()
+ *
+ * Call when done with @bytes: a file read through a mapping may have
+ * changed while it was read, and then what was read is not the file.
+ *
+ * Returns: FALSE with @error set (FLAME_ERROR_CHANGED) if it did
+ */
+gboolean
+flame_read_file_check (GBytes  *bytes,
+                       GError **error)
+{
+  return flame_mapped_check (g_bytes_get_data (bytes, NULL), error);
 }
 
 static gboolean
@@ -319,6 +400,90 @@ sniff_json (const char *data,
   return FLAME_FORMAT_UNKNOWN;
 }
 
+static gboolean
+has_prefix_len (const char *data,
+                gsize       len,
+                const char *prefix,
+                gsize       prefix_len)
+{
+  return len >= prefix_len && memcmp (data, prefix, prefix_len) == 0;
+}
+
+/* Lines that start a valgrind tool's output (cachegrind, massif; callgrind
+ * has a loader) among the first few: they write "key: value" headers and
+ * "fl=", "fn=" records, then lines of numbers (costs). */
+static const char *
+describe_valgrind (const char *data,
+                   gsize       len)
+{
+  gboolean events = FALSE, records = FALSE, cmd = FALSE;
+  gsize pos = 0;
+
+  for (guint n = 0; pos < len && n < 64; n++)
+    {
+      gsize line_len;
+      const char *line = flame_next_line (data, len, &pos, &line_len);
+
+#define STARTS(p) has_prefix_len (line, line_len, p, sizeof p - 1)
+      if (STARTS ("time_unit:") || STARTS ("mem_heap_B="))
+        return "massif output (valgrind --tool=massif)";
+      if (STARTS ("events:"))
+        events = TRUE;
+      else if (STARTS ("cmd:"))
+        cmd = TRUE;
+      else if (STARTS ("fl=") || STARTS ("fn=") || STARTS ("ob="))
+        records = TRUE;
+#undef STARTS
+    }
+  if (events && (records || cmd))
+    return "cachegrind output (valgrind --tool=cachegrind)";
+  return NULL;
+}
+
+/* What a file that no loader reads seems to be, by its magic number or
+ * its first lines, for the error message; NULL when we cannot tell. */
+static const char *
+describe_non_profile (const char *data,
+                      gsize       len)
+{
+  gsize i = 0;
+
+  if (has_prefix_len (data, len, "PERFILE2", 8) || has_prefix_len (data, len, "PERFFILE", 8))
+    return "a perf.data file (load the output of `perf script -i FILE` instead)";
+  if (has_prefix_len (data, len, "\x5e\x97\xca\xfd", 4))
+    return "a Sysprof capture";
+  if (has_prefix_len (data, len, "\x7f" "ELF", 4))
+    return "an ELF program or library";
+  if (has_prefix_len (data, len, "FLR\0", 4))
+    return "a Java Flight Recorder file";
+  if (has_prefix_len (data, len, "\x28\xb5\x2f\xfd", 4))
+    return "zstd-compressed data (decompress it first)";
+  if (has_prefix_len (data, len, "PK\x03\x04", 4))
+    return "a zip archive";
+
+  while (i < len && i < 4096 && g_ascii_isspace (data[i]))
+    i++;
+  if (len - i >= 5 && (g_ascii_strncasecmp (data + i, "<!doc", 5) == 0 ||
+                       g_ascii_strncasecmp (data + i, "<html", 5) == 0 ||
+                       g_ascii_strncasecmp (data + i, "<?xml", 5) == 0 ||
+                       g_ascii_strncasecmp (data + i, "<svg", 4) == 0))
+    {
+      gsize n = MIN (len - i, (gsize) 4096);
+
+      if (g_strstr_len (data + i, n, "<svg") != NULL)
+        return "an SVG image";
+      if (g_ascii_strncasecmp (data + i, "<?xml", 5) == 0)
+        return "an XML document";
+      return "an HTML page";
+    }
+  return describe_valgrind (data, len);
+}
+
+#define FORMATS_READ \
+  "Flamediff reads folded stacks, perf script output, pprof, " \
+  "speedscope, Chrome and V8 profiles, Firefox Profiler profiles, " \
+  "CPython profiling.sampling files, callgrind output and Python pstats files"
+
 /* The binary formats, tested before JSON: a protobuf may well start with
  * a newline (field 1) followed by '{'. */
 static FlameFormat
@@ -327,8 +492,6 @@ sniff_binary_format (const char *data,
 {
   if (flame_cpython_binary_sniff (data, len))
     return FLAME_FORMAT_CPYTHON_BINARY;
-  if (flame_pstats_sniff (data, len))
-    return FLAME_FORMAT_PSTATS;
   if (flame_pprof_legacy_sniff (data, len))
     return FLAME_FORMAT_PPROF_LEGACY;
   /* protobuf is binary: text that happens to parse as one is not pprof */
@@ -342,16 +505,24 @@ flame_sniff_format (const char *data,
                     gsize       len)
 {
   gboolean is_pair = FALSE;
-  FlameFormat format = sniff_binary_format (data, len);
+  FlameFormat format;
 
+  /* the call-graph formats first: their loaders explain what is wrong
+   * with a file that only starts like them */
+  if (flame_pstats_sniff (data, len))
+    return FLAME_FORMAT_PSTATS;
+  if (flame_callgrind_sniff (data, len))
+    return FLAME_FORMAT_CALLGRIND;
+  /* a file that is something else by its magic number or first lines is
+   * no profile, even if its lines happen to parse as folded stacks */
+  if (describe_non_profile (data, len) != NULL)
+    return FLAME_FORMAT_UNKNOWN;
+  format = sniff_binary_format (data, len);
   if (format != FLAME_FORMAT_UNKNOWN)
     return format;
   if (looks_like_json (data, len))
     return sniff_json (data, len);
 
-  /* before the stack formats: its cost lines could pass for folded */
-  if (flame_callgrind_sniff (data, len))
-    return FLAME_FORMAT_CALLGRIND;
   if (flame_perf_sniff (data, len))
     return FLAME_FORMAT_PERF_SCRIPT;
   if (flame_folded_sniff (data, len, &is_pair))
@@ -437,6 +608,10 @@ flame_load_bytes_full (const char              *name,
     default:
       if (len == 0)
         g_set_error (error, FLAME_ERROR, FLAME_ERROR_EMPTY, "%s: the file is empty", name);
+      else if (describe_non_profile (in.data, len) != NULL)
+        g_set_error (error, FLAME_ERROR, FLAME_ERROR_UNKNOWN_FORMAT,
+                     "%s: not a profile format Flamediff can read: this looks like %s. "
+                     FORMATS_READ ".", name, describe_non_profile (in.data, len));
       else if (looks_like_json (in.data, len))
         g_set_error (error, FLAME_ERROR, FLAME_ERROR_UNKNOWN_FORMAT,
                      "%s: JSON, but not a profile format Flamediff can read "
@@ -448,8 +623,10 @@ flame_load_bytes_full (const char              *name,
                      "a CPython binary profile or Python pstats)", name);
       else
         g_set_error (error, FLAME_ERROR, FLAME_ERROR_UNKNOWN_FORMAT,
-                     "%s: not a profile format Flamediff can read "
-                     "(expected folded stacks, perf script or callgrind output)", name);
+                     "%s: not a profile format Flamediff can read: text, but "
+                     "most of its first lines are neither folded stacks "
+                     "(\"frame;frame COUNT\") nor perf script output. "
+                     FORMATS_READ ".", name);
       return NULL;
     }
 
@@ -481,10 +658,25 @@ flame_load_file_full (const char              *path,
                       GError                 **error)
 {
   g_autoptr(GBytes) bytes = flame_read_file (path, cancellable, error);
+  g_autoptr(GError) local_error = NULL;
+  g_autoptr(GError) changed = NULL;
+  FlameProfile *profile;
 
   if (bytes == NULL)
     return NULL;
-  return flame_load_bytes_full (path, bytes, options, cancellable, progress, progress_data, error);
+  profile = flame_load_bytes_full (path, bytes, options, cancellable, progress, progress_data,
+                                   &local_error);
+  /* a file that changed meanwhile: that is the error, whatever the loader
+   * made of what it read */
+  if (!flame_read_file_check (bytes, &changed))
+    {
+      g_clear_object (&profile);
+      g_propagate_error (error, g_steal_pointer (&changed));
+      return NULL;
+    }
+  if (profile == NULL)
+    g_propagate_error (error, g_steal_pointer (&local_error));
+  return profile;
 }
 
 typedef struct

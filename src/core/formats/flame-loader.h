@@ -30,6 +30,8 @@ typedef struct
 GBytes       *flame_read_file         (const char           *path,
                                        GCancellable         *cancellable,
                                        GError              **error);
+gboolean      flame_read_file_check   (GBytes               *bytes,
+                                       GError              **error);
 GBytes       *flame_decode_bytes      (const char           *name,
                                        GBytes               *raw,
                                        GCancellable         *cancellable,

@@ -32,6 +32,7 @@
 /* How many comment or blank lines the sniffer skips before giving up:
  * `perf script --header` writes a few dozen. */
 #define SNIFF_MAX_SKIPPED 4096
+#define SNIFF_LINES       64
 
 static inline gboolean
 is_digit (char c)
@@ -574,6 +575,9 @@ names_append (Parser     *ps,
               const char *s,
               gsize       len)
 {
+  /* @s may be NULL for an absent part (len 0), and memcpy must not see it */
+  if (len == 0)
+    return;
   memcpy (names_reserve (ps, len), s, len);
   ps->names_len += len;
 }
@@ -990,6 +994,10 @@ flame_perf_parse (FlameInput              *in,
   ps.user_data = user_data;
   ps.stats = stats;
   ps.scratch = g_string_sized_new (256);
+  /* never NULL: an empty name (a line of only an address) still takes
+   * `ps->names + start` and a zero-length memcpy into it */
+  ps.names_alloc = 4096;
+  ps.names = g_malloc (ps.names_alloc);
   if (ps.options->event_filter != NULL && ps.options->event_filter[0] != 0)
     {
       stats->event = g_strdup (ps.options->event_filter);
@@ -1059,7 +1067,9 @@ sniff_stack_line (const char *line,
  * Whether @data looks like `perf script` output: the first line that is
  * not a comment is an event line naming an event ("comm tid ... event:"),
  * and the next line is a stack line ("hexaddr symbol (dso)"), or the event
- * line carries a one-frame stack itself.
+ * line carries a one-frame stack itself; and of the first SNIFF_LINES
+ * lines that are neither comments nor blank, at least half are event or
+ * stack lines (a file that only starts like perf script is not one).
  */
 gboolean
 flame_perf_sniff (const char *data,
@@ -1070,6 +1080,7 @@ flame_perf_sniff (const char *data,
   const char *line;
   gsize line_len;
   EventLine ev;
+  guint seen = 0, good = 0;
 
   for (;;)
     {
@@ -1085,13 +1096,35 @@ flame_perf_sniff (const char *data,
   if (!parse_event_line (line, line_len, &ev) || ev.event == NULL || ev.event_len == 0)
     return FALSE;
   if (ev.rest != NULL)
-    return sniff_stack_line (ev.rest, ev.rest_len);
-  if (pos >= len)
-    return FALSE;
-  line = flame_next_line (data, len, &pos, &line_len);
-  if (line_len == 0 || line[0] == '#' || memchr (line, 0, line_len) != NULL)
-    return FALSE;
-  return sniff_stack_line (line, line_len);
+    {
+      if (!sniff_stack_line (ev.rest, ev.rest_len))
+        return FALSE;
+    }
+  else
+    {
+      gsize next = pos;
+
+      if (next >= len)
+        return FALSE;
+      line = flame_next_line (data, len, &next, &line_len);
+      if (line_len == 0 || line[0] == '#' || memchr (line, 0, line_len) != NULL ||
+          !sniff_stack_line (line, line_len))
+        return FALSE;
+    }
+
+  seen = good = 1;
+  while (pos < len && seen < SNIFF_LINES)
+    {
+      line = flame_next_line (data, len, &pos, &line_len);
+      if (line_len == 0 || line[0] == '#')
+        continue;
+      seen++;
+      if (memchr (line, 0, line_len) != NULL)
+        return FALSE;
+      if (sniff_stack_line (line, line_len) || parse_event_line (line, line_len, &ev))
+        good++;
+    }
+  return good * 2 >= seen;
 }
 
 /* Collapsing --------------------------------------------------------- */

@@ -394,23 +394,19 @@ read_value (Marshal  *m,
   return TRUE;
 }
 
-/* marshal's dict (with or without FLAG_REF), whose first key is a tuple
- * of three, starting with a string */
+/* marshal's dict (with or without FLAG_REF) whose first key is a tuple,
+ * or an empty one: the loader says what is wrong with the rest */
 gboolean
 flame_pstats_sniff (const char *data,
                     gsize       len)
 {
   const guint8 *p = (const guint8 *) data;
 
-  if (len < 4 || (p[0] & ~FLAG_REF) != '{')
+  if (len < 2 || (p[0] & ~FLAG_REF) != '{')
     return FALSE;
   if ((p[1] & ~FLAG_REF) == '0')
     return len == 2;  /* an empty profile: load says so */
-  if ((p[1] & ~FLAG_REF) == ')' && p[2] == 3)
-    return strchr ("sutaAzZr", p[3] & ~FLAG_REF) != NULL;
-  if ((p[1] & ~FLAG_REF) == '(' && len >= 7 && p[2] == 3 && p[3] == 0 && p[4] == 0 && p[5] == 0)
-    return strchr ("sutaAzZr", p[6] & ~FLAG_REF) != NULL;
-  return FALSE;
+  return (p[1] & ~FLAG_REF) == ')' || (p[1] & ~FLAG_REF) == '(';
 }
 
 typedef struct

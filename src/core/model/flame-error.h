@@ -19,6 +19,7 @@ typedef enum
   FLAME_ERROR_EMPTY,        /* no samples at all */
   FLAME_ERROR_TOO_LARGE,    /* a limit we enforce was exceeded */
   FLAME_ERROR_INVALID,      /* bad argument or option */
+  FLAME_ERROR_CHANGED,      /* the file changed while it was read */
 } FlameError;
 
 GQuark flame_error_quark (void);

@@ -1,0 +1,464 @@
+/* test-capture-runtimes.c: recording Python and JavaScript programs: the Python frames in
+ * place of the evaluation loop, their shares against what the program
+ * measured itself (one thread and several), Python-only stacks, a stress
+ * run of threads, generators and coroutines coming and going, an
+ * interpreter the sampler cannot read, and the line table decoder; node's
+ * JIT functions from its perf map, in the main thread and in workers.
+ *
+ * The interpreter is the system's python3 (Debian 12: 3.11); tests skip
+ * visibly without it. Newer versions are recorded in a Debian sid chroot
+ * by tools/test-runtimes-chroot.sh.
+ *
+ * Copyright 2026 The Flamediff developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "config.h"
+
+#include <gio/gio.h>
+#include <glib/gstdio.h>
+#include <math.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "flame-perfmap.h"
+#include "flame-pyframes.h"
+#include "flame-recorder.h"
+#include "flame-test-utils.h"
+
+static const char *
+python (void)
+{
+  const char *py = g_getenv ("FLAMEDIFF_PYTHON");
+
+  if (py == NULL)
+    py = "/usr/bin/python3";
+  if (!g_file_test (py, G_FILE_TEST_IS_EXECUTABLE))
+    {
+      g_test_skip_printf ("no %s", py);
+      return NULL;
+    }
+  return py;
+}
+
+static char *
+script (const char *name)
+{
+  return g_build_filename (g_getenv ("FLAMEDIFF_SOURCE_WORKLOADS"), name, NULL);
+}
+
+static char *
+tmp_path (const char *name)
+{
+  static char *dir = NULL;
+
+  if (dir == NULL)
+    {
+      GError *error = NULL;
+
+      dir = g_dir_make_tmp ("flamediff-capture-runtimes-XXXXXX", &error);
+      g_assert_no_error (error);
+    }
+  return g_build_filename (dir, name, NULL);
+}
+
+static FlameProfile *
+record (FlameRecorder     **recorder,
+        const char         *out_name,
+        const char *const  *argv,
+        guint               hz,
+        gboolean            python_only)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *out = tmp_path (out_name);
+  FlameProfile *profile;
+
+  *recorder = flame_recorder_new (argv);
+  flame_recorder_set_capture_output (*recorder, TRUE);
+  flame_recorder_set_output_path (*recorder, out);
+  flame_recorder_set_cwd (*recorder, g_get_tmp_dir ());
+  flame_recorder_set_frequency (*recorder, hz);
+  flame_recorder_set_python_only (*recorder, python_only);
+  profile = flame_recorder_record (*recorder, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (profile);
+  g_assert_true (g_file_test (out, G_FILE_TEST_IS_REGULAR));
+  return profile;
+}
+
+static gdouble
+truth (const char *text,
+       const char *name)
+{
+  g_autofree char *key = g_strdup_printf ("truth %s ", name);
+  const char *p = strstr (text, key);
+
+  g_assert_nonnull (p);
+  return g_ascii_strtod (p + strlen (key), NULL);
+}
+
+/* hot : warm = 70 : 30 of their CPU time in @threads threads (0: the
+ * main thread): the inclusive time of the Python functions within 5
+ * points of what the program measured, the frames in place of
+ * _PyEval_EvalFrameDefault, the runtime in the metadata */
+static void
+check_shares (const char *threads)
+{
+  const char *py = python ();
+  g_autofree char *shares = script ("shares.py");
+  g_autofree char *truth_path = NULL;
+  g_autofree char *out_name = NULL;
+  g_autofree char *text = NULL;
+  g_autoptr(FlameRecorder) recorder = NULL;
+  g_autoptr(FlameProfile) profile = NULL;
+  const char *names[] = { "hot", "warm" };
+  gdouble t[2], s[2], eval, all;
+  const char *runtimes;
+
+  if (py == NULL)
+    return;
+  truth_path = tmp_path ("truth.txt");
+  out_name = g_strdup_printf ("shares-%s.json", threads);
+  {
+    /* CPU seconds per thread: about 600 samples in one thread at 250 Hz */
+    const char *argv[] = { py, shares, strcmp (threads, "0") == 0 ? "2.5" : "1.5", threads,
+                           truth_path, NULL };
+
+    profile = record (&recorder, out_name, argv, 999, FALSE);
+  }
+  g_assert_true (WIFEXITED (flame_recorder_get_wait_status (recorder)));
+  g_assert_cmpint (WEXITSTATUS (flame_recorder_get_wait_status (recorder)), ==, 0);
+  g_assert_true (g_file_get_contents (truth_path, &text, NULL, NULL));
+
+  for (guint i = 0; i < 2; i++)
+    {
+      t[i] = truth (text, names[i]) * 1000;
+      s[i] = flame_test_function_ms (profile, names[i]);
+    }
+  for (guint i = 0; i < 2; i++)
+    {
+      gdouble ts = 100 * t[i] / (t[0] + t[1]), ss = 100 * s[i] / (s[0] + s[1]);
+
+      g_test_message ("%s threads: %-4s truth %7.1f ms %5.1f %%   sampled %7.1f ms %5.1f %%",
+                      threads, names[i], t[i], ts, s[i], ss);
+      g_assert_cmpfloat (fabs (ts - ss), <, 5.0);
+    }
+  /* and nearly all of their CPU time is there */
+  g_assert_cmpfloat (s[0] + s[1], >, 0.8 * (t[0] + t[1]));
+
+  /* mixed mode: the Python callers, the generator and the coroutine,
+   * native code below the Python frames, no evaluation loop left where
+   * Python frames ran */
+  g_assert_true (flame_test_has_path (profile, "work", "hot"));
+  g_assert_true (flame_test_has_path (profile, "hot_task", "hot"));
+  g_assert_true (flame_test_has_path (profile, "warm_steps", "warm"));
+  /* below the first Python frame, the interpreter's C entry points;
+   * qualified names (threading's Thread.run) */
+  if (strcmp (threads, "0") == 0)
+    {
+      g_assert_true (flame_test_has_path (profile, "main", "work"));
+      g_assert_true (flame_test_has_path (profile, "Py_RunMain", "main") ||
+                     flame_test_has_path (profile, "Py_BytesMain", "main"));
+    }
+  else
+    {
+      g_assert_true (flame_test_has_path (profile, "Thread.run", "work"));
+      g_assert_true (flame_test_has_path (profile, "start_thread", "Thread._bootstrap"));
+    }
+  g_assert_false (flame_test_has_path (profile, "hot", "warm"));
+  eval = flame_test_function_ms (profile, "_PyEval_EvalFrameDefault");
+  all = flame_test_function_ms (profile, "python3") + flame_test_function_ms (profile, "python3.11");
+  g_test_message ("_PyEval_EvalFrameDefault left in %.1f of %.1f ms", eval, all);
+  g_assert_cmpfloat (eval, <, 0.05 * all);
+
+  runtimes = flame_profile_get_metadata (profile, "runtimes");
+  g_assert_nonnull (runtimes);
+  g_assert_true (g_str_has_prefix (runtimes, "CPython 3."));
+}
+
+static void
+test_shares (void)
+{
+  check_shares ("0");
+}
+
+static void
+test_shares_threads (void)
+{
+  check_shares ("3");
+}
+
+/* --python-only: Python frames and the process's root, nothing native */
+static void
+test_python_only (void)
+{
+  const char *py = python ();
+  g_autofree char *shares = script ("shares.py");
+  g_autofree char *truth_path = tmp_path ("truth-only.txt");
+  g_autoptr(FlameRecorder) recorder = NULL;
+  g_autoptr(FlameProfile) profile = NULL;
+
+  if (py == NULL)
+    return;
+  {
+    const char *argv[] = { py, shares, "0.5", "1", truth_path, NULL };
+
+    profile = record (&recorder, "python-only.json", argv, 999, TRUE);
+  }
+  g_assert_cmpfloat (flame_test_function_ms (profile, "hot"), >, 0);
+  g_assert_cmpfloat (flame_test_function_ms (profile, "_start"), ==, 0);
+  g_assert_cmpfloat (flame_test_function_ms (profile, "start_thread"), ==, 0);
+  g_assert_cmpfloat (flame_test_function_ms (profile, "_PyEval_EvalFrameDefault"), ==, 0);
+  g_assert_true (flame_test_has_path (profile, "work", "hot"));
+}
+
+/* 4 kHz on a program whose threads, generators and coroutines come and
+ * go all the time: it runs to its end, and the recording is whole.
+ * FLAMEDIFF_STRESS_SECONDS makes it longer (30 s in the issue's run). */
+static void
+test_stress (void)
+{
+  const char *py = python ();
+  g_autofree char *stress = script ("py-stress.py");
+  const char *seconds = g_getenv ("FLAMEDIFF_STRESS_SECONDS");
+  g_autoptr(FlameRecorder) recorder = NULL;
+  g_autoptr(FlameProfile) profile = NULL;
+  const char *samples;
+
+  if (py == NULL)
+    return;
+  {
+    const char *argv[] = { py, stress, seconds != NULL ? seconds : "4", NULL };
+
+    profile = record (&recorder, "stress.json", argv, 4000, FALSE);
+  }
+  g_assert_true (WIFEXITED (flame_recorder_get_wait_status (recorder)));
+  g_assert_cmpint (WEXITSTATUS (flame_recorder_get_wait_status (recorder)), ==, 0);
+  samples = flame_profile_get_metadata (profile, "samples");
+  g_test_message ("%s samples, %s lost", samples, flame_profile_get_metadata (profile, "samples_lost"));
+  g_assert_cmpuint (g_ascii_strtoull (samples, NULL, 10), >, 100);
+  g_assert_true (flame_test_has_path (profile, "thread_body", "gen"));
+  g_assert_true (flame_test_has_path (profile, "many", "coro") ||
+                 flame_test_has_path (profile, "thread_body", "coro"));
+}
+
+/* An interpreter of a version whose layout is unknown: a note, the
+ * runtime listed as unsupported, native stacks as before */
+static void
+test_unsupported (void)
+{
+  g_autofree char *exe = g_build_filename (g_getenv ("FLAMEDIFF_WORKLOADS"), "capture-fake-python", NULL);
+  const char *argv[] = { exe, "0.3", NULL };
+  g_autoptr(FlameRecorder) recorder = NULL;
+  g_autoptr(FlameProfile) profile = NULL;
+  const char *notes, *runtimes;
+
+  profile = record (&recorder, "fake-python.json", argv, 999, FALSE);
+  runtimes = flame_profile_get_metadata (profile, "runtimes");
+  notes = flame_profile_get_metadata (profile, "notes");
+  g_assert_nonnull (runtimes);
+  g_assert_nonnull (notes);
+  g_assert_nonnull (strstr (runtimes, "CPython 3.12.5: "));
+  g_assert_nonnull (strstr (notes, "native stacks only"));
+  g_assert_true (flame_test_has_path (profile, "main", "spin"));
+}
+
+/* The location table decoder against CPython's own co_lines() for every
+ * code object of a module of the standard library */
+static void
+test_linetable (void)
+{
+  const char *py = python ();
+  const char *prog =
+    "import dis, types, sys\n"
+    "def walk(c):\n"
+    "    yield c\n"
+    "    for k in c.co_consts:\n"
+    "        if isinstance(k, types.CodeType): yield from walk(k)\n"
+    "src = open(dis.__file__).read()\n"
+    "for c in walk(compile(src, 'dis.py', 'exec')):\n"
+    "    print('C', c.co_firstlineno, c.co_linetable.hex())\n"
+    "    for s, e, l in c.co_lines():\n"
+    "        print('L', s // 2, e // 2, l if l is not None else 0)\n";
+  g_autofree char *out = NULL;
+  g_auto(GStrv) lines = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) table = NULL;
+  guint first = 0, n_checked = 0;
+  int status;
+
+  if (py == NULL)
+    return;
+  {
+    const char *argv[] = { py, "-c", prog, NULL };
+
+    g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL,
+                                 &out, NULL, &status, &error));
+  }
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  lines = g_strsplit (out, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      if (g_str_has_prefix (lines[i], "C "))
+        {
+          g_auto(GStrv) f = g_strsplit (lines[i], " ", 3);
+          gsize len = strlen (f[2]) / 2;
+          guint8 *bytes = g_malloc (len + 1);
+
+          for (gsize k = 0; k < len; k++)
+            bytes[k] = (guint8) (g_ascii_xdigit_value (f[2][2 * k]) << 4 | g_ascii_xdigit_value (f[2][2 * k + 1]));
+          g_clear_pointer (&table, g_bytes_unref);
+          table = g_bytes_new_take (bytes, len);
+          first = (guint) g_ascii_strtoull (f[1], NULL, 10);
+        }
+      else if (g_str_has_prefix (lines[i], "L "))
+        {
+          guint s, e, l;
+          gsize len;
+          const guint8 *data = g_bytes_get_data (table, &len);
+
+          g_assert_cmpint (sscanf (lines[i], "L %u %u %u", &s, &e, &l), ==, 3);
+          for (guint a = s; a < e; a++)
+            {
+              g_assert_cmpuint (flame_py_linetable_line (data, len, first, a), ==, l);
+              n_checked++;
+            }
+        }
+    }
+  g_test_message ("%u instructions checked", n_checked);
+  g_assert_cmpuint (n_checked, >, 1000);
+}
+
+/* node 20: the recorder asks it for perf maps (NODE_OPTIONS); the JIT
+ * functions hot : warm = 70 : 30 by their names, within 5 points of what
+ * the program measured, unwound through to the thread's native base */
+static void
+check_node_shares (const char *workers)
+{
+  g_autofree char *node = g_find_program_in_path ("node");
+  g_autofree char *js = script ("shares.js");
+  g_autofree char *truth_path = tmp_path ("truth-node.txt");
+  g_autofree char *out_name = g_strdup_printf ("node-%s.json", workers);
+  g_autofree char *text = NULL;
+  g_autofree char *map = NULL;
+  g_autoptr(FlameRecorder) recorder = NULL;
+  g_autoptr(FlameProfile) profile = NULL;
+  const char *names[] = { "hot", "warm" };
+  gdouble t[2], s[2];
+
+  if (node == NULL)
+    {
+      g_test_skip ("no node");
+      return;
+    }
+  if (strcmp (workers, "0") != 0)
+    {
+      /* node 20's workers have no CPU clock: shares.js measures them by
+       * the time they ran, which a machine busy with other work makes
+       * differ from their CPU time */
+      g_autofree char *loadavg = NULL;
+      gdouble load = 0;
+
+      if (g_file_get_contents ("/proc/loadavg", &loadavg, NULL, NULL))
+        load = g_ascii_strtod (loadavg, NULL);
+      if (load > 1.5 * g_get_num_processors ())
+        {
+          g_test_skip_printf ("the machine is busy (load %.1f on %u CPUs): the workers' "
+                              "wall-time truth would not be their CPU time", load,
+                              g_get_num_processors ());
+          return;
+        }
+    }
+  {
+    const char *argv[] = { node, js, "1.5", workers, truth_path, NULL };
+
+    profile = record (&recorder, out_name, argv, 999, FALSE);
+  }
+  g_assert_true (g_file_get_contents (truth_path, &text, NULL, NULL));
+  for (guint i = 0; i < 2; i++)
+    {
+      t[i] = truth (text, names[i]) * 1000;
+      s[i] = flame_test_function_ms (profile, names[i]);
+    }
+  for (guint i = 0; i < 2; i++)
+    {
+      gdouble ts = 100 * t[i] / (t[0] + t[1]), ss = 100 * s[i] / (s[0] + s[1]);
+
+      g_test_message ("node, %s workers: %-4s truth %7.1f ms %5.1f %%   sampled %7.1f ms %5.1f %%",
+                      workers, names[i], t[i], ts, s[i], ss);
+      g_assert_cmpfloat (fabs (ts - ss), <, 5.0);
+    }
+  g_assert_true (flame_test_has_path (profile, strcmp (workers, "0") == 0 ? "_start" : "start_thread",
+                                      "hot"));
+  g_assert_nonnull (strstr (flame_profile_get_metadata (profile, "runtimes"), "node (JIT perf map)"));
+  g_assert_nonnull (flame_profile_get_metadata (profile, "jit_maps"));
+  g_assert_nonnull (strstr (flame_profile_get_metadata (profile, "node_options"),
+                            "--perf-basic-prof-only-functions"));
+}
+
+static void
+test_node_shares (void)
+{
+  check_node_shares ("0");
+}
+
+static void
+test_node_shares_workers (void)
+{
+  check_node_shares ("3");
+}
+
+/* perf map files are untrusted: bad lines are skipped, a later line
+ * wins where code was replaced, nothing outside an entry matches */
+static void
+test_perf_map (void)
+{
+  g_autofree char *path = tmp_path ("perf-test.map");
+  const char *text =
+    "1000 100 first\n"
+    "garbage\n"
+    "zz 10 bad start\n"
+    "2000 0 empty size\n"
+    "3000 10\n"
+    "1080 40 replaced part\n"
+    "ffffffffffffff00 ff near the end\n"
+    "4000 20 JS:*hot /app/x.js:12:5";   /* no newline at the end */
+  g_autoptr(FlamePerfMap) map = NULL;
+
+  g_assert_true (g_file_set_contents (path, text, -1, NULL));
+  map = flame_perf_map_load (path);
+  g_assert_nonnull (map);
+  g_assert_cmpuint (flame_perf_map_count (map), ==, 4);
+  g_assert_cmpstr (flame_perf_map_lookup (map, 0x1000), ==, "first");
+  g_assert_cmpstr (flame_perf_map_lookup (map, 0x107f), ==, "first");
+  g_assert_cmpstr (flame_perf_map_lookup (map, 0x1080), ==, "replaced part");
+  g_assert_cmpstr (flame_perf_map_lookup (map, 0x10bf), ==, "replaced part");
+  g_assert_cmpstr (flame_perf_map_lookup (map, 0x10c0), ==, "first");
+  g_assert_null (flame_perf_map_lookup (map, 0x1100));
+  g_assert_null (flame_perf_map_lookup (map, 0x0fff));
+  g_assert_null (flame_perf_map_lookup (map, 0x2000));
+  g_assert_null (flame_perf_map_lookup (map, 0x3005));
+  g_assert_cmpstr (flame_perf_map_lookup (map, 0xffffffffffffff10), ==, "near the end");
+  g_assert_cmpstr (flame_perf_map_lookup (map, 0x4010), ==, "JS:*hot /app/x.js:12:5");
+
+  g_assert_true (g_file_set_contents (path, "no valid line\n", -1, NULL));
+  g_assert_null (flame_perf_map_load (path));
+  g_assert_null (flame_perf_map_load ("/nonexistent/perf-1.map"));
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/capture-runtimes/python-shares", test_shares);
+  g_test_add_func ("/capture-runtimes/python-shares-threads", test_shares_threads);
+  g_test_add_func ("/capture-runtimes/python-python-only", test_python_only);
+  g_test_add_func ("/capture-runtimes/python-stress", test_stress);
+  g_test_add_func ("/capture-runtimes/python-unsupported", test_unsupported);
+  g_test_add_func ("/capture-runtimes/python-linetable", test_linetable);
+  g_test_add_func ("/capture-runtimes/perf-map", test_perf_map);
+  g_test_add_func ("/capture-runtimes/node-shares", test_node_shares);
+  g_test_add_func ("/capture-runtimes/node-shares-workers", test_node_shares_workers);
+  return g_test_run ();
+}

@@ -1,0 +1,280 @@
+/* test-comparison.c: FlameComparison, the pipeline the window and the CLI
+ * share: files of both sides loaded in parallel, diff, report, the
+ * options → report-options rule, progress on the caller's main context,
+ * cancellation and errors.
+ *
+ * Copyright 2026 The Flamediff developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "config.h"
+
+#include <glib/gstdio.h>
+#include <string.h>
+
+#include "flame-comparison.h"
+#include "flame-error.h"
+#include "flame-test-utils.h"
+
+typedef struct
+{
+  char *dir;
+  char *base;
+  char *cur;
+} Files;
+
+static void
+files_init (Files      *f,
+            const char *base_text,
+            const char *cur_text)
+{
+  f->dir = g_dir_make_tmp ("flamediff-comparison-XXXXXX", NULL);
+  f->base = g_build_filename (f->dir, "base.folded", NULL);
+  f->cur = g_build_filename (f->dir, "cur.folded", NULL);
+  g_assert_true (g_file_set_contents (f->base, base_text, -1, NULL));
+  g_assert_true (g_file_set_contents (f->cur, cur_text, -1, NULL));
+}
+
+static void
+files_clear (Files *f)
+{
+  g_unlink (f->base);
+  g_unlink (f->cur);
+  g_rmdir (f->dir);
+  g_free (f->base);
+  g_free (f->cur);
+  g_free (f->dir);
+}
+
+#define BASE_TEXT "main;parse 40\nmain;work 60\n"
+#define CUR_TEXT  "main;parse 40\nmain;work 90\nmain;log 5\n"
+
+static void
+test_sync (void)
+{
+  Files f;
+  g_autoptr(FlameComparison) c = flame_comparison_new ();
+  g_autoptr(GError) error = NULL;
+  FlameReport *report;
+
+  files_init (&f, BASE_TEXT, CUR_TEXT);
+  flame_comparison_add_baseline (c, f.base);
+  flame_comparison_add_current (c, f.cur);
+  g_assert_cmpuint (flame_comparison_get_n_runs (c, FLAME_DIFF_BASELINE), ==, 1);
+  g_assert_cmpuint (flame_comparison_get_n_runs (c, FLAME_DIFF_CURRENT), ==, 1);
+  g_assert_true (flame_comparison_load (c, NULL, &error));
+  g_assert_no_error (error);
+
+  g_assert_nonnull (flame_comparison_get_profile (c, FLAME_DIFF_BASELINE));
+  g_assert_nonnull (flame_comparison_get_profile (c, FLAME_DIFF_CURRENT));
+  g_assert_cmpfloat (flame_diff_get_total_ms (flame_comparison_get_diff (c), FLAME_DIFF_BASELINE), ==, 100);
+  g_assert_cmpfloat (flame_diff_get_total_ms (flame_comparison_get_diff (c), FLAME_DIFF_CURRENT), ==, 135);
+  report = flame_comparison_get_report (c);
+  g_assert_nonnull (report);
+  g_assert_cmpint (flame_report_find (report, "log")->status, ==, FLAME_STATUS_NEW);
+  g_assert_cmpfloat (flame_comparison_get_fraction (c), ==, 1);
+  g_assert_cmpstr (g_file_peek_path (flame_comparison_get_run_file (c, FLAME_DIFF_CURRENT, 0)), ==, f.cur);
+  files_clear (&f);
+}
+
+/* the diff options decide the report's metric and noise gate */
+static void
+test_report_rule (void)
+{
+  g_autoptr(FlameComparison) c = flame_comparison_new ();
+  FlameDiffOptions dopts;
+  FlameReportOptions ropts;
+  const FlameReportOptions *got;
+
+  flame_diff_options_init (&dopts);
+  flame_report_options_init (&ropts);
+  dopts.metric = FLAME_METRIC_TOTAL;
+  dopts.significance = 0.01;
+  ropts.metric = FLAME_METRIC_SELF;
+  ropts.threshold_pct = 12;
+  flame_comparison_set_report_options (c, &ropts);
+  flame_comparison_set_diff_options (c, &dopts);
+  got = flame_comparison_get_report_options (c);
+  g_assert_cmpint (got->metric, ==, FLAME_METRIC_TOTAL);
+  g_assert_cmpfloat (got->alpha, ==, 0.01);
+  g_assert_true (got->gate_on_noise);
+  g_assert_cmpfloat (got->threshold_pct, ==, 12);
+
+  dopts.significance = 0;
+  flame_comparison_set_diff_options (c, &dopts);
+  g_assert_false (flame_comparison_get_report_options (c)->gate_on_noise);
+}
+
+typedef struct
+{
+  GMainLoop *loop;
+  GError    *error;
+  gboolean   ok;
+  guint      n_fraction;
+  guint      n_message;
+  gboolean   saw_loading;
+  GThread   *thread;
+  gboolean   other_thread;
+} AsyncState;
+
+static void
+on_notify (FlameComparison *c,
+           GParamSpec      *pspec,
+           AsyncState      *st)
+{
+  if (g_thread_self () != st->thread)
+    st->other_thread = TRUE;
+  if (strcmp (pspec->name, "fraction") == 0)
+    st->n_fraction++;
+  else
+    {
+      st->n_message++;
+      if (g_str_has_prefix (flame_comparison_get_message (c), "Loading base.folded and cur.folded"))
+        st->saw_loading = TRUE;
+    }
+}
+
+static void
+on_loaded (GObject      *object,
+           GAsyncResult *result,
+           gpointer      data)
+{
+  AsyncState *st = data;
+
+  st->ok = flame_comparison_load_finish (FLAME_COMPARISON (object), result, &st->error);
+  g_main_loop_quit (st->loop);
+}
+
+static void
+test_async (void)
+{
+  Files f;
+  g_autoptr(FlameComparison) c = flame_comparison_new ();
+  AsyncState st = { g_main_loop_new (NULL, FALSE), NULL, FALSE, 0, 0, FALSE, g_thread_self (), FALSE };
+
+  files_init (&f, BASE_TEXT, CUR_TEXT);
+  flame_comparison_add_baseline (c, f.base);
+  flame_comparison_add_current (c, f.cur);
+  g_signal_connect (c, "notify", G_CALLBACK (on_notify), &st);
+  flame_comparison_load_async (c, NULL, on_loaded, &st);
+  g_main_loop_run (st.loop);
+
+  g_assert_no_error (st.error);
+  g_assert_true (st.ok);
+  g_assert_true (st.saw_loading);
+  g_assert_cmpuint (st.n_fraction, >, 0);
+  g_assert_false (st.other_thread);
+  g_assert_cmpfloat (flame_comparison_get_fraction (c), ==, 1);
+  g_assert_nonnull (flame_comparison_get_diff (c));
+
+  g_main_loop_unref (st.loop);
+  files_clear (&f);
+}
+
+static void
+test_cancel (void)
+{
+  Files f;
+  g_autoptr(FlameComparison) c = flame_comparison_new ();
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  AsyncState st = { g_main_loop_new (NULL, FALSE), NULL, FALSE, 0, 0, FALSE, g_thread_self (), FALSE };
+
+  files_init (&f, BASE_TEXT, CUR_TEXT);
+  flame_comparison_add_baseline (c, f.base);
+  flame_comparison_add_current (c, f.cur);
+  g_cancellable_cancel (cancellable);
+  flame_comparison_load_async (c, cancellable, on_loaded, &st);
+  g_main_loop_run (st.loop);
+  g_assert_false (st.ok);
+  g_assert_error (st.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_assert_null (flame_comparison_get_diff (c));
+  g_clear_error (&st.error);
+
+  /* and it can load afterwards */
+  g_assert_true (flame_comparison_load (c, NULL, NULL));
+  g_assert_nonnull (flame_comparison_get_diff (c));
+  g_main_loop_unref (st.loop);
+  files_clear (&f);
+}
+
+/* both files are named when both are wrong */
+static void
+test_errors (void)
+{
+  g_autoptr(FlameComparison) c = flame_comparison_new ();
+  g_autoptr(GError) error = NULL;
+
+  flame_comparison_add_baseline (c, "/nonexistent/a.folded");
+  flame_comparison_add_current (c, "/nonexistent/b.folded");
+  g_assert_false (flame_comparison_load (c, NULL, &error));
+  g_assert_nonnull (error);
+  g_test_message ("%s", error->message);
+  g_assert_nonnull (strstr (error->message, "a.folded"));
+  g_assert_nonnull (strstr (error->message, "b.folded"));
+}
+
+/* profiles loaded already are not read again; swapped here */
+static void
+test_add_profile (void)
+{
+  g_autoptr(FlameProfile) b = flame_test_profile ((const char *[]) { "main;work", NULL });
+  g_autoptr(FlameProfile) cur = flame_test_profile ((const char *[]) { "main;work", "main;work", NULL });
+  g_autoptr(FlameComparison) c = flame_comparison_new ();
+
+  flame_comparison_add_profile (c, FLAME_DIFF_BASELINE, NULL, cur);
+  flame_comparison_add_profile (c, FLAME_DIFF_CURRENT, NULL, b);
+  g_assert_true (flame_comparison_load (c, NULL, NULL));
+  g_assert_true (flame_comparison_get_profile (c, FLAME_DIFF_BASELINE) == cur);
+  g_assert_cmpfloat (flame_diff_get_total_ms (flame_comparison_get_diff (c), FLAME_DIFF_CURRENT), ==, 1);
+  g_assert_cmpfloat (flame_diff_get_total_ms (flame_comparison_get_diff (c), FLAME_DIFF_BASELINE), ==, 2);
+}
+
+/* one profile alone: a diff error, unless asked for */
+static void
+test_single (void)
+{
+  g_autoptr(FlameProfile) p = flame_test_profile ((const char *[]) { "main;work", NULL });
+  g_autoptr(FlameComparison) c = flame_comparison_new ();
+  g_autoptr(GError) error = NULL;
+
+  flame_comparison_add_profile (c, FLAME_DIFF_BASELINE, NULL, p);
+  g_assert_false (flame_comparison_load (c, NULL, &error));
+  g_assert_error (error, FLAME_ERROR, FLAME_ERROR_INVALID);
+  flame_comparison_set_allow_single (c, TRUE);
+  g_assert_true (flame_comparison_load (c, NULL, NULL));
+  g_assert_null (flame_comparison_get_diff (c));
+  g_assert_null (flame_comparison_get_report (c));
+  g_assert_true (flame_comparison_get_profile (c, FLAME_DIFF_BASELINE) == p);
+}
+
+/* several runs per side: accepted by the API, refused by the load until
+ * repeated runs are supported */
+static void
+test_several_runs (void)
+{
+  g_autoptr(FlameProfile) p = flame_test_profile ((const char *[]) { "main;work", NULL });
+  g_autoptr(FlameComparison) c = flame_comparison_new ();
+  g_autoptr(GError) error = NULL;
+
+  flame_comparison_add_profile (c, FLAME_DIFF_BASELINE, NULL, p);
+  flame_comparison_add_profile (c, FLAME_DIFF_BASELINE, NULL, p);
+  flame_comparison_add_profile (c, FLAME_DIFF_CURRENT, NULL, p);
+  g_assert_cmpuint (flame_comparison_get_n_runs (c, FLAME_DIFF_BASELINE), ==, 2);
+  g_assert_false (flame_comparison_load (c, NULL, &error));
+  g_assert_nonnull (strstr (error->message, "2 baseline runs"));
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/comparison/sync", test_sync);
+  g_test_add_func ("/comparison/report-rule", test_report_rule);
+  g_test_add_func ("/comparison/async", test_async);
+  g_test_add_func ("/comparison/cancel", test_cancel);
+  g_test_add_func ("/comparison/errors", test_errors);
+  g_test_add_func ("/comparison/add-profile", test_add_profile);
+  g_test_add_func ("/comparison/single", test_single);
+  g_test_add_func ("/comparison/several-runs", test_several_runs);
+  return g_test_run ();
+}
