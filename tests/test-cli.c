@@ -172,18 +172,26 @@ test_file_changes_while_loading (void)
   g_rmdir (dir);
 }
 
-/* callgrind output used to load as a folded profile (exit 0) */
+/* cachegrind output used to load as a folded profile (exit 0); callgrind
+ * output did too, and now loads as callgrind */
 static void
 test_info_not_a_profile (void)
 {
   g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "not-profiles",
-                                                 "tiny.callgrind", NULL);
+                                                 "tiny.cachegrind", NULL);
+  g_autofree char *callgrind = g_test_build_filename (G_TEST_DIST, "data", "not-profiles",
+                                                      "tiny.callgrind", NULL);
   g_auto(FlameTestRun) r = { 0 };
+  g_auto(FlameTestRun) rc = { 0 };
 
   run_cli (&r, "info", path, NULL);
   g_assert_cmpint (r.status, ==, 1);
-  g_assert_nonnull (strstr (r.err, "this looks like callgrind output"));
+  g_assert_nonnull (strstr (r.err, "this looks like cachegrind output"));
   g_assert_null (strstr (r.out, "Format:"));
+
+  run_cli (&rc, "info", callgrind, NULL);
+  g_assert_cmpint (rc.status, ==, 0);
+  g_assert_nonnull (strstr (rc.out, "Format:    callgrind"));
 }
 
 static JsonObject *

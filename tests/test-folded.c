@@ -129,14 +129,17 @@ assert_not_profile (const char *path,
 
 /* Real output of other tools (tests/data/not-profiles/README.md says how
  * it was made): refused with an error naming what the file seems to be.
- * Before, callgrind and cachegrind output loaded as folded profiles. */
+ * Before, callgrind and cachegrind output loaded as folded profiles.
+ * callgrind and pstats files have loaders now: they load as themselves. */
 static void
 test_not_profiles (void)
 {
+  static const struct { const char *file; FlameFormat format; } call_graphs[] = {
+    { "tiny.callgrind", FLAME_FORMAT_CALLGRIND },
+    { "tiny.pstats", FLAME_FORMAT_PSTATS },
+  };
   static const struct { const char *file, *seems; } files[] = {
-    { "tiny.callgrind", "callgrind output" },
     { "tiny.cachegrind", "cachegrind output" },
-    { "tiny.pstats", "Python pstats data" },
     { "tiny.perf.data", "a perf.data file" },
   };
   g_autofree char *dir = g_dir_make_tmp ("flamediff-test-XXXXXX", NULL);
@@ -154,6 +157,16 @@ test_not_profiles (void)
       g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "not-profiles",
                                                      files[i].file, NULL);
       assert_not_profile (path, files[i].seems);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (call_graphs); i++)
+    {
+      g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "not-profiles",
+                                                     call_graphs[i].file, NULL);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(FlameProfile) p = flame_load_file (path, NULL, NULL, NULL, &error);
+
+      g_assert_no_error (error);
+      g_assert_cmpint (flame_profile_get_format (p), ==, call_graphs[i].format);
     }
   /* an ELF program: the CLI's own binary */
   assert_not_profile (g_getenv ("FLAMEDIFF_CLI"), "an ELF program");

@@ -216,6 +216,8 @@ flame_cli_info (int    argc,
         g_string_append_printf (out, "Event:     %s\n", flame_profile_get_event (profile));
       g_string_append_printf (out, "Frames:    %u\n", flame_frames_count (flame_profile_get_frames (profile)));
       g_string_append_printf (out, "Stacks:    %" G_GUINT64_FORMAT "\n", n_stacks);
+      if (flame_profile_get_metadata (profile, "flame-graph") != NULL)
+        g_string_append_printf (out, "Flame graph: %s\n", flame_profile_get_metadata (profile, "flame-graph"));
       g_string_append_printf (out, "Threads:   %u\n", threads->len);
       for (guint i = 0; i < threads->len; i++)
         {

@@ -17,7 +17,7 @@ flame_cli_diff_args_add_entries (GOptionContext   *context,
 {
   const GOptionEntry entries[] = {
     { "normalize", 0, 0, G_OPTION_ARG_STRING, &args->normalize, "absolute (default): compare times as measured; total: scale the baseline to the current run's sampled time (none = absolute)", "MODE" },
-    { "metric", 0, 0, G_OPTION_ARG_STRING, &args->metric, "Compare self (default) or total time", "METRIC" },
+    { "metric", 0, 0, G_OPTION_ARG_STRING, &args->metric, "Compare self (default; total for pstats files) or total time", "METRIC" },
     { "interval-ms", 0, 0, G_OPTION_ARG_STRING, &args->interval, "Sampling interval for files without timing (default 1)", "MS" },
     { "match", 0, 0, G_OPTION_ARG_STRING, &args->match, "Frame matching: name, name+file (default) or name+file+line", "KEY" },
     { "strip-hex", 0, 0, G_OPTION_ARG_NONE, &args->strip_hex, "Ignore hex addresses and +0x offsets when matching frames", NULL },
@@ -154,6 +154,7 @@ flame_cli_compare_files (char                    **files,
   if (ropts != NULL)
     flame_comparison_set_report_options (comparison, ropts);
   flame_comparison_set_allow_single (comparison, allow_single);
+  flame_comparison_set_metric_from_files (comparison, args->metric == NULL);
   flame_comparison_add_baseline (comparison, files[0]);
   if (n_files > 1)
     flame_comparison_add_current (comparison, files[1]);

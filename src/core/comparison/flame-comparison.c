@@ -50,6 +50,7 @@ struct _FlameComparison
   FlameReportOptions  report_options_set;
   FlameReportOptions  report_options;  /* what the report gets: the rule applied */
   gboolean            allow_single;
+  gboolean            metric_from_files;
   gboolean            busy;
 
   FlameDiff          *diff;
@@ -383,6 +384,12 @@ load_and_compare (FlameComparison  *self,
   if (current == NULL && self->allow_single && flame_profile_get_n_columns (baseline) < 2)
     return TRUE;   /* one profile, nothing to compare it with */
 
+  /* pstats files ask to be compared by cumulative time */
+  if (self->metric_from_files &&
+      g_strcmp0 (flame_profile_get_metadata (baseline, "default-metric"), "total") == 0 &&
+      (current == NULL || g_strcmp0 (flame_profile_get_metadata (current, "default-metric"), "total") == 0))
+    self->diff_options.metric = self->report_options.metric = FLAME_METRIC_TOTAL;
+
   /* a 3-column folded file holds both sides: current is NULL then */
   self->diff = flame_diff_new (baseline, current, &self->diff_options, cancellable, error);
   if (self->diff == NULL)
@@ -681,6 +688,22 @@ flame_comparison_get_diff_options (FlameComparison *self)
 {
   g_return_val_if_fail (FLAME_IS_COMPARISON (self), NULL);
   return &self->diff_options;
+}
+
+/**
+ * flame_comparison_set_metric_from_files:
+ *
+ * Lets the files choose the metric: when both ask for total time (pstats:
+ * metadata "default-metric"), the diff and the report use it instead of
+ * the diff options' metric. For callers whose user chose no metric.
+ */
+void
+flame_comparison_set_metric_from_files (FlameComparison *self,
+                                        gboolean         from_files)
+{
+  g_return_if_fail (FLAME_IS_COMPARISON (self));
+  g_return_if_fail (!self->busy);
+  self->metric_from_files = from_files;
 }
 
 /**

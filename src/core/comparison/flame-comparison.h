@@ -51,6 +51,8 @@ const FlameDiffOptions   *flame_comparison_get_diff_options   (FlameComparison  
 void                      flame_comparison_set_report_options (FlameComparison          *self,
                                                                const FlameReportOptions *options);
 const FlameReportOptions *flame_comparison_get_report_options (FlameComparison          *self);
+void                      flame_comparison_set_metric_from_files (FlameComparison       *self,
+                                                                  gboolean               from_files);
 void                      flame_comparison_set_allow_single   (FlameComparison          *self,
                                                                gboolean                  allow_single);
 

@@ -36,6 +36,11 @@ struct _FlameDiff
   FlameTree        *inverted;
   gdouble          *elided_weight;
   GHashTable       *thread_frames;  /* frames that name a thread on a side */
+
+  /* exact per-function self/total by diff frame, in the quantity, when
+   * both sides carry them (flame_profile_set_function_weights()) */
+  GArray           *fn_self[2];
+  GArray           *fn_total[2];
 };
 
 G_DEFINE_FINAL_TYPE (FlameDiff, flame_diff, G_TYPE_OBJECT)
@@ -52,6 +57,11 @@ flame_diff_finalize (GObject *object)
   g_clear_pointer (&self->inverted, flame_tree_free);
   g_clear_pointer (&self->elided_weight, g_free);
   g_clear_pointer (&self->thread_frames, g_hash_table_unref);
+  for (guint c = 0; c < 2; c++)
+    {
+      g_clear_pointer (&self->fn_self[c], g_array_unref);
+      g_clear_pointer (&self->fn_total[c], g_array_unref);
+    }
   g_mutex_clear (&self->lazy_lock);
 
   G_OBJECT_CLASS (flame_diff_parent_class)->finalize (object);
@@ -265,6 +275,77 @@ typedef struct
   guint32 hash;
 } MappedNode;
 
+/* Adds @profile's exact per-function weights of @src_col, converted like
+ * the tree's, to the diff's key frames of column @dst_col. Two source
+ * frames can share a key (name matching, hex stripping): their weights
+ * add up, as their tree nodes do. */
+static void
+merge_function_weights (FlameDiff     *self,
+                        FlameProfile  *profile,
+                        const guint32 *frame_map,
+                        guint          src_col,
+                        guint          dst_col,
+                        gdouble        ms)
+{
+  guint n = flame_frames_count (flame_profile_get_frames (profile));
+
+  if (!flame_profile_has_function_weights (profile))
+    return;
+  if (self->fn_self[dst_col] == NULL)
+    {
+      self->fn_self[dst_col] = g_array_new (FALSE, TRUE, sizeof (gdouble));
+      self->fn_total[dst_col] = g_array_new (FALSE, TRUE, sizeof (gdouble));
+    }
+  for (guint32 f = 0; f < n; f++)
+    {
+      gdouble fs, ft;
+      guint32 d = frame_map[f];
+
+      flame_profile_get_function_weights (profile, src_col, f, &fs, &ft);
+      if (fs == 0 && ft == 0)
+        continue;
+      if (d >= self->fn_self[dst_col]->len)
+        {
+          g_array_set_size (self->fn_self[dst_col], d + 1);
+          g_array_set_size (self->fn_total[dst_col], d + 1);
+        }
+      g_array_index (self->fn_self[dst_col], gdouble, d) += fs * ms;
+      g_array_index (self->fn_total[dst_col], gdouble, d) += ft * ms;
+    }
+}
+
+/**
+ * flame_diff_get_function_weights:
+ * @self_out: (array length=n_frames): filled with each diff frame's self
+ * @total_out: (array length=n_frames): and total, unscaled
+ *
+ * The exact per-function weights of @column, when both profiles carry
+ * them (call-graph formats: callgrind, pstats); the report uses them
+ * instead of weights summed over the approximate tree.
+ *
+ * Returns: FALSE (and leaves the arrays alone) when a side has none
+ */
+gboolean
+flame_diff_get_function_weights (FlameDiff *self,
+                                 guint      column,
+                                 guint      n_frames,
+                                 gdouble   *self_out,
+                                 gdouble   *total_out)
+{
+  g_return_val_if_fail (FLAME_IS_DIFF (self), FALSE);
+  g_return_val_if_fail (column < 2, FALSE);
+
+  if (self->fn_self[0] == NULL || self->fn_self[1] == NULL)
+    return FALSE;
+  for (guint32 f = 0; f < n_frames; f++)
+    {
+      gboolean have = f < self->fn_self[column]->len;
+      self_out[f] = have ? g_array_index (self->fn_self[column], gdouble, f) : 0;
+      total_out[f] = have ? g_array_index (self->fn_total[column], gdouble, f) : 0;
+    }
+  return TRUE;
+}
+
 /* Adds @src's column @src_col (weights converted to ms) into the diff
  * tree's column @dst_col. Parents precede children in the node array, so
  * one forward sweep maps every node. The mapped node keeps its path hash
@@ -289,6 +370,10 @@ merge_tree (FlameDiff     *self,
                                                  self->options.default_interval_ms);
   gdouble ms1 = both ? flame_profile_get_ms_per_weight (profile, src_col + 1,
                                                         self->options.default_interval_ms) : 0;
+
+  merge_function_weights (self, profile, frame_map, src_col, dst_col, ms0);
+  if (both)
+    merge_function_weights (self, profile, frame_map, src_col + 1, dst_col + 1, ms1);
 
   /* The first profile into an empty tree, with no two frames sharing a
    * key, has nothing to merge: copy its shape and skip the hash lookups. */

@@ -126,6 +126,11 @@ gdouble         flame_diff_get_interval_ms       (FlameDiff          *self,
 gboolean        flame_diff_get_interval_assumed  (FlameDiff          *self,
                                                   guint               column);
 
+gboolean        flame_diff_get_function_weights  (FlameDiff          *self,
+                                                  guint               column,
+                                                  guint               n_frames,
+                                                  gdouble            *self_out,
+                                                  gdouble            *total_out);
 void            flame_diff_get_values            (FlameDiff          *self,
                                                   const FlameTree    *tree,
                                                   guint32             node,

@@ -142,8 +142,14 @@ flame_report_new (FlameDiff                *diff,
   tb = g_new0 (gdouble, MAX (n_frames, 1));
   tc = g_new0 (gdouble, MAX (n_frames, 1));
 
-  flame_tree_function_weights (tree, n_frames, FLAME_DIFF_BASELINE, sb, tb);
-  flame_tree_function_weights (tree, n_frames, FLAME_DIFF_CURRENT, sc, tc);
+  /* call-graph formats know each function's figures exactly; their tree
+   * is only an approximation */
+  if (!flame_diff_get_function_weights (diff, FLAME_DIFF_BASELINE, n_frames, sb, tb) ||
+      !flame_diff_get_function_weights (diff, FLAME_DIFF_CURRENT, n_frames, sc, tc))
+    {
+      flame_tree_function_weights (tree, n_frames, FLAME_DIFF_BASELINE, sb, tb);
+      flame_tree_function_weights (tree, n_frames, FLAME_DIFF_CURRENT, sc, tc);
+    }
 
   self->functions = g_new0 (FlameFunctionStat, MAX (n_frames, 1));
   for (guint32 f = 0; f < n_frames; f++)
@@ -708,6 +714,16 @@ append_padded (GString    *out,
       g_string_append_c (out, ' ');
 }
 
+/* What call-graph formats say of their flame tree, or NULL */
+static const char *
+approximated_tree (FlameReport *self)
+{
+  const char *b = flame_profile_get_metadata (flame_diff_get_baseline (self->diff), "flame-graph");
+  const char *c = flame_profile_get_metadata (flame_diff_get_current (self->diff), "flame-graph");
+
+  return b != NULL ? b : c;
+}
+
 /* "1 regression, 2 improvements, 0 new, 1 removed" */
 static void
 append_summary (FlameReport *self,
@@ -758,6 +774,8 @@ flame_report_write_text (FlameReport *self,
   append_summary (self, out);
   g_string_append_c (out, '\n');
   g_string_append_printf (out, "  Gate:          %s\n", gate);
+  if (approximated_tree (self) != NULL)
+    g_string_append_printf (out, "  Flame graph:   %s\n", approximated_tree (self));
   if (self->binaries != NULL)
     {
       guint n = flame_binaries_count_differences (self->binaries);

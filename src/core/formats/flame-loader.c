@@ -13,6 +13,7 @@
 
 #include <glib/gstdio.h>
 
+#include "flame-callgrind.h"
 #include "flame-chrome.h"
 #include "flame-gecko.h"
 #include "flame-error.h"
@@ -23,6 +24,7 @@
 #include "flame-perf.h"
 #include "flame-speedscope.h"
 #include "flame-pprof.h"
+#include "flame-pstats.h"
 #include "flame-cpython.h"
 
 #define PROGRESS_STEP ((gsize) 4 << 20)
@@ -407,8 +409,8 @@ has_prefix_len (const char *data,
   return len >= prefix_len && memcmp (data, prefix, prefix_len) == 0;
 }
 
-/* Lines that start a valgrind tool's output (callgrind, cachegrind,
- * massif) among the first few: they write "key: value" headers and
+/* Lines that start a valgrind tool's output (cachegrind, massif; callgrind
+ * has a loader) among the first few: they write "key: value" headers and
  * "fl=", "fn=" records, then lines of numbers (costs). */
 static const char *
 describe_valgrind (const char *data,
@@ -423,9 +425,6 @@ describe_valgrind (const char *data,
       const char *line = flame_next_line (data, len, &pos, &line_len);
 
 #define STARTS(p) has_prefix_len (line, line_len, p, sizeof p - 1)
-      if (STARTS ("# callgrind format") || STARTS ("creator: callgrind") ||
-          STARTS ("positions:"))
-        return "callgrind output (valgrind --tool=callgrind)";
       if (STARTS ("time_unit:") || STARTS ("mem_heap_B="))
         return "massif output (valgrind --tool=massif)";
       if (STARTS ("events:"))
@@ -447,7 +446,6 @@ static const char *
 describe_non_profile (const char *data,
                       gsize       len)
 {
-  const guchar *u = (const guchar *) data;
   gsize i = 0;
 
   if (has_prefix_len (data, len, "PERFILE2", 8) || has_prefix_len (data, len, "PERFFILE", 8))
@@ -462,11 +460,6 @@ describe_non_profile (const char *data,
     return "zstd-compressed data (decompress it first)";
   if (has_prefix_len (data, len, "PK\x03\x04", 4))
     return "a zip archive";
-  /* marshal.dump of a dict whose first key is a tuple (with or without
-   * the reference flag): cProfile / profile `-o` output */
-  if (len >= 2 && (u[0] == '{' || u[0] == 0xfb) &&
-      (u[1] == '(' || u[1] == ')' || u[1] == 0xa8 || u[1] == 0xa9))
-    return "Python pstats data (cProfile or profile -o; it holds no stacks)";
 
   while (i < len && i < 4096 && g_ascii_isspace (data[i]))
     i++;
@@ -488,8 +481,8 @@ describe_non_profile (const char *data,
 
 #define FORMATS_READ \
   "Flamediff reads folded stacks, perf script output, pprof, " \
-  "speedscope, Chrome and V8 profiles, Firefox Profiler profiles and " \
-  "CPython profiling.sampling files"
+  "speedscope, Chrome and V8 profiles, Firefox Profiler profiles, " \
+  "CPython profiling.sampling files, callgrind output and Python pstats files"
 
 /* The binary formats, tested before JSON: a protobuf may well start with
  * a newline (field 1) followed by '{'. */
@@ -514,6 +507,12 @@ flame_sniff_format (const char *data,
   gboolean is_pair = FALSE;
   FlameFormat format;
 
+  /* the call-graph formats first: their loaders explain what is wrong
+   * with a file that only starts like them */
+  if (flame_pstats_sniff (data, len))
+    return FLAME_FORMAT_PSTATS;
+  if (flame_callgrind_sniff (data, len))
+    return FLAME_FORMAT_CALLGRIND;
   /* a file that is something else by its magic number or first lines is
    * no profile, even if its lines happen to parse as folded stacks */
   if (describe_non_profile (data, len) != NULL)
@@ -599,6 +598,12 @@ flame_load_bytes_full (const char              *name,
     case FLAME_FORMAT_CPYTHON_BINARY:
       profile = flame_cpython_binary_load (&in, error);
       break;
+    case FLAME_FORMAT_CALLGRIND:
+      profile = flame_callgrind_load (&in, options, error);
+      break;
+    case FLAME_FORMAT_PSTATS:
+      profile = flame_pstats_load (&in, error);
+      break;
     case FLAME_FORMAT_UNKNOWN:
     default:
       if (len == 0)
@@ -614,8 +619,8 @@ flame_load_bytes_full (const char              *name,
       else if (looks_like_binary (in.data, len))
         g_set_error (error, FLAME_ERROR, FLAME_ERROR_UNKNOWN_FORMAT,
                      "%s: not a profile format Flamediff can read "
-                     "(binary data, but not pprof, a legacy pprof CPU profile "
-                     "or a CPython binary profile)", name);
+                     "(binary data, but not pprof, a legacy pprof CPU profile, "
+                     "a CPython binary profile or Python pstats)", name);
       else
         g_set_error (error, FLAME_ERROR, FLAME_ERROR_UNKNOWN_FORMAT,
                      "%s: not a profile format Flamediff can read: text, but "

@@ -25,7 +25,18 @@ struct _FlameProfile
   GHashTable  *threads_by_key;
   GPtrArray   *warnings;
   GHashTable  *metadata;
+  /* exact per-function weights from formats that are call graphs
+   * (callgrind, pstats), by frame; NULL for stacks */
+  GArray      *fn_weights[FLAME_TREE_MAX_COLUMNS];
 };
+
+typedef struct
+{
+  gdouble self;
+  gdouble total;
+  guint64 calls;            /* 0 when the format counts none */
+  guint64 primitive_calls;  /* calls not made recursively (pstats' cc) */
+} FunctionWeights;
 
 G_DEFINE_FINAL_TYPE (FlameProfile, flame_profile, G_TYPE_OBJECT)
 
@@ -51,6 +62,8 @@ flame_profile_finalize (GObject *object)
   g_clear_pointer (&self->threads, g_ptr_array_unref);
   g_clear_pointer (&self->warnings, g_ptr_array_unref);
   g_clear_pointer (&self->metadata, g_hash_table_unref);
+  for (guint c = 0; c < FLAME_TREE_MAX_COLUMNS; c++)
+    g_clear_pointer (&self->fn_weights[c], g_array_unref);
 
   G_OBJECT_CLASS (flame_profile_parent_class)->finalize (object);
 }
@@ -113,6 +126,8 @@ flame_format_to_string (FlameFormat format)
     case FLAME_FORMAT_PPROF:       return "pprof";
     case FLAME_FORMAT_PPROF_LEGACY: return "pprof-legacy-cpu";
     case FLAME_FORMAT_CPYTHON_BINARY: return "cpython-binary";
+    case FLAME_FORMAT_CALLGRIND:   return "callgrind";
+    case FLAME_FORMAT_PSTATS:      return "pstats";
     case FLAME_FORMAT_UNKNOWN:
     default:                       return "unknown";
     }
@@ -517,6 +532,112 @@ flame_profile_add_stack (FlameProfile  *self,
       node = flame_tree_child_hashed (self->tree, node, frames[i], hash);
     }
   flame_tree_add_self (self->tree, column, node, weight);
+}
+
+/**
+ * flame_profile_set_function_weights:
+ *
+ * Records @frame's exact self and total (inclusive) weight in @column,
+ * for formats that carry them (callgrind, pstats): their flame tree is
+ * only an approximation built from call edges, so per-function figures
+ * (the report, the changes panel) come from here instead of the tree.
+ * A profile that sets any sets them for every function with a weight.
+ */
+void
+flame_profile_set_function_weights (FlameProfile *self,
+                                    guint         column,
+                                    guint32       frame,
+                                    gdouble       self_weight,
+                                    gdouble       total_weight)
+{
+  GArray *w;
+
+  g_return_if_fail (FLAME_IS_PROFILE (self));
+  g_return_if_fail (column < self->tree->n_columns);
+
+  for (guint c = 0; c < self->tree->n_columns; c++)
+    if (self->fn_weights[c] == NULL)
+      self->fn_weights[c] = g_array_new (FALSE, TRUE, sizeof (FunctionWeights));
+  w = self->fn_weights[column];
+  if (frame >= w->len)
+    g_array_set_size (w, frame + 1);
+  g_array_index (w, FunctionWeights, frame).self = self_weight;
+  g_array_index (w, FunctionWeights, frame).total = total_weight;
+}
+
+/* Adds to @frame's call counts (pstats' nc and cc), beside its weights. */
+void
+flame_profile_add_function_calls (FlameProfile *self,
+                                  guint         column,
+                                  guint32       frame,
+                                  guint64       calls,
+                                  guint64       primitive_calls)
+{
+  gdouble s, t;
+  FunctionWeights *fw;
+
+  g_return_if_fail (FLAME_IS_PROFILE (self));
+  g_return_if_fail (column < self->tree->n_columns);
+
+  flame_profile_get_function_weights (self, column, frame, &s, &t);
+  flame_profile_set_function_weights (self, column, frame, s, t);
+  fw = &g_array_index (self->fn_weights[column], FunctionWeights, frame);
+  fw->calls += calls;
+  fw->primitive_calls += primitive_calls;
+}
+
+/* Returns: FALSE when the profile has no per-function table */
+gboolean
+flame_profile_get_function_calls (FlameProfile *self,
+                                  guint         column,
+                                  guint32       frame,
+                                  guint64      *calls,
+                                  guint64      *primitive_calls)
+{
+  GArray *w;
+
+  g_return_val_if_fail (FLAME_IS_PROFILE (self), FALSE);
+  g_return_val_if_fail (column < self->tree->n_columns, FALSE);
+
+  *calls = *primitive_calls = 0;
+  w = self->fn_weights[column];
+  if (w == NULL || frame >= w->len)
+    return FALSE;
+  *calls = g_array_index (w, FunctionWeights, frame).calls;
+  *primitive_calls = g_array_index (w, FunctionWeights, frame).primitive_calls;
+  return TRUE;
+}
+
+gboolean
+flame_profile_has_function_weights (FlameProfile *self)
+{
+  g_return_val_if_fail (FLAME_IS_PROFILE (self), FALSE);
+  return self->fn_weights[0] != NULL;
+}
+
+/* Returns: FALSE when the profile has no such table (then both are 0) */
+gboolean
+flame_profile_get_function_weights (FlameProfile *self,
+                                    guint         column,
+                                    guint32       frame,
+                                    gdouble      *self_weight,
+                                    gdouble      *total_weight)
+{
+  GArray *w;
+
+  g_return_val_if_fail (FLAME_IS_PROFILE (self), FALSE);
+  g_return_val_if_fail (column < self->tree->n_columns, FALSE);
+
+  *self_weight = *total_weight = 0;
+  w = self->fn_weights[column];
+  if (w == NULL)
+    return FALSE;
+  if (frame < w->len)
+    {
+      *self_weight = g_array_index (w, FunctionWeights, frame).self;
+      *total_weight = g_array_index (w, FunctionWeights, frame).total;
+    }
+  return TRUE;
 }
 
 /**

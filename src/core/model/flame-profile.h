@@ -28,6 +28,8 @@ typedef enum
   FLAME_FORMAT_PPROF,
   FLAME_FORMAT_PPROF_LEGACY,      /* gperftools / old Go binary CPU profile */
   FLAME_FORMAT_CPYTHON_BINARY,    /* profiling.sampling --binary */
+  FLAME_FORMAT_CALLGRIND,         /* valgrind --tool=callgrind output */
+  FLAME_FORMAT_PSTATS,            /* Python cProfile/profile statistics */
 } FlameFormat;
 
 typedef struct
@@ -115,6 +117,27 @@ void               flame_profile_add_stack          (FlameProfile *self,
                                                      const guint32 *frames,
                                                      guint         n_frames,
                                                      gdouble       weight);
+void               flame_profile_set_function_weights (FlameProfile *self,
+                                                     guint         column,
+                                                     guint32       frame,
+                                                     gdouble       self_weight,
+                                                     gdouble       total_weight);
+void               flame_profile_add_function_calls (FlameProfile *self,
+                                                     guint         column,
+                                                     guint32       frame,
+                                                     guint64       calls,
+                                                     guint64       primitive_calls);
+gboolean           flame_profile_get_function_calls (FlameProfile *self,
+                                                     guint         column,
+                                                     guint32       frame,
+                                                     guint64      *calls,
+                                                     guint64      *primitive_calls);
+gboolean           flame_profile_has_function_weights (FlameProfile *self);
+gboolean           flame_profile_get_function_weights (FlameProfile *self,
+                                                     guint         column,
+                                                     guint32       frame,
+                                                     gdouble      *self_weight,
+                                                     gdouble      *total_weight);
 void               flame_profile_finish             (FlameProfile *self);
 
 G_END_DECLS

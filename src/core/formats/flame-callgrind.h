@@ -1,0 +1,21 @@
+/* flame-callgrind.h: valgrind --tool=callgrind output (and other tools
+ * writing the callgrind format).
+ *
+ * Copyright 2026 The Flamediff developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include "flame-input.h"
+#include "flame-loader.h"
+#include "flame-profile.h"
+
+G_BEGIN_DECLS
+
+gboolean      flame_callgrind_sniff (const char              *data,
+                                     gsize                    len);
+FlameProfile *flame_callgrind_load  (FlameInput              *in,
+                                     const FlameLoadOptions  *options,
+                                     GError                 **error);
+
+G_END_DECLS
