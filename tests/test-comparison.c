@@ -310,6 +310,24 @@ test_several_runs (void)
   g_rmdir (dir);
 }
 
+/* runs of one side measure the same thing */
+static void
+test_runs_mixed_units (void)
+{
+  g_autoptr(FlameProfile) t = flame_test_profile ((const char *[]) { "main;work", NULL });
+  g_autoptr(FlameProfile) b = flame_test_profile ((const char *[]) { "main;work", NULL });
+  g_autoptr(FlameComparison) c = flame_comparison_new ();
+  g_autoptr(GError) error = NULL;
+
+  flame_profile_set_unit (b, FLAME_UNIT_BYTES);
+  flame_comparison_add_profile (c, FLAME_DIFF_BASELINE, NULL, t);
+  flame_comparison_add_profile (c, FLAME_DIFF_BASELINE, NULL, b);
+  flame_comparison_add_profile (c, FLAME_DIFF_CURRENT, NULL, t);
+  g_assert_false (flame_comparison_load (c, NULL, &error));
+  g_assert_error (error, FLAME_ERROR, FLAME_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "measures something else"));
+}
+
 /* a side of one run keeps its own profile: nothing merged */
 static void
 test_one_run_unmerged (void)
@@ -340,5 +358,6 @@ main (int   argc,
   g_test_add_func ("/comparison/single", test_single);
   g_test_add_func ("/comparison/several-runs", test_several_runs);
   g_test_add_func ("/comparison/one-run-unmerged", test_one_run_unmerged);
+  g_test_add_func ("/comparison/runs-mixed-units", test_runs_mixed_units);
   return g_test_run ();
 }

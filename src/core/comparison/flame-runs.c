@@ -78,12 +78,28 @@ flame_runs_merge (FlameProfile * const *runs,
                      flame_profile_get_path (runs[r]) ? flame_profile_get_path (runs[r]) : "profile");
         return NULL;
       }
+    else if (flame_profile_get_quantity (runs[r]) != flame_profile_get_quantity (first))
+      {
+        g_set_error (error, FLAME_ERROR, FLAME_ERROR_INVALID,
+                     "%s: measures something else than %s, so their mean means nothing",
+                     flame_profile_get_path (runs[r]) ? flame_profile_get_path (runs[r]) : "profile",
+                     flame_profile_get_path (first) ? flame_profile_get_path (first) : "the first run");
+        return NULL;
+      }
 
   self->n_runs = n_runs;
   self->mean = flame_profile_new (flame_profile_get_format (first), 1);
   flame_profile_set_path (self->mean, flame_profile_get_path (first));
   flame_profile_set_unit (self->mean, flame_profile_get_unit (first));
   flame_profile_set_interval_ms (self->mean, flame_profile_get_interval_ms (first));
+  /* what the diff checks of a side (sample type, event) is the first run's */
+  flame_profile_set_event (self->mean, flame_profile_get_event (first));
+  {
+    g_auto(GStrv) keys = flame_profile_dup_metadata_keys (first);
+
+    for (guint i = 0; keys != NULL && keys[i] != NULL; i++)
+      flame_profile_set_metadata (self->mean, keys[i], flame_profile_get_metadata (first, keys[i]));
+  }
   ms0 = flame_profile_get_ms_per_weight (first, 0, default_interval_ms);
   out = flame_profile_get_tree (self->mean);
 
