@@ -304,6 +304,8 @@ test_several_runs (void)
   g_assert_cmpfloat (runs->self_ms[1 * runs->n_frames + work], ==, 90);
   g_assert_cmpfloat (runs->total_ms[1 * runs->n_frames + work], ==, 90);
   g_assert_cmpuint (flame_comparison_get_runs (c, FLAME_DIFF_CURRENT)->n_runs, ==, 3);
+  g_assert_nonnull (strstr (flame_profile_get_path (flame_comparison_get_profile (c, FLAME_DIFF_CURRENT)),
+                            "c3.folded (mean of 3 runs)"));
 
   for (const char *const *p = (const char *const[]) { b1, b2, c1, c2, c3, NULL }; *p; p++)
     g_unlink (*p);

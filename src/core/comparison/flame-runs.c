@@ -89,7 +89,15 @@ flame_runs_merge (FlameProfile * const *runs,
 
   self->n_runs = n_runs;
   self->mean = flame_profile_new (flame_profile_get_format (first), 1);
-  flame_profile_set_path (self->mean, flame_profile_get_path (first));
+  /* what the report's header names the side by */
+  {
+    const char *last = flame_profile_get_path (runs[n_runs - 1]);
+    g_autofree char *name = g_strdup_printf ("%s … %s (mean of %u runs)",
+                                             flame_profile_get_path (first) ? flame_profile_get_path (first) : "",
+                                             last ? last : "", n_runs);
+
+    flame_profile_set_path (self->mean, name);
+  }
   flame_profile_set_unit (self->mean, flame_profile_get_unit (first));
   flame_profile_set_interval_ms (self->mean, flame_profile_get_interval_ms (first));
   /* what the diff checks of a side (sample type, event) is the first run's */
