@@ -838,8 +838,8 @@ typedef struct
   const char *const *env;       /* extra NAME=VALUE, NULL-terminated */
   int                sndbuf;    /* SO_SNDBUF of the program's end, 0: default */
   gboolean           wait_spun; /* read nothing before the program prints "spun" */
-  int                kill_sig;  /* sent after kill_after_ms of reading */
-  int                kill_after_ms;
+  int                kill_sig;  /* sent once the program has used ... */
+  int                kill_after_cpu_ms;  /* ... this much CPU time */
 } RawOptions;
 
 typedef struct
@@ -871,6 +871,27 @@ has_writer_thread (GPid pid)
         return TRUE;
     }
   return FALSE;
+}
+
+/* CPU time a process has used so far (user + system), in ms; -1 once it
+ * is gone. Tests that stop a program by a signal wait for its CPU time,
+ * not for wall time: on a loaded machine a program may get little CPU in
+ * a fixed wall-clock wait. */
+static gint64
+process_cpu_ms (GPid pid)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%d/stat", (int) pid);
+  g_autofree char *stat = NULL;
+  unsigned long long utime, stime;
+  const char *p;
+
+  if (!g_file_get_contents (path, &stat, NULL, NULL) || (p = strrchr (stat, ')')) == NULL)
+    return -1;
+  /* after "pid (comm)": state ppid pgrp session tty tpgid flags minflt
+   * cminflt majflt cmajflt utime stime */
+  if (sscanf (p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &utime, &stime) != 2)
+    return -1;
+  return (gint64) ((utime + stime) * 1000 / sysconf (_SC_CLK_TCK));
 }
 
 static void
@@ -916,7 +937,7 @@ raw_record (Raw              *raw,
   int sv[2], out_fd;
   struct stat st;
   GPid pid;
-  gint64 start, deadline;
+  gint64 deadline;
   gboolean killed = FALSE;
   guint8 buf[FLAME_SAMPLER_MAX_RECORD];
 
@@ -971,7 +992,6 @@ raw_record (Raw              *raw,
       g_assert_true (raw->spun);
     }
 
-  start = g_get_monotonic_time ();
   while (g_get_monotonic_time () < deadline)
     {
       struct pollfd p = { .fd = sv[0], .events = POLLIN };
@@ -979,7 +999,7 @@ raw_record (Raw              *raw,
 
       if (!raw->writer_seen && raw->samples > 0 && g_subprocess_get_identifier (proc) != NULL)
         raw->writer_seen = has_writer_thread (pid);
-      if (opt->kill_sig != 0 && !killed && g_get_monotonic_time () - start > opt->kill_after_ms * 1000)
+      if (opt->kill_sig != 0 && !killed && pid != 0 && process_cpu_ms (pid) >= opt->kill_after_cpu_ms)
         {
           g_subprocess_send_signal (proc, opt->kill_sig);
           killed = TRUE;
@@ -1060,7 +1080,7 @@ test_ring_flush (void)
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       const char *argv[] = { exe, cases[i].mode, cases[i].arg, NULL };
-      RawOptions opt = { .argv = argv, .env = env, .kill_sig = cases[i].kill_sig, .kill_after_ms = 600 };
+      RawOptions opt = { .argv = argv, .env = env, .kill_sig = cases[i].kill_sig, .kill_after_cpu_ms = 600 };
       Raw raw;
 
       raw_record (&raw, &opt);
