@@ -590,6 +590,53 @@ test_thread_option (void)
   g_assert_nonnull (strstr (none.err, "thread 999"));
 }
 
+/* several runs per side: a folder (its profiles by name, other files
+ * ignored with a note) and repeated --baseline/--current compare the
+ * same means */
+static void
+test_several_runs (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("flamediff-cli-runs-XXXXXX", NULL);
+  g_autofree char *bdir = g_build_filename (dir, "base", NULL);
+  g_autofree char *b1 = g_build_filename (bdir, "1.folded", NULL);
+  g_autofree char *b2 = g_build_filename (bdir, "2.folded", NULL);
+  g_autofree char *note = g_build_filename (bdir, "README.txt", NULL);
+  g_autofree char *c1 = g_build_filename (dir, "c1.folded", NULL);
+  g_autofree char *c2 = g_build_filename (dir, "c2.folded", NULL);
+  g_auto(FlameTestRun) r1 = { 0 };
+  g_auto(FlameTestRun) r2 = { 0 };
+  g_auto(FlameTestRun) r3 = { 0 };
+
+  g_assert_cmpint (g_mkdir (bdir, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (b1, "main;work 60\nmain;parse 40\n", -1, NULL));
+  g_assert_true (g_file_set_contents (b2, "main;work 80\nmain;parse 20\n", -1, NULL));
+  g_assert_true (g_file_set_contents (note, "\x01\x02 not a profile\n", -1, NULL));
+  g_assert_true (g_file_set_contents (c1, "main;work 90\nmain;parse 30\n", -1, NULL));
+  g_assert_true (g_file_set_contents (c2, "main;work 110\nmain;parse 30\n", -1, NULL));
+
+  run_cli (&r1, "compare", "--format", "json", "--baseline", b1, "--baseline", b2,
+           "--current", c1, "--current", c2, NULL);
+  g_assert_cmpint (r1.status, ==, 0);
+  g_assert_nonnull (strstr (r1.out, "\"total_ms\": 100"));
+  g_assert_nonnull (strstr (r1.out, "\"total_ms\": 130"));
+
+  run_cli (&r2, "compare", "--format", "json", "--current", c1, "--current", c2,
+           "--baseline", bdir, NULL);
+  g_assert_cmpint (r2.status, ==, 0);
+  g_assert_nonnull (strstr (r2.err, "README.txt: not a profile, ignored"));
+  g_assert_cmpstr (r2.out, ==, r1.out);
+
+  /* both ways at once is ambiguous */
+  run_cli (&r3, "compare", b1, c1, "--baseline", b2, NULL);
+  g_assert_cmpint (r3.status, ==, 1);
+  g_assert_nonnull (strstr (r3.err, "either as BASELINE CURRENT or with --baseline"));
+
+  for (const char *const *p = (const char *const[]) { b1, b2, note, c1, c2, NULL }; *p; p++)
+    g_unlink (*p);
+  g_rmdir (bdir);
+  g_rmdir (dir);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -611,6 +658,7 @@ main (int    argc,
   g_test_add_func ("/cli/info/file-changes-while-loading", test_file_changes_while_loading);
   g_test_add_func ("/cli/help-usage", test_help_usage);
   g_test_add_func ("/cli/compare/thread", test_thread_option);
+  g_test_add_func ("/cli/compare/several-runs", test_several_runs);
 
   return g_test_run ();
 }

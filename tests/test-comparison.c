@@ -246,21 +246,104 @@ test_single (void)
   g_assert_true (flame_comparison_get_profile (c, FLAME_DIFF_BASELINE) == p);
 }
 
-/* several runs per side: accepted by the API, refused by the load until
- * repeated runs are supported */
+/* several runs per side: the diff compares their mean, and every run's
+ * per-function times are kept */
+static char *
+write_run (const char *dir,
+           const char *name,
+           const char *text)
+{
+  char *path = g_build_filename (dir, name, NULL);
+
+  g_assert_true (g_file_set_contents (path, text, -1, NULL));
+  return path;
+}
+
 static void
 test_several_runs (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("flamediff-runs-XXXXXX", NULL);
+  g_autofree char *b1 = write_run (dir, "b1.folded", "main;work 60\nmain;parse 40\n");
+  g_autofree char *b2 = write_run (dir, "b2.folded", "main;work 80\nmain;parse 20\nmain;work;work 10\n");
+  g_autofree char *c1 = write_run (dir, "c1.folded", "main;work 90\n");
+  g_autofree char *c2 = write_run (dir, "c2.folded", "main;work 100\nmain;log 6\n");
+  g_autofree char *c3 = write_run (dir, "c3.folded", "main;work 110\n");
+  g_autoptr(FlameComparison) c = flame_comparison_new ();
+  g_autoptr(GError) error = NULL;
+  const FlameRuns *runs;
+  FlameFrames *frames;
+  FlameDiff *diff;
+  guint32 work = G_MAXUINT32;
+
+  flame_comparison_add_baseline (c, b1);
+  flame_comparison_add_baseline (c, b2);
+  flame_comparison_add_current (c, c1);
+  flame_comparison_add_current (c, c2);
+  flame_comparison_add_current (c, c3);
+  g_assert_true (flame_comparison_load (c, NULL, &error));
+  g_assert_no_error (error);
+
+  /* the mean run: (100 + 110) / 2 and (90 + 106 + 110) / 3 */
+  diff = flame_comparison_get_diff (c);
+  g_assert_cmpfloat_with_epsilon (flame_diff_get_total_ms (diff, FLAME_DIFF_BASELINE), 105, 1e-9);
+  g_assert_cmpfloat_with_epsilon (flame_diff_get_total_ms (diff, FLAME_DIFF_CURRENT), 102, 1e-9);
+  g_assert_cmpfloat_with_epsilon (flame_report_find (flame_comparison_get_report (c), "parse")->self_b,
+                                  30, 1e-9);
+
+  runs = flame_comparison_get_runs (c, FLAME_DIFF_BASELINE);
+  g_assert_nonnull (runs);
+  g_assert_cmpuint (runs->n_runs, ==, 2);
+  frames = flame_profile_get_frames (runs->mean);
+  for (guint32 f = 0; f < runs->n_frames; f++)
+    if (g_str_equal (flame_frames_get_name (frames, f), "work"))
+      work = f;
+  g_assert_cmpuint (work, !=, G_MAXUINT32);
+  /* per run, a function counted once per stack in its total */
+  g_assert_cmpfloat (runs->self_ms[0 * runs->n_frames + work], ==, 60);
+  g_assert_cmpfloat (runs->total_ms[0 * runs->n_frames + work], ==, 60);
+  g_assert_cmpfloat (runs->self_ms[1 * runs->n_frames + work], ==, 90);
+  g_assert_cmpfloat (runs->total_ms[1 * runs->n_frames + work], ==, 90);
+  g_assert_cmpuint (flame_comparison_get_runs (c, FLAME_DIFF_CURRENT)->n_runs, ==, 3);
+  g_assert_nonnull (strstr (flame_profile_get_path (flame_comparison_get_profile (c, FLAME_DIFF_CURRENT)),
+                            "c3.folded (mean of 3 runs)"));
+
+  for (const char *const *p = (const char *const[]) { b1, b2, c1, c2, c3, NULL }; *p; p++)
+    g_unlink (*p);
+  g_rmdir (dir);
+}
+
+/* runs of one side measure the same thing */
+static void
+test_runs_mixed_units (void)
+{
+  g_autoptr(FlameProfile) t = flame_test_profile ((const char *[]) { "main;work", NULL });
+  g_autoptr(FlameProfile) b = flame_test_profile ((const char *[]) { "main;work", NULL });
+  g_autoptr(FlameComparison) c = flame_comparison_new ();
+  g_autoptr(GError) error = NULL;
+
+  flame_profile_set_unit (b, FLAME_UNIT_BYTES);
+  flame_comparison_add_profile (c, FLAME_DIFF_BASELINE, NULL, t);
+  flame_comparison_add_profile (c, FLAME_DIFF_BASELINE, NULL, b);
+  flame_comparison_add_profile (c, FLAME_DIFF_CURRENT, NULL, t);
+  g_assert_false (flame_comparison_load (c, NULL, &error));
+  g_assert_error (error, FLAME_ERROR, FLAME_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "measures something else"));
+}
+
+/* a side of one run keeps its own profile: nothing merged */
+static void
+test_one_run_unmerged (void)
 {
   g_autoptr(FlameProfile) p = flame_test_profile ((const char *[]) { "main;work", NULL });
   g_autoptr(FlameComparison) c = flame_comparison_new ();
   g_autoptr(GError) error = NULL;
 
   flame_comparison_add_profile (c, FLAME_DIFF_BASELINE, NULL, p);
-  flame_comparison_add_profile (c, FLAME_DIFF_BASELINE, NULL, p);
   flame_comparison_add_profile (c, FLAME_DIFF_CURRENT, NULL, p);
-  g_assert_cmpuint (flame_comparison_get_n_runs (c, FLAME_DIFF_BASELINE), ==, 2);
-  g_assert_false (flame_comparison_load (c, NULL, &error));
-  g_assert_nonnull (strstr (error->message, "2 baseline runs"));
+  g_assert_true (flame_comparison_load (c, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (flame_comparison_get_profile (c, FLAME_DIFF_BASELINE) == p);
+  g_assert_null (flame_comparison_get_runs (c, FLAME_DIFF_BASELINE));
 }
 
 int
@@ -276,5 +359,7 @@ main (int   argc,
   g_test_add_func ("/comparison/add-profile", test_add_profile);
   g_test_add_func ("/comparison/single", test_single);
   g_test_add_func ("/comparison/several-runs", test_several_runs);
+  g_test_add_func ("/comparison/one-run-unmerged", test_one_run_unmerged);
+  g_test_add_func ("/comparison/runs-mixed-units", test_runs_mixed_units);
   return g_test_run ();
 }

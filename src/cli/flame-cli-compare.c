@@ -67,7 +67,7 @@ flame_cli_compare (int    argc,
     }
 
   n_files = files ? g_strv_length (files) : 0;
-  if (n_files < 1 || n_files > 2)
+  if ((n_files < 1 && diff_args.baseline == NULL) || n_files > 2)
     {
       g_printerr ("flamediff-cli compare: expected BASELINE and CURRENT files\n");
       return FLAME_CLI_ERROR;

@@ -26,6 +26,8 @@ flame_cli_diff_args_add_entries (GOptionContext   *context,
     { "profile", 0, 0, G_OPTION_ARG_INT, &args->profile_index, "Load profile N of files with several (speedscope, trace events), counting from 0", "N" },
     { "thread", 0, 0, G_OPTION_ARG_INT64, &args->thread, "Keep only thread TID of files with several (Chrome, Firefox, pprof, CPython)", "TID" },
     { "sample-type", 0, 0, G_OPTION_ARG_STRING, &args->sample_type, FLAME_CLI_SAMPLE_TYPE_HELP, "TYPE" },
+    { "baseline", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &args->baseline, "A baseline run (a file or a folder of them); repeat for several runs", "FILE" },
+    { "current", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &args->current, "A current run (a file or a folder of them); repeat for several runs", "FILE" },
     { NULL }
   };
 
@@ -45,6 +47,8 @@ flame_cli_diff_args_clear (FlameCliDiffArgs *args)
   g_clear_pointer (&args->interval, g_free);
   g_clear_pointer (&args->significance, g_free);
   g_clear_pointer (&args->sample_type, g_free);
+  g_clear_pointer (&args->baseline, g_strfreev);
+  g_clear_pointer (&args->current, g_strfreev);
 }
 
 gboolean
@@ -120,6 +124,92 @@ flame_cli_diff_args_apply (FlameCliDiffArgs *args,
   return TRUE;
 }
 
+/* compressed files are not sniffed: their loader decodes them first */
+static gboolean
+looks_like_profile (const char *path)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GFileInputStream) in = g_file_read (file, NULL, NULL);
+  char head[65536];
+  gsize len = 0;
+
+  if (in == NULL ||
+      !g_input_stream_read_all (G_INPUT_STREAM (in), head, sizeof head, &len, NULL, NULL))
+    return TRUE;   /* loading says what is wrong with it */
+  if ((len >= 2 && (guchar) head[0] == 0x1f && (guchar) head[1] == 0x8b) ||
+      (len >= 4 && memcmp (head, "\x28\xb5\x2f\xfd", 4) == 0))
+    return TRUE;
+  return flame_sniff_format (head, len) != FLAME_FORMAT_UNKNOWN;
+}
+
+static void
+add_path (FlameComparison *comparison,
+          guint            side,
+          const char      *path)
+{
+  if (side == FLAME_DIFF_BASELINE)
+    flame_comparison_add_baseline (comparison, path);
+  else
+    flame_comparison_add_current (comparison, path);
+}
+
+static gint
+compare_names (gconstpointer a,
+               gconstpointer b)
+{
+  return strcmp (*(char *const *) a, *(char *const *) b);
+}
+
+/* @path, or every profile in it when it is a folder, sorted by name: one
+ * run each */
+static gboolean
+add_side (FlameComparison *comparison,
+          guint            side,
+          const char      *path)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GDir) dir = NULL;
+  g_autoptr(GPtrArray) names = NULL;
+  const char *name;
+  guint added = 0;
+
+  if (!g_file_test (path, G_FILE_TEST_IS_DIR))
+    {
+      add_path (comparison, side, path);
+      return TRUE;
+    }
+  dir = g_dir_open (path, 0, &error);
+  if (dir == NULL)
+    {
+      g_printerr ("flamediff-cli: %s\n", error->message);
+      return FALSE;
+    }
+  names = g_ptr_array_new_with_free_func (g_free);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    g_ptr_array_add (names, g_strdup (name));
+  g_ptr_array_sort (names, compare_names);
+  for (guint i = 0; i < names->len; i++)
+    {
+      g_autofree char *file = g_build_filename (path, g_ptr_array_index (names, i), NULL);
+
+      if (!g_file_test (file, G_FILE_TEST_IS_REGULAR))
+        continue;
+      if (!looks_like_profile (file))
+        {
+          g_printerr ("flamediff-cli: note: %s: not a profile, ignored\n", file);
+          continue;
+        }
+      add_path (comparison, side, file);
+      added++;
+    }
+  if (added == 0)
+    {
+      g_printerr ("flamediff-cli: %s: no profile in this folder\n", path);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /**
  * flame_cli_compare_files:
  * @args: its --profile and --thread apply to every file
@@ -144,7 +234,17 @@ flame_cli_compare_files (char                    **files,
   g_autoptr(GError) error = NULL;
   gboolean ok;
 
-  g_return_val_if_fail (n_files == 1 || n_files == 2, NULL);
+  if (n_files > 0 && (args->baseline != NULL || args->current != NULL))
+    {
+      g_printerr ("flamediff-cli: give the runs either as BASELINE CURRENT or with --baseline and --current\n");
+      return NULL;
+    }
+  if (n_files == 0 && args->baseline == NULL)
+    {
+      g_printerr ("flamediff-cli: no baseline: expected BASELINE CURRENT or --baseline FILE\n");
+      return NULL;
+    }
+  g_return_val_if_fail (n_files <= 2, NULL);
 
   options.profile = args->profile_index;
   options.thread = args->thread;
@@ -155,18 +255,26 @@ flame_cli_compare_files (char                    **files,
     flame_comparison_set_report_options (comparison, ropts);
   flame_comparison_set_allow_single (comparison, allow_single);
   flame_comparison_set_metric_from_files (comparison, args->metric == NULL);
-  flame_comparison_add_baseline (comparison, files[0]);
-  if (n_files > 1)
-    flame_comparison_add_current (comparison, files[1]);
+  for (guint i = 0; i < n_files; i++)
+    if (!add_side (comparison, i == 0 ? FLAME_DIFF_BASELINE : FLAME_DIFF_CURRENT, files[i]))
+      return NULL;
+  for (guint i = 0; args->baseline != NULL && args->baseline[i] != NULL; i++)
+    if (!add_side (comparison, FLAME_DIFF_BASELINE, args->baseline[i]))
+      return NULL;
+  for (guint i = 0; args->current != NULL && args->current[i] != NULL; i++)
+    if (!add_side (comparison, FLAME_DIFF_CURRENT, args->current[i]))
+      return NULL;
 
   ok = flame_comparison_load (comparison, NULL, &error);
+  /* every run's warnings: a side of several is compared as their mean */
   for (guint side = 0; side < 2; side++)
-    {
-      FlameProfile *profile = flame_comparison_get_profile (comparison, side);
+    for (guint run = 0; run < flame_comparison_get_n_runs (comparison, side); run++)
+      {
+        FlameProfile *profile = flame_comparison_get_run_profile (comparison, side, run);
 
-      if (profile != NULL)
-        flame_cli_print_warnings (flame_profile_get_warnings (profile));
-    }
+        if (profile != NULL)
+          flame_cli_print_warnings (flame_profile_get_warnings (profile));
+      }
   if (!ok)
     {
       g_auto(GStrv) lines = g_strsplit (error->message, "\n", -1);

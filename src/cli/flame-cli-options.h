@@ -22,6 +22,8 @@ typedef struct
   gboolean  exact_paths;
   gint      profile_index;  /* -1: the file's default */
   gint64    thread;         /* -1: all threads */
+  char    **baseline;       /* --baseline, repeated: runs of each side */
+  char    **current;
 } FlameCliDiffArgs;
 
 void     flame_cli_diff_args_add_entries (GOptionContext   *context,

@@ -65,6 +65,7 @@ flame_cli_render (int    argc,
   FlameView view = FLAME_VIEW_DIFFERENTIAL;
   gboolean svg;
   guint n_files;
+  gboolean has_current;
 
   flame_diff_options_init (&dopts);
   flame_export_options_init (&eopts);
@@ -83,7 +84,7 @@ flame_cli_render (int    argc,
     }
 
   n_files = files ? g_strv_length (files) : 0;
-  if (n_files < 1 || n_files > 2)
+  if ((n_files < 1 && diff_args.baseline == NULL) || n_files > 2)
     {
       g_printerr ("flamediff-cli render: expected BASELINE and CURRENT files, or one FILE\n");
       return FLAME_CLI_ERROR;
@@ -130,12 +131,13 @@ flame_cli_render (int    argc,
     return FLAME_CLI_ERROR;
   baseline = flame_comparison_get_profile (comparison, FLAME_DIFF_BASELINE);
   diff = flame_comparison_get_diff (comparison);
-  if (n_files == 2 && view == FLAME_VIEW_SINGLE)
+  has_current = flame_comparison_get_n_runs (comparison, FLAME_DIFF_CURRENT) > 0;
+  if (has_current && view == FLAME_VIEW_SINGLE)
     {
       g_printerr ("flamediff-cli render: --view single takes one FILE\n");
       return FLAME_CLI_ERROR;
     }
-  if (n_files == 1 && flame_profile_get_n_columns (baseline) == 1)
+  if (!has_current && flame_profile_get_n_columns (baseline) == 1)
     {
       if (view_str != NULL && view != FLAME_VIEW_SINGLE)
         {

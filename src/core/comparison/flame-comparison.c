@@ -16,6 +16,7 @@
 
 #include "flame-comparison.h"
 #include "flame-error.h"
+#include "flame-runs.h"
 
 #define PROGRESS_MS 50
 /* share of the progress bar that loading takes; diff and report the rest */
@@ -53,6 +54,7 @@ struct _FlameComparison
   gboolean            metric_from_files;
   gboolean            busy;
 
+  FlameRuns          *merged[2];  /* a side of several runs: their mean */
   FlameDiff          *diff;
   FlameReport        *report;
 
@@ -264,8 +266,10 @@ loading_message (GPtrArray *todo)
   g_autofree char *a = NULL;
   g_autofree char *b = NULL;
 
-  /* one run per side so far (prepare()) */
-  g_assert (todo->len > 0 && todo->len <= 2);
+  g_assert (todo->len > 0);
+  if (todo->len > 2)
+    return g_strdup_printf (ngettext ("Loading %u file…", "Loading %u files…", todo->len),
+                            todo->len);
   a = g_path_get_basename (((Run *) g_ptr_array_index (todo, 0))->path);
   if (todo->len == 1)
     return g_strdup_printf (_("Loading %s…"), a);
@@ -284,17 +288,6 @@ prepare (FlameComparison  *self,
       g_set_error (error, FLAME_ERROR, FLAME_ERROR_INVALID, "no baseline profile to compare");
       return FALSE;
     }
-  /* the model holds one tree per side; several runs of a side (their
-   * statistics) come with repeated-run support */
-  for (guint side = 0; side < 2; side++)
-    if (self->runs[side]->len > 1)
-      {
-        g_set_error (error, FLAME_ERROR, FLAME_ERROR_INVALID,
-                     "%u %s runs: only one run per side can be compared so far",
-                     self->runs[side]->len, side == FLAME_DIFF_BASELINE ? "baseline" : "current");
-        return FALSE;
-      }
-
   *todo = g_ptr_array_new ();
   for (guint side = 0; side < 2; side++)
     for (guint i = 0; i < self->runs[side]->len; i++)
@@ -321,6 +314,8 @@ prepare (FlameComparison  *self,
   self->n_loading = (*todo)->len;
   g_clear_object (&self->diff);
   g_clear_pointer (&self->report, flame_report_free);
+  for (guint side = 0; side < 2; side++)
+    g_clear_pointer (&self->merged[side], flame_runs_free);
   g_clear_pointer (&self->context, g_main_context_unref);
   self->context = g_main_context_ref_thread_default ();
   g_atomic_int_set (&self->phase, (*todo)->len > 0 ? PHASE_LOADING : PHASE_COMPARING);
@@ -328,6 +323,18 @@ prepare (FlameComparison  *self,
   /* what starts now is said now, before the threads run */
   dispatch_notify (self);
   return TRUE;
+}
+
+/* any thread: what the diff compares of @side */
+static FlameProfile *
+side_profile (FlameComparison *self,
+              guint            side)
+{
+  if (self->merged[side] != NULL)
+    return self->merged[side]->mean;
+  if (self->runs[side]->len == 0)
+    return NULL;
+  return ((Run *) g_ptr_array_index (self->runs[side], 0))->profile;
 }
 
 /* any thread */
@@ -377,9 +384,22 @@ load_and_compare (FlameComparison  *self,
   g_atomic_int_set (&self->phase, PHASE_COMPARING);
   set_message (self, g_strdup (_("Comparing…")));
 
-  baseline = ((Run *) g_ptr_array_index (self->runs[FLAME_DIFF_BASELINE], 0))->profile;
-  if (self->runs[FLAME_DIFF_CURRENT]->len > 0)
-    current = ((Run *) g_ptr_array_index (self->runs[FLAME_DIFF_CURRENT], 0))->profile;
+  /* a side of several runs is compared as their mean */
+  for (guint side = 0; side < 2; side++)
+    if (self->runs[side]->len > 1)
+      {
+        g_autofree FlameProfile **profiles = g_new (FlameProfile *, self->runs[side]->len);
+
+        for (guint i = 0; i < self->runs[side]->len; i++)
+          profiles[i] = ((Run *) g_ptr_array_index (self->runs[side], i))->profile;
+        self->merged[side] = flame_runs_merge (profiles, self->runs[side]->len,
+                                               self->diff_options.default_interval_ms, error);
+        if (self->merged[side] == NULL)
+          return FALSE;
+      }
+
+  baseline = side_profile (self, FLAME_DIFF_BASELINE);
+  current = side_profile (self, FLAME_DIFF_CURRENT);
 
   if (current == NULL && self->allow_single && flame_profile_get_n_columns (baseline) < 2)
     return TRUE;   /* one profile, nothing to compare it with */
@@ -654,7 +674,26 @@ FlameProfile *
 flame_comparison_get_profile (FlameComparison *self,
                               guint            side)
 {
-  return flame_comparison_get_run_profile (self, side, 0);
+  g_return_val_if_fail (FLAME_IS_COMPARISON (self), NULL);
+  g_return_val_if_fail (side < 2, NULL);
+  g_return_val_if_fail (!self->busy, NULL);
+  return side_profile (self, side);
+}
+
+/**
+ * flame_comparison_get_runs:
+ *
+ * Returns: (transfer none) (nullable): a side of several runs after
+ *   loading: their mean profile and per-run per-function times; %NULL
+ *   for a side of one run
+ */
+const FlameRuns *
+flame_comparison_get_runs (FlameComparison *self,
+                           guint            side)
+{
+  g_return_val_if_fail (FLAME_IS_COMPARISON (self), NULL);
+  g_return_val_if_fail (side < 2, NULL);
+  return self->merged[side];
 }
 
 void
@@ -793,6 +832,8 @@ flame_comparison_finalize (GObject *object)
     g_clear_pointer (&self->runs[side], g_ptr_array_unref);
   g_clear_object (&self->diff);
   g_clear_pointer (&self->report, flame_report_free);
+  for (guint side = 0; side < 2; side++)
+    g_clear_pointer (&self->merged[side], flame_runs_free);
   g_clear_pointer (&self->context, g_main_context_unref);
   g_clear_pointer (&self->message, g_free);
   g_clear_pointer (&self->notified_message, g_free);

@@ -12,6 +12,7 @@
 #include "flame-diff.h"
 #include "flame-loader.h"
 #include "flame-report.h"
+#include "flame-runs.h"
 
 G_BEGIN_DECLS
 
@@ -72,6 +73,8 @@ const char               *flame_comparison_get_message        (FlameComparison  
 
 /* results, after loading */
 FlameProfile             *flame_comparison_get_profile        (FlameComparison          *self,
+                                                               guint                     side);
+const FlameRuns          *flame_comparison_get_runs           (FlameComparison          *self,
                                                                guint                     side);
 FlameDiff                *flame_comparison_get_diff           (FlameComparison          *self);
 FlameReport              *flame_comparison_get_report         (FlameComparison          *self);
