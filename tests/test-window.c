@@ -276,6 +276,81 @@ test_inverted (void)
   g_assert_cmpint (flame_layout_source_get_view (window->source), ==, FLAME_VIEW_DIFFERENTIAL);
 }
 
+/* The graph is a Tab stop: Tab from the window's start reaches it, and
+ * arriving selects the root. The Shortcuts window lists the graph's own
+ * keys, after General. */
+static void
+test_keyboard_reach (void)
+{
+  GtkWidget *graph;
+  gboolean reached = FALSE;
+
+  open_example ();
+  graph = GTK_WIDGET (window->graph_view);
+  flame_graph_view_set_selected_node (window->graph_view, FLAME_TREE_NONE);
+  gtk_window_set_focus (GTK_WINDOW (window), NULL);
+  /* a bounded walk: a hundred stops is far more than the window has */
+  for (guint i = 0; i < 100 && !reached; i++)
+    {
+      gtk_widget_child_focus (GTK_WIDGET (window), GTK_DIR_TAB_FORWARD);
+      reached = gtk_window_get_focus (GTK_WINDOW (window)) == graph;
+    }
+  g_assert_true (reached);
+  g_assert_cmpuint (flame_graph_view_get_selected_node (window->graph_view), ==, FLAME_TREE_ROOT);
+  g_assert_true (gtk_widget_activate_action (graph, "graph.select-up", NULL));
+  g_assert_cmpuint (flame_graph_view_get_selected_node (window->graph_view), !=, FLAME_TREE_ROOT);
+
+  {
+    g_autoptr(GtkBuilder) builder =
+      gtk_builder_new_from_resource ("/io/github/flamediff/Flamediff/gtk/help-overlay.ui");
+    GtkWidget *overlay = GTK_WIDGET (gtk_builder_get_object (builder, "help_overlay"));
+    g_autoptr(GString) graph_keys = g_string_new (NULL);
+    GSList *objects = gtk_builder_get_objects (builder);
+
+    /* the builder lists in no order: collect groups and accelerators */
+    for (GSList *l = objects; l != NULL; l = l->next)
+      if (GTK_IS_SHORTCUTS_SHORTCUT (l->data))
+        {
+          g_autofree char *accel = NULL;
+
+          g_object_get (l->data, "accelerator", &accel, NULL);
+          g_string_append_printf (graph_keys, "%s ", accel);
+        }
+    g_slist_free (objects);
+    {
+      const char *keys[] = { "Up Down", "Left Right", "Return space", "Escape BackSpace", "Home" };
+
+      for (guint k = 0; k < G_N_ELEMENTS (keys); k++)
+        g_assert_nonnull (strstr (graph_keys->str, keys[k]));
+    }
+
+    /* the first group in the section, as drawn: General */
+    {
+      GtkWidget *w = NULL;
+      char *title = NULL;
+      g_autoptr(GPtrArray) todo = g_ptr_array_new ();
+
+      /* depth first, in widget order */
+      g_ptr_array_add (todo, overlay);
+      while (todo->len > 0 && w == NULL)
+        {
+          GtkWidget *n = g_ptr_array_steal_index (todo, todo->len - 1);
+
+          if (GTK_IS_SHORTCUTS_GROUP (n))
+            w = n;
+          else
+            for (GtkWidget *c = gtk_widget_get_last_child (n); c; c = gtk_widget_get_prev_sibling (c))
+              g_ptr_array_add (todo, c);
+        }
+      g_assert_nonnull (w);
+      g_object_get (w, "title", &title, NULL);
+      g_assert_cmpstr (title, ==, "General");
+      g_free (title);
+    }
+    gtk_window_destroy (GTK_WINDOW (overlay));
+  }
+}
+
 static void
 test_bad_file_keeps_comparison (void)
 {
@@ -1302,6 +1377,7 @@ main (int   argc,
   g_test_add_func ("/window/compare-example", test_compare_example);
   g_test_add_func ("/window/elided-view", test_elided_view);
   g_test_add_func ("/window/inverted", test_inverted);
+  g_test_add_func ("/window/keyboard-reach", test_keyboard_reach);
   g_test_add_func ("/window/bad-file-keeps-comparison", test_bad_file_keeps_comparison);
   g_test_add_func ("/window/file-truncated-while-loading", test_file_truncated_while_loading);
   g_test_add_func ("/window/normalize-toggle", test_normalize_toggle);
