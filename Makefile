@@ -24,7 +24,7 @@ ifeq ($(CI),true)
 WERROR = -Dwerror=true
 endif
 
-.PHONY: all deps build run check bench clean
+.PHONY: all deps print-packages build run check bench clean
 
 all: build
 
@@ -53,6 +53,10 @@ deps:
 	  done; \
 	  $(SUDO) locale-gen; \
 	fi
+
+# the same list for another Debian (tools/sid-check.sh)
+print-packages:
+	@echo $(DEBIAN_PACKAGES)
 
 $(BUILDDIR)/build.ninja:
 	meson setup $(BUILDDIR) $(WERROR) $(MESON_ARGS)

@@ -7,11 +7,54 @@
 #pragma once
 
 #include <adwaita.h>
+#include <locale.h>
 
 #include "flame-application.h"
 #include "flame-window-private.h"
 
-/* Call after gtk_test_init(). A registered, non-unique application (tests
+static inline void
+flame_test_gui_locale_missing (gconstpointer message)
+{
+  /* CI provides the locale (tools/sid-check.sh generates it): there a
+   * missing one is a broken set-up, not a reason to test nothing */
+  if (g_strcmp0 (g_getenv ("CI"), "true") == 0)
+    g_test_fail_printf ("%s", (const char *) message);
+  else
+    g_test_skip ((const char *) message);
+}
+
+/* Instead of gtk_test_init() (call after the locale and environment are
+ * set). gtk_test_init switches to en_US.UTF-8 whatever the test asked
+ * for; GTK 4.8 carries on in the old locale when en_US.UTF-8 is not
+ * installed, newer GTK makes its "Failed to set locale" warning fatal and
+ * aborts every test. So: without en_US.UTF-8 on a GTK newer than 4.8, no
+ * GTK at all but one test, @path, that says what to install (a skip, a
+ * failure under CI=true), and FALSE: return g_test_run () then. Else
+ * gtk_test_init and TRUE; set the test's own locale after it
+ * (flame_test_set_locale). */
+static inline gboolean
+flame_test_gui_init (int         *argc,
+                     char      ***argv,
+                     const char  *path)
+{
+  locale_t en_us = newlocale (LC_ALL_MASK, "en_US.UTF-8", (locale_t) 0);
+
+  if (en_us != (locale_t) 0)
+    freelocale (en_us);
+  else if (gtk_get_major_version () > 4 || gtk_get_minor_version () > 8)
+    {
+      g_test_init (argc, argv, NULL);
+      g_test_add_data_func (path, "the en_US.UTF-8 locale is not installed, and gtk_test_init "
+                            "of this GTK aborts without it: generate it (Debian: package "
+                            "locales, en_US.UTF-8 in /etc/locale.gen, locale-gen)",
+                            flame_test_gui_locale_missing);
+      return FALSE;
+    }
+  gtk_test_init (argc, argv, NULL);
+  return TRUE;
+}
+
+/* Call after flame_test_gui_init(). A registered, non-unique application (tests
  * run side by side) and one presented window of @width × @height. */
 static inline FlameWindow *
 flame_test_gui_start (FlameApplication **app,

@@ -859,15 +859,57 @@ test_order_pair (void)
   g_assert_true (base == d && cur == c);
 }
 
+/* The first widget under @root (depth first) with both CSS classes */
+static GtkWidget *
+find_with_classes (GtkWidget  *root,
+                   const char *a,
+                   const char *b)
+{
+  if (gtk_widget_has_css_class (root, a) && gtk_widget_has_css_class (root, b))
+    return root;
+  for (GtkWidget *c = gtk_widget_get_first_child (root); c; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_with_classes (c, a, b);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* The text colour of a status pill (style.css, and style-dark.css over
+ * it while dark), as 0xRRGGBB */
+static guint32
+status_pill_colour (GtkWidget *label)
+{
+  GdkRGBA c;
+
+#if GTK_CHECK_VERSION(4, 10, 0)
+  gtk_widget_get_color (label, &c);
+#else
+  gtk_style_context_get_color (gtk_widget_get_style_context (label), &c);
+#endif
+  return ((guint32) (c.red * 255 + .5) << 16) | ((guint32) (c.green * 255 + .5) << 8) |
+         (guint32) (c.blue * 255 + .5);
+}
+
 static void
 test_dark (void)
 {
   AdwStyleManager *sm = adw_style_manager_get_default ();
   g_autoptr(GdkTexture) texture = NULL;
+  GtkWidget *pill;
 
   open_example ();
+  /* a "New" pill of the changes panel */
+  pill = find_with_classes (GTK_WIDGET (window), "flame-status", "new");
+  g_assert_nonnull (pill);
+  adw_style_manager_set_color_scheme (sm, ADW_COLOR_SCHEME_FORCE_LIGHT);
+  iterate_for (100);
+  g_assert_cmphex (status_pill_colour (pill), ==, 0x7e57c2);
   adw_style_manager_set_color_scheme (sm, ADW_COLOR_SCHEME_FORCE_DARK);
   iterate_for (500);
+  g_assert_cmphex (status_pill_colour (pill), ==, 0xd1c4e9);   /* style-dark.css */
   texture = render_window (window);
   save_screenshot (texture, "dark.png");
   g_assert_cmpuint (count_colour (texture, 0xbdbdbd), <, 300);  /* the light neutral: text only */
@@ -1424,7 +1466,8 @@ main (int   argc,
       g_test_add_func ("/window/no-display", skip_no_display);
       return g_test_run ();
     }
-  gtk_test_init (&argc, &argv, NULL);
+  if (!flame_test_gui_init (&argc, &argv, "/window/no-en-us-locale"))
+    return g_test_run ();
   /* C.UTF-8, or the comma-decimal run's de_DE.UTF-8: no thousands
    * separators to guess in either */
   flame_test_set_locale ();

@@ -16,6 +16,8 @@ struct _FlameApplication
   AdwApplication  parent_instance;
 
   GSettings      *settings;
+  GtkCssProvider *dark_css;
+  gboolean        dark_added;
 };
 
 G_DEFINE_FINAL_TYPE (FlameApplication, flame_application, ADW_TYPE_APPLICATION)
@@ -161,6 +163,27 @@ apply_theme (FlameApplication *self)
     adw_style_manager_set_color_scheme (sm, ADW_COLOR_SCHEME_DEFAULT);
 }
 
+/* style-dark.css (in the resource as dark.css) over style.css while the
+ * style is dark. AdwApplication would load a resource style-dark.css by
+ * itself, but libadwaita 1.8 and later deprecate it with a warning (fatal
+ * in the GUI tests), and its replacement, a media query in style.css,
+ * needs GTK 4.16: this works from libadwaita 1.2 on. */
+static void
+update_dark_style (FlameApplication *self)
+{
+  GdkDisplay *display = gdk_display_get_default ();
+  gboolean dark = adw_style_manager_get_dark (adw_style_manager_get_default ());
+
+  if (display == NULL || dark == self->dark_added)
+    return;
+  if (dark)
+    gtk_style_context_add_provider_for_display (display, GTK_STYLE_PROVIDER (self->dark_css),
+                                                GTK_STYLE_PROVIDER_PRIORITY_APPLICATION + 1);
+  else
+    gtk_style_context_remove_provider_for_display (display, GTK_STYLE_PROVIDER (self->dark_css));
+  self->dark_added = dark;
+}
+
 static void
 new_window_action (GSimpleAction *action,
                    GVariant      *param,
@@ -293,7 +316,12 @@ about_action (GSimpleAction *action,
   static const char *developers[] = { "The Flamediff developers", NULL };
   GtkWindow *parent = gtk_application_get_active_window (GTK_APPLICATION (user_data));
 
+#if ADW_CHECK_VERSION(1, 5, 0)
+  /* a dialog in the window, which fits narrow ones as a bottom sheet */
+  adw_show_about_dialog (GTK_WIDGET (parent),
+#else
   adw_show_about_window (parent,
+#endif
                          "application-name", _("Flamediff"),
                          "application-icon", APP_ID,
                          "developer-name", _("The Flamediff developers"),
@@ -374,6 +402,11 @@ flame_application_startup (GApplication *app)
                                            accels[i].accels);
 
   gtk_window_set_default_icon_name (APP_ID);
+  self->dark_css = gtk_css_provider_new ();
+  gtk_css_provider_load_from_resource (self->dark_css, "/io/github/flamediff/Flamediff/dark.css");
+  g_signal_connect_object (adw_style_manager_get_default (), "notify::dark",
+                           G_CALLBACK (update_dark_style), self, G_CONNECT_SWAPPED);
+  update_dark_style (self);
   g_signal_connect_object (self->settings, "changed::theme",
                            G_CALLBACK (apply_theme), self, G_CONNECT_SWAPPED);
   apply_theme (self);
@@ -385,6 +418,7 @@ flame_application_dispose (GObject *object)
   FlameApplication *self = FLAME_APPLICATION (object);
 
   g_clear_object (&self->settings);
+  g_clear_object (&self->dark_css);
   G_OBJECT_CLASS (flame_application_parent_class)->dispose (object);
 }
 

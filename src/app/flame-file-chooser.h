@@ -26,5 +26,10 @@ void        flame_choose_image_file (GtkWindow        *parent,
                                      const char       *initial_name,
                                      FlameFilesChosen  callback,
                                      gpointer          user_data);
+void        flame_choose_folder     (GtkWindow        *parent,
+                                     const char       *title,
+                                     GFile            *initial_folder,
+                                     FlameFilesChosen  callback,
+                                     gpointer          user_data);
 
 G_END_DECLS

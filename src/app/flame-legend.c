@@ -114,7 +114,11 @@ draw_swatch (GtkDrawingArea *area,
   cairo_fill (cr);
 
   /* a hairline in the text colour: pale swatches stay visible */
+#if GTK_CHECK_VERSION(4, 10, 0)
+  gtk_widget_get_color (GTK_WIDGET (area), &fg);
+#else
   gtk_style_context_get_color (gtk_widget_get_style_context (GTK_WIDGET (area)), &fg);
+#endif
   cairo_set_source_rgba (cr, fg.red, fg.green, fg.blue, palette->borders ? 1 : .25);
   cairo_set_line_width (cr, 1);
   cairo_rectangle (cr, .5, .5, width - 1, height - 1);

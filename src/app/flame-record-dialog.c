@@ -578,22 +578,14 @@ use_command_action (GtkWidget  *widget,
 }
 
 static void
-directory_chosen (GtkNativeDialog *native,
-                  int              response,
-                  gpointer         user_data)
+directory_chosen (GtkWindow *parent,
+                  GPtrArray *files,
+                  gpointer   user_data)
 {
-  FlameRecordDialog *self = user_data;
+  g_autofree char *path = files->len > 0 ? g_file_get_path (g_ptr_array_index (files, 0)) : NULL;
 
-  if (response == GTK_RESPONSE_ACCEPT)
-    {
-      g_autoptr(GFile) dir = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (native));
-      g_autofree char *path = dir ? g_file_get_path (dir) : NULL;
-
-      if (path != NULL)
-        set_cwd (self, path);
-    }
-  g_object_unref (native);
-  g_object_unref (self);
+  if (path != NULL)
+    set_cwd (FLAME_RECORD_DIALOG (parent), path);
 }
 
 static void
@@ -602,19 +594,10 @@ choose_directory_action (GtkWidget  *widget,
                          GVariant   *param)
 {
   FlameRecordDialog *self = FLAME_RECORD_DIALOG (widget);
-  GtkFileChooserNative *native =
-    gtk_file_chooser_native_new (_("Working Directory"), GTK_WINDOW (self),
-                                 GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER, _("_Select"), _("_Cancel"));
+  g_autoptr(GFile) current = self->cwd != NULL ? g_file_new_for_path (self->cwd) : NULL;
 
-  if (self->cwd != NULL)
-    {
-      g_autoptr(GFile) current = g_file_new_for_path (self->cwd);
-
-      gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (native), current, NULL);
-    }
-  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (native), TRUE);
-  g_signal_connect (native, "response", G_CALLBACK (directory_chosen), g_object_ref (self));
-  gtk_native_dialog_show (GTK_NATIVE_DIALOG (native));
+  flame_choose_folder (GTK_WINDOW (self), _("Working Directory"), current,
+                       directory_chosen, NULL);
 }
 
 static void

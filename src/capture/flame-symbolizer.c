@@ -3,12 +3,16 @@
  * The modules come from the recording (load bias and path as the sampler
  * saw them), never from a live /proc, so a process that has exited is
  * still named. libdwfl reads ELF symbol tables and DWARF (also through
- * .gnu_debuglink and /usr/lib/debug/.build-id); inlined functions come
- * from the DWARF scopes of the address. A function without any symbol is
- * named by its module and the start of its unwind-table (FDE) entry, so
- * its samples add up under one name; nearest-symbol guesses are never
- * made (they name the wrong function on stripped libraries,
- * docs/capture.md §6.4).
+ * .gnu_debuglink and /usr/lib/debug/.build-id, the host's under a root
+ * first, and from a debuginfod server when DEBUGINFOD_URLS names one);
+ * inlined functions come from the DWARF scopes of the address. A function
+ * without any symbol (a local function of a library shipped without its
+ * symbol table, as libc.so.6's start_thread on Debian 13 and later) is
+ * named by its module and the start of its unwind-table (FDE) entry,
+ * "libc.so.6+0x92628", so its samples add up under one name, and a
+ * warning says once per file where its debug symbols would be looked
+ * for; nearest-symbol guesses are never made (they name the wrong
+ * function on stripped libraries, docs/capture.md §6.4).
  *
  * A FlameSymCache is shared by the symbolizers of one recording (one per
  * process and set of modules): each module file is opened, and its
@@ -65,6 +69,9 @@ typedef struct
   Dwarf_Addr   start;     /* the module's range in its Dwfl */
   Dwarf_Addr   end;
   char        *error;     /* the warning when it cannot be read, or NULL */
+  gboolean     unnamed;   /* some address had no symbol: warned once */
+  char        *debuginfo_path;  /* with a root: its /usr/lib/debug first */
+  Dwfl_Callbacks callbacks;
   GHashTable  *lookups;   /* address in its Dwfl (guint64 *) → entry index + 1 */
   GHashTable  *checked;   /* recorded build-ids compared with it (GBytes) */
 } SymFile;
@@ -106,14 +113,23 @@ struct _FlameSymbolizer
   GHashTable    *lookups;   /* (ip << 1 | leaf) (gint64 *) → entry index + 1 */
 };
 
-static char *debuginfo_path = NULL;
-
-static const Dwfl_Callbacks callbacks = {
-  .find_elf = dwfl_build_id_find_elf,
-  .find_debuginfo = dwfl_standard_find_debuginfo,
-  .section_address = dwfl_offline_section_address,
-  .debuginfo_path = &debuginfo_path,
-};
+/* libdwfl's default (the file's directory, its .debug, /usr/lib/debug)
+ * when @root is NULL; else the host's /usr/lib/debug under @root goes
+ * before ours: the recorded files are the host's, so are their debug
+ * files (build-id paths are only looked for in absolute directories) */
+static void
+sym_file_set_callbacks (SymFile    *f,
+                        const char *root)
+{
+  if (root != NULL)
+    f->debuginfo_path = g_strdup_printf (":.debug:%s/usr/lib/debug:/usr/lib/debug", root);
+  f->callbacks.find_elf = dwfl_build_id_find_elf;
+  /* after the local paths, a debuginfod server when DEBUGINFOD_URLS is set
+   * (libdw loads its client then) */
+  f->callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
+  f->callbacks.section_address = dwfl_offline_section_address;
+  f->callbacks.debuginfo_path = &f->debuginfo_path;
+}
 
 static void
 sym_file_free (SymFile *f)
@@ -123,6 +139,7 @@ sym_file_free (SymFile *f)
   g_free (f->path);
   g_free (f->base);
   g_free (f->error);
+  g_free (f->debuginfo_path);
   g_hash_table_unref (f->lookups);
   g_hash_table_unref (f->checked);
   g_free (f);
@@ -354,7 +371,8 @@ get_file (FlameSymCache *cache,
                                   path);
       return f;
     }
-  f->dwfl = dwfl_begin (&callbacks);
+  sym_file_set_callbacks (f, rooted != NULL ? root : NULL);
+  f->dwfl = dwfl_begin (&f->callbacks);
   if (f->dwfl == NULL)
     {
       if (fd >= 0)
@@ -562,6 +580,21 @@ die_name (Dwarf_Die *die)
  * function (its declaration's file and line), not the sampled line: the
  * same function on the same path stays one node of the flame graph.
  * Returns FALSE when the address has no DWARF. */
+/* The concrete function at @pc among the CU's top-level DIEs */
+static gboolean
+find_subprogram (Dwarf_Die  *cudie,
+                 Dwarf_Addr  pc,
+                 Dwarf_Die  *result)
+{
+  if (dwarf_child (cudie, result) != 0)
+    return FALSE;
+  do
+    if (dwarf_tag (result) == DW_TAG_subprogram && dwarf_haspc (result, pc) > 0)
+      return TRUE;
+  while (dwarf_siblingof (result, result) == 0);
+  return FALSE;
+}
+
 static gboolean
 lookup_dwarf (FlameSymCache *cache,
               Dwfl_Module   *mod,
@@ -573,6 +606,8 @@ lookup_dwarf (FlameSymCache *cache,
   Dwarf_Die *scopes = NULL;
   int n;
   guint pushed = 0;
+  gboolean outer = FALSE;
+  Dwarf_Die die;
 
   if (cudie == NULL)
     return FALSE;
@@ -610,7 +645,26 @@ lookup_dwarf (FlameSymCache *cache,
             tag == DW_TAG_inlined_subroutine, own);
       pushed++;
       if (tag == DW_TAG_subprogram)
-        break;
+        {
+          outer = TRUE;
+          break;
+        }
+    }
+  /* elfutils 0.196 with GCC 16's DWARF (Debian unstable) ends the scopes
+   * of an inlined instance at the CU, without the function it was
+   * inlined into: busy's samples were named cpu_now */
+  if (pushed > 0 && !outer && find_subprogram (cudie, addr - bias, &die))
+    {
+      const char *name = die_name (&die);
+      g_autofree char *demangled = NULL;
+      int line = 0;
+
+      if (name == NULL)
+        name = dwfl_module_addrname (mod, addr);
+      demangled = flame_demangle (name != NULL ? name : "[unknown]");
+      if (dwarf_decl_line (&die, &line) != 0)
+        line = 0;
+      push (cache, demangled, dwarf_decl_file (&die), line > 0 ? (guint) line : 0, FALSE, own);
     }
   free (scopes);
   return pushed > 0;
@@ -640,6 +694,69 @@ check_build_id (FlameSymCache *cache,
 
       warn_once (cache, m->file->path, message);
     }
+}
+
+/* Has the file a full symbol table (.symtab), its own or from a debug
+ * file libdwfl found? Then an address without a name is code that no
+ * symbol covers (a PLT stub), and debug symbols would not help. */
+static gboolean
+has_symtab (SymFile *f)
+{
+  const char *debugfile = NULL;
+  Dwarf_Addr bias;
+  Elf *elf = dwfl_module_getelf (f->mod, &bias);
+  Elf_Scn *scn = NULL;
+
+  dwfl_module_info (f->mod, NULL, NULL, NULL, NULL, NULL, NULL, &debugfile);
+  if (debugfile != NULL)
+    return TRUE;
+  while (elf != NULL && (scn = elf_nextscn (elf, scn)) != NULL)
+    {
+      GElf_Shdr shdr;
+
+      if (gelf_getshdr (scn, &shdr) != NULL && shdr.sh_type == SHT_SYMTAB)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Once per file without a full symbol table: which of its functions had
+ * no name, and what would name them. Debian 13 and later ship libc.so.6
+ * without its local symbols (start_thread, …): their debug files are
+ * libc6-dbg or the -dbgsym packages, in /usr/lib/debug/.build-id. */
+static void
+warn_unnamed (FlameSymCache *cache,
+              SymFile       *f)
+{
+  const unsigned char *bits = NULL;
+  GElf_Addr vaddr;
+  int len;
+  g_autoptr(GString) message = g_string_new (NULL);
+  const char *urls = g_getenv ("DEBUGINFOD_URLS");
+
+  if (f->unnamed)
+    return;
+  f->unnamed = TRUE;
+  if (has_symtab (f))
+    return;
+  g_string_printf (message, "%s has no symbols for some of its functions, named %s+0xSTART "
+                   "instead: its debug symbols would name them (", f->path, f->base);
+  len = dwfl_module_build_id (f->mod, &bits, &vaddr);
+  if (len > 1)
+    {
+      g_string_append (message, "looked for in /usr/lib/debug/.build-id/");
+      for (int i = 0; i < len; i++)
+        g_string_append_printf (message, i == 1 ? "/%02x" : "%02x", bits[i]);
+      g_string_append (message, ".debug");
+    }
+  else
+    g_string_append (message, "it has no build-id to find them by");
+  if (urls != NULL && *urls != '\0')
+    g_string_append (message, "; not found by debuginfod either");
+  else
+    g_string_append (message, "; or set DEBUGINFOD_URLS to a debuginfod server");
+  g_string_append (message, ")");
+  warn_once (cache, message->str, message->str);
 }
 
 /* @addr: in the file's Dwfl */
@@ -684,10 +801,14 @@ lookup_uncached (FlameSymCache *cache,
 
           free (frame);
           push (cache, label, f->base, 0, FALSE, f->own);
+          if (!f->own)
+            warn_unnamed (cache, f);
           return;
         }
       free (frame);
     }
+  if (!f->own)
+    warn_unnamed (cache, f);
   {
     g_autofree char *label = g_strdup_printf ("[%s]", f->base);
 

@@ -27,6 +27,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <link.h>
 #include <linux/futex.h>
 #include <poll.h>
@@ -2015,20 +2016,65 @@ closefrom (int lowfd)
   errno = saved_errno;
 }
 
+/* Python 3.13 and later start subprocesses with posix_spawn and a
+ * closefrom file action (glibc 2.34+), which glibc carries out in the
+ * child with its own close_range, never through closefrom above: the
+ * child lost the recorder's socket and went unrecorded (Debian
+ * unstable's Python 3.13). The action closes around the socket instead:
+ * the descriptors below it one by one (closing one that is not open is
+ * no error for posix_spawn), then from the one after it. */
+PUBLIC int
+posix_spawn_file_actions_addclosefrom_np (posix_spawn_file_actions_t *actions,
+                                          int                         from)
+{
+  static int (*real) (posix_spawn_file_actions_t *, int);
+
+  if (real == NULL)
+    real = (int (*) (posix_spawn_file_actions_t *, int))
+      dlsym (RTLD_NEXT, "posix_spawn_file_actions_addclosefrom_np");
+  if (real == NULL)
+    return ENOSYS;
+  if (from >= 0 && from <= sock_fd && is_our_socket (sock_fd))
+    {
+      for (int fd = from; fd < sock_fd; fd++)
+        {
+          int r = posix_spawn_file_actions_addclose (actions, fd);
+
+          if (r != 0)
+            return r;
+        }
+      from = sock_fd + 1;
+    }
+  return real (actions, from);
+}
+
 /* ---- start and end ---- */
 
+/* A decimal number, optionally negative, and nothing else. Not strtol:
+ * with _GNU_SOURCE, glibc 2.38 and later bind it to __isoc23_strtol
+ * (GLIBC_2.38), and the host build must run on glibc 2.34 (a sampler
+ * built in the GNOME 51 runtime or on Debian unstable would not). */
 static int
 env_long (const char *name,
           long       *value)
 {
   const char *s = getenv (name);
-  char *end;
+  int negative;
+  long v = 0;
 
   if (s == NULL || *s == '\0')
     return 0;
-  errno = 0;
-  *value = strtol (s, &end, 10);
-  return errno == 0 && *end == '\0';
+  negative = *s == '-';
+  if (negative && *++s == '\0')
+    return 0;
+  for (; *s != '\0'; s++)
+    {
+      if (*s < '0' || *s > '9' || v > (LONG_MAX - (*s - '0')) / 10)
+        return 0;
+      v = v * 10 + (*s - '0');
+    }
+  *value = negative ? -v : v;
+  return 1;
 }
 
 __attribute__((constructor)) static void
