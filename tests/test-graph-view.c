@@ -388,11 +388,23 @@ test_zoom (Fixture       *fx,
   /* a sibling of the zoom root is not drawn */
   g_assert_cmpint (frame_of_node (fx->view, flame_layout_source_find (fx->source, "jpeg_encode")), ==, -1);
 
-  /* All › imgconv › main › save_image › simd_color_convert */
+  /* Zoom Out, then All › imgconv › main › save_image › simd_color_convert */
   for (GtkWidget *c = gtk_widget_get_first_child (crumbs); c; c = gtk_widget_get_next_sibling (c))
     if (GTK_IS_BUTTON (c))
       n_children++;
-  g_assert_cmpuint (n_children, ==, 5);
+  g_assert_cmpuint (n_children, ==, 6);
+
+  /* the visible Zoom Out: one level up, like Escape */
+  {
+    GtkWidget *up = gtk_widget_get_first_child (crumbs);
+
+    g_assert_true (GTK_IS_BUTTON (up));
+    g_assert_cmpstr (gtk_widget_get_name (up), ==, "zoom-out");
+    g_assert_true (gtk_widget_get_sensitive (up));
+    g_signal_emit_by_name (up, "clicked");
+    g_assert_cmpuint (flame_graph_view_get_zoom_node (fx->view), ==, save);
+    flame_graph_view_zoom_to (fx->view, simd);
+  }
 
   /* a crumb zooms out to its frame */
   {
@@ -419,7 +431,9 @@ test_zoom (Fixture       *fx,
   n_children = 0;
   for (GtkWidget *c = gtk_widget_get_first_child (crumbs); c; c = gtk_widget_get_next_sibling (c))
     n_children += GTK_IS_BUTTON (c);
-  g_assert_cmpuint (n_children, ==, 1);
+  g_assert_cmpuint (n_children, ==, 2);
+  /* nothing to zoom out of at the root */
+  g_assert_false (gtk_widget_get_sensitive (gtk_widget_get_first_child (crumbs)));
 
   /* a click zooms and says which frame */
   {
@@ -631,6 +645,36 @@ test_keyboard (Fixture       *fx,
   const FlameTree *tree = flame_layout_source_get_tree (fx->source);
 
   gtk_test_accessible_assert_role (GTK_ACCESSIBLE (w), GTK_ACCESSIBLE_ROLE_TREE);
+
+  /* a real focus stop: arriving selects the root and rings it, dark
+   * outside and light inside, so it shows on red and blue frames */
+  g_assert_true (gtk_widget_get_focusable (w));
+  gtk_widget_grab_focus (w);
+  {
+    gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+
+    while (!gtk_widget_has_focus (w))
+      {
+        g_main_context_iteration (NULL, FALSE);
+        g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+      }
+  }
+  g_assert_cmpuint (flame_graph_view_get_selected_node (fx->view), ==, FLAME_TREE_ROOT);
+  settle ();
+  {
+    g_auto(Picture) p = { 0 };
+    graphene_rect_t r;
+    FlameRgb outer, inner;
+
+    snap (fx->view, &p);
+    g_assert_true (_flame_graph_view_frame_bounds (fx->view, frame_of_node (fx->view, FLAME_TREE_ROOT), &r));
+    outer = pixel_at (&p, (int) (r.origin.x + r.size.width / 2), (int) r.origin.y - 1);
+    inner = pixel_at (&p, (int) (r.origin.x + r.size.width / 2), (int) r.origin.y + 1);
+    g_assert_cmpuint (outer.r + outer.g + outer.b, <, 3 * 40);
+    g_assert_cmpuint (inner.r + inner.g + inner.b, >, 3 * 240);
+  }
+  /* cleared, so the first key below starts from the zoom root */
+  flame_graph_view_set_selected_node (fx->view, FLAME_TREE_NONE);
 
   /* the first key selects the zoom root */
   g_assert_true (gtk_widget_activate_action (w, "graph.select-up", NULL));
@@ -851,7 +895,9 @@ test_scrolling (void)
     g_assert_cmpfloat (y, <, 300);
   }
 
-  /* selecting a frame out of view scrolls to it */
+  /* selecting a frame out of view scrolls to it (the view, the window's
+   * only focus stop, selected the root when it took the focus) */
+  flame_graph_view_set_selected_node (fx.view, FLAME_TREE_NONE);
   flame_graph_view_set_selected_node (fx.view, FLAME_TREE_ROOT);
   g_assert_true (_flame_graph_view_frame_bounds (fx.view, frame_of_node (fx.view, FLAME_TREE_ROOT), &r));
   g_assert_cmpfloat (r.origin.y, >=, 0);

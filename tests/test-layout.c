@@ -739,6 +739,46 @@ test_tooltip_text (void)
   g_assert_cmpstr (abs_norm, ==, flame_test_decimal ("Absolute time: baseline not scaled (1.00 ms per sample assumed)"));
 }
 
+/* Coloured by total time, the tooltip gives the total difference the
+ * colour stands for, not only a caller's (mostly zero) self difference. */
+static void
+test_tooltip_total (void)
+{
+  g_autoptr(FlameProfile) b = load_example ("baseline.folded");
+  g_autoptr(FlameProfile) c = load_example ("current.folded");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlameDiff) diff = NULL;
+  g_autoptr(FlameLayoutSource) src = NULL;
+  g_autofree char *simd = NULL;
+  g_autofree char *blur = NULL;
+  g_autofree char *root = NULL;
+  FlameDiffOptions options;
+
+  flame_diff_options_init (&options);
+  options.metric = FLAME_METRIC_TOTAL;
+  diff = flame_diff_new (b, c, &options, NULL, &error);
+  g_assert_no_error (error);
+  src = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
+  simd = flame_tooltip_text (src, find (src, "simd_color_convert"), FLAME_TREE_ROOT);
+  blur = flame_tooltip_text (src, find (src, "blur"), FLAME_TREE_ROOT);
+  root = flame_tooltip_text (src, FLAME_TREE_ROOT, FLAME_TREE_ROOT);
+
+  g_assert_cmpstr (simd, ==,
+                   flame_test_decimal ("simd_color_convert\n"
+                   "Current: 44.00 ms total (4.17%), 0.00 ms self\n"
+                   "Baseline: 0.00 ms total, 0.00 ms self\n"
+                   "Total difference: +44.00 ms (+100.0%)\n"
+                   "Self difference: +0.00 ms (+0.0%)\n"
+                   "New — no counterpart in baseline"));
+  g_assert_nonnull (strstr (blur, "\nTotal difference: +"));
+  g_assert_nonnull (strstr (blur, "\nSelf difference: "));
+  g_assert_cmpstr (root, ==,
+                   flame_test_decimal ("all\n"
+                   "Current: 1054.00 ms total (100.00%)\n"
+                   "Baseline: 1055.00 ms total\n"
+                   "Total difference: -1.00 ms (-0.1%)"));
+}
+
 /* Only the baseline lacks an interval: the note gives the interval assumed
  * for it, not the current run's own 10 ms */
 static void
@@ -833,6 +873,7 @@ main (int    argc,
   g_test_add_func ("/palette/legend", test_palette_legend);
   g_test_add_func ("/tooltip/format", test_tooltip_format);
   g_test_add_func ("/tooltip/text", test_tooltip_text);
+  g_test_add_func ("/tooltip/total", test_tooltip_total);
   g_test_add_func ("/tooltip/file-line", test_tooltip_file_line);
   g_test_add_func ("/tooltip/assumed-interval", test_tooltip_assumed_interval);
 

@@ -17,6 +17,7 @@
 #include "flame-loader.h"
 #include "flame-report.h"
 #include "flame-tooltip.h"
+#include "flame-test-locale.h"
 #include "flame-test-utils.h"
 
 static void
@@ -573,6 +574,30 @@ test_tooltip_bytes (void)
   g_assert_nonnull (strstr (one, "Total: 74.40 MiB (100.00%)"));
 }
 
+/* The changes panel's cells: the unit that reads well, one decimal. */
+static void
+test_format_compact (void)
+{
+  static const struct { FlameQuantity q; gdouble v; gboolean sign; const char *want; } cases[] = {
+    { FLAME_QUANTITY_TIME, 1987667.0, FALSE, "33 min 7.7 s" },
+    { FLAME_QUANTITY_TIME, 12.54, FALSE, "12.5 ms" },
+    { FLAME_QUANTITY_TIME, 0, TRUE, "+0.0 ms" },
+    { FLAME_QUANTITY_TIME, -1500, TRUE, "-1.5 s" },
+    { FLAME_QUANTITY_TIME, 59960, FALSE, "1 min 0.0 s" },
+    { FLAME_QUANTITY_TIME, 7500000, FALSE, "2 h 5 min" },
+    { FLAME_QUANTITY_BYTES, 512, FALSE, "512 B" },
+    { FLAME_QUANTITY_BYTES, 1536, TRUE, "+1.5 KiB" },
+    { FLAME_QUANTITY_COUNT, -3, TRUE, "-3" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *got = flame_quantity_format_compact (cases[i].q, cases[i].v, cases[i].sign);
+
+      g_assert_cmpstr (got, ==, flame_test_decimal (cases[i].want));
+    }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -588,6 +613,7 @@ main (int    argc,
   g_test_add_func ("/units/compare-folded-roundtrip", test_compare_folded_roundtrip);
   g_test_add_func ("/units/convert-empty-stack", test_convert_empty_stack);
   g_test_add_func ("/units/tooltip-bytes", test_tooltip_bytes);
+  g_test_add_func ("/units/format-compact", test_format_compact);
   g_test_add_func ("/gate/new-function", test_gate_new_function);
   g_test_add_func ("/gate/new-by-total", test_new_by_total);
   return g_test_run ();

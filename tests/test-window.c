@@ -245,6 +245,55 @@ test_compare_example (void)
   gtk_single_selection_set_selected (window->selection, GTK_INVALID_LIST_POSITION);
 }
 
+/* Every label's text under @widget, one a line, in widget order. */
+static void
+collect_labels (GtkWidget *widget,
+                GString   *out)
+{
+  g_autoptr(GPtrArray) todo = g_ptr_array_new ();
+
+  g_ptr_array_add (todo, widget);
+  while (todo->len > 0)
+    {
+      GtkWidget *n = g_ptr_array_steal_index (todo, todo->len - 1);
+
+      if (GTK_IS_LABEL (n) && gtk_widget_get_visible (n))
+        g_string_append_printf (out, "%s\n", gtk_label_get_text (GTK_LABEL (n)));
+      for (GtkWidget *c = gtk_widget_get_last_child (n); c; c = gtk_widget_get_prev_sibling (c))
+        g_ptr_array_add (todo, c);
+    }
+}
+
+/* The Top Changes panel: headers name the metric, cells carry the unit,
+ * new and removed rows show their ±100 % as the report does, and a
+ * removed function is "Removed" everywhere. */
+static void
+test_changes_panel (void)
+{
+  g_autoptr(GString) text = g_string_new ("\n");
+
+  open_example ();
+  collect_labels (GTK_WIDGET (window->changes_view), text);
+  g_test_message ("%s", text->str);
+  g_assert_nonnull (strstr (text->str, "\nSelf Before\n"));
+  g_assert_nonnull (strstr (text->str, "\nSelf After\n"));
+  /* convolve_row: 148 → 275 ms self */
+  g_assert_nonnull (strstr (text->str, flame_test_decimal ("\n148.0 ms\n275.0 ms\n+127.0 ms\n")));
+  /* rgb_to_ycc_avx2 is new, rgb_to_ycc removed */
+  g_assert_nonnull (strstr (text->str, flame_test_decimal ("\n+44.0 ms\n+100.0\nNew\n")));
+  g_assert_nonnull (strstr (text->str, flame_test_decimal ("\n-64.0 ms\n-100.0\nRemoved\n")));
+  g_assert_null (strstr (text->str, "Gone"));
+
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.colour-by-total", NULL);
+  wait_for_window (window);
+  g_string_assign (text, "\n");
+  collect_labels (GTK_WIDGET (window->changes_view), text);
+  g_assert_nonnull (strstr (text->str, "\nTotal Before\n"));
+  g_assert_nonnull (strstr (text->str, "\nTotal After\n"));
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.colour-by-total", NULL);
+  wait_for_window (window);
+}
+
 static void
 test_elided_view (void)
 {
@@ -274,6 +323,81 @@ test_inverted (void)
   gtk_widget_activate_action (GTK_WIDGET (window), "win.inverted", NULL);
   wait_for_window (window);
   g_assert_cmpint (flame_layout_source_get_view (window->source), ==, FLAME_VIEW_DIFFERENTIAL);
+}
+
+/* The graph is a Tab stop: Tab from the window's start reaches it, and
+ * arriving selects the root. The Shortcuts window lists the graph's own
+ * keys, after General. */
+static void
+test_keyboard_reach (void)
+{
+  GtkWidget *graph;
+  gboolean reached = FALSE;
+
+  open_example ();
+  graph = GTK_WIDGET (window->graph_view);
+  flame_graph_view_set_selected_node (window->graph_view, FLAME_TREE_NONE);
+  gtk_window_set_focus (GTK_WINDOW (window), NULL);
+  /* a bounded walk: a hundred stops is far more than the window has */
+  for (guint i = 0; i < 100 && !reached; i++)
+    {
+      gtk_widget_child_focus (GTK_WIDGET (window), GTK_DIR_TAB_FORWARD);
+      reached = gtk_window_get_focus (GTK_WINDOW (window)) == graph;
+    }
+  g_assert_true (reached);
+  g_assert_cmpuint (flame_graph_view_get_selected_node (window->graph_view), ==, FLAME_TREE_ROOT);
+  g_assert_true (gtk_widget_activate_action (graph, "graph.select-up", NULL));
+  g_assert_cmpuint (flame_graph_view_get_selected_node (window->graph_view), !=, FLAME_TREE_ROOT);
+
+  {
+    g_autoptr(GtkBuilder) builder =
+      gtk_builder_new_from_resource ("/io/github/flamediff/Flamediff/gtk/help-overlay.ui");
+    GtkWidget *overlay = GTK_WIDGET (gtk_builder_get_object (builder, "help_overlay"));
+    g_autoptr(GString) graph_keys = g_string_new (NULL);
+    GSList *objects = gtk_builder_get_objects (builder);
+
+    /* the builder lists in no order: collect groups and accelerators */
+    for (GSList *l = objects; l != NULL; l = l->next)
+      if (GTK_IS_SHORTCUTS_SHORTCUT (l->data))
+        {
+          g_autofree char *accel = NULL;
+
+          g_object_get (l->data, "accelerator", &accel, NULL);
+          g_string_append_printf (graph_keys, "%s ", accel);
+        }
+    g_slist_free (objects);
+    {
+      const char *keys[] = { "Up Down", "Left Right", "Return space", "Escape BackSpace", "Home" };
+
+      for (guint k = 0; k < G_N_ELEMENTS (keys); k++)
+        g_assert_nonnull (strstr (graph_keys->str, keys[k]));
+    }
+
+    /* the first group in the section, as drawn: General */
+    {
+      GtkWidget *w = NULL;
+      char *title = NULL;
+      g_autoptr(GPtrArray) todo = g_ptr_array_new ();
+
+      /* depth first, in widget order */
+      g_ptr_array_add (todo, overlay);
+      while (todo->len > 0 && w == NULL)
+        {
+          GtkWidget *n = g_ptr_array_steal_index (todo, todo->len - 1);
+
+          if (GTK_IS_SHORTCUTS_GROUP (n))
+            w = n;
+          else
+            for (GtkWidget *c = gtk_widget_get_last_child (n); c; c = gtk_widget_get_prev_sibling (c))
+              g_ptr_array_add (todo, c);
+        }
+      g_assert_nonnull (w);
+      g_object_get (w, "title", &title, NULL);
+      g_assert_cmpstr (title, ==, "General");
+      g_free (title);
+    }
+    gtk_window_destroy (GTK_WINDOW (overlay));
+  }
 }
 
 static void
@@ -1252,8 +1376,17 @@ test_panel_width (void)
   graph = gtk_widget_get_width (GTK_WIDGET (window->graph_view));
   g_test_message ("panel %d px, graph %d px", panel, graph);
   g_assert_cmpint (panel, >=, 380);
-  g_assert_cmpint (panel, <=, 440);
-  g_assert_cmpint (graph, >, 2 * panel);
+  g_assert_cmpint (panel, <=, 520);
+  g_assert_cmpint (graph, >, panel);
+  /* every column fits: the Status pill is not cut at the right edge */
+  {
+    int min = 0, scroller = gtk_widget_get_width (gtk_widget_get_parent (GTK_WIDGET (window->changes_view)));
+
+    gtk_widget_measure (GTK_WIDGET (window->changes_view), GTK_ORIENTATION_HORIZONTAL, -1,
+                        &min, NULL, NULL, NULL);
+    g_test_message ("changes table needs %d px of %d", min, scroller);
+    g_assert_cmpint (min, <=, scroller);
+  }
 
   gtk_widget_activate_action (GTK_WIDGET (window), "win.show-sidebar", NULL);
   iterate_for (100);
@@ -1345,6 +1478,8 @@ main (int   argc,
   g_test_add_func ("/window/compare-example", test_compare_example);
   g_test_add_func ("/window/elided-view", test_elided_view);
   g_test_add_func ("/window/inverted", test_inverted);
+  g_test_add_func ("/window/keyboard-reach", test_keyboard_reach);
+  g_test_add_func ("/window/changes-panel", test_changes_panel);
   g_test_add_func ("/window/bad-file-keeps-comparison", test_bad_file_keeps_comparison);
   g_test_add_func ("/window/file-truncated-while-loading", test_file_truncated_while_loading);
   g_test_add_func ("/window/normalize-toggle", test_normalize_toggle);

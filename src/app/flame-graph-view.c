@@ -658,13 +658,37 @@ flame_graph_view_snapshot (GtkWidget   *widget,
       GdkRGBA colors[4];
       GskRoundedRect rr;
 
-      if (gtk_widget_has_focus (widget) && !palette->borders)
-        c = palette->dark ? (GdkRGBA) { 0.47f, 0.68f, 0.93f, 1 } : (GdkRGBA) { 0.21f, 0.52f, 0.89f, 1 };
-      for (guint k = 0; k < 4; k++)
-        colors[k] = c;
-      graphene_rect_inset (&r, -1, -1);
-      gsk_rounded_rect_init_from_rect (&rr, &r, 2);
-      gtk_snapshot_append_border (snapshot, &rr, widths, colors);
+      if (gtk_widget_has_focus (widget))
+        {
+          /* with the keyboard here: a dark ring outside and a light one
+           * inside, so one of them contrasts with any frame colour, red
+           * or blue, light or dark palette (a single accent colour
+           * vanishes on blue frames) */
+          graphene_rect_t inner = r;
+
+          c = (GdkRGBA) { 0.05f, 0.05f, 0.08f, 1 };
+          for (guint k = 0; k < 4; k++)
+            colors[k] = c;
+          graphene_rect_inset (&r, -2, -2);
+          gsk_rounded_rect_init_from_rect (&rr, &r, 3);
+          gtk_snapshot_append_border (snapshot, &rr, widths, colors);
+          if (inner.size.width >= 6)
+            {
+              c = (GdkRGBA) { 1, 1, 1, 1 };
+              for (guint k = 0; k < 4; k++)
+                colors[k] = c;
+              gsk_rounded_rect_init_from_rect (&rr, &inner, 1);
+              gtk_snapshot_append_border (snapshot, &rr, widths, colors);
+            }
+        }
+      else
+        {
+          for (guint k = 0; k < 4; k++)
+            colors[k] = c;
+          graphene_rect_inset (&r, -1, -1);
+          gsk_rounded_rect_init_from_rect (&rr, &r, 2);
+          gtk_snapshot_append_border (snapshot, &rr, widths, colors);
+        }
     }
 
   gtk_snapshot_pop (snapshot);
@@ -1013,6 +1037,22 @@ flame_graph_view_focus_changed (FlameGraphView *self)
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
+/* A focus stop must show where the keyboard is: arriving (by Tab or a
+ * click) with nothing visible selected selects the zoom root, so the
+ * ring is drawn and the arrows have somewhere to start. */
+static void
+flame_graph_view_focus_enter (FlameGraphView *self)
+{
+  /* (before the first allocation there is no layout yet: the root is
+   * always visible, so select it anyway) */
+  if (self->source != NULL
+      && (self->selected_node == FLAME_TREE_NONE
+          || (ensure_layout (self)
+              && flame_layout_find_node (self->layout, self->selected_node) < 0)))
+    flame_graph_view_set_selected_node (self, self->zoom_node);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
 static void
 on_scale_factor_changed (FlameGraphView *self)
 {
@@ -1288,7 +1328,7 @@ flame_graph_view_init (FlameGraphView *self)
   gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (click));
 
   controller = gtk_event_controller_focus_new ();
-  g_signal_connect_object (controller, "enter", G_CALLBACK (flame_graph_view_focus_changed), self,
+  g_signal_connect_object (controller, "enter", G_CALLBACK (flame_graph_view_focus_enter), self,
                            G_CONNECT_SWAPPED);
   g_signal_connect_object (controller, "leave", G_CALLBACK (flame_graph_view_focus_changed), self,
                            G_CONNECT_SWAPPED);

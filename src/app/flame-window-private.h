@@ -56,6 +56,10 @@ struct _FlameWindow
   GtkWidget            *legend;
   GtkDropDown          *filter_dropdown;
   GtkColumnView        *changes_view;
+  /* Borrowed: the changes view owns its columns; their titles name the metric */
+  GtkColumnViewColumn  *before_column;
+  GtkColumnViewColumn  *after_column;
+  FlameQuantity         changes_quantity;
   GMenu                *open_recent_section;
   GMenu                *recent_menu;
 

@@ -375,6 +375,12 @@ fill_changes (FlameWindow *self)
     {
       FlameMetric metric = flame_diff_get_options (self->diff)->metric;
 
+      /* the rows hold the metric the graph is coloured by: say which */
+      gtk_column_view_column_set_title (self->before_column, metric == FLAME_METRIC_TOTAL
+                                        ? C_("column", "Total Before") : C_("column", "Self Before"));
+      gtk_column_view_column_set_title (self->after_column, metric == FLAME_METRIC_TOTAL
+                                        ? C_("column", "Total After") : C_("column", "Self After"));
+      self->changes_quantity = flame_diff_get_quantity (self->diff);
       for (guint i = 0; i < flame_report_get_n_functions (self->report); i++)
         g_ptr_array_add (rows, flame_change_row_new (self->report,
                                                      flame_report_get_function (self->report, i),
@@ -1668,8 +1674,9 @@ status_pill_label (FlameStatus status)
       /* Translators: status pill of a function only the current profile has */
       return C_("status", "New");
     case FLAME_STATUS_REMOVED:
-      /* Translators: status pill of a function only the baseline has */
-      return C_("status", "Gone");
+      /* Translators: status pill of a function only the baseline has;
+       * the same word as the filter's "Removed" */
+      return C_("status", "Removed");
     case FLAME_STATUS_UNCHANGED:
     case FLAME_N_STATUSES:
     default:
@@ -1716,6 +1723,8 @@ cell_bind (GtkSignalListItemFactory *factory,
            gpointer                  user_data)
 {
   ColumnKind kind = GPOINTER_TO_INT (user_data);
+  FlameWindow *self = g_object_get_data (G_OBJECT (factory), "flame-window");
+  FlameQuantity q = self != NULL ? self->changes_quantity : FLAME_QUANTITY_TIME;
   GtkWidget *label = gtk_list_item_get_child (item);
   FlameChangeRow *row = gtk_list_item_get_item (item);
   g_autofree char *text = NULL;
@@ -1739,19 +1748,24 @@ cell_bind (GtkSignalListItemFactory *factory,
         gtk_widget_set_tooltip_text (label, text);
       break;
     case COL_BASELINE:
-      text = format_ms (flame_change_row_get_baseline_ms (row));
+      text = flame_quantity_format_compact (q, flame_change_row_get_baseline_ms (row), FALSE);
       break;
     case COL_CURRENT:
-      text = format_ms (flame_change_row_get_current_ms (row));
+      text = flame_quantity_format_compact (q, flame_change_row_get_current_ms (row), FALSE);
       break;
     case COL_DELTA_MS:
-      text = g_strdup_printf ("%+'.1f", flame_change_row_get_delta_ms (row));
+      text = flame_quantity_format_compact (q, flame_change_row_get_delta_ms (row), TRUE);
       break;
     case COL_DELTA_PCT:
       {
         gdouble pct = flame_change_row_get_delta_pct (row);
 
-        if (status == FLAME_STATUS_NEW || status == FLAME_STATUS_REMOVED || !isfinite (pct))
+        /* as the report puts them: all of it came or went */
+        if (status == FLAME_STATUS_NEW)
+          text = g_strdup_printf ("%+.1f", 100.0);
+        else if (status == FLAME_STATUS_REMOVED)
+          text = g_strdup_printf ("%+.1f", -100.0);
+        else if (!isfinite (pct))
           text = g_strdup ("—");
         else
           text = g_strdup_printf ("%+.1f", pct);
@@ -1784,6 +1798,8 @@ add_column (FlameWindow *self,
 
   g_signal_connect (factory, "setup", G_CALLBACK (cell_setup), GINT_TO_POINTER (kind));
   g_signal_connect (factory, "bind", G_CALLBACK (cell_bind), GINT_TO_POINTER (kind));
+  /* the cells print in the comparison's unit */
+  g_object_set_data (G_OBJECT (factory), "flame-window", self);
   column = gtk_column_view_column_new (title, factory);
   if (kind == COL_NAME)
     sorter = GTK_SORTER (gtk_string_sorter_new (expr));
@@ -1808,11 +1824,13 @@ setup_changes_view (FlameWindow *self)
   GtkColumnViewColumn *delta;
 
   add_column (self, _("Function"), "name", COL_NAME);
-  /* Translators: column header, keep it short: baseline time in ms */
-  add_column (self, _("Base ms"), "baseline-ms", COL_BASELINE);
-  /* Translators: column header, keep it short: current time in ms */
-  add_column (self, _("Cur ms"), "current-ms", COL_CURRENT);
-  delta = add_column (self, _("Δ ms"), "delta-ms", COL_DELTA_MS);
+  /* Translators: column header, keep it short: the baseline's self time
+   * (or bytes, ...); fill_changes() says "Total" when colouring by total */
+  self->before_column = add_column (self, C_("column", "Self Before"), "baseline-ms", COL_BASELINE);
+  /* Translators: column header, keep it short: the current run's self time */
+  self->after_column = add_column (self, C_("column", "Self After"), "current-ms", COL_CURRENT);
+  /* Translators: column header, keep it short: after minus before */
+  delta = add_column (self, C_("column", "Change"), "delta-ms", COL_DELTA_MS);
   add_column (self, _("Δ %"), "delta-pct", COL_DELTA_PCT);
   add_column (self, _("Status"), "status", COL_STATUS);
 

@@ -265,7 +265,8 @@ append_zoom_pct (GString           *out,
  * The tooltip of @node in @source's view, several lines: the function,
  * file:line (when known), current total (% of the root) and self,
  * baseline total and self (scaled), the self difference in the sign
- * rules of cpython-diff.md §4, and "New"/"Removed" where it applies. In
+ * rules of cpython-diff.md §4 (coloured by total time: the total
+ * difference first, then the self one), and "New"/"Removed" where it applies. In
  * the inverted view a node's numbers are the self time of the function
  * at the root of the inverted graph, through this chain of callers.
  */
@@ -378,6 +379,30 @@ flame_tooltip_text (FlameLayoutSource *source,
     }
   append_ms (out, q, "\nBaseline: ", v.total_b);
   g_string_append (out, " total");
+  if (diff != NULL && flame_diff_get_options (diff)->metric == FLAME_METRIC_TOTAL)
+    {
+      /* coloured by total: the number the colour stands for comes first
+       * (a caller's own self difference is mostly +0.0 %) */
+      g_autofree char *d = flame_format_difference_in (q, v.total_c - v.total_b,
+                                                    flame_diff_percent (&v, FLAME_METRIC_TOTAL));
+
+      if (node != FLAME_TREE_ROOT)
+        {
+          append_ms (out, q, ", ", v.self_b);
+          g_string_append (out, " self");
+        }
+      g_string_append_printf (out, "\nTotal difference: %s", d);
+      if (node != FLAME_TREE_ROOT)
+        {
+          g_autofree char *sd = flame_format_difference_in (q, v.self_c - v.self_b,
+                                                         flame_diff_percent (&v, FLAME_METRIC_SELF));
+
+          g_string_append_printf (out, "\nSelf difference: %s", sd);
+          if (v.total_b <= 0 && v.total_c > 0)
+            g_string_append (out, "\nNew — no counterpart in baseline");
+        }
+      return g_string_free (out, FALSE);
+    }
   if (node != FLAME_TREE_ROOT)
     {
       g_autofree char *d = flame_format_difference_in (q, v.self_c - v.self_b,

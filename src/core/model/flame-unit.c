@@ -162,3 +162,56 @@ flame_quantity_format (FlameQuantity quantity,
   return whole ? g_strdup_printf ("%.0f %s", scaled, symbol)
                : g_strdup_printf ("%.2f %s", scaled, symbol);
 }
+
+/**
+ * flame_quantity_format_compact:
+ * @with_sign: prefix "+" to values >= 0 (a difference)
+ *
+ * @value for people in a narrow table cell, one decimal and the largest
+ * unit that reads well: "12.5 ms", "7.7 s", "33 min 7.7 s", "2 h 5 min";
+ * "1.5 MiB", "512 B"; counts grouped ("1,234"). Follows the locale.
+ */
+char *
+flame_quantity_format_compact (FlameQuantity quantity,
+                               gdouble       value,
+                               gboolean      with_sign)
+{
+  const char *sign = value < 0 ? "-" : with_sign ? "+" : "";
+  gdouble m = isfinite (value) ? fabs (value) : 0;
+
+  switch (quantity)
+    {
+    case FLAME_QUANTITY_BYTES:
+      {
+        const char *symbol;
+        gdouble scaled = m * flame_quantity_scale_for_people (quantity, m, &symbol);
+
+        if (scaled == floor (scaled) && scaled < 1e15)
+          return g_strdup_printf ("%s%.0f %s", sign, scaled, symbol);
+        return g_strdup_printf ("%s%.1f %s", sign, scaled, symbol);
+      }
+    case FLAME_QUANTITY_COUNT:
+      if (m == floor (m) && m < 1e15)
+        return g_strdup_printf ("%s%'.0f", sign, m);
+      return g_strdup_printf ("%s%'.1f", sign, m);
+    case FLAME_QUANTITY_TIME:
+    default:
+      {
+        /* whole tenths of a second, so 59.96 s does not print "60.0 s" */
+        gdouble tenths = round (m / 100);
+
+        if (m < 1000)
+          return g_strdup_printf ("%s%.1f ms", sign, m);
+        if (tenths < 600)
+          return g_strdup_printf ("%s%.1f s", sign, tenths / 10);
+        if (tenths < 36000)
+          return g_strdup_printf ("%s%.0f min %.1f s", sign, floor (tenths / 600),
+                                  fmod (tenths, 600) / 10);
+        {
+          gdouble minutes = round (m / 60000);
+
+          return g_strdup_printf ("%s%'.0f h %.0f min", sign, floor (minutes / 60), fmod (minutes, 60));
+        }
+      }
+    }
+}

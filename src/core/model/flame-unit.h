@@ -44,5 +44,8 @@ gdouble        flame_quantity_scale_for_people (FlameQuantity  quantity,
                                               const char   **symbol);
 char          *flame_quantity_format         (FlameQuantity  quantity,
                                               gdouble        value);
+char          *flame_quantity_format_compact (FlameQuantity  quantity,
+                                              gdouble        value,
+                                              gboolean       with_sign);
 
 G_END_DECLS
