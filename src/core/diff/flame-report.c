@@ -85,12 +85,15 @@ flame_report_get_file (FlameReport             *self,
   return flame_frames_get_file (flame_diff_get_frames (self->diff), stat->frame);
 }
 
-static FlameReport *sort_report;
-
+/* The report is the sort's context, passed along: reports are built in
+ * worker threads, several at once (both windows of a session, a view
+ * being re-derived while another loads). */
 static int
 compare_functions (const void *pa,
-                   const void *pb)
+                   const void *pb,
+                   gpointer    user_data)
 {
+  FlameReport *sort_report = user_data;
   const FlameFunctionStat *a = pa, *b = pb;
   FlameMetric metric = sort_report->options.metric;
   gdouble da = fabs (metric_delta (a, metric)), db = fabs (metric_delta (b, metric));
@@ -206,9 +209,8 @@ flame_report_new (FlameDiff                *diff,
       self->n_gate += s->gate;
     }
 
-  sort_report = self;
-  qsort (self->functions, self->n_functions, sizeof (FlameFunctionStat), compare_functions);
-  sort_report = NULL;
+  g_qsort_with_data (self->functions, self->n_functions, sizeof (FlameFunctionStat),
+                     compare_functions, self);
 
   return self;
 }
@@ -580,17 +582,22 @@ section_metric (FlameReport *self,
   return self->options.metric;
 }
 
-static FlameReport *sort_top_report;
-static FlameStatus sort_top_status;
+typedef struct
+{
+  FlameReport *report;
+  FlameStatus  status;
+} TopSort;
 
 static int
 compare_by_total (const void *pa,
-                  const void *pb)
+                  const void *pb,
+                  gpointer    user_data)
 {
-  const FlameFunctionStat *a = &sort_top_report->functions[*(const guint *) pa];
-  const FlameFunctionStat *b = &sort_top_report->functions[*(const guint *) pb];
-  gdouble va = sort_top_status == FLAME_STATUS_NEW ? a->total_c : a->total_b;
-  gdouble vb = sort_top_status == FLAME_STATUS_NEW ? b->total_c : b->total_b;
+  const TopSort *sort = user_data;
+  const FlameFunctionStat *a = &sort->report->functions[*(const guint *) pa];
+  const FlameFunctionStat *b = &sort->report->functions[*(const guint *) pb];
+  gdouble va = sort->status == FLAME_STATUS_NEW ? a->total_c : a->total_b;
+  gdouble vb = sort->status == FLAME_STATUS_NEW ? b->total_c : b->total_b;
 
   if (va != vb)
     return va > vb ? -1 : 1;
@@ -613,10 +620,9 @@ select_top (FlameReport *self,
       g_array_append_val (idx, i);
   if (by_total && idx->len > 1)
     {
-      sort_top_report = self;
-      sort_top_status = status;
-      qsort (idx->data, idx->len, sizeof (guint), compare_by_total);
-      sort_top_report = NULL;
+      TopSort sort = { self, status };
+
+      g_qsort_with_data (idx->data, idx->len, sizeof (guint), compare_by_total, &sort);
     }
   if (idx->len > self->options.top_n)
     g_array_set_size (idx, self->options.top_n);
