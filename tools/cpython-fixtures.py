@@ -112,11 +112,13 @@ def move_paths(src, dst, old, new):
     table = bytearray()
     for _ in range(n_strings):
         n, pos = read_varint(buf, pos)
-        s = buf[pos:pos + n].decode("utf-8")
+        # byte-exact: strings that are not UTF-8 (CPython writes what the
+        # interpreter had) go through unchanged
+        s = buf[pos:pos + n].decode("utf-8", "surrogateescape")
         pos += n
         if s.startswith(old + "/"):
             s = new + s[len(old):]
-        enc = s.encode("utf-8")
+        enc = s.encode("utf-8", "surrogateescape")
         table += put_varint(len(enc)) + enc
     if pos != frame_off:
         sys.exit(f"cpython-fixtures: {src}: the string table does not end at the frame table")

@@ -641,11 +641,10 @@ read_repeat (Loader        *ld,
       p++;  /* status */
       ts->time_us += delta;
     }
-  if (!ts->has_stack)
-    {
-      record_error (&ld->rd, error, at, "a REPEAT record for a thread without a previous stack");
-      return FALSE;
-    }
+  /* CPython's writer starts every thread with an empty previous stack:
+   * a thread first seen with no frames is a REPEAT of that, counted as
+   * no sample (add_sample()) */
+  ts->has_stack = TRUE;
   *weight = count;
   *pp = p;
   return TRUE;
@@ -802,8 +801,8 @@ add_sample (Loader      *ld,
 {
   extend_path (ld->profile, ts, MIN (keep, ts->nodes->len), ld->frame_ids);
   ld->max_time = MAX (ld->max_time, ts->time_us);
-  if (ts->frames->len > 0)
-    ld->n_recorded += weight;
+  /* the header counts every sample written, an empty stack too */
+  ld->n_recorded += weight;
   /* a stack of hidden frames only is no sample, as in CPython */
   if (ts->frames->len > 0 &&
       g_array_index (ts->nodes, guint32, ts->frames->len - 1) != FLAME_TREE_ROOT)
