@@ -6,6 +6,7 @@
 #pragma once
 
 #include <gio/gio.h>
+#include <stdarg.h>
 #include <string.h>
 
 #include "flame-profile.h"
@@ -154,6 +155,23 @@ flame_test_run_cli (FlameTestRun      *r,
                     const char *const *args)
 {
   flame_test_run_cli_env (r, args, NULL);
+}
+
+/* The same with the arguments listed, NULL-terminated */
+static inline G_GNUC_NULL_TERMINATED void
+flame_test_run_cli_va (FlameTestRun *r,
+                       ...)
+{
+  g_autoptr(GPtrArray) args = g_ptr_array_new ();
+  const char *arg;
+  va_list ap;
+
+  va_start (ap, r);
+  while ((arg = va_arg (ap, const char *)) != NULL)
+    g_ptr_array_add (args, (char *) arg);
+  va_end (ap);
+  g_ptr_array_add (args, NULL);
+  flame_test_run_cli (r, (const char * const *) args->pdata);
 }
 
 /* Total weight (ms) of stacks through a function, each stack once */

@@ -16,21 +16,6 @@
 #include "flame-test-utils.h"
 
 /* flame_test_run_cli() with the arguments as a NULL-terminated list */
-static void
-run_cli (FlameTestRun *r, ...)
-{
-  g_autoptr(GPtrArray) args = g_ptr_array_new ();
-  const char *arg;
-  va_list ap;
-
-  va_start (ap, r);
-  while ((arg = va_arg (ap, const char *)) != NULL)
-    g_ptr_array_add (args, (char *) arg);
-  va_end (ap);
-  g_ptr_array_add (args, NULL);
-  flame_test_run_cli (r, (const char * const *) args->pdata);
-}
-
 static char *
 example (const char *name)
 {
@@ -47,7 +32,7 @@ test_text (void)
   g_autofree char *cur = example ("current.folded");
   g_auto(FlameTestRun) r = { 0 };
 
-  run_cli (&r, "compare", base, cur, NULL);
+  flame_test_run_cli_va (&r, "compare", base, cur, NULL);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_nonnull (strstr (r.out, "Runtime:       1055.00 ms → 1054.00 ms (-1.00 ms, -0.1%)"));
   /* the header says which normalisation is on */
@@ -60,7 +45,7 @@ test_text (void)
   {
     g_auto(FlameTestRun) rt = { 0 };
 
-    run_cli (&rt, "compare", "--normalize", "total", base, cur, NULL);
+    flame_test_run_cli_va (&rt, "compare", "--normalize", "total", base, cur, NULL);
     g_assert_cmpint (rt.status, ==, 0);
     g_assert_nonnull (strstr (rt.out, "Normalisation: total: baseline scaled ×0.9991"));
   }
@@ -78,26 +63,26 @@ test_exit_codes (void)
   g_auto(FlameTestRun) r5 = { 0 };
   g_auto(FlameTestRun) r6 = { 0 };
 
-  run_cli (&r1, "compare", "--fail-on-regression", base, cur, NULL);
+  flame_test_run_cli_va (&r1, "compare", "--fail-on-regression", base, cur, NULL);
   g_assert_cmpint (r1.status, ==, 2);
   g_assert_nonnull (strstr (r1.err, "2 functions beyond the thresholds (1 regressed, 1 new)"));
 
   /* the other way round, bilinear_sample doubles (+102%): under a 150% threshold */
-  run_cli (&r2, "compare", "--fail-on-regression", "--threshold-pct", "150", cur, base, NULL);
+  flame_test_run_cli_va (&r2, "compare", "--fail-on-regression", "--threshold-pct", "150", cur, base, NULL);
   g_assert_cmpint (r2.status, ==, 0);
 
-  run_cli (&r3, "compare", base, "/nonexistent/current.folded", NULL);
+  flame_test_run_cli_va (&r3, "compare", base, "/nonexistent/current.folded", NULL);
   g_assert_cmpint (r3.status, ==, 1);
   g_assert_nonnull (strstr (r3.err, "/nonexistent/current.folded"));
 
-  run_cli (&r4, "compare", "--format", "yaml", base, cur, NULL);
+  flame_test_run_cli_va (&r4, "compare", "--format", "yaml", base, cur, NULL);
   g_assert_cmpint (r4.status, ==, 1);
   g_assert_nonnull (strstr (r4.err, "--format"));
 
-  run_cli (&r5, "compare", base, NULL);
+  flame_test_run_cli_va (&r5, "compare", base, NULL);
   g_assert_cmpint (r5.status, ==, 1);
 
-  run_cli (&r6, "frobnicate", NULL);
+  flame_test_run_cli_va (&r6, "frobnicate", NULL);
   g_assert_cmpint (r6.status, ==, 1);
 }
 
@@ -116,7 +101,7 @@ test_bad_file_message (void)
   g_string_append (s, " 5\n");
   g_file_set_contents (bad, s->str, s->len, &error);
   g_assert_no_error (error);
-  run_cli (&r, "compare", base, bad, NULL);
+  flame_test_run_cli_va (&r, "compare", base, bad, NULL);
   g_assert_cmpint (r.status, ==, 1);
   /* file, line and reason */
   g_assert_nonnull (strstr (r.err, "bad.folded:2: a frame name is longer than"));
@@ -147,7 +132,7 @@ test_file_changes_while_loading (void)
   {
     g_auto(FlameTestRun) ok = { 0 };
 
-    run_cli (&ok, "info", path, NULL);
+    flame_test_run_cli_va (&ok, "info", path, NULL);
     g_assert_cmpint (ok.status, ==, 0);
   }
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -184,12 +169,12 @@ test_info_not_a_profile (void)
   g_auto(FlameTestRun) r = { 0 };
   g_auto(FlameTestRun) rc = { 0 };
 
-  run_cli (&r, "info", path, NULL);
+  flame_test_run_cli_va (&r, "info", path, NULL);
   g_assert_cmpint (r.status, ==, 1);
   g_assert_nonnull (strstr (r.err, "this looks like cachegrind output"));
   g_assert_null (strstr (r.out, "Format:"));
 
-  run_cli (&rc, "info", callgrind, NULL);
+  flame_test_run_cli_va (&rc, "info", callgrind, NULL);
   g_assert_cmpint (rc.status, ==, 0);
   g_assert_nonnull (strstr (rc.out, "Format:    callgrind"));
 }
@@ -220,7 +205,7 @@ test_json (void)
   JsonArray *functions;
   gdouble scale;
 
-  run_cli (&r, "compare", "--format", "json", base, cur, NULL);
+  flame_test_run_cli_va (&r, "compare", "--format", "json", base, cur, NULL);
   g_assert_cmpint (r.status, ==, 0);
   json_parser_load_from_data (parser, r.out, -1, &error);
   g_assert_no_error (error);
@@ -294,7 +279,7 @@ test_json_recursion (void)
   g_file_set_contents (b, "main;fib;fib;fib 4\nmain;fib 1\nmain;other;fib 2\n", -1, &error);
   g_file_set_contents (c, "main;fib;fib;fib 8\nmain;fib 1\nmain;other;fib 2\n", -1, &error);
   g_assert_no_error (error);
-  run_cli (&r, "compare", "--format", "json", "--normalize", "none", b, c, NULL);
+  flame_test_run_cli_va (&r, "compare", "--format", "json", "--normalize", "none", b, c, NULL);
   g_assert_cmpint (r.status, ==, 0);
   json_parser_load_from_data (parser, r.out, -1, &error);
   g_assert_no_error (error);
@@ -346,9 +331,9 @@ test_default_absolute (void)
       const char *want = i < 3 ? "unchanged" : "improvement";
 
       if (modes[i] == NULL)
-        run_cli (&r, "compare", "--format", "json", b, c, NULL);
+        flame_test_run_cli_va (&r, "compare", "--format", "json", b, c, NULL);
       else
-        run_cli (&r, "compare", "--format", "json", "--normalize", modes[i], b, c, NULL);
+        flame_test_run_cli_va (&r, "compare", "--format", "json", "--normalize", modes[i], b, c, NULL);
       g_assert_cmpint (r.status, ==, 0);
       g_assert_cmpstr (status_of (r.out, "common_work"), ==, want);
       g_assert_cmpstr (status_of (r.out, "new_feature"), ==, "new");
@@ -357,7 +342,7 @@ test_default_absolute (void)
   {
     g_auto(FlameTestRun) r = { 0 };
 
-    run_cli (&r, "compare", "--normalize", "scaled", b, c, NULL);
+    flame_test_run_cli_va (&r, "compare", "--normalize", "scaled", b, c, NULL);
     g_assert_cmpint (r.status, ==, 1);
     g_assert_nonnull (strstr (r.err, "expected absolute or total"));
   }
@@ -373,7 +358,7 @@ test_markdown (void)
   g_autofree char *cur = example ("current.folded");
   g_auto(FlameTestRun) r = { 0 };
 
-  run_cli (&r, "compare", "--format", "markdown", "--top", "3", base, cur, NULL);
+  flame_test_run_cli_va (&r, "compare", "--format", "markdown", "--top", "3", base, cur, NULL);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_true (g_str_has_prefix (r.out, "<!-- flamediff-report -->\n"));
   g_assert_nonnull (strstr (r.out, "| Function | File | Baseline ms | Current ms | Δ ms | Δ % |"));
@@ -433,12 +418,12 @@ test_folded_inferno (void)
 
   if (before == NULL || after == NULL || expected == NULL || expected_hex == NULL)
     return;
-  run_cli (&r, "compare", "--format", "folded", "--normalize", "none", before, after, NULL);
+  flame_test_run_cli_va (&r, "compare", "--format", "folded", "--normalize", "none", before, after, NULL);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_true (g_file_get_contents (expected, &want, NULL, NULL));
   assert_same_lines (r.out, want);
 
-  run_cli (&rh, "compare", "--format", "folded", "--normalize", "none", "--strip-hex", before, after, NULL);
+  flame_test_run_cli_va (&rh, "compare", "--format", "folded", "--normalize", "none", "--strip-hex", before, after, NULL);
   g_assert_cmpint (rh.status, ==, 0);
   g_assert_true (g_file_get_contents (expected_hex, &want_hex, NULL, NULL));
   assert_same_lines (rh.out, want_hex);
@@ -458,10 +443,10 @@ test_folded_roundtrip (void)
   g_auto(FlameTestRun) r2 = { 0 };
   g_auto(FlameTestRun) r3 = { 0 };
 
-  run_cli (&r1, "compare", "--format", "folded", "--normalize", "none", "-o", pair, base, cur, NULL);
+  flame_test_run_cli_va (&r1, "compare", "--format", "folded", "--normalize", "none", "-o", pair, base, cur, NULL);
   g_assert_cmpint (r1.status, ==, 0);
-  run_cli (&r2, "compare", "--format", "json", base, cur, NULL);
-  run_cli (&r3, "compare", "--format", "json", pair, NULL);
+  flame_test_run_cli_va (&r2, "compare", "--format", "json", base, cur, NULL);
+  flame_test_run_cli_va (&r3, "compare", "--format", "json", pair, NULL);
   g_assert_cmpint (r3.status, ==, 0);
   /* same numbers; only the paths and formats in the header differ */
   g_assert_nonnull (strstr (r3.out, "\"format\": \"folded-diff\""));
@@ -480,7 +465,7 @@ test_info (void)
   g_auto(FlameTestRun) t = { 0 };
   JsonObject *root;
 
-  run_cli (&r, "info", "--json", base, NULL);
+  flame_test_run_cli_va (&r, "info", "--json", base, NULL);
   g_assert_cmpint (r.status, ==, 0);
   json_parser_load_from_data (parser, r.out, -1, &error);
   g_assert_no_error (error);
@@ -493,7 +478,7 @@ test_info (void)
   g_assert_cmpint (json_object_get_int_member (root, "stacks"), ==, 14);
   g_assert_cmpuint (json_array_get_length (json_object_get_array_member (root, "threads")), ==, 0);
 
-  run_cli (&t, "info", base, NULL);
+  flame_test_run_cli_va (&t, "info", base, NULL);
   g_assert_cmpint (t.status, ==, 0);
   g_assert_nonnull (strstr (t.out, "Format:    folded"));
   g_assert_nonnull (strstr (t.out, "Interval:  unknown (1 ms assumed)"));
@@ -507,7 +492,7 @@ test_info (void)
     g_assert_true (g_file_set_contents (path,
                                         "[{\"ph\":\"X\",\"ts\":0,\"dur\":5000,\"pid\":1,\"tid\":1,\"name\":\"f\"}]",
                                         -1, NULL));
-    run_cli (&u, "info", path, NULL);
+    flame_test_run_cli_va (&u, "info", path, NULL);
     g_assert_cmpint (u.status, ==, 0);
     g_assert_nonnull (strstr (u.out, "Format:    chrome-trace"));
     /* the mean per sample, as compare says */
@@ -517,7 +502,7 @@ test_info (void)
     {
       g_auto(FlameTestRun) v = { 0 };
 
-      run_cli (&v, "compare", path, path, NULL);
+      flame_test_run_cli_va (&v, "compare", path, path, NULL);
       g_assert_cmpint (v.status, ==, 0);
       g_assert_nonnull (strstr (v.out, "(chrome-trace, 1 sample, interval 5 ms)"));
     }
@@ -548,7 +533,7 @@ test_help_usage (void)
       const char *line, *end;
       g_autofree char *usage = NULL;
 
-      run_cli (&r, cases[i].command, "--help", NULL);
+      flame_test_run_cli_va (&r, cases[i].command, "--help", NULL);
       g_assert_cmpint (r.status, ==, 0);
       line = strstr (r.out, start);
       g_assert_nonnull (line);
@@ -575,8 +560,8 @@ test_thread_option (void)
 
   if (worker == NULL)
     return;
-  run_cli (&all, "compare", "--format", "json", worker, worker, NULL);
-  run_cli (&one, "compare", "--format", "json", "--thread", "31089", worker, worker, NULL);
+  flame_test_run_cli_va (&all, "compare", "--format", "json", worker, worker, NULL);
+  flame_test_run_cli_va (&one, "compare", "--format", "json", "--thread", "31089", worker, worker, NULL);
   g_assert_cmpint (all.status, ==, 0);
   g_assert_cmpint (one.status, ==, 0);
   json_parser_load_from_data (parser, one.out, -1, &error);
@@ -585,7 +570,7 @@ test_thread_option (void)
   g_assert_cmpfloat (json_object_get_double_member (b, "samples"), ==, 3792);
   g_assert_nonnull (strstr (all.out, "\"samples\": 8239"));
 
-  run_cli (&none, "compare", "--thread", "999", worker, worker, NULL);
+  flame_test_run_cli_va (&none, "compare", "--thread", "999", worker, worker, NULL);
   g_assert_cmpint (none.status, ==, 1);
   g_assert_nonnull (strstr (none.err, "thread 999"));
 }
@@ -614,20 +599,20 @@ test_several_runs (void)
   g_assert_true (g_file_set_contents (c1, "main;work 90\nmain;parse 30\n", -1, NULL));
   g_assert_true (g_file_set_contents (c2, "main;work 110\nmain;parse 30\n", -1, NULL));
 
-  run_cli (&r1, "compare", "--format", "json", "--baseline", b1, "--baseline", b2,
-           "--current", c1, "--current", c2, NULL);
+  flame_test_run_cli_va (&r1, "compare", "--format", "json", "--baseline", b1, "--baseline", b2,
+                         "--current", c1, "--current", c2, NULL);
   g_assert_cmpint (r1.status, ==, 0);
   g_assert_nonnull (strstr (r1.out, "\"total_ms\": 100"));
   g_assert_nonnull (strstr (r1.out, "\"total_ms\": 130"));
 
-  run_cli (&r2, "compare", "--format", "json", "--current", c1, "--current", c2,
-           "--baseline", bdir, NULL);
+  flame_test_run_cli_va (&r2, "compare", "--format", "json", "--current", c1, "--current", c2,
+                         "--baseline", bdir, NULL);
   g_assert_cmpint (r2.status, ==, 0);
   g_assert_nonnull (strstr (r2.err, "README.txt: not a profile, ignored"));
   g_assert_cmpstr (r2.out, ==, r1.out);
 
   /* both ways at once is ambiguous */
-  run_cli (&r3, "compare", b1, c1, "--baseline", b2, NULL);
+  flame_test_run_cli_va (&r3, "compare", b1, c1, "--baseline", b2, NULL);
   g_assert_cmpint (r3.status, ==, 1);
   g_assert_nonnull (strstr (r3.err, "either as BASELINE CURRENT or with --baseline"));
 

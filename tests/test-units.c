@@ -20,21 +20,6 @@
 #include "flame-test-locale.h"
 #include "flame-test-utils.h"
 
-static void
-run_cli (FlameTestRun *r, ...)
-{
-  g_autoptr(GPtrArray) args = g_ptr_array_new ();
-  const char *arg;
-  va_list ap;
-
-  va_start (ap, r);
-  while ((arg = va_arg (ap, const char *)) != NULL)
-    g_ptr_array_add (args, (char *) arg);
-  va_end (ap);
-  g_ptr_array_add (args, NULL);
-  flame_test_run_cli (r, (const char * const *) args->pdata);
-}
-
 static char *
 go_file (const char *name)
 {
@@ -165,14 +150,14 @@ test_cli_info_units (void)
   g_auto(FlameTestRun) bad = { 0 };
   JsonObject *root;
 
-  run_cli (&t, "info", heap, NULL);
+  flame_test_run_cli_va (&t, "info", heap, NULL);
   g_assert_cmpint (t.status, ==, 0);
   g_assert_nonnull (strstr (t.out, "Total:   74.40 MiB (78008844 bytes)\n"));
   g_assert_nonnull (strstr (t.out, "Unit:      bytes (memory)\n"));
   g_assert_nonnull (strstr (t.out, "Sample type: inuse_space/bytes\n"));
   g_assert_null (strstr (t.out, " ms"));
 
-  run_cli (&j, "info", "--json", "--sample-type", "alloc_objects", heap, NULL);
+  flame_test_run_cli_va (&j, "info", "--json", "--sample-type", "alloc_objects", heap, NULL);
   g_assert_cmpint (j.status, ==, 0);
   root = parse_object (parser, j.out);
   g_assert_cmpstr (json_object_get_string_member (root, "unit"), ==, "count");
@@ -180,12 +165,12 @@ test_cli_info_units (void)
   g_assert_cmpfloat (json_object_get_double_member (root, "total"), ==, 20305);
   g_assert_false (json_object_has_member (root, "total_ms"));
 
-  run_cli (&o, "info", "--json", "--sample-type", "alloc_space", heap, NULL);
+  flame_test_run_cli_va (&o, "info", "--json", "--sample-type", "alloc_space", heap, NULL);
   g_assert_cmpint (o.status, ==, 0);
   root = parse_object (parser, o.out);
   g_assert_cmpfloat (json_object_get_double_member (root, "total"), ==, 82383495);
 
-  run_cli (&bad, "info", "--sample-type", "cpu", heap, NULL);
+  flame_test_run_cli_va (&bad, "info", "--sample-type", "cpu", heap, NULL);
   g_assert_cmpint (bad.status, ==, 1);
   g_assert_nonnull (strstr (bad.err, "no sample type “cpu”"));
 }
@@ -197,7 +182,7 @@ test_cli_compare_refuses (void)
   g_autofree char *cpu = go_file ("go-cpu.pb.gz");
   g_auto(FlameTestRun) r = { 0 };
 
-  run_cli (&r, "compare", cpu, heap, NULL);
+  flame_test_run_cli_va (&r, "compare", cpu, heap, NULL);
   g_assert_cmpint (r.status, ==, 1);
   g_assert_cmpstr (r.out, ==, "");
   g_assert_nonnull (strstr (r.err, "cannot compare profiles of different units"));
@@ -221,9 +206,9 @@ test_interval_agrees (void)
 
   if (path == NULL)
     return;
-  run_cli (&i, "info", "--json", path, NULL);
-  run_cli (&t, "info", path, NULL);
-  run_cli (&c, "compare", "--format", "json", path, path, NULL);
+  flame_test_run_cli_va (&i, "info", "--json", path, NULL);
+  flame_test_run_cli_va (&t, "info", path, NULL);
+  flame_test_run_cli_va (&c, "compare", "--format", "json", path, path, NULL);
   g_assert_cmpint (i.status, ==, 0);
   g_assert_cmpint (c.status, ==, 0);
   info = parse_object (pi, i.out);
@@ -248,7 +233,7 @@ test_report_bytes (void)
   JsonObject *root, *fn = NULL;
   JsonArray *functions;
 
-  run_cli (&t, "compare", "--normalize", "none", a, b, NULL);
+  flame_test_run_cli_va (&t, "compare", "--normalize", "none", a, b, NULL);
   g_assert_cmpint (t.status, ==, 0);
   g_assert_nonnull (strstr (t.out, "  Total:         74.40 MiB → 93.65 MiB (+19.26 MiB, +25.9%)\n"));
   g_assert_nonnull (strstr (t.out, "sample type inuse_space/bytes"));
@@ -257,12 +242,12 @@ test_report_bytes (void)
   g_assert_nonnull (strstr (t.out, "10.38 MiB 30.63 MiB +20.25 MiB +195.1%"));
   g_assert_null (strstr (t.out, " ms"));
 
-  run_cli (&m, "compare", "--normalize", "none", "--format", "markdown", a, b, NULL);
+  flame_test_run_cli_va (&m, "compare", "--normalize", "none", "--format", "markdown", a, b, NULL);
   g_assert_nonnull (strstr (m.out, "**Total:** 74.40 MiB → 93.65 MiB"));
   g_assert_nonnull (strstr (m.out, "| Function | File | Baseline | Current | Δ | Δ % |"));
   g_assert_null (strstr (m.out, " ms"));
 
-  run_cli (&j, "compare", "--normalize", "none", "--format", "json", a, b, NULL);
+  flame_test_run_cli_va (&j, "compare", "--normalize", "none", "--format", "json", a, b, NULL);
   g_assert_cmpint (j.status, ==, 0);
   root = parse_object (parser, j.out);
   g_assert_cmpint (json_object_get_int_member (root, "schema_version"), ==, 2);
@@ -313,33 +298,33 @@ test_gate_new_function (void)
   g_auto(FlameTestRun) help = { 0 };
   JsonObject *root;
 
-  run_cli (&r, "compare", "--fail-on-regression", "--threshold-pct", "10", "--min-abs-ms", "50",
-           "--normalize", "none", base, cur, NULL);
+  flame_test_run_cli_va (&r, "compare", "--fail-on-regression", "--threshold-pct", "10", "--min-abs-ms", "50",
+                         "--normalize", "none", base, cur, NULL);
   g_assert_cmpint (r.status, ==, 2);
   g_assert_nonnull (strstr (r.err, "1 function beyond the thresholds (0 regressed, 1 new)"));
   g_assert_nonnull (strstr (r.out, "Gate:          1 function fails --fail-on-regression (0 regressed, 1 new beyond the thresholds)"));
 
   /* also under total-scaling, where work looks 6 % faster */
-  run_cli (&p, "compare", "--fail-on-regression", "--threshold-pct", "10", "--min-abs-ms", "50",
-           "--normalize", "total", base, cur, NULL);
+  flame_test_run_cli_va (&p, "compare", "--fail-on-regression", "--threshold-pct", "10", "--min-abs-ms", "50",
+                         "--normalize", "total", base, cur, NULL);
   g_assert_cmpint (p.status, ==, 2);
 
-  run_cli (&i, "compare", "--fail-on-regression", "--threshold-pct", "10", "--min-abs-ms", "50",
-           "--ignore-new", base, cur, NULL);
+  flame_test_run_cli_va (&i, "compare", "--fail-on-regression", "--threshold-pct", "10", "--min-abs-ms", "50",
+                         "--ignore-new", base, cur, NULL);
   g_assert_cmpint (i.status, ==, 0);
   g_assert_nonnull (strstr (i.out, "; new functions ignored"));
 
-  run_cli (&h, "compare", "--fail-on-regression", "--threshold-pct", "10", "--min-abs-ms", "200",
-           base, cur, NULL);
+  flame_test_run_cli_va (&h, "compare", "--fail-on-regression", "--threshold-pct", "10", "--min-abs-ms", "200",
+                         base, cur, NULL);
   g_assert_cmpint (h.status, ==, 0);
 
-  run_cli (&j, "compare", "--format", "json", "--threshold-pct", "10", "--min-abs-ms", "50",
-           "--ignore-new", base, cur, NULL);
+  flame_test_run_cli_va (&j, "compare", "--format", "json", "--threshold-pct", "10", "--min-abs-ms", "50",
+                         "--ignore-new", base, cur, NULL);
   root = parse_object (parser, j.out);
   g_assert_true (json_object_get_boolean_member (json_object_get_object_member (root, "thresholds"), "ignore_new"));
   g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (root, "summary"), "gate_failures"), ==, 0);
 
-  run_cli (&help, "compare", "--help", NULL);
+  flame_test_run_cli_va (&help, "compare", "--help", NULL);
   g_assert_nonnull (strstr (help.out, "--ignore-new"));
   g_assert_nonnull (strstr (help.out, "or a new function is beyond them"));
 
@@ -474,11 +459,11 @@ test_compare_folded_roundtrip (void)
 
       if (pairs[i][0] == NULL)
         continue;
-      run_cli (&f, "compare", "--normalize", "none", "--format", "folded", "-o", out,
-               pairs[i][0], pairs[i][1], NULL);
+      flame_test_run_cli_va (&f, "compare", "--normalize", "none", "--format", "folded", "-o", out,
+                             pairs[i][0], pairs[i][1], NULL);
       g_assert_cmpint (f.status, ==, 0);
-      run_cli (&j1, "compare", "--normalize", "none", "--format", "json", pairs[i][0], pairs[i][1], NULL);
-      run_cli (&j2, "compare", "--normalize", "none", "--format", "json", out, NULL);
+      flame_test_run_cli_va (&j1, "compare", "--normalize", "none", "--format", "json", pairs[i][0], pairs[i][1], NULL);
+      flame_test_run_cli_va (&j2, "compare", "--normalize", "none", "--format", "json", out, NULL);
       g_assert_cmpint (j2.status, ==, 0);
       r1 = parse_object (p1, j1.out);
       r2 = parse_object (p2, j2.out);
