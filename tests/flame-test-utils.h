@@ -157,6 +157,20 @@ flame_test_run_cli (FlameTestRun      *r,
   flame_test_run_cli_env (r, args, NULL);
 }
 
+/* flamediff-cli's standard output for @args (NULL-terminated, after the
+ * program name), whatever its exit status */
+static inline char *
+flame_test_cli_output (const char *const *args)
+{
+  FlameTestRun r = { 0 };
+  char *out;
+
+  flame_test_run_cli (&r, args);
+  out = g_steal_pointer (&r.out);
+  flame_test_run_clear (&r);
+  return out;
+}
+
 /* The same with the arguments listed, NULL-terminated */
 static inline G_GNUC_NULL_TERMINATED void
 flame_test_run_cli_va (FlameTestRun *r,

@@ -340,28 +340,6 @@ test_report_exact (void)
   flame_report_free (report);
 }
 
-/* flamediff-cli's standard output for @args (NULL-terminated, after the
- * program), with the files in tests/data/DIR */
-static char *
-run_cli (const char *const *args)
-{
-  const char *cli = g_getenv ("FLAMEDIFF_CLI");
-  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr(GError) error = NULL;
-  char *out = NULL;
-  int status = 0;
-
-  g_assert_nonnull (cli);
-  g_ptr_array_add (argv, (gpointer) cli);
-  for (guint i = 0; args[i] != NULL; i++)
-    g_ptr_array_add (argv, (gpointer) args[i]);
-  g_ptr_array_add (argv, NULL);
-  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_STDERR_TO_DEV_NULL,
-                               NULL, NULL, &out, NULL, &status, &error));
-  g_assert_no_error (error);
-  return out;
-}
-
 /* compare and info speak of counts: instructions are not milliseconds */
 static void
 test_cli_counts (void)
@@ -371,14 +349,14 @@ test_cli_counts (void)
   const char *compare[] = { "compare", "--normalize=none", b, c, NULL };
   const char *info[] = { "info", "--sample-type=Dr", NULL, NULL };
   g_autofree char *cachesim = data_path ("cachesim.callgrind");
-  g_autofree char *out = run_cli (compare);
+  g_autofree char *out = flame_test_cli_output (compare);
   g_autofree char *out_info = NULL;
 
   g_assert_nonnull (strstr (out, "Metric:        self count"));
   g_assert_nonnull (strstr (out, "Total:         292364 → 364364"));
   g_assert_null (strstr (out, " ms"));
   info[2] = cachesim;
-  out_info = run_cli (info);
+  out_info = flame_test_cli_output (info);
   g_assert_nonnull (strstr (out_info, "Event:     Dr\n"));
   g_assert_nonnull (strstr (out_info, "(32099 count)"));
 }

@@ -210,28 +210,6 @@ test_report (void)
   flame_report_free (report);
 }
 
-/* flamediff-cli's standard output for @args (NULL-terminated, after the
- * program), with the files in tests/data/DIR */
-static char *
-run_cli (const char *const *args)
-{
-  const char *cli = g_getenv ("FLAMEDIFF_CLI");
-  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr(GError) error = NULL;
-  char *out = NULL;
-  int status = 0;
-
-  g_assert_nonnull (cli);
-  g_ptr_array_add (argv, (gpointer) cli);
-  for (guint i = 0; args[i] != NULL; i++)
-    g_ptr_array_add (argv, (gpointer) args[i]);
-  g_ptr_array_add (argv, NULL);
-  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_STDERR_TO_DEV_NULL,
-                               NULL, NULL, &out, NULL, &status, &error));
-  g_assert_no_error (error);
-  return out;
-}
-
 /* compare: cumulative time unless told otherwise; the header says the
  * flame graph is approximated */
 static void
@@ -241,8 +219,8 @@ test_cli_metric (void)
   g_autofree char *c = data_path ("current.pstats");
   const char *dflt[] = { "compare", b, c, NULL };
   const char *self[] = { "compare", "--metric=self", b, c, NULL };
-  g_autofree char *out = run_cli (dflt);
-  g_autofree char *out_self = run_cli (self);
+  g_autofree char *out = flame_test_cli_output (dflt);
+  g_autofree char *out_self = flame_test_cli_output (self);
 
   g_assert_nonnull (strstr (out, "Metric:        total time"));
   g_assert_nonnull (strstr (out, "Flame graph:   approximated from call edges"));
