@@ -6,6 +6,7 @@
 #pragma once
 
 #include <gio/gio.h>
+#include <math.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -205,6 +206,30 @@ flame_test_function_ms (FlameProfile *profile,
     if (g_strcmp0 (flame_frames_get_name (frames, f), name) == 0)
       sum += total_w[f];
   return sum * flame_profile_get_ms_per_weight (profile, 0, 1);
+}
+
+/* How far (in points) may a sampled share of @n_samples samples be
+ * from a measured share @p (0..1)?  The kernel checks CPU-time timers
+ * at its ticks (250 Hz on Debian), so recordings hold far fewer
+ * samples than the requested rate, and a fixed tolerance fails by
+ * chance.  The share of n samples has a standard error of
+ * sqrt (p (1 - p) / n): allow 4 of them (a false failure once in
+ * 15 000 runs) plus one point for the programs' own clock reads, and
+ * never less than 5 points. */
+static inline gdouble
+flame_test_share_tolerance (gdouble p,
+                            gdouble n_samples)
+{
+  return MAX (5.0, 1.0 + 4 * 100 * sqrt (p * (1 - p) / MAX (1.0, n_samples)));
+}
+
+/* How many of the @samples samples of @profile make up @ms of its time */
+static inline gdouble
+flame_test_samples_in (FlameProfile *profile,
+                       guint64       samples,
+                       gdouble       ms)
+{
+  return ms / (flame_profile_get_total_ms (profile, 0, 1) / MAX (1, samples));
 }
 
 /* Does some node named @name have an ancestor named @ancestor? */

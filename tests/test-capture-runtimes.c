@@ -96,6 +96,29 @@ truth (const char *text,
   return g_ascii_strtod (p + strlen (key), NULL);
 }
 
+/* hot's and warm's sampled shares of the two are the measured ones */
+static void
+assert_shares (const char    *what,
+               const char    *const names[2],
+               const gdouble  t[2],
+               const gdouble  s[2],
+               FlameRecorder *recorder,
+               FlameProfile  *profile)
+{
+  gdouble n = flame_test_samples_in (profile, flame_recorder_get_samples (recorder), s[0] + s[1]);
+  gdouble tolerance = flame_test_share_tolerance (t[0] / (t[0] + t[1]), n);
+
+  for (guint i = 0; i < 2; i++)
+    {
+      gdouble ts = 100 * t[i] / (t[0] + t[1]), ss = 100 * s[i] / (s[0] + s[1]);
+
+      g_test_message ("%s: %-4s truth %7.1f ms %5.1f %%   sampled %7.1f ms %5.1f %% "
+                      "(%.0f samples, tolerance %.1f points)",
+                      what, names[i], t[i], ts, s[i], ss, n, tolerance);
+      g_assert_cmpfloat (fabs (ts - ss), <, tolerance);
+    }
+}
+
 /* hot : warm = 70 : 30 of their CPU time in @threads threads (0: the
  * main thread): the inclusive time of the Python functions within 5
  * points of what the program measured, the frames in place of
@@ -134,14 +157,11 @@ check_shares (const char *threads)
       t[i] = truth (text, names[i]) * 1000;
       s[i] = flame_test_function_ms (profile, names[i]);
     }
-  for (guint i = 0; i < 2; i++)
-    {
-      gdouble ts = 100 * t[i] / (t[0] + t[1]), ss = 100 * s[i] / (s[0] + s[1]);
+  {
+    g_autofree char *what = g_strdup_printf ("%s threads", threads);
 
-      g_test_message ("%s threads: %-4s truth %7.1f ms %5.1f %%   sampled %7.1f ms %5.1f %%",
-                      threads, names[i], t[i], ts, s[i], ss);
-      g_assert_cmpfloat (fabs (ts - ss), <, 5.0);
-    }
+    assert_shares (what, names, t, s, recorder, profile);
+  }
   /* and nearly all of their CPU time is there */
   g_assert_cmpfloat (s[0] + s[1], >, 0.8 * (t[0] + t[1]));
 
@@ -370,7 +390,11 @@ check_node_shares (const char *workers)
         }
     }
   {
-    const char *argv[] = { node, js, "1.5", workers, truth_path, NULL };
+    /* TurboFan inlines small hot functions into their callers after a
+     * second or two, and a perf map cannot name inlined code: the
+     * test is about attribution, so keep them apart */
+    const char *argv[] = { node, "--no-turbo-inlining", js,
+                           strcmp (workers, "0") == 0 ? "3" : "1.5", workers, truth_path, NULL };
 
     profile = record (&recorder, out_name, argv, 999, FALSE);
   }
@@ -380,14 +404,15 @@ check_node_shares (const char *workers)
       t[i] = truth (text, names[i]) * 1000;
       s[i] = flame_test_function_ms (profile, names[i]);
     }
-  for (guint i = 0; i < 2; i++)
-    {
-      gdouble ts = 100 * t[i] / (t[0] + t[1]), ss = 100 * s[i] / (s[0] + s[1]);
+  {
+    g_autofree char *what = g_strdup_printf ("node, %s workers", workers);
 
-      g_test_message ("node, %s workers: %-4s truth %7.1f ms %5.1f %%   sampled %7.1f ms %5.1f %%",
-                      workers, names[i], t[i], ts, s[i], ss);
-      g_assert_cmpfloat (fabs (ts - ss), <, 5.0);
-    }
+    assert_shares (what, names, t, s, recorder, profile);
+  }
+  /* nearly all of their CPU time is in their own frames: V8 inlined
+   * neither into its caller (the workers' truth is wall time) */
+  if (strcmp (workers, "0") == 0)
+    g_assert_cmpfloat (s[0] + s[1], >, 0.8 * (t[0] + t[1]));
   if (strcmp (workers, "0") == 0)
     g_assert_true (flame_test_has_path (profile, "_start", "hot"));
   else
