@@ -30,6 +30,9 @@
 #define FLAME_SAMPLER_ENV_PYTHON   "FLAMEDIFF_SAMPLER_PYTHON"   /* "0": native stacks only */
 #define FLAME_SAMPLER_ENV_SELF_TIME "FLAMEDIFF_SAMPLER_SELF_TIME" /* "1": note the handler's CPU time at exit */
 #define FLAME_SAMPLER_ENV_ROOT     "FLAMEDIFF_SAMPLER_ROOT"     /* set by the sampler: pid of the root */
+/* Memory mode (libflamediff-sampler-memory.so only): the mean of the
+ * Poisson sampling of allocated bytes; no CPU timers then */
+#define FLAME_SAMPLER_ENV_MEMORY   "FLAMEDIFF_SAMPLER_MEMORY"   /* bytes, e.g. 524288 */
 /* Tuning (optional): each thread's ring buffer, and how long the writer
  * thread sleeps between passes when no ring is half full */
 #define FLAME_SAMPLER_ENV_RING_KB  "FLAMEDIFF_SAMPLER_RING_KB"  /* 4 … 65536, default 64 */
@@ -50,6 +53,9 @@ typedef enum
   FLAME_REC_NOTE   = 5,  /* a message for the user */
   FLAME_REC_PYCODE = 6,  /* a Python code object, once per process image */
   FLAME_REC_RUNTIME = 7, /* a language runtime found in the process */
+  FLAME_REC_ALLOC  = 8,  /* memory mode: a sampled allocation and its stack */
+  FLAME_REC_FREE   = 9,  /* memory mode: a sampled allocation was freed */
+  FLAME_REC_MEMSTAT = 10, /* memory mode: exact totals and the peak, at exit */
 } FlameRecType;
 
 typedef struct
@@ -129,6 +135,44 @@ typedef struct
   uint32_t lost;
   int32_t  status;
 } FlameRecExit;
+
+/* Memory mode. Sizes are the allocator's (malloc_usable_size), so that
+ * allocations and frees count the same bytes. @seq orders the ALLOC and
+ * FREE records of one process across its threads (one counter per
+ * process); the recorder replays them in that order to find what was
+ * live at the peak and at exit. An ALLOC is followed by n_frames
+ * instruction pointers, leaf first (return addresses, the caller of the
+ * allocation function first). */
+typedef struct
+{
+  FlameRecHeader h;
+  uint32_t n_frames;
+  uint32_t lost;
+  uint64_t seq;
+  uint64_t size;
+} FlameRecAlloc;
+
+typedef struct
+{
+  FlameRecHeader h;
+  uint32_t lost;
+  uint32_t reserved;
+  uint64_t seq;
+  uint64_t alloc_seq;   /* the seq of the ALLOC it frees */
+} FlameRecFree;
+
+typedef struct
+{
+  FlameRecHeader h;
+  uint32_t reserved;
+  uint32_t mean;        /* sampling mean, bytes */
+  uint64_t total_bytes; /* exact: every allocation since the process image started */
+  uint64_t total_count;
+  uint64_t peak_bytes;  /* highest live bytes */
+  uint64_t peak_seq;    /* the last seq before that peak */
+  uint64_t live_bytes;  /* live now (at exit) */
+  uint64_t base_bytes;  /* live when this process began (a fork child: its parent's) */
+} FlameRecMemStat;
 
 typedef struct
 {

@@ -51,6 +51,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "flame-sampler-internal.h"
 #include "flame-sampler-protocol.h"
 #include "flame-sampler-python.h"
 
@@ -99,6 +100,8 @@ static pid_t my_pid;
 static uint32_t lost;             /* atomic: samples not delivered */
 static pthread_key_t thread_key;
 static uintptr_t ldso_lo, ldso_hi;  /* text of the dynamic loader */
+static uintptr_t self_lo, self_hi;  /* this library's text */
+static int memory_mode;           /* allocations, not CPU time: no timers */
 
 static TLS int in_handler;
 static TLS int thread_slot;       /* registry index + 1, 0 = not registered */
@@ -870,6 +873,28 @@ find_ldso (struct dl_phdr_info *info,
   return 1;
 }
 
+static int
+find_self (struct dl_phdr_info *info,
+           size_t               size,
+           void                *data)
+{
+  uintptr_t addr = (uintptr_t) data;
+
+  for (int i = 0; i < info->dlpi_phnum; i++)
+    {
+      const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+      uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+
+      if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && addr >= lo && addr < lo + ph->p_memsz)
+        {
+          self_lo = lo;
+          self_hi = lo + ph->p_memsz;
+          return 1;
+        }
+    }
+  return 0;
+}
+
 /* ---- the signal handler ---- */
 
 /* backtrace_ips_cfa also gives each frame's CFA (the caller's stack
@@ -957,6 +982,13 @@ backtrace_ips_cfa (uint64_t   *ips,
 }
 #endif
 
+int
+flame_sampler_unwind (uint64_t *ips,
+                      int       max)
+{
+  return backtrace_ips (ips, max);
+}
+
 /* Python frames whose run of the evaluation loop left its entry frame on
  * the native stack: the index of the native frame whose stack memory
  * holds it */
@@ -984,6 +1016,67 @@ place_python (uint64_t       *py,
           lo = cfas[k];
         }
     }
+}
+
+/* ---- for the memory sampler (flame-sampler-internal.h) ---- */
+
+void
+flame_sampler_header (FlameRecHeader *h,
+                      int             type,
+                      int             flags)
+{
+  header (h, (FlameRecType) type, (uint16_t) flags);
+}
+
+int
+flame_sampler_push (void     *rec,
+                    uint32_t  len)
+{
+  Ring *ring = thread_ring;
+
+  if (ring != NULL && __atomic_load_n (&writer_running, __ATOMIC_ACQUIRE))
+    {
+      uint32_t used = ring_push (ring, rec, len);
+
+      __atomic_thread_fence (__ATOMIC_SEQ_CST);
+      if (used == 0)
+        {
+          __atomic_add_fetch (&lost, 1, __ATOMIC_RELAXED);
+          return 0;
+        }
+      if (used > (ring->mask + 1) / 2 || __atomic_load_n (&writer_idle, __ATOMIC_RELAXED))
+        wake_writer ();
+      return 1;
+    }
+  if (socket_ok () && send_now (rec, len))
+    return 1;
+  __atomic_add_fetch (&lost, 1, __ATOMIC_RELAXED);
+  return 0;
+}
+
+int
+flame_sampler_send_wait (const void *rec,
+                         size_t      len)
+{
+  return send_wait (rec, len);
+}
+
+int
+flame_sampler_in_ldso (uintptr_t pc)
+{
+  return pc >= ldso_lo && pc < ldso_hi;
+}
+
+int
+flame_sampler_in_self (uintptr_t pc)
+{
+  return pc >= self_lo && pc < self_hi;
+}
+
+uint32_t
+flame_sampler_lost (void)
+{
+  return __atomic_load_n (&lost, __ATOMIC_RELAXED);
 }
 
 /* the handler's way to store a code object's record before the sample
@@ -1162,7 +1255,7 @@ arm_thread (void)
   int expected = TIMER_NONE;
   int slot = thread_slot - 1;
 
-  if (!sampling || slot < 0)
+  if (!sampling || slot < 0 || memory_mode)
     return;  /* an untracked timer could not be stopped: not sampled */
   if (!__atomic_compare_exchange_n (&slots[slot].timer_state, &expected, TIMER_BUSY, 0,
                                     __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
@@ -1271,6 +1364,8 @@ unblock_sigprof (void)
 static void
 thread_exit (void *value)
 {
+  if (memory_mode && flame_sampler_memory_thread_exit)
+    flame_sampler_memory_thread_exit ();
   retire_thread ();
 }
 
@@ -1614,7 +1709,7 @@ install_end_handlers (void)
 static void
 sigprof_taken (int own_handler)
 {
-  if (sampling)
+  if (sampling && !memory_mode)
     stop_sampling (own_handler ? TAKEN_NOTE : NULL);
 }
 
@@ -1880,6 +1975,8 @@ on_fork_child (void)
   register_thread ();
   start_writer ();
   arm_thread ();
+  if (memory_mode && flame_sampler_memory_fork_child)
+    flame_sampler_memory_fork_child ();
 }
 
 /* unshare (CLONE_NEWUSER …) and setns into a user or mount namespace
@@ -2083,6 +2180,7 @@ sampler_init (void)
   struct sigaction sa, old;
   long v;
   uintptr_t ldso_base;
+  long v_memory = 0;
   char root[32];
 
   resolve_all ();
@@ -2111,6 +2209,11 @@ sampler_init (void)
     }
   if (env_long (FLAME_SAMPLER_ENV_FLUSH_MS, &v) && v >= 1 && v <= 60000)
     flush_ms = v;
+  if (flame_sampler_memory_init && env_long (FLAME_SAMPLER_ENV_MEMORY, &v) && v > 0)
+    {
+      memory_mode = 1;
+      v_memory = v;
+    }
 
   /* The first image to load the sampler is the root of the recording;
    * with children not followed, every other process only says hello. */
@@ -2127,7 +2230,7 @@ sampler_init (void)
     }
 
   /* Someone (another profiler, a language runtime) already owns SIGPROF */
-  if (real_sigaction (SIGPROF, NULL, &old) == 0 &&
+  if (!memory_mode && real_sigaction (SIGPROF, NULL, &old) == 0 &&
       (old.sa_flags & SA_SIGINFO || (old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN)))
     {
       send_hello (FLAME_HELLO_DISABLED);
@@ -2138,12 +2241,14 @@ sampler_init (void)
   ldso_base = getauxval (AT_BASE);
   if (ldso_base != 0)
     real_dl_iterate_phdr (find_ldso, &ldso_base);
+  real_dl_iterate_phdr (find_self, (void *) (uintptr_t) sampler_init);
 
   memset (&sa, 0, sizeof sa);
   sa.sa_sigaction = on_sigprof;
   sa.sa_flags = SA_SIGINFO | SA_RESTART;
   sigemptyset (&sa.sa_mask);
-  real_sigaction (SIGPROF, &sa, NULL);
+  if (!memory_mode)
+    real_sigaction (SIGPROF, &sa, NULL);
 
   pthread_key_create (&thread_key, thread_exit);
   pthread_atfork (NULL, NULL, on_fork_child);
@@ -2165,6 +2270,8 @@ sampler_init (void)
   install_end_handlers ();
   unblock_sigprof ();
   arm_thread ();
+  if (memory_mode)
+    flame_sampler_memory_init (v_memory);
 }
 
 __attribute__((destructor)) static void
@@ -2176,6 +2283,8 @@ sampler_fini (void)
   flush_rings ();
   if (!sampling)
     return;
+  if (memory_mode)
+    flame_sampler_memory_exit ();
   if (measure_self)
     {
       char note[128];
@@ -2198,6 +2307,11 @@ PUBLIC void
 _exit (int status)
 {
   RESOLVE (_exit);
+  if (memory_mode && sampling)
+    {
+      flush_rings ();
+      flame_sampler_memory_exit ();
+    }
   flush_rings ();
   if (real__exit != NULL)
     real__exit (status);

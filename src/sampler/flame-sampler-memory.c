@@ -1,0 +1,643 @@
+/* flame-sampler-memory.c: the allocator interposition of
+ * libflamediff-sampler-memory.so (the sampler, flame-sampler.c, plus
+ * this file), preloaded only when the recorder records memory.
+ *
+ * Sampling by bytes: every thread counts down the bytes to its next
+ * sample point, drawn from an exponential distribution with the mean the
+ * recorder asks for (512 KiB by default), so an allocation of n bytes is
+ * sampled with probability 1 - exp(-n/mean), and a sampled one stands
+ * for n / (1 - exp(-n/mean)) bytes and 1 / (1 - exp(-n/mean))
+ * allocations: unbiased estimates. Exact totals (bytes, allocations,
+ * live bytes and their peak) are counted for every allocation, per
+ * thread, and added to the process's counters every LIVE_BATCH bytes.
+ *
+ * A sampled allocation's address goes into a lock-free open-addressing
+ * table, so its free() can be told to the recorder; the recorder replays
+ * allocations and frees in order (one sequence counter per process) to
+ * split the live bytes at the peak and at exit among the stacks.
+ *
+ * No malloc inside malloc: records are built on the stack and queued on
+ * the thread's ring (flame-sampler.c), the table is one mmap. A
+ * per-thread guard lets allocations made while we work (by the
+ * unwinder, say) through untouched. Until dlsym has found the real
+ * functions, allocations come from a static arena (dlsym itself may call
+ * calloc).
+ *
+ * Copyright 2026 The Flamediff developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <malloc.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "flame-sampler-internal.h"
+
+#define PUBLIC __attribute__((visibility ("default")))
+#define TLS __thread __attribute__((tls_model ("initial-exec")))
+
+/* Exact counters are added to the process's every this many bytes per
+ * thread: the peak is right within LIVE_BATCH per thread */
+#define LIVE_BATCH (64 * 1024)
+/* The table of sampled live allocations: 2^20 slots (16 MiB reserved,
+ * touched as used); a probe goes at most PROBE_MAX slots far */
+#define TABLE_BITS 20
+#define TABLE_SIZE (1u << TABLE_BITS)
+#define PROBE_MAX  64
+#define SLOT_EMPTY 0
+#define SLOT_GONE  1   /* a tombstone: keeps probe chains whole */
+/* Deepest stack recorded */
+#define MAX_FRAMES 128
+#define SKIP_MAX 8
+
+static void *(*real_malloc) (size_t);
+static void  (*real_free) (void *);
+static void *(*real_calloc) (size_t, size_t);
+static void *(*real_realloc) (void *, size_t);
+static int   (*real_posix_memalign) (void **, size_t, size_t);
+static void *(*real_aligned_alloc) (size_t, size_t);
+static void *(*real_memalign) (size_t, size_t);
+static void *(*real_valloc) (size_t);
+static void *(*real_pvalloc) (size_t);
+static size_t (*real_malloc_usable_size) (void *);
+
+static int resolved;   /* atomic: the real functions are known */
+static int resolving;  /* atomic: someone is looking them up */
+static int active;     /* memory mode is on in this process */
+static double mean = 512 * 1024;
+
+/* ---- the bootstrap arena ---- */
+
+static unsigned char arena[256 * 1024] __attribute__((aligned (64)));
+static size_t arena_used;  /* atomic */
+
+static int
+in_arena (const void *p)
+{
+  return (const unsigned char *) p >= arena && (const unsigned char *) p < arena + sizeof arena;
+}
+
+/* 16 bytes before each block hold its size */
+static void *
+arena_alloc (size_t size,
+             size_t align)
+{
+  size_t need, start;
+
+  if (align < 16)
+    align = 16;
+  if (size > sizeof arena)
+    return NULL;
+  need = ((size + 15) & ~(size_t) 15) + align;
+  start = __atomic_fetch_add (&arena_used, need, __ATOMIC_RELAXED);
+  if (start + need > sizeof arena)
+    return NULL;
+  {
+    uintptr_t p = ((uintptr_t) (arena + start) + 16 + align - 1) & ~(uintptr_t) (align - 1);
+
+    ((size_t *) p)[-1] = size;
+    return (void *) p;
+  }
+}
+
+static size_t
+arena_size (const void *p)
+{
+  return ((const size_t *) p)[-1];
+}
+
+static void
+resolve (void)
+{
+  if (__atomic_load_n (&resolved, __ATOMIC_ACQUIRE))
+    return;
+  if (__atomic_exchange_n (&resolving, 1, __ATOMIC_ACQ_REL))
+    return;  /* another thread (or dlsym's own calloc): the arena meanwhile */
+  real_malloc = dlsym (RTLD_NEXT, "malloc");
+  real_free = dlsym (RTLD_NEXT, "free");
+  real_calloc = dlsym (RTLD_NEXT, "calloc");
+  real_realloc = dlsym (RTLD_NEXT, "realloc");
+  real_posix_memalign = dlsym (RTLD_NEXT, "posix_memalign");
+  real_aligned_alloc = dlsym (RTLD_NEXT, "aligned_alloc");
+  real_memalign = dlsym (RTLD_NEXT, "memalign");
+  real_valloc = dlsym (RTLD_NEXT, "valloc");
+  real_pvalloc = dlsym (RTLD_NEXT, "pvalloc");
+  real_malloc_usable_size = dlsym (RTLD_NEXT, "malloc_usable_size");
+  if (real_malloc != NULL && real_free != NULL && real_calloc != NULL && real_realloc != NULL)
+    __atomic_store_n (&resolved, 1, __ATOMIC_RELEASE);
+  else
+    __atomic_store_n (&resolving, 0, __ATOMIC_RELEASE);
+}
+
+static int
+ready (void)
+{
+  if (__builtin_expect (__atomic_load_n (&resolved, __ATOMIC_ACQUIRE), 1))
+    return 1;
+  resolve ();
+  return __atomic_load_n (&resolved, __ATOMIC_ACQUIRE);
+}
+
+/* ---- per-thread state ---- */
+
+static TLS int busy;             /* inside our own bookkeeping */
+static TLS uint64_t rng;         /* 0: not seeded yet */
+static TLS int64_t until_sample; /* bytes to the next sample point */
+static TLS int64_t live_delta;   /* not yet added to live_bytes */
+static TLS uint64_t bytes_delta, count_delta;
+
+/* the process's exact counters */
+static int64_t live_bytes;       /* atomic */
+static int64_t peak_bytes;       /* atomic */
+static uint64_t peak_seq;        /* atomic */
+static uint64_t total_bytes, total_count;  /* atomic */
+static int64_t base_bytes;       /* live at the start of this process */
+static uint64_t seq;             /* atomic: orders ALLOC and FREE records */
+
+/* ---- numbers without libm ---- */
+
+static uint64_t
+next_random (void)
+{
+  /* xorshift64*: plenty for choosing sample points */
+  rng ^= rng >> 12;
+  rng ^= rng << 25;
+  rng ^= rng >> 27;
+  return rng * 0x2545F4914F6CDD1DULL;
+}
+
+/* ln (x) for x in (0, 1]: x = m * 2^e with m in [0.5, 1), then the
+ * atanh series (|z| <= 1/3, 1e-17 after 18 terms) */
+static double
+log_unit (double x)
+{
+  int e = 0;
+  double z, z2, term, sum = 0;
+
+  while (x < 0.5)
+    {
+      x *= 2;
+      e--;
+    }
+  z = (x - 1) / (x + 1);
+  z2 = z * z;
+  term = z;
+  for (int k = 1; k < 40; k += 2)
+    {
+      sum += term / k;
+      term *= z2;
+    }
+  return 2 * sum + e * 0.69314718055994530942;
+}
+
+static int64_t
+draw_gap (void)
+{
+  double u;
+
+  if (rng == 0)
+    {
+      struct timespec ts;
+
+      clock_gettime (CLOCK_MONOTONIC, &ts);
+      rng = (uint64_t) ts.tv_nsec * 0x9E3779B97F4A7C15ULL ^ (uint64_t) syscall (SYS_gettid) << 32 ^
+            (uintptr_t) &busy;
+      if (rng == 0)
+        rng = 1;
+    }
+  /* in (0, 1] */
+  u = ((next_random () >> 11) + 1) * (1.0 / 9007199254740992.0);
+  return (int64_t) (-log_unit (u) * mean) + 1;
+}
+
+/* ---- the table of sampled live allocations ---- */
+
+typedef struct
+{
+  uintptr_t addr;  /* SLOT_EMPTY, SLOT_GONE or an address */
+  uint64_t  seq;
+} Slot;
+
+static Slot *table;
+static int n_live_sampled;  /* atomic: 0 = no lookup needed on free */
+
+static uint32_t
+hash_addr (uintptr_t a)
+{
+  return (uint32_t) ((a >> 4) * 0x9E3779B97F4A7C15ULL >> (64 - TABLE_BITS));
+}
+
+static int
+table_insert (uintptr_t addr,
+              uint64_t  s)
+{
+  uint32_t h = hash_addr (addr);
+
+  for (int i = 0; i < PROBE_MAX; i++)
+    {
+      Slot *slot = &table[(h + i) & (TABLE_SIZE - 1)];
+      uintptr_t cur = __atomic_load_n (&slot->addr, __ATOMIC_ACQUIRE);
+
+      if ((cur == SLOT_EMPTY || cur == SLOT_GONE) &&
+          __atomic_compare_exchange_n (&slot->addr, &cur, addr, 0,
+                                       __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+        {
+          __atomic_store_n (&slot->seq, s, __ATOMIC_RELEASE);
+          __atomic_add_fetch (&n_live_sampled, 1, __ATOMIC_RELAXED);
+          return 1;
+        }
+    }
+  return 0;
+}
+
+/* Removes @addr; its ALLOC's seq, or 0 when it was not sampled */
+static uint64_t
+table_remove (uintptr_t addr)
+{
+  uint32_t h = hash_addr (addr);
+
+  for (int i = 0; i < PROBE_MAX; i++)
+    {
+      Slot *slot = &table[(h + i) & (TABLE_SIZE - 1)];
+      uintptr_t cur = __atomic_load_n (&slot->addr, __ATOMIC_ACQUIRE);
+
+      if (cur == SLOT_EMPTY)
+        return 0;
+      if (cur == addr)
+        {
+          uint64_t s;
+
+          /* the seq is stored right after the claim: wait for it */
+          while ((s = __atomic_load_n (&slot->seq, __ATOMIC_ACQUIRE)) == 0)
+            ;
+          /* only the one freeing @addr touches its slot; once GONE, the
+           * next claimer owns the seq */
+          __atomic_store_n (&slot->seq, 0, __ATOMIC_RELAXED);
+          __atomic_store_n (&slot->addr, SLOT_GONE, __ATOMIC_RELEASE);
+          __atomic_sub_fetch (&n_live_sampled, 1, __ATOMIC_RELAXED);
+          return s;
+        }
+    }
+  return 0;
+}
+
+/* ---- accounting ---- */
+
+static void
+flush_counters (void)
+{
+  int64_t cur;
+
+  if (live_delta == 0 && count_delta == 0)
+    return;
+  cur = __atomic_add_fetch (&live_bytes, live_delta, __ATOMIC_RELAXED);
+  __atomic_add_fetch (&total_bytes, bytes_delta, __ATOMIC_RELAXED);
+  __atomic_add_fetch (&total_count, count_delta, __ATOMIC_RELAXED);
+  live_delta = 0;
+  bytes_delta = count_delta = 0;
+  for (int64_t peak = __atomic_load_n (&peak_bytes, __ATOMIC_RELAXED); cur > peak; )
+    if (__atomic_compare_exchange_n (&peak_bytes, &peak, cur, 0,
+                                     __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+      {
+        __atomic_store_n (&peak_seq, __atomic_load_n (&seq, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+        break;
+      }
+}
+
+static size_t
+usable (void *p)
+{
+  if (in_arena (p))
+    return arena_size (p);
+  return real_malloc_usable_size != NULL ? real_malloc_usable_size (p) : 0;
+}
+
+static void
+record_alloc (void     *p,
+              size_t    size,
+              uintptr_t caller)
+{
+  struct
+  {
+    FlameRecAlloc a;
+    uint64_t      ips[MAX_FRAMES + SKIP_MAX];
+  } rec;
+  int n, first = 0, flags = 0;
+
+  busy = 1;
+  flame_sampler_header (&rec.a.h, FLAME_REC_ALLOC, 0);
+  rec.a.seq = __atomic_add_fetch (&seq, 1, __ATOMIC_RELAXED);
+  rec.a.size = size;
+  if (flame_sampler_in_ldso (caller))
+    {
+      /* the loader may hold its locks, which the unwinder would take */
+      rec.ips[0] = caller;
+      n = 1;
+      flags = FLAME_SAMPLE_TRUNCATED;
+    }
+  else
+    {
+      n = flame_sampler_unwind (rec.ips, MAX_FRAMES + SKIP_MAX);
+      while (first < n && first < SKIP_MAX && flame_sampler_in_self (rec.ips[first]))
+        first++;
+      n -= first;
+      if (n > MAX_FRAMES)
+        {
+          n = MAX_FRAMES;
+          flags = FLAME_SAMPLE_TRUNCATED;
+        }
+      memmove (rec.ips, rec.ips + first, (size_t) n * sizeof rec.ips[0]);
+    }
+  rec.a.h.flags = (uint16_t) flags;
+  rec.a.n_frames = (uint32_t) n;
+  rec.a.lost = flame_sampler_lost ();
+  if (table_insert ((uintptr_t) p, rec.a.seq))
+    flame_sampler_push (&rec, (uint32_t) (sizeof rec.a + (size_t) n * sizeof rec.ips[0]));
+  busy = 0;
+}
+
+static void
+on_alloc (void     *p,
+          uintptr_t caller)
+{
+  size_t size;
+
+  if (p == NULL || !active || busy)
+    return;
+  size = usable (p);
+  live_delta += (int64_t) size;
+  bytes_delta += size;
+  count_delta++;
+  if (live_delta >= LIVE_BATCH)
+    flush_counters ();
+  if (__builtin_expect ((until_sample -= (int64_t) size) > 0, 1))
+    return;
+  until_sample = draw_gap ();
+  record_alloc (p, size, caller);
+}
+
+/* Before the real free: once freed, another thread may get (and
+ * sample) the same address. */
+static void
+on_free (void *p)
+{
+  uint64_t alloc_seq;
+
+  if (p == NULL || !active || busy)
+    return;
+  live_delta -= (int64_t) usable (p);
+  if (live_delta <= -LIVE_BATCH)
+    flush_counters ();
+  if (__atomic_load_n (&n_live_sampled, __ATOMIC_RELAXED) == 0)
+    return;
+  busy = 1;
+  alloc_seq = table_remove ((uintptr_t) p);
+  if (alloc_seq != 0)
+    {
+      FlameRecFree rec;
+
+      flame_sampler_header (&rec.h, FLAME_REC_FREE, 0);
+      rec.lost = flame_sampler_lost ();
+      rec.reserved = 0;
+      rec.seq = __atomic_add_fetch (&seq, 1, __ATOMIC_RELAXED);
+      rec.alloc_seq = alloc_seq;
+      flame_sampler_push (&rec, sizeof rec);
+    }
+  busy = 0;
+}
+
+/* ---- the interposed functions ---- */
+
+#define CALLER ((uintptr_t) __builtin_return_address (0))
+
+PUBLIC void *
+malloc (size_t size)
+{
+  void *p;
+
+  if (!ready ())
+    return arena_alloc (size, 16);
+  p = real_malloc (size);
+  on_alloc (p, CALLER);
+  return p;
+}
+
+PUBLIC void
+free (void *p)
+{
+  if (p == NULL || in_arena (p))
+    return;  /* the arena is never given back */
+  if (!ready ())
+    return;  /* cannot happen: only the arena's blocks exist then */
+  on_free (p);
+  real_free (p);
+}
+
+PUBLIC void *
+calloc (size_t n,
+        size_t size)
+{
+  void *p;
+
+  if (!ready ())
+    {
+      /* the arena is zeroed static memory, never reused */
+      if (size != 0 && n > SIZE_MAX / size)
+        return NULL;
+      return arena_alloc (n * size, 16);
+    }
+  p = real_calloc (n, size);
+  on_alloc (p, CALLER);
+  return p;
+}
+
+PUBLIC void *
+realloc (void   *old,
+         size_t  size)
+{
+  void *p;
+
+  if (old != NULL && in_arena (old))
+    {
+      size_t had = arena_size (old);
+
+      p = malloc (size);
+      if (p != NULL)
+        memcpy (p, old, had < size ? had : size);
+      return p;
+    }
+  if (!ready ())
+    return arena_alloc (size, 16);
+  if (old == NULL)
+    {
+      p = real_realloc (NULL, size);
+      on_alloc (p, CALLER);
+      return p;
+    }
+  /* counted as a free and a new allocation: the block may move, and
+   * the bytes it grows by were allocated here */
+  on_free (old);
+  p = real_realloc (old, size);
+  if (p == NULL && size != 0)
+    {
+      /* failed: the old block is still there; count it again */
+      on_alloc (old, CALLER);
+      return NULL;
+    }
+  on_alloc (p, CALLER);
+  return p;
+}
+
+PUBLIC int
+posix_memalign (void   **out,
+                size_t   align,
+                size_t   size)
+{
+  int r;
+
+  if (!ready ())
+    {
+      *out = arena_alloc (size, align);
+      return *out != NULL ? 0 : ENOMEM;
+    }
+  r = real_posix_memalign (out, align, size);
+  if (r == 0)
+    on_alloc (*out, CALLER);
+  return r;
+}
+
+PUBLIC void *
+aligned_alloc (size_t align,
+               size_t size)
+{
+  void *p;
+
+  if (!ready ())
+    return arena_alloc (size, align);
+  p = real_aligned_alloc (align, size);
+  on_alloc (p, CALLER);
+  return p;
+}
+
+PUBLIC void *
+memalign (size_t align,
+          size_t size)
+{
+  void *p;
+
+  if (!ready ())
+    return arena_alloc (size, align);
+  p = real_memalign (align, size);
+  on_alloc (p, CALLER);
+  return p;
+}
+
+PUBLIC void *
+valloc (size_t size)
+{
+  void *p;
+
+  if (!ready ())
+    return arena_alloc (size, 4096);
+  p = real_valloc (size);
+  on_alloc (p, CALLER);
+  return p;
+}
+
+PUBLIC void *
+pvalloc (size_t size)
+{
+  void *p;
+
+  if (!ready ())
+    return arena_alloc ((size + 4095) & ~(size_t) 4095, 4096);
+  p = real_pvalloc (size);
+  on_alloc (p, CALLER);
+  return p;
+}
+
+PUBLIC size_t
+malloc_usable_size (void *p)
+{
+  if (p == NULL)
+    return 0;
+  if (in_arena (p))
+    return arena_size (p);
+  if (!ready () || real_malloc_usable_size == NULL)
+    return 0;
+  return real_malloc_usable_size (p);
+}
+
+/* ---- hooks called by flame-sampler.c ---- */
+
+static void
+send_stat (void)
+{
+  FlameRecMemStat st;
+
+  memset (&st, 0, sizeof st);
+  flame_sampler_header (&st.h, FLAME_REC_MEMSTAT, 0);
+  st.mean = (uint32_t) mean;
+  st.total_bytes = __atomic_load_n (&total_bytes, __ATOMIC_RELAXED);
+  st.total_count = __atomic_load_n (&total_count, __ATOMIC_RELAXED);
+  st.peak_bytes = (uint64_t) __atomic_load_n (&peak_bytes, __ATOMIC_RELAXED);
+  st.peak_seq = __atomic_load_n (&peak_seq, __ATOMIC_RELAXED);
+  {
+    int64_t live = __atomic_load_n (&live_bytes, __ATOMIC_RELAXED);
+
+    st.live_bytes = live > 0 ? (uint64_t) live : 0;
+  }
+  st.base_bytes = base_bytes > 0 ? (uint64_t) base_bytes : 0;
+  flame_sampler_send_wait (&st, sizeof st);
+}
+
+void
+flame_sampler_memory_init (long m)
+{
+  ready ();
+  table = mmap (NULL, TABLE_SIZE * sizeof (Slot), PROT_READ | PROT_WRITE,
+                MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (table == MAP_FAILED || real_malloc_usable_size == NULL)
+    return;
+  if (m > 0 && m < UINT32_MAX)
+    mean = (double) m;
+  __atomic_store_n (&active, 1, __ATOMIC_RELEASE);
+}
+
+/* The forking thread is the child's only one; the child starts from
+ * what it inherited, and its peak is what it adds to that. The parent's
+ * sampled blocks stay in the table: their frees name ALLOCs this
+ * process never sent, which the recorder ignores. */
+void
+flame_sampler_memory_fork_child (void)
+{
+  if (!active)
+    return;
+  flush_counters ();
+  base_bytes = live_bytes;
+  peak_bytes = live_bytes;
+  peak_seq = seq;
+  total_bytes = total_count = 0;
+}
+
+void
+flame_sampler_memory_thread_exit (void)
+{
+  if (active)
+    flush_counters ();
+}
+
+void
+flame_sampler_memory_exit (void)
+{
+  if (!active)
+    return;
+  flush_counters ();
+  send_stat ();
+}
