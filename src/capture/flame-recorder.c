@@ -15,6 +15,7 @@
 
 #include <elf.h>
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <gio/gunixinputstream.h>
 #include <glib/gstdio.h>
@@ -43,6 +44,8 @@
 /* the same sampler unwinding with libgcc: only libc and libgcc_s, for
  * programs on a host that may not have libunwind (Flatpak) */
 #define HOST_SAMPLER_NAME "libflamediff-sampler-host.so"
+/* the same with the allocator interposed: memory recordings */
+#define MEMORY_SAMPLER_NAME "libflamediff-sampler-memory.so"
 #define SAMPLER_PREFIX "libflamediff-sampler"
 #define DEFAULT_GRACE_MS 2000
 /* what node needs for its JIT functions to be named: a perf map of its
@@ -84,7 +87,20 @@ typedef struct
   GPtrArray *epochs;     /* Epoch: a new one when a module replaces another */
   GByteArray *samples;   /* u32 epoch, then the FlameRecSample with its IPs and Python frames */
   FlamePyCodes *py;      /* the Python code objects it sent */
+  GArray    *mem;        /* MemEvent: memory mode's sampled allocations and frees */
+  FlameRecMemStat stat;  /* memory mode: the exact totals, if it sent them */
+  gboolean   have_stat;
 } Image;
+
+/* A sampled allocation (alloc_seq 0; @sample: its sample's index in the
+ * image) or the free of one */
+typedef struct
+{
+  guint64 seq;
+  guint64 alloc_seq;
+  guint64 size;
+  guint64 sample;
+} MemEvent;
 
 struct _FlameRecorder
 {
@@ -104,6 +120,7 @@ struct _FlameRecorder
   char      *host_sampler;  /* set: run through flatpak-spawn --host */
   char      *host_root;     /* where the host's files are seen, or NULL */
   gboolean   spool;
+  guint      memory_mean;   /* bytes; 0: CPU time, not memory */
 
   /* the raw records, on disk while they arrive (worker only) */
   char      *spool_path;
@@ -208,6 +225,7 @@ image_free (Image *img)
   g_free (img->exe);
   g_ptr_array_unref (img->epochs);
   g_byte_array_unref (img->samples);
+  g_array_unref (img->mem);
   flame_py_codes_free (img->py);
   g_free (img);
 }
@@ -221,6 +239,7 @@ image_new (FlameRecorder *self,
   img->pid = pid;
   img->epochs = g_ptr_array_new_with_free_func ((GDestroyNotify) epoch_free);
   img->samples = g_byte_array_new ();
+  img->mem = g_array_new (FALSE, FALSE, sizeof (MemEvent));
   img->py = flame_py_codes_new ();
   g_ptr_array_add (self->images, img);
   g_hash_table_replace (self->current, GINT_TO_POINTER (pid), img);
@@ -396,6 +415,23 @@ flame_recorder_set_output_path (FlameRecorder *self,
 {
   g_free (self->output_path);
   self->output_path = g_strdup (path);
+}
+
+/**
+ * flame_recorder_set_memory:
+ * @mean: the mean of the sampling of allocated bytes, or 0 to record
+ *   CPU time (the default)
+ *
+ * Records allocations instead of CPU time: the program runs with the
+ * memory build of the sampler, and the profile has four metrics
+ * (FLAME_RECORDER_METRIC_*): allocated bytes, allocations, live bytes
+ * at the peak and leaked bytes.
+ */
+void
+flame_recorder_set_memory (FlameRecorder *self,
+                           guint          mean)
+{
+  self->memory_mean = mean;
 }
 
 /**
@@ -917,6 +953,37 @@ on_sample (FlameRecorder *self,
     img->lost = s->lost;
 }
 
+/* memory mode: the allocation goes into the samples like a CPU sample
+ * of no weight, its size and order into img->mem */
+static void
+on_alloc (FlameRecorder *self,
+          const guint8  *buf,
+          gsize          len)
+{
+  const FlameRecAlloc *a = (const FlameRecAlloc *) buf;
+  FlameRecSample s = { 0 };
+  MemEvent ev = { 0 };
+  Image *img;
+  guint32 epoch;
+
+  if (a->n_frames > FLAME_SAMPLER_MAX_FRAMES || sizeof *a + a->n_frames * 8 > len || a->seq == 0)
+    return;
+  img = image_for (self, a->h.pid);
+  epoch = img->epochs->len - 1;
+  s.h = a->h;
+  s.n_frames = a->n_frames;
+  s.lost = a->lost;
+  g_byte_array_append (img->samples, (const guint8 *) &epoch, sizeof epoch);
+  g_byte_array_append (img->samples, (const guint8 *) &s, sizeof s);
+  g_byte_array_append (img->samples, buf + sizeof *a, a->n_frames * 8);
+  ev.seq = a->seq;
+  ev.size = a->size;
+  ev.sample = img->n_samples++;
+  g_array_append_val (img->mem, ev);
+  if (a->lost > img->lost)
+    img->lost = a->lost;
+}
+
 static void
 handle_record (FlameRecorder *self,
                const guint8  *buf,
@@ -947,6 +1014,28 @@ handle_record (FlameRecorder *self,
 
           img->exited = TRUE;
           img->lost = MAX (img->lost, ((const FlameRecExit *) buf)->lost);
+        }
+      break;
+    case FLAME_REC_ALLOC:
+      if (len >= sizeof (FlameRecAlloc))
+        on_alloc (self, buf, len);
+      break;
+    case FLAME_REC_FREE:
+      if (len >= sizeof (FlameRecFree))
+        {
+          const FlameRecFree *f = (const FlameRecFree *) buf;
+          MemEvent ev = { f->seq, f->alloc_seq, 0, 0 };
+
+          g_array_append_val (image_for (self, h->pid)->mem, ev);
+        }
+      break;
+    case FLAME_REC_MEMSTAT:
+      if (len >= sizeof (FlameRecMemStat))
+        {
+          Image *img = image_for (self, h->pid);
+
+          memcpy (&img->stat, buf, sizeof img->stat);
+          img->have_stat = TRUE;
         }
       break;
     case FLAME_REC_PYCODE:
@@ -1039,6 +1128,8 @@ spool_open (FlameRecorder *self,
   g_key_file_set_string (kf, "recording", "output", self->output_path);
   if (self->host_root != NULL)
     g_key_file_set_string (kf, "recording", "host-root", self->host_root);
+  if (self->memory_mean > 0)
+    g_key_file_set_integer (kf, "recording", "memory-mean", (gint) self->memory_mean);
   header = g_key_file_to_data (kf, &len, NULL);
 
   g_mkdir_with_parents (dir, 0755);
@@ -1386,8 +1477,10 @@ add_image_samples (FlameRecorder *self,
                    Image         *img,
                    GArray        *stack,
                    gdouble        period_ns,
+                   const gdouble *mem_weights,
                    gdouble       *total_weight)
 {
+  guint64 index = 0;
   const guint8 *p = img->samples->data;
   /* no samples: no data either, and NULL + 0 is undefined */
   const guint8 *end = p != NULL ? p + img->samples->len : NULL;
@@ -1493,8 +1586,17 @@ add_image_samples (FlameRecorder *self,
           g_array_index (stack, guint32, i) = g_array_index (stack, guint32, stack->len - 1 - i);
           g_array_index (stack, guint32, stack->len - 1 - i) = t;
         }
-      flame_profile_add_stack (profile, 0, (guint32 *) stack->data, stack->len,
-                               s.weight * period_ns);
+      if (mem_weights != NULL)
+        {
+          for (guint c = 0; c < FLAME_RECORDER_N_METRICS; c++)
+            if (mem_weights[index * FLAME_RECORDER_N_METRICS + c] > 0)
+              flame_profile_add_stack (profile, c, (guint32 *) stack->data, stack->len,
+                                       mem_weights[index * FLAME_RECORDER_N_METRICS + c]);
+        }
+      else
+        flame_profile_add_stack (profile, 0, (guint32 *) stack->data, stack->len,
+                                 s.weight * period_ns);
+      index++;
       *total_weight += s.weight;
 
       thread = g_hash_table_lookup (threads, GINT_TO_POINTER (s.h.tid));
@@ -1512,6 +1614,151 @@ add_image_samples (FlameRecorder *self,
     g_clear_pointer (&((Epoch *) g_ptr_array_index (img->epochs, e))->sym, flame_symbolizer_free);
 }
 
+static const char *const metric_names[FLAME_RECORDER_N_METRICS] = {
+  "allocated", "allocations", "peak", "leaked",
+};
+static const FlameUnit metric_units[FLAME_RECORDER_N_METRICS] = {
+  FLAME_UNIT_BYTES, FLAME_UNIT_COUNT, FLAME_UNIT_BYTES, FLAME_UNIT_BYTES,
+};
+
+static gint
+compare_mem_events (gconstpointer a,
+                    gconstpointer b)
+{
+  const MemEvent *x = a, *y = b;
+
+  return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+typedef struct
+{
+  gdouble allocated, allocations, peak, leaked;  /* exact when the process said */
+  gboolean exact;
+} MemTotals;
+
+static void
+scale_column (gdouble *w,
+              guint64  n,
+              guint    column,
+              gdouble  want)
+{
+  gdouble sum = 0;
+
+  for (guint64 i = 0; i < n; i++)
+    sum += w[i * FLAME_RECORDER_N_METRICS + column];
+  if (sum <= 0 || want <= 0)
+    return;
+  for (guint64 i = 0; i < n; i++)
+    w[i * FLAME_RECORDER_N_METRICS + column] *= want / sum;
+}
+
+/* Each sampled allocation of @img stands for size / p bytes and 1 / p
+ * allocations, p = 1 - exp (-size / mean) being its chance to be
+ * sampled. Replayed in order, the sampled allocations live at the
+ * process's peak (the last seq before it, which the process sent) give
+ * the stack mix at the peak, those never freed the leaks. With the
+ * exact totals, each column is scaled to them: the sampling gives the
+ * split among stacks, the counters the sums. */
+static gdouble *
+memory_weights (FlameRecorder *self,
+                Image         *img,
+                MemTotals     *totals)
+{
+  guint64 n = img->n_samples;
+  gdouble *w = g_new0 (gdouble, MAX (n, 1) * FLAME_RECORDER_N_METRICS);
+  g_autoptr(GHashTable) by_seq = g_hash_table_new (g_int64_hash, g_int64_equal);
+  g_autofree gboolean *freed_by_peak = g_new0 (gboolean, MAX (n, 1));
+  g_autofree gboolean *freed = g_new0 (gboolean, MAX (n, 1));
+  gdouble mean = img->have_stat && img->stat.mean > 0 ? img->stat.mean : self->memory_mean;
+  guint64 peak_seq = G_MAXUINT64;
+  gdouble live = 0, best = 0;
+
+  g_array_sort (img->mem, compare_mem_events);
+  for (guint i = 0; i < img->mem->len; i++)
+    {
+      MemEvent *ev = &g_array_index (img->mem, MemEvent, i);
+
+      if (ev->alloc_seq == 0 && ev->sample < n)
+        {
+          gdouble p = -expm1 (-(gdouble) ev->size / mean);
+
+          if (p <= 0)
+            continue;
+          w[ev->sample * FLAME_RECORDER_N_METRICS + FLAME_RECORDER_METRIC_ALLOCATED] = ev->size / p;
+          w[ev->sample * FLAME_RECORDER_N_METRICS + FLAME_RECORDER_METRIC_ALLOCATIONS] = 1 / p;
+          g_hash_table_insert (by_seq, &ev->seq, ev);
+        }
+    }
+  /* without the process's own peak (it was killed): the highest
+   * sampled estimate */
+  for (guint i = 0; i < img->mem->len; i++)
+    {
+      MemEvent *ev = &g_array_index (img->mem, MemEvent, i);
+      MemEvent *a = ev->alloc_seq == 0 ? ev : g_hash_table_lookup (by_seq, &ev->alloc_seq);
+
+      if (a == NULL || (ev->alloc_seq == 0 && g_hash_table_lookup (by_seq, &ev->seq) == NULL))
+        continue;  /* freed here, allocated before the fork */
+      live += (ev->alloc_seq == 0 ? 1 : -1) *
+              w[a->sample * FLAME_RECORDER_N_METRICS + FLAME_RECORDER_METRIC_ALLOCATED];
+      if (live > best)
+        {
+          best = live;
+          peak_seq = ev->seq;
+        }
+    }
+  if (img->have_stat)
+    peak_seq = img->stat.peak_seq;
+  for (guint i = 0; i < img->mem->len; i++)
+    {
+      MemEvent *ev = &g_array_index (img->mem, MemEvent, i);
+      MemEvent *a;
+
+      if (ev->alloc_seq == 0 || (a = g_hash_table_lookup (by_seq, &ev->alloc_seq)) == NULL)
+        continue;
+      freed[a->sample] = TRUE;
+      if (ev->seq <= peak_seq)
+        freed_by_peak[a->sample] = TRUE;
+    }
+  for (guint i = 0; i < img->mem->len; i++)
+    {
+      MemEvent *ev = &g_array_index (img->mem, MemEvent, i);
+      gdouble bytes;
+
+      if (ev->alloc_seq != 0 || ev->sample >= n)
+        continue;
+      bytes = w[ev->sample * FLAME_RECORDER_N_METRICS + FLAME_RECORDER_METRIC_ALLOCATED];
+      if (ev->seq <= peak_seq && !freed_by_peak[ev->sample])
+        w[ev->sample * FLAME_RECORDER_N_METRICS + FLAME_RECORDER_METRIC_PEAK] = bytes;
+      if (!freed[ev->sample])
+        w[ev->sample * FLAME_RECORDER_N_METRICS + FLAME_RECORDER_METRIC_LEAKED] = bytes;
+    }
+  if (img->have_stat)
+    {
+      const FlameRecMemStat *st = &img->stat;
+      gdouble peak = st->peak_bytes > st->base_bytes ? (gdouble) (st->peak_bytes - st->base_bytes) : 0;
+      gdouble leaked = st->live_bytes > st->base_bytes ? (gdouble) (st->live_bytes - st->base_bytes) : 0;
+
+      scale_column (w, n, FLAME_RECORDER_METRIC_ALLOCATED, st->total_bytes);
+      scale_column (w, n, FLAME_RECORDER_METRIC_ALLOCATIONS, st->total_count);
+      scale_column (w, n, FLAME_RECORDER_METRIC_PEAK, peak);
+      scale_column (w, n, FLAME_RECORDER_METRIC_LEAKED, leaked);
+      totals->allocated += st->total_bytes;
+      totals->allocations += st->total_count;
+      totals->peak += peak;
+      totals->leaked += leaked;
+      totals->exact = TRUE;
+    }
+  else
+    for (guint64 i = 0; i < n; i++)
+      {
+        totals->allocated += w[i * FLAME_RECORDER_N_METRICS + FLAME_RECORDER_METRIC_ALLOCATED];
+        totals->allocations += w[i * FLAME_RECORDER_N_METRICS + FLAME_RECORDER_METRIC_ALLOCATIONS];
+        totals->peak += w[i * FLAME_RECORDER_N_METRICS + FLAME_RECORDER_METRIC_PEAK];
+        totals->leaked += w[i * FLAME_RECORDER_N_METRICS + FLAME_RECORDER_METRIC_LEAKED];
+      }
+  return w;
+}
+
 /* g_qsort_with_data passes pointers to the elements */
 static gint
 compare_strv (gconstpointer a,
@@ -1525,7 +1772,9 @@ static FlameProfile *
 build_profile (FlameRecorder *self,
                GDateTime     *started)
 {
-  FlameProfile *profile = flame_profile_new (FLAME_FORMAT_SPEEDSCOPE, 1);
+  FlameProfile *profile = flame_profile_new (FLAME_FORMAT_SPEEDSCOPE,
+                                            self->memory_mean > 0 ? FLAME_RECORDER_N_METRICS : 1);
+  MemTotals mem = { 0 };
   g_autoptr(GArray) stack = g_array_new (FALSE, FALSE, sizeof (guint32));
   g_autoptr(GHashTable) ids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   g_autoptr(GString) build_ids = g_string_new (NULL);
@@ -1540,9 +1789,17 @@ build_profile (FlameRecorder *self,
   g_autofree char *started_s = NULL;
   char num[64];
 
-  flame_profile_set_unit (profile, FLAME_UNIT_NANOSECONDS);
-  flame_profile_set_interval_ms (profile, 1000.0 / self->hz);
-  flame_profile_set_event (profile, "cpu-clock");
+  if (self->memory_mean > 0)
+    {
+      flame_profile_set_unit (profile, FLAME_UNIT_BYTES);
+      flame_profile_set_event (profile, "malloc");
+    }
+  else
+    {
+      flame_profile_set_unit (profile, FLAME_UNIT_NANOSECONDS);
+      flame_profile_set_interval_ms (profile, 1000.0 / self->hz);
+      flame_profile_set_event (profile, "cpu-clock");
+    }
 
   for (guint i = 0; i < self->images->len; i++)
     {
@@ -1553,7 +1810,11 @@ build_profile (FlameRecorder *self,
         n_unrecorded++;
       n_samples += img->n_samples;
       n_lost += img->lost;
-      add_image_samples (self, profile, cache, img, stack, period_ns, &total_weight);
+      {
+        g_autofree gdouble *w = self->memory_mean > 0 ? memory_weights (self, img, &mem) : NULL;
+
+        add_image_samples (self, profile, cache, img, stack, period_ns, w, &total_weight);
+      }
       for (guint e = 0; e < img->epochs->len; e++)
         {
           Epoch *epoch = g_ptr_array_index (img->epochs, e);
@@ -1572,7 +1833,27 @@ build_profile (FlameRecorder *self,
   for (guint i = 0; i < warnings->len; i++)
     flame_profile_add_warning (profile, "%s", (const char *) g_ptr_array_index (warnings, i));
   flame_profile_add_samples (profile, 0, n_samples);
-  if (n_samples == 0)
+  if (self->memory_mean > 0)
+    {
+      /* the exact totals, for the summaries (flame_memory_summary) */
+      g_snprintf (num, sizeof num, "%.0f", mem.allocated);
+      flame_profile_set_metadata (profile, "memory_allocated_bytes", num);
+      g_snprintf (num, sizeof num, "%.0f", mem.allocations);
+      flame_profile_set_metadata (profile, "memory_allocations", num);
+      g_snprintf (num, sizeof num, "%.0f", mem.peak);
+      flame_profile_set_metadata (profile, "memory_peak_bytes", num);
+      g_snprintf (num, sizeof num, "%.0f", mem.leaked);
+      flame_profile_set_metadata (profile, "memory_leaked_bytes", num);
+      g_snprintf (num, sizeof num, "%u", self->memory_mean);
+      flame_profile_set_metadata (profile, "memory_sampling_mean_bytes", num);
+      if (!mem.exact)
+        flame_profile_add_warning (profile, "no process reported its exact memory totals "
+                                   "(killed?): the figures are sampled estimates");
+      if (n_samples == 0)
+        flame_profile_add_warning (profile, "no sampled allocations: the command allocated "
+                                   "too little (the sampling mean is %u bytes)", self->memory_mean);
+    }
+  else if (n_samples == 0)
     flame_profile_add_warning (profile, "no samples: the command used less CPU time than "
                                "one timer tick (4 ms with a 250 Hz kernel), or was not sampled");
 
@@ -1591,7 +1872,8 @@ build_profile (FlameRecorder *self,
 
   duration_ms = (self->end_us - self->start_us) / 1000.0;
   flame_profile_set_duration_ms (profile, duration_ms);
-  self->effective_hz = total_weight > 0 ? n_samples / (total_weight * period_ns / 1e9) : 0;
+  self->effective_hz = total_weight > 0 && self->memory_mean == 0 ?
+                       n_samples / (total_weight * period_ns / 1e9) : 0;
 
   quoted = g_strjoinv (" ", self->argv);
   for (guint i = 0; self->argv[i] != NULL; i++)
@@ -1717,7 +1999,9 @@ write_profile (FlameRecorder  *self,
                    "cannot create %s: %s", dir, g_strerror (errno));
       return FALSE;
     }
-  if (!flame_speedscope_write (profile, json, error))
+  if (!(flame_profile_get_n_columns (profile) == FLAME_RECORDER_N_METRICS && self->memory_mean > 0 ?
+        flame_speedscope_write_columns (profile, metric_names, metric_units, json, error) :
+        flame_speedscope_write (profile, json, error)))
     return FALSE;
   /* temporary file, fsync, rename: never half a recording on disk */
   if (!g_file_set_contents_full (self->output_path, json->str, json->len,
@@ -1779,6 +2063,27 @@ spawn (FlameRecorder  *self,
   sampler = flame_recorder_find_sampler (error);
   if (sampler == NULL)
     return NULL;
+  if (self->memory_mean > 0)
+    {
+      /* its memory build, beside it */
+      g_autofree char *dir = g_path_get_dirname (sampler);
+      char *memory = g_build_filename (dir, MEMORY_SAMPLER_NAME, NULL);
+
+      g_free (sampler);
+      sampler = memory;
+      if (!g_file_test (sampler, G_FILE_TEST_IS_REGULAR))
+        {
+          g_set_error (error, FLAME_RECORDER_ERROR, FLAME_RECORDER_ERROR_NOT_FOUND,
+                       "the memory sampler %s is not installed", sampler);
+          return NULL;
+        }
+      if (self->host_sampler != NULL)
+        {
+          g_set_error (error, FLAME_RECORDER_ERROR, FLAME_RECORDER_ERROR_UNSUPPORTED,
+                       "memory recordings of programs on the host are not supported");
+          return NULL;
+        }
+    }
   if (fstat (child_fd, &st) != 0)
     {
       g_set_error (error, FLAME_RECORDER_ERROR, FLAME_RECORDER_ERROR_FAILED,
@@ -1843,6 +2148,13 @@ spawn (FlameRecorder  *self,
   g_subprocess_launcher_setenv (launcher, FLAME_SAMPLER_ENV_CHILDREN,
                                 self->follow_children ? "1" : "0", TRUE);
   g_subprocess_launcher_unsetenv (launcher, FLAME_SAMPLER_ENV_ROOT);
+  if (self->memory_mean > 0)
+    {
+      g_snprintf (num, sizeof num, "%u", self->memory_mean);
+      g_subprocess_launcher_setenv (launcher, FLAME_SAMPLER_ENV_MEMORY, num, TRUE);
+    }
+  else
+    g_subprocess_launcher_unsetenv (launcher, FLAME_SAMPLER_ENV_MEMORY);
   g_subprocess_launcher_take_fd (launcher, child_fd, fd_number);
 
   return g_subprocess_launcher_spawnv (launcher, (const char * const *) self->argv, error);
@@ -2109,6 +2421,11 @@ flame_recorder_recover (const char  *spool_path,
 
   self = flame_recorder_new ((const char * const *) argv);
   self->host_root = g_key_file_get_string (kf, "recording", "host-root", NULL);
+  {
+    gint mean = g_key_file_get_integer (kf, "recording", "memory-mean", NULL);
+
+    self->memory_mean = mean > 0 ? (guint) mean : 0;
+  }
   flame_recorder_set_cwd (self, cwd);
   flame_recorder_set_frequency (self, g_key_file_get_integer (kf, "recording", "hz", NULL));
   /* perf maps older than the recording are not its own; without a start

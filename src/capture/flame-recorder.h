@@ -13,6 +13,19 @@
 G_BEGIN_DECLS
 
 #define FLAME_RECORDER_DEFAULT_HZ 999
+/* memory recordings: the mean of the sampling of allocated bytes */
+#define FLAME_RECORDER_DEFAULT_MEMORY_MEAN (512 * 1024)
+
+/* The metrics of a memory recording, one profile each in its file,
+ * selected by name (--metric / --sample-type) */
+typedef enum
+{
+  FLAME_RECORDER_METRIC_ALLOCATED,    /* "allocated": bytes */
+  FLAME_RECORDER_METRIC_ALLOCATIONS,  /* "allocations": count */
+  FLAME_RECORDER_METRIC_PEAK,         /* "peak": live bytes at the peak */
+  FLAME_RECORDER_METRIC_LEAKED,       /* "leaked": still live at exit */
+  FLAME_RECORDER_N_METRICS
+} FlameRecorderMetric;
 
 #define FLAME_RECORDER_ERROR (flame_recorder_error_quark ())
 
@@ -48,6 +61,8 @@ void           flame_recorder_set_capture_output (FlameRecorder     *self,
                                                  gboolean            capture);
 void           flame_recorder_set_output_path   (FlameRecorder      *self,
                                                  const char         *path);
+void           flame_recorder_set_memory        (FlameRecorder      *self,
+                                                 guint               mean);
 void           flame_recorder_set_spool         (FlameRecorder      *self,
                                                  gboolean            spool);
 void           flame_recorder_set_host_sampler  (FlameRecorder      *self,

@@ -9,7 +9,38 @@
 
 #include "flame-cli.h"
 #include "flame-cli-options.h"
+#include "flame-memory.h"
 #include "flame-report.h"
+
+/* Both sides are memory recordings: their totals, each side's the mean
+ * of its runs */
+static gboolean
+memory_totals (FlameComparison   *comparison,
+               FlameMemoryTotals *baseline,
+               FlameMemoryTotals *current)
+{
+  for (guint side = 0; side < 2; side++)
+    {
+      FlameMemoryTotals *sum = side == 0 ? baseline : current;
+      guint n = flame_comparison_get_n_runs (comparison, side);
+
+      memset (sum, 0, sizeof *sum);
+      if (n == 0)
+        return FALSE;
+      for (guint run = 0; run < n; run++)
+        {
+          FlameMemoryTotals t;
+
+          if (!flame_memory_get_totals (flame_comparison_get_run_profile (comparison, side, run), &t))
+            return FALSE;
+          sum->allocated_bytes += t.allocated_bytes / n;
+          sum->allocations += t.allocations / n;
+          sum->peak_bytes += t.peak_bytes / n;
+          sum->leaked_bytes += t.leaked_bytes / n;
+        }
+    }
+  return TRUE;
+}
 
 int
 flame_cli_compare (int    argc,
@@ -43,6 +74,7 @@ flame_cli_compare (int    argc,
   g_autoptr(GString) out = NULL;
   FlameDiffOptions dopts;
   FlameReportOptions ropts;
+  FlameMemoryTotals mem[2];
   guint n_files;
 
   flame_diff_options_init (&dopts);
@@ -108,6 +140,17 @@ flame_cli_compare (int    argc,
     flame_report_write_markdown (report, out);
   else if (strcmp (format, "json") == 0)
     flame_report_write_json (report, out);
+  if (strcmp (format, "folded") != 0 && memory_totals (comparison, &mem[0], &mem[1]))
+    {
+      /* memory recordings on both sides: the peak and the top sites */
+      if (strcmp (format, "json") == 0)
+        flame_memory_append_json (&mem[0], &mem[1], report, flame_diff_get_quantity (diff),
+                                  ropts.top_n, out);
+      else
+        flame_memory_write (&mem[0], &mem[1], report, flame_diff_get_quantity (diff), ropts.top_n,
+                            strcmp (format, "markdown") == 0 ? FLAME_MEMORY_MARKDOWN : FLAME_MEMORY_TEXT,
+                            out);
+    }
 
   if (!flame_cli_write_output (output, out, &error))
     {

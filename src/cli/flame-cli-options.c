@@ -17,7 +17,7 @@ flame_cli_diff_args_add_entries (GOptionContext   *context,
 {
   const GOptionEntry entries[] = {
     { "normalize", 0, 0, G_OPTION_ARG_STRING, &args->normalize, "absolute (default): compare times as measured; total: scale the baseline to the current run's sampled time (none = absolute)", "MODE" },
-    { "metric", 0, 0, G_OPTION_ARG_STRING, &args->metric, "Compare self (default; total for pstats files) or total time", "METRIC" },
+    { "metric", 0, 0, G_OPTION_ARG_STRING, &args->metric, "Compare self (default; total for pstats files) or total time; or one of the file's metrics: allocated, allocations, peak, leaked (memory recordings), a pprof sample type", "METRIC" },
     { "interval-ms", 0, 0, G_OPTION_ARG_STRING, &args->interval, "Sampling interval for files without timing (default 1)", "MS" },
     { "match", 0, 0, G_OPTION_ARG_STRING, &args->match, "Frame matching: name, name+file (default) or name+file+line", "KEY" },
     { "strip-hex", 0, 0, G_OPTION_ARG_NONE, &args->strip_hex, "Ignore hex addresses and +0x offsets when matching frames", NULL },
@@ -90,10 +90,17 @@ flame_cli_diff_args_apply (FlameCliDiffArgs *args,
         options->metric = FLAME_METRIC_SELF;
       else if (strcmp (args->metric, "total") == 0)
         options->metric = FLAME_METRIC_TOTAL;
+      else if (args->sample_type == NULL && args->metric[0] != '\0')
+        {
+          /* a metric of the file: memory recordings' allocated,
+           * allocations, peak, leaked; pprof's sample types; loaded
+           * as --sample-type would */
+          args->sample_type = g_steal_pointer (&args->metric);
+        }
       else
         {
-          g_printerr ("flamediff-cli %s: --metric: expected self or total, not “%s”\n",
-                      command, args->metric);
+          g_printerr ("flamediff-cli %s: --metric: expected self, total or the name of "
+                      "one of the file's metrics, not “%s”\n", command, args->metric);
           return FALSE;
         }
     }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "flame-cli.h"
+#include "flame-memory.h"
 #include "flame-recorder.h"
 
 typedef struct
@@ -94,6 +95,8 @@ flame_cli_record (int    argc,
   gboolean python_only = FALSE;
   gboolean python_lines = FALSE;
   gboolean recover = FALSE;
+  gboolean memory = FALSE;
+  int memory_mean = FLAME_RECORDER_DEFAULT_MEMORY_MEAN;
   int hz = FLAME_RECORDER_DEFAULT_HZ;
   RecordRun run = { 0 };
   guint sigint_id, sigterm_id;
@@ -103,6 +106,10 @@ flame_cli_record (int    argc,
       "Timer rate in Hz of CPU time per thread (default 999; the kernel delivers at most its tick rate, often 250)", "HZ" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
       "Where to write the recording (speedscope JSON); default: a new file in the recordings folder", "FILE" },
+    { "memory", 'm', 0, G_OPTION_ARG_NONE, &memory,
+      "Record allocations instead of CPU time: allocated bytes, allocations, live bytes at the peak, leaked bytes", NULL },
+    { "memory-mean", 0, 0, G_OPTION_ARG_INT, &memory_mean,
+      "With --memory: sample one allocation per this many bytes on average (default 524288)", "BYTES" },
     { "cwd", 0, 0, G_OPTION_ARG_FILENAME, &cwd, "Working directory of the command", "DIR" },
     { "env", 'e', 0, G_OPTION_ARG_STRING_ARRAY, &env, "Add NAME=VALUE to the command's environment", "NAME=VALUE" },
     { "no-children", 0, 0, G_OPTION_ARG_NONE, &no_children,
@@ -152,7 +159,15 @@ flame_cli_record (int    argc,
       return FLAME_CLI_ERROR;
     }
 
+  if (memory_mean < 1)
+    {
+      g_printerr ("flamediff-cli record: --memory-mean must be at least 1\n");
+      return FLAME_CLI_ERROR;
+    }
+
   recorder = flame_recorder_new ((const char * const *) command);
+  if (memory)
+    flame_recorder_set_memory (recorder, (guint) memory_mean);
   flame_recorder_set_frequency (recorder, hz);
   flame_recorder_set_follow_children (recorder, !no_children);
   flame_recorder_set_python_only (recorder, python_only);
@@ -202,6 +217,20 @@ flame_cli_record (int    argc,
 
   flame_cli_print_warnings (flame_profile_get_warnings (run.profile));
   meta = flame_profile_get_metadata (run.profile, "exit_status");
+  if (memory)
+    {
+      g_autofree char *summary = flame_memory_describe (run.profile);
+
+      g_printerr ("flamediff-cli: recorded %s sampled allocations (%s records lost) in %.2f s; %s; "
+                  "command %s; written to %s\n",
+                  flame_profile_get_metadata (run.profile, "samples"),
+                  flame_profile_get_metadata (run.profile, "samples_lost"),
+                  flame_profile_get_duration_ms (run.profile) / 1000.0, summary,
+                  meta != NULL ? meta : "status unknown",
+                  flame_recorder_get_output_path (recorder));
+      g_object_unref (run.profile);
+      return FLAME_CLI_OK;
+    }
   g_printerr ("flamediff-cli: recorded %s samples (%s lost) in %.2f s, %.0f samples per CPU-second "
               "(%d Hz requested); command %s; written to %s\n",
               flame_profile_get_metadata (run.profile, "samples"),

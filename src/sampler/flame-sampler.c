@@ -1038,6 +1038,18 @@ flame_sampler_push (void     *rec,
     {
       uint32_t used = ring_push (ring, rec, len);
 
+      /* Not a signal handler: the thread can wait for the writer (up to
+       * a second) rather than lose the record, whose loss would make a
+       * freed block look leaked */
+      for (int waited = 0; used == 0 && waited < 10000 &&
+                           __atomic_load_n (&writer_running, __ATOMIC_ACQUIRE); waited++)
+        {
+          struct timespec ts = { 0, 100000 };
+
+          wake_writer ();
+          nanosleep (&ts, NULL);
+          used = ring_push (ring, rec, len);
+        }
       __atomic_thread_fence (__ATOMIC_SEQ_CST);
       if (used == 0)
         {
@@ -2213,6 +2225,9 @@ sampler_init (void)
     {
       memory_mode = 1;
       v_memory = v;
+      /* allocations come faster than CPU ticks */
+      if (!env_long (FLAME_SAMPLER_ENV_RING_KB, &v))
+        ring_bytes = 512 * 1024;
     }
 
   /* The first image to load the sampler is the root of the recording;

@@ -110,6 +110,7 @@ typedef struct
   gdouble     fd_interval;
   gdouble     fd_samples;
   char       *fd_unit;
+  GPtrArray  *fd_profile_units;  /* our memory recordings: a unit per profile */
 } Loader;
 
 static void
@@ -648,7 +649,7 @@ on_event (FlameJson            *json,
           if (ld->opts->profile >= 0)
             ld->cur_selected = index == ld->opts->profile;
           else
-            ld->cur_selected = ld->chosen < 0;
+            ld->cur_selected = ld->chosen < 0;  /* by name: decided at its end */
         }
       else if (depth == 5 && ld->section == SECTION_EVENTS)
         ld->event_fields = 0;
@@ -678,7 +679,11 @@ on_event (FlameJson            *json,
           g_ptr_array_add (ld->profile_names,
                            p->name ? g_strdup (p->name) : g_strdup_printf ("profile %" G_GINT64_FORMAT, index));
           g_array_append_val (ld->profile_samples, count);
-          if (ld->cur_selected && (ld->opts->profile >= 0 || count > 0))
+          /* --sample-type (--metric) NAME picks a profile by its name */
+          if (ld->cur_selected && ld->opts->profile < 0 && ld->opts->sample_type != NULL &&
+              g_strcmp0 (p->name, ld->opts->sample_type) != 0)
+            ld->cur_selected = FALSE;
+          if (ld->cur_selected && (ld->opts->profile >= 0 || ld->opts->sample_type != NULL || count > 0))
             {
               ld->chosen = index;
               if (ld->frames_done)
@@ -727,6 +732,9 @@ on_event (FlameJson            *json,
             ld->fd_interval = v->d;
           else if (depth == 2 && strcmp (key, "samples") == 0 && v->type != FLAME_JSON_STRING)
             ld->fd_samples = v->d;
+          else if (depth == 3 && flame_json_key_is (json, 2, "profile-units") &&
+                   v->type == FLAME_JSON_STRING)
+            g_ptr_array_add (ld->fd_profile_units, g_strndup (v->str, v->len));
           else if (depth == 2 && strcmp (key, "unit") == 0 && v->type == FLAME_JSON_STRING)
             {
               g_free (ld->fd_unit);
@@ -767,6 +775,7 @@ flame_speedscope_load (FlameInput              *in,
   ld.profile_names = g_ptr_array_new_with_free_func (g_free);
   ld.profile_samples = g_array_new (FALSE, FALSE, sizeof (gdouble));
   ld.meta = g_ptr_array_new_with_free_func (g_free);
+  ld.fd_profile_units = g_ptr_array_new_with_free_func (g_free);
 
   if (!flame_json_parse (in, 0, on_event, &ld, error))
     goto out;
@@ -781,6 +790,18 @@ flame_speedscope_load (FlameInput              *in,
         flame_input_set_error (in, error, FLAME_ERROR_INVALID, 0,
                                "there is no profile %d (the file has %u)",
                                ld.opts->profile, ld.profile_names->len);
+      else if (ld.opts->sample_type != NULL)
+        {
+          g_ptr_array_add (ld.profile_names, NULL);
+          {
+            g_autofree char *names = g_strjoinv (", ", (char **) ld.profile_names->pdata);
+
+            flame_input_set_error (in, error, FLAME_ERROR_INVALID, 0,
+                                   "no profile is named “%s” (the file has: %s)",
+                                   ld.opts->sample_type, names);
+          }
+          g_ptr_array_remove_index (ld.profile_names, ld.profile_names->len - 1);
+        }
       else
         flame_input_set_error (in, error, FLAME_ERROR_EMPTY, 0,
                                "no profile in the file has samples");
@@ -813,6 +834,17 @@ flame_speedscope_load (FlameInput              *in,
     flame_profile_set_unit (ld.profile, FLAME_UNIT_EVENTS);
   else if (g_strcmp0 (ld.fd_unit, "samples") == 0)
     flame_profile_set_unit (ld.profile, FLAME_UNIT_SAMPLES);
+  if ((guint64) ld.chosen < ld.fd_profile_units->len)
+    {
+      const char *u = g_ptr_array_index (ld.fd_profile_units, ld.chosen);
+
+      flame_profile_set_unit (ld.profile, strcmp (u, "count") == 0 ? FLAME_UNIT_COUNT :
+                                          strcmp (u, "bytes") == 0 ? FLAME_UNIT_BYTES :
+                                          flame_profile_get_unit (ld.profile));
+      /* the metric's name, as a pprof sample type is shown */
+      flame_profile_set_metadata (ld.profile, "sample-type",
+                                  g_ptr_array_index (ld.profile_names, ld.chosen));
+    }
 
   flame_profile_finish (ld.profile);
   result = g_steal_pointer (&ld.profile);
@@ -830,6 +862,7 @@ out:
   g_ptr_array_unref (ld.profile_names);
   g_array_unref (ld.profile_samples);
   g_ptr_array_unref (ld.meta);
+  g_ptr_array_unref (ld.fd_profile_units);
   g_free (ld.fd_unit);
   return result;
 }
@@ -896,10 +929,32 @@ unit_name (FlameUnit unit)
     }
 }
 
+static const char *
+flamediff_unit_name (FlameUnit unit)
+{
+  switch (unit)
+    {
+    case FLAME_UNIT_EVENTS:  return "events";
+    case FLAME_UNIT_SAMPLES: return "samples";
+    case FLAME_UNIT_COUNT:   return "count";
+    default:                 return unit_name (unit);
+    }
+}
+
 gboolean
 flame_speedscope_write (FlameProfile  *profile,
                         GString       *out,
                         GError       **error)
+{
+  return flame_speedscope_write_columns (profile, NULL, NULL, out, error);
+}
+
+gboolean
+flame_speedscope_write_columns (FlameProfile      *profile,
+                                const char *const *names,
+                                const FlameUnit   *units,
+                                GString           *out,
+                                GError           **error)
 {
   FlameFrames *frames = flame_profile_get_frames (profile);
   FlameTree *tree = flame_profile_get_tree (profile);
@@ -920,9 +975,20 @@ flame_speedscope_write (FlameProfile  *profile,
   g_string_append (out, "{\"$schema\":\"" FLAME_SPEEDSCOPE_SCHEMA "\",\n\"exporter\":\"flamediff " PACKAGE_VERSION "\",\n\"name\":");
   flame_json_append_string (out, base);
   g_string_append (out, ",\n\"activeProfileIndex\":0,\n\"flamediff\":{\"unit\":");
-  flame_json_append_string (out, flame_profile_get_unit (profile) == FLAME_UNIT_EVENTS ? "events" :
-                                 flame_profile_get_unit (profile) == FLAME_UNIT_SAMPLES ? "samples" :
-                                 unit_name (flame_profile_get_unit (profile)));
+  flame_json_append_string (out, flamediff_unit_name (units != NULL ? units[0] :
+                                                      flame_profile_get_unit (profile)));
+  if (units != NULL)
+    {
+      /* per profile, for what speedscope's units cannot say (counts) */
+      g_string_append (out, ",\"profile-units\":[");
+      for (guint c = 0; c < n_columns; c++)
+        {
+          if (c > 0)
+            g_string_append_c (out, ',');
+          flame_json_append_string (out, flamediff_unit_name (units[c]));
+        }
+      g_string_append_c (out, ']');
+    }
   g_string_append (out, ",\"source-format\":");
   flame_json_append_string (out, flame_profile_get_format_name (profile));
   if (flame_profile_get_interval_ms (profile) > 0)
@@ -967,9 +1033,10 @@ flame_speedscope_write (FlameProfile  *profile,
       gboolean first = TRUE;
 
       g_string_append (out, c > 0 ? ",\n{\"type\":\"sampled\",\"name\":" : "\n{\"type\":\"sampled\",\"name\":");
-      flame_json_append_string (out, n_columns == 1 ? base : (c == 0 ? "baseline" : "current"));
+      flame_json_append_string (out, names != NULL ? names[c] :
+                                     n_columns == 1 ? base : (c == 0 ? "baseline" : "current"));
       g_string_append (out, ",\"unit\":");
-      flame_json_append_string (out, unit_name (flame_profile_get_unit (profile)));
+      flame_json_append_string (out, unit_name (units != NULL ? units[c] : flame_profile_get_unit (profile)));
       g_string_append (out, ",\"startValue\":0,\"endValue\":");
       for (guint32 n = 1; n < tree->n_nodes; n++)
         total += tree->self[c][n];

@@ -25,6 +25,15 @@ gboolean      flame_speedscope_write (FlameProfile  *profile,
                                       GString       *out,
                                       GError       **error);
 
+/* The same with a name and a unit for each column's profile (a memory
+ * recording: allocated bytes, allocations, …); the units go under
+ * "flamediff" too, where counts can be told from samples. */
+gboolean      flame_speedscope_write_columns (FlameProfile      *profile,
+                                              const char *const *names,
+                                              const FlameUnit   *units,
+                                              GString           *out,
+                                              GError           **error);
+
 /* JSON string escaping shared by the writers. */
 void          flame_json_append_string (GString     *out,
                                         const char  *s);

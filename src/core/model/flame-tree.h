@@ -13,7 +13,7 @@ G_BEGIN_DECLS
 
 #define FLAME_TREE_ROOT     0
 #define FLAME_TREE_NONE     G_MAXUINT32
-#define FLAME_TREE_MAX_COLUMNS 2
+#define FLAME_TREE_MAX_COLUMNS 4
 
 /* A node never moves once created, and a child always has a larger index
  * than its parent, so a reverse sweep over the array visits children

@@ -1,0 +1,146 @@
+/* A program whose functions allocate known amounts, recorded by
+ * test-capture's memory tests (flamediff-cli record --memory).
+ *
+ *   memory [--double FUNCTION] [--threads N] [--fork]
+ *
+ * alloc_30: 30 MiB in blocks of 1 KiB to 64 KiB, freed at once
+ * alloc_10: 10 MiB the same way
+ * keep_8:   8 MiB kept to the end (the peak is 8 MiB plus one block)
+ * --double FUNCTION gives it twice the work; --threads runs alloc_30 in
+ * N threads instead (30 MiB in all); --fork runs alloc_10 in a child.
+ *
+ * Copyright 2026 The Flamediff developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MIB (1024 * 1024)
+
+static void *volatile sink;
+static void *kept[100000];
+static size_t n_kept;
+
+/* sizes cycle through 1, 2, 4, …, 64 KiB (127 KiB per round) */
+static size_t
+block (unsigned i)
+{
+  return (size_t) 1024 << (i % 7);
+}
+
+__attribute__((noinline)) static void
+churn (size_t bytes)
+{
+  size_t done = 0;
+
+  for (unsigned i = 0; done < bytes; i++)
+    {
+      size_t n = block (i);
+      char *p;
+
+      if (n > bytes - done)
+        n = bytes - done;
+      p = malloc (n);
+      p[0] = 1;
+      sink = p;
+      free (p);
+      done += n;
+    }
+}
+
+__attribute__((noinline)) static void
+alloc_30 (int factor)
+{
+  churn ((size_t) 30 * MIB * factor);
+  __asm__ volatile ("" ::: "memory");  /* no tail call: keep this frame */
+}
+
+__attribute__((noinline)) static void
+alloc_10 (int factor)
+{
+  churn ((size_t) 10 * MIB * factor);
+  __asm__ volatile ("" ::: "memory");
+}
+
+__attribute__((noinline)) static void
+keep_8 (int factor)
+{
+  size_t bytes = (size_t) 8 * MIB * factor, done = 0;
+
+  for (unsigned i = 0; done < bytes && n_kept < 100000; i++)
+    {
+      size_t n = block (i);
+      char *p;
+
+      if (n > bytes - done)
+        n = bytes - done;
+      p = malloc (n);
+      memset (p, 1, 64);
+      kept[n_kept++] = p;
+      done += n;
+    }
+}
+
+static int n_threads = 1;
+
+static void *
+thread_main (void *data)
+{
+  churn ((size_t) 30 * MIB / n_threads);
+  __asm__ volatile ("" ::: "memory");
+  return data;
+}
+
+__attribute__((noinline)) static void
+alloc_30_threads (void)
+{
+  pthread_t t[64];
+
+  for (int i = 0; i < n_threads; i++)
+    pthread_create (&t[i], NULL, thread_main, NULL);
+  for (int i = 0; i < n_threads; i++)
+    pthread_join (t[i], NULL);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  const char *twice = "";
+  int use_fork = 0;
+
+  for (int i = 1; i < argc; i++)
+    if (strcmp (argv[i], "--double") == 0 && i + 1 < argc)
+      twice = argv[++i];
+    else if (strcmp (argv[i], "--threads") == 0 && i + 1 < argc)
+      n_threads = atoi (argv[++i]);
+    else if (strcmp (argv[i], "--fork") == 0)
+      use_fork = 1;
+  if (n_threads < 1 || n_threads > 64)
+    n_threads = 1;
+
+  if (n_threads > 1)
+    alloc_30_threads ();
+  else
+    alloc_30 (strcmp (twice, "alloc_30") == 0 ? 2 : 1);
+  if (use_fork)
+    {
+      pid_t pid = fork ();
+
+      if (pid == 0)
+        {
+          alloc_10 (1);
+          _exit (0);
+        }
+      waitpid (pid, NULL, 0);
+    }
+  else
+    alloc_10 (strcmp (twice, "alloc_10") == 0 ? 2 : 1);
+  keep_8 (strcmp (twice, "keep_8") == 0 ? 2 : 1);
+  printf ("kept %zu blocks\n", n_kept);
+  return 0;
+}

@@ -1,0 +1,259 @@
+/* test-memory.c: memory recordings (flamediff-cli record --memory) of
+ * tests/capture-workloads/memory.c, whose functions allocate 30 MiB and
+ * 10 MiB and keep 8 MiB: attribution, peak, leaks, threads, fork, and
+ * the comparison of two recordings.
+ *
+ * Copyright 2026 The Flamediff developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "config.h"
+
+#include <json-glib/json-glib.h>
+#include <math.h>
+#include <string.h>
+
+#include "flame-loader.h"
+#include "flame-memory.h"
+#include "flame-profile.h"
+#include "flame-test-utils.h"
+
+#define MIB (1024.0 * 1024.0)
+/* a small mean, so a short run has thousands of samples: the shares'
+ * noise stays below the 5 points the test allows */
+#define TEST_MEAN "16384"
+
+static char *tmpdir;
+
+static char *
+workload (void)
+{
+  const char *dir = g_getenv ("FLAMEDIFF_WORKLOADS");
+
+  g_assert_nonnull (dir);
+  return g_build_filename (dir, "capture-memory", NULL);
+}
+
+/* Records the workload with @args (NULL-terminated, after the program) */
+static char *
+record (const char *name,
+        ...)
+{
+  g_autofree char *prog = workload ();
+  char *out = g_build_filename (tmpdir, name, NULL);
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_auto(FlameTestRun) r = { 0 };
+  const char *arg;
+  va_list ap;
+
+  g_ptr_array_add (argv, "record");
+  g_ptr_array_add (argv, "--memory");
+  g_ptr_array_add (argv, "--memory-mean=" TEST_MEAN);
+  g_ptr_array_add (argv, "-o");
+  g_ptr_array_add (argv, out);
+  g_ptr_array_add (argv, "--");
+  g_ptr_array_add (argv, prog);
+  va_start (ap, name);
+  while ((arg = va_arg (ap, const char *)) != NULL)
+    g_ptr_array_add (argv, (char *) arg);
+  va_end (ap);
+  g_ptr_array_add (argv, NULL);
+  flame_test_run_cli (&r, (const char * const *) argv->pdata);
+  if (r.status != 0)
+    g_printerr ("%s", r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.err, "sampled allocations"));
+  return out;
+}
+
+static FlameProfile *
+load (const char *path,
+      const char *metric)
+{
+  FlameLoadOptions options = FLAME_LOAD_OPTIONS_DEFAULT;
+  g_autoptr(GError) error = NULL;
+  FlameProfile *profile;
+
+  options.sample_type = metric;
+  profile = flame_load_file_full (path, &options, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (flame_profile_get_sample_type (profile), ==, metric);
+  return profile;
+}
+
+/* The share (percent) of the profile's weight in stacks through @name */
+static gdouble
+share (FlameProfile *profile,
+       const char   *name)
+{
+  FlameFrames *frames = flame_profile_get_frames (profile);
+  FlameTree *tree = flame_profile_get_tree (profile);
+  guint n = flame_frames_count (frames);
+  g_autofree gdouble *self_w = g_new0 (gdouble, n);
+  g_autofree gdouble *total_w = g_new0 (gdouble, n);
+  gdouble sum = 0, all = 0;
+
+  flame_tree_function_weights (tree, n, 0, self_w, total_w);
+  for (guint f = 0; f < n; f++)
+    {
+      all += self_w[f];
+      if (g_strcmp0 (flame_frames_get_name (frames, f), name) == 0)
+        sum += total_w[f];
+    }
+  return all > 0 ? 100 * sum / all : 0;
+}
+
+static void
+assert_share (FlameProfile *profile,
+              const char   *name,
+              gdouble       want_pct)
+{
+  gdouble got = share (profile, name);
+  gdouble tol = flame_test_share_tolerance (want_pct / 100, flame_profile_get_samples (profile, 0));
+
+  g_test_message ("%s: %s %.2f %% (expected %.2f %% ± %.1f)", flame_profile_get_sample_type (profile),
+                  name, got, want_pct, tol);
+  g_assert_cmpfloat (fabs (got - want_pct), <=, tol);
+}
+
+static void
+test_attribution (void)
+{
+  g_autofree char *path = record ("plain.json", NULL);
+  g_autoptr(FlameProfile) allocated = load (path, "allocated");
+  g_autoptr(FlameProfile) peak = load (path, "peak");
+  g_autoptr(FlameProfile) leaked = load (path, "leaked");
+  g_autoptr(FlameProfile) count = load (path, "allocations");
+  FlameMemoryTotals t;
+
+  g_assert_cmpint (flame_profile_get_unit (allocated), ==, FLAME_UNIT_BYTES);
+  g_assert_cmpint (flame_profile_get_unit (count), ==, FLAME_UNIT_COUNT);
+  g_assert_true (flame_memory_get_totals (allocated, &t));
+  g_test_message ("allocated %.2f MiB, peak %.2f MiB, leaked %.2f MiB, %.0f allocations",
+                  t.allocated_bytes / MIB, t.peak_bytes / MIB, t.leaked_bytes / MIB, t.allocations);
+
+  /* 30 + 10 + 8 MiB of blocks, plus what libc allocates itself */
+  g_assert_cmpfloat (fabs (t.allocated_bytes / MIB - 48), <=, 48 * 0.02);
+  g_assert_cmpfloat (fabs (t.peak_bytes / MIB - 8), <=, 8 * 0.10);
+  g_assert_cmpfloat (fabs (t.leaked_bytes / MIB - 8), <=, 8 * 0.10);
+  g_assert_cmpfloat (t.allocations, >=, 2700);
+
+  assert_share (allocated, "alloc_30", 100 * 30 / 48.0);
+  assert_share (allocated, "alloc_10", 100 * 10 / 48.0);
+  assert_share (allocated, "keep_8", 100 * 8 / 48.0);
+  /* the peak and the leaks are what keep_8 holds */
+  assert_share (peak, "keep_8", 100);
+  assert_share (leaked, "keep_8", 100);
+  /* the column sums are the exact figures */
+  g_assert_cmpfloat (fabs (flame_profile_get_total_weight (peak, 0) - t.peak_bytes), <=, 1);
+}
+
+static void
+test_threads (void)
+{
+  g_autofree char *path = record ("threads.json", "--threads", "4", NULL);
+  g_autoptr(FlameProfile) allocated = load (path, "allocated");
+  FlameMemoryTotals t;
+
+  g_assert_true (flame_memory_get_totals (allocated, &t));
+  g_assert_cmpfloat (fabs (t.allocated_bytes / MIB - 48), <=, 48 * 0.02);
+  assert_share (allocated, "thread_main", 100 * 30 / 48.0);
+  assert_share (allocated, "alloc_10", 100 * 10 / 48.0);
+  g_assert_cmpuint (flame_profile_get_threads (allocated)->len, >=, 4);
+}
+
+static void
+test_fork (void)
+{
+  g_autofree char *path = record ("fork.json", "--fork", NULL);
+  g_autoptr(FlameProfile) allocated = load (path, "allocated");
+  g_autoptr(FlameProfile) peak = load (path, "peak");
+  FlameMemoryTotals t;
+
+  g_assert_cmpstr (flame_profile_get_metadata (allocated, "processes"), ==, "2");
+  g_assert_true (flame_memory_get_totals (allocated, &t));
+  /* the child's 10 MiB are its own, not its parent's again */
+  g_assert_cmpfloat (fabs (t.allocated_bytes / MIB - 48), <=, 48 * 0.03);
+  assert_share (allocated, "alloc_10", 100 * 10 / 48.0);
+  assert_share (allocated, "alloc_30", 100 * 30 / 48.0);
+  g_assert_cmpfloat (fabs (t.peak_bytes / MIB - 8), <=, 8 * 0.15);
+}
+
+static void
+test_compare (void)
+{
+  g_autofree char *base = record ("base.json", NULL);
+  g_autofree char *twice = record ("twice.json", "--double", "alloc_10", NULL);
+  g_autofree char *more = record ("more.json", "--double", "keep_8", NULL);
+  g_auto(FlameTestRun) r = { 0 };
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  JsonObject *memory;
+
+  /* twice the allocations in alloc_10 (under it, in churn): a
+   * regression of the gate, alloc_30 unchanged */
+  flame_test_run_cli_va (&r, "compare", "--metric", "total", "--fail-on-regression", base, twice, NULL);
+  g_assert_cmpint (r.status, ==, 2);
+  {
+    const char *regressions = strstr (r.out, "Top regressions");
+    const char *improvements = strstr (r.out, "Top improvements");
+    g_autofree char *section = NULL;
+
+    g_assert_nonnull (regressions);
+    g_assert_nonnull (improvements);
+    section = g_strndup (regressions, improvements - regressions);
+    g_assert_nonnull (strstr (section, "alloc_10"));
+    g_assert_null (strstr (section, "alloc_30"));
+  }
+  g_assert_nonnull (strstr (r.out, "Peak memory: "));
+  g_assert_nonnull (strstr (r.out, "MiB"));
+  g_assert_nonnull (strstr (r.out, "Top allocation sites"));
+  flame_test_run_clear (&r);
+
+  /* keep_8 doubled: the peak goes from 8 to 16 MiB */
+  flame_test_run_cli_va (&r, "compare", "--metric", "peak", "--format", "markdown", base, more, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "**Peak memory: 8"));
+  g_assert_nonnull (strstr (r.out, "→ 16"));
+  g_assert_nonnull (strstr (r.out, "keep_8"));
+  flame_test_run_clear (&r);
+
+  flame_test_run_cli_va (&r, "compare", "--format", "json", base, more, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  json_parser_load_from_data (parser, r.out, -1, &error);
+  g_assert_no_error (error);
+  memory = json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)), "memory");
+  g_assert_nonnull (memory);
+  g_assert_cmpstr (json_object_get_string_member (memory, "unit"), ==, "bytes");
+  g_assert_cmpfloat (fabs (json_object_get_double_member (memory, "peak_delta_bytes") / MIB - 8), <=, 0.8);
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (memory, "top_sites")), >, 0);
+  flame_test_run_clear (&r);
+
+  /* a metric the file does not have */
+  flame_test_run_cli_va (&r, "info", "--metric", "nonsense", base, NULL);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_nonnull (strstr (r.err, "allocated, allocations, peak, leaked"));
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_autoptr(GError) error = NULL;
+  int status;
+
+  g_test_init (&argc, &argv, NULL);
+  tmpdir = g_dir_make_tmp ("flamediff-memory-XXXXXX", &error);
+  g_assert_no_error (error);
+  g_test_add_func ("/memory/attribution", test_attribution);
+  g_test_add_func ("/memory/threads", test_threads);
+  g_test_add_func ("/memory/fork", test_fork);
+  g_test_add_func ("/memory/compare", test_compare);
+  status = g_test_run ();
+  {
+    g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", tmpdir);
+
+    if (system (cmd) != 0)
+      g_printerr ("could not remove %s\n", tmpdir);
+  }
+  return status;
+}
