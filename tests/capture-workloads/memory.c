@@ -9,6 +9,12 @@
  * --double FUNCTION gives it twice the work; --threads runs alloc_30 in
  * N threads instead (30 MiB in all); --fork runs alloc_10 in a child.
  *
+ *   memory --bench MILLIONS
+ *
+ * instead: that many million small allocations (16 to 256 bytes, a
+ * window of 1024 live ones), then "cpu SECONDS" of process CPU time
+ * (tools/bench.sh: the overhead of record --memory).
+ *
  * Copyright 2026 The Flamediff developers
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -17,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MIB (1024 * 1024)
@@ -106,10 +113,36 @@ alloc_30_threads (void)
     pthread_join (t[i], NULL);
 }
 
+__attribute__((noinline)) static void
+small_allocations (long millions)
+{
+  static void *window[1024];
+  struct timespec ts;
+
+  for (long i = 0; i < millions * 1000000; i++)
+    {
+      unsigned slot = (unsigned) i & 1023;
+
+      free (window[slot]);
+      window[slot] = malloc (16 + (size_t) ((i * 7919) % 241));
+      ((char *) window[slot])[0] = 1;
+    }
+  for (unsigned slot = 0; slot < 1024; slot++)
+    free (window[slot]);
+  clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &ts);
+  printf ("cpu %.4f\n", ts.tv_sec + ts.tv_nsec / 1e9);
+}
+
 int
 main (int    argc,
       char **argv)
 {
+  if (argc == 3 && strcmp (argv[1], "--bench") == 0)
+    {
+      small_allocations (atol (argv[2]));
+      return 0;
+    }
+
   const char *twice = "";
   int use_fork = 0;
 
