@@ -272,6 +272,34 @@ if [[ -x $QUICK ]]; then
   } | tee -a "$RESULTS"
 fi
 
+# ---- memory recording overhead: millions of small allocations ----
+# `capture-memory --bench M`: M million malloc/free pairs of 16-256 bytes
+# (glibc's tcache: a few ns each, the worst case for an interposed
+# allocator), alone and under `flamediff-cli record --memory` at the
+# default sampling mean (512 KiB). CPU seconds of the program, median of
+# $BENCH_RUNS interleaved runs. Target: at most 30 % slower.
+MEMW=$BUILDDIR/tests/capture-workloads/capture-memory
+MEMWORK=${BENCH_MEM_M:-20}
+if [[ -x $MEMW ]]; then
+  echo
+  echo "Memory recording overhead ($RUNS runs each, median; capture-memory --bench $MEMWORK):"
+  mplain=() mrec=()
+  for ((i = 0; i < RUNS; i++)); do
+    mplain+=("$("$MEMW" --bench "$MEMWORK" | sed -n 's/^cpu //p')")
+    mrec+=("$("$CLI" record --memory -o "$OUT/memory.speedscope.json" -- "$MEMW" --bench "$MEMWORK" 2> "$OUT/memory-record.log" | sed -n 's/^cpu //p')")
+  done
+  median () { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+  MP=$(median "${mplain[@]}")
+  MR=$(median "${mrec[@]}")
+  MSLOW=$(calc "%.2f" "($MR / $MP - 1) * 100")
+  {
+    echo "Memory recording overhead, capture-memory --bench $MEMWORK (${MEMWORK} million allocations; CPU seconds; median of $RUNS):"
+    printf '  %-40s %8.3f s CPU\n' "unprofiled" "$MP"
+    printf '  %-40s %8.3f s CPU  %+6.2f %%  (target <= 30 %%: %s)\n' \
+      "flamediff-cli record --memory" "$MR" "$MSLOW" "$(verdict "$MSLOW <= 30")"
+  } | tee -a "$RESULTS"
+fi
+
 # Python: tests/capture-workloads/py-bench.py (pure Python, a few frames
 # deep) under the system's python3, alone and under `flamediff-cli record
 # -F 999`, which reads its frame chain at every sample. CPU seconds of
