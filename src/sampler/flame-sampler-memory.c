@@ -226,6 +226,17 @@ typedef struct
 
 static Slot *table;
 static int n_live_sampled;  /* atomic: 0 = no lookup needed on free */
+/* How many table entries each bucket of addresses has: 128 KiB that stay
+ * in the cache, so a free of an unsampled block (nearly all of them)
+ * never touches the 16 MiB table */
+#define FILTER_BITS 16
+static uint16_t filter[1u << FILTER_BITS];
+
+static uint32_t
+filter_index (uintptr_t a)
+{
+  return (uint32_t) ((a >> 4) * 0xC2B2AE3D27D4EB4FULL >> (64 - FILTER_BITS));
+}
 
 static uint32_t
 hash_addr (uintptr_t a)
@@ -249,6 +260,7 @@ table_insert (uintptr_t addr,
                                        __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
         {
           __atomic_store_n (&slot->seq, s, __ATOMIC_RELEASE);
+          __atomic_add_fetch (&filter[filter_index (addr)], 1, __ATOMIC_RELEASE);
           __atomic_add_fetch (&n_live_sampled, 1, __ATOMIC_RELAXED);
           return 1;
         }
@@ -262,6 +274,9 @@ table_remove (uintptr_t addr)
 {
   uint32_t h = hash_addr (addr);
 
+  /* the block is ours to free: no one inserts @addr meanwhile */
+  if (__atomic_load_n (&filter[filter_index (addr)], __ATOMIC_ACQUIRE) == 0)
+    return 0;
   for (int i = 0; i < PROBE_MAX; i++)
     {
       Slot *slot = &table[(h + i) & (TABLE_SIZE - 1)];
@@ -280,6 +295,7 @@ table_remove (uintptr_t addr)
            * next claimer owns the seq */
           __atomic_store_n (&slot->seq, 0, __ATOMIC_RELAXED);
           __atomic_store_n (&slot->addr, SLOT_GONE, __ATOMIC_RELEASE);
+          __atomic_sub_fetch (&filter[filter_index (addr)], 1, __ATOMIC_RELEASE);
           __atomic_sub_fetch (&n_live_sampled, 1, __ATOMIC_RELAXED);
           return s;
         }
