@@ -67,9 +67,14 @@ static void *(*real_valloc) (size_t);
 static void *(*real_pvalloc) (size_t);
 static size_t (*real_malloc_usable_size) (void *);
 
-static int resolved;   /* atomic: the real functions are known */
+/* what every call reads, on one cache line */
+static struct
+{
+  int resolved;      /* atomic: the real functions are known */
+  int active;        /* memory mode is on in this process */
+  int glibc_chunks;  /* glibc's malloc: block sizes in their headers */
+} g __attribute__((aligned (64)));
 static int resolving;  /* atomic: someone is looking them up */
-static int active;     /* memory mode is on in this process */
 static double mean = 512 * 1024;
 
 /* ---- the bootstrap arena ---- */
@@ -115,7 +120,7 @@ arena_size (const void *p)
 static void
 resolve (void)
 {
-  if (__atomic_load_n (&resolved, __ATOMIC_ACQUIRE))
+  if (__atomic_load_n (&g.resolved, __ATOMIC_ACQUIRE))
     return;
   if (__atomic_exchange_n (&resolving, 1, __ATOMIC_ACQ_REL))
     return;  /* another thread (or dlsym's own calloc): the arena meanwhile */
@@ -130,7 +135,7 @@ resolve (void)
   real_pvalloc = dlsym (RTLD_NEXT, "pvalloc");
   real_malloc_usable_size = dlsym (RTLD_NEXT, "malloc_usable_size");
   if (real_malloc != NULL && real_free != NULL && real_calloc != NULL && real_realloc != NULL)
-    __atomic_store_n (&resolved, 1, __ATOMIC_RELEASE);
+    __atomic_store_n (&g.resolved, 1, __ATOMIC_RELEASE);
   else
     __atomic_store_n (&resolving, 0, __ATOMIC_RELEASE);
 }
@@ -138,19 +143,23 @@ resolve (void)
 static int
 ready (void)
 {
-  if (__builtin_expect (__atomic_load_n (&resolved, __ATOMIC_ACQUIRE), 1))
+  if (__builtin_expect (__atomic_load_n (&g.resolved, __ATOMIC_ACQUIRE), 1))
     return 1;
   resolve ();
-  return __atomic_load_n (&resolved, __ATOMIC_ACQUIRE);
+  return __atomic_load_n (&g.resolved, __ATOMIC_ACQUIRE);
 }
 
 /* ---- per-thread state ---- */
 
-static TLS int busy;             /* inside our own bookkeeping */
-static TLS uint64_t rng;         /* 0: not seeded yet */
-static TLS int64_t until_sample; /* bytes to the next sample point */
-static TLS int64_t live_delta;   /* not yet added to live_bytes */
-static TLS uint64_t bytes_delta, count_delta;
+/* one TLS block: the fast paths find it with one look-up */
+static TLS struct
+{
+  int      busy;          /* inside our own bookkeeping */
+  int64_t  until_sample;  /* bytes to the next sample point */
+  int64_t  live_delta;    /* not yet added to live_bytes */
+  uint64_t bytes_delta, count_delta;
+  uint64_t rng;           /* 0: not seeded yet */
+} t;
 
 /* the process's exact counters */
 static int64_t live_bytes;       /* atomic */
@@ -166,10 +175,10 @@ static uint64_t
 next_random (void)
 {
   /* xorshift64*: plenty for choosing sample points */
-  rng ^= rng >> 12;
-  rng ^= rng << 25;
-  rng ^= rng >> 27;
-  return rng * 0x2545F4914F6CDD1DULL;
+  t.rng ^= t.rng >> 12;
+  t.rng ^= t.rng << 25;
+  t.rng ^= t.rng >> 27;
+  return t.rng * 0x2545F4914F6CDD1DULL;
 }
 
 /* ln (x) for x in (0, 1]: x = m * 2^e with m in [0.5, 1), then the
@@ -201,15 +210,15 @@ draw_gap (void)
 {
   double u;
 
-  if (rng == 0)
+  if (t.rng == 0)
     {
       struct timespec ts;
 
       clock_gettime (CLOCK_MONOTONIC, &ts);
-      rng = (uint64_t) ts.tv_nsec * 0x9E3779B97F4A7C15ULL ^ (uint64_t) syscall (SYS_gettid) << 32 ^
-            (uintptr_t) &busy;
-      if (rng == 0)
-        rng = 1;
+      t.rng = (uint64_t) ts.tv_nsec * 0x9E3779B97F4A7C15ULL ^ (uint64_t) syscall (SYS_gettid) << 32 ^
+            (uintptr_t) &t.busy;
+      if (t.rng == 0)
+        t.rng = 1;
     }
   /* in (0, 1] */
   u = ((next_random () >> 11) + 1) * (1.0 / 9007199254740992.0);
@@ -226,16 +235,48 @@ typedef struct
 
 static Slot *table;
 static int n_live_sampled;  /* atomic: 0 = no lookup needed on free */
-/* How many table entries each bucket of addresses has: 128 KiB that stay
- * in the cache, so a free of an unsampled block (nearly all of them)
- * never touches the 16 MiB table */
+/* Which buckets of addresses have table entries: one bit each, 8 KiB
+ * that stay in the cache, so a free of an unsampled block (nearly all of
+ * them) never touches the 16 MiB table; the counts behind the bits are
+ * only touched when sampled blocks come and go */
 #define FILTER_BITS 16
-static uint16_t filter[1u << FILTER_BITS];
+static uint64_t filter_bits[(1u << FILTER_BITS) / 64];
+static uint16_t filter_count[1u << FILTER_BITS];
 
 static uint32_t
 filter_index (uintptr_t a)
 {
   return (uint32_t) ((a >> 4) * 0xC2B2AE3D27D4EB4FULL >> (64 - FILTER_BITS));
+}
+
+static int
+filter_has (uintptr_t a)
+{
+  uint32_t i = filter_index (a);
+
+  return (__atomic_load_n (&filter_bits[i / 64], __ATOMIC_ACQUIRE) >> (i % 64)) & 1;
+}
+
+static void
+filter_add (uintptr_t a)
+{
+  uint32_t i = filter_index (a);
+
+  __atomic_add_fetch (&filter_count[i], 1, __ATOMIC_ACQ_REL);
+  __atomic_or_fetch (&filter_bits[i / 64], UINT64_C (1) << (i % 64), __ATOMIC_ACQ_REL);
+}
+
+static void
+filter_remove (uintptr_t a)
+{
+  uint32_t i = filter_index (a);
+
+  if (__atomic_sub_fetch (&filter_count[i], 1, __ATOMIC_ACQ_REL) != 0)
+    return;
+  __atomic_and_fetch (&filter_bits[i / 64], ~(UINT64_C (1) << (i % 64)), __ATOMIC_ACQ_REL);
+  /* an entry added meanwhile keeps its bit: a false positive at worst */
+  if (__atomic_load_n (&filter_count[i], __ATOMIC_ACQUIRE) != 0)
+    __atomic_or_fetch (&filter_bits[i / 64], UINT64_C (1) << (i % 64), __ATOMIC_ACQ_REL);
 }
 
 static uint32_t
@@ -260,7 +301,7 @@ table_insert (uintptr_t addr,
                                        __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
         {
           __atomic_store_n (&slot->seq, s, __ATOMIC_RELEASE);
-          __atomic_add_fetch (&filter[filter_index (addr)], 1, __ATOMIC_RELEASE);
+          filter_add (addr);
           __atomic_add_fetch (&n_live_sampled, 1, __ATOMIC_RELAXED);
           return 1;
         }
@@ -275,7 +316,7 @@ table_remove (uintptr_t addr)
   uint32_t h = hash_addr (addr);
 
   /* the block is ours to free: no one inserts @addr meanwhile */
-  if (__atomic_load_n (&filter[filter_index (addr)], __ATOMIC_ACQUIRE) == 0)
+  if (!filter_has (addr))
     return 0;
   for (int i = 0; i < PROBE_MAX; i++)
     {
@@ -295,7 +336,7 @@ table_remove (uintptr_t addr)
            * next claimer owns the seq */
           __atomic_store_n (&slot->seq, 0, __ATOMIC_RELAXED);
           __atomic_store_n (&slot->addr, SLOT_GONE, __ATOMIC_RELEASE);
-          __atomic_sub_fetch (&filter[filter_index (addr)], 1, __ATOMIC_RELEASE);
+          filter_remove (addr);
           __atomic_sub_fetch (&n_live_sampled, 1, __ATOMIC_RELAXED);
           return s;
         }
@@ -305,18 +346,18 @@ table_remove (uintptr_t addr)
 
 /* ---- accounting ---- */
 
-static void
+static __attribute__((noinline)) void
 flush_counters (void)
 {
   int64_t cur;
 
-  if (live_delta == 0 && count_delta == 0)
+  if (t.live_delta == 0 && t.count_delta == 0)
     return;
-  cur = __atomic_add_fetch (&live_bytes, live_delta, __ATOMIC_RELAXED);
-  __atomic_add_fetch (&total_bytes, bytes_delta, __ATOMIC_RELAXED);
-  __atomic_add_fetch (&total_count, count_delta, __ATOMIC_RELAXED);
-  live_delta = 0;
-  bytes_delta = count_delta = 0;
+  cur = __atomic_add_fetch (&live_bytes, t.live_delta, __ATOMIC_RELAXED);
+  __atomic_add_fetch (&total_bytes, t.bytes_delta, __ATOMIC_RELAXED);
+  __atomic_add_fetch (&total_count, t.count_delta, __ATOMIC_RELAXED);
+  t.live_delta = 0;
+  t.bytes_delta = t.count_delta = 0;
   for (int64_t peak = __atomic_load_n (&peak_bytes, __ATOMIC_RELAXED); cur > peak; )
     if (__atomic_compare_exchange_n (&peak_bytes, &peak, cur, 0,
                                      __ATOMIC_RELAXED, __ATOMIC_RELAXED))
@@ -326,15 +367,25 @@ flush_counters (void)
       }
 }
 
-static size_t
+/* glibc's malloc keeps each block's size in the word before it, with
+ * flag bits (2: mmapped, whose overhead is two words); reading it is what
+ * malloc_usable_size does, without the call. Other allocators: the call. */
+
+static inline size_t
 usable (void *p)
 {
-  if (in_arena (p))
+  if (__builtin_expect (in_arena (p), 0))
     return arena_size (p);
+  if (__builtin_expect (g.glibc_chunks, 1))
+    {
+      size_t h = ((const size_t *) p)[-1];
+
+      return (h & ~(size_t) 7) - ((h & 2) ? 2 : 1) * sizeof (size_t);
+    }
   return real_malloc_usable_size != NULL ? real_malloc_usable_size (p) : 0;
 }
 
-static void
+static __attribute__((noinline)) void
 record_alloc (void     *p,
               size_t    size,
               uintptr_t caller)
@@ -346,7 +397,7 @@ record_alloc (void     *p,
   } rec;
   int n, first = 0, flags = 0;
 
-  busy = 1;
+  t.busy = 1;
   flame_sampler_header (&rec.a.h, FLAME_REC_ALLOC, 0);
   rec.a.seq = __atomic_add_fetch (&seq, 1, __ATOMIC_RELAXED);
   rec.a.size = size;
@@ -375,44 +426,24 @@ record_alloc (void     *p,
   rec.a.lost = flame_sampler_lost ();
   if (table_insert ((uintptr_t) p, rec.a.seq))
     flame_sampler_push (&rec, (uint32_t) (sizeof rec.a + (size_t) n * sizeof rec.ips[0]));
-  busy = 0;
+  t.busy = 0;
 }
 
-static void
-on_alloc (void     *p,
-          uintptr_t caller)
+static __attribute__((noinline)) void
+sample_alloc (void     *p,
+              size_t    size,
+              uintptr_t caller)
 {
-  size_t size;
-
-  if (p == NULL || !active || busy)
-    return;
-  size = usable (p);
-  live_delta += (int64_t) size;
-  bytes_delta += size;
-  count_delta++;
-  if (live_delta >= LIVE_BATCH)
-    flush_counters ();
-  if (__builtin_expect ((until_sample -= (int64_t) size) > 0, 1))
-    return;
-  until_sample = draw_gap ();
+  t.until_sample = draw_gap ();
   record_alloc (p, size, caller);
 }
 
-/* Before the real free: once freed, another thread may get (and
- * sample) the same address. */
-static void
-on_free (void *p)
+static __attribute__((noinline)) void
+free_sampled (void *p)
 {
   uint64_t alloc_seq;
 
-  if (p == NULL || !active || busy)
-    return;
-  live_delta -= (int64_t) usable (p);
-  if (live_delta <= -LIVE_BATCH)
-    flush_counters ();
-  if (__atomic_load_n (&n_live_sampled, __ATOMIC_RELAXED) == 0)
-    return;
-  busy = 1;
+  t.busy = 1;
   alloc_seq = table_remove ((uintptr_t) p);
   if (alloc_seq != 0)
     {
@@ -425,7 +456,40 @@ on_free (void *p)
       rec.alloc_seq = alloc_seq;
       flame_sampler_push (&rec, sizeof rec);
     }
-  busy = 0;
+  t.busy = 0;
+}
+
+static inline __attribute__((always_inline)) void
+on_alloc (void     *p,
+          uintptr_t caller)
+{
+  size_t size;
+
+  if (p == NULL || !g.active || t.busy)
+    return;
+  size = usable (p);
+  t.live_delta += (int64_t) size;
+  t.bytes_delta += size;
+  t.count_delta++;
+  if (__builtin_expect (t.live_delta >= LIVE_BATCH, 0))
+    flush_counters ();
+  if (__builtin_expect ((t.until_sample -= (int64_t) size) > 0, 1))
+    return;
+  sample_alloc (p, size, caller);
+}
+
+/* Before the real free: once freed, another thread may get (and
+ * sample) the same address. */
+static inline __attribute__((always_inline)) void
+on_free (void *p)
+{
+  if (p == NULL || !g.active || t.busy)
+    return;
+  t.live_delta -= (int64_t) usable (p);
+  if (__builtin_expect (t.live_delta <= -LIVE_BATCH, 0))
+    flush_counters ();
+  if (__builtin_expect (filter_has ((uintptr_t) p), 0))
+    free_sampled (p);
 }
 
 /* ---- the interposed functions ---- */
@@ -621,9 +685,16 @@ flame_sampler_memory_init (long m)
                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (table == MAP_FAILED || real_malloc_usable_size == NULL)
     return;
+  {
+    Dl_info info;
+
+    /* glibc's own malloc (not one preloaded or linked before it) */
+    g.glibc_chunks = dladdr ((void *) real_malloc, &info) != 0 && info.dli_fname != NULL &&
+                   strstr (info.dli_fname, "/libc.so.6") != NULL;
+  }
   if (m > 0 && m < UINT32_MAX)
     mean = (double) m;
-  __atomic_store_n (&active, 1, __ATOMIC_RELEASE);
+  __atomic_store_n (&g.active, 1, __ATOMIC_RELEASE);
 }
 
 /* The forking thread is the child's only one; the child starts from
@@ -633,7 +704,7 @@ flame_sampler_memory_init (long m)
 void
 flame_sampler_memory_fork_child (void)
 {
-  if (!active)
+  if (!g.active)
     return;
   flush_counters ();
   base_bytes = live_bytes;
@@ -645,14 +716,14 @@ flame_sampler_memory_fork_child (void)
 void
 flame_sampler_memory_thread_exit (void)
 {
-  if (active)
+  if (g.active)
     flush_counters ();
 }
 
 void
 flame_sampler_memory_exit (void)
 {
-  if (!active)
+  if (!g.active)
     return;
   flush_counters ();
   send_stat ();
