@@ -234,7 +234,6 @@ typedef struct
 } Slot;
 
 static Slot *table;
-static int n_live_sampled;  /* atomic: 0 = no lookup needed on free */
 /* Which buckets of addresses have table entries: one bit each, 8 KiB
  * that stay in the cache, so a free of an unsampled block (nearly all of
  * them) never touches the 16 MiB table; the counts behind the bits are
@@ -302,7 +301,6 @@ table_insert (uintptr_t addr,
         {
           __atomic_store_n (&slot->seq, s, __ATOMIC_RELEASE);
           filter_add (addr);
-          __atomic_add_fetch (&n_live_sampled, 1, __ATOMIC_RELAXED);
           return 1;
         }
     }
@@ -337,7 +335,6 @@ table_remove (uintptr_t addr)
           __atomic_store_n (&slot->seq, 0, __ATOMIC_RELAXED);
           __atomic_store_n (&slot->addr, SLOT_GONE, __ATOMIC_RELEASE);
           filter_remove (addr);
-          __atomic_sub_fetch (&n_live_sampled, 1, __ATOMIC_RELAXED);
           return s;
         }
     }
