@@ -314,6 +314,15 @@ test_cpu (void)
                    "2026-12-01T12:00:00Z");
   g_assert_cmpfloat (flame_profile_get_total_weight (profile, 0), ==, 5);
   g_assert_cmpuint (flame_profile_get_threads (profile)->len, ==, 3);
+  {
+    GPtrArray *w = flame_profile_get_warnings (profile);
+
+    g_assert_cmpuint (w->len, ==, 2);
+    g_assert_nonnull (strstr (g_ptr_array_index (w, 0), "1 of 8 addresses have no symbol in "
+                              "the capture; they are named by their mapped file"));
+    g_assert_nonnull (strstr (g_ptr_array_index (w, 1), "1 of 8 addresses have no symbol and "
+                              "no mapped file"));
+  }
   text = folded (b, NULL);
   g_assert_cmpstr (text, ==,
                    "my;main;[libc.so.6] 1\n"

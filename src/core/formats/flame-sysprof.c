@@ -128,6 +128,7 @@ typedef struct
   GArray       *ids;
   GString      *name;
   guint64       unresolved;
+  guint64       unmapped;     /* of those, not in any mapped file */
   guint64       resolved;
 } Loader;
 
@@ -666,6 +667,7 @@ name_address (Loader   *ld,
       g_string_append_printf (ld->name, "[%s]", base ? base + 1 : path);
       return;
     }
+  ld->unmapped++;
   g_string_append (ld->name, "[unknown]");
 }
 
@@ -787,7 +789,7 @@ add_stack (Loader        *ld,
                                         flame_frames_get_name (flame_profile_get_frames (ld->profile),
                                                                ids[0]),
                                         pid, tid);
-  thread->samples += weight;
+  thread->samples += 1;
 }
 
 static gboolean
@@ -883,11 +885,18 @@ describe (Loader *ld,
                               ld->n_symbols > 0 ? "bundled by Sysprof" : "none bundled");
   if (end > start)
     flame_profile_set_duration_ms (ld->profile, (end - start) / 1e6);
-  if (ld->unresolved > 0)
+  if (ld->unresolved > ld->unmapped)
     flame_profile_add_warning (ld->profile, "%s: %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
                                " addresses have no symbol in the capture; they are named by "
                                "their mapped file",
-                               ld->in->name, ld->unresolved, ld->unresolved + ld->resolved);
+                               ld->in->name, ld->unresolved - ld->unmapped,
+                               ld->unresolved + ld->resolved);
+  if (ld->unmapped > 0)
+    flame_profile_add_warning (ld->profile, "%s: %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
+                               " addresses have no symbol and no mapped file in the capture "
+                               "(“[unknown]”); Sysprof records mappings when it records "
+                               "with perf", ld->in->name, ld->unmapped,
+                               ld->unresolved + ld->resolved);
 }
 
 FlameProfile *
