@@ -884,7 +884,7 @@ describe (Loader *ld,
   flame_profile_set_metadata (ld->profile, "symbols",
                               ld->n_symbols > 0 ? "bundled by Sysprof" : "none bundled");
   if (end > start)
-    flame_profile_set_duration_ms (ld->profile, (end - start) / 1e6);
+    flame_profile_set_duration_ms (ld->profile, ((gdouble) end - (gdouble) start) / 1e6);
   if (ld->unresolved > ld->unmapped)
     flame_profile_add_warning (ld->profile, "%s: %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
                                " addresses have no symbol in the capture; they are named by "
