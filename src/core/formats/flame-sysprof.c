@@ -276,7 +276,8 @@ add_chunk (Loader       *ld,
 }
 
 /* The first pass: every frame's head checked, the tables and the
- * stacks' offsets collected. */
+ * stacks' offsets collected. It is the first half of the progress, the
+ * stacks the second. */
 static gboolean
 scan_frames (Loader  *ld,
              GError **error)
@@ -290,7 +291,7 @@ scan_frames (Loader  *ld,
       gint32 pid;
       guint8 type;
 
-      if (!flame_input_tick (ld->in, at, error))
+      if (!flame_input_tick (ld->in, at / 2, error))
         return FALSE;
       if (ld->len - at < FRAME_HEAD)
         {
@@ -847,7 +848,7 @@ add_stacks (Loader  *ld,
       const guint8 *f = ld->file + at;
       gint32 pid = (gint32) rd32 (f + 4);
 
-      if (!flame_input_tick (ld->in, at, error))
+      if (!flame_input_tick (ld->in, ld->len / 2 + at / 2, error))
         return FALSE;
       if (kind == KIND_CPU)
         add_stack (ld, pid, (gint32) rd32 (f + 28), f + 32, rd32 (f + 24) & 0xffff, 1);
