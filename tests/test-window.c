@@ -16,6 +16,7 @@
 
 #include "flame-application.h"
 #include "flame-change-row.h"
+#include "flame-file-chooser.h"
 #include "flame-legend.h"
 #include "flame-loader.h"
 #include "flame-preferences-window.h"
@@ -1459,6 +1460,33 @@ skip_no_display (void)
   g_test_skip ("no display: run under xvfb-run (Debian package xvfb)");
 }
 
+/* The open dialog's "All Profiles" shows the files the tools write,
+ * by the names they give them, and not other files */
+static void
+test_file_filters (void)
+{
+  static const char *const profiles[] = {
+    "cur.folded", "out.perf", "profile.speedscope.json", "trace.json", "CPU.cpuprofile",
+    "cpu.pb.gz", "heap.pprof", "prof.out.prof", "run.pstats", "cur.bin",
+    "callgrind.out.12345", "capture.syscap", "x.folded.gz",
+  };
+  static const char *const others[] = { "notes.odt", "flamegraph.svg", "app.c" };
+  g_autoptr(GListStore) filters = flame_profile_filters ();
+  g_autoptr(GtkFilter) all = g_list_model_get_item (G_LIST_MODEL (filters), 0);
+
+  for (guint i = 0; i < G_N_ELEMENTS (profiles) + G_N_ELEMENTS (others); i++)
+    {
+      gboolean profile = i < G_N_ELEMENTS (profiles);
+      const char *name = profile ? profiles[i] : others[i - G_N_ELEMENTS (profiles)];
+      g_autoptr(GFileInfo) info = g_file_info_new ();
+
+      g_file_info_set_display_name (info, name);
+      g_file_info_set_name (info, name);
+      if (gtk_filter_match (all, info) != profile)
+        g_error ("“All Profiles” %s %s", profile ? "hides" : "shows", name);
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1513,6 +1541,7 @@ main (int   argc,
   g_test_add_func ("/window/checkouts", test_checkouts);
   g_test_add_func ("/window/recover-banner", test_recover_banner);
   g_test_add_func ("/window/open-example-animated", test_open_example_animated);
+  g_test_add_func ("/window/file-filters", test_file_filters);
 
   ret = g_test_run ();
   gtk_window_destroy (GTK_WINDOW (window));

@@ -71,9 +71,13 @@ flame_profile_filters (void)
   static const char * const perf[] = { "*.perf", "*.perf-script", "*.linux-perf.txt",
                                        "*.perf.gz", NULL };
   static const char * const perf_mime[] = { "text/x-perf-script", NULL };
+  /* by the names the tools give their files: speedscope, Chrome and
+   * Firefox JSON; pprof; CPython --binary; cProfile; callgrind; Sysprof */
   static const char * const all[] = { "*.folded", "*.collapsed", "*.stacks", "*.perf",
                                       "*.perf-script", "*.linux-perf.txt", "*.txt",
-                                      "*.gz", NULL };
+                                      "*.gz", "*.json", "*.cpuprofile", "*.pb", "*.pprof",
+                                      "*.prof", "*.pstats", "*.bin", "callgrind.out*",
+                                      "*.syscap", NULL };
   static const char * const any[] = { "*", NULL };
   GListStore *store = g_list_store_new (GTK_TYPE_FILE_FILTER);
   g_autoptr(GtkFileFilter) f_all = new_filter (_("All Profiles"), all, folded_mime);

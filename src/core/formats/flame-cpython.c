@@ -50,6 +50,7 @@
 #define ZSTD_ALLOWANCE ((gsize) 16 << 20)
 /* frame_ids[] of a frame that is left out of the stacks */
 #define HIDDEN_FRAME G_MAXUINT32
+#define REPAIRED     ((gsize) 1 << (sizeof (gsize) * 8 - 1))  /* a string offset into Loader.repaired */
 
 enum
 {
@@ -288,7 +289,9 @@ typedef struct
   guint64       start_us;
   guint64       interval_us;
   FlameProfile *profile;
-  GArray       *strings;      /* offsets of string i: start, len */
+  GArray       *strings;      /* offsets of string i: start, len (REPAIRED: in repaired) */
+  GString      *repaired;     /* strings that were not UTF-8, decoded as CPython does */
+  guint         n_repaired;
   guint32      *frame_ids;    /* frame table index -> interned frame or HIDDEN_FRAME */
   GArray       *scratch;      /* the frames a record adds, root first */
   GHashTable   *threads;      /* tid -> ThreadState */
@@ -304,6 +307,9 @@ loader_clear (Loader *ld)
 {
   g_clear_object (&ld->profile);
   g_clear_pointer (&ld->strings, g_array_unref);
+  if (ld->repaired != NULL)
+    g_string_free (ld->repaired, TRUE);
+  ld->repaired = NULL;
   g_clear_pointer (&ld->frame_ids, g_free);
   g_clear_pointer (&ld->scratch, g_array_unref);
   g_clear_pointer (&ld->threads, g_hash_table_unref);
@@ -477,9 +483,19 @@ read_string_table (Loader  *ld,
         }
       if (!g_utf8_validate_len ((const char *) p, slen, NULL))
         {
-          flame_input_set_error (ld->in, error, FLAME_ERROR_PARSE, 0,
-                                 "byte %" G_GSIZE_FORMAT ": string %u is not valid UTF-8", at, i);
-          return FALSE;
+          /* CPython's own reader decodes names with errors="replace"
+           * (its sampler can read a name while it is being written) */
+          if (ld->repaired == NULL)
+            ld->repaired = g_string_new (NULL);
+          start = ld->repaired->len | REPAIRED;
+          g_array_append_val (ld->strings, start);
+          flame_utf8_append_replacing (ld->repaired, (const char *) p, slen);
+          start = ld->repaired->len - (g_array_index (ld->strings, gsize, ld->strings->len - 1) &
+                                       ~REPAIRED);
+          g_array_append_val (ld->strings, start);
+          ld->n_repaired++;
+          p += slen;
+          continue;
         }
       start = p - file;
       g_array_append_val (ld->strings, start);
@@ -490,6 +506,20 @@ read_string_table (Loader  *ld,
   return TRUE;
 }
 
+/* String @idx of the string table (checked by the caller) */
+static const char *
+string_at (Loader  *ld,
+           guint64  idx,
+           gsize   *len)
+{
+  gsize start = g_array_index (ld->strings, gsize, idx * 2);
+
+  *len = g_array_index (ld->strings, gsize, idx * 2 + 1);
+  if (start & REPAIRED)
+    return ld->repaired->str + (start & ~REPAIRED);
+  return (const char *) ld->file + start;
+}
+
 /* Interns frame table entry @i, or marks it hidden. */
 static void
 intern_frame (Loader  *ld,
@@ -498,10 +528,9 @@ intern_frame (Loader  *ld,
               guint64  func_idx,
               gint64   lineno)
 {
-  const char *fname = ld->in->data + g_array_index (ld->strings, gsize, file_idx * 2);
-  gsize fname_len = g_array_index (ld->strings, gsize, file_idx * 2 + 1);
-  const char *func = ld->in->data + g_array_index (ld->strings, gsize, func_idx * 2);
-  gsize func_len = g_array_index (ld->strings, gsize, func_idx * 2 + 1);
+  gsize fname_len, func_len;
+  const char *fname = string_at (ld, file_idx, &fname_len);
+  const char *func = string_at (ld, func_idx, &func_len);
 
   /* "~" is CPython's file for <GC>, <native> and other pseudo-frames */
   if (fname_len == 1 && fname[0] == '~')
@@ -905,6 +934,11 @@ flame_cpython_binary_load (FlameInput  *in,
     flame_profile_add_warning (ld.profile, "%s: the header counts %" G_GUINT64_FORMAT
                                " samples, the records hold %" G_GUINT64_FORMAT,
                                in->name, ld.h.total_samples, ld.n_recorded);
+  if (ld.n_repaired > 0)
+    flame_profile_add_warning (ld.profile, "%s: %u %s not valid UTF-8; as in CPython's "
+                               "reader, the invalid bytes are shown as “\xef\xbf\xbd”",
+                               in->name, ld.n_repaired,
+                               ld.n_repaired == 1 ? "name is" : "names are");
   if (ld.n_samples == 0)
     {
       /* as for folded stacks: nothing to show or compare */

@@ -26,6 +26,7 @@
 #include "flame-pprof.h"
 #include "flame-pstats.h"
 #include "flame-cpython.h"
+#include "flame-sysprof.h"
 
 #define PROGRESS_STEP ((gsize) 4 << 20)
 
@@ -450,8 +451,6 @@ describe_non_profile (const char *data,
 
   if (has_prefix_len (data, len, "PERFILE2", 8) || has_prefix_len (data, len, "PERFFILE", 8))
     return "a perf.data file (load the output of `perf script -i FILE` instead)";
-  if (has_prefix_len (data, len, "\x5e\x97\xca\xfd", 4))
-    return "a Sysprof capture";
   if (has_prefix_len (data, len, "\x7f" "ELF", 4))
     return "an ELF program or library";
   if (has_prefix_len (data, len, "FLR\0", 4))
@@ -482,7 +481,8 @@ describe_non_profile (const char *data,
 #define FORMATS_READ \
   "Flamediff reads folded stacks, perf script output, pprof, " \
   "speedscope, Chrome and V8 profiles, Firefox Profiler profiles, " \
-  "CPython profiling.sampling files, callgrind output and Python pstats files"
+  "CPython profiling.sampling files, Sysprof captures, callgrind output and Python " \
+  "pstats files"
 
 /* The binary formats, tested before JSON: a protobuf may well start with
  * a newline (field 1) followed by '{'. */
@@ -492,6 +492,8 @@ sniff_binary_format (const char *data,
 {
   if (flame_cpython_binary_sniff (data, len))
     return FLAME_FORMAT_CPYTHON_BINARY;
+  if (flame_sysprof_sniff (data, len))
+    return FLAME_FORMAT_SYSPROF;
   if (flame_pprof_legacy_sniff (data, len))
     return FLAME_FORMAT_PPROF_LEGACY;
   /* protobuf is binary: text that happens to parse as one is not pprof */
@@ -603,6 +605,9 @@ flame_load_bytes_full (const char              *name,
       break;
     case FLAME_FORMAT_PSTATS:
       profile = flame_pstats_load (&in, error);
+      break;
+    case FLAME_FORMAT_SYSPROF:
+      profile = flame_sysprof_load (&in, options, error);
       break;
     case FLAME_FORMAT_UNKNOWN:
     default:

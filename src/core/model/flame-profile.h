@@ -30,6 +30,7 @@ typedef enum
   FLAME_FORMAT_CPYTHON_BINARY,    /* profiling.sampling --binary */
   FLAME_FORMAT_CALLGRIND,         /* valgrind --tool=callgrind output */
   FLAME_FORMAT_PSTATS,            /* Python cProfile/profile statistics */
+  FLAME_FORMAT_SYSPROF,           /* Sysprof capture (.syscap) */
 } FlameFormat;
 
 typedef struct

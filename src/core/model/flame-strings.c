@@ -236,6 +236,72 @@ flame_strings_make_valid_utf8 (FlameStrings *self)
   return changed;
 }
 
+/**
+ * flame_utf8_append_replacing:
+ *
+ * Appends @len bytes of @str to @out with each maximal ill-formed
+ * subsequence replaced by one U+FFFD, as Unicode recommends and as
+ * Python's "replace" error handler does, so that a name reads the
+ * same here as in the tool that wrote it. NUL bytes are kept.
+ *
+ * Returns: how many replacement characters were appended
+ */
+guint
+flame_utf8_append_replacing (GString    *out,
+                             const char *str,
+                             gsize       len)
+{
+  const guint8 *p = (const guint8 *) str;
+  const guint8 *end = p + len;
+  guint replaced = 0;
+
+  while (p < end)
+    {
+      const char *valid_end;
+      guint8 lead, lo = 0x80, hi = 0xbf;
+      guint need = 0;
+
+      if (g_utf8_validate_len ((const char *) p, end - p, &valid_end))
+        {
+          g_string_append_len (out, (const char *) p, end - p);
+          break;
+        }
+      g_string_append_len (out, (const char *) p, (const guint8 *) valid_end - p);
+      p = (const guint8 *) valid_end;
+      lead = *p++;
+      if (lead == 0)
+        {
+          g_string_append_c (out, '\0');
+          continue;
+        }
+      if (lead >= 0xc2 && lead <= 0xdf)
+        need = 1;
+      else if (lead >= 0xe0 && lead <= 0xef)
+        {
+          need = 2;
+          lo = lead == 0xe0 ? 0xa0 : 0x80;
+          hi = lead == 0xed ? 0x9f : 0xbf;
+        }
+      else if (lead >= 0xf0 && lead <= 0xf4)
+        {
+          need = 3;
+          lo = lead == 0xf0 ? 0x90 : 0x80;
+          hi = lead == 0xf4 ? 0x8f : 0xbf;
+        }
+      /* the lead byte and the continuation bytes that could still have
+       * completed it are one ill-formed subsequence */
+      for (guint k = 0; k < need && p < end && *p >= lo && *p <= hi; k++)
+        {
+          p++;
+          lo = 0x80;
+          hi = 0xbf;
+        }
+      g_string_append (out, "\xef\xbf\xbd");
+      replaced++;
+    }
+  return replaced;
+}
+
 const char *
 flame_strings_get (const FlameStrings *self,
                    guint32             id)

@@ -32,6 +32,9 @@ const char   *flame_strings_get     (const FlameStrings *self,
 gsize         flame_strings_get_len (const FlameStrings *self,
                                      guint32             id);
 guint         flame_strings_make_valid_utf8 (FlameStrings *self);
+guint         flame_utf8_append_replacing (GString    *out,
+                                           const char *str,
+                                           gsize       len);
 gsize         flame_strings_memory  (const FlameStrings *self);
 
 /* The hash flame_strings_intern_hashed() takes. */

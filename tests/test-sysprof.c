@@ -1,0 +1,459 @@
+/* test-sysprof.c: Sysprof captures (src/core/formats/flame-sysprof.c).
+ *
+ * Copyright 2026 The Flamediff developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The captures here are written frame by frame after Sysprof's
+ * sysprof-capture-types.h (format 1, little-endian): a process that
+ * forks a child which does not exec, maps, a JIT map, CPU samples with
+ * kernel and user frames, allocations and frees, the symbols bundle
+ * (gzip, in two chunks) and /proc/kallsyms. Real captures of Sysprof 51
+ * are checked in CI by tools/sysprof-check.sh.
+ */
+#include "config.h"
+
+#include <glib/gstdio.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "flame-error.h"
+#include "flame-loader.h"
+#include "flame-test-utils.h"
+
+#define K_CONTEXT ((guint64) -128)
+#define U_CONTEXT ((guint64) -512)
+#define JIT_MARK  G_GUINT64_CONSTANT (0xe000000000000000)
+
+static void
+put (GByteArray *b,
+     const void *data,
+     gsize       len)
+{
+  g_byte_array_append (b, data, len);
+}
+
+static void
+put16 (GByteArray *b, guint16 v) { v = GUINT16_TO_LE (v); put (b, &v, 2); }
+static void
+put32 (GByteArray *b, guint32 v) { v = GUINT32_TO_LE (v); put (b, &v, 4); }
+static void
+put64 (GByteArray *b, guint64 v) { v = GUINT64_TO_LE (v); put (b, &v, 8); }
+
+/* One frame: the 24-byte head, @payload, padded to 8 bytes */
+static void
+frame (GByteArray *b,
+       guint8      type,
+       gint32      pid,
+       GByteArray *payload)
+{
+  gsize len = 24 + payload->len;
+  gsize padded = (len + 7) & ~(gsize) 7;
+  static const guint8 zeros[8] = { 0 };
+
+  put16 (b, (guint16) padded);
+  put16 (b, 0);
+  put32 (b, (guint32) pid);
+  put64 (b, 1000000000);
+  put32 (b, type);
+  put32 (b, 0);
+  put (b, payload->data, payload->len);
+  put (b, zeros, padded - len);
+}
+
+static void
+process (GByteArray *b,
+         gint32      pid,
+         const char *cmdline)
+{
+  g_autoptr(GByteArray) p = g_byte_array_new ();
+
+  put (p, cmdline, strlen (cmdline) + 1);
+  frame (b, 4, pid, p);
+}
+
+static void
+map (GByteArray *b,
+     gint32      pid,
+     guint64     start,
+     guint64     end,
+     guint64     offset,
+     const char *file)
+{
+  g_autoptr(GByteArray) p = g_byte_array_new ();
+
+  put64 (p, start);
+  put64 (p, end);
+  put64 (p, offset);
+  put64 (p, 42);
+  put (p, file, strlen (file) + 1);
+  frame (b, 3, pid, p);
+}
+
+static void
+sample (GByteArray    *b,
+        gint32         pid,
+        gint32         tid,
+        const guint64 *addrs,
+        guint          n)
+{
+  g_autoptr(GByteArray) p = g_byte_array_new ();
+
+  put32 (p, n);
+  put32 (p, (guint32) tid);
+  for (guint i = 0; i < n; i++)
+    put64 (p, addrs[i]);
+  frame (b, 2, pid, p);
+}
+
+static void
+allocation (GByteArray    *b,
+            gint32         pid,
+            gint64         size,
+            const guint64 *addrs,
+            guint          n)
+{
+  g_autoptr(GByteArray) p = g_byte_array_new ();
+
+  put64 (p, 0x1000);
+  put64 (p, (guint64) size);
+  put32 (p, (guint32) pid);
+  put32 (p, n);
+  for (guint i = 0; i < n; i++)
+    put64 (p, addrs[i]);
+  frame (b, 14, pid, p);
+}
+
+static void
+chunk (GByteArray   *b,
+       const char   *path,
+       const guint8 *data,
+       gsize         len,
+       gboolean      last)
+{
+  g_autoptr(GByteArray) p = g_byte_array_new ();
+  char name[256] = { 0 };
+
+  put32 (p, (guint32) (len << 16) | (last ? 1 : 0));
+  g_strlcpy (name, path, sizeof name);
+  put (p, name, sizeof name);
+  put (p, data, len);
+  frame (b, 13, 0, p);
+}
+
+static GBytes *
+gzip_bytes (const guint8 *data,
+            gsize         len)
+{
+  z_stream zs = { 0 };
+  guint8 *out = g_malloc (len + 1024);
+
+  g_assert_cmpint (deflateInit2 (&zs, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY), ==,
+                   Z_OK);
+  zs.next_in = (Bytef *) data;
+  zs.avail_in = (uInt) len;
+  zs.next_out = out;
+  zs.avail_out = (uInt) len + 1024;
+  g_assert_cmpint (deflate (&zs, Z_FINISH), ==, Z_STREAM_END);
+  deflateEnd (&zs);
+  return g_bytes_new_take (out, zs.total_out);
+}
+
+/* The bundle: (addr_begin, addr_end, pid, name, tag, padding) records,
+ * an all-zero one, then the names (offset 0 is an empty string) */
+static GByteArray *
+bundle (void)
+{
+  static const struct { guint64 begin, end; gint32 pid; const char *name; } syms[] = {
+    { 0x400200, 0x400300, 100, "main" },
+    { 0x400100, 0x400180, 100, "leaf_fn" },
+  };
+  GByteArray *b = g_byte_array_new ();
+  g_autoptr(GByteArray) strings = g_byte_array_new ();
+  gsize table = (G_N_ELEMENTS (syms) + 1) * 32;
+
+  g_byte_array_append (strings, (const guint8 *) "", 1);
+  for (guint i = 0; i < G_N_ELEMENTS (syms); i++)
+    {
+      put64 (b, syms[i].begin);
+      put64 (b, syms[i].end);
+      put32 (b, (guint32) syms[i].pid);
+      put32 (b, (guint32) (table + strings->len));
+      put32 (b, 0);
+      put32 (b, 0);
+      put (strings, syms[i].name, strlen (syms[i].name) + 1);
+    }
+  for (guint i = 0; i < 32; i++)
+    g_byte_array_append (b, (const guint8 *) "", 1);
+  put (b, strings->data, strings->len);
+  return b;
+}
+
+static GByteArray *
+write_capture (void)
+{
+  GByteArray *b = g_byte_array_new ();
+  g_autoptr(GByteArray) jit = g_byte_array_new ();
+  g_autoptr(GByteArray) fork_child = g_byte_array_new ();
+  g_autoptr(GByteArray) syms = bundle ();
+  g_autoptr(GBytes) gz = gzip_bytes (syms->data, syms->len);
+  const char *kallsyms = "ffffffff81000000 T do_syscall_64\n"
+                         "ffffffff81000100 t not_this\n"
+                         "ffffffff81000200 d data_symbol\n";
+  char header[256] = { 0 };
+  gsize gz_len;
+  const guint8 *gz_data = g_bytes_get_data (gz, &gz_len);
+
+  /* the header: magic, version 1, little-endian, capture time, start
+   * and end (ns) */
+  put32 (b, 0xfdca975e);
+  header[0] = 1;
+  header[1] = 1;
+  put (b, header, 4);
+  memset (header, 0, sizeof header);
+  g_strlcpy (header, "2026-12-01T12:00:00Z", 64);
+  put (b, header, 64);
+  put64 (b, 1000000000);
+  put64 (b, 3500000000);
+  put (b, header + 64, 168);
+  g_assert_cmpuint (b->len, ==, 256);
+
+  process (b, 100, "/usr/bin/my app --flag");
+  map (b, 100, 0x400000, 0x500000, 0, "/usr/bin/my app");
+  map (b, 100, 0x7f0000000000, 0x7f0000100000, 0x1000, "/usr/lib/x86_64-linux-gnu/libc.so.6");
+  put32 (fork_child, 101);
+  frame (b, 5, 100, fork_child);
+  put32 (jit, 1);
+  put64 (jit, JIT_MARK | 1);
+  put (jit, "jit_fn", 7);
+  frame (b, 7, 100, jit);
+
+  /* leaf first: kernel frames after the kernel marker, then user ones */
+  sample (b, 100, 100,
+          (const guint64[]) { K_CONTEXT, 0xffffffff81000050, U_CONTEXT, 0x400110, 0x400250 }, 5);
+  sample (b, 100, 100, (const guint64[]) { U_CONTEXT, 0x400120, 0x400250 }, 3);
+  /* the child: its parent's name and maps; libc has no symbol */
+  sample (b, 101, 101, (const guint64[]) { 0x7f0000000500, 0x400250 }, 2);
+  sample (b, 100, 102, (const guint64[]) { JIT_MARK | 1, 0x400250 }, 2);
+  /* an address nothing maps */
+  sample (b, 100, 100, (const guint64[]) { 0x900000, 0x400250 }, 2);
+
+  allocation (b, 100, 1000, (const guint64[]) { 0x400110, 0x400250 }, 2);
+  allocation (b, 100, 3000, (const guint64[]) { 0x400250 }, 1);
+  allocation (b, 100, -1000, (const guint64[]) { 0x400250 }, 1);  /* a free */
+
+  chunk (b, "/proc/kallsyms", (const guint8 *) kallsyms, strlen (kallsyms), TRUE);
+  chunk (b, "__symbols__.gz", gz_data, gz_len / 2, FALSE);
+  chunk (b, "__symbols__.gz", gz_data + gz_len / 2, gz_len - gz_len / 2, TRUE);
+  return b;
+}
+
+static FlameProfile *
+load (GByteArray  *b,
+      const char  *sample_type,
+      GError     **error)
+{
+  g_autoptr(GBytes) bytes = g_bytes_new (b->data, b->len);
+  FlameLoadOptions options = FLAME_LOAD_OPTIONS_DEFAULT;
+
+  options.sample_type = sample_type;
+  return flame_load_bytes_full ("test.syscap", bytes, &options, NULL, NULL, NULL, error);
+}
+
+static int
+compare_lines (const void *a,
+               const void *b)
+{
+  return strcmp (*(char *const *) a, *(char *const *) b);
+}
+
+/* The folded stacks of @path, as `flamediff-cli convert` writes them, sorted */
+static char *
+folded (GByteArray *b,
+        const char *sample_type)
+{
+  g_autofree char *dir = g_dir_make_tmp ("flamediff-sysprof-XXXXXX", NULL);
+  g_autofree char *in = g_build_filename (dir, "capture.syscap", NULL);
+  g_autofree char *out = g_build_filename (dir, "out.folded", NULL);
+  g_auto(FlameTestRun) r = { 0 };
+  g_autofree char *text = NULL;
+  g_auto(GStrv) lines = NULL;
+  guint n;
+
+  g_assert_true (g_file_set_contents (in, (const char *) b->data, b->len, NULL));
+  if (sample_type != NULL)
+    flame_test_run_cli_va (&r, "convert", "--sample-type", sample_type, in, "-o", out, NULL);
+  else
+    flame_test_run_cli_va (&r, "convert", in, "-o", out, NULL);
+  if (r.status != 0)
+    g_error ("convert failed (%d): %s", r.status, r.err);
+  g_assert_true (g_file_get_contents (out, &text, NULL, NULL));
+  g_unlink (in);
+  g_unlink (out);
+  g_rmdir (dir);
+  lines = g_strsplit (g_strstrip (text), "\n", -1);
+  n = g_strv_length (lines);
+  qsort (lines, n, sizeof (char *), compare_lines);
+  return g_strjoinv ("\n", lines);
+}
+
+/* CPU samples: names from the bundle, the kernel's table, the JIT map,
+ * the mapped file; the process as the root, as perf's comm */
+static void
+test_cpu (void)
+{
+  g_autoptr(GByteArray) b = write_capture ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlameProfile) profile = load (b, NULL, &error);
+  g_autofree char *text = NULL;
+
+  g_assert_no_error (error);
+  g_assert_cmpstr (flame_profile_get_format_name (profile), ==, "sysprof");
+  g_assert_cmpint (flame_profile_get_unit (profile), ==, FLAME_UNIT_SAMPLES);
+  g_assert_cmpstr (flame_profile_get_metadata (profile, "sample-type"), ==, "samples/count");
+  g_assert_cmpstr (flame_profile_get_metadata (profile, "capture-time"), ==,
+                   "2026-12-01T12:00:00Z");
+  g_assert_cmpfloat (flame_profile_get_total_weight (profile, 0), ==, 5);
+  g_assert_cmpuint (flame_profile_get_threads (profile)->len, ==, 3);
+  {
+    GPtrArray *w = flame_profile_get_warnings (profile);
+
+    g_assert_cmpuint (w->len, ==, 2);
+    g_assert_nonnull (strstr (g_ptr_array_index (w, 0), "1 of 8 addresses have no symbol in "
+                              "the capture; they are named by their mapped file"));
+    g_assert_nonnull (strstr (g_ptr_array_index (w, 1), "1 of 8 addresses have no symbol and "
+                              "no mapped file"));
+  }
+  text = folded (b, NULL);
+  g_assert_cmpstr (text, ==,
+                   "my;main;[libc.so.6] 1\n"
+                   "my;main;[unknown] 1\n"
+                   "my;main;jit_fn 1\n"
+                   "my;main;leaf_fn 1\n"
+                   "my;main;leaf_fn;do_syscall_64 1");
+}
+
+/* Allocations: bytes or counts, frees left out; an unknown sample type
+ * names the ones there are */
+static void
+test_memory (void)
+{
+  g_autoptr(GByteArray) b = write_capture ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlameProfile) space = load (b, "alloc_space", &error);
+  g_autoptr(FlameProfile) objects = NULL;
+  g_autoptr(FlameProfile) none = NULL;
+  g_autofree char *text = NULL;
+
+  g_assert_no_error (error);
+  g_assert_cmpint (flame_profile_get_unit (space), ==, FLAME_UNIT_BYTES);
+  g_assert_cmpfloat (flame_profile_get_total_weight (space, 0), ==, 4000);
+  objects = load (b, "alloc_objects/count", &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (flame_profile_get_unit (objects), ==, FLAME_UNIT_COUNT);
+  g_assert_cmpfloat (flame_profile_get_total_weight (objects, 0), ==, 2);
+  text = folded (b, "alloc_space");
+  g_assert_cmpstr (text, ==, "# flamediff-folded unit=bytes samples=2 sample_type=alloc_space/bytes\n"
+                             "my;main 3000\nmy;main;leaf_fn 1000");
+
+  none = load (b, "inuse_space", &error);
+  g_assert_null (none);
+  g_assert_error (error, FLAME_ERROR, FLAME_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message,
+                            "(the file has: samples/count, alloc_space/bytes, alloc_objects/count)"));
+}
+
+/* Without the bundle: every user address is named by its file, with a
+ * warning; a capture with allocations only loads them by default */
+static void
+test_without_symbols (void)
+{
+  g_autoptr(GByteArray) full = write_capture ();
+  g_autoptr(GByteArray) b = g_byte_array_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlameProfile) profile = NULL;
+  gsize at = 256;
+
+  /* copy every frame but the samples and the bundle */
+  g_byte_array_append (b, full->data, 256);
+  while (at < full->len)
+    {
+      guint16 len = full->data[at] | full->data[at + 1] << 8;
+      guint8 type = full->data[at + 16];
+      gboolean is_bundle = type == 13 && strcmp ((const char *) full->data + at + 28,
+                                                 "__symbols__.gz") == 0;
+
+      if (type != 2 && !is_bundle)
+        g_byte_array_append (b, full->data + at, len);
+      at += len;
+    }
+  profile = load (b, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (flame_profile_get_unit (profile), ==, FLAME_UNIT_BYTES);
+  g_assert_cmpfloat (flame_test_function_ms (profile, "[my app]"), >, 0);
+  g_assert_cmpfloat (flame_test_function_ms (profile, "main"), ==, 0);
+  g_assert_cmpuint (flame_profile_get_warnings (profile)->len, ==, 1);
+  g_assert_nonnull (strstr (g_ptr_array_index (flame_profile_get_warnings (profile), 0),
+                            "2 of 2 addresses have no symbol"));
+}
+
+/* Every cut loads what it holds or fails with the file's name; every
+ * changed byte loads or fails cleanly; a big-endian capture is refused */
+static void
+test_truncated_and_corrupt (void)
+{
+  g_autoptr(GByteArray) b = write_capture ();
+
+  for (guint cut = 0; cut < b->len; cut++)
+    {
+      g_autoptr(GByteArray) c = g_byte_array_new ();
+      g_autoptr(GError) error = NULL;
+      g_autoptr(FlameProfile) profile = NULL;
+
+      g_byte_array_append (c, b->data, cut);
+      profile = load (c, NULL, &error);
+      g_assert_true ((profile == NULL) != (error == NULL));
+      if (error != NULL && cut >= 8 && !g_str_has_prefix (error->message, "test.syscap: "))
+        g_error ("cut at %u: %s", cut, error->message);
+    }
+  for (guint at = 0; at < b->len; at++)
+    for (guint v = 1; v < 256; v += 51)
+      {
+        g_autoptr(GByteArray) c = g_byte_array_new ();
+        g_autoptr(GError) error = NULL;
+        g_autoptr(FlameProfile) profile = NULL;
+
+        g_byte_array_append (c, b->data, b->len);
+        c->data[at] ^= (guint8) v;
+        profile = load (c, NULL, &error);
+        g_assert_true ((profile == NULL) != (error == NULL));
+      }
+  {
+    g_autoptr(GByteArray) c = g_byte_array_new ();
+    g_autoptr(GError) error = NULL;
+    g_autoptr(FlameProfile) profile = NULL;
+
+    g_byte_array_append (c, b->data, b->len);
+    c->data[5] = 0;
+    profile = load (c, NULL, &error);
+    g_assert_null (profile);
+    g_assert_nonnull (strstr (error->message, "big-endian"));
+  }
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  if (argc == 3 && strcmp (argv[1], "--write-seed") == 0)
+    {
+      g_autoptr(GByteArray) b = write_capture ();
+
+      return g_file_set_contents (argv[2], (const char *) b->data, b->len, NULL) ? 0 : 1;
+    }
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/sysprof/cpu", test_cpu);
+  g_test_add_func ("/sysprof/memory", test_memory);
+  g_test_add_func ("/sysprof/without-symbols", test_without_symbols);
+  g_test_add_func ("/sysprof/truncated-corrupt", test_truncated_and_corrupt);
+  return g_test_run ();
+}
