@@ -211,7 +211,7 @@ test_json (void)
   g_assert_no_error (error);
   root = json_node_get_object (json_parser_get_root (parser));
 
-  g_assert_cmpint (json_object_get_int_member (root, "schema_version"), ==, 2);
+  g_assert_cmpint (json_object_get_int_member (root, "schema_version"), ==, 3);
   b = json_object_get_object_member (root, "baseline");
   g_assert_cmpstr (json_object_get_string_member (b, "path"), ==, base);
   g_assert_cmpstr (json_object_get_string_member (b, "format"), ==, "folded");

@@ -432,7 +432,7 @@ test_t9_export (void)
   json_parser_load_from_data (parser, out->str, out->len, &error);
   g_assert_no_error (error);
   root = json_node_get_object (json_parser_get_root (parser));
-  g_assert_cmpint (json_object_get_int_member (root, "schema_version"), ==, 2);
+  g_assert_cmpint (json_object_get_int_member (root, "schema_version"), ==, 3);
   functions = json_object_get_array_member (root, "functions");
   g_assert_cmpuint (json_array_get_length (functions), ==, 2);
   g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (root, "normalization"), "mode"), ==, "absolute");
@@ -918,7 +918,7 @@ test_binaries (void)
   json_parser_load_from_data (parser, json->str, json->len, &error);
   g_assert_no_error (error);
   o = json_node_get_object (json_parser_get_root (parser));
-  g_assert_cmpint (json_object_get_int_member (o, "schema_version"), ==, 2);
+  g_assert_cmpint (json_object_get_int_member (o, "schema_version"), ==, 3);
   arr = json_object_get_array_member (o, "binaries");
   g_assert_cmpuint (json_array_get_length (arr), ==, 4);
   o = json_array_get_object_element (arr, 0);

@@ -250,7 +250,7 @@ test_report_bytes (void)
   flame_test_run_cli_va (&j, "compare", "--normalize", "none", "--format", "json", a, b, NULL);
   g_assert_cmpint (j.status, ==, 0);
   root = parse_object (parser, j.out);
-  g_assert_cmpint (json_object_get_int_member (root, "schema_version"), ==, 2);
+  g_assert_cmpint (json_object_get_int_member (root, "schema_version"), ==, 3);
   g_assert_cmpstr (json_object_get_string_member (root, "unit"), ==, "bytes");
   g_assert_cmpfloat (json_object_get_double_member (json_object_get_object_member (root, "baseline"), "total"), ==, 78008844);
   g_assert_cmpfloat (json_object_get_double_member (json_object_get_object_member (root, "current"), "total"), ==, 98201363);

@@ -414,7 +414,18 @@ load_and_compare (FlameComparison  *self,
   self->diff = flame_diff_new (baseline, current, &self->diff_options, cancellable, error);
   if (self->diff == NULL)
     return FALSE;
-  self->report = flame_report_new (self->diff, &self->report_options);
+  {
+    FlameRunTimes times[2];
+
+    for (guint side = 0; side < 2; side++)
+      if (self->merged[side] != NULL)
+        times[side] = (FlameRunTimes) { self->merged[side]->n_runs, self->merged[side]->n_frames,
+                                        self->merged[side]->self_ms, self->merged[side]->total_ms };
+    self->report = flame_report_new_with_runs (self->diff,
+                                               self->merged[0] ? &times[0] : NULL,
+                                               self->merged[1] ? &times[1] : NULL,
+                                               &self->report_options);
+  }
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     {
       g_clear_object (&self->diff);

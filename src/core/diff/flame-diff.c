@@ -41,6 +41,10 @@ struct _FlameDiff
    * both sides carry them (flame_profile_set_function_weights()) */
   GArray           *fn_self[2];
   GArray           *fn_total[2];
+
+  /* each side's profile frame → diff frame, for per-run tables */
+  guint32          *frame_map[2];
+  guint             n_mapped[2];
 };
 
 G_DEFINE_FINAL_TYPE (FlameDiff, flame_diff, G_TYPE_OBJECT)
@@ -61,6 +65,7 @@ flame_diff_finalize (GObject *object)
     {
       g_clear_pointer (&self->fn_self[c], g_array_unref);
       g_clear_pointer (&self->fn_total[c], g_array_unref);
+      g_clear_pointer (&self->frame_map[c], g_free);
     }
   g_mutex_clear (&self->lazy_lock);
 
@@ -346,6 +351,29 @@ flame_diff_get_function_weights (FlameDiff *self,
   return TRUE;
 }
 
+/**
+ * flame_diff_get_frame_map:
+ * @side: FLAME_DIFF_BASELINE or FLAME_DIFF_CURRENT
+ * @n_frames: (out): the length of the map: the frames of that side's profile
+ *
+ * The one mapping from a side's profile frames to the diff's frames
+ * (name matching, hex stripping, files of another checkout applied);
+ * several profile frames can share a diff frame. Tables kept per
+ * profile frame (the runs of a side) go through it.
+ *
+ * Returns: (transfer none) (array length=n_frames): the diff frame of
+ *   each profile frame
+ */
+const guint32 *
+flame_diff_get_frame_map (FlameDiff *self,
+                          guint      side,
+                          guint     *n_frames)
+{
+  g_return_val_if_fail (FLAME_IS_DIFF (self) && side < 2, NULL);
+  *n_frames = self->n_mapped[side];
+  return self->frame_map[side];
+}
+
 /* Adds @src's column @src_col (weights converted to ms) into the diff
  * tree's column @dst_col. Parents precede children in the node array, so
  * one forward sweep maps every node. The mapped node keeps its path hash
@@ -364,13 +392,21 @@ merge_tree (FlameDiff     *self,
 {
   FlameTree *src = flame_profile_get_tree (profile);
   gboolean injective;
-  g_autofree guint32 *frame_map = map_frames (self, profile, files, files_strings, &injective);
+  guint32 *frame_map = map_frames (self, profile, files, files_strings, &injective);
   g_autofree MappedNode *node_map = NULL;
   gdouble ms0 = flame_profile_get_ms_per_weight (profile, src_col,
                                                  self->options.default_interval_ms);
   gdouble ms1 = both ? flame_profile_get_ms_per_weight (profile, src_col + 1,
                                                         self->options.default_interval_ms) : 0;
 
+  g_free (self->frame_map[dst_col]);
+  self->frame_map[dst_col] = frame_map;
+  self->n_mapped[dst_col] = flame_frames_count (flame_profile_get_frames (profile));
+  if (both)
+    {
+      self->frame_map[dst_col + 1] = g_memdup2 (frame_map, sizeof (guint32) * MAX (self->n_mapped[dst_col], 1));
+      self->n_mapped[dst_col + 1] = self->n_mapped[dst_col];
+    }
   merge_function_weights (self, profile, frame_map, src_col, dst_col, ms0);
   if (both)
     merge_function_weights (self, profile, frame_map, src_col + 1, dst_col + 1, ms1);

@@ -109,6 +109,9 @@ FlameProfile   *flame_diff_get_current           (FlameDiff          *self);
 guint           flame_diff_get_source_column     (FlameDiff          *self,
                                                   guint               side);
 FlameFrames    *flame_diff_get_frames            (FlameDiff          *self);
+const guint32  *flame_diff_get_frame_map         (FlameDiff          *self,
+                                                  guint               side,
+                                                  guint              *n_frames);
 gboolean        flame_diff_is_thread_frame       (FlameDiff          *self,
                                                   guint32             frame);
 FlameTree      *flame_diff_get_tree              (FlameDiff          *self);

@@ -11,6 +11,7 @@
 
 #include "flame-provenance.h"
 #include "flame-report.h"
+#include "flame-significance.h"
 
 struct _FlameReport
 {
@@ -22,6 +23,8 @@ struct _FlameReport
   guint               n_gate;     /* functions that fail the CI gate */
   GPtrArray          *binaries;   /* FlameBinary; NULL unless both were recorded */
   FlameQuantity       quantity;   /* what every value is in: ms, bytes, a count */
+  guint               n_runs[2];
+  gboolean            tested;     /* significance from the runs' spread */
 };
 
 void
@@ -110,9 +113,126 @@ compare_functions (const void *pa,
   return a->frame < b->frame ? -1 : a->frame > b->frame;
 }
 
+/* The status and the gate of @s once its significance is known */
+static void
+assign_status (FlameReport       *self,
+               FlameFunctionStat *s)
+{
+  gdouble delta = metric_delta (s, self->options.metric);
+  gdouble abs_delta = fabs (delta);
+  /* with runs, a change counts only when it is beyond their spread */
+  gboolean need_significance = self->options.gate_on_noise || s->tested;
+
+  if (s->total_b <= 0)
+    s->status = FLAME_STATUS_NEW;
+  else if (s->total_c <= 0)
+    s->status = FLAME_STATUS_REMOVED;
+  else if (need_significance && !s->significant)
+    s->status = FLAME_STATUS_UNCHANGED;
+  else if (delta > 0 && abs_delta >= self->options.min_abs_ms &&
+           s->delta_pct >= self->options.threshold_pct)
+    s->status = FLAME_STATUS_REGRESSION;
+  else if (delta < 0 && abs_delta >= self->options.min_abs_ms &&
+           s->delta_pct <= -self->options.threshold_pct)
+    s->status = FLAME_STATUS_IMPROVEMENT;
+  else
+    s->status = FLAME_STATUS_UNCHANGED;
+  self->counts[s->status]++;
+
+  /* The gate: a regression, or a new function beyond the thresholds
+   * (its Δ % is +100, as the report shows it), unless new functions
+   * are excluded. */
+  s->gate = s->status == FLAME_STATUS_REGRESSION ||
+            (s->status == FLAME_STATUS_NEW && !self->options.ignore_new &&
+             delta > 0 && abs_delta >= self->options.min_abs_ms &&
+             s->delta_pct >= self->options.threshold_pct &&
+             (!need_significance || s->significant));
+  self->n_gate += s->gate;
+}
+
+/* A side's runs per diff frame: n_runs × n_diff rows of the metric,
+ * summed over the profile frames that share a diff frame, times @scale */
+static gdouble *
+runs_by_diff_frame (FlameReport         *self,
+                    const FlameRunTimes *runs,
+                    guint                side,
+                    guint                n_diff,
+                    gdouble              scale)
+{
+  guint n_map;
+  const guint32 *map = flame_diff_get_frame_map (self->diff, side, &n_map);
+  const gdouble *src = self->options.metric == FLAME_METRIC_TOTAL ? runs->total : runs->self;
+  gdouble *out;
+
+  if (map == NULL || n_map != runs->n_frames)
+    return NULL;
+  out = g_new0 (gdouble, (gsize) runs->n_runs * MAX (n_diff, 1));
+  for (guint r = 0; r < runs->n_runs; r++)
+    for (guint f = 0; f < runs->n_frames; f++)
+      if (map[f] < n_diff)
+        out[(gsize) r * n_diff + map[f]] += src[(gsize) r * runs->n_frames + f] * scale;
+  return out;
+}
+
+/* Welch's t per function on the runs, then Benjamini–Hochberg over
+ * every function tested. Returns FALSE when the runs do not fit the diff. */
+static gboolean
+test_runs (FlameReport         *self,
+           const FlameRunTimes *baseline,
+           const FlameRunTimes *current,
+           guint                n_diff)
+{
+  g_autofree gdouble *rb = runs_by_diff_frame (self, baseline, FLAME_DIFF_BASELINE, n_diff,
+                                               flame_diff_get_scale (self->diff));
+  g_autofree gdouble *rc = runs_by_diff_frame (self, current, FLAME_DIFF_CURRENT, n_diff, 1);
+  g_autofree gdouble *xb = g_new (gdouble, baseline->n_runs);
+  g_autofree gdouble *xc = g_new (gdouble, current->n_runs);
+  g_autofree gdouble *p = g_new (gdouble, MAX (self->n_functions, 1));
+  g_autofree gdouble *q = g_new (gdouble, MAX (self->n_functions, 1));
+
+  if (rb == NULL || rc == NULL)
+    return FALSE;
+  for (guint i = 0; i < self->n_functions; i++)
+    {
+      FlameFunctionStat *s = &self->functions[i];
+      FlameWelch w;
+
+      for (guint r = 0; r < baseline->n_runs; r++)
+        xb[r] = rb[(gsize) r * n_diff + s->frame];
+      for (guint r = 0; r < current->n_runs; r++)
+        xc[r] = rc[(gsize) r * n_diff + s->frame];
+      flame_welch_test (xb, baseline->n_runs, xc, current->n_runs, FLAME_REPORT_CONFIDENCE, &w);
+      s->tested = TRUE;
+      s->p = p[i] = w.p;
+      s->ci_low = w.ci_low;
+      s->ci_high = w.ci_high;
+    }
+  flame_benjamini_hochberg (p, self->n_functions, q);
+  for (guint i = 0; i < self->n_functions; i++)
+    {
+      self->functions[i].q = q[i];
+      self->functions[i].significant = q[i] < self->options.alpha;
+    }
+  return TRUE;
+}
+
+/**
+ * flame_report_new_with_runs:
+ * @baseline: (nullable): the baseline's runs, when it has several
+ * @current: (nullable): the current side's runs
+ *
+ * The report of @diff. With two or more runs on each side, whether a
+ * change is real is decided on the spread of the runs (Welch's t per
+ * function, Benjamini–Hochberg across functions, docs/diff-semantics.md
+ * "Repeated runs") instead of on sampling noise, and a function is a
+ * regression or an improvement only when its change is both significant
+ * and beyond the thresholds. Otherwise it is flame_report_new().
+ */
 FlameReport *
-flame_report_new (FlameDiff                *diff,
-                  const FlameReportOptions *options)
+flame_report_new_with_runs (FlameDiff                *diff,
+                            const FlameRunTimes      *baseline,
+                            const FlameRunTimes      *current,
+                            const FlameReportOptions *options)
 {
   FlameReport *self;
   FlameTree *tree;
@@ -135,6 +255,8 @@ flame_report_new (FlameDiff                *diff,
     flame_report_options_init (&self->options);
   if (self->options.alpha <= 0)
     self->options.alpha = 0.05;
+  self->n_runs[FLAME_DIFF_BASELINE] = baseline != NULL ? baseline->n_runs : 1;
+  self->n_runs[FLAME_DIFF_CURRENT] = current != NULL ? current->n_runs : 1;
 
   tree = flame_diff_get_tree (diff);
   frames = flame_diff_get_frames (diff);
@@ -159,7 +281,6 @@ flame_report_new (FlameDiff                *diff,
     {
       FlameFunctionStat *s;
       FlameDiffValues v;
-      gdouble delta, abs_delta;
 
       if (flame_diff_is_thread_frame (diff, f))
         continue;
@@ -179,40 +300,38 @@ flame_report_new (FlameDiff                *diff,
       s->delta_pct = flame_diff_percent (&v, self->options.metric);
       s->significant = flame_diff_is_significant (diff, &v, self->options.metric,
                                                   self->options.alpha);
-
-      delta = metric_delta (s, self->options.metric);
-      abs_delta = fabs (delta);
-      if (s->total_b <= 0)
-        s->status = FLAME_STATUS_NEW;
-      else if (s->total_c <= 0)
-        s->status = FLAME_STATUS_REMOVED;
-      else if (self->options.gate_on_noise && !s->significant)
-        s->status = FLAME_STATUS_UNCHANGED;
-      else if (delta > 0 && abs_delta >= self->options.min_abs_ms &&
-               s->delta_pct >= self->options.threshold_pct)
-        s->status = FLAME_STATUS_REGRESSION;
-      else if (delta < 0 && abs_delta >= self->options.min_abs_ms &&
-               s->delta_pct <= -self->options.threshold_pct)
-        s->status = FLAME_STATUS_IMPROVEMENT;
-      else
-        s->status = FLAME_STATUS_UNCHANGED;
-      self->counts[s->status]++;
-
-      /* The gate: a regression, or a new function beyond the thresholds
-       * (its Δ % is +100, as the report shows it), unless new functions
-       * are excluded. */
-      s->gate = s->status == FLAME_STATUS_REGRESSION ||
-                (s->status == FLAME_STATUS_NEW && !self->options.ignore_new &&
-                 delta > 0 && abs_delta >= self->options.min_abs_ms &&
-                 s->delta_pct >= self->options.threshold_pct &&
-                 (!self->options.gate_on_noise || s->significant));
-      self->n_gate += s->gate;
     }
+
+  if (baseline != NULL && current != NULL && baseline->n_runs >= 2 && current->n_runs >= 2)
+    self->tested = test_runs (self, baseline, current, n_frames);
+  for (guint i = 0; i < self->n_functions; i++)
+    assign_status (self, &self->functions[i]);
 
   g_qsort_with_data (self->functions, self->n_functions, sizeof (FlameFunctionStat),
                      compare_functions, self);
 
   return self;
+}
+
+FlameReport *
+flame_report_new (FlameDiff                *diff,
+                  const FlameReportOptions *options)
+{
+  return flame_report_new_with_runs (diff, NULL, NULL, options);
+}
+
+/**
+ * flame_report_get_n_runs:
+ *
+ * Returns: how many runs @side had: 1 unless the report was made with
+ *   several
+ */
+guint
+flame_report_get_n_runs (FlameReport *self,
+                         guint        side)
+{
+  g_return_val_if_fail (self != NULL && side < 2, 1);
+  return self->n_runs[side];
 }
 
 void
@@ -534,6 +653,26 @@ describe_normalization (FlameReport *self)
   }
 }
 
+/* "8 baseline, 8 current; …": how the report tells a change from noise
+ * when both sides have several runs, NULL otherwise */
+static char *
+describe_runs (FlameReport *self)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  if (self->n_runs[0] <= 1 && self->n_runs[1] <= 1)
+    return NULL;
+  if (!self->tested)
+    return g_strdup_printf ("%u baseline, %u current; means per run, significance from "
+                            "sampling noise (runs are tested with 2 or more on each side)",
+                            self->n_runs[0], self->n_runs[1]);
+  return g_strdup_printf ("%u baseline, %u current; means per run, Welch's t per function, "
+                          "significant when Benjamini–Hochberg q < %s; Δ ± its %g %% interval",
+                          self->n_runs[0], self->n_runs[1],
+                          g_ascii_formatd (buf, sizeof buf, "%g", self->options.alpha),
+                          FLAME_REPORT_CONFIDENCE * 100);
+}
+
 /* "2 functions fail the gate (1 regression, 1 new function beyond the
  * thresholds)", or that none does. */
 static char *
@@ -668,7 +807,7 @@ column_titles (FlameReport *self,
   titles[1] = "File";
   titles[2] = time ? "Baseline ms" : "Baseline";
   titles[3] = time ? "Current ms" : "Current";
-  titles[4] = time ? "Δ ms" : "Δ";
+  titles[4] = self->tested ? (time ? "Δ ms ± 95 %" : "Δ ± 95 %") : (time ? "Δ ms" : "Δ");
   titles[5] = "Δ %";
 }
 
@@ -686,6 +825,15 @@ row_cells (FlameReport             *self,
   cells[2] = format_value_cell (self->quantity, metric_b (s, m), FALSE);
   cells[3] = format_value_cell (self->quantity, metric_c (s, m), FALSE);
   cells[4] = format_value_cell (self->quantity, metric_delta (s, m), TRUE);
+  /* the interval is of the metric the runs were tested on */
+  if (s->tested && m == self->options.metric)
+    {
+      g_autofree char *half = format_value_cell (self->quantity, (s->ci_high - s->ci_low) / 2, FALSE);
+      char *both = g_strdup_printf ("%s ± %s", cells[4], half);
+
+      g_free (cells[4]);
+      cells[4] = both;
+    }
   cells[5] = format_pct_cell (m == self->options.metric ? s->delta_pct : flame_diff_percent (&v, m));
 }
 
@@ -761,6 +909,7 @@ flame_report_write_text (FlameReport *self,
   g_autofree char *cur = describe_side (self, FLAME_DIFF_CURRENT);
   g_autofree char *norm = describe_normalization (self);
   g_autofree char *gate = describe_gate (self);
+  g_autofree char *runs = describe_runs (self);
   const char *titles[N_COLUMNS];
   char buf[G_ASCII_DTOSTR_BUF_SIZE];
 
@@ -771,6 +920,8 @@ flame_report_write_text (FlameReport *self,
                                                               : "  Total:         ");
   append_runtime (self, out);
   g_string_append_printf (out, "\n  Normalisation: %s\n", norm);
+  if (runs != NULL)
+    g_string_append_printf (out, "  Runs:          %s\n", runs);
   g_string_append_printf (out, "  Metric:        %s %s; thresholds ±%s%% and ",
                           metric_name (self->options.metric),
                           flame_quantity_get_noun (self->quantity),
@@ -875,6 +1026,7 @@ flame_report_write_markdown (FlameReport *self,
 {
   g_autofree char *norm = describe_normalization (self);
   g_autofree char *gate = describe_gate (self);
+  g_autofree char *runs = describe_runs (self);
   FlameDiff *diff = self->diff;
   const char *titles[N_COLUMNS];
   char buf[G_ASCII_DTOSTR_BUF_SIZE];
@@ -890,6 +1042,8 @@ flame_report_write_markdown (FlameReport *self,
   append_number (out, flame_diff_get_samples (diff, FLAME_DIFF_CURRENT));
   g_string_append (out, "  \n");
   g_string_append_printf (out, "**Normalisation:** %s  \n", norm);
+  if (runs != NULL)
+    g_string_append_printf (out, "**Runs:** %s  \n", runs);
   g_string_append_printf (out, "**Metric:** %s %s; thresholds ±%s%% and ",
                           metric_name (self->options.metric),
                           flame_quantity_get_noun (self->quantity),
@@ -963,6 +1117,16 @@ flame_report_write_markdown (FlameReport *self,
     }
 }
 
+/* a probability: small ones keep their digits, unlike append_number() */
+static void
+append_p (GString *out,
+          gdouble  p)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  g_string_append (out, g_ascii_formatd (buf, sizeof buf, "%.4g", CLAMP (p, 0.0, 1.0)));
+}
+
 /* `, "KEY": v` in the report's unit, and for time also the schema 1 key
  * `, "KEY_ms": v` (docs/report-schema.md: migration) */
 static void
@@ -1013,10 +1177,10 @@ append_json_side (FlameReport *self,
                               flame_diff_get_interval_assumed (diff, column) ? "true" : "false");
     }
   append_json_value (self, out, "total", flame_diff_get_total_ms (diff, column));
-  g_string_append (out, "}");
+  g_string_append_printf (out, ", \"runs\": %u}", self->n_runs[column]);
 }
 
-/* Schema: docs/report-schema.md (schema_version 2). */
+/* Schema: docs/report-schema.md (schema_version 3). */
 void
 flame_report_write_json (FlameReport *self,
                          GString     *out)
@@ -1024,7 +1188,7 @@ flame_report_write_json (FlameReport *self,
   FlameDiff *diff = self->diff;
   const FlameDiffOptions *dopts = flame_diff_get_options (diff);
 
-  g_string_append (out, "{\n  \"schema_version\": 2,\n  \"unit\": ");
+  g_string_append (out, "{\n  \"schema_version\": 3,\n  \"unit\": ");
   append_json_string (out, flame_quantity_to_string (self->quantity));
   g_string_append (out, ",\n  \"baseline\": ");
   append_json_side (self, out, FLAME_DIFF_BASELINE);
@@ -1046,6 +1210,8 @@ flame_report_write_json (FlameReport *self,
   append_number (out, self->options.alpha);
   g_string_append_printf (out, ", \"gate_on_significance\": %s},\n",
                           self->options.gate_on_noise ? "true" : "false");
+  g_string_append_printf (out, "  \"runs_test\": %s,\n",
+                          self->tested ? "\"welch-bh\"" : "null");
   g_string_append_printf (out,
                           "  \"summary\": {\"regressions\": %u, \"improvements\": %u, "
                           "\"new\": %u, \"removed\": %u, \"unchanged\": %u, "
@@ -1097,10 +1263,31 @@ flame_report_write_json (FlameReport *self,
       append_json_value (self, out, "delta_total", s->delta_total);
       g_string_append (out, ", \"delta_pct\": ");
       append_number (out, s->delta_pct);
-      g_string_append_printf (out, ", \"status\": \"%s\", \"significant\": %s, \"gate\": %s}",
+      g_string_append_printf (out, ", \"status\": \"%s\", \"significant\": %s, \"gate\": %s",
                               flame_status_to_string (s->status),
                               s->significant ? "true" : "false",
                               s->gate ? "true" : "false");
+      if (s->tested)
+        {
+          g_string_append (out, ", \"runs\": {\"baseline_mean\": ");
+          append_number (out, metric_b (s, self->options.metric));
+          g_string_append (out, ", \"current_mean\": ");
+          append_number (out, metric_c (s, self->options.metric));
+          g_string_append (out, ", \"diff\": ");
+          append_number (out, metric_delta (s, self->options.metric));
+          g_string_append (out, ", \"ci_low\": ");
+          append_number (out, s->ci_low);
+          g_string_append (out, ", \"ci_high\": ");
+          append_number (out, s->ci_high);
+          g_string_append (out, ", \"half_width\": ");
+          append_number (out, (s->ci_high - s->ci_low) / 2);
+          g_string_append (out, ", \"p\": ");
+          append_p (out, s->p);
+          g_string_append (out, ", \"q\": ");
+          append_p (out, s->q);
+          g_string_append (out, "}");
+        }
+      g_string_append_c (out, '}');
     }
   g_string_append (out, self->n_functions ? "\n  ]\n}\n" : "]\n}\n");
 }

@@ -33,7 +33,27 @@ typedef struct
   FlameStatus status;
   gboolean    significant;
   gboolean    gate;         /* fails --fail-on-regression */
+  /* several runs on both sides (flame_report_new_with_runs()): the
+   * metric's per-run times tested by Welch's t, corrected over all
+   * functions by Benjamini–Hochberg; significant means q < alpha */
+  gboolean    tested;
+  gdouble     ci_low;       /* 95 % interval of the metric's delta */
+  gdouble     ci_high;
+  gdouble     p;
+  gdouble     q;
 } FlameFunctionStat;
+
+/* One side's runs: per run, per frame of the side's profile (the one the
+ * diff compared), self and total in the diff's quantity, run-major. */
+typedef struct
+{
+  guint          n_runs;
+  guint          n_frames;
+  const gdouble *self;
+  const gdouble *total;
+} FlameRunTimes;
+
+#define FLAME_REPORT_CONFIDENCE 0.95
 
 typedef struct
 {
@@ -52,6 +72,12 @@ void                     flame_report_options_init (FlameReportOptions       *op
 const char              *flame_status_to_string    (FlameStatus               status);
 FlameReport             *flame_report_new          (FlameDiff                *diff,
                                                     const FlameReportOptions *options);
+FlameReport             *flame_report_new_with_runs (FlameDiff              *diff,
+                                                    const FlameRunTimes      *baseline,
+                                                    const FlameRunTimes      *current,
+                                                    const FlameReportOptions *options);
+guint                    flame_report_get_n_runs   (FlameReport              *self,
+                                                    guint                     side);
 void                     flame_report_free         (FlameReport              *self);
 GPtrArray               *flame_report_get_binaries (FlameReport              *self);
 guint                    flame_report_get_n_functions (FlameReport            *self);
