@@ -51,6 +51,10 @@ pair_second_chosen (GtkWindow *parent,
 {
   g_autoptr(GFile) baseline = user_data;
 
+  g_assert (FLAME_IS_WINDOW (parent));
+  g_assert (files != NULL);
+  g_assert (G_IS_FILE (baseline));
+
   if (files->len > 0)
     flame_window_open (FLAME_WINDOW (parent), baseline, files->pdata[0]);
 }
@@ -60,6 +64,9 @@ pair_first_chosen (GtkWindow *parent,
                    GPtrArray *files,
                    gpointer   user_data)
 {
+  g_assert (FLAME_IS_WINDOW (parent));
+  g_assert (files != NULL);
+
   if (files->len >= 2)
     flame_window_open_files (FLAME_WINDOW (parent), (GFile **) files->pdata, files->len);
   else if (files->len == 1)
@@ -72,6 +79,8 @@ open_pair_action (GtkWidget  *widget,
                   const char *name,
                   GVariant   *param)
 {
+  g_assert (FLAME_IS_WINDOW (widget));
+
   flame_choose_profiles (GTK_WINDOW (widget), _("Select the Baseline Profile, or Both Profiles"),
                          TRUE, pair_first_chosen, NULL);
 }
@@ -81,6 +90,9 @@ single_chosen (GtkWindow *parent,
                GPtrArray *files,
                gpointer   user_data)
 {
+  g_assert (FLAME_IS_WINDOW (parent));
+  g_assert (files != NULL);
+
   if (files->len > 0)
     flame_window_open_files (FLAME_WINDOW (parent), (GFile **) files->pdata, files->len);
 }
@@ -90,6 +102,8 @@ open_single_action (GtkWidget  *widget,
                     const char *name,
                     GVariant   *param)
 {
+  g_assert (FLAME_IS_WINDOW (widget));
+
   flame_choose_profiles (GTK_WINDOW (widget), _("Open a Profile"), FALSE, single_chosen, NULL);
 }
 
@@ -98,6 +112,8 @@ open_example_action (GtkWidget  *widget,
                      const char *name,
                      GVariant   *param)
 {
+  g_assert (FLAME_IS_WINDOW (widget));
+
   flame_window_open_example (FLAME_WINDOW (widget));
 }
 
@@ -109,6 +125,8 @@ open_recent_action (GtkWidget  *widget,
   g_autofree const char **uris = g_variant_get_strv (param, NULL);
   g_autoptr(GFile) a = NULL;
   g_autoptr(GFile) b = NULL;
+
+  g_assert (FLAME_IS_WINDOW (widget));
 
   if (uris[0] == NULL)
     return;
@@ -124,6 +142,8 @@ record_action (GtkWidget  *widget,
 {
   FlameWindow *self = FLAME_WINDOW (widget);
 
+  g_assert (FLAME_IS_WINDOW (widget));
+
   gtk_window_present (GTK_WINDOW (flame_record_dialog_new (self, self->settings)));
 }
 
@@ -133,6 +153,8 @@ cancel_action (GtkWidget  *widget,
                GVariant   *param)
 {
   FlameWindow *self = FLAME_WINDOW (widget);
+
+  g_assert (FLAME_IS_WINDOW (widget));
 
   if (self->cancellable != NULL)
     g_cancellable_cancel (self->cancellable);
@@ -156,6 +178,9 @@ recover_thread (GTask        *task,
   GPtrArray *spools = data;
   GPtrArray *written = g_ptr_array_new_with_free_func (g_free);
   GString *errors = g_string_new (NULL);
+
+  g_assert (G_IS_TASK (task));
+  g_assert (spools != NULL);
 
   for (guint i = 0; i < spools->len; i++)
     {
@@ -182,6 +207,9 @@ on_recovered (GObject      *source,
   FlameWindow *self = FLAME_WINDOW (source);
   g_autoptr(GPtrArray) written = g_task_propagate_pointer (G_TASK (result), NULL);
   const char *errors = g_object_get_data (G_OBJECT (result), "errors");
+
+  g_assert (FLAME_IS_WINDOW (self));
+  g_assert (G_IS_TASK (result));
 
   if (self->recover_revealer == NULL)
     return;   /* closed meanwhile: the recordings are written all the same */
@@ -223,6 +251,8 @@ recover_recordings_action (GtkWidget  *widget,
   FlameWindow *self = FLAME_WINDOW (widget);
   g_autoptr(GTask) task = NULL;
 
+  g_assert (FLAME_IS_WINDOW (widget));
+
   if (self->spools == NULL || self->recovering)
     return;
   self->recovering = TRUE;
@@ -237,6 +267,8 @@ dismiss_recover_action (GtkWidget  *widget,
                         const char *action_name,
                         GVariant   *parameter)
 {
+  g_assert (FLAME_IS_WINDOW (widget));
+
   gtk_revealer_set_reveal_child (FLAME_WINDOW (widget)->recover_revealer, FALSE);
 }
 
@@ -273,6 +305,8 @@ dismiss_error_action (GtkWidget  *widget,
                       const char *name,
                       GVariant   *param)
 {
+  g_assert (FLAME_IS_WINDOW (widget));
+
   gtk_revealer_set_reveal_child (FLAME_WINDOW (widget)->error_revealer, FALSE);
 }
 
@@ -284,6 +318,8 @@ swap_action (GtkWidget  *widget,
   FlameWindow *self = FLAME_WINDOW (widget);
   FlameComparison *base;
   g_autoptr(FlameComparison) next = NULL;
+
+  g_assert (FLAME_IS_WINDOW (widget));
 
   if (self->pending != NULL && self->view_task == NULL)
     {
@@ -305,6 +341,8 @@ reload_action (GtkWidget  *widget,
 {
   FlameWindow *self = FLAME_WINDOW (widget);
 
+  g_assert (FLAME_IS_WINDOW (widget));
+
   if (self->files[0] != NULL)
     flame_window_open (self, self->files[0], self->files[1]);
 }
@@ -316,6 +354,8 @@ copy_summary_action (GtkWidget  *widget,
 {
   FlameWindow *self = FLAME_WINDOW (widget);
   g_autoptr(GString) out = g_string_new (NULL);
+
+  g_assert (FLAME_IS_WINDOW (widget));
 
   if (self->report == NULL)
     return;
@@ -355,6 +395,9 @@ export_run (GTask        *task,
   GError *error = NULL;
   gboolean ok;
 
+  g_assert (G_IS_TASK (task));
+  g_assert (job != NULL);
+
   job->options.title = job->title;
   job->options.search = job->search;
   ok = job->svg ? flame_export_svg (job->source, &job->options, job->path, &error)
@@ -372,6 +415,9 @@ export_done (GObject      *object,
 {
   FlameWindow *self = FLAME_WINDOW (object);
   g_autoptr(GError) error = NULL;
+
+  g_assert (FLAME_IS_WINDOW (self));
+  g_assert (G_IS_TASK (result));
 
   self->n_exports--;
   if (!g_task_propagate_boolean (G_TASK (result), &error))
@@ -439,6 +485,9 @@ export_chosen (GtkWindow *parent,
                GPtrArray *files,
                gpointer   user_data)
 {
+  g_assert (FLAME_IS_WINDOW (parent));
+  g_assert (files != NULL);
+
   if (files->len > 0)
     _flame_window_export (FLAME_WINDOW (parent), files->pdata[0]);
 }
@@ -455,6 +504,8 @@ export_action (GtkWidget  *widget,
   char *dot = strrchr (base, '.');
   g_autofree char *initial = NULL;
 
+  g_assert (FLAME_IS_WINDOW (widget));
+
   if (dot != NULL && dot != base)
     *dot = 0;
   initial = g_strconcat (base, self->diff ? "-diff.png" : ".png", NULL);
@@ -466,6 +517,8 @@ next_match_action (GtkWidget  *widget,
                    const char *name,
                    GVariant   *param)
 {
+  g_assert (FLAME_IS_WINDOW (widget));
+
   flame_graph_view_next_match (FLAME_WINDOW (widget)->graph_view);
 }
 
@@ -474,6 +527,8 @@ previous_match_action (GtkWidget  *widget,
                        const char *name,
                        GVariant   *param)
 {
+  g_assert (FLAME_IS_WINDOW (widget));
+
   flame_graph_view_previous_match (FLAME_WINDOW (widget)->graph_view);
 }
 
@@ -482,6 +537,8 @@ zoom_out_action (GtkWidget  *widget,
                  const char *name,
                  GVariant   *param)
 {
+  g_assert (FLAME_IS_WINDOW (widget));
+
   flame_graph_view_zoom_out (FLAME_WINDOW (widget)->graph_view);
 }
 
@@ -490,6 +547,8 @@ reset_zoom_action (GtkWidget  *widget,
                    const char *name,
                    GVariant   *param)
 {
+  g_assert (FLAME_IS_WINDOW (widget));
+
   flame_graph_view_reset_zoom (FLAME_WINDOW (widget)->graph_view);
 }
 

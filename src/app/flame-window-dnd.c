@@ -19,6 +19,9 @@ on_drop (GtkDropTarget *target,
   GSList *list;
   g_autoptr(GPtrArray) files = g_ptr_array_new ();
 
+  g_assert (GTK_IS_DROP_TARGET (target));
+  g_assert (FLAME_IS_WINDOW (self));
+
   if (!G_VALUE_HOLDS (value, GDK_TYPE_FILE_LIST))
     return FALSE;
   list = gdk_file_list_get_files (g_value_get_boxed (value));

@@ -35,6 +35,9 @@ _flame_window_add_to_recent (FlameWindow *self)
     .app_exec = (char *) "flamediff %u",
   };
 
+  g_assert (FLAME_IS_WINDOW (self));
+  g_assert (G_IS_FILE (self->files[0]));
+
   if (self->files[1] == NULL)
     {
       data.groups = (char **) groups_single;
@@ -70,6 +73,8 @@ _flame_window_rebuild_recent_menu (FlameWindow *self)
   GList *items = gtk_recent_manager_get_items (manager);
   g_autoptr(GPtrArray) sorted = g_ptr_array_new ();
   guint shown = 0;
+
+  g_assert (FLAME_IS_WINDOW (self));
 
   g_menu_remove_all (self->recent_menu);
   g_menu_remove_all (self->open_recent_section);
