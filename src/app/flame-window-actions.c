@@ -343,8 +343,28 @@ reload_action (GtkWidget  *widget,
 
   g_assert (FLAME_IS_WINDOW (widget));
 
-  if (self->files[0] != NULL)
-    flame_window_open (self, self->files[0], self->files[1]);
+  /* every run of each side, read again */
+  if (self->comparison != NULL && self->files[0] != NULL)
+    {
+      g_autoptr(GPtrArray) base_runs = g_ptr_array_new_with_free_func (g_object_unref);
+      g_autoptr(GPtrArray) cur_runs = g_ptr_array_new_with_free_func (g_object_unref);
+      GPtrArray *runs[2] = { base_runs, cur_runs };
+
+      for (guint side = 0; side < 2; side++)
+        for (guint i = 0; i < flame_comparison_get_n_runs (self->comparison, side); i++)
+          {
+            GFile *file = flame_comparison_get_run_file (self->comparison, side, i);
+
+            if (file == NULL)
+              {
+                /* a run that came without a file: read what has one */
+                flame_window_open (self, self->files[0], self->files[1]);
+                return;
+              }
+            g_ptr_array_add (runs[side], g_object_ref (file));
+          }
+      flame_window_open_runs (self, base_runs, cur_runs->len > 0 ? cur_runs : NULL);
+    }
 }
 
 static void

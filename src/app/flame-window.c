@@ -149,6 +149,23 @@ update_binaries_label (FlameWindow *self)
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->binaries_label), details->str);
 }
 
+/* "before (5 runs)": a side of several runs by the folder of its first */
+static char *
+side_name (FlameWindow *self,
+           guint        side)
+{
+  guint n = flame_comparison_get_n_runs (self->comparison, side);
+  g_autoptr(GFile) parent = NULL;
+  g_autofree char *name = NULL;
+
+  if (n <= 1 || self->files[side] == NULL)
+    return display_name (self->files[side]);
+  parent = g_file_get_parent (self->files[side]);
+  name = parent ? g_file_get_basename (parent) : display_name (self->files[side]);
+  /* Translators: a side of the comparison: its folder, and how many runs of the program it holds */
+  return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s (%u run)", "%s (%u runs)", n), name, n);
+}
+
 static void
 update_summary (FlameWindow *self)
 {
@@ -214,7 +231,15 @@ update_summary (FlameWindow *self)
       GString *scale = g_string_new (NULL);
       guint elided = flame_diff_get_elided_count (diff);
 
-      if (self->files[1] != NULL)
+      if (flame_comparison_get_n_runs (self->comparison, FLAME_DIFF_BASELINE) > 1 ||
+          flame_comparison_get_n_runs (self->comparison, FLAME_DIFF_CURRENT) > 1)
+        {
+          g_autofree char *base_side = side_name (self, FLAME_DIFF_BASELINE);
+          g_autofree char *cur_side = side_name (self, FLAME_DIFF_CURRENT);
+
+          files = g_strdup_printf (_("%s → %s"), base_side, cur_side);
+        }
+      else if (self->files[1] != NULL)
         /* Translators: baseline file → current file */
         files = g_strdup_printf (_("%s → %s"), base_name, cur_name);
       else
@@ -821,6 +846,71 @@ flame_window_open (FlameWindow *self,
   _flame_window_start_comparison (self, comparison);
 }
 
+/**
+ * flame_window_open_runs:
+ * @baseline: (element-type GFile): the baseline's runs, at least one
+ * @current: (element-type GFile) (nullable): the current side's runs
+ *
+ * Compares sets of runs (issue 14): the core merges each side and tests
+ * the changes against the run-to-run spread.
+ */
+void
+flame_window_open_runs (FlameWindow *self,
+                        GPtrArray   *baseline,
+                        GPtrArray   *current)
+{
+  g_autoptr(FlameComparison) comparison = NULL;
+  GPtrArray *sides[2] = { baseline, current };
+
+  g_return_if_fail (FLAME_IS_WINDOW (self));
+  g_return_if_fail (baseline != NULL && baseline->len > 0);
+
+  comparison = flame_comparison_new ();
+  for (guint side = 0; side < 2; side++)
+    for (guint i = 0; sides[side] != NULL && i < sides[side]->len; i++)
+      flame_comparison_add_file (comparison, side, g_ptr_array_index (sides[side], i));
+  apply_options (self, comparison);
+  _flame_window_clear_pending (self);
+  self->pending_opens = TRUE;
+  _flame_window_start_comparison (self, comparison);
+}
+
+/* the profiles in @folder, as GFiles; NULL and a banner when none */
+static GPtrArray *
+list_folder_runs (FlameWindow *self,
+                  GFile       *folder)
+{
+  g_autofree char *path = g_file_get_path (folder);
+  g_autoptr(GPtrArray) paths = NULL;
+  g_autoptr(GError) error = NULL;
+  GPtrArray *files;
+
+  g_assert (FLAME_IS_WINDOW (self));
+  g_assert (G_IS_FILE (folder));
+
+  if (path != NULL)
+    paths = flame_comparison_list_runs (path, NULL, &error);
+  if (paths == NULL)
+    {
+      g_autofree char *message = g_strdup_printf (_("Could not open the profile: %s"),
+                                                  error ? error->message
+                                                        : _("only local folders can be read"));
+
+      _flame_window_show_error (self, message);
+      return NULL;
+    }
+  files = g_ptr_array_new_with_free_func (g_object_unref);
+  for (guint i = 0; i < paths->len; i++)
+    g_ptr_array_add (files, g_file_new_for_path (g_ptr_array_index (paths, i)));
+  return files;
+}
+
+static gboolean
+is_folder (GFile *file)
+{
+  return g_file_query_file_type (file, G_FILE_QUERY_INFO_NONE, NULL) == G_FILE_TYPE_DIRECTORY;
+}
+
 /* a word of the name before its first dot: "baseline.folded",
  * "app-before.perf", "old_run.folded" (not "folded", which holds "old") */
 static gboolean
@@ -885,6 +975,39 @@ flame_window_open_files (FlameWindow  *self,
 
   if (n_files == 0)
     return;
+  for (guint i = 0; i < n_files; i++)
+    if (is_folder (files[i]))
+      {
+        GFile *base, *cur;
+        g_autoptr(GPtrArray) base_runs = NULL;
+        g_autoptr(GPtrArray) cur_runs = NULL;
+
+        /* a folder is a side: every profile inside is one of its runs */
+        if (n_files != 2)
+          {
+            _flame_window_show_error (self, _("Open two folders: the baseline’s runs and the current runs"));
+            return;
+          }
+        flame_window_order_pair (files[0], files[1], &base, &cur);
+        base_runs = is_folder (base) ? list_folder_runs (self, base) : NULL;
+        cur_runs = is_folder (cur) ? list_folder_runs (self, cur) : NULL;
+        if (base_runs == NULL && is_folder (base))
+          return;
+        if (cur_runs == NULL && is_folder (cur))
+          return;
+        if (base_runs == NULL)
+          {
+            base_runs = g_ptr_array_new_with_free_func (g_object_unref);
+            g_ptr_array_add (base_runs, g_object_ref (base));
+          }
+        if (cur_runs == NULL)
+          {
+            cur_runs = g_ptr_array_new_with_free_func (g_object_unref);
+            g_ptr_array_add (cur_runs, g_object_ref (cur));
+          }
+        flame_window_open_runs (self, base_runs, cur_runs);
+        return;
+      }
   if (n_files == 1)
     flame_window_open (self, files[0], NULL);
   else
