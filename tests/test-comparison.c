@@ -346,6 +346,50 @@ test_one_run_unmerged (void)
   g_assert_null (flame_comparison_get_runs (c, FLAME_DIFF_BASELINE));
 }
 
+/* a folder stands for every profile in it, by name; a file for itself */
+static void
+test_list_runs (void)
+{
+  Files f;
+  g_autofree char *readme = NULL;
+  g_autofree char *sub = NULL;
+  g_autoptr(GPtrArray) ignored = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) runs = NULL;
+  g_autoptr(GPtrArray) one = NULL;
+  g_autoptr(GPtrArray) none = NULL;
+  g_autoptr(GError) error = NULL;
+
+  files_init (&f, BASE_TEXT, CUR_TEXT);
+  readme = g_build_filename (f.dir, "README.txt", NULL);
+  sub = g_build_filename (f.dir, "older", NULL);
+  g_assert_true (g_file_set_contents (readme, "Two runs of main.\n", -1, NULL));
+  g_assert_cmpint (g_mkdir (sub, 0700), ==, 0);
+
+  runs = flame_comparison_list_runs (f.dir, ignored, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (runs);
+  g_assert_cmpuint (runs->len, ==, 2);
+  g_assert_cmpstr (g_ptr_array_index (runs, 0), ==, f.base);
+  g_assert_cmpstr (g_ptr_array_index (runs, 1), ==, f.cur);
+  g_assert_cmpuint (ignored->len, ==, 1);
+  g_assert_cmpstr (g_ptr_array_index (ignored, 0), ==, readme);
+
+  one = flame_comparison_list_runs (f.cur, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (one->len, ==, 1);
+  g_assert_cmpstr (g_ptr_array_index (one, 0), ==, f.cur);
+
+  /* a folder of no profile is an error that names it */
+  none = flame_comparison_list_runs (sub, NULL, &error);
+  g_assert_null (none);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+  g_assert_nonnull (strstr (error->message, sub));
+
+  g_rmdir (sub);
+  g_unlink (readme);
+  files_clear (&f);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -361,5 +405,6 @@ main (int   argc,
   g_test_add_func ("/comparison/several-runs", test_several_runs);
   g_test_add_func ("/comparison/one-run-unmerged", test_one_run_unmerged);
   g_test_add_func ("/comparison/runs-mixed-units", test_runs_mixed_units);
+  g_test_add_func ("/comparison/list-runs", test_list_runs);
   return g_test_run ();
 }

@@ -665,6 +665,75 @@ test_single_file (void)
   gtk_window_destroy (GTK_WINDOW (single));
 }
 
+/* A folder per side, as dropped (issue 14): each profile inside is one
+ * run; the header counts them and Reload reads every run again */
+static void
+write_runs (const char *dir,
+            const char *stack,
+            guint       n)
+{
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0700), ==, 0);
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("run-%u.folded", i);
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+      g_autofree char *text = g_strdup_printf ("main;parse 40\nmain;%s %u\n", stack, 60 + i);
+
+      g_assert_true (g_file_set_contents (path, text, -1, NULL));
+    }
+}
+
+static void
+test_open_folders (void)
+{
+  g_autofree char *tmp = g_dir_make_tmp ("flamediff-runs-XXXXXX", NULL);
+  g_autofree char *before = g_build_filename (tmp, "before", NULL);
+  g_autofree char *after = g_build_filename (tmp, "after", NULL);
+  GFile *folders[2];
+  FlameWindow *w = flame_window_new (ADW_APPLICATION (app));
+
+  write_runs (before, "work", 3);
+  write_runs (after, "work", 4);
+  /* the order dropped does not matter: "before" names the baseline */
+  folders[0] = g_file_new_for_path (after);
+  folders[1] = g_file_new_for_path (before);
+  gtk_window_present (GTK_WINDOW (w));
+  flame_window_open_files (w, folders, 2);
+  wait_for_window (w);
+  g_assert_false (gtk_revealer_get_reveal_child (w->error_revealer));
+  g_assert_nonnull (w->diff);
+  g_assert_cmpuint (flame_comparison_get_n_runs (w->comparison, FLAME_DIFF_BASELINE), ==, 3);
+  g_assert_cmpuint (flame_comparison_get_n_runs (w->comparison, FLAME_DIFF_CURRENT), ==, 4);
+  g_assert_cmpstr (gtk_label_get_text (w->files_label), ==, "before (3 runs) → after (4 runs)");
+
+  gtk_widget_activate_action (GTK_WIDGET (w), "win.reload", NULL);
+  wait_for_window (w);
+  g_assert_cmpuint (flame_comparison_get_n_runs (w->comparison, FLAME_DIFF_BASELINE), ==, 3);
+  g_assert_cmpuint (flame_comparison_get_n_runs (w->comparison, FLAME_DIFF_CURRENT), ==, 4);
+
+  /* one folder alone is not a comparison: said, and nothing changes */
+  flame_window_open_files (w, folders, 1);
+  g_assert_true (gtk_revealer_get_reveal_child (w->error_revealer));
+  g_assert_false (flame_window_is_busy (w));
+  g_assert_cmpuint (flame_comparison_get_n_runs (w->comparison, FLAME_DIFF_CURRENT), ==, 4);
+
+  gtk_window_destroy (GTK_WINDOW (w));
+  for (guint i = 0; i < 2; i++)
+    g_object_unref (folders[i]);
+  for (guint i = 0; i < 4; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("run-%u.folded", i);
+      g_autofree char *b = g_build_filename (before, name, NULL);
+      g_autofree char *c = g_build_filename (after, name, NULL);
+
+      g_unlink (b);
+      g_unlink (c);
+    }
+  g_rmdir (before);
+  g_rmdir (after);
+  g_rmdir (tmp);
+}
+
 /* A recording of the example with the given build-ids, in a temp dir */
 static GFile *
 recording_with_build_ids (const char *example_name,
@@ -1532,6 +1601,7 @@ main (int   argc,
   g_test_add_func ("/window/dark", test_dark);
   g_test_add_func ("/window/copy-summary", test_copy_summary);
   g_test_add_func ("/window/single-file", test_single_file);
+  g_test_add_func ("/window/open-folders", test_open_folders);
   g_test_add_func ("/window/drop-two-files", test_drop_two_files);
   g_test_add_func ("/window/close-with-selected-change", test_close_with_selected_change);
   g_test_add_func ("/window/export", test_export);

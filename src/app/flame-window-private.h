@@ -97,7 +97,27 @@ struct _FlameWindow
   guint                 reveal_tick;
 };
 
-void _flame_window_export (FlameWindow *self,
-                           GFile       *file);
+/* flame-window.c */
+void             _flame_window_show_error         (FlameWindow     *self,
+                                                   const char      *message);
+void             _flame_window_clear_pending      (FlameWindow     *self);
+void             _flame_window_start_comparison   (FlameWindow     *self,
+                                                   FlameComparison *comparison);
+FlameComparison *_flame_window_derive_comparison  (FlameWindow     *self,
+                                                   FlameComparison *from,
+                                                   gboolean         swap);
+
+/* flame-window-actions.c */
+void             _flame_window_class_actions_init (GtkWidgetClass  *widget_class);
+void             _flame_window_actions_update     (FlameWindow     *self);
+void             _flame_window_export             (FlameWindow     *self,
+                                                   GFile           *file);
+
+/* flame-window-dnd.c */
+void             _flame_window_setup_dnd          (FlameWindow     *self);
+
+/* flame-window-recent.c */
+void             _flame_window_add_to_recent      (FlameWindow     *self);
+void             _flame_window_rebuild_recent_menu (FlameWindow    *self);
 
 G_END_DECLS

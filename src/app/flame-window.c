@@ -19,19 +19,11 @@
 #include "flame-breadcrumbs.h"
 #include "flame-change-row.h"
 #include "flame-comparison.h"
-#include "flame-export.h"
-#include "flame-file-chooser.h"
 #include "flame-legend.h"
 #include "flame-loader.h"
 #include "flame-provenance.h"
-#include "flame-record-dialog.h"
-#include "flame-recorder.h"
 #include "flame-window-private.h"
 
-#define MAX_RECENT 8
-#define RECENT_GROUP "flamediff"
-#define RECENT_SINGLE_GROUP "flamediff-single"
-#define RECENT_BASELINE_PREFIX "flamediff-baseline:"
 
 enum {
   PROP_0,
@@ -97,8 +89,8 @@ pulse_progress (gpointer user_data)
   return G_SOURCE_CONTINUE;
 }
 
-static void
-show_error (FlameWindow *self,
+void
+_flame_window_show_error (FlameWindow *self,
             const char  *message)
 {
   g_free (self->last_error);
@@ -107,33 +99,6 @@ show_error (FlameWindow *self,
   gtk_revealer_set_reveal_child (self->error_revealer, TRUE);
 }
 
-static void
-update_actions (FlameWindow *self)
-{
-  GtkWidget *w = GTK_WIDGET (self);
-  gboolean loaded = self->source != NULL;
-  gboolean is_diff = self->diff != NULL;
-
-  gtk_widget_action_set_enabled (w, "win.swap", self->files[1] != NULL);
-  gtk_widget_action_set_enabled (w, "win.reload", self->files[0] != NULL);
-  gtk_widget_action_set_enabled (w, "win.export", loaded);
-  gtk_widget_action_set_enabled (w, "win.copy-summary", self->report != NULL);
-  gtk_widget_action_set_enabled (w, "win.find", loaded);
-  gtk_widget_action_set_enabled (w, "win.next-match", loaded);
-  gtk_widget_action_set_enabled (w, "win.previous-match", loaded);
-  gtk_widget_action_set_enabled (w, "win.zoom-out", loaded);
-  gtk_widget_action_set_enabled (w, "win.reset-zoom", loaded);
-  gtk_widget_action_set_enabled (w, "win.show-sidebar", self->report != NULL);
-  gtk_widget_action_set_enabled (w, "win.view", is_diff);
-  gtk_widget_action_set_enabled (w, "win.inverted", is_diff && g_strcmp0 (self->view, "elided") != 0);
-  gtk_widget_action_set_enabled (w, "win.normalize", is_diff);
-  gtk_widget_action_set_enabled (w, "win.colour-by-total", is_diff);
-  gtk_widget_action_set_enabled (w, "win.hide-noise", is_diff);
-
-  gtk_widget_set_visible (self->sidebar_button, self->report != NULL);
-  gtk_widget_set_visible (self->view_menu_button, loaded);
-  gtk_widget_set_visible (self->search_button, loaded);
-}
 
 /* "Binary changed: imgconv" when the two recordings ran different
  * builds (build-ids from the recorder's metadata), the details in the
@@ -182,6 +147,23 @@ update_binaries_label (FlameWindow *self)
                                          "%u libraries loaded by one run only", n), n);
   gtk_label_set_text (self->binaries_label, text);
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->binaries_label), details->str);
+}
+
+/* "before (5 runs)": a side of several runs by the folder of its first */
+static char *
+side_name (FlameWindow *self,
+           guint        side)
+{
+  guint n = flame_comparison_get_n_runs (self->comparison, side);
+  g_autoptr(GFile) parent = NULL;
+  g_autofree char *name = NULL;
+
+  if (n <= 1 || self->files[side] == NULL)
+    return display_name (self->files[side]);
+  parent = g_file_get_parent (self->files[side]);
+  name = parent ? g_file_get_basename (parent) : display_name (self->files[side]);
+  /* Translators: a side of the comparison: its folder, and how many runs of the program it holds */
+  return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s (%u run)", "%s (%u runs)", n), name, n);
 }
 
 static void
@@ -249,7 +231,15 @@ update_summary (FlameWindow *self)
       GString *scale = g_string_new (NULL);
       guint elided = flame_diff_get_elided_count (diff);
 
-      if (self->files[1] != NULL)
+      if (flame_comparison_get_n_runs (self->comparison, FLAME_DIFF_BASELINE) > 1 ||
+          flame_comparison_get_n_runs (self->comparison, FLAME_DIFF_CURRENT) > 1)
+        {
+          g_autofree char *base_side = side_name (self, FLAME_DIFF_BASELINE);
+          g_autofree char *cur_side = side_name (self, FLAME_DIFF_CURRENT);
+
+          files = g_strdup_printf (_("%s → %s"), base_side, cur_side);
+        }
+      else if (self->files[1] != NULL)
         /* Translators: baseline file → current file */
         files = g_strdup_printf (_("%s → %s"), base_name, cur_name);
       else
@@ -391,116 +381,6 @@ fill_changes (FlameWindow *self)
 }
 
 /* ------------------------------------------------------------------ */
-/* Recent comparisons: both files go to GtkRecentManager; the current
- * file's entry names its baseline in a group. */
-
-static void
-add_to_recent (FlameWindow *self)
-{
-  GtkRecentManager *manager = gtk_recent_manager_get_default ();
-  g_autofree char *base_uri = g_file_get_uri (self->files[0]);
-  g_autofree char *pair_group = NULL;
-  const char *groups_single[] = { RECENT_GROUP, RECENT_SINGLE_GROUP, NULL };
-  const char *groups_base[] = { RECENT_GROUP, NULL };
-  const char *groups_pair[] = { RECENT_GROUP, NULL, NULL };
-  GtkRecentData data = {
-    .display_name = NULL,
-    .mime_type = (char *) "text/plain",
-    .app_name = (char *) "Flamediff",
-    .app_exec = (char *) "flamediff %u",
-  };
-
-  if (self->files[1] == NULL)
-    {
-      data.groups = (char **) groups_single;
-      gtk_recent_manager_add_full (manager, base_uri, &data);
-      return;
-    }
-  data.groups = (char **) groups_base;
-  gtk_recent_manager_add_full (manager, base_uri, &data);
-  pair_group = g_strconcat (RECENT_BASELINE_PREFIX, base_uri, NULL);
-  groups_pair[1] = pair_group;
-  data.groups = (char **) groups_pair;
-  {
-    g_autofree char *cur_uri = g_file_get_uri (self->files[1]);
-
-    gtk_recent_manager_add_full (manager, cur_uri, &data);
-  }
-}
-
-static gint
-compare_recent (gconstpointer a,
-                gconstpointer b)
-{
-  GDateTime *ta = gtk_recent_info_get_modified (*(GtkRecentInfo **) a);
-  GDateTime *tb = gtk_recent_info_get_modified (*(GtkRecentInfo **) b);
-
-  return g_date_time_compare (tb, ta);
-}
-
-static void
-rebuild_recent_menu (FlameWindow *self)
-{
-  GtkRecentManager *manager = gtk_recent_manager_get_default ();
-  GList *items = gtk_recent_manager_get_items (manager);
-  g_autoptr(GPtrArray) sorted = g_ptr_array_new ();
-  guint shown = 0;
-
-  g_menu_remove_all (self->recent_menu);
-  g_menu_remove_all (self->open_recent_section);
-
-  for (GList *l = items; l; l = l->next)
-    if (gtk_recent_info_has_group (l->data, RECENT_GROUP))
-      g_ptr_array_add (sorted, l->data);
-  g_ptr_array_sort (sorted, compare_recent);
-
-  for (guint i = 0; i < sorted->len && shown < MAX_RECENT; i++)
-    {
-      GtkRecentInfo *info = sorted->pdata[i];
-      g_auto(GStrv) groups = gtk_recent_info_get_groups (info, NULL);
-      const char *base_uri = NULL;
-      g_autoptr(GFile) cur = g_file_new_for_uri (gtk_recent_info_get_uri (info));
-      g_autoptr(GFile) base = NULL;
-      g_autofree char *cur_name = g_file_get_basename (cur);
-      g_autofree char *label = NULL;
-      g_autoptr(GMenuItem) item = NULL;
-      GVariantBuilder b;
-
-      for (guint g = 0; groups[g]; g++)
-        if (g_str_has_prefix (groups[g], RECENT_BASELINE_PREFIX))
-          base_uri = groups[g] + strlen (RECENT_BASELINE_PREFIX);
-      g_variant_builder_init (&b, G_VARIANT_TYPE_STRING_ARRAY);
-      if (base_uri != NULL)
-        {
-          g_autofree char *base_name = NULL;
-
-          base = g_file_new_for_uri (base_uri);
-          base_name = g_file_get_basename (base);
-          label = g_strdup_printf (_("%s → %s"), base_name, cur_name);
-          g_variant_builder_add (&b, "s", base_uri);
-        }
-      else if (gtk_recent_info_has_group (info, RECENT_SINGLE_GROUP))
-        label = g_strdup (cur_name);
-      else
-        continue;
-      g_variant_builder_add (&b, "s", gtk_recent_info_get_uri (info));
-
-      item = g_menu_item_new (label, NULL);
-      g_menu_item_set_action_and_target_value (item, "win.open-recent", g_variant_builder_end (&b));
-      g_menu_append_item (self->recent_menu, item);
-      g_menu_append_item (self->open_recent_section, item);
-      shown++;
-    }
-  if (shown == 0)
-    {
-      g_autoptr(GMenuItem) item = g_menu_item_new (_("No Recent Comparisons"), "win.none");
-
-      g_menu_append_item (self->recent_menu, item);
-    }
-  g_list_free_full (items, (GDestroyNotify) gtk_recent_info_unref);
-}
-
-/* ------------------------------------------------------------------ */
 
 static void
 on_file_changed (FlameWindow       *self,
@@ -567,8 +447,8 @@ apply_options (FlameWindow     *self,
 }
 
 /* the runs of @from (loaded), compared again with the window's options */
-static FlameComparison *
-derive_comparison (FlameWindow     *self,
+FlameComparison *
+_flame_window_derive_comparison (FlameWindow     *self,
                    FlameComparison *from,
                    gboolean         swap)
 {
@@ -628,8 +508,8 @@ renew_cancellable (FlameWindow *self)
 }
 
 /* nothing in flight any more: what was pending is dropped or shown */
-static void
-clear_pending (FlameWindow *self)
+void
+_flame_window_clear_pending (FlameWindow *self)
 {
   if (self->pending != NULL)
     g_signal_handlers_disconnect_by_data (self->pending, self);
@@ -653,7 +533,7 @@ adopt (FlameWindow       *self,
   gboolean new_report = comparison != self->comparison;
 
   g_object_ref (comparison);
-  clear_pending (self);
+  _flame_window_clear_pending (self);
   gtk_revealer_set_reveal_child (self->error_revealer, FALSE);
 
   g_set_object (&self->comparison, comparison);
@@ -680,7 +560,7 @@ adopt (FlameWindow       *self,
   gtk_stack_set_visible_child_name (self->main_stack, "graph");
   if (opened)
     {
-      add_to_recent (self);
+      _flame_window_add_to_recent (self);
       watch_files (self);
     }
   if (self->report != NULL && !was_diff && self->reveal_tick == 0 &&
@@ -690,7 +570,7 @@ adopt (FlameWindow       *self,
   if (self->report == NULL)
     adw_flap_set_reveal_flap (self->flap, FALSE);
   update_summary (self);
-  update_actions (self);
+  _flame_window_actions_update (self);
   update_match_label (self);
 }
 
@@ -759,8 +639,8 @@ view_done (GObject      *object,
           g_autofree char *message = g_strdup_printf (_("Could not compare the profiles: %s"),
                                                       error->message);
 
-          clear_pending (self);
-          show_error (self, message);
+          _flame_window_clear_pending (self);
+          _flame_window_show_error (self, message);
         }
       return;
     }
@@ -799,9 +679,6 @@ start_view (FlameWindow     *self,
 }
 
 /* ---- stage 1: load and compare (FlameComparison) ---- */
-
-static void start_comparison (FlameWindow     *self,
-                              FlameComparison *comparison);
 
 static void
 on_pending_fraction (FlameWindow     *self,
@@ -846,7 +723,7 @@ comparison_done (GObject      *object,
     {
       gboolean opening = self->pending_opens;
 
-      clear_pending (self);
+      _flame_window_clear_pending (self);
       if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         {
           g_autofree char *message = NULL;
@@ -856,7 +733,7 @@ comparison_done (GObject      *object,
             message = g_strdup_printf (_("Could not open the profile: %s"), error->message);
           else
             message = g_strdup_printf (_("Could not compare the profiles: %s"), error->message);
-          show_error (self, message);
+          _flame_window_show_error (self, message);
         }
       return;
     }
@@ -865,18 +742,18 @@ comparison_done (GObject      *object,
    * the profiles just loaded again rather than drop them (issue 11) */
   if (self->pending_rediff || self->pending_swap)
     {
-      g_autoptr(FlameComparison) next = derive_comparison (self, comparison, self->pending_swap);
+      g_autoptr(FlameComparison) next = _flame_window_derive_comparison (self, comparison, self->pending_swap);
 
       self->pending_rediff = FALSE;
       self->pending_swap = FALSE;
-      start_comparison (self, next);
+      _flame_window_start_comparison (self, next);
       return;
     }
   start_view (self, comparison);
 }
 
-static void
-start_comparison (FlameWindow     *self,
+void
+_flame_window_start_comparison (FlameWindow     *self,
                   FlameComparison *comparison)
 {
   renew_cancellable (self);
@@ -922,9 +799,9 @@ rebuild (FlameWindow *self,
     }
   else
     {
-      g_autoptr(FlameComparison) next = derive_comparison (self, base, FALSE);
+      g_autoptr(FlameComparison) next = _flame_window_derive_comparison (self, base, FALSE);
 
-      start_comparison (self, next);
+      _flame_window_start_comparison (self, next);
     }
 }
 
@@ -964,9 +841,74 @@ flame_window_open (FlameWindow *self,
   if (current != NULL)
     flame_comparison_add_file (comparison, FLAME_DIFF_CURRENT, current);
   apply_options (self, comparison);
-  clear_pending (self);
+  _flame_window_clear_pending (self);
   self->pending_opens = TRUE;
-  start_comparison (self, comparison);
+  _flame_window_start_comparison (self, comparison);
+}
+
+/**
+ * flame_window_open_runs:
+ * @baseline: (element-type GFile): the baseline's runs, at least one
+ * @current: (element-type GFile) (nullable): the current side's runs
+ *
+ * Compares sets of runs (issue 14): the core merges each side and tests
+ * the changes against the run-to-run spread.
+ */
+void
+flame_window_open_runs (FlameWindow *self,
+                        GPtrArray   *baseline,
+                        GPtrArray   *current)
+{
+  g_autoptr(FlameComparison) comparison = NULL;
+  GPtrArray *sides[2] = { baseline, current };
+
+  g_return_if_fail (FLAME_IS_WINDOW (self));
+  g_return_if_fail (baseline != NULL && baseline->len > 0);
+
+  comparison = flame_comparison_new ();
+  for (guint side = 0; side < 2; side++)
+    for (guint i = 0; sides[side] != NULL && i < sides[side]->len; i++)
+      flame_comparison_add_file (comparison, side, g_ptr_array_index (sides[side], i));
+  apply_options (self, comparison);
+  _flame_window_clear_pending (self);
+  self->pending_opens = TRUE;
+  _flame_window_start_comparison (self, comparison);
+}
+
+/* the profiles in @folder, as GFiles; NULL and a banner when none */
+static GPtrArray *
+list_folder_runs (FlameWindow *self,
+                  GFile       *folder)
+{
+  g_autofree char *path = g_file_get_path (folder);
+  g_autoptr(GPtrArray) paths = NULL;
+  g_autoptr(GError) error = NULL;
+  GPtrArray *files;
+
+  g_assert (FLAME_IS_WINDOW (self));
+  g_assert (G_IS_FILE (folder));
+
+  if (path != NULL)
+    paths = flame_comparison_list_runs (path, NULL, &error);
+  if (paths == NULL)
+    {
+      g_autofree char *message = g_strdup_printf (_("Could not open the profile: %s"),
+                                                  error ? error->message
+                                                        : _("only local folders can be read"));
+
+      _flame_window_show_error (self, message);
+      return NULL;
+    }
+  files = g_ptr_array_new_with_free_func (g_object_unref);
+  for (guint i = 0; i < paths->len; i++)
+    g_ptr_array_add (files, g_file_new_for_path (g_ptr_array_index (paths, i)));
+  return files;
+}
+
+static gboolean
+is_folder (GFile *file)
+{
+  return g_file_query_file_type (file, G_FILE_QUERY_INFO_NONE, NULL) == G_FILE_TYPE_DIRECTORY;
 }
 
 /* a word of the name before its first dot: "baseline.folded",
@@ -1033,6 +975,39 @@ flame_window_open_files (FlameWindow  *self,
 
   if (n_files == 0)
     return;
+  for (guint i = 0; i < n_files; i++)
+    if (is_folder (files[i]))
+      {
+        GFile *base, *cur;
+        g_autoptr(GPtrArray) base_runs = NULL;
+        g_autoptr(GPtrArray) cur_runs = NULL;
+
+        /* a folder is a side: every profile inside is one of its runs */
+        if (n_files != 2)
+          {
+            _flame_window_show_error (self, _("Open two folders: the baseline’s runs and the current runs"));
+            return;
+          }
+        flame_window_order_pair (files[0], files[1], &base, &cur);
+        base_runs = is_folder (base) ? list_folder_runs (self, base) : NULL;
+        cur_runs = is_folder (cur) ? list_folder_runs (self, cur) : NULL;
+        if (base_runs == NULL && is_folder (base))
+          return;
+        if (cur_runs == NULL && is_folder (cur))
+          return;
+        if (base_runs == NULL)
+          {
+            base_runs = g_ptr_array_new_with_free_func (g_object_unref);
+            g_ptr_array_add (base_runs, g_object_ref (base));
+          }
+        if (cur_runs == NULL)
+          {
+            cur_runs = g_ptr_array_new_with_free_func (g_object_unref);
+            g_ptr_array_add (cur_runs, g_object_ref (cur));
+          }
+        flame_window_open_runs (self, base_runs, cur_runs);
+        return;
+      }
   if (n_files == 1)
     flame_window_open (self, files[0], NULL);
   else
@@ -1057,7 +1032,7 @@ flame_window_open_example (FlameWindow *self)
 
   if (base == NULL || cur == NULL)
     {
-      show_error (self, _("The example profiles are not installed"));
+      _flame_window_show_error (self, _("The example profiles are not installed"));
       return;
     }
   fb = g_file_new_for_path (base);
@@ -1077,458 +1052,6 @@ flame_window_is_empty (FlameWindow *self)
 {
   g_return_val_if_fail (FLAME_IS_WINDOW (self), FALSE);
   return self->source == NULL && self->pending == NULL;
-}
-
-/* ------------------------------------------------------------------ */
-/* Actions */
-
-static void
-pair_second_chosen (GtkWindow *parent,
-                    GPtrArray *files,
-                    gpointer   user_data)
-{
-  g_autoptr(GFile) baseline = user_data;
-
-  if (files->len > 0)
-    flame_window_open (FLAME_WINDOW (parent), baseline, files->pdata[0]);
-}
-
-static void
-pair_first_chosen (GtkWindow *parent,
-                   GPtrArray *files,
-                   gpointer   user_data)
-{
-  if (files->len >= 2)
-    flame_window_open_files (FLAME_WINDOW (parent), (GFile **) files->pdata, files->len);
-  else if (files->len == 1)
-    flame_choose_profiles (parent, _("Select the Current Profile"), FALSE,
-                           pair_second_chosen, g_object_ref (files->pdata[0]));
-}
-
-static void
-open_pair_action (GtkWidget  *widget,
-                  const char *name,
-                  GVariant   *param)
-{
-  flame_choose_profiles (GTK_WINDOW (widget), _("Select the Baseline Profile, or Both Profiles"),
-                         TRUE, pair_first_chosen, NULL);
-}
-
-static void
-single_chosen (GtkWindow *parent,
-               GPtrArray *files,
-               gpointer   user_data)
-{
-  if (files->len > 0)
-    flame_window_open_files (FLAME_WINDOW (parent), (GFile **) files->pdata, files->len);
-}
-
-static void
-open_single_action (GtkWidget  *widget,
-                    const char *name,
-                    GVariant   *param)
-{
-  flame_choose_profiles (GTK_WINDOW (widget), _("Open a Profile"), FALSE, single_chosen, NULL);
-}
-
-static void
-open_example_action (GtkWidget  *widget,
-                     const char *name,
-                     GVariant   *param)
-{
-  flame_window_open_example (FLAME_WINDOW (widget));
-}
-
-static void
-open_recent_action (GtkWidget  *widget,
-                    const char *name,
-                    GVariant   *param)
-{
-  g_autofree const char **uris = g_variant_get_strv (param, NULL);
-  g_autoptr(GFile) a = NULL;
-  g_autoptr(GFile) b = NULL;
-
-  if (uris[0] == NULL)
-    return;
-  a = g_file_new_for_uri (uris[0]);
-  b = uris[1] ? g_file_new_for_uri (uris[1]) : NULL;
-  flame_window_open (FLAME_WINDOW (widget), a, b);
-}
-
-static void
-record_action (GtkWidget  *widget,
-               const char *name,
-               GVariant   *param)
-{
-  FlameWindow *self = FLAME_WINDOW (widget);
-
-  gtk_window_present (GTK_WINDOW (flame_record_dialog_new (self, self->settings)));
-}
-
-static void
-cancel_action (GtkWidget  *widget,
-               const char *name,
-               GVariant   *param)
-{
-  FlameWindow *self = FLAME_WINDOW (widget);
-
-  if (self->cancellable != NULL)
-    g_cancellable_cancel (self->cancellable);
-  clear_pending (self);
-}
-
-/* ---- recordings interrupted by a crash or a kill ----
- *
- * A recorder that did not finish leaves OUTPUT.spool in the recordings
- * folder (docs/recording.md). A window that opens looks for them and
- * offers to write them; the recordings land next to the spools, where
- * Record and Diff lists its earlier recordings. Spools that a running
- * recorder holds (this or another process) are not offered. */
-
-static void
-recover_thread (GTask        *task,
-                gpointer      source,
-                gpointer      data,
-                GCancellable *cancellable)
-{
-  GPtrArray *spools = data;
-  GPtrArray *written = g_ptr_array_new_with_free_func (g_free);
-  GString *errors = g_string_new (NULL);
-
-  for (guint i = 0; i < spools->len; i++)
-    {
-      g_autoptr(GError) error = NULL;
-      g_autoptr(FlameProfile) profile = flame_recorder_recover (g_ptr_array_index (spools, i), &error);
-
-      if (profile != NULL)
-        g_ptr_array_add (written, g_strdup (flame_profile_get_path (profile)));
-      else
-        g_string_append_printf (errors, "%s%s", errors->len ? "\n" : "", error->message);
-    }
-  if (errors->len > 0)
-    g_object_set_data_full (G_OBJECT (task), "errors", g_string_free (errors, FALSE), g_free);
-  else
-    g_string_free (errors, TRUE);
-  g_task_return_pointer (task, written, (GDestroyNotify) g_ptr_array_unref);
-}
-
-static void
-on_recovered (GObject      *source,
-              GAsyncResult *result,
-              gpointer      data)
-{
-  FlameWindow *self = FLAME_WINDOW (source);
-  g_autoptr(GPtrArray) written = g_task_propagate_pointer (G_TASK (result), NULL);
-  const char *errors = g_object_get_data (G_OBJECT (result), "errors");
-
-  if (self->recover_revealer == NULL)
-    return;   /* closed meanwhile: the recordings are written all the same */
-  self->recovering = FALSE;
-  gtk_widget_set_sensitive (self->recover_button, TRUE);
-  gtk_revealer_set_reveal_child (self->recover_revealer, FALSE);
-  g_clear_pointer (&self->spools, g_ptr_array_unref);
-  if (written != NULL && written->len > 0)
-    {
-      g_autofree char *text = NULL;
-
-      if (written->len == 1)
-        {
-          g_autofree char *name = g_path_get_basename (g_ptr_array_index (written, 0));
-
-          /* Translators: a toast; the file name of the recording written from an interrupted one */
-          text = g_strdup_printf (_("Recovered %s"), name);
-        }
-      else
-        text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Recovered %u recording",
-                                             "Recovered %u recordings", written->len),
-                                written->len);
-      adw_toast_overlay_add_toast (self->toast_overlay, adw_toast_new (text));
-    }
-  if (errors != NULL)
-    {
-      /* Translators: %s is one line per recording that could not be recovered */
-      g_autofree char *message = g_strdup_printf (_("Could not recover an interrupted recording: %s"), errors);
-
-      show_error (self, message);
-    }
-}
-
-static void
-recover_recordings_action (GtkWidget  *widget,
-                           const char *action_name,
-                           GVariant   *parameter)
-{
-  FlameWindow *self = FLAME_WINDOW (widget);
-  g_autoptr(GTask) task = NULL;
-
-  if (self->spools == NULL || self->recovering)
-    return;
-  self->recovering = TRUE;
-  gtk_widget_set_sensitive (self->recover_button, FALSE);
-  task = g_task_new (self, NULL, on_recovered, NULL);
-  g_task_set_task_data (task, g_ptr_array_ref (self->spools), (GDestroyNotify) g_ptr_array_unref);
-  g_task_run_in_thread (task, recover_thread);
-}
-
-static void
-dismiss_recover_action (GtkWidget  *widget,
-                        const char *action_name,
-                        GVariant   *parameter)
-{
-  gtk_revealer_set_reveal_child (FLAME_WINDOW (widget)->recover_revealer, FALSE);
-}
-
-/**
- * flame_window_check_interrupted_recordings:
- *
- * Offers to recover the spools of interrupted recordings in the
- * recordings folder, if there are any. Returns how many were found.
- */
-guint
-flame_window_check_interrupted_recordings (FlameWindow *self)
-{
-  g_autofree char *dir = flame_recorder_default_dir ();
-  g_autoptr(GPtrArray) spools = flame_recorder_find_spools (dir);
-  g_autofree char *text = NULL;
-
-  if (self->recovering)
-    return self->spools != NULL ? self->spools->len : 0;
-  g_clear_pointer (&self->spools, g_ptr_array_unref);
-  gtk_revealer_set_reveal_child (self->recover_revealer, spools->len > 0);
-  if (spools->len == 0)
-    return 0;
-  text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
-                                       "A recording was interrupted before it was saved. Its samples can still be recovered.",
-                                       "%u recordings were interrupted before they were saved. Their samples can still be recovered.",
-                                       spools->len), spools->len);
-  gtk_label_set_text (self->recover_label, text);
-  self->spools = g_steal_pointer (&spools);
-  return self->spools->len;
-}
-
-static void
-dismiss_error_action (GtkWidget  *widget,
-                      const char *name,
-                      GVariant   *param)
-{
-  gtk_revealer_set_reveal_child (FLAME_WINDOW (widget)->error_revealer, FALSE);
-}
-
-static void
-swap_action (GtkWidget  *widget,
-             const char *name,
-             GVariant   *param)
-{
-  FlameWindow *self = FLAME_WINDOW (widget);
-  FlameComparison *base;
-  g_autoptr(FlameComparison) next = NULL;
-
-  if (self->pending != NULL && self->view_task == NULL)
-    {
-      /* still loading: swap what it loads, once it has */
-      self->pending_swap = !self->pending_swap;
-      return;
-    }
-  base = self->pending != NULL ? self->pending : self->comparison;
-  if (base == NULL || flame_comparison_get_n_runs (base, FLAME_DIFF_CURRENT) == 0)
-    return;
-  next = derive_comparison (self, base, TRUE);
-  start_comparison (self, next);
-}
-
-static void
-reload_action (GtkWidget  *widget,
-               const char *name,
-               GVariant   *param)
-{
-  FlameWindow *self = FLAME_WINDOW (widget);
-
-  if (self->files[0] != NULL)
-    flame_window_open (self, self->files[0], self->files[1]);
-}
-
-static void
-copy_summary_action (GtkWidget  *widget,
-                     const char *name,
-                     GVariant   *param)
-{
-  FlameWindow *self = FLAME_WINDOW (widget);
-  g_autoptr(GString) out = g_string_new (NULL);
-
-  if (self->report == NULL)
-    return;
-  flame_report_write_markdown (self->report, out);
-  gdk_clipboard_set_text (gtk_widget_get_clipboard (widget), out->str);
-  adw_toast_overlay_add_toast (self->toast_overlay,
-                               adw_toast_new (_("Summary copied to the clipboard")));
-}
-
-typedef struct
-{
-  FlameLayoutSource  *source;
-  FlameExportOptions  options;
-  char               *title;
-  char               *search;
-  char               *path;
-  gboolean            svg;
-} ExportJob;
-
-static void
-export_job_free (ExportJob *job)
-{
-  g_clear_object (&job->source);
-  g_free (job->title);
-  g_free (job->search);
-  g_free (job->path);
-  g_free (job);
-}
-
-static void
-export_run (GTask        *task,
-            gpointer      source_object,
-            gpointer      task_data,
-            GCancellable *cancellable)
-{
-  ExportJob *job = task_data;
-  GError *error = NULL;
-  gboolean ok;
-
-  job->options.title = job->title;
-  job->options.search = job->search;
-  ok = job->svg ? flame_export_svg (job->source, &job->options, job->path, &error)
-                : flame_export_png (job->source, &job->options, job->path, &error);
-  if (ok)
-    g_task_return_boolean (task, TRUE);
-  else
-    g_task_return_error (task, error);
-}
-
-static void
-export_done (GObject      *object,
-             GAsyncResult *result,
-             gpointer      user_data)
-{
-  FlameWindow *self = FLAME_WINDOW (object);
-  g_autoptr(GError) error = NULL;
-
-  self->n_exports--;
-  if (!g_task_propagate_boolean (G_TASK (result), &error))
-    {
-      g_autofree char *message = g_strdup_printf (_("Could not export the image: %s"), error->message);
-
-      show_error (self, message);
-    }
-  else
-    {
-      ExportJob *job = g_task_get_task_data (G_TASK (result));
-      g_autofree char *base = g_path_get_basename (job->path);
-      g_autofree char *text = g_strdup_printf (_("Exported “%s”"), base);
-
-      adw_toast_overlay_add_toast (self->toast_overlay, adw_toast_new (text));
-    }
-}
-
-/* Exports what the graph shows now (view, zoom, orientation, palette,
- * search) to @file: SVG when its name ends in .svg, else PNG. The export
- * dialog's response lands here; so do the tests. */
-void
-_flame_window_export (FlameWindow *self,
-                      GFile       *file)
-{
-  g_autoptr(GTask) task = NULL;
-  ExportJob *job;
-  guint orientation = 0;
-  guint32 zoom = flame_graph_view_get_zoom_node (self->graph_view);
-  AdwStyleManager *sm = adw_style_manager_get_default ();
-
-  if (self->source == NULL)
-    return;
-
-  job = g_new0 (ExportJob, 1);
-  job->source = g_object_ref (self->source);
-  job->path = g_file_get_path (file);
-  if (job->path == NULL)
-    {
-      export_job_free (job);
-      show_error (self, _("Could not export the image: only local files can be written"));
-      return;
-    }
-  job->svg = g_str_has_suffix (job->path, ".svg") || g_str_has_suffix (job->path, ".SVG");
-  g_object_get (self->graph_view, "orientation", &orientation, NULL);
-  flame_export_options_init (&job->options);
-  job->options.width = MAX (gtk_widget_get_width (GTK_WIDGET (self->graph_view)), 800);
-  job->options.dark = adw_style_manager_get_dark (sm);
-  job->options.high_contrast = adw_style_manager_get_high_contrast (sm);
-  job->options.legend = TRUE;
-  job->options.orientation = orientation;
-  job->options.zoom = zoom;
-  job->title = g_strdup (gtk_label_get_text (self->files_label));
-  if (gtk_search_bar_get_search_mode (self->search_bar))
-    job->search = g_strdup (gtk_editable_get_text (GTK_EDITABLE (self->search_entry)));
-
-  self->n_exports++;
-  task = g_task_new (self, NULL, export_done, NULL);
-  g_task_set_task_data (task, job, (GDestroyNotify) export_job_free);
-  g_task_run_in_thread (task, export_run);
-}
-
-static void
-export_chosen (GtkWindow *parent,
-               GPtrArray *files,
-               gpointer   user_data)
-{
-  if (files->len > 0)
-    _flame_window_export (FLAME_WINDOW (parent), files->pdata[0]);
-}
-
-static void
-export_action (GtkWidget  *widget,
-               const char *name,
-               GVariant   *param)
-{
-  FlameWindow *self = FLAME_WINDOW (widget);
-  g_autofree char *base = self->files[1] ? g_file_get_basename (self->files[1])
-                                         : self->files[0] ? g_file_get_basename (self->files[0])
-                                                          : g_strdup ("flamegraph");
-  char *dot = strrchr (base, '.');
-  g_autofree char *initial = NULL;
-
-  if (dot != NULL && dot != base)
-    *dot = 0;
-  initial = g_strconcat (base, self->diff ? "-diff.png" : ".png", NULL);
-  flame_choose_image_file (GTK_WINDOW (widget), _("Export Image"), initial, export_chosen, NULL);
-}
-
-static void
-next_match_action (GtkWidget  *widget,
-                   const char *name,
-                   GVariant   *param)
-{
-  flame_graph_view_next_match (FLAME_WINDOW (widget)->graph_view);
-}
-
-static void
-previous_match_action (GtkWidget  *widget,
-                       const char *name,
-                       GVariant   *param)
-{
-  flame_graph_view_previous_match (FLAME_WINDOW (widget)->graph_view);
-}
-
-static void
-zoom_out_action (GtkWidget  *widget,
-                 const char *name,
-                 GVariant   *param)
-{
-  flame_graph_view_zoom_out (FLAME_WINDOW (widget)->graph_view);
-}
-
-static void
-reset_zoom_action (GtkWidget  *widget,
-                   const char *name,
-                   GVariant   *param)
-{
-  flame_graph_view_reset_zoom (FLAME_WINDOW (widget)->graph_view);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1624,27 +1147,6 @@ on_selection_changed (FlameWindow *self)
                                        row ? flame_change_row_get_frame (row) : FLAME_TREE_NONE);
 }
 
-static gboolean
-on_drop (GtkDropTarget *target,
-         const GValue  *value,
-         gdouble        x,
-         gdouble        y,
-         FlameWindow   *self)
-{
-  GSList *list;
-  g_autoptr(GPtrArray) files = g_ptr_array_new ();
-
-  if (!G_VALUE_HOLDS (value, GDK_TYPE_FILE_LIST))
-    return FALSE;
-  list = gdk_file_list_get_files (g_value_get_boxed (value));
-  for (GSList *l = list; l; l = l->next)
-    g_ptr_array_add (files, l->data);
-  g_slist_free (list);
-  if (files->len == 0)
-    return FALSE;
-  flame_window_open_files (self, (GFile **) files->pdata, files->len);
-  return TRUE;
-}
 
 /* ------------------------------------------------------------------ */
 /* The changes table */
@@ -2037,7 +1539,7 @@ flame_window_set_property (GObject      *object,
           g_free (self->view);
           self->view = g_value_dup_string (value);
           g_object_notify_by_pspec (object, pspec);
-          update_actions (self);
+          _flame_window_actions_update (self);
           rebuild (self, TRUE);
         }
       break;
@@ -2167,38 +1669,12 @@ flame_window_class_init (FlameWindowClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, on_search_stop_cb);
   gtk_widget_class_bind_template_callback (widget_class, on_filter_changed_cb);
 
-  gtk_widget_class_install_action (widget_class, "win.open-pair", NULL, open_pair_action);
-  gtk_widget_class_install_action (widget_class, "win.open-single", NULL, open_single_action);
-  gtk_widget_class_install_action (widget_class, "win.open-example", NULL, open_example_action);
-  gtk_widget_class_install_action (widget_class, "win.open-recent", "as", open_recent_action);
-  gtk_widget_class_install_action (widget_class, "win.record", NULL, record_action);
-  gtk_widget_class_install_action (widget_class, "win.cancel", NULL, cancel_action);
-  gtk_widget_class_install_action (widget_class, "win.dismiss-error", NULL, dismiss_error_action);
-  gtk_widget_class_install_action (widget_class, "win.recover-recordings", NULL, recover_recordings_action);
-  gtk_widget_class_install_action (widget_class, "win.dismiss-recover", NULL, dismiss_recover_action);
-  gtk_widget_class_install_action (widget_class, "win.swap", NULL, swap_action);
-  gtk_widget_class_install_action (widget_class, "win.reload", NULL, reload_action);
-  gtk_widget_class_install_action (widget_class, "win.export", NULL, export_action);
-  gtk_widget_class_install_action (widget_class, "win.copy-summary", NULL, copy_summary_action);
-  gtk_widget_class_install_action (widget_class, "win.next-match", NULL, next_match_action);
-  gtk_widget_class_install_action (widget_class, "win.previous-match", NULL, previous_match_action);
-  gtk_widget_class_install_action (widget_class, "win.zoom-out", NULL, zoom_out_action);
-  gtk_widget_class_install_action (widget_class, "win.reset-zoom", NULL, reset_zoom_action);
-  gtk_widget_class_install_property_action (widget_class, "win.view", "view");
-  gtk_widget_class_install_property_action (widget_class, "win.inverted", "inverted");
-  gtk_widget_class_install_property_action (widget_class, "win.normalize", "normalize");
-  gtk_widget_class_install_property_action (widget_class, "win.colour-by-total", "colour-by-total");
-  gtk_widget_class_install_property_action (widget_class, "win.hide-noise", "hide-noise");
-  gtk_widget_class_install_property_action (widget_class, "win.find", "search-mode");
-  gtk_widget_class_install_property_action (widget_class, "win.show-sidebar", "show-sidebar");
-  gtk_widget_class_install_property_action (widget_class, "win.show-legend", "show-legend");
+  _flame_window_class_actions_init (widget_class);
 }
 
 static void
 flame_window_init (FlameWindow *self)
 {
-  GtkDropTarget *drop;
-
   self->view = g_strdup ("differential");
   self->show_legend = TRUE;
 
@@ -2247,17 +1723,15 @@ flame_window_init (FlameWindow *self)
   on_orientation_changed (self);
   on_theme_changed (self);
 
-  drop = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
-  g_signal_connect (drop, "drop", G_CALLBACK (on_drop), self);
-  gtk_widget_add_controller (GTK_WIDGET (self->main_stack), GTK_EVENT_CONTROLLER (drop));
+  _flame_window_setup_dnd (self);
 
   g_signal_connect_object (gtk_recent_manager_get_default (), "changed",
-                           G_CALLBACK (rebuild_recent_menu), self, G_CONNECT_SWAPPED);
-  rebuild_recent_menu (self);
+                           G_CALLBACK (_flame_window_rebuild_recent_menu), self, G_CONNECT_SWAPPED);
+  _flame_window_rebuild_recent_menu (self);
 
   gtk_widget_set_visible (GTK_WIDGET (self->elided_button), FALSE);
   set_busy_ui (self, FALSE);
-  update_actions (self);
+  _flame_window_actions_update (self);
   update_summary (self);
   flame_window_check_interrupted_recordings (self);
 }

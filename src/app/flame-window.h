@@ -17,6 +17,9 @@ FlameWindow *flame_window_new            (AdwApplication *application);
 void         flame_window_open           (FlameWindow    *self,
                                           GFile          *baseline,
                                           GFile          *current);
+void         flame_window_open_runs      (FlameWindow    *self,
+                                          GPtrArray      *baseline,
+                                          GPtrArray      *current);
 void         flame_window_open_files     (FlameWindow    *self,
                                           GFile         **files,
                                           guint           n_files);

@@ -131,24 +131,6 @@ flame_cli_diff_args_apply (FlameCliDiffArgs *args,
   return TRUE;
 }
 
-/* compressed files are not sniffed: their loader decodes them first */
-static gboolean
-looks_like_profile (const char *path)
-{
-  g_autoptr(GFile) file = g_file_new_for_path (path);
-  g_autoptr(GFileInputStream) in = g_file_read (file, NULL, NULL);
-  char head[65536];
-  gsize len = 0;
-
-  if (in == NULL ||
-      !g_input_stream_read_all (G_INPUT_STREAM (in), head, sizeof head, &len, NULL, NULL))
-    return TRUE;   /* loading says what is wrong with it */
-  if ((len >= 2 && (guchar) head[0] == 0x1f && (guchar) head[1] == 0x8b) ||
-      (len >= 4 && memcmp (head, "\x28\xb5\x2f\xfd", 4) == 0))
-    return TRUE;
-  return flame_sniff_format (head, len) != FLAME_FORMAT_UNKNOWN;
-}
-
 static void
 add_path (FlameComparison *comparison,
           guint            side,
@@ -160,60 +142,26 @@ add_path (FlameComparison *comparison,
     flame_comparison_add_current (comparison, path);
 }
 
-static gint
-compare_names (gconstpointer a,
-               gconstpointer b)
-{
-  return strcmp (*(char *const *) a, *(char *const *) b);
-}
-
-/* @path, or every profile in it when it is a folder, sorted by name: one
- * run each */
+/* @path, or every profile in it when it is a folder: one run each */
 static gboolean
 add_side (FlameComparison *comparison,
           guint            side,
           const char      *path)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(GDir) dir = NULL;
-  g_autoptr(GPtrArray) names = NULL;
-  const char *name;
-  guint added = 0;
+  g_autoptr(GPtrArray) ignored = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) runs = flame_comparison_list_runs (path, ignored, &error);
 
-  if (!g_file_test (path, G_FILE_TEST_IS_DIR))
-    {
-      add_path (comparison, side, path);
-      return TRUE;
-    }
-  dir = g_dir_open (path, 0, &error);
-  if (dir == NULL)
+  for (guint i = 0; i < ignored->len; i++)
+    g_printerr ("flamediff-cli: note: %s: not a profile, ignored\n",
+                (const char *) g_ptr_array_index (ignored, i));
+  if (runs == NULL)
     {
       g_printerr ("flamediff-cli: %s\n", error->message);
       return FALSE;
     }
-  names = g_ptr_array_new_with_free_func (g_free);
-  while ((name = g_dir_read_name (dir)) != NULL)
-    g_ptr_array_add (names, g_strdup (name));
-  g_ptr_array_sort (names, compare_names);
-  for (guint i = 0; i < names->len; i++)
-    {
-      g_autofree char *file = g_build_filename (path, g_ptr_array_index (names, i), NULL);
-
-      if (!g_file_test (file, G_FILE_TEST_IS_REGULAR))
-        continue;
-      if (!looks_like_profile (file))
-        {
-          g_printerr ("flamediff-cli: note: %s: not a profile, ignored\n", file);
-          continue;
-        }
-      add_path (comparison, side, file);
-      added++;
-    }
-  if (added == 0)
-    {
-      g_printerr ("flamediff-cli: %s: no profile in this folder\n", path);
-      return FALSE;
-    }
+  for (guint i = 0; i < runs->len; i++)
+    add_path (comparison, side, g_ptr_array_index (runs, i));
   return TRUE;
 }
 

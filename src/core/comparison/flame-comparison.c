@@ -13,9 +13,11 @@
 #include "config.h"
 
 #include <glib/gi18n-lib.h>
+#include <string.h>
 
 #include "flame-comparison.h"
 #include "flame-error.h"
+#include "flame-loader.h"
 #include "flame-runs.h"
 
 #define PROGRESS_MS 50
@@ -574,6 +576,95 @@ flame_comparison_add_current (FlameComparison *self,
 
   file = g_file_new_for_path (path);
   add_run (self, FLAME_DIFF_CURRENT, file, path, NULL);
+}
+
+/* compressed files are not sniffed: their loader decodes them first */
+static gboolean
+looks_like_profile (const char *path)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GFileInputStream) in = g_file_read (file, NULL, NULL);
+  char head[65536];
+  gsize len = 0;
+
+  g_assert (path != NULL);
+
+  if (in == NULL ||
+      !g_input_stream_read_all (G_INPUT_STREAM (in), head, sizeof head, &len, NULL, NULL))
+    return TRUE;   /* loading says what is wrong with it */
+  if ((len >= 2 && (guchar) head[0] == 0x1f && (guchar) head[1] == 0x8b) ||
+      (len >= 4 && memcmp (head, "\x28\xb5\x2f\xfd", 4) == 0))
+    return TRUE;
+  return flame_sniff_format (head, len) != FLAME_FORMAT_UNKNOWN;
+}
+
+static gint
+compare_names (gconstpointer a,
+               gconstpointer b)
+{
+  return strcmp (*(char *const *) a, *(char *const *) b);
+}
+
+/**
+ * flame_comparison_list_runs:
+ * @path: a profile, or a folder of them
+ * @ignored: (nullable): receives the paths in the folder that are not profiles
+ *
+ * The runs that @path stands for: @path itself, or every profile in the
+ * folder, sorted by name (one run each), as the CLI's and the window's
+ * sides take them.
+ *
+ * Returns: (transfer full): the paths, or %NULL when the folder cannot
+ * be read or holds no profile
+ */
+GPtrArray *
+flame_comparison_list_runs (const char  *path,
+                            GPtrArray   *ignored,
+                            GError     **error)
+{
+  g_autoptr(GDir) dir = NULL;
+  g_autoptr(GPtrArray) names = NULL;
+  g_autoptr(GPtrArray) runs = g_ptr_array_new_with_free_func (g_free);
+  const char *name;
+
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!g_file_test (path, G_FILE_TEST_IS_DIR))
+    {
+      g_ptr_array_add (runs, g_strdup (path));
+      return g_steal_pointer (&runs);
+    }
+  dir = g_dir_open (path, 0, error);
+  if (dir == NULL)
+    return NULL;
+  names = g_ptr_array_new_with_free_func (g_free);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    g_ptr_array_add (names, g_strdup (name));
+  g_ptr_array_sort (names, compare_names);
+  for (guint i = 0; i < names->len; i++)
+    {
+      char *file = g_build_filename (path, g_ptr_array_index (names, i), NULL);
+
+      if (!g_file_test (file, G_FILE_TEST_IS_REGULAR))
+        g_free (file);
+      else if (!looks_like_profile (file))
+        {
+          if (ignored != NULL)
+            g_ptr_array_add (ignored, file);
+          else
+            g_free (file);
+        }
+      else
+        g_ptr_array_add (runs, file);
+    }
+  if (runs->len == 0)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                   _("%s: no profile in this folder"), path);
+      return NULL;
+    }
+  return g_steal_pointer (&runs);
 }
 
 /**

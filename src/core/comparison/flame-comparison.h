@@ -34,6 +34,9 @@ void                      flame_comparison_add_profile        (FlameComparison  
                                                                guint                     side,
                                                                GFile                    *file,
                                                                FlameProfile             *profile);
+GPtrArray                *flame_comparison_list_runs          (const char               *path,
+                                                               GPtrArray                *ignored,
+                                                               GError                  **error);
 guint                     flame_comparison_get_n_runs         (FlameComparison          *self,
                                                                guint                     side);
 GFile                    *flame_comparison_get_run_file       (FlameComparison          *self,
