@@ -858,6 +858,34 @@ test_self_compare (void)
   g_assert_cmpuint (flame_report_count (report, FLAME_STATUS_UNCHANGED), ==, 3);
 }
 
+/* Folded output is in byte order of whole lines, as sort(1) and
+ * stackcollapse-perf.pl write it, also where names are prefixes of each
+ * other, hold a space or a byte below ';', or share their first 8 bytes
+ * (the writer compares 8-byte keys first). */
+static void
+test_folded_order (void)
+{
+  g_autoptr(FlameProfile) p = flame_test_profile (S ("main;ab", "main;ab!", "main;ab;x", "main;ab x",
+                                                     "main;abcdefghij;k", "main;abcdefghij",
+                                                     "main;abcdefghi", "m", "main", "main;ab",
+                                                     "main;ab;x;y"));
+  g_autoptr(FlameDiff) diff = flame_diff_new (p, p, NULL, NULL, NULL);
+  g_autoptr(GString) out = g_string_new (NULL);
+  g_autoptr(GString) single = g_string_new (NULL);
+  g_auto(GStrv) lines = NULL;
+
+  flame_diff_write_folded (diff, out);
+  g_assert_cmpstr (out->str, ==, "# flamediff-folded unit=samples interval_ms=1\n"
+                                 "m 1 1\nmain 1 1\nmain;ab 2 2\nmain;ab x 1 1\nmain;ab! 1 1\n"
+                                 "main;ab;x 1 1\nmain;ab;x;y 1 1\nmain;abcdefghi 1 1\n"
+                                 "main;abcdefghij 1 1\nmain;abcdefghij;k 1 1\n");
+  flame_profile_write_folded (p, single);
+  lines = g_strsplit (single->str, "\n", -1);
+  for (guint i = 2; lines[i] != NULL && *lines[i]; i++)
+    g_assert_cmpint (strcmp (lines[i - 1], lines[i]), <, 0);
+  g_assert_cmpstr (lines[3], ==, "main;ab 2");
+}
+
 /* Build-ids from the recorder's metadata: a rebuilt program, a library
  * only one run loaded, one that is the same; the reports say so, and
  * profiles without build-ids say nothing. */
@@ -979,6 +1007,7 @@ main (int    argc,
   g_test_add_func ("/diff/binomial", test_binomial);
   g_test_add_func ("/diff/noise", test_noise);
   g_test_add_func ("/diff/self-compare", test_self_compare);
+  g_test_add_func ("/diff/folded-order", test_folded_order);
   g_test_add_func ("/diff/binaries", test_binaries);
   g_test_add_func ("/diff/binaries-absent", test_binaries_absent);
 

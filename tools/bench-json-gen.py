@@ -2,7 +2,9 @@
 # tools/bench-json-gen.py KIND OUT MB: a deterministic large JSON profile
 # for `make bench`: KIND is "speedscope" (sampled, shared frames) or
 # "chrome" (trace events: Profile + ProfileChunk with nodes, samples and
-# timeDeltas). About MB megabytes.
+# timeDeltas) or "speedscope-random" (sampled, every sample a fresh random
+# stack of depth 5-40: the tree has about as many nodes as frame
+# references, the worst case for memory). About MB megabytes.
 #
 # Copyright 2026 The Flamediff developers
 # SPDX-License-Identifier: GPL-3.0-or-later
@@ -15,7 +17,21 @@ rng = random.Random(20260101)
 N_FRAMES = 20000
 
 with open(out, "w") as f:
-    if kind == "speedscope":
+    if kind == "speedscope-random":
+        f.write('{"$schema":"https://www.speedscope.app/file-format-schema.json","shared":{"frames":[')
+        f.write(",".join('{"name":"function_%d","file":"src/module_%d.py","line":%d}' % (i, i % 500, i % 900 + 1)
+                         for i in range(N_FRAMES)))
+        f.write(']},"profiles":[{"type":"sampled","name":"main","unit":"nanoseconds","startValue":0,"endValue":1,"samples":[')
+        written = f.tell()
+        n = 0
+        rr = rng.randrange
+        while written < target * 0.93:
+            line = ("," if n else "") + "[" + ",".join([str(rr(N_FRAMES)) for _ in range(rng.randint(5, 40))]) + "]"
+            f.write(line)
+            written += len(line)
+            n += 1
+        f.write('],"weights":[' + ",".join(["1"] * n) + "]}]}\n")
+    elif kind == "speedscope":
         f.write('{"$schema":"https://www.speedscope.app/file-format-schema.json","shared":{"frames":[')
         f.write(",".join('{"name":"function_%d","file":"src/module_%d.py","line":%d}' % (i, i % 500, i % 900 + 1)
                          for i in range(N_FRAMES)))

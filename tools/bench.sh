@@ -355,3 +355,8 @@ for kind in speedscope chrome; do
     printf '    peak RSS %s MB = %.2f x file size\n' "$((M_RSS / 1024))" "$(calc "%.2f" "$M_RSS * 1024 / $bytes")"
   fi
 done
+
+# ---- scale (issue 17): a harder folded pair per output format, the
+# parallel-load ratio, difffolded.pl, JSON vs node (tools/bench-scale.sh) ----
+echo
+"$SRCDIR/tools/bench-scale.sh" "$BUILDDIR"

@@ -19,7 +19,10 @@
  *   previous one minus a few frames (usually 1-4; sometimes it jumps to
  *   another root) and grows again to a depth that itself wanders
  *   between --min-depth and --max-depth. Most stacks therefore share long
- *   prefixes, and the tree has a few new nodes per stack.
+ *   prefixes, and the tree has a few new nodes per stack. With
+ *   --prefix random a stack keeps only a prefix of uniform random length
+ *   of the previous one (about 12 new nodes per stack: the harder shape
+ *   of tools/bench-scale.sh).
  * - Counts follow a Pareto law (most stacks 1-3 samples, a few thousands).
  * - The current profile is the baseline with perturbations decided per
  *   call path prefix (so whole subtrees move together): some subtrees
@@ -361,6 +364,7 @@ typedef struct
   guint32 *name_lens;
   guint    min_depth;
   guint    max_depth;
+  gboolean random_prefix;  /* --prefix random */
   GArray  *frames;   /* guint32: all stacks' frames back to back */
   GArray  *stacks;   /* Stack */
   guint64 *set;      /* open addressing set of stack hashes (0 = empty) */
@@ -486,8 +490,12 @@ generate (Gen   *gen,
       target = (guint) (depth + 0.5);
       target = CLAMP (target, gen->min_depth, gen->max_depth);
 
-      if (len == 0 || rng_below (&gen->rng, 100) < 3)
+      if (len == 0 || (!gen->random_prefix && rng_below (&gen->rng, 100) < 3))
         keep = 0;
+      else if (gen->random_prefix)
+        /* only a prefix of uniform random length shared with the
+         * previous stack: about half of each stack is new tree nodes */
+        keep = rng_below (&gen->rng, MIN (len, target));
       else
         {
           guint k = 1;
@@ -668,6 +676,7 @@ main (int    argc,
   gint max_depth = 40;
   gint64 seed = 20260101;
   g_autofree char *order_name = NULL;
+  g_autofree char *prefix_name = NULL;
   g_auto(GStrv) files = NULL;
   GOptionEntry entries[] = {
     { "stacks", 'n', 0, G_OPTION_ARG_INT, &n_stacks, "Distinct stacks in the baseline (default 300000)", "N" },
@@ -676,6 +685,7 @@ main (int    argc,
     { "max-depth", 0, 0, G_OPTION_ARG_INT, &max_depth, "Deepest stack (default 40)", "N" },
     { "seed", 's', 0, G_OPTION_ARG_INT64, &seed, "Random seed (default 20260101)", "N" },
     { "order", 'o', 0, G_OPTION_ARG_STRING, &order_name, "Line order: sorted (default, like stackcollapse-perf.pl) or shuffled", "ORDER" },
+    { "prefix", 'p', 0, G_OPTION_ARG_STRING, &prefix_name, "Prefix shared with the previous stack: walk (default; it loses a few frames) or random (a uniform random length)", "MODE" },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, "BASELINE CURRENT" },
     { NULL }
   };
@@ -716,6 +726,15 @@ main (int    argc,
   else
     {
       g_printerr ("flame-bench-gen: --order: expected sorted or shuffled, not “%s”\n", order_name);
+      return 1;
+    }
+  if (prefix_name == NULL || strcmp (prefix_name, "walk") == 0)
+    gen.random_prefix = FALSE;
+  else if (strcmp (prefix_name, "random") == 0)
+    gen.random_prefix = TRUE;
+  else
+    {
+      g_printerr ("flame-bench-gen: --prefix: expected walk or random, not “%s”\n", prefix_name);
       return 1;
     }
   if (n_stacks < 1 || n_stacks > 50000000 || n_frames < N_ROOTS + N_HOT + 1 ||
