@@ -47,10 +47,13 @@ record () {
 }
 common=(--no-sysprofd --no-battery --no-disk --no-network --no-cpu --no-memory --no-debuginfod)
 
+# sysprof-cli failing to record is the machine's limit, not ours: a
+# visible skip with its log (what flamediff-cli makes of the captures is
+# what check-sysprof.py judges)
 record env FLAMEDIFF_TRUTH="$work/truth.txt" timeout 120 \
   sysprof-cli "${common[@]}" -f "$work/cpu.syscap" -- "$work/two-threads" 1.5 ||
-  { tail -20 "$dir$work/sysprof-cli.log"; exit 1; }
+  { tail -20 "$dir$work/sysprof-cli.log" >&2; skip "sysprof-cli could not record here"; }
 record timeout 120 sysprof-cli "${common[@]}" --no-perf --memprof -f "$work/mem.syscap" -- \
   perl -e 'my @a; push @a, "x" x 1000 for 1..20000; print scalar (@a), "\n"' ||
-  { tail -20 "$dir$work/sysprof-cli.log"; exit 1; }
+  { tail -20 "$dir$work/sysprof-cli.log" >&2; skip "sysprof-cli --memprof could not record here"; }
 python3 "$src/tools/check-sysprof.py" "$cli" "$dir$work"
