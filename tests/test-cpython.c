@@ -429,9 +429,11 @@ test_utf8_replace (void)
 
 /* A name that is not UTF-8 (about one fresh `--binary` file in five
  * from CPython 3.15 holds one) loads as CPython's reader shows it,
- * with a warning; the samples are all there */
+ * with one warning; the samples are all there. A NUL, which Python
+ * keeps and a name here cannot hold, reads U+FFFD too. */
 static void
-test_invalid_utf8_name (void)
+check_bad_name (const guint8  patch[2],
+                const char   *expected)
 {
   static const Layout l = { 0 };
   g_autoptr(GByteArray) good = write_profile (&l);
@@ -445,11 +447,12 @@ test_invalid_utf8_name (void)
   guint64 str_off;
 
   g_assert_no_error (error);
-  /* the first string, "main.py" after its length byte: "mai\xff\xfepy" */
+  /* the first string, "main.py" after its length byte: bytes 4 and 5
+   * are "n." */
   memcpy (&str_off, b->data + 40, 8);
   g_assert_cmpmem (b->data + str_off + 1, 7, "main.py", 7);
-  b->data[str_off + 4] = 0xff;
-  b->data[str_off + 5] = 0xfe;
+  b->data[str_off + 4] = patch[0];
+  b->data[str_off + 5] = patch[1];
   profile = load_bytes ("bad.bin", b->data, b->len, &error);
   g_assert_no_error (error);
   g_assert_nonnull (profile);
@@ -461,13 +464,21 @@ test_invalid_utf8_name (void)
       const char *file = flame_frames_get_file (frames, f);
 
       g_assert_true (g_utf8_validate (file, -1, NULL));
-      found |= g_strcmp0 (file, "mai\xef\xbf\xbd\xef\xbf\xbdpy") == 0;
+      found |= g_strcmp0 (file, expected) == 0;
     }
   g_assert_true (found);
   warnings = flame_profile_get_warnings (profile);
   g_assert_nonnull (warnings);
   g_assert_cmpuint (warnings->len, ==, 1);
   g_assert_nonnull (strstr (g_ptr_array_index (warnings, 0), "1 name is not valid UTF-8"));
+}
+
+static void
+test_invalid_utf8_name (void)
+{
+  check_bad_name ((const guint8[]) { 0xff, 0xfe }, "mai\xef\xbf\xbd\xef\xbf\xbdpy");
+  check_bad_name ((const guint8[]) { 0x00, '.' }, "mai\xef\xbf\xbd.py");
+  check_bad_name ((const guint8[]) { 0x00, 0xc3 }, "mai\xef\xbf\xbd\xef\xbf\xbdpy");
 }
 
 /* Patches the sample data of an uncompressed current-layout file. */
@@ -891,7 +902,15 @@ test_real_diff (gconstpointer data)
 
   /* node for node: baseline and current self per call path */
   flame_test_run_cli (&run, args);
-  g_assert_cmpstr (run.err, ==, "");
+  /* no warning but the one for names that are not UTF-8, which fresh
+   * files of CPython 3.15.2 hold now and then */
+  {
+    g_auto(GStrv) lines = g_strsplit (run.err, "\n", -1);
+
+    for (guint i = 0; lines[i] != NULL; i++)
+      if (lines[i][0] != 0 && strstr (lines[i], "not valid UTF-8; as in CPython's reader") == NULL)
+        g_error ("flamediff-cli printed: %s", lines[i]);
+  }
   g_assert_cmpint (run.status, ==, 0);
   got = sorted_lines (run.out, NULL, 1);
   for (guint i = 0; i < MAX (got->len, expected->len); i++)

@@ -179,7 +179,10 @@ def expected_lines(data):
     if "elided_flamegraph" in stats:
         e = stats["elided_flamegraph"]
         collect_paths(e, e["strings"], (), sums, True)
-    lines = sorted("%s %s %s" % (";".join(f for _, f in p), number(b), number(c))
+    # a NUL in a name (CPython's sampler can read one while it is being
+    # written) cannot be in Flamediff's names, which read U+FFFD there
+    lines = sorted("%s %s %s" % (";".join(f.replace("\0", "\ufffd") for _, f in p), number(b),
+                                 number(c))
                    for p, (b, c) in sums.items() if round(b, 6) != 0 or c != 0)
     lines.append("# elided_count %d" % stats.get("elided_count", 0))
     return "\n".join(lines) + "\n"

@@ -487,9 +487,20 @@ read_string_table (Loader  *ld,
            * (its sampler can read a name while it is being written) */
           if (ld->repaired == NULL)
             ld->repaired = g_string_new (NULL);
-          start = ld->repaired->len | REPAIRED;
+          gsize from = ld->repaired->len;
+
+          start = from | REPAIRED;
           g_array_append_val (ld->strings, start);
           flame_utf8_append_replacing (ld->repaired, (const char *) p, slen);
+          /* a NUL, which Python keeps, cannot be part of a name here
+           * (names are C strings): it reads U+FFFD too */
+          for (gsize k = from; k < ld->repaired->len; k++)
+            if (ld->repaired->str[k] == '\0')
+              {
+                g_string_erase (ld->repaired, k, 1);
+                g_string_insert (ld->repaired, k, "\xef\xbf\xbd");
+                k += 2;
+              }
           start = ld->repaired->len - (g_array_index (ld->strings, gsize, ld->strings->len - 1) &
                                        ~REPAIRED);
           g_array_append_val (ld->strings, start);
