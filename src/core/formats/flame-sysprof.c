@@ -42,6 +42,7 @@
 #define CONTEXT_MAX    ((guint64) -4095)
 #define CONTEXT_KERNEL ((guint64) -128)
 #define COMM_LEN       15   /* perf's comm: TASK_COMM_LEN - 1 */
+#define FORK_HOPS      8    /* forks followed back to find a parent's maps */
 
 enum
 {
@@ -525,17 +526,31 @@ lookup_bundle (Loader  *ld,
   return &ld->symbols[lo - 1];
 }
 
+/* Moves *@pid to its parent: a child that did not exec shares its
+ * parent's maps, symbols and name. FALSE when it has none. Callers stop
+ * after FORK_HOPS, so that forks in a circle (a corrupt file) end. */
+static gboolean
+to_parent (Loader *ld,
+           gint32 *pid)
+{
+  gpointer parent;
+
+  if (!g_hash_table_lookup_extended (ld->parents, GINT_TO_POINTER (*pid), NULL, &parent) ||
+      GPOINTER_TO_INT (parent) == *pid)
+    return FALSE;
+  *pid = GPOINTER_TO_INT (parent);
+  return TRUE;
+}
+
 static const Map *
 lookup_map (Loader  *ld,
             gint32   pid,
             guint64  addr)
 {
-  /* a child that did not exec has its parent's maps */
-  for (guint hops = 0; hops < 8; hops++)
+  for (guint hops = 0; hops < FORK_HOPS; hops++)
     {
       const Map *maps = (const Map *) (gpointer) ld->maps->data;
       guint lo = 0, hi = ld->maps->len;
-      gpointer parent;
 
       while (lo < hi)
         {
@@ -552,10 +567,8 @@ lookup_map (Loader  *ld,
           return &maps[i - 1];
         else if (lo - i > 16)
           break;
-      if (!g_hash_table_lookup_extended (ld->parents, GINT_TO_POINTER (pid), NULL, &parent) ||
-          GPOINTER_TO_INT (parent) == pid)
+      if (!to_parent (ld, &pid))
         return NULL;
-      pid = GPOINTER_TO_INT (parent);
     }
   return NULL;
 }
@@ -628,17 +641,8 @@ name_address (Loader   *ld,
       return;
     }
   s = lookup_bundle (ld, pid, addr);
-  /* a child that did not exec: its parent's symbols */
-  for (guint hops = 0; s == NULL && hops < 8; hops++)
-    {
-      gpointer parent;
-
-      if (!g_hash_table_lookup_extended (ld->parents, GINT_TO_POINTER (pid), NULL, &parent) ||
-          GPOINTER_TO_INT (parent) == pid)
-        break;
-      pid = GPOINTER_TO_INT (parent);
-      s = lookup_bundle (ld, pid, addr);
-    }
+  for (guint hops = 0; s == NULL && hops < FORK_HOPS && to_parent (ld, &pid); hops++)
+    s = lookup_bundle (ld, pid, addr);
   if (s != NULL)
     {
       g_string_append (ld->name, (const char *) g_bytes_get_data (ld->bundle, NULL) + s->name);
@@ -726,15 +730,11 @@ root_for (Loader *ld,
 {
   const char *comm = NULL;
 
-  for (guint hops = 0; comm == NULL && hops < 8; hops++)
+  for (guint hops = 0; hops < FORK_HOPS; hops++)
     {
-      gpointer parent;
-
       comm = g_hash_table_lookup (ld->comms, GINT_TO_POINTER (pid));
-      if (comm != NULL ||
-          !g_hash_table_lookup_extended (ld->parents, GINT_TO_POINTER (pid), NULL, &parent))
+      if (comm != NULL || !to_parent (ld, &pid))
         break;
-      pid = GPOINTER_TO_INT (parent);
     }
   if (comm == NULL)
     {
