@@ -103,16 +103,25 @@ share (FlameProfile *profile,
 }
 
 static void
-assert_share (FlameProfile *profile,
-              const char   *name,
-              gdouble       want_pct)
+assert_share_within (FlameProfile *profile,
+                     const char   *name,
+                     gdouble       want_pct,
+                     gdouble       tol)
 {
   gdouble got = share (profile, name);
-  gdouble tol = flame_test_share_tolerance (want_pct / 100, flame_profile_get_samples (profile, 0));
 
   g_test_message ("%s: %s %.2f %% (expected %.2f %% ± %.1f)", flame_profile_get_sample_type (profile),
                   name, got, want_pct, tol);
   g_assert_cmpfloat (fabs (got - want_pct), <=, tol);
+}
+
+static void
+assert_share (FlameProfile *profile,
+              const char   *name,
+              gdouble       want_pct)
+{
+  assert_share_within (profile, name, want_pct,
+                       flame_test_share_tolerance (want_pct / 100, flame_profile_get_samples (profile, 0)));
 }
 
 static void
@@ -176,6 +185,41 @@ test_fork (void)
   assert_share (allocated, "alloc_10", 100 * 10 / 48.0);
   assert_share (allocated, "alloc_30", 100 * 30 / 48.0);
   g_assert_cmpfloat (fabs (t.peak_bytes / MIB - 8), <=, 8 * 0.15);
+}
+
+/* The same amounts taken with mmap, mremap and munmap, as allocators of
+ * their own take them: 30 MiB in 1 MiB mappings, 5 MiB grown to 10 (15
+ * allocated, as for realloc), 8 MiB + 64 KiB with the middle 64 KiB
+ * unmapped again (8 MiB kept). */
+static void
+test_mmap (void)
+{
+  g_autofree char *path = record ("mmap.json", "--mmap", NULL);
+  g_autoptr(FlameProfile) allocated = load (path, "allocated");
+  g_autoptr(FlameProfile) peak = load (path, "peak");
+  g_autoptr(FlameProfile) leaked = load (path, "leaked");
+  const gdouble all = 30 + 15 + 8 + 1 / 16.0;
+  FlameMemoryTotals t;
+
+  g_assert_true (flame_memory_get_totals (allocated, &t));
+  g_test_message ("allocated %.2f MiB, peak %.2f MiB, leaked %.2f MiB, %.0f allocations",
+                  t.allocated_bytes / MIB, t.peak_bytes / MIB, t.leaked_bytes / MIB, t.allocations);
+  g_assert_cmpfloat (fabs (t.allocated_bytes / MIB - all), <=, all * 0.02);
+  /* the peak is keep_8's mapping before its hole: 8 MiB + 64 KiB, or
+   * alloc_10's 10 MiB while mremap has both (counted as a free then a
+   * new one, as realloc): at most 10 */
+  g_assert_cmpfloat (t.peak_bytes / MIB, >=, 8 * 0.95);
+  g_assert_cmpfloat (t.peak_bytes / MIB, <=, 10 * 1.05);
+  g_assert_cmpfloat (fabs (t.leaked_bytes / MIB - 8), <=, 8 * 0.05);
+  /* mappings of a MiB and more, against a mean of 16 KiB: each one is
+   * sampled (1 - exp (-64) of the time) and stands for its own size, so
+   * the shares are exact but for libc's few small blocks */
+  assert_share_within (allocated, "alloc_30", 100 * 30 / all, 1);
+  assert_share_within (allocated, "alloc_10", 100 * 15 / all, 1);
+  assert_share_within (allocated, "keep_8", 100 * (8 + 1 / 16.0) / all, 1);
+  assert_share_within (leaked, "keep_8", 100, 1);
+  /* the peak is alloc_10's mapping grown to 10 MiB */
+  assert_share_within (peak, "alloc_10", 100, 1);
 }
 
 static void
@@ -247,6 +291,7 @@ main (int    argc,
   g_test_add_func ("/memory/attribution", test_attribution);
   g_test_add_func ("/memory/threads", test_threads);
   g_test_add_func ("/memory/fork", test_fork);
+  g_test_add_func ("/memory/mmap", test_mmap);
   g_test_add_func ("/memory/compare", test_compare);
   status = g_test_run ();
   {

@@ -38,3 +38,6 @@ void flame_sampler_memory_init        (long mean) __attribute__((weak));
 void flame_sampler_memory_fork_child  (void) __attribute__((weak));
 void flame_sampler_memory_thread_exit (void) __attribute__((weak));
 void flame_sampler_memory_exit        (void) __attribute__((weak));
+/* Around the sampler's own work outside the allocator hooks (setting up
+ * the unwinder's caches): what it allocates is not the program's */
+void flame_sampler_memory_set_busy    (int busy) __attribute__((weak));

@@ -26,9 +26,14 @@
  * Copyright 2026 The Flamediff developers
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
+/* mmap and mmap64 are defined here, each under its own name: with
+ * 64-bit file offsets the headers would rename mmap to mmap64 */
+#undef _FILE_OFFSET_BITS
+
 #include <dlfcn.h>
 #include <errno.h>
 #include <malloc.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -456,6 +461,24 @@ free_sampled (void *p)
   t.busy = 0;
 }
 
+/* Every allocation of @size bytes at @p: the exact counters, and a
+ * sample when its point has come. The sample's record goes first, so
+ * that a peak this allocation makes (flush_counters notes the sequence
+ * number) includes it: a single large block can be the peak. */
+static inline __attribute__((always_inline)) void
+count_alloc (void     *p,
+             size_t    size,
+             uintptr_t caller)
+{
+  t.live_delta += (int64_t) size;
+  t.bytes_delta += size;
+  t.count_delta++;
+  if (__builtin_expect ((t.until_sample -= (int64_t) size) <= 0, 0))
+    sample_alloc (p, size, caller);
+  if (__builtin_expect (t.live_delta >= LIVE_BATCH, 0))
+    flush_counters ();
+}
+
 static inline __attribute__((always_inline)) void
 on_alloc (void     *p,
           uintptr_t caller)
@@ -465,14 +488,15 @@ on_alloc (void     *p,
   if (p == NULL || !g.active || t.busy)
     return;
   size = usable (p);
-  t.live_delta += (int64_t) size;
-  t.bytes_delta += size;
-  t.count_delta++;
-  if (__builtin_expect (t.live_delta >= LIVE_BATCH, 0))
+  count_alloc (p, size, caller);
+}
+
+static inline __attribute__((always_inline)) void
+count_free (size_t size)
+{
+  t.live_delta -= (int64_t) size;
+  if (__builtin_expect (t.live_delta <= -LIVE_BATCH, 0))
     flush_counters ();
-  if (__builtin_expect ((t.until_sample -= (int64_t) size) > 0, 1))
-    return;
-  sample_alloc (p, size, caller);
 }
 
 /* Before the real free: once freed, another thread may get (and
@@ -482,9 +506,7 @@ on_free (void *p)
 {
   if (p == NULL || !g.active || t.busy)
     return;
-  t.live_delta -= (int64_t) usable (p);
-  if (__builtin_expect (t.live_delta <= -LIVE_BATCH, 0))
-    flush_counters ();
+  count_free (usable (p));
   if (__builtin_expect (filter_has ((uintptr_t) p), 0))
     free_sampled (p);
 }
@@ -651,6 +673,239 @@ malloc_usable_size (void *p)
   return real_malloc_usable_size (p);
 }
 
+/* ---- anonymous mappings ----
+ *
+ * Programs and runtimes with allocators of their own (CPython's arenas,
+ * custom pools) take memory with mmap (MAP_ANONYMOUS) directly. Those
+ * mappings count as allocations of their page-rounded length, made by
+ * the caller, and munmap as frees, also of part of one: a table of the
+ * live anonymous mappings says how much of what an munmap removes was
+ * counted. mremap is a free of the old mapping and an allocation of the
+ * new one, as realloc is. glibc's malloc maps its large blocks through
+ * internal calls, which do not come here, so nothing counts twice.
+ * Mappings without access (PROT_NONE: address space reserved, as V8 and
+ * Go do) are not memory in use and are not counted, nor are the
+ * sampler's own (its rings, the table above).
+ *
+ * The real calls are the system calls themselves: this works before
+ * dlsym, and glibc's wrappers add nothing on 64-bit systems. */
+
+#define REGIONS_MAX 16384
+
+typedef struct
+{
+  uintptr_t start, end;  /* what is still mapped of it */
+  uintptr_t origin;      /* where it began: the address a sample knows */
+} Region;
+
+static Region regions[REGIONS_MAX];
+static unsigned n_regions;
+static int regions_lock;            /* a spin lock: held for a scan only */
+static uint64_t regions_untracked;  /* atomic: mappings the table had no room for */
+
+static void
+regions_acquire (void)
+{
+  while (__atomic_exchange_n (&regions_lock, 1, __ATOMIC_ACQUIRE))
+    while (__atomic_load_n (&regions_lock, __ATOMIC_RELAXED))
+      __builtin_ia32_pause ();
+}
+
+static void
+regions_release (void)
+{
+  __atomic_store_n (&regions_lock, 0, __ATOMIC_RELEASE);
+}
+
+/* Takes [start, end) out of the table; the bytes of counted mappings it
+ * covered are freed. A mapping cut in the middle keeps both ends. */
+static void
+unmap_range (uintptr_t start,
+             uintptr_t end)
+{
+  uintptr_t freed_origin[8];
+  size_t freed_bytes = 0;
+  unsigned n_origins = 0;
+
+  regions_acquire ();
+  for (unsigned i = 0; i < n_regions; )
+    {
+      Region *r = &regions[i];
+      uintptr_t lo = r->start > start ? r->start : start;
+      uintptr_t hi = r->end < end ? r->end : end;
+
+      if (lo >= hi)
+        {
+          i++;
+          continue;
+        }
+      freed_bytes += hi - lo;
+      if (r->origin >= lo && r->origin < hi && n_origins < 8)
+        {
+          freed_origin[n_origins++] = r->origin;
+          r->origin = 0;
+        }
+      if (lo > r->start && hi < r->end)
+        {
+          /* the middle: the right end becomes a mapping of its own */
+          if (n_regions < REGIONS_MAX)
+            regions[n_regions++] = (Region) { hi, r->end, 0 };
+          r->end = lo;
+          i++;
+        }
+      else if (lo > r->start)
+        {
+          r->end = lo;
+          i++;
+        }
+      else if (hi < r->end)
+        {
+          r->start = hi;
+          i++;
+        }
+      else
+        *r = regions[--n_regions];
+    }
+  regions_release ();
+  if (freed_bytes > 0)
+    count_free (freed_bytes);
+  for (unsigned k = 0; k < n_origins; k++)
+    if (filter_has (freed_origin[k]))
+      free_sampled ((void *) freed_origin[k]);
+}
+
+/* Puts a new mapping into the table: its page-rounded length, or 0 when
+ * the table is full (then its munmap would find nothing to free, so it
+ * is not counted at all) */
+static size_t
+map_range (void   *p,
+           size_t  len)
+{
+  uintptr_t start = (uintptr_t) p;
+  uintptr_t end = start + ((len + 4095) & ~(uintptr_t) 4095);
+  int tracked = 0;
+
+  regions_acquire ();
+  if (n_regions < REGIONS_MAX)
+    {
+      regions[n_regions++] = (Region) { start, end, start };
+      tracked = 1;
+    }
+  regions_release ();
+  if (!tracked)
+    {
+      __atomic_add_fetch (&regions_untracked, 1, __ATOMIC_RELAXED);
+      return 0;
+    }
+  return end - start;
+}
+
+/* A new mapping at @p, made by @caller: counted and perhaps sampled */
+static void
+on_map (void     *p,
+        size_t    len,
+        uintptr_t caller)
+{
+  size_t size = map_range (p, len);
+
+  if (size > 0)
+    count_alloc (p, size, caller);
+}
+
+static void *
+mmap_counted (void     *addr,
+              size_t    len,
+              int       prot,
+              int       flags,
+              int       fd,
+              off_t     off,
+              uintptr_t caller)
+{
+  long r = syscall (SYS_mmap, addr, len, prot, flags, fd, off);
+
+  if (r == -1)
+    return MAP_FAILED;
+  /* not what our own bookkeeping (or the unwinder under it) maps */
+  if (!g.active || t.busy || flame_sampler_in_self (caller))
+    return (void *) r;
+  /* MAP_FIXED replaces whatever was mapped there */
+  if (flags & MAP_FIXED)
+    unmap_range ((uintptr_t) r, (uintptr_t) r + len);
+  if ((flags & MAP_ANONYMOUS) && prot != PROT_NONE)
+    on_map ((void *) r, len, caller);
+  return (void *) r;
+}
+
+PUBLIC void *
+mmap (void   *addr,
+      size_t  len,
+      int     prot,
+      int     flags,
+      int     fd,
+      off_t   off)
+{
+  return mmap_counted (addr, len, prot, flags, fd, off, CALLER);
+}
+
+PUBLIC void *
+mmap64 (void    *addr,
+        size_t   len,
+        int      prot,
+        int      flags,
+        int      fd,
+        off64_t  off)
+{
+  return mmap_counted (addr, len, prot, flags, fd, off, CALLER);
+}
+
+PUBLIC int
+munmap (void   *addr,
+        size_t  len)
+{
+  long r = syscall (SYS_munmap, addr, len);
+
+  if (r == 0 && g.active && !t.busy)
+    unmap_range ((uintptr_t) addr, (uintptr_t) addr + ((len + 4095) & ~(size_t) 4095));
+  return (int) r;
+}
+
+PUBLIC void *
+mremap (void   *old,
+        size_t  old_len,
+        size_t  new_len,
+        int     flags,
+        ...)
+{
+  uintptr_t o = (uintptr_t) old;
+  void *new_addr = NULL;
+  int counted = 0;
+  long r;
+
+  if (flags & MREMAP_FIXED)
+    {
+      va_list ap;
+
+      va_start (ap, flags);
+      new_addr = va_arg (ap, void *);
+      va_end (ap);
+    }
+  r = syscall (SYS_mremap, old, old_len, new_len, flags, new_addr);
+  if (r == -1)
+    return MAP_FAILED;
+  if (!g.active || t.busy)
+    return (void *) r;
+  regions_acquire ();
+  for (unsigned i = 0; i < n_regions && !counted; i++)
+    counted = regions[i].start <= o && o < regions[i].end;
+  regions_release ();
+  if (counted)
+    {
+      unmap_range (o, o + ((old_len + 4095) & ~(size_t) 4095));
+      on_map ((void *) r, new_len, CALLER);
+    }
+  return (void *) r;
+}
+
 /* ---- hooks called by flame-sampler.c ---- */
 
 static void
@@ -704,10 +959,17 @@ flame_sampler_memory_fork_child (void)
   if (!g.active)
     return;
   flush_counters ();
+  regions_lock = 0;  /* another thread may have held it at fork */
   base_bytes = live_bytes;
   peak_bytes = live_bytes;
   peak_seq = seq;
   total_bytes = total_count = 0;
+}
+
+void
+flame_sampler_memory_set_busy (int busy)
+{
+  t.busy = busy;
 }
 
 void

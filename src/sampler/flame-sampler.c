@@ -1359,8 +1359,12 @@ warm_unwinder (void)
 
   /* libunwind sets up its per-thread trace cache (pthread_once,
    * pthread_setspecific, mmap) on first use, libgcc its object lookup:
-   * do that here, not in the handler. */
+   * do that here, not in the handler. Not the program's memory. */
+  if (flame_sampler_memory_set_busy)
+    flame_sampler_memory_set_busy (1);
   backtrace_ips (ips, 8);
+  if (flame_sampler_memory_set_busy)
+    flame_sampler_memory_set_busy (0);
 }
 
 static void

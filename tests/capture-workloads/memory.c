@@ -8,6 +8,10 @@
  * keep_8:   8 MiB kept to the end (the peak is 8 MiB plus one block)
  * --double FUNCTION gives it twice the work; --threads runs alloc_30 in
  * N threads instead (30 MiB in all); --fork runs alloc_10 in a child.
+ * --mmap takes the memory with mmap instead of malloc, as allocators of
+ * their own do: alloc_30 maps and unmaps 1 MiB 30 times, alloc_10 maps
+ * 5 MiB and grows it to 10 MiB with mremap (15 MiB allocated, as for
+ * realloc), keep_8 maps 8 MiB + 64 KiB and unmaps the middle 64 KiB.
  *
  *   memory --bench MILLIONS
  *
@@ -22,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -29,6 +34,7 @@
 #define MIB (1024 * 1024)
 
 static void *volatile sink;
+static int use_mmap;
 static void *kept[100000];
 static size_t n_kept;
 
@@ -39,10 +45,33 @@ block (unsigned i)
   return (size_t) 1024 << (i % 7);
 }
 
+static char *
+map (size_t n)
+{
+  char *p = mmap (NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+  if (p == MAP_FAILED)
+    abort ();
+  return p;
+}
+
 __attribute__((noinline)) static void
 churn (size_t bytes)
 {
   size_t done = 0;
+
+  if (use_mmap)
+    {
+      for (; done < bytes; done += MIB)
+        {
+          char *p = map (MIB);
+
+          p[0] = 1;
+          sink = p;
+          munmap (p, MIB);
+        }
+      return;
+    }
 
   for (unsigned i = 0; done < bytes; i++)
     {
@@ -69,6 +98,20 @@ alloc_30 (int factor)
 __attribute__((noinline)) static void
 alloc_10 (int factor)
 {
+  if (use_mmap)
+    {
+      size_t half = (size_t) 5 * MIB * factor;
+      char *p = map (half);
+      char *q = mremap (p, half, 2 * half, MREMAP_MAYMOVE);
+
+      if (q == MAP_FAILED)
+        abort ();
+      q[2 * half - 1] = 1;
+      sink = q;
+      munmap (q, 2 * half);
+      __asm__ volatile ("" ::: "memory");
+      return;
+    }
   churn ((size_t) 10 * MIB * factor);
   __asm__ volatile ("" ::: "memory");
 }
@@ -77,6 +120,17 @@ __attribute__((noinline)) static void
 keep_8 (int factor)
 {
   size_t bytes = (size_t) 8 * MIB * factor, done = 0;
+
+  if (use_mmap)
+    {
+      /* a hole in the middle: the two ends stay, 8 MiB in all */
+      char *p = map (bytes + 64 * 1024);
+
+      memset (p, 1, 64);
+      munmap (p + bytes / 2, 64 * 1024);
+      kept[n_kept++] = p;
+      return;
+    }
 
   for (unsigned i = 0; done < bytes && n_kept < 100000; i++)
     {
@@ -153,6 +207,8 @@ main (int    argc,
       n_threads = atoi (argv[++i]);
     else if (strcmp (argv[i], "--fork") == 0)
       use_fork = 1;
+    else if (strcmp (argv[i], "--mmap") == 0)
+      use_mmap = 1;
   if (n_threads < 1 || n_threads > 64)
     n_threads = 1;
 
