@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "flame-capture-config.h"
+#include "flame-comparison.h"
 #include "flame-loader.h"
 #include "flame-recorder.h"
 #include "flame-sampler-protocol.h"
@@ -604,6 +605,96 @@ test_record_diff (void)
     }
   g_assert_cmpstr (warm, ==, "regression");
   g_assert_cmpstr (hot, ==, "unchanged");
+}
+
+/* flamediff-cli record --runs 2 -o DIR, twice (warm_a three times slower
+ * the second time): each folder holds two recordings, and compare takes
+ * the folders as sides of two runs each, tested over the runs */
+static void
+test_cli_record_runs (void)
+{
+  g_autofree char *exe = workload ("two-threads");
+  g_autofree char *before = tmp_path ("runs-before");
+  g_autofree char *after = tmp_path ("runs-after");
+  g_autofree char *file = tmp_path ("runs-file.json");
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  JsonObject *root;
+  JsonArray *functions;
+  const char *dirs[2] = { before, after };
+  const char *slow[2] = { "1", "3" };
+  gboolean seen_warm = FALSE;
+
+  for (guint side = 0; side < 2; side++)
+    {
+      g_auto(FlameTestRun) r = { 0 };
+      const char *args[] = { "record", "--runs", "2", "-o", dirs[side], "--", exe, "0.3",
+                             slow[side], "one", NULL };
+
+      flame_test_run_cli (&r, args);
+      g_test_message ("%s", r.err);
+      g_assert_cmpint (r.status, ==, 0);
+      g_assert_nonnull (strstr (r.err, "run 2 of 2"));
+      for (guint i = 1; i <= 2; i++)
+        {
+          g_autofree char *path = flame_recorder_run_path (dirs[side], i);
+          g_autoptr(FlameProfile) p = load (path);
+
+          g_assert_cmpuint (meta_u64 (p, "samples"), >, 10);
+          g_assert_cmpstr (flame_profile_get_metadata (p, "arguments"), ==,
+                           side == 0 ? "0.3\0371\037one" : "0.3\0373\037one");
+        }
+      {
+        g_autoptr(GPtrArray) runs = flame_comparison_list_runs (dirs[side], NULL, &error);
+
+        g_assert_no_error (error);
+        g_assert_cmpuint (runs->len, ==, 2);
+      }
+    }
+
+  {
+    g_auto(FlameTestRun) r = { 0 };
+    const char *args[] = { "compare", before, after, "--format", "json", "--normalize", "none",
+                           "--metric", "total", NULL };
+
+    flame_test_run_cli (&r, args);
+    g_assert_cmpint (r.status, ==, 0);
+    json_parser_load_from_data (parser, r.out, -1, &error);
+    g_assert_no_error (error);
+  }
+  root = json_node_get_object (json_parser_get_root (parser));
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (root, "baseline"), "runs"), ==, 2);
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (root, "current"), "runs"), ==, 2);
+  g_assert_cmpstr (json_object_get_string_member (root, "runs_test"), ==, "welch-bh");
+  functions = json_object_get_array_member (root, "functions");
+  for (guint i = 0; i < json_array_get_length (functions); i++)
+    {
+      JsonObject *f = json_array_get_object_element (functions, i);
+
+      if (g_strcmp0 (json_object_get_string_member (f, "name"), "warm_a") == 0)
+        {
+          JsonObject *runs = json_object_get_object_member (f, "runs");
+
+          seen_warm = TRUE;
+          g_test_message ("warm_a: %.1f → %.1f ms", json_object_get_double_member (runs, "baseline_mean"),
+                          json_object_get_double_member (runs, "current_mean"));
+          /* three times the work: well over one and a half times the time */
+          g_assert_cmpfloat (json_object_get_double_member (runs, "current_mean"), >,
+                             1.5 * json_object_get_double_member (runs, "baseline_mean"));
+        }
+    }
+  g_assert_true (seen_warm);
+
+  /* -o naming a file is refused with --runs */
+  g_assert_true (g_file_set_contents (file, "{}", -1, NULL));
+  {
+    g_auto(FlameTestRun) r = { 0 };
+    const char *args[] = { "record", "--runs", "2", "-o", file, "--", exe, "0.1", NULL };
+
+    flame_test_run_cli (&r, args);
+    g_assert_cmpint (r.status, !=, 0);
+    g_assert_nonnull (strstr (r.err, "names a folder"));
+  }
 }
 
 /* The same program rebuilt (another build-id at the same path): the
@@ -1663,6 +1754,7 @@ main (int    argc,
   g_test_add_func ("/capture/demangle", test_demangle);
   g_test_add_func ("/capture/accuracy", test_accuracy);
   g_test_add_func ("/capture/cli-record", test_cli_record);
+  g_test_add_func ("/capture/cli-record-runs", test_cli_record_runs);
   g_test_add_func ("/capture/refuse-static", test_refuse_static);
   g_test_add_func ("/capture/fork", test_fork);
   g_test_add_func ("/capture/exec", test_exec);

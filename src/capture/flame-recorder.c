@@ -1961,10 +1961,12 @@ build_profile (FlameRecorder *self,
   return profile;
 }
 
+/* DIR/PROGRAM-STAMP[-N]SUFFIX that does not exist yet */
 static char *
-unique_output_path (const char *program)
+unique_path (const char *dir,
+             const char *program,
+             const char *suffix)
 {
-  g_autofree char *dir = flame_recorder_default_dir ();
   g_autofree char *base = g_path_get_basename (program);
   g_autoptr(GDateTime) now = g_date_time_new_now_local ();
   g_autofree char *stamp = g_date_time_format (now, "%Y%m%d-%H%M%S");
@@ -1972,14 +1974,55 @@ unique_output_path (const char *program)
   for (guint i = 1; ; i++)
     {
       g_autofree char *name = i == 1 ?
-        g_strdup_printf ("%s-%s.speedscope.json", base, stamp) :
-        g_strdup_printf ("%s-%s-%u.speedscope.json", base, stamp, i);
+        g_strdup_printf ("%s-%s%s", base, stamp, suffix) :
+        g_strdup_printf ("%s-%s-%u%s", base, stamp, i, suffix);
       char *path = g_build_filename (dir, name, NULL);
 
       if (!g_file_test (path, G_FILE_TEST_EXISTS))
         return path;
       g_free (path);
     }
+}
+
+static char *
+unique_output_path (const char *program)
+{
+  g_autofree char *dir = flame_recorder_default_dir ();
+
+  return unique_path (dir, program, ".speedscope.json");
+}
+
+/**
+ * flame_recorder_new_runs_dir:
+ *
+ * A new folder's path in the recordings folder for repeated runs of
+ * @program (PROGRAM-STAMP, not created yet), which
+ * flame_recorder_run_path() fills.
+ */
+char *
+flame_recorder_new_runs_dir (const char *program)
+{
+  g_autofree char *dir = flame_recorder_default_dir ();
+
+  g_return_val_if_fail (program != NULL, NULL);
+  return unique_path (dir, program, "");
+}
+
+/**
+ * flame_recorder_run_path:
+ * @index: from 1
+ *
+ * DIR/run-NN.speedscope.json: run @index of a set of repeated runs, a
+ * name that sorts in the order of the runs (flame_comparison_list_runs).
+ */
+char *
+flame_recorder_run_path (const char *dir,
+                         guint       index)
+{
+  g_autofree char *name = g_strdup_printf ("run-%02u.speedscope.json", index);
+
+  g_return_val_if_fail (dir != NULL, NULL);
+  return g_build_filename (dir, name, NULL);
 }
 
 static gboolean
