@@ -607,6 +607,80 @@ test_record_diff (void)
   g_assert_cmpstr (hot, ==, "unchanged");
 }
 
+static gdouble
+meta_double (FlameProfile *profile,
+             const char   *key)
+{
+  const char *v = flame_profile_get_metadata (profile, key);
+
+  g_assert_nonnull (v);
+  return g_ascii_strtod (v, NULL);
+}
+
+/* The jittered timer: the periods the sampler drew (its metadata) lie
+ * within ±10 % of the nominal one, spread over that range, with the
+ * nominal mean; the CPU time weighed by them is still the workload's
+ * own measure. FLAMEDIFF_SAMPLER_JITTER=0 is the fixed period (no draws). */
+static void
+test_timer_jitter (void)
+{
+  g_autofree char *exe = workload ("two-threads");
+  g_autofree char *truth_path = tmp_path ("jitter-truth.txt");
+  const char *argv[] = { exe, "1.0", NULL };
+  const char *names[] = { "hot_a", "warm_a", "hot_b" };
+  const guint hz = 199;
+  const gdouble period = 1e9 / hz, jitter = period / 10;
+
+  for (guint fixed = 0; fixed < 2; fixed++)
+    {
+      g_auto(Recording) r = { 0 };
+      g_autoptr(GError) error = NULL;
+      g_autofree char *text = NULL;
+      gdouble t_sum = 0, s_sum = 0, n, mean, sd_mean;
+
+      r.recorder = flame_recorder_new (argv);
+      r.output = tmp_path ("jitter.json");
+      flame_recorder_set_output_path (r.recorder, r.output);
+      flame_recorder_set_frequency (r.recorder, hz);
+      flame_recorder_set_capture_output (r.recorder, TRUE);
+      flame_recorder_setenv (r.recorder, "FLAMEDIFF_TRUTH", truth_path);
+      if (fixed)
+        flame_recorder_setenv (r.recorder, "FLAMEDIFF_SAMPLER_JITTER", "0");
+      r.profile = flame_recorder_record (r.recorder, NULL, &error);
+      g_assert_no_error (error);
+      if (fixed)
+        {
+          g_assert_null (flame_profile_get_metadata (r.profile, "timer_periods"));
+          continue;
+        }
+
+      n = meta_double (r.profile, "timer_periods");
+      mean = meta_double (r.profile, "timer_period_mean_ns");
+      /* uniform over ±jitter: standard deviation jitter/√3, of the mean /√n */
+      sd_mean = jitter / sqrt (3) / sqrt (n);
+      g_test_message ("%.0f periods drawn: mean %.0f ns (nominal %.0f ± %.0f), min %.0f, max %.0f",
+                      n, mean, period, 5 * sd_mean, meta_double (r.profile, "timer_period_min_ns"),
+                      meta_double (r.profile, "timer_period_max_ns"));
+      g_assert_cmpfloat (n, >=, 50);
+      g_assert_cmpfloat (fabs (mean - period), <, 5 * sd_mean);
+      g_assert_cmpfloat (meta_double (r.profile, "timer_period_min_ns"), >=, floor (period - jitter) - 1);
+      g_assert_cmpfloat (meta_double (r.profile, "timer_period_max_ns"), <=, ceil (period + jitter) + 1);
+      /* spread: n draws all within half the range is (n/2^(n-1))-unlikely */
+      g_assert_cmpfloat (meta_double (r.profile, "timer_period_max_ns") -
+                         meta_double (r.profile, "timer_period_min_ns"), >, jitter);
+
+      /* the samples' weights still add up to the CPU time used */
+      g_assert_true (g_file_get_contents (truth_path, &text, NULL, NULL));
+      for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+        {
+          t_sum += truth (text, names[i]) * 1000;
+          s_sum += flame_test_function_ms (r.profile, names[i]);
+        }
+      g_test_message ("truth %.1f ms, sampled %.1f ms", t_sum, s_sum);
+      g_assert_cmpfloat (fabs (s_sum - t_sum) / t_sum, <, 0.10);
+    }
+}
+
 /* flamediff-cli record --runs 2 -o DIR, twice (warm_a three times slower
  * the second time): each folder holds two recordings, and compare takes
  * the folders as sides of two runs each, tested over the runs */
@@ -1755,6 +1829,7 @@ main (int    argc,
   g_test_add_func ("/capture/accuracy", test_accuracy);
   g_test_add_func ("/capture/cli-record", test_cli_record);
   g_test_add_func ("/capture/cli-record-runs", test_cli_record_runs);
+  g_test_add_func ("/capture/timer-jitter", test_timer_jitter);
   g_test_add_func ("/capture/refuse-static", test_refuse_static);
   g_test_add_func ("/capture/fork", test_fork);
   g_test_add_func ("/capture/exec", test_exec);
