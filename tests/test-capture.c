@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "flame-capture-config.h"
+#include "flame-comparison.h"
 #include "flame-loader.h"
 #include "flame-recorder.h"
 #include "flame-sampler-protocol.h"
@@ -604,6 +605,170 @@ test_record_diff (void)
     }
   g_assert_cmpstr (warm, ==, "regression");
   g_assert_cmpstr (hot, ==, "unchanged");
+}
+
+static gdouble
+meta_double (FlameProfile *profile,
+             const char   *key)
+{
+  const char *v = flame_profile_get_metadata (profile, key);
+
+  g_assert_nonnull (v);
+  return g_ascii_strtod (v, NULL);
+}
+
+/* The jittered timer: the periods the sampler drew (its metadata) lie
+ * within ±10 % of the nominal one, spread over that range, with the
+ * nominal mean; the CPU time weighed by them is still the workload's
+ * own measure. FLAMEDIFF_SAMPLER_JITTER=0 is the fixed period (no draws). */
+static void
+test_timer_jitter (void)
+{
+  g_autofree char *exe = workload ("two-threads");
+  g_autofree char *truth_path = tmp_path ("jitter-truth.txt");
+  const char *argv[] = { exe, "1.0", NULL };
+  const char *names[] = { "hot_a", "warm_a", "hot_b" };
+  const guint hz = 199;
+  const gdouble period = 1e9 / hz, jitter = period / 10;
+
+  for (guint fixed = 0; fixed < 2; fixed++)
+    {
+      g_auto(Recording) r = { 0 };
+      g_autoptr(GError) error = NULL;
+      g_autofree char *text = NULL;
+      gdouble t_sum = 0, s_sum = 0, n, mean, sd_mean;
+
+      r.recorder = flame_recorder_new (argv);
+      r.output = tmp_path ("jitter.json");
+      flame_recorder_set_output_path (r.recorder, r.output);
+      flame_recorder_set_frequency (r.recorder, hz);
+      flame_recorder_set_capture_output (r.recorder, TRUE);
+      flame_recorder_setenv (r.recorder, "FLAMEDIFF_TRUTH", truth_path);
+      if (fixed)
+        flame_recorder_setenv (r.recorder, "FLAMEDIFF_SAMPLER_JITTER", "0");
+      r.profile = flame_recorder_record (r.recorder, NULL, &error);
+      g_assert_no_error (error);
+      if (fixed)
+        {
+          g_assert_null (flame_profile_get_metadata (r.profile, "timer_periods"));
+          continue;
+        }
+
+      n = meta_double (r.profile, "timer_periods");
+      mean = meta_double (r.profile, "timer_period_mean_ns");
+      /* uniform over ±jitter: standard deviation jitter/√3, of the mean /√n */
+      sd_mean = jitter / sqrt (3) / sqrt (n);
+      g_test_message ("%.0f periods drawn: mean %.0f ns (nominal %.0f ± %.0f), min %.0f, max %.0f",
+                      n, mean, period, 5 * sd_mean, meta_double (r.profile, "timer_period_min_ns"),
+                      meta_double (r.profile, "timer_period_max_ns"));
+      g_assert_cmpfloat (n, >=, 50);
+      g_assert_cmpfloat (fabs (mean - period), <, 5 * sd_mean);
+      g_assert_cmpfloat (meta_double (r.profile, "timer_period_min_ns"), >=, floor (period - jitter) - 1);
+      g_assert_cmpfloat (meta_double (r.profile, "timer_period_max_ns"), <=, ceil (period + jitter) + 1);
+      /* spread: n draws all within half the range is (n/2^(n-1))-unlikely */
+      g_assert_cmpfloat (meta_double (r.profile, "timer_period_max_ns") -
+                         meta_double (r.profile, "timer_period_min_ns"), >, jitter);
+
+      /* the samples' weights still add up to the CPU time used */
+      g_assert_true (g_file_get_contents (truth_path, &text, NULL, NULL));
+      for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+        {
+          t_sum += truth (text, names[i]) * 1000;
+          s_sum += flame_test_function_ms (r.profile, names[i]);
+        }
+      g_test_message ("truth %.1f ms, sampled %.1f ms", t_sum, s_sum);
+      g_assert_cmpfloat (fabs (s_sum - t_sum) / t_sum, <, 0.10);
+    }
+}
+
+/* flamediff-cli record --runs 2 -o DIR, twice (warm_a three times slower
+ * the second time): each folder holds two recordings, and compare takes
+ * the folders as sides of two runs each, tested over the runs */
+static void
+test_cli_record_runs (void)
+{
+  g_autofree char *exe = workload ("two-threads");
+  g_autofree char *before = tmp_path ("runs-before");
+  g_autofree char *after = tmp_path ("runs-after");
+  g_autofree char *file = tmp_path ("runs-file.json");
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  JsonObject *root;
+  JsonArray *functions;
+  const char *dirs[2] = { before, after };
+  const char *slow[2] = { "1", "3" };
+  gboolean seen_warm = FALSE;
+
+  for (guint side = 0; side < 2; side++)
+    {
+      g_auto(FlameTestRun) r = { 0 };
+      const char *args[] = { "record", "--runs", "2", "-o", dirs[side], "--", exe, "0.3",
+                             slow[side], "one", NULL };
+
+      flame_test_run_cli (&r, args);
+      g_test_message ("%s", r.err);
+      g_assert_cmpint (r.status, ==, 0);
+      g_assert_nonnull (strstr (r.err, "run 2 of 2"));
+      for (guint i = 1; i <= 2; i++)
+        {
+          g_autofree char *path = flame_recorder_run_path (dirs[side], i);
+          g_autoptr(FlameProfile) p = load (path);
+
+          g_assert_cmpuint (meta_u64 (p, "samples"), >, 10);
+          g_assert_cmpstr (flame_profile_get_metadata (p, "arguments"), ==,
+                           side == 0 ? "0.3\0371\037one" : "0.3\0373\037one");
+        }
+      {
+        g_autoptr(GPtrArray) runs = flame_comparison_list_runs (dirs[side], NULL, &error);
+
+        g_assert_no_error (error);
+        g_assert_cmpuint (runs->len, ==, 2);
+      }
+    }
+
+  {
+    g_auto(FlameTestRun) r = { 0 };
+    const char *args[] = { "compare", before, after, "--format", "json", "--normalize", "none",
+                           "--metric", "total", NULL };
+
+    flame_test_run_cli (&r, args);
+    g_assert_cmpint (r.status, ==, 0);
+    json_parser_load_from_data (parser, r.out, -1, &error);
+    g_assert_no_error (error);
+  }
+  root = json_node_get_object (json_parser_get_root (parser));
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (root, "baseline"), "runs"), ==, 2);
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (root, "current"), "runs"), ==, 2);
+  g_assert_cmpstr (json_object_get_string_member (root, "runs_test"), ==, "welch-bh");
+  functions = json_object_get_array_member (root, "functions");
+  for (guint i = 0; i < json_array_get_length (functions); i++)
+    {
+      JsonObject *f = json_array_get_object_element (functions, i);
+
+      if (g_strcmp0 (json_object_get_string_member (f, "name"), "warm_a") == 0)
+        {
+          JsonObject *runs = json_object_get_object_member (f, "runs");
+
+          seen_warm = TRUE;
+          g_test_message ("warm_a: %.1f → %.1f ms", json_object_get_double_member (runs, "baseline_mean"),
+                          json_object_get_double_member (runs, "current_mean"));
+          /* three times the work: well over one and a half times the time */
+          g_assert_cmpfloat (json_object_get_double_member (runs, "current_mean"), >,
+                             1.5 * json_object_get_double_member (runs, "baseline_mean"));
+        }
+    }
+  g_assert_true (seen_warm);
+
+  /* -o naming a file is refused with --runs */
+  g_assert_true (g_file_set_contents (file, "{}", -1, NULL));
+  {
+    g_auto(FlameTestRun) r = { 0 };
+    const char *args[] = { "record", "--runs", "2", "-o", file, "--", exe, "0.1", NULL };
+
+    flame_test_run_cli (&r, args);
+    g_assert_cmpint (r.status, !=, 0);
+    g_assert_nonnull (strstr (r.err, "names a folder"));
+  }
 }
 
 /* The same program rebuilt (another build-id at the same path): the
@@ -1663,6 +1828,8 @@ main (int    argc,
   g_test_add_func ("/capture/demangle", test_demangle);
   g_test_add_func ("/capture/accuracy", test_accuracy);
   g_test_add_func ("/capture/cli-record", test_cli_record);
+  g_test_add_func ("/capture/cli-record-runs", test_cli_record_runs);
+  g_test_add_func ("/capture/timer-jitter", test_timer_jitter);
   g_test_add_func ("/capture/refuse-static", test_refuse_static);
   g_test_add_func ("/capture/fork", test_fork);
   g_test_add_func ("/capture/exec", test_exec);

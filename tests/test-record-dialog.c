@@ -19,6 +19,7 @@
 #include "flame-application.h"
 #include "flame-loader.h"
 #include "flame-record-dialog-private.h"
+#include "flame-window-private.h"
 #include "flame-test-gui.h"
 #include "flame-test-locale.h"
 
@@ -417,6 +418,91 @@ test_close_while_recording (void)
   }
 }
 
+/* Runs per side 2: the command runs twice for the baseline, twice for
+ * the current side, each run a file in the set's folder; the window
+ * compares two runs against two */
+static void
+test_record_runs (void)
+{
+  g_autofree char *script = write_project ("1");
+  g_autoptr(GSettings) settings = g_settings_new (APP_ID);
+  FlameRecordDialog *dialog = open_dialog (window);
+  g_autofree char *base_dir = NULL;
+  g_autofree char *cur_dir = NULL;
+
+  g_object_add_weak_pointer (G_OBJECT (dialog), (gpointer *) &dialog);
+  g_assert_cmpint (gtk_spin_button_get_value_as_int (dialog->runs_spin), ==, 1);
+  gtk_editable_set_text (GTK_EDITABLE (dialog->command_row), "./run.sh");
+  dialog->cwd = (g_free (dialog->cwd), g_strdup (tmpdir));
+  adw_combo_row_set_selected (dialog->baseline_row, FLAME_BASELINE_RECORD);
+  gtk_spin_button_set_value (dialog->runs_spin, 2);
+  iterate_for (100);
+  screenshot (GTK_WINDOW (dialog), "record-dialog-runs.png");
+
+  gtk_widget_activate_action (GTK_WIDGET (dialog), "record.start", NULL);
+  g_assert_cmpint (dialog->phase, ==, FLAME_RECORD_BASELINE);
+  g_assert_cmpstr (gtk_label_get_text (dialog->phase_label), ==, "Recording the Baseline, Run 1 of 2");
+  wait_for_phase (dialog, FLAME_RECORD_BETWEEN);
+  g_assert_cmpuint (dialog->baseline_runs->len, ==, 2);
+  for (guint i = 0; i < 2; i++)
+    g_assert_cmpuint (file_samples (g_ptr_array_index (dialog->baseline_runs, i)), >, 20);
+  {
+    g_autoptr(GFile) parent = g_file_get_parent (g_ptr_array_index (dialog->baseline_runs, 1));
+
+    base_dir = g_file_get_path (parent);
+  }
+  g_assert_true (g_str_has_suffix (base_dir, "/baseline"));
+  g_assert_false (g_file_equal (g_ptr_array_index (dialog->baseline_runs, 0),
+                                g_ptr_array_index (dialog->baseline_runs, 1)));
+  g_assert_cmpint (g_settings_get_int (settings, "recording-runs"), ==, 2);
+
+  g_free (write_project ("4"));
+  gtk_widget_activate_action (GTK_WIDGET (dialog), "record.current", NULL);
+  g_assert_cmpint (dialog->phase, ==, FLAME_RECORD_CURRENT);
+  {
+    gint64 end = g_get_monotonic_time () + 90 * G_USEC_PER_SEC;
+
+    while (dialog != NULL && g_get_monotonic_time () < end)
+      iterate_for (20);
+  }
+  g_assert_null (dialog);
+  wait_for_window (window);
+
+  /* the window compares 2 runs with 2, from the two folders */
+  g_assert_nonnull (window->diff);
+  g_assert_cmpuint (flame_comparison_get_n_runs (window->comparison, FLAME_DIFF_BASELINE), ==, 2);
+  g_assert_cmpuint (flame_comparison_get_n_runs (window->comparison, FLAME_DIFF_CURRENT), ==, 2);
+  g_assert_cmpstr (gtk_label_get_text (window->files_label), ==, "baseline (2 runs) → current (2 runs)");
+  {
+    g_autoptr(GFile) parent = g_file_get_parent (window->files[1]);
+    g_autoptr(GFile) grand = NULL;
+    g_autoptr(GPtrArray) runs = NULL;
+    g_autoptr(GError) error = NULL;
+
+    cur_dir = g_file_get_path (parent);
+    runs = flame_comparison_list_runs (cur_dir, NULL, &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (runs->len, ==, 2);
+    grand = g_file_get_parent (parent);
+    {
+      g_autofree char *set = g_file_get_path (grand);
+      g_autofree char *expect = g_build_filename (set, "baseline", NULL);
+
+      /* one folder for the set: baseline/ and current/ side by side */
+      g_assert_cmpstr (base_dir, ==, expect);
+    }
+  }
+  /* warm_a four times slower in the current runs */
+  {
+    const FlameFunctionStat *warm = flame_report_find (window->report, "warm_a");
+
+    g_assert_nonnull (warm);
+    g_test_message ("warm_a total %.1f → %.1f ms", warm->total_b, warm->total_c);
+    g_assert_cmpfloat (warm->total_c, >, 1.5 * warm->total_b);
+  }
+  g_settings_reset (settings, "recording-runs");
+}
+
 /* The Flatpak decision, with a fake /.flatpak-info */
 static void
 test_flatpak_plan (void)
@@ -542,6 +628,7 @@ main (int   argc,
   g_test_add_func ("/record-dialog/earlier-recording", test_earlier_recording);
   g_test_add_func ("/record-dialog/stop", test_stop);
   g_test_add_func ("/record-dialog/close-while-recording", test_close_while_recording);
+  g_test_add_func ("/record-dialog/record-runs", test_record_runs);
 
   ret = g_test_run ();
   gtk_window_destroy (GTK_WINDOW (window));

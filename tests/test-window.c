@@ -734,6 +734,113 @@ test_open_folders (void)
   g_rmdir (tmp);
 }
 
+static void remove_tree (const char *dir);
+
+static GFile *
+run_file (const char *dir,
+          guint       i)
+{
+  g_autofree char *name = g_strdup_printf ("run-%u.folded", i);
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+
+  return g_file_new_for_path (path);
+}
+
+/* Sets of files as sides (issue 14): several files dropped at once split
+ * by their two folders or by their names; a set mixing a folder and
+ * files; the Recent menu brings the sets back */
+static void
+test_open_run_sets (void)
+{
+  g_autofree char *tmp = g_dir_make_tmp ("flamediff-sets-XXXXXX", NULL);
+  g_autofree char *before = g_build_filename (tmp, "before", NULL);
+  g_autofree char *after = g_build_filename (tmp, "after", NULL);
+  g_autofree char *flat = g_build_filename (tmp, "flat", NULL);
+  g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr(GPtrArray) base_set = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr(GPtrArray) cur_set = g_ptr_array_new_with_free_func (g_object_unref);
+  static const char *const named[] = { "new-1.folded", "base-1.folded", "new-2.folded",
+                                       "base-2.folded", "new-3.folded" };
+  FlameWindow *w = flame_window_new (ADW_APPLICATION (app));
+
+  write_runs (before, "work", 3);
+  write_runs (after, "work", 4);
+  gtk_window_present (GTK_WINDOW (w));
+
+  /* seven files from two folders, interleaved, current side first */
+  for (guint i = 0; i < 4; i++)
+    {
+      g_ptr_array_add (files, run_file (after, i));
+      if (i < 3)
+        g_ptr_array_add (files, run_file (before, i));
+    }
+  flame_window_open_files (w, (GFile **) files->pdata, files->len);
+  wait_for_window (w);
+  g_assert_false (gtk_revealer_get_reveal_child (w->error_revealer));
+  g_assert_nonnull (w->diff);
+  g_assert_cmpuint (flame_comparison_get_n_runs (w->comparison, FLAME_DIFF_BASELINE), ==, 3);
+  g_assert_cmpuint (flame_comparison_get_n_runs (w->comparison, FLAME_DIFF_CURRENT), ==, 4);
+  g_assert_cmpstr (gtk_label_get_text (w->files_label), ==, "before (3 runs) → after (4 runs)");
+
+  /* as Open Repeated Runs hands them over: a folder, and two files */
+  g_ptr_array_add (base_set, g_file_new_for_path (before));
+  g_ptr_array_add (cur_set, run_file (after, 0));
+  g_ptr_array_add (cur_set, run_file (after, 2));
+  flame_window_open_runs (w, base_set, cur_set);
+  wait_for_window (w);
+  g_assert_cmpuint (flame_comparison_get_n_runs (w->comparison, FLAME_DIFF_BASELINE), ==, 3);
+  g_assert_cmpuint (flame_comparison_get_n_runs (w->comparison, FLAME_DIFF_CURRENT), ==, 2);
+  g_assert_cmpstr (gtk_label_get_text (w->files_label), ==, "before (3 runs) → after (2 runs)");
+
+#ifndef __SANITIZE_ADDRESS__
+  /* the Recent menu's first item is these sets (see test_recent for the
+   * AddressSanitizer build) */
+  {
+    GMenuModel *menu = G_MENU_MODEL (w->recent_menu);
+    g_autofree char *label = NULL;
+    g_autoptr(GVariant) target = NULL;
+
+    iterate_for (200);
+    g_assert_true (g_menu_model_get_item_attribute (menu, 0, G_MENU_ATTRIBUTE_LABEL, "s", &label));
+    g_assert_cmpstr (label, ==, "before (3 runs) → after (2 runs)");
+    target = g_menu_model_get_item_attribute_value (menu, 0, G_MENU_ATTRIBUTE_TARGET,
+                                                    G_VARIANT_TYPE_STRING_ARRAY);
+    g_assert_nonnull (target);
+    flame_window_open_example (w);
+    wait_for_window (w);
+    g_assert_cmpuint (flame_comparison_get_n_runs (w->comparison, FLAME_DIFF_BASELINE), ==, 1);
+    g_assert_true (gtk_widget_activate_action_variant (GTK_WIDGET (w), "win.open-recent", target));
+    wait_for_window (w);
+    g_assert_cmpuint (flame_comparison_get_n_runs (w->comparison, FLAME_DIFF_BASELINE), ==, 3);
+    g_assert_cmpuint (flame_comparison_get_n_runs (w->comparison, FLAME_DIFF_CURRENT), ==, 2);
+    g_assert_cmpstr (gtk_label_get_text (w->files_label), ==, "before (3 runs) → after (2 runs)");
+  }
+#endif
+
+  /* one folder: the names tell the sides apart ("base" is a baseline word) */
+  g_ptr_array_set_size (files, 0);
+  g_assert_cmpint (g_mkdir_with_parents (flat, 0700), ==, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (named); i++)
+    {
+      g_autofree char *path = g_build_filename (flat, named[i], NULL);
+
+      g_assert_true (g_file_set_contents (path, "main;work 10\n", -1, NULL));
+      g_ptr_array_add (files, g_file_new_for_path (path));
+    }
+  flame_window_open_files (w, (GFile **) files->pdata, files->len);
+  wait_for_window (w);
+  g_assert_cmpuint (flame_comparison_get_n_runs (w->comparison, FLAME_DIFF_BASELINE), ==, 2);
+  g_assert_cmpuint (flame_comparison_get_n_runs (w->comparison, FLAME_DIFF_CURRENT), ==, 3);
+  {
+    g_autofree char *first = g_file_get_basename (w->files[0]);
+
+    g_assert_cmpstr (first, ==, "base-1.folded");
+  }
+
+  gtk_window_destroy (GTK_WINDOW (w));
+  remove_tree (tmp);
+}
+
 /* A recording of the example with the given build-ids, in a temp dir */
 static GFile *
 recording_with_build_ids (const char *example_name,
@@ -1602,6 +1709,7 @@ main (int   argc,
   g_test_add_func ("/window/copy-summary", test_copy_summary);
   g_test_add_func ("/window/single-file", test_single_file);
   g_test_add_func ("/window/open-folders", test_open_folders);
+  g_test_add_func ("/window/open-run-sets", test_open_run_sets);
   g_test_add_func ("/window/drop-two-files", test_drop_two_files);
   g_test_add_func ("/window/close-with-selected-change", test_close_with_selected_change);
   g_test_add_func ("/window/export", test_export);

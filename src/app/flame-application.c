@@ -132,13 +132,7 @@ flame_application_command_line (GApplication            *app,
     for (guint i = 0; args[i] != NULL; i++)
       g_ptr_array_add (files, g_application_command_line_create_file_for_arg (cmdline, args[i]));
 
-  if (files->len > 2)
-    {
-      g_application_command_line_printerr (cmdline, "%s\n",
-                                           _("Expected a baseline and a current profile, or one profile"));
-      return EXIT_FAILURE;
-    }
-
+  /* more than two: repeated runs, split into the sides as when dropped */
   if (files->len > 0)
     flame_application_open_files (self, (GFile **) files->pdata, files->len,
                                   new_window || gtk_application_get_windows (GTK_APPLICATION (app)) != NULL);

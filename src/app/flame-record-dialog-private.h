@@ -34,6 +34,7 @@ struct _FlameRecordDialog
   GtkMenuButton     *recent_button;
   AdwActionRow      *directory_row;
   GtkSpinButton     *frequency_spin;
+  GtkSpinButton     *runs_spin;
   GtkWidget         *sandbox_box;
   GtkLabel          *sandbox_title;
   GtkLabel          *sandbox_label;
@@ -60,8 +61,13 @@ struct _FlameRecordDialog
   FlameRecorder     *recorder;      /* the running recording */
   GStrv              argv;
   char              *cwd;
-  GFile             *baseline;
+  GFile             *baseline;      /* the first run of each side */
   GFile             *current;
+  GPtrArray         *baseline_runs; /* GFile: every run of each side */
+  GPtrArray         *current_runs;
+  guint              runs;          /* per side, as Start read it */
+  guint              run_index;     /* the run being recorded, from 1 */
+  char              *runs_dir;      /* with runs > 1: the set's folder */
   GFile             *baseline_file; /* chosen with Open a File */
   GPtrArray         *earlier_paths; /* char *, in the order of earlier_row */
   GMenu             *recent_menu;

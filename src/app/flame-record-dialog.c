@@ -7,6 +7,12 @@
  * Record Current). The finished pair opens in the window through
  * flame_window_open(), the function the window uses for files.
  *
+ * With "Runs per side" above 1 the command runs that many times, one run
+ * after the other, for each side; the runs go to a folder of their own,
+ * PROGRAM-STAMP/baseline/run-01.speedscope.json … and …/current/ (as
+ * `flamediff-cli record --runs` writes them), and the two sets open
+ * through flame_window_open_runs().
+ *
  * Recordings go to $XDG_DATA_HOME/flamediff/recordings (the recorder's
  * default). Closing the dialog or its window during a recording stops the
  * program and still writes the file: the application is held until the
@@ -398,6 +404,40 @@ record_done (GObject      *object,
       return;
     }
 
+  g_ptr_array_add (phase == FLAME_RECORD_BASELINE ? self->baseline_runs : self->current_runs,
+                   g_file_new_for_path (path));
+  if (self->run_index < self->runs)
+    {
+      /* the next run of the same side */
+      self->run_index++;
+      start_recording (self, phase);
+      return;
+    }
+
+  if (phase == FLAME_RECORD_BASELINE && self->runs > 1)
+    {
+      g_autofree char *folder = g_path_get_dirname (path);
+      g_autofree char *description =
+        /* Translators: %u is the number of runs recorded, %s the folder they are in */
+        g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                      "Saved %u run in %s.\n\nNow change the code and rebuild "
+                                      "it, then record the current runs with the same command. "
+                                      "Flamediff compares the two sets of runs.",
+                                      "Saved %u runs in %s.\n\nNow change the code and rebuild "
+                                      "it, then record the current runs with the same command. "
+                                      "Flamediff compares the two sets of runs.",
+                                      self->runs),
+                         self->runs, folder);
+
+      g_set_object (&self->baseline, g_ptr_array_index (self->baseline_runs, 0));
+      self->phase = FLAME_RECORD_BETWEEN;
+      self->run_index = 1;
+      adw_status_page_set_description (self->between_page, description);
+      gtk_stack_set_visible_child_name (self->stack, "between");
+      gtk_button_set_label (GTK_BUTTON (self->cancel_button), _("_Close"));
+      return;
+    }
+
   if (phase == FLAME_RECORD_BASELINE)
     {
       g_autofree char *name = g_path_get_basename (path);
@@ -425,13 +465,15 @@ record_done (GObject      *object,
       return;
     }
 
-  /* the current run: open the pair where files open */
-  g_set_object (&self->current, NULL);
-  self->current = g_file_new_for_path (path);
+  /* the current run: open the pair (or the sets) where files open */
+  g_set_object (&self->current, g_ptr_array_index (self->current_runs, 0));
   self->phase = FLAME_RECORD_DONE;
   if (self->window != NULL)
     {
-      flame_window_open (self->window, self->baseline, self->current);
+      if (self->runs > 1)
+        flame_window_open_runs (self->window, self->baseline_runs, self->current_runs);
+      else
+        flame_window_open (self->window, self->baseline, self->current);
       gtk_window_present (GTK_WINDOW (self->window));
     }
   gtk_window_destroy (GTK_WINDOW (self));
@@ -449,6 +491,14 @@ start_recording (FlameRecordDialog *self,
 
   self->recorder = flame_recorder_new ((const char * const *) self->argv);
   flame_recorder_set_cwd (self->recorder, self->cwd);
+  if (self->runs > 1)
+    {
+      g_autofree char *side = g_build_filename (self->runs_dir, phase == FLAME_RECORD_BASELINE ?
+                                                "baseline" : "current", NULL);
+      g_autofree char *output = flame_recorder_run_path (side, self->run_index);
+
+      flame_recorder_set_output_path (self->recorder, output);
+    }
   flame_recorder_set_frequency (self->recorder, gtk_spin_button_get_value_as_int (self->frequency_spin));
   flame_recorder_set_capture_output (self->recorder, TRUE);
 
@@ -472,8 +522,19 @@ start_recording (FlameRecordDialog *self,
 
   self->phase = phase;
   show_error (self, NULL);
-  gtk_label_set_text (self->phase_label, phase == FLAME_RECORD_BASELINE ?
-                      _("Recording the Baseline") : _("Recording the Current Run"));
+  if (self->runs > 1)
+    {
+      /* Translators: the first %u is the run being recorded, the second how many runs a side has */
+      g_autofree char *text = g_strdup_printf (phase == FLAME_RECORD_BASELINE ?
+                                               _("Recording the Baseline, Run %u of %u") :
+                                               _("Recording the Current Side, Run %u of %u"),
+                                               self->run_index, self->runs);
+
+      gtk_label_set_text (self->phase_label, text);
+    }
+  else
+    gtk_label_set_text (self->phase_label, phase == FLAME_RECORD_BASELINE ?
+                        _("Recording the Baseline") : _("Recording the Current Run"));
   gtk_label_set_text (self->command_label, command);
   gtk_text_buffer_set_text (buffer, "", 0);
   gtk_label_set_text (self->elapsed_label, "0:00.0");
@@ -522,6 +583,14 @@ start_action (GtkWidget  *widget,
   }
   g_settings_set_int (self->settings, "recording-frequency",
                       gtk_spin_button_get_value_as_int (self->frequency_spin));
+  self->runs = (guint) CLAMP (gtk_spin_button_get_value_as_int (self->runs_spin), 1, 20);
+  g_settings_set_int (self->settings, "recording-runs", (int) self->runs);
+  self->run_index = 1;
+  g_ptr_array_set_size (self->baseline_runs, 0);
+  g_ptr_array_set_size (self->current_runs, 0);
+  g_clear_pointer (&self->runs_dir, g_free);
+  if (self->runs > 1)
+    self->runs_dir = flame_recorder_new_runs_dir (self->argv[0]);
 
   g_clear_object (&self->baseline);
   if (mode == FLAME_BASELINE_EARLIER)
@@ -538,6 +607,8 @@ start_action (GtkWidget  *widget,
         return;
       self->baseline = g_object_ref (self->baseline_file);
     }
+  if (self->baseline != NULL)
+    g_ptr_array_add (self->baseline_runs, g_object_ref (self->baseline));
   start_recording (self, mode == FLAME_BASELINE_RECORD ? FLAME_RECORD_BASELINE : FLAME_RECORD_CURRENT);
 }
 
@@ -705,6 +776,9 @@ flame_record_dialog_finalize (GObject *object)
   g_clear_object (&self->baseline_file);
   g_clear_object (&self->recent_menu);
   g_clear_pointer (&self->earlier_paths, g_ptr_array_unref);
+  g_clear_pointer (&self->baseline_runs, g_ptr_array_unref);
+  g_clear_pointer (&self->current_runs, g_ptr_array_unref);
+  g_free (self->runs_dir);
   g_clear_pointer (&self->sandbox, flame_sandbox_info_free);
   g_strfreev (self->argv);
   g_free (self->cwd);
@@ -732,6 +806,7 @@ flame_record_dialog_class_init (FlameRecordDialogClass *klass)
   gtk_widget_class_bind_template_child (widget_class, FlameRecordDialog, recent_button);
   gtk_widget_class_bind_template_child (widget_class, FlameRecordDialog, directory_row);
   gtk_widget_class_bind_template_child (widget_class, FlameRecordDialog, frequency_spin);
+  gtk_widget_class_bind_template_child (widget_class, FlameRecordDialog, runs_spin);
   gtk_widget_class_bind_template_child (widget_class, FlameRecordDialog, sandbox_box);
   gtk_widget_class_bind_template_child (widget_class, FlameRecordDialog, sandbox_title);
   gtk_widget_class_bind_template_child (widget_class, FlameRecordDialog, sandbox_label);
@@ -766,6 +841,9 @@ flame_record_dialog_init (FlameRecordDialog *self)
   gtk_widget_init_template (GTK_WIDGET (self));
 
   self->earlier_paths = g_ptr_array_new_with_free_func (g_free);
+  self->baseline_runs = g_ptr_array_new_with_free_func (g_object_unref);
+  self->current_runs = g_ptr_array_new_with_free_func (g_object_unref);
+  self->runs = 1;
   self->recent_menu = g_menu_new ();
   self->sandbox = flame_sandbox_info_new (NULL);
   gtk_menu_button_set_menu_model (self->recent_button, G_MENU_MODEL (self->recent_menu));
@@ -792,6 +870,7 @@ flame_record_dialog_new (FlameWindow *window,
                                             G_CALLBACK (parent_close_request), self);
 
   gtk_spin_button_set_value (self->frequency_spin, g_settings_get_int (settings, "recording-frequency"));
+  gtk_spin_button_set_value (self->runs_spin, g_settings_get_int (settings, "recording-runs"));
   rebuild_recent_menu (self);
   g_signal_connect_object (settings, "changed::recent-commands",
                            G_CALLBACK (rebuild_recent_menu), self, G_CONNECT_SWAPPED);

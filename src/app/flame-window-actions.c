@@ -85,6 +85,65 @@ open_pair_action (GtkWidget  *widget,
                          TRUE, pair_first_chosen, NULL);
 }
 
+/* Open Runs: several files for each side (issue 14), as
+ * `compare --baseline A1 --baseline A2 --current B1 …` takes them */
+static void
+runs_second_chosen (GtkWindow *parent,
+                    GPtrArray *files,
+                    gpointer   user_data)
+{
+  g_autoptr(GPtrArray) baseline = user_data;
+
+  g_assert (FLAME_IS_WINDOW (parent));
+  g_assert (files != NULL);
+
+  if (files->len > 0)
+    flame_window_open_runs (FLAME_WINDOW (parent), baseline, files);
+}
+
+static void
+runs_first_chosen (GtkWindow *parent,
+                   GPtrArray *files,
+                   gpointer   user_data)
+{
+  gboolean folders = GPOINTER_TO_INT (user_data);
+
+  g_assert (FLAME_IS_WINDOW (parent));
+  g_assert (files != NULL);
+
+  if (files->len == 0)
+    return;
+  if (folders)
+    flame_choose_folder (parent, _("Select the Folder of the Current Runs"), NULL,
+                         runs_second_chosen, g_ptr_array_ref (files));
+  else
+    flame_choose_profiles (parent, _("Select the Current Runs"), TRUE,
+                           runs_second_chosen, g_ptr_array_ref (files));
+}
+
+static void
+open_runs_action (GtkWidget  *widget,
+                  const char *name,
+                  GVariant   *param)
+{
+  g_assert (FLAME_IS_WINDOW (widget));
+
+  flame_choose_profiles (GTK_WINDOW (widget), _("Select the Baseline Runs"), TRUE,
+                         runs_first_chosen, GINT_TO_POINTER (FALSE));
+}
+
+/* a folder for each side: every profile inside is one run */
+static void
+open_run_folders_action (GtkWidget  *widget,
+                         const char *name,
+                         GVariant   *param)
+{
+  g_assert (FLAME_IS_WINDOW (widget));
+
+  flame_choose_folder (GTK_WINDOW (widget), _("Select the Folder of the Baseline Runs"), NULL,
+                       runs_first_chosen, GINT_TO_POINTER (TRUE));
+}
+
 static void
 single_chosen (GtkWindow *parent,
                GPtrArray *files,
@@ -130,6 +189,22 @@ open_recent_action (GtkWidget  *widget,
 
   if (uris[0] == NULL)
     return;
+  if (g_strv_contains (uris, ""))
+    {
+      /* sets of runs: the baseline's, "", the current side's */
+      g_autoptr(GPtrArray) base_runs = g_ptr_array_new_with_free_func (g_object_unref);
+      g_autoptr(GPtrArray) cur_runs = g_ptr_array_new_with_free_func (g_object_unref);
+      GPtrArray *side = base_runs;
+
+      for (guint i = 0; uris[i] != NULL; i++)
+        if (*uris[i] == '\0')
+          side = cur_runs;
+        else
+          g_ptr_array_add (side, g_file_new_for_uri (uris[i]));
+      if (base_runs->len > 0)
+        flame_window_open_runs (FLAME_WINDOW (widget), base_runs, cur_runs->len > 0 ? cur_runs : NULL);
+      return;
+    }
   a = g_file_new_for_uri (uris[0]);
   b = uris[1] ? g_file_new_for_uri (uris[1]) : NULL;
   flame_window_open (FLAME_WINDOW (widget), a, b);
@@ -577,6 +652,8 @@ _flame_window_class_actions_init (GtkWidgetClass *widget_class)
 {
   gtk_widget_class_install_action (widget_class, "win.open-pair", NULL, open_pair_action);
   gtk_widget_class_install_action (widget_class, "win.open-single", NULL, open_single_action);
+  gtk_widget_class_install_action (widget_class, "win.open-runs", NULL, open_runs_action);
+  gtk_widget_class_install_action (widget_class, "win.open-run-folders", NULL, open_run_folders_action);
   gtk_widget_class_install_action (widget_class, "win.open-example", NULL, open_example_action);
   gtk_widget_class_install_action (widget_class, "win.open-recent", "as", open_recent_action);
   gtk_widget_class_install_action (widget_class, "win.record", NULL, record_action);

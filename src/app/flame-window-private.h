@@ -106,6 +106,8 @@ void             _flame_window_start_comparison   (FlameWindow     *self,
 FlameComparison *_flame_window_derive_comparison  (FlameWindow     *self,
                                                    FlameComparison *from,
                                                    gboolean         swap);
+char            *_flame_window_side_label         (GFile           *first,
+                                                   guint            n_runs);
 
 /* flame-window-actions.c */
 void             _flame_window_class_actions_init (GtkWidgetClass  *widget_class);

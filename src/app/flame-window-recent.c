@@ -15,9 +15,42 @@
 #define RECENT_GROUP "flamediff"
 #define RECENT_SINGLE_GROUP "flamediff-single"
 #define RECENT_BASELINE_PREFIX "flamediff-baseline:"
+#define RECENT_RUNS_PREFIX "flamediff-runs:"
 
 /* Recent comparisons: both files go to GtkRecentManager; the current
- * file's entry names its baseline in a group. */
+ * file's entry names its baseline in a group. A comparison of repeated
+ * runs (issue 14) names every run in one group instead, "flamediff-runs:"
+ * then the baseline's URIs, "|", the current side's, separated by spaces
+ * (which URIs escape), on the entry of its first current run. */
+
+/* the "flamediff-runs:" group of the window's comparison, or NULL when it
+ * has one run a side or a run without a file */
+static char *
+runs_group (FlameWindow *self)
+{
+  g_autoptr(GString) group = g_string_new (RECENT_RUNS_PREFIX);
+
+  if (self->comparison == NULL ||
+      (flame_comparison_get_n_runs (self->comparison, FLAME_DIFF_BASELINE) < 2 &&
+       flame_comparison_get_n_runs (self->comparison, FLAME_DIFF_CURRENT) < 2) ||
+      flame_comparison_get_n_runs (self->comparison, FLAME_DIFF_CURRENT) == 0)
+    return NULL;
+  for (guint side = 0; side < 2; side++)
+    {
+      if (side == FLAME_DIFF_CURRENT)
+        g_string_append (group, " |");
+      for (guint i = 0; i < flame_comparison_get_n_runs (self->comparison, side); i++)
+        {
+          GFile *file = flame_comparison_get_run_file (self->comparison, side, i);
+          g_autofree char *uri = file ? g_file_get_uri (file) : NULL;
+
+          if (uri == NULL)
+            return NULL;
+          g_string_append_printf (group, "%s%s", group->str[group->len - 1] == ':' ? "" : " ", uri);
+        }
+    }
+  return g_string_free (g_steal_pointer (&group), FALSE);
+}
 
 void
 _flame_window_add_to_recent (FlameWindow *self)
@@ -46,14 +79,61 @@ _flame_window_add_to_recent (FlameWindow *self)
     }
   data.groups = (char **) groups_base;
   gtk_recent_manager_add_full (manager, base_uri, &data);
-  pair_group = g_strconcat (RECENT_BASELINE_PREFIX, base_uri, NULL);
+  pair_group = runs_group (self);
+  if (pair_group == NULL)
+    pair_group = g_strconcat (RECENT_BASELINE_PREFIX, base_uri, NULL);
   groups_pair[1] = pair_group;
   data.groups = (char **) groups_pair;
   {
     g_autofree char *cur_uri = g_file_get_uri (self->files[1]);
 
+    /* adding keeps the groups the entry had: only this comparison's */
+    gtk_recent_manager_remove_item (manager, cur_uri, NULL);
     gtk_recent_manager_add_full (manager, cur_uri, &data);
   }
+}
+
+/* the runs of a "flamediff-runs:" group into @b ("", then the current
+ * side's), and its label; FALSE if it is not one */
+static gboolean
+parse_runs_group (const char      *group,
+                  GVariantBuilder *b,
+                  char           **label)
+{
+  g_auto(GStrv) words = NULL;
+  guint n[2] = { 0, 0 };
+  const char *first[2] = { NULL, NULL };
+  guint side = 0;
+
+  if (!g_str_has_prefix (group, RECENT_RUNS_PREFIX))
+    return FALSE;
+  words = g_strsplit (group + strlen (RECENT_RUNS_PREFIX), " ", -1);
+  for (guint i = 0; words[i] != NULL; i++)
+    if (g_str_equal (words[i], "|"))
+      side = 1;
+    else if (*words[i] != '\0')
+      {
+        if (first[side] == NULL)
+          first[side] = words[i];
+        n[side]++;
+      }
+  if (n[0] == 0 || n[1] == 0)
+    return FALSE;
+  side = 0;
+  for (guint i = 0; words[i] != NULL; i++)
+    if (g_str_equal (words[i], "|"))
+      g_variant_builder_add (b, "s", "");
+    else if (*words[i] != '\0')
+      g_variant_builder_add (b, "s", words[i]);
+  {
+    g_autoptr(GFile) fb = g_file_new_for_uri (first[0]);
+    g_autoptr(GFile) fc = g_file_new_for_uri (first[1]);
+    g_autofree char *lb = _flame_window_side_label (fb, n[0]);
+    g_autofree char *lc = _flame_window_side_label (fc, n[1]);
+
+    *label = g_strdup_printf (_("%s → %s"), lb, lc);
+  }
+  return TRUE;
 }
 
 static gint
@@ -89,6 +169,7 @@ _flame_window_rebuild_recent_menu (FlameWindow *self)
       GtkRecentInfo *info = sorted->pdata[i];
       g_auto(GStrv) groups = gtk_recent_info_get_groups (info, NULL);
       const char *base_uri = NULL;
+      const char *runs = NULL;
       g_autoptr(GFile) cur = g_file_new_for_uri (gtk_recent_info_get_uri (info));
       g_autoptr(GFile) base = NULL;
       g_autofree char *cur_name = g_file_get_basename (cur);
@@ -99,7 +180,19 @@ _flame_window_rebuild_recent_menu (FlameWindow *self)
       for (guint g = 0; groups[g]; g++)
         if (g_str_has_prefix (groups[g], RECENT_BASELINE_PREFIX))
           base_uri = groups[g] + strlen (RECENT_BASELINE_PREFIX);
+        else if (g_str_has_prefix (groups[g], RECENT_RUNS_PREFIX))
+          runs = groups[g];
       g_variant_builder_init (&b, G_VARIANT_TYPE_STRING_ARRAY);
+      if (runs != NULL && parse_runs_group (runs, &b, &label))
+        {
+          /* the baseline's runs, "", the current runs: all added above */
+          item = g_menu_item_new (label, NULL);
+          g_menu_item_set_action_and_target_value (item, "win.open-recent", g_variant_builder_end (&b));
+          g_menu_append_item (self->recent_menu, item);
+          g_menu_append_item (self->open_recent_section, item);
+          shown++;
+          continue;
+        }
       if (base_uri != NULL)
         {
           g_autofree char *base_name = NULL;

@@ -149,21 +149,30 @@ update_binaries_label (FlameWindow *self)
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->binaries_label), details->str);
 }
 
-/* "before (5 runs)": a side of several runs by the folder of its first */
+/* "before (5 runs)": a side of several runs by the folder of its first
+ * run; one run by its file name. The summary and the Recent menu. */
+char *
+_flame_window_side_label (GFile *first,
+                          guint  n_runs)
+{
+  g_autoptr(GFile) parent = NULL;
+  g_autofree char *name = NULL;
+
+  if (n_runs <= 1 || first == NULL)
+    return display_name (first);
+  parent = g_file_get_parent (first);
+  name = parent ? g_file_get_basename (parent) : display_name (first);
+  /* Translators: a side of the comparison: its folder, and how many runs of the program it holds */
+  return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s (%u run)", "%s (%u runs)", n_runs),
+                          name, n_runs);
+}
+
 static char *
 side_name (FlameWindow *self,
            guint        side)
 {
-  guint n = flame_comparison_get_n_runs (self->comparison, side);
-  g_autoptr(GFile) parent = NULL;
-  g_autofree char *name = NULL;
-
-  if (n <= 1 || self->files[side] == NULL)
-    return display_name (self->files[side]);
-  parent = g_file_get_parent (self->files[side]);
-  name = parent ? g_file_get_basename (parent) : display_name (self->files[side]);
-  /* Translators: a side of the comparison: its folder, and how many runs of the program it holds */
-  return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s (%u run)", "%s (%u runs)", n), name, n);
+  return _flame_window_side_label (self->files[side],
+                                   flame_comparison_get_n_runs (self->comparison, side));
 }
 
 static void
@@ -846,35 +855,6 @@ flame_window_open (FlameWindow *self,
   _flame_window_start_comparison (self, comparison);
 }
 
-/**
- * flame_window_open_runs:
- * @baseline: (element-type GFile): the baseline's runs, at least one
- * @current: (element-type GFile) (nullable): the current side's runs
- *
- * Compares sets of runs (issue 14): the core merges each side and tests
- * the changes against the run-to-run spread.
- */
-void
-flame_window_open_runs (FlameWindow *self,
-                        GPtrArray   *baseline,
-                        GPtrArray   *current)
-{
-  g_autoptr(FlameComparison) comparison = NULL;
-  GPtrArray *sides[2] = { baseline, current };
-
-  g_return_if_fail (FLAME_IS_WINDOW (self));
-  g_return_if_fail (baseline != NULL && baseline->len > 0);
-
-  comparison = flame_comparison_new ();
-  for (guint side = 0; side < 2; side++)
-    for (guint i = 0; sides[side] != NULL && i < sides[side]->len; i++)
-      flame_comparison_add_file (comparison, side, g_ptr_array_index (sides[side], i));
-  apply_options (self, comparison);
-  _flame_window_clear_pending (self);
-  self->pending_opens = TRUE;
-  _flame_window_start_comparison (self, comparison);
-}
-
 /* the profiles in @folder, as GFiles; NULL and a banner when none */
 static GPtrArray *
 list_folder_runs (FlameWindow *self,
@@ -909,6 +889,71 @@ static gboolean
 is_folder (GFile *file)
 {
   return g_file_query_file_type (file, G_FILE_QUERY_INFO_NONE, NULL) == G_FILE_TYPE_DIRECTORY;
+}
+
+/* @files with each folder replaced by the profiles inside it (sorted by
+ * name); NULL, and a banner, when a folder holds none */
+static GPtrArray *
+expand_runs (FlameWindow *self,
+             GPtrArray   *files)
+{
+  g_autoptr(GPtrArray) runs = g_ptr_array_new_with_free_func (g_object_unref);
+
+  for (guint i = 0; files != NULL && i < files->len; i++)
+    {
+      GFile *file = g_ptr_array_index (files, i);
+      g_autoptr(GPtrArray) inside = NULL;
+
+      if (!is_folder (file))
+        {
+          g_ptr_array_add (runs, g_object_ref (file));
+          continue;
+        }
+      inside = list_folder_runs (self, file);
+      if (inside == NULL)
+        return NULL;
+      for (guint k = 0; k < inside->len; k++)
+        g_ptr_array_add (runs, g_object_ref (g_ptr_array_index (inside, k)));
+    }
+  return g_steal_pointer (&runs);
+}
+
+/**
+ * flame_window_open_runs:
+ * @baseline: (element-type GFile): the baseline's runs, at least one
+ * @current: (element-type GFile) (nullable): the current side's runs
+ *
+ * Compares sets of runs (issue 14): the core merges each side and tests
+ * the changes against the run-to-run spread. A folder in either set
+ * stands for every profile inside it (flame_comparison_list_runs).
+ */
+void
+flame_window_open_runs (FlameWindow *self,
+                        GPtrArray   *baseline,
+                        GPtrArray   *current)
+{
+  g_autoptr(FlameComparison) comparison = NULL;
+  g_autoptr(GPtrArray) base_runs = NULL;
+  g_autoptr(GPtrArray) cur_runs = NULL;
+  GPtrArray *sides[2];
+
+  g_return_if_fail (FLAME_IS_WINDOW (self));
+  g_return_if_fail (baseline != NULL && baseline->len > 0);
+
+  base_runs = expand_runs (self, baseline);
+  cur_runs = current != NULL ? expand_runs (self, current) : NULL;
+  if (base_runs == NULL || (current != NULL && cur_runs == NULL))
+    return;
+  sides[0] = base_runs;
+  sides[1] = cur_runs;
+  comparison = flame_comparison_new ();
+  for (guint side = 0; side < 2; side++)
+    for (guint i = 0; sides[side] != NULL && i < sides[side]->len; i++)
+      flame_comparison_add_file (comparison, side, g_ptr_array_index (sides[side], i));
+  apply_options (self, comparison);
+  _flame_window_clear_pending (self);
+  self->pending_opens = TRUE;
+  _flame_window_start_comparison (self, comparison);
 }
 
 /* a word of the name before its first dot: "baseline.folded",
@@ -966,6 +1011,56 @@ flame_window_order_pair (GFile  *a,
   *current = swap ? a : b;
 }
 
+/* Several files dropped or given at once, split into the two sides:
+ * those named baseline/before (name_says_baseline) against the others,
+ * else by the two folders they come from (ordered as a pair). FALSE when
+ * neither tells the sides apart. */
+static gboolean
+split_runs (GFile      **files,
+            guint        n_files,
+            GPtrArray  **baseline,
+            GPtrArray  **current)
+{
+  g_autoptr(GPtrArray) named = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr(GPtrArray) others = g_ptr_array_new_with_free_func (g_object_unref);
+  GFile *dirs[2] = { NULL, NULL };   /* borrowed from parents */
+  g_autoptr(GPtrArray) parents = g_ptr_array_new_with_free_func (g_object_unref);
+  GFile *base, *cur;
+
+  for (guint i = 0; i < n_files; i++)
+    g_ptr_array_add (name_says_baseline (files[i]) ? named : others, g_object_ref (files[i]));
+  if (named->len > 0 && others->len > 0)
+    {
+      *baseline = g_steal_pointer (&named);
+      *current = g_steal_pointer (&others);
+      return TRUE;
+    }
+  g_ptr_array_set_size (named, 0);
+  g_ptr_array_set_size (others, 0);
+  for (guint i = 0; i < n_files; i++)
+    {
+      GFile *parent = g_file_get_parent (files[i]);
+      guint d;
+
+      if (parent == NULL)
+        return FALSE;
+      g_ptr_array_add (parents, parent);
+      for (d = 0; d < 2 && dirs[d] != NULL && !g_file_equal (dirs[d], parent); d++)
+        ;
+      if (d == 2)
+        return FALSE;   /* a third folder */
+      if (dirs[d] == NULL)
+        dirs[d] = parent;
+      g_ptr_array_add (d == 0 ? named : others, g_object_ref (files[i]));
+    }
+  if (dirs[1] == NULL)
+    return FALSE;
+  flame_window_order_pair (dirs[0], dirs[1], &base, &cur);
+  *baseline = base == dirs[0] ? g_steal_pointer (&named) : g_steal_pointer (&others);
+  *current = base == dirs[0] ? g_steal_pointer (&others) : g_steal_pointer (&named);
+  return TRUE;
+}
+
 void
 flame_window_open_files (FlameWindow  *self,
                          GFile       **files,
@@ -979,8 +1074,8 @@ flame_window_open_files (FlameWindow  *self,
     if (is_folder (files[i]))
       {
         GFile *base, *cur;
-        g_autoptr(GPtrArray) base_runs = NULL;
-        g_autoptr(GPtrArray) cur_runs = NULL;
+        g_autoptr(GPtrArray) base_runs = g_ptr_array_new_with_free_func (g_object_unref);
+        g_autoptr(GPtrArray) cur_runs = g_ptr_array_new_with_free_func (g_object_unref);
 
         /* a folder is a side: every profile inside is one of its runs */
         if (n_files != 2)
@@ -989,36 +1084,39 @@ flame_window_open_files (FlameWindow  *self,
             return;
           }
         flame_window_order_pair (files[0], files[1], &base, &cur);
-        base_runs = is_folder (base) ? list_folder_runs (self, base) : NULL;
-        cur_runs = is_folder (cur) ? list_folder_runs (self, cur) : NULL;
-        if (base_runs == NULL && is_folder (base))
-          return;
-        if (cur_runs == NULL && is_folder (cur))
-          return;
-        if (base_runs == NULL)
-          {
-            base_runs = g_ptr_array_new_with_free_func (g_object_unref);
-            g_ptr_array_add (base_runs, g_object_ref (base));
-          }
-        if (cur_runs == NULL)
-          {
-            cur_runs = g_ptr_array_new_with_free_func (g_object_unref);
-            g_ptr_array_add (cur_runs, g_object_ref (cur));
-          }
+        g_ptr_array_add (base_runs, g_object_ref (base));
+        g_ptr_array_add (cur_runs, g_object_ref (cur));
         flame_window_open_runs (self, base_runs, cur_runs);
         return;
       }
   if (n_files == 1)
     flame_window_open (self, files[0], NULL);
-  else
+  else if (n_files == 2)
     {
       GFile *base, *cur;
 
       flame_window_order_pair (files[0], files[1], &base, &cur);
       flame_window_open (self, base, cur);
-      if (n_files > 2)
-        adw_toast_overlay_add_toast (self->toast_overlay,
-                                     adw_toast_new (_("Only the first two files were opened")));
+    }
+  else
+    {
+      g_autoptr(GPtrArray) base_runs = NULL;
+      g_autoptr(GPtrArray) cur_runs = NULL;
+      GFile *base, *cur;
+
+      /* repeated runs of each side */
+      if (split_runs (files, n_files, &base_runs, &cur_runs))
+        {
+          flame_window_open_runs (self, base_runs, cur_runs);
+          return;
+        }
+      flame_window_order_pair (files[0], files[1], &base, &cur);
+      flame_window_open (self, base, cur);
+      adw_toast_overlay_add_toast (self->toast_overlay,
+                                   adw_toast_new (_("Only the first two files were opened: "
+                                                    "name the baseline’s runs “before” or "
+                                                    "“baseline”, or drop them from two folders, "
+                                                    "to compare runs")));
     }
 }
 

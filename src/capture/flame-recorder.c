@@ -90,6 +90,8 @@ typedef struct
   GArray    *mem;        /* MemEvent: memory mode's sampled allocations and frees */
   FlameRecMemStat stat;  /* memory mode: the exact totals, if it sent them */
   gboolean   have_stat;
+  guint64    periods;    /* the timer periods it drew (jitter), from its exit record */
+  guint64    period_sum_ns, period_min_ns, period_max_ns;
 } Image;
 
 /* A sampled allocation (alloc_seq 0; @sample: its sample's index in the
@@ -1008,12 +1010,21 @@ handle_record (FlameRecorder *self,
         on_sample (self, buf, len);
       break;
     case FLAME_REC_EXIT:
-      if (len >= sizeof (FlameRecExit))
+      if (len >= FLAME_REC_EXIT_V1_SIZE)
         {
           Image *img = image_for (self, h->pid);
+          FlameRecExit e = { 0 };
 
+          memcpy (&e, buf, MIN (len, sizeof e));
           img->exited = TRUE;
-          img->lost = MAX (img->lost, ((const FlameRecExit *) buf)->lost);
+          img->lost = MAX (img->lost, e.lost);
+          if (len >= sizeof e && e.periods > 0)
+            {
+              img->periods = e.periods;
+              img->period_sum_ns = e.period_sum_ns;
+              img->period_min_ns = e.period_min_ns;
+              img->period_max_ns = e.period_max_ns;
+            }
         }
       break;
     case FLAME_REC_ALLOC:
@@ -1768,6 +1779,40 @@ compare_strv (gconstpointer a,
   return g_strcmp0 (*(char * const *) a, *(char * const *) b);
 }
 
+/* timer_periods, timer_period_mean_ns, _min_ns, _max_ns: the periods
+ * the sampler drew for its jitter, over every process that exited in
+ * order (the others did not say) */
+static void
+set_period_metadata (FlameRecorder *self,
+                     FlameProfile  *profile)
+{
+  guint64 n = 0, min = G_MAXUINT64, max = 0;
+  gdouble sum = 0;
+  char num[G_ASCII_DTOSTR_BUF_SIZE];
+
+  for (guint i = 0; i < self->images->len; i++)
+    {
+      Image *img = g_ptr_array_index (self->images, i);
+
+      if (img->periods == 0)
+        continue;
+      n += img->periods;
+      sum += (gdouble) img->period_sum_ns;
+      min = MIN (min, img->period_min_ns);
+      max = MAX (max, img->period_max_ns);
+    }
+  if (n == 0)
+    return;
+  g_snprintf (num, sizeof num, "%" G_GUINT64_FORMAT, n);
+  flame_profile_set_metadata (profile, "timer_periods", num);
+  g_ascii_formatd (num, sizeof num, "%.1f", sum / (gdouble) n);
+  flame_profile_set_metadata (profile, "timer_period_mean_ns", num);
+  g_snprintf (num, sizeof num, "%" G_GUINT64_FORMAT, min);
+  flame_profile_set_metadata (profile, "timer_period_min_ns", num);
+  g_snprintf (num, sizeof num, "%" G_GUINT64_FORMAT, max);
+  flame_profile_set_metadata (profile, "timer_period_max_ns", num);
+}
+
 static FlameProfile *
 build_profile (FlameRecorder *self,
                GDateTime     *started)
@@ -1916,6 +1961,7 @@ build_profile (FlameRecorder *self,
   flame_profile_set_metadata (profile, "samples_lost", num);
   g_snprintf (num, sizeof num, "%u", n_processes);
   flame_profile_set_metadata (profile, "processes", num);
+  set_period_metadata (self, profile);
   if (n_unrecorded > 0)
     {
       g_snprintf (num, sizeof num, "%u", n_unrecorded);
@@ -1961,10 +2007,12 @@ build_profile (FlameRecorder *self,
   return profile;
 }
 
+/* DIR/PROGRAM-STAMP[-N]SUFFIX that does not exist yet */
 static char *
-unique_output_path (const char *program)
+unique_path (const char *dir,
+             const char *program,
+             const char *suffix)
 {
-  g_autofree char *dir = flame_recorder_default_dir ();
   g_autofree char *base = g_path_get_basename (program);
   g_autoptr(GDateTime) now = g_date_time_new_now_local ();
   g_autofree char *stamp = g_date_time_format (now, "%Y%m%d-%H%M%S");
@@ -1972,14 +2020,55 @@ unique_output_path (const char *program)
   for (guint i = 1; ; i++)
     {
       g_autofree char *name = i == 1 ?
-        g_strdup_printf ("%s-%s.speedscope.json", base, stamp) :
-        g_strdup_printf ("%s-%s-%u.speedscope.json", base, stamp, i);
+        g_strdup_printf ("%s-%s%s", base, stamp, suffix) :
+        g_strdup_printf ("%s-%s-%u%s", base, stamp, i, suffix);
       char *path = g_build_filename (dir, name, NULL);
 
       if (!g_file_test (path, G_FILE_TEST_EXISTS))
         return path;
       g_free (path);
     }
+}
+
+static char *
+unique_output_path (const char *program)
+{
+  g_autofree char *dir = flame_recorder_default_dir ();
+
+  return unique_path (dir, program, ".speedscope.json");
+}
+
+/**
+ * flame_recorder_new_runs_dir:
+ *
+ * A new folder's path in the recordings folder for repeated runs of
+ * @program (PROGRAM-STAMP, not created yet), which
+ * flame_recorder_run_path() fills.
+ */
+char *
+flame_recorder_new_runs_dir (const char *program)
+{
+  g_autofree char *dir = flame_recorder_default_dir ();
+
+  g_return_val_if_fail (program != NULL, NULL);
+  return unique_path (dir, program, "");
+}
+
+/**
+ * flame_recorder_run_path:
+ * @index: from 1
+ *
+ * DIR/run-NN.speedscope.json: run @index of a set of repeated runs, a
+ * name that sorts in the order of the runs (flame_comparison_list_runs).
+ */
+char *
+flame_recorder_run_path (const char *dir,
+                         guint       index)
+{
+  g_autofree char *name = g_strdup_printf ("run-%02u.speedscope.json", index);
+
+  g_return_val_if_fail (dir != NULL, NULL);
+  return g_build_filename (dir, name, NULL);
 }
 
 static gboolean

@@ -99,6 +99,9 @@ gboolean       flame_recorder_check_host_program (const char         *root,
                                                   const char         *cwd,
                                                   GError            **error);
 char          *flame_recorder_default_dir       (void);
+char          *flame_recorder_new_runs_dir      (const char          *program);
+char          *flame_recorder_run_path          (const char          *dir,
+                                                 guint                index);
 gboolean       flame_recorder_check_program     (const char          *program,
                                                  const char          *cwd,
                                                  char               **resolved,

@@ -1,10 +1,11 @@
-/* flame-cli-record.c: flamediff-cli record [-F HZ] [-o FILE] [--cwd DIR] -- COMMAND ARGS…
+/* flame-cli-record.c: flamediff-cli record [-F HZ] [-o FILE] [--runs N] [--cwd DIR] -- COMMAND ARGS…
  *
  * Copyright 2026 The Flamediff developers
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "config.h"
 
+#include <errno.h>
 #include <glib-unix.h>
 #include <signal.h>
 #include <stdio.h>
@@ -35,8 +36,12 @@ on_recorded (GObject      *source,
 static gboolean
 on_interrupt (gpointer data)
 {
+  gboolean *interrupted = g_object_get_data (G_OBJECT (data), "interrupted");
+
   /* Ctrl+C reaches the command too (same process group); stopping here
    * keeps the recording, with SIGKILL after the grace period */
+  if (interrupted != NULL)
+    *interrupted = TRUE;
   flame_recorder_stop (FLAME_RECORDER (data));
   return G_SOURCE_CONTINUE;
 }
@@ -79,14 +84,119 @@ recover_spools (const char *dir_arg)
   return status;
 }
 
+/* What the options ask of every run's recorder */
+typedef struct
+{
+  char    **command;
+  char     *cwd;
+  char    **env;
+  gboolean  no_children;
+  gboolean  python_only;
+  gboolean  python_lines;
+  gboolean  memory;
+  int       memory_mean;
+  int       hz;
+} RecordOptions;
+
+static FlameRecorder *
+new_recorder (const RecordOptions *o,
+              const char          *output)
+{
+  FlameRecorder *recorder = flame_recorder_new ((const char * const *) o->command);
+
+  if (o->memory)
+    flame_recorder_set_memory (recorder, (guint) o->memory_mean);
+  flame_recorder_set_frequency (recorder, o->hz);
+  flame_recorder_set_follow_children (recorder, !o->no_children);
+  flame_recorder_set_python_only (recorder, o->python_only);
+  flame_recorder_set_python_lines (recorder, o->python_lines);
+  if (o->cwd != NULL)
+    flame_recorder_set_cwd (recorder, o->cwd);
+  else
+    {
+      g_autofree char *here = g_get_current_dir ();
+
+      flame_recorder_set_cwd (recorder, here);
+    }
+  for (guint i = 0; o->env != NULL && o->env[i] != NULL; i++)
+    {
+      const char *eq = strchr (o->env[i], '=');
+      g_autofree char *name = g_strndup (o->env[i], (gsize) (eq - o->env[i]));
+
+      flame_recorder_setenv (recorder, name, eq + 1);
+    }
+  if (output != NULL)
+    {
+      g_autofree char *abs = g_canonicalize_filename (output, NULL);
+
+      flame_recorder_set_output_path (recorder, abs);
+    }
+  return recorder;
+}
+
+/* One run, to @output (NULL: a new file in the recordings folder); its
+ * summary on stderr. *interrupted says Ctrl+C (or SIGTERM) stopped it. */
+static gboolean
+record_one (const RecordOptions *o,
+            const char          *output,
+            gboolean            *interrupted)
+{
+  g_autoptr(FlameRecorder) recorder = new_recorder (o, output);
+  g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
+  RecordRun run = { 0 };
+  guint sigint_id, sigterm_id;
+  const char *meta;
+
+  run.loop = loop;
+  sigint_id = g_unix_signal_add (SIGINT, on_interrupt, recorder);
+  sigterm_id = g_unix_signal_add (SIGTERM, on_interrupt, recorder);
+  g_object_set_data (G_OBJECT (recorder), "interrupted", interrupted);
+  flame_recorder_record_async (recorder, NULL, on_recorded, &run);
+  g_main_loop_run (loop);
+  g_source_remove (sigint_id);
+  g_source_remove (sigterm_id);
+
+  if (run.profile == NULL)
+    {
+      g_printerr ("flamediff-cli record: %s\n", run.error->message);
+      g_error_free (run.error);
+      return FALSE;
+    }
+
+  flame_cli_print_warnings (flame_profile_get_warnings (run.profile));
+  meta = flame_profile_get_metadata (run.profile, "exit_status");
+  if (o->memory)
+    {
+      g_autofree char *summary = flame_memory_describe (run.profile);
+
+      g_printerr ("flamediff-cli: recorded %s sampled allocations (%s records lost) in %.2f s; %s; "
+                  "command %s; written to %s\n",
+                  flame_profile_get_metadata (run.profile, "samples"),
+                  flame_profile_get_metadata (run.profile, "samples_lost"),
+                  flame_profile_get_duration_ms (run.profile) / 1000.0, summary,
+                  meta != NULL ? meta : "status unknown",
+                  flame_recorder_get_output_path (recorder));
+      g_object_unref (run.profile);
+      return TRUE;
+    }
+  g_printerr ("flamediff-cli: recorded %s samples (%s lost) in %.2f s, %.0f samples per CPU-second "
+              "(%d Hz requested); command %s; written to %s\n",
+              flame_profile_get_metadata (run.profile, "samples"),
+              flame_profile_get_metadata (run.profile, "samples_lost"),
+              flame_profile_get_duration_ms (run.profile) / 1000.0,
+              flame_recorder_get_effective_hz (recorder), o->hz,
+              meta != NULL ? meta : "status unknown",
+              flame_recorder_get_output_path (recorder));
+  g_object_unref (run.profile);
+  return TRUE;
+}
+
 int
 flame_cli_record (int    argc,
                   char **argv)
 {
   g_autoptr(GOptionContext) context = NULL;
   g_autoptr(GError) error = NULL;
-  g_autoptr(FlameRecorder) recorder = NULL;
-  g_autoptr(GMainLoop) loop = NULL;
   g_autofree char *output = NULL;
   g_autofree char *cwd = NULL;
   g_auto(GStrv) env = NULL;
@@ -96,16 +206,22 @@ flame_cli_record (int    argc,
   gboolean python_lines = FALSE;
   gboolean recover = FALSE;
   gboolean memory = FALSE;
+  gboolean interrupted = FALSE;
   int memory_mean = FLAME_RECORDER_DEFAULT_MEMORY_MEAN;
   int hz = FLAME_RECORDER_DEFAULT_HZ;
-  RecordRun run = { 0 };
-  guint sigint_id, sigterm_id;
-  const char *meta;
+  int runs = 1;
+  RecordOptions o;
+  g_autofree char *dir = NULL;
   GOptionEntry entries[] = {
     { "frequency", 'F', 0, G_OPTION_ARG_INT, &hz,
       "Timer rate in Hz of CPU time per thread (default 999; the kernel delivers at most its tick rate, often 250)", "HZ" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
-      "Where to write the recording (speedscope JSON); default: a new file in the recordings folder", "FILE" },
+      "Where to write the recording (speedscope JSON); default: a new file in the recordings folder. "
+      "With --runs: the folder the runs go to", "FILE" },
+    { "runs", 0, 0, G_OPTION_ARG_INT, &runs,
+      "Run the command N times, one after the other, each run a file run-01.speedscope.json … in the "
+      "folder -o names (default: a new folder in the recordings folder); "
+      "compare takes the folder as one side", "N" },
     { "memory", 'm', 0, G_OPTION_ARG_NONE, &memory,
       "Record allocations instead of CPU time: allocated bytes, allocations, live bytes at the peak, leaked bytes", NULL },
     { "memory-mean", 0, 0, G_OPTION_ARG_INT, &memory_mean,
@@ -130,6 +246,7 @@ flame_cli_record (int    argc,
     "Runs COMMAND with the Flamediff sampler preloaded and writes a CPU profile\n"
     "(speedscope JSON with the command, times and sample counts in its \"flamediff\"\n"
     "object). Ctrl+C stops the command and keeps the recording.\n"
+    "With --runs N, N recordings of the command go to one folder, a side for compare.\n"
     "flamediff-cli record --recover [DIR] writes what a killed recorder left.");
   g_option_context_add_main_entries (context, entries, NULL);
   /* options after the command belong to the command */
@@ -158,27 +275,16 @@ flame_cli_record (int    argc,
       g_printerr ("flamediff-cli record: --frequency must be between 1 and 100000\n");
       return FLAME_CLI_ERROR;
     }
+  if (runs < 1 || runs > 99)
+    {
+      g_printerr ("flamediff-cli record: --runs must be between 1 and 99\n");
+      return FLAME_CLI_ERROR;
+    }
 
   if (memory_mean < 1)
     {
       g_printerr ("flamediff-cli record: --memory-mean must be at least 1\n");
       return FLAME_CLI_ERROR;
-    }
-
-  recorder = flame_recorder_new ((const char * const *) command);
-  if (memory)
-    flame_recorder_set_memory (recorder, (guint) memory_mean);
-  flame_recorder_set_frequency (recorder, hz);
-  flame_recorder_set_follow_children (recorder, !no_children);
-  flame_recorder_set_python_only (recorder, python_only);
-  flame_recorder_set_python_lines (recorder, python_lines);
-  if (cwd != NULL)
-    flame_recorder_set_cwd (recorder, cwd);
-  else
-    {
-      g_autofree char *here = g_get_current_dir ();
-
-      flame_recorder_set_cwd (recorder, here);
     }
   for (guint i = 0; env != NULL && env[i] != NULL; i++)
     {
@@ -189,56 +295,45 @@ flame_cli_record (int    argc,
           g_printerr ("flamediff-cli record: --env wants NAME=VALUE, not “%s”\n", env[i]);
           return FLAME_CLI_ERROR;
         }
-      *eq = '\0';
-      flame_recorder_setenv (recorder, env[i], eq + 1);
-    }
-  if (output != NULL)
-    {
-      g_autofree char *abs = g_canonicalize_filename (output, NULL);
-
-      flame_recorder_set_output_path (recorder, abs);
     }
 
-  loop = g_main_loop_new (NULL, FALSE);
-  run.loop = loop;
-  sigint_id = g_unix_signal_add (SIGINT, on_interrupt, recorder);
-  sigterm_id = g_unix_signal_add (SIGTERM, on_interrupt, recorder);
-  flame_recorder_record_async (recorder, NULL, on_recorded, &run);
-  g_main_loop_run (loop);
-  g_source_remove (sigint_id);
-  g_source_remove (sigterm_id);
+  o = (RecordOptions) { command, cwd, env, no_children, python_only, python_lines,
+                        memory, memory_mean, hz };
+  if (runs == 1)
+    return record_one (&o, output, &interrupted) ? FLAME_CLI_OK : FLAME_CLI_ERROR;
 
-  if (run.profile == NULL)
+  /* repeated runs: one folder, one file per run */
+  dir = output != NULL ? g_canonicalize_filename (output, NULL) : flame_recorder_new_runs_dir (command[0]);
+  if (g_file_test (dir, G_FILE_TEST_EXISTS) && !g_file_test (dir, G_FILE_TEST_IS_DIR))
     {
-      g_printerr ("flamediff-cli record: %s\n", run.error->message);
-      g_error_free (run.error);
+      g_printerr ("flamediff-cli record: with --runs, -o names a folder; %s is a file\n", dir);
       return FLAME_CLI_ERROR;
     }
-
-  flame_cli_print_warnings (flame_profile_get_warnings (run.profile));
-  meta = flame_profile_get_metadata (run.profile, "exit_status");
-  if (memory)
+  if (g_mkdir_with_parents (dir, 0755) != 0)
     {
-      g_autofree char *summary = flame_memory_describe (run.profile);
-
-      g_printerr ("flamediff-cli: recorded %s sampled allocations (%s records lost) in %.2f s; %s; "
-                  "command %s; written to %s\n",
-                  flame_profile_get_metadata (run.profile, "samples"),
-                  flame_profile_get_metadata (run.profile, "samples_lost"),
-                  flame_profile_get_duration_ms (run.profile) / 1000.0, summary,
-                  meta != NULL ? meta : "status unknown",
-                  flame_recorder_get_output_path (recorder));
-      g_object_unref (run.profile);
-      return FLAME_CLI_OK;
+      g_printerr ("flamediff-cli record: cannot create %s: %s\n", dir, g_strerror (errno));
+      return FLAME_CLI_ERROR;
     }
-  g_printerr ("flamediff-cli: recorded %s samples (%s lost) in %.2f s, %.0f samples per CPU-second "
-              "(%d Hz requested); command %s; written to %s\n",
-              flame_profile_get_metadata (run.profile, "samples"),
-              flame_profile_get_metadata (run.profile, "samples_lost"),
-              flame_profile_get_duration_ms (run.profile) / 1000.0,
-              flame_recorder_get_effective_hz (recorder), hz,
-              meta != NULL ? meta : "status unknown",
-              flame_recorder_get_output_path (recorder));
-  g_object_unref (run.profile);
+  for (int i = 1; i <= runs; i++)
+    {
+      g_autofree char *path = flame_recorder_run_path (dir, (guint) i);
+
+      if (g_file_test (path, G_FILE_TEST_EXISTS))
+        {
+          g_printerr ("flamediff-cli record: %s exists already: -o wants a new or empty folder\n", path);
+          return FLAME_CLI_ERROR;
+        }
+      g_printerr ("flamediff-cli: run %d of %d\n", i, runs);
+      if (!record_one (&o, path, &interrupted))
+        return FLAME_CLI_ERROR;
+      if (interrupted)
+        {
+          /* Ctrl+C ends the set: the runs so far are kept */
+          g_printerr ("flamediff-cli: interrupted; %d of %d runs written to %s\n", i, runs, dir);
+          return FLAME_CLI_OK;
+        }
+    }
+  g_printerr ("flamediff-cli: %d runs written to %s (compare it with another folder of runs: "
+              "flamediff-cli compare BEFORE-DIR %s)\n", runs, dir, dir);
   return FLAME_CLI_OK;
 }

@@ -37,6 +37,7 @@
  * thread sleeps between passes when no ring is half full */
 #define FLAME_SAMPLER_ENV_RING_KB  "FLAMEDIFF_SAMPLER_RING_KB"  /* 4 … 65536, default 64 */
 #define FLAME_SAMPLER_ENV_FLUSH_MS "FLAMEDIFF_SAMPLER_FLUSH_MS" /* 1 … 60000, default 10 */
+#define FLAME_SAMPLER_ENV_JITTER   "FLAMEDIFF_SAMPLER_JITTER"   /* 0 … 50 % of the period, default 10 */
 
 /* The module path the vDSO is sent under */
 #define FLAME_SAMPLER_VDSO_PATH "[vdso]"
@@ -129,12 +130,21 @@ typedef struct
    * n_py Python frames */
 } FlameRecSample;
 
+/* The timer periods the process drew (the jitter, flame-sampler.c):
+ * how many, their sum, the shortest and the longest, in ns of CPU time.
+ * A record of the older, shorter size has none. */
 typedef struct
 {
   FlameRecHeader h;
   uint32_t lost;
   int32_t  status;
+  uint64_t periods;
+  uint64_t period_sum_ns;
+  uint64_t period_min_ns;
+  uint64_t period_max_ns;
 } FlameRecExit;
+
+#define FLAME_REC_EXIT_V1_SIZE (sizeof (FlameRecHeader) + 2 * sizeof (uint32_t))
 
 /* Memory mode. Sizes are the allocator's (malloc_usable_size), so that
  * allocations and frees count the same bytes. @seq orders the ALLOC and

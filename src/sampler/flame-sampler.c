@@ -16,6 +16,15 @@
  * first. Only SIGKILL (and a raw exit_group) can take what was sampled
  * since the writer's last pass, at most FLAMEDIFF_SAMPLER_FLUSH_MS.
  *
+ * The timer's period is jittered: each expiry is drawn uniformly within
+ * ±FLAMEDIFF_SAMPLER_JITTER % (default 10) of the nominal period, so that
+ * work repeating at the period (or a multiple) cannot stay in step with
+ * the samples. The handler re-arms the timer at an absolute CPU time
+ * (TIMER_ABSTIME, from the expiry it was due at, not from now: no period
+ * is lost to the delivery's lateness) and counts the drawn expiries that
+ * passed as the sample's weight; the draws average the nominal period, so
+ * weight × period stays an unbiased measure of CPU time.
+ *
  * Only libc and libunwind (or libgcc, below): no GLib here. The handlers
  * only call async-signal-safe functions (the unwinder, memcpy, send,
  * futex, fstat, nanosleep).
@@ -88,6 +97,11 @@ static int sock_fd = -1;
 static ino_t sock_ino;
 static unsigned hz = 999;
 static long period_ns;
+static long jitter_ns;            /* half the width of the periods drawn; 0: fixed */
+static uint64_t periods_drawn;    /* atomic, for the exit record */
+static uint64_t period_sum_ns;    /* atomic */
+static uint64_t period_min_ns = UINT64_MAX;  /* atomic */
+static uint64_t period_max_ns;    /* atomic */
 static int follow_children = 1;
 static int read_python = 1;       /* Python frames in the samples */
 static int measure_self;          /* time the handler (tools/bench.sh) */
@@ -106,6 +120,8 @@ static int memory_mode;           /* allocations, not CPU time: no timers */
 static TLS int in_handler;
 static TLS int thread_slot;       /* registry index + 1, 0 = not registered */
 static TLS Ring *thread_ring;     /* this thread's ring, NULL = send directly */
+static TLS uint64_t rng_state;    /* xorshift64*, per thread */
+static TLS uint64_t next_expiry;  /* thread CPU time the timer is due at, ns */
 
 /* Every thread's ring and timer, so the writer can find the rings and
  * the timers can all be deleted at once when the program takes SIGPROF
@@ -1107,6 +1123,8 @@ emit_record (void     *rec,
   return socket_ok () && send_now (rec, len);
 }
 
+static uint32_t rearm_jittered (void);
+
 static void
 on_sigprof (int        sig,
             siginfo_t *info,
@@ -1138,7 +1156,10 @@ on_sigprof (int        sig,
     clock_gettime (CLOCK_THREAD_CPUTIME_ID, &t0);
 
   header (&rec.s.h, FLAME_REC_SAMPLE, 0);
-  rec.s.weight = 1 + (uint32_t) (info->si_overrun > 0 ? info->si_overrun : 0);
+  if (jitter_ns > 0 && next_expiry != 0)
+    rec.s.weight = rearm_jittered ();
+  else
+    rec.s.weight = 1 + (uint32_t) (info->si_overrun > 0 ? info->si_overrun : 0);
   pc = (uint64_t) uc->uc_mcontext.gregs[REG_RIP];
   if (read_python)
     {
@@ -1223,6 +1244,84 @@ on_sigprof (int        sig,
   errno = saved_errno;
 }
 
+/* ---- the timer's period, jittered ---- */
+
+static uint64_t
+ts_ns (const struct timespec *ts)
+{
+  return (uint64_t) ts->tv_sec * 1000000000u + (uint64_t) ts->tv_nsec;
+}
+
+static struct timespec
+ns_ts (uint64_t ns)
+{
+  struct timespec ts = { (time_t) (ns / 1000000000u), (long) (ns % 1000000000u) };
+
+  return ts;
+}
+
+/* One period, uniform in [period - jitter, period + jitter]; async-signal-
+ * safe (TLS state, atomics) */
+static uint64_t
+draw_period (void)
+{
+  uint64_t x = rng_state, p, m;
+
+  if (x == 0)
+    x = 0x9e3779b97f4a7c15ull ^ (uint64_t) my_gettid ();
+  x ^= x >> 12;
+  x ^= x << 25;
+  x ^= x >> 27;
+  rng_state = x;
+  x *= 0x2545f4914f6cdd1dull;
+  p = (uint64_t) (period_ns - jitter_ns) + (x >> 11) % (uint64_t) (2 * jitter_ns + 1);
+  __atomic_add_fetch (&periods_drawn, 1, __ATOMIC_RELAXED);
+  __atomic_add_fetch (&period_sum_ns, p, __ATOMIC_RELAXED);
+  for (m = __atomic_load_n (&period_min_ns, __ATOMIC_RELAXED); p < m; )
+    if (__atomic_compare_exchange_n (&period_min_ns, &m, p, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+      break;
+  for (m = __atomic_load_n (&period_max_ns, __ATOMIC_RELAXED); p > m; )
+    if (__atomic_compare_exchange_n (&period_max_ns, &m, p, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+      break;
+  return p;
+}
+
+/* In the handler: the expiries drawn that the thread's CPU time has
+ * passed (the sample's weight), and the timer set to the next one. The
+ * interval stays the nominal period, should a re-arm be skipped. */
+static uint32_t
+rearm_jittered (void)
+{
+  int slot = thread_slot - 1;
+  struct timespec now_ts;
+  struct itimerspec its;
+  uint64_t now, next = next_expiry, periods = 0;
+
+  if (slot < 0 || next == 0 ||
+      __atomic_load_n (&slots[slot].timer_state, __ATOMIC_ACQUIRE) != TIMER_ARMED ||
+      clock_gettime (CLOCK_THREAD_CPUTIME_ID, &now_ts) != 0)
+    return 1;
+  now = ts_ns (&now_ts);
+  if (now > next + 64 * (uint64_t) period_ns)
+    {
+      /* long without a tick (SIGPROF blocked): the bulk at the mean */
+      uint64_t k = (now - next) / (uint64_t) period_ns;
+
+      periods += k;
+      next += k * (uint64_t) period_ns;
+    }
+  while (next <= now)
+    {
+      next += draw_period ();
+      periods++;
+    }
+  next_expiry = next;
+  its.it_value = ns_ts (next);
+  its.it_interval = ns_ts ((uint64_t) period_ns);
+  timer_settime (slots[slot].timer, TIMER_ABSTIME, &its, NULL);
+  return periods == 0 ? 1 : periods > UINT32_MAX ? UINT32_MAX : (uint32_t) periods;
+}
+
 /* ---- threads: registry, rings and timers ---- */
 
 /* In normal context, before the thread's timer is armed: a slot and a
@@ -1286,6 +1385,21 @@ arm_thread (void)
   its.it_interval.tv_sec = period_ns / 1000000000;
   its.it_interval.tv_nsec = period_ns % 1000000000;
   its.it_value = its.it_interval;
+  if (jitter_ns > 0)
+    {
+      struct timespec now;
+
+      /* the first expiry drawn too, from this thread's CPU time now */
+      if (clock_gettime (CLOCK_THREAD_CPUTIME_ID, &now) == 0)
+        {
+          rng_state = 0;
+          next_expiry = ts_ns (&now) + draw_period ();
+          its.it_value = ns_ts (next_expiry);
+          timer_settime (slots[slot].timer, TIMER_ABSTIME, &its, NULL);
+          return;
+        }
+      next_expiry = 0;   /* the fixed period, for this thread */
+    }
   timer_settime (slots[slot].timer, 0, &its, NULL);
 }
 
@@ -1966,6 +2080,8 @@ on_fork_child (void)
    * gone, and what the rings hold is the parent's to send. */
   my_pid = getpid ();
   flame_py_forget_codes (my_pid);
+  periods_drawn = period_sum_ns = period_max_ns = 0;   /* the parent's draws are its own */
+  period_min_ns = UINT64_MAX;
   drain_owner = 0;
   wake_word = 0;
   writer_idle = 0;
@@ -2211,6 +2327,9 @@ sampler_init (void)
   if (env_long (FLAME_SAMPLER_ENV_HZ, &v) && v > 0 && v <= 100000)
     hz = (unsigned) v;
   period_ns = 1000000000L / (long) hz;
+  jitter_ns = period_ns / 10;
+  if (env_long (FLAME_SAMPLER_ENV_JITTER, &v) && v >= 0 && v <= 50)
+    jitter_ns = period_ns / 100 * v;
   if (env_long (FLAME_SAMPLER_ENV_CHILDREN, &v))
     follow_children = v != 0;
   if (env_long (FLAME_SAMPLER_ENV_PYTHON, &v))
@@ -2317,6 +2436,10 @@ sampler_fini (void)
   memset (&e, 0, sizeof e);
   header (&e.h, FLAME_REC_EXIT, 0);
   e.lost = __atomic_load_n (&lost, __ATOMIC_RELAXED);
+  e.periods = __atomic_load_n (&periods_drawn, __ATOMIC_RELAXED);
+  e.period_sum_ns = __atomic_load_n (&period_sum_ns, __ATOMIC_RELAXED);
+  e.period_min_ns = e.periods ? __atomic_load_n (&period_min_ns, __ATOMIC_RELAXED) : 0;
+  e.period_max_ns = __atomic_load_n (&period_max_ns, __ATOMIC_RELAXED);
   send_wait (&e, sizeof e);
 }
 

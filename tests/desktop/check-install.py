@@ -113,7 +113,8 @@ def main():
                 want = {'window-width', 'window-height', 'window-maximized', 'theme',
                         'orientation', 'default-interval-ms', 'threshold-pct',
                         'min-abs-ms', 'frame-matching', 'normalize', 'colour-metric',
-                        'hide-noise', 'recent-commands', 'recording-frequency'}
+                        'hide-noise', 'recent-commands', 'recording-frequency',
+                        'recording-runs'}
                 check(want <= keys, 'gsettings lists every key'
                       + (f' (missing {sorted(want - keys)})' if not want <= keys else ''))
                 r = run(['gsettings', '--schemadir', schemadir, 'get', app, 'frame-matching'],
