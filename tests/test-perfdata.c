@@ -583,9 +583,82 @@ test_real (gconstpointer user_data)
   g_rmdir (dir);
 }
 
+/* ---- committed recordings (tests/data/perfdata/README.md) ---- */
+
+static gboolean
+note_record (const FlamePerfSample *sample,
+             const FlamePerfFrame  *frames,
+             guint                  n_frames,
+             gdouble                weight,
+             gpointer               user_data)
+{
+  g_string_append_printf (user_data, "%.*s %" G_GINT64_FORMAT " %u %g\n", (int) frames[0].len,
+                          frames[0].name, sample->tid, n_frames, weight);
+  return TRUE;
+}
+
+/* Each record as comm, tid, depth and period, in order: what does not
+ * depend on the binaries and kernel of this machine */
+static char *
+records_of (const char *path, const char *event, FlamePerfStats *stats)
+{
+  g_autoptr(GBytes) bytes = flame_read_file (path, NULL, NULL);
+  FlamePerfOptions o = { 0 };
+  FlameInput in = { 0 };
+  g_autoptr(GError) error = NULL;
+  GString *out = g_string_new (NULL);
+  gsize len;
+
+  g_assert_nonnull (bytes);
+  o.event_filter = event;
+  in.name = path;
+  in.data = g_bytes_get_data (bytes, &len);
+  in.len = len;
+  g_assert_true (flame_perf_parse (&in, &o, note_record, out, stats, &error));
+  g_assert_no_error (error);
+  return g_string_free (out, FALSE);
+}
+
+static void
+test_fixture (gconstpointer user_data)
+{
+  const char *name = user_data;
+  g_autofree char *data = g_test_build_filename (G_TEST_DIST, "data", "perfdata", name, NULL);
+  g_autofree char *base = g_strndup (data, strlen (data) - 5);
+  g_autofree char *txt = g_strconcat (base, ".perf-script", NULL);
+  const char *events[] = { NULL, "cpu-clock", "task-clock" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (events); i++)
+    {
+      FlamePerfStats a = { 0 }, b = { 0 };
+      g_autofree char *ours = records_of (data, events[i], &a);
+      g_autofree char *theirs = records_of (txt, events[i], &b);
+
+      g_assert_cmpstr (ours, ==, theirs);
+      g_assert_cmpuint (a.samples, ==, b.samples);
+      g_assert_cmpuint (a.other_events, ==, b.other_events);
+      g_assert_cmpstr (a.event, ==, b.event);
+      flame_perf_stats_clear (&a);
+      flame_perf_stats_clear (&b);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
+  const char *seeds = g_getenv ("FLAMEDIFF_WRITE_SEEDS");
+
+  /* the fuzzer's seeds (tests/fuzz/seeds/perfdata) are these files */
+  if (seeds != NULL)
+    {
+      g_autoptr(GBytes) file = make_file ();
+      g_autoptr(GBytes) pipe = make_pipe ();
+      g_autofree char *a = g_build_filename (seeds, "synthetic-file.data", NULL);
+      g_autofree char *b = g_build_filename (seeds, "synthetic-pipe.data", NULL);
+
+      return !(g_file_set_contents (a, g_bytes_get_data (file, NULL), g_bytes_get_size (file), NULL) &&
+               g_file_set_contents (b, g_bytes_get_data (pipe, NULL), g_bytes_get_size (pipe), NULL));
+    }
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/perfdata/synthetic-file", test_synthetic_file);
   g_test_add_func ("/perfdata/synthetic-pipe", test_synthetic_pipe);
@@ -593,6 +666,9 @@ main (int argc, char **argv)
   g_test_add_func ("/perfdata/big-endian", test_big_endian);
   /* the synthetic files name nothing whatever the machine has: their
    * module does not exist, their kernel is no kernel's */
+  g_test_add_data_func ("/perfdata/fixture/file", "two-threads.data", test_fixture);
+  g_test_add_data_func ("/perfdata/fixture/pipe-two-events", "two-events-pipe.data",
+                        test_fixture);
   g_test_add_data_func ("/perfdata/real/file", "file", test_real);
   g_test_add_data_func ("/perfdata/real/pipe", "pipe", test_real);
   g_test_add_data_func ("/perfdata/real/two-events", "two-events", test_real);

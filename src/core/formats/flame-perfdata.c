@@ -988,6 +988,8 @@ flush (Reader  *rd,
   Queued *q = (Queued *) (gpointer) rd->queue->data;
   guint n = rd->queue->len, i;
 
+  if (n == 0)
+    return TRUE;
   qsort (q, n, sizeof (Queued), compare_queued);
   for (i = 0; i < n && q[i].time <= limit; i++)
     if (!deliver (rd, q[i].off, error))
