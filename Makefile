@@ -10,7 +10,7 @@ DEBIAN_PACKAGES = \
 	shared-mime-info \
 	libcairo2-dev libpango1.0-dev fonts-dejavu-core \
 	libgtk-4-dev libadwaita-1-dev xvfb xauth \
-	libunwind-dev libdw-dev libelf-dev libiberty-dev \
+	libunwind-dev libdw-dev libelf-dev libiberty-dev linux-perf \
 	locales
 
 # Locales the tests run under (tests/meson.build): a comma-decimal one,

@@ -77,7 +77,7 @@ flame_profile_filters (void)
                                       "*.perf-script", "*.linux-perf.txt", "*.txt",
                                       "*.gz", "*.json", "*.cpuprofile", "*.pb", "*.pprof",
                                       "*.prof", "*.pstats", "*.bin", "callgrind.out*",
-                                      "*.syscap", NULL };
+                                      "*.syscap", "perf.data*", "*.data", NULL };
   static const char * const any[] = { "*", NULL };
   GListStore *store = g_list_store_new (GTK_TYPE_FILE_FILTER);
   g_autoptr(GtkFileFilter) f_all = new_filter (_("All Profiles"), all, folded_mime);

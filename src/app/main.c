@@ -9,6 +9,7 @@
 #include <locale.h>
 
 #include "flame-application.h"
+#include "flame-perf-resolver.h"
 
 int
 main (int   argc,
@@ -22,6 +23,8 @@ main (int   argc,
   textdomain (GETTEXT_PACKAGE);
 
   g_set_application_name (_("Flamediff"));
+  /* perf.data names its addresses with the recorder's symbolizer */
+  flame_perf_resolver_register ();
   app = flame_application_new ();
   return g_application_run (G_APPLICATION (app), argc, argv);
 }

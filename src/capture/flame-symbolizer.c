@@ -91,6 +91,7 @@ struct _FlameSymCache
   GArray       *frames;   /* FlameSymFrame */
   GArray       *entries;  /* Entry */
   guint         unknown;  /* entry index + 1 of "[unknown]", or 0 */
+  gboolean      symtab_only;
   GHashTable   *warned;
   GPtrArray    *warnings;
 };
@@ -191,6 +192,16 @@ flame_sym_cache_unref (FlameSymCache *cache)
   g_hash_table_unref (cache->warned);
   g_ptr_array_unref (cache->warnings);
   g_free (cache);
+}
+
+/* Names from symbol tables only, one per address, without the DWARF
+ * names of inlined functions: as `perf script` names them. Call before
+ * the first lookup. */
+void
+flame_sym_cache_set_symtab_only (FlameSymCache *cache,
+                                 gboolean       symtab_only)
+{
+  cache->symtab_only = symtab_only;
 }
 
 /* Returns: (transfer none): the warnings of all its symbolizers, in the
@@ -773,7 +784,7 @@ lookup_uncached (FlameSymCache *cache,
   Dwarf_CFI *cfi;
   Dwarf_Frame *frame = NULL;
 
-  if (lookup_dwarf (cache, mod, addr, f->own))
+  if (!cache->symtab_only && lookup_dwarf (cache, mod, addr, f->own))
     return;
 
   /* a symbol that really covers the address (sizes checked) */

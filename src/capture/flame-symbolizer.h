@@ -26,6 +26,8 @@ FlameSymCache   *flame_sym_cache_new          (const char      *own_module);
 FlameSymCache   *flame_sym_cache_ref          (FlameSymCache   *cache);
 void             flame_sym_cache_unref        (FlameSymCache   *cache);
 GPtrArray       *flame_sym_cache_get_warnings (FlameSymCache   *cache);
+void             flame_sym_cache_set_symtab_only (FlameSymCache *cache,
+                                                  gboolean       symtab_only);
 
 FlameSymbolizer *flame_symbolizer_new         (const char      *own_module);
 FlameSymbolizer *flame_symbolizer_new_shared  (FlameSymCache   *cache);

@@ -18,6 +18,8 @@ static void
 print_stats_warnings (const char           *name,
                       const FlamePerfStats *stats)
 {
+  for (guint i = 0; stats->warnings != NULL && i < stats->warnings->len; i++)
+    g_printerr ("flamediff-cli: warning: %s\n", (const char *) g_ptr_array_index (stats->warnings, i));
   if (stats->other_events > 0)
     g_printerr ("flamediff-cli: warning: %s: kept only events of type “%s”; skipped %"
                 G_GUINT64_FORMAT " sample%s of other events (first: “%s”)\n",
@@ -73,7 +75,7 @@ flame_cli_collapse (int    argc,
 
   context = g_option_context_new (NULL);
   g_option_context_set_summary (context,
-    "Collapse `perf script` output into folded stacks (“a;b;c COUNT”),\n"
+    "Collapse `perf script` output or a perf.data file into folded stacks (“a;b;c COUNT”),\n"
     "lines sorted, as stackcollapse-perf.pl prints them. Counts are the\n"
     "summed periods of the first event type in the file.\n\n"
     "Exit status: 0 success, 1 usage or input error.");
@@ -85,7 +87,7 @@ flame_cli_collapse (int    argc,
     }
   if (files == NULL || g_strv_length (files) != 1)
     {
-      g_printerr ("flamediff-cli collapse: expected one FILE (perf script output)\n");
+      g_printerr ("flamediff-cli collapse: expected one FILE (perf script output or perf.data)\n");
       return FLAME_CLI_ERROR;
     }
 

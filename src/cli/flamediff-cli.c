@@ -15,6 +15,7 @@
 #include <gio/gio.h>
 
 #include "flame-cli.h"
+#include "flame-perf-resolver.h"
 
 static const struct
 {
@@ -96,6 +97,8 @@ main (int    argc,
       char **argv)
 {
   setlocale (LC_ALL, "");
+  /* perf.data names its addresses with the recorder's symbolizer */
+  flame_perf_resolver_register ();
 
   if (argc < 2)
     {

@@ -22,6 +22,7 @@
 #include "flame-json.h"
 #include "flame-mapped.h"
 #include "flame-perf.h"
+#include "flame-perfdata.h"
 #include "flame-speedscope.h"
 #include "flame-pprof.h"
 #include "flame-pstats.h"
@@ -449,8 +450,9 @@ describe_non_profile (const char *data,
 {
   gsize i = 0;
 
-  if (has_prefix_len (data, len, "PERFILE2", 8) || has_prefix_len (data, len, "PERFFILE", 8))
-    return "a perf.data file (load the output of `perf script -i FILE` instead)";
+  if (has_prefix_len (data, len, "PERFFILE", 8))
+    return "a perf.data file of perf before Linux 2.6.37, which Flamediff does not read "
+           "(load the output of `perf script -i FILE` instead)";
   if (has_prefix_len (data, len, "\x7f" "ELF", 4))
     return "an ELF program or library";
   if (has_prefix_len (data, len, "FLR\0", 4))
@@ -479,7 +481,7 @@ describe_non_profile (const char *data,
 }
 
 #define FORMATS_READ \
-  "Flamediff reads folded stacks, perf script output, pprof, " \
+  "Flamediff reads folded stacks, perf script output, perf.data, pprof, " \
   "speedscope, Chrome and V8 profiles, Firefox Profiler profiles, " \
   "CPython profiling.sampling files, Sysprof captures, callgrind output and Python " \
   "pstats files"
@@ -494,6 +496,8 @@ sniff_binary_format (const char *data,
     return FLAME_FORMAT_CPYTHON_BINARY;
   if (flame_sysprof_sniff (data, len))
     return FLAME_FORMAT_SYSPROF;
+  if (flame_perfdata_sniff (data, len))
+    return FLAME_FORMAT_PERF_DATA;
   if (flame_pprof_legacy_sniff (data, len))
     return FLAME_FORMAT_PPROF_LEGACY;
   /* protobuf is binary: text that happens to parse as one is not pprof */
@@ -584,6 +588,7 @@ flame_load_bytes_full (const char              *name,
       profile = flame_gecko_load (&in, options, error);
       break;
     case FLAME_FORMAT_PERF_SCRIPT:
+    case FLAME_FORMAT_PERF_DATA:
       profile = flame_perf_load (&in, error);
       break;
     case FLAME_FORMAT_FOLDED:

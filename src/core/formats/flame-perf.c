@@ -28,6 +28,8 @@
 #include "flame-error.h"
 #include "flame-names.h"
 #include "flame-perf.h"
+#include "flame-perf-private.h"
+#include "flame-perfdata.h"
 
 /* How many comment or blank lines the sniffer skips before giving up:
  * `perf script --header` writes a few dozen. */
@@ -529,9 +531,10 @@ typedef struct
   guint32 flags;
 } Frame;
 
-typedef struct
+struct _FlamePerfBuilder
 {
   FlameInput             *in;
+  gboolean                binary;     /* positions are bytes, not lines */
   const FlamePerfOptions *options;
   FlamePerfStackFunc      func;
   gpointer                user_data;
@@ -556,7 +559,33 @@ typedef struct
   FlamePerfFrame         *out;
   guint                   out_alloc;
   GString                *scratch;    /* a symbol rewritten before use */
-} Parser;
+  char                    pid_buf[24];  /* the binary reader's pid and tid */
+  char                    tid_buf[24];
+};
+
+typedef struct _FlamePerfBuilder Parser;
+
+/* "FILE:LINE: reason", or "FILE: byte N: reason" for perf.data */
+static void G_GNUC_PRINTF (5, 6)
+set_error (Parser      *ps,
+           GError     **error,
+           gint         code,
+           guint64      where,
+           const char  *format,
+           ...)
+{
+  g_autofree char *message = NULL;
+  va_list args;
+
+  va_start (args, format);
+  message = g_strdup_vprintf (format, args);
+  va_end (args);
+  if (ps->binary)
+    flame_input_set_error (ps->in, error, code, 0, "byte %" G_GUINT64_FORMAT ": %s", where,
+                           message);
+  else
+    flame_input_set_error (ps->in, error, code, where, "%s", message);
+}
 
 static char *
 names_reserve (Parser *ps,
@@ -610,15 +639,15 @@ add_frame (Parser           *ps,
 
   if (G_UNLIKELY (ps->n_frames >= FLAME_MAX_DEPTH))
     {
-      flame_input_set_error (ps->in, error, FLAME_ERROR_TOO_LARGE, lineno,
-                             "a stack is deeper than %d frames", FLAME_MAX_DEPTH);
+      set_error (ps, error, FLAME_ERROR_TOO_LARGE, lineno,
+                 "a stack is deeper than %d frames", FLAME_MAX_DEPTH);
       return FALSE;
     }
   if (G_UNLIKELY (func_len > FLAME_MAX_NAME_LEN || sl->dso_len > FLAME_MAX_NAME_LEN ||
                   sl->pc_len > FLAME_MAX_NAME_LEN))
     {
-      flame_input_set_error (ps->in, error, FLAME_ERROR_TOO_LARGE, lineno,
-                             "a frame name is longer than %d bytes", FLAME_MAX_NAME_LEN);
+      set_error (ps, error, FLAME_ERROR_TOO_LARGE, lineno,
+                 "a frame name is longer than %d bytes", FLAME_MAX_NAME_LEN);
       return FALSE;
     }
 
@@ -725,6 +754,13 @@ add_frame (Parser           *ps,
   return TRUE;
 }
 
+static gboolean on_frame (Parser          *ps,
+                          const StackLine *sl,
+                          const char      *func,
+                          gsize            func_len,
+                          guint64          lineno,
+                          GError         **error);
+
 static gboolean
 on_stack_line (Parser      *ps,
                const char  *line,
@@ -736,7 +772,6 @@ on_stack_line (Parser      *ps,
   const char *func;
   gsize func_len;
   const char *off;
-  guint first;
 
   if (!parse_stack_line (line, len, &sl))
     {
@@ -759,6 +794,20 @@ on_stack_line (Parser      *ps,
       if (p == func + func_len)
         func_len = off - func;
     }
+  return on_frame (ps, &sl, func, func_len, lineno, error);
+}
+
+/* One frame of a stack line, its symbol without the offset */
+static gboolean
+on_frame (Parser          *ps,
+          const StackLine *slp,
+          const char      *func,
+          gsize            func_len,
+          guint64          lineno,
+          GError         **error)
+{
+  const StackLine sl = *slp;
+  guint first;
 
   /* a symbol in parentheses is a process name perf printed instead of a
    * frame; both reference tools skip it (even "(anonymous namespace)::f") */
@@ -877,8 +926,7 @@ end_record (Parser  *ps,
 
   if (!ps->func (&sample, ps->out, n, ps->ev.has_period ? ps->ev.period : 1, ps->user_data))
     {
-      flame_input_set_error (ps->in, error, FLAME_ERROR_INVALID, ps->record_line,
-                             "stopped reading");
+      set_error (ps, error, FLAME_ERROR_INVALID, ps->record_line, "stopped reading");
       ok = FALSE;
     }
 
@@ -888,6 +936,31 @@ reset:
   ps->n_frames = 0;
   ps->names_len = 0;
   return ok;
+}
+
+/* Whether the record is of the chosen event; counts it when not */
+static gboolean
+choose_event (Parser          *ps,
+              const EventLine *ev)
+{
+  if (ps->event == NULL)
+    {
+      /* the first event type seen wins: adding cycles to instructions
+       * would mean nothing */
+      ps->stats->event = g_strndup (ev->event, ev->event_len);
+      ps->event = ps->stats->event;
+      ps->event_len = ev->event_len;
+    }
+  else if (!(ev->event_len == ps->event_len &&
+             memcmp (ev->event, ps->event, ps->event_len) == 0) &&
+           !(ev->event_full_len == ps->event_len &&
+             memcmp (ev->event_full, ps->event, ps->event_len) == 0))
+    {
+      if (ps->stats->other_events++ == 0)
+        ps->stats->other_event = g_strndup (ev->event, ev->event_len);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 static gboolean
@@ -906,8 +979,8 @@ on_event_line (Parser      *ps,
     }
   if (G_UNLIKELY (ev->comm_len > FLAME_MAX_NAME_LEN))
     {
-      flame_input_set_error (ps->in, error, FLAME_ERROR_TOO_LARGE, lineno,
-                             "a process name is longer than %d bytes", FLAME_MAX_NAME_LEN);
+      set_error (ps, error, FLAME_ERROR_TOO_LARGE, lineno,
+                 "a process name is longer than %d bytes", FLAME_MAX_NAME_LEN);
       return FALSE;
     }
 
@@ -915,30 +988,14 @@ on_event_line (Parser      *ps,
   ps->skip = FALSE;
   ps->record_line = lineno;
 
-  if (ev->event != NULL)
-    {
-      if (ps->event == NULL)
+  if (ev->event != NULL && !choose_event (ps, ev))
         {
-          /* the first event type seen wins: adding cycles to instructions
-           * would mean nothing */
-          ps->stats->event = g_strndup (ev->event, ev->event_len);
-          ps->event = ps->stats->event;
-          ps->event_len = ev->event_len;
-        }
-      else if (!(ev->event_len == ps->event_len &&
-                 memcmp (ev->event, ps->event, ps->event_len) == 0) &&
-               !(ev->event_full_len == ps->event_len &&
-                 memcmp (ev->event_full, ps->event, ps->event_len) == 0))
-        {
-          if (ps->stats->other_events++ == 0)
-            ps->stats->other_event = g_strndup (ev->event, ev->event_len);
           /* a one-frame record ends on its event line: the next line
            * starts another record, not stack lines to skip */
           ps->skip = ev->rest == NULL;
           ps->in_record = ev->rest == NULL;
           return TRUE;
         }
-    }
 
   if (ev->rest != NULL)
     {
@@ -955,6 +1012,7 @@ flame_perf_stats_clear (FlamePerfStats *stats)
 {
   g_clear_pointer (&stats->event, g_free);
   g_clear_pointer (&stats->other_event, g_free);
+  g_clear_pointer (&stats->warnings, g_ptr_array_unref);
   memset (stats, 0, sizeof *stats);
   stats->first_time = -1;
   stats->last_time = -1;
@@ -969,6 +1027,146 @@ flame_perf_stats_clear (FlamePerfStats *stats)
  * Returns FALSE with @error set on a limit violation, cancellation, or
  * when @func returns FALSE.
  */
+static void
+builder_init (Parser                 *ps,
+              FlameInput             *in,
+              gboolean                binary,
+              const FlamePerfOptions *options,
+              FlamePerfStackFunc      func,
+              gpointer                user_data,
+              FlamePerfStats         *stats)
+{
+  static const FlamePerfOptions default_options = { 0 };
+
+  memset (ps, 0, sizeof *ps);
+  ps->in = in;
+  ps->binary = binary;
+  ps->options = options ? options : &default_options;
+  ps->func = func;
+  ps->user_data = user_data;
+  ps->stats = stats;
+  ps->scratch = g_string_sized_new (256);
+  /* never NULL: an empty name (a line of only an address) still takes
+   * `ps->names + start` and a zero-length memcpy into it */
+  ps->names_alloc = 4096;
+  ps->names = g_malloc (ps->names_alloc);
+  if (ps->options->event_filter != NULL && ps->options->event_filter[0] != 0)
+    {
+      stats->event = g_strdup (ps->options->event_filter);
+      ps->event = stats->event;
+      ps->event_len = strlen (ps->event);
+    }
+}
+
+static void
+builder_clear (Parser *ps)
+{
+  g_free (ps->names);
+  g_free (ps->frames);
+  g_free (ps->out);
+  g_string_free (ps->scratch, TRUE);
+}
+
+FlamePerfBuilder *
+flame_perf_builder_new (FlameInput             *in,
+                        gboolean                binary,
+                        const FlamePerfOptions *options,
+                        FlamePerfStackFunc      func,
+                        gpointer                user_data,
+                        FlamePerfStats         *stats)
+{
+  Parser *ps = g_new0 (Parser, 1);
+
+  builder_init (ps, in, binary, options, func, user_data, stats);
+  return ps;
+}
+
+void
+flame_perf_builder_free (FlamePerfBuilder *self)
+{
+  builder_clear (self);
+  g_free (self);
+}
+
+gboolean
+flame_perf_builder_begin (FlamePerfBuilder      *self,
+                          const FlamePerfRecord *record,
+                          guint64                position)
+{
+  EventLine *ev = &self->ev;
+
+  memset (ev, 0, sizeof *ev);
+  ev->comm = record->comm;
+  ev->comm_len = MIN (record->comm_len, FLAME_MAX_NAME_LEN);
+  ev->pid = record->pid;
+  ev->tid = record->tid;
+  if (record->pid >= 0)
+    {
+      ev->pid_len = g_snprintf (self->pid_buf, sizeof self->pid_buf, "%" G_GINT64_FORMAT,
+                                record->pid);
+      ev->pid_str = self->pid_buf;
+    }
+  ev->tid_len = g_snprintf (self->tid_buf, sizeof self->tid_buf, "%" G_GINT64_FORMAT,
+                            record->tid);
+  ev->tid_str = self->tid_buf;
+  ev->time = record->time;
+  ev->has_period = record->has_period;
+  ev->period = record->period;
+  ev->event = ev->event_full = record->event;
+  ev->event_full_len = record->event_len;
+  ev->event_len = event_base_len (record->event, record->event_len);
+
+  self->n_frames = 0;
+  self->names_len = 0;
+  self->record_line = position;
+  if (!choose_event (self, ev))
+    {
+      self->in_record = FALSE;
+      return FALSE;
+    }
+  self->in_record = TRUE;
+  self->skip = FALSE;
+  return TRUE;
+}
+
+gboolean
+flame_perf_builder_add_frame (FlamePerfBuilder  *self,
+                              const char        *sym,
+                              gsize              sym_len,
+                              const char        *dso,
+                              gsize              dso_len,
+                              guint64            addr,
+                              GError           **error)
+{
+  StackLine sl;
+  char pc[24];
+
+  sl.pc_len = g_snprintf (pc, sizeof pc, "%" G_GINT64_MODIFIER "x", addr);
+  sl.pc = pc;
+  sl.sym = sym;
+  sl.sym_len = sym_len;
+  sl.dso = dso;
+  sl.dso_len = dso_len;
+  return on_frame (self, &sl, sym, sym_len, self->record_line, error);
+}
+
+gboolean
+flame_perf_builder_end (FlamePerfBuilder  *self,
+                        GError           **error)
+{
+  return end_record (self, error);
+}
+
+/**
+ * flame_perf_parse:
+ * @stats: (out caller-allocates) (optional): zeroed or cleared with
+ *   flame_perf_stats_clear(); clear it again when done
+ *
+ * Reads `perf script` text or a perf.data file (flame_perfdata_sniff).
+ * Calls @func once per record of the chosen event that has frames.
+ * Returns FALSE with @error set on a limit violation, cancellation, or
+ * when @func returns FALSE.
+ */
 gboolean
 flame_perf_parse (FlameInput              *in,
                   const FlamePerfOptions  *options,
@@ -977,9 +1175,8 @@ flame_perf_parse (FlameInput              *in,
                   FlamePerfStats          *stats,
                   GError                 **error)
 {
-  static const FlamePerfOptions default_options = { 0 };
   FlamePerfStats local_stats = { 0 };
-  Parser ps = { 0 };
+  Parser ps;
   gboolean ok = FALSE;
   gsize pos = 0;
   guint64 lineno = 0;
@@ -988,22 +1185,15 @@ flame_perf_parse (FlameInput              *in,
     stats = &local_stats;
   flame_perf_stats_clear (stats);
 
-  ps.in = in;
-  ps.options = options ? options : &default_options;
-  ps.func = func;
-  ps.user_data = user_data;
-  ps.stats = stats;
-  ps.scratch = g_string_sized_new (256);
-  /* never NULL: an empty name (a line of only an address) still takes
-   * `ps->names + start` and a zero-length memcpy into it */
-  ps.names_alloc = 4096;
-  ps.names = g_malloc (ps.names_alloc);
-  if (ps.options->event_filter != NULL && ps.options->event_filter[0] != 0)
+  if (flame_perfdata_sniff (in->data, in->len))
     {
-      stats->event = g_strdup (ps.options->event_filter);
-      ps.event = stats->event;
-      ps.event_len = strlen (ps.event);
+      ok = flame_perfdata_parse (in, options, func, user_data, stats, error);
+      if (stats == &local_stats)
+        flame_perf_stats_clear (&local_stats);
+      return ok;
     }
+
+  builder_init (&ps, in, FALSE, options, func, user_data, stats);
 
   while (pos < in->len)
     {
@@ -1036,10 +1226,7 @@ flame_perf_parse (FlameInput              *in,
   ok = TRUE;
 
 out:
-  g_free (ps.names);
-  g_free (ps.frames);
-  g_free (ps.out);
-  g_string_free (ps.scratch, TRUE);
+  builder_clear (&ps);
   if (stats == &local_stats)
     flame_perf_stats_clear (&local_stats);
   return ok;
@@ -1361,7 +1548,9 @@ flame_perf_load (FlameInput  *in,
   gdouble interval_ms = 0;
   gdouble duration_ms = 0;
 
-  profile = flame_profile_new (FLAME_FORMAT_PERF_SCRIPT, 1);
+  profile = flame_profile_new (flame_perfdata_sniff (in->data, in->len) ? FLAME_FORMAT_PERF_DATA
+                                                                        : FLAME_FORMAT_PERF_SCRIPT,
+                               1);
   ld.profile = profile;
   ld.ids = g_array_new (FALSE, FALSE, sizeof (guint32));
   ld.threads = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
@@ -1443,6 +1632,9 @@ flame_perf_load (FlameInput  *in,
                                "%s: skipped %" G_GUINT64_FORMAT " sample%s without a stack",
                                in->name, stats.empty_records,
                                stats.empty_records == 1 ? "" : "s");
+
+  for (guint i = 0; stats.warnings != NULL && i < stats.warnings->len; i++)
+    flame_profile_add_warning (profile, "%s", (const char *) g_ptr_array_index (stats.warnings, i));
 
   flame_perf_stats_clear (&stats);
   flame_profile_finish (profile);

@@ -50,6 +50,8 @@ typedef struct
   gboolean have_period;      /* any record carried a period */
   guint64  empty_records;    /* records of the chosen event without frames */
   guint64  lines;            /* lines read */
+  GPtrArray *warnings;       /* perf.data: what the reader and the symbolizer
+                              * report (utf8), or NULL */
 } FlamePerfStats;
 
 /* @frames are root first: the process name frame, then the callers, then

@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "flame-error.h"
+#include "flame-le.h"
 #include "flame-sysprof.h"
 
 #define MAGIC          0xfdca975eu
@@ -132,30 +133,6 @@ typedef struct
   guint64       unmapped;     /* of those, not in any mapped file */
   guint64       resolved;
 } Loader;
-
-static inline guint16
-rd16 (const guint8 *p)
-{
-  guint16 v;
-  memcpy (&v, p, 2);
-  return GUINT16_FROM_LE (v);
-}
-
-static inline guint32
-rd32 (const guint8 *p)
-{
-  guint32 v;
-  memcpy (&v, p, 4);
-  return GUINT32_FROM_LE (v);
-}
-
-static inline guint64
-rd64 (const guint8 *p)
-{
-  guint64 v;
-  memcpy (&v, p, 8);
-  return GUINT64_FROM_LE (v);
-}
 
 gboolean
 flame_sysprof_sniff (const char *data,

@@ -129,6 +129,7 @@ flame_format_to_string (FlameFormat format)
     case FLAME_FORMAT_CALLGRIND:   return "callgrind";
     case FLAME_FORMAT_PSTATS:      return "pstats";
     case FLAME_FORMAT_SYSPROF:     return "sysprof";
+    case FLAME_FORMAT_PERF_DATA:   return "perf-data";
     case FLAME_FORMAT_UNKNOWN:
     default:                       return "unknown";
     }

@@ -31,6 +31,7 @@ typedef enum
   FLAME_FORMAT_CALLGRIND,         /* valgrind --tool=callgrind output */
   FLAME_FORMAT_PSTATS,            /* Python cProfile/profile statistics */
   FLAME_FORMAT_SYSPROF,           /* Sysprof capture (.syscap) */
+  FLAME_FORMAT_PERF_DATA,         /* perf record's perf.data */
 } FlameFormat;
 
 typedef struct
