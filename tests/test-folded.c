@@ -124,23 +124,24 @@ assert_not_profile (const char *path,
   g_test_message ("%s", error->message);
   g_assert_nonnull (strstr (error->message, path));
   g_assert_nonnull (strstr (error->message, seems));
-  g_assert_nonnull (strstr (error->message, "Flamediff reads folded stacks, perf script output, pprof"));
+  g_assert_nonnull (strstr (error->message, "Flamediff reads folded stacks, perf script output, perf.data, pprof"));
 }
 
 /* Real output of other tools (tests/data/not-profiles/README.md says how
  * it was made): refused with an error naming what the file seems to be.
  * Before, callgrind and cachegrind output loaded as folded profiles.
- * callgrind and pstats files have loaders now: they load as themselves. */
+ * callgrind, pstats and perf.data files have loaders now: they load as
+ * themselves. */
 static void
 test_not_profiles (void)
 {
   static const struct { const char *file; FlameFormat format; } call_graphs[] = {
     { "tiny.callgrind", FLAME_FORMAT_CALLGRIND },
     { "tiny.pstats", FLAME_FORMAT_PSTATS },
+    { "tiny.perf.data", FLAME_FORMAT_PERF_DATA },
   };
   static const struct { const char *file, *seems; } files[] = {
     { "tiny.cachegrind", "cachegrind output" },
-    { "tiny.perf.data", "a perf.data file" },
   };
   g_autofree char *dir = g_dir_make_tmp ("flamediff-test-XXXXXX", NULL);
   g_autofree char *html = g_build_filename (dir, "report.html", NULL);

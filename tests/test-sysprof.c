@@ -18,6 +18,7 @@
 
 #include "flame-error.h"
 #include "flame-loader.h"
+#include "flame-perf-resolver.h"
 #include "flame-test-utils.h"
 
 #define K_CONTEXT ((guint64) -128)
@@ -396,6 +397,117 @@ test_without_symbols (void)
                             "2 of 2 addresses have no symbol"));
 }
 
+/* Functions of this program that a capture's samples point into */
+__attribute__((noinline)) void sysprof_test_marker_leaf (void);
+__attribute__((noinline)) void sysprof_test_marker_caller (void);
+
+void
+sysprof_test_marker_leaf (void)
+{
+  __asm__ volatile ("" ::: "memory");
+}
+
+void
+sysprof_test_marker_caller (void)
+{
+  sysprof_test_marker_leaf ();
+  __asm__ volatile ("" ::: "memory");
+}
+
+/* The mapping of this program's file that holds @addr, from
+ * /proc/self/maps */
+static gboolean
+own_mapping (guint64   addr,
+             guint64  *start,
+             guint64  *end,
+             guint64  *offset,
+             char    **path)
+{
+  g_autofree char *maps = NULL;
+  g_auto(GStrv) lines = NULL;
+
+  g_assert_true (g_file_get_contents ("/proc/self/maps", &maps, NULL, NULL));
+  lines = g_strsplit (maps, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      char file[4096] = "";
+      unsigned long long s, e, o;
+
+      if (sscanf (lines[i], "%llx-%llx %*s %llx %*s %*s %4095s", &s, &e, &o, file) == 4 &&
+          s <= addr && addr < e && file[0] == '/')
+        {
+          *start = s;
+          *end = e;
+          *offset = o;
+          *path = g_strdup (file);
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+/* Addresses Sysprof's bundle does not name: the program's symbolizer
+ * (registered by the CLI and the app) names them from the mapped files
+ * on this computer, with a warning; without one they are named by file */
+static void
+test_symbolizer_fallback (void)
+{
+  guint64 leaf = (guint64) (guintptr) sysprof_test_marker_leaf;
+  guint64 caller = (guint64) (guintptr) sysprof_test_marker_caller;
+  guint64 start, end, offset;
+  g_autofree char *path = NULL;
+  g_autofree char *file_frame = NULL;
+  g_autoptr(GByteArray) b = g_byte_array_new ();
+  char header[256] = { 0 };
+
+  g_assert_true (own_mapping (leaf, &start, &end, &offset, &path));
+  put32 (b, 0xfdca975e);
+  header[0] = 1;
+  header[1] = 1;
+  put (b, header, 4);
+  memset (header, 0, sizeof header);
+  put (b, header, 64);
+  put64 (b, 1000000000);
+  put64 (b, 2000000000);
+  put (b, header, 168);
+  process (b, 300, path);
+  map (b, 300, start, end, offset, path);
+  /* the sampled address itself, then a return address (each distinct
+   * address is named once: 2 of them) */
+  sample (b, 300, 300, (const guint64[]) { leaf, caller + 1 }, 2);
+  sample (b, 300, 300, (const guint64[]) { caller + 1 }, 1);
+  file_frame = g_strdup_printf ("[%s]", strrchr (path, '/') + 1);
+
+  {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(FlameProfile) profile = load (b, NULL, &error);
+
+    g_assert_no_error (error);
+    g_assert_cmpfloat (flame_test_function_ms (profile, "sysprof_test_marker_leaf"), ==, 0);
+    g_assert_cmpfloat (flame_test_function_ms (profile, file_frame), >, 0);
+  }
+
+  flame_perf_resolver_register ();
+  {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(FlameProfile) profile = load (b, NULL, &error);
+    GPtrArray *warnings;
+    gboolean said = FALSE;
+
+    g_assert_no_error (error);
+    g_assert_cmpfloat (flame_test_function_ms (profile, "sysprof_test_marker_leaf"), >, 0);
+    g_assert_cmpfloat (flame_test_function_ms (profile, "sysprof_test_marker_caller"), >, 0);
+    g_assert_cmpfloat (flame_test_function_ms (profile, file_frame), ==, 0);
+    warnings = flame_profile_get_warnings (profile);
+    for (guint i = 0; warnings != NULL && i < warnings->len; i++)
+      said |= strstr (g_ptr_array_index (warnings, i),
+                      "2 of 2 addresses have no symbol in the capture; they are named from "
+                      "the files on this computer") != NULL;
+    g_assert_true (said);
+  }
+  flame_resolver_set_default (NULL);
+}
+
 /* Every cut loads what it holds or fails with the file's name; every
  * changed byte loads or fails cleanly; a big-endian capture is refused */
 static void
@@ -454,6 +566,7 @@ main (int    argc,
   g_test_add_func ("/sysprof/cpu", test_cpu);
   g_test_add_func ("/sysprof/memory", test_memory);
   g_test_add_func ("/sysprof/without-symbols", test_without_symbols);
+  g_test_add_func ("/sysprof/symbolizer-fallback", test_symbolizer_fallback);
   g_test_add_func ("/sysprof/truncated-corrupt", test_truncated_and_corrupt);
   return g_test_run ();
 }

@@ -32,6 +32,7 @@
 
 #include "flame-error.h"
 #include "flame-le.h"
+#include "flame-resolver.h"
 #include "flame-sysprof.h"
 
 #define MAGIC          0xfdca975eu
@@ -132,6 +133,14 @@ typedef struct
   guint64       unresolved;
   guint64       unmapped;     /* of those, not in any mapped file */
   guint64       resolved;
+  guint64       symbolized;   /* of those, by the program's symbolizer */
+
+  /* Addresses the bundle does not name go to the symbolizer the program
+   * registered (flame-resolver.h), one address space per pid that has
+   * maps; NULL: none registered (the fuzz harness), named by their file */
+  const FlameResolver *resolver;
+  gpointer      session;
+  GHashTable   *spaces;       /* pid → the resolver's space */
 } Loader;
 
 gboolean
@@ -159,6 +168,19 @@ loader_clear (Loader *ld)
   g_clear_pointer (&ld->kernel, g_array_unref);
   g_clear_pointer (&ld->cache, g_free);
   g_clear_pointer (&ld->ids, g_array_unref);
+  if (ld->spaces != NULL)
+    {
+      GHashTableIter iter;
+      gpointer space;
+
+      g_hash_table_iter_init (&iter, ld->spaces);
+      while (g_hash_table_iter_next (&iter, NULL, &space))
+        ld->resolver->space_free (space);
+      g_clear_pointer (&ld->spaces, g_hash_table_unref);
+    }
+  if (ld->session != NULL)
+    ld->resolver->session_free (ld->session);
+  ld->session = NULL;
   if (ld->name != NULL)
     g_string_free (ld->name, TRUE);
   ld->name = NULL;
@@ -598,6 +620,48 @@ lookup_jit (Loader  *ld,
   return NULL;
 }
 
+/* The symbolizer's name for @addr in map @m, or NULL. Each pid's space
+ * gets all of that pid's maps, each file at its load bias (start −
+ * offset), before its first lookup. Sysprof names an address as it is,
+ * the sampled one and return addresses alike; so does this. */
+static const char *
+symbolize (Loader    *ld,
+           const Map *m,
+           guint64    addr)
+{
+  const FlameResolvedFrame *frames;
+  gpointer space;
+  guint n;
+
+  if (ld->resolver == NULL)
+    return NULL;
+  if (ld->session == NULL)
+    {
+      ld->session = ld->resolver->session_new (0);
+      ld->spaces = g_hash_table_new (NULL, NULL);
+    }
+  space = g_hash_table_lookup (ld->spaces, GINT_TO_POINTER (m->pid));
+  if (space == NULL)
+    {
+      const Map *maps = (const Map *) (gpointer) ld->maps->data;
+
+      space = ld->resolver->space_new (ld->session);
+      g_hash_table_insert (ld->spaces, GINT_TO_POINTER (m->pid), space);
+      for (guint i = 0; i < ld->maps->len; i++)
+        {
+          const char *path = (const char *) ld->file + maps[i].name;
+
+          if (maps[i].pid == m->pid && path[0] == '/' && maps[i].start >= maps[i].offset)
+            ld->resolver->add_module (space, path, maps[i].start - maps[i].offset, NULL, 0);
+        }
+    }
+  n = ld->resolver->lookup (space, addr, TRUE, &frames);
+  /* the function the address is in, not what was inlined into it */
+  if (n == 0 || frames[n - 1].name == NULL || strcmp (frames[n - 1].name, "[unknown]") == 0)
+    return NULL;
+  return frames[n - 1].name;
+}
+
 /* The frame name of one address into ld->name. */
 static void
 name_address (Loader   *ld,
@@ -640,8 +704,15 @@ name_address (Loader   *ld,
         }
       return;
     }
+  if ((m = lookup_map (ld, pid, addr)) != NULL && (name = symbolize (ld, m, addr)) != NULL)
+    {
+      g_string_append (ld->name, name);
+      ld->resolved++;
+      ld->symbolized++;
+      return;
+    }
   ld->unresolved++;
-  if ((m = lookup_map (ld, pid, addr)) != NULL)
+  if (m != NULL)
     {
       const char *path = (const char *) ld->file + m->name;
       const char *base = strrchr (path, '/');
@@ -863,6 +934,18 @@ describe (Loader *ld,
                               ld->n_symbols > 0 ? "bundled by Sysprof" : "none bundled");
   if (end > start)
     flame_profile_set_duration_ms (ld->profile, ((gdouble) end - (gdouble) start) / 1e6);
+  if (ld->symbolized > 0)
+    flame_profile_add_warning (ld->profile, "%s: %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
+                               " addresses have no symbol in the capture; they are named from "
+                               "the files on this computer",
+                               ld->in->name, ld->symbolized, ld->unresolved + ld->resolved);
+  if (ld->session != NULL)
+    {
+      GPtrArray *w = ld->resolver->warnings (ld->session);
+
+      for (guint i = 0; w != NULL && i < w->len; i++)
+        flame_profile_add_warning (ld->profile, "%s", (const char *) g_ptr_array_index (w, i));
+    }
   if (ld->unresolved > ld->unmapped)
     flame_profile_add_warning (ld->profile, "%s: %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
                                " addresses have no symbol in the capture; they are named by "
@@ -912,6 +995,7 @@ flame_sysprof_load (FlameInput              *in,
   ld.parents = g_hash_table_new (NULL, NULL);
   ld.ids = g_array_new (FALSE, FALSE, sizeof (guint32));
   ld.name = g_string_new (NULL);
+  ld.resolver = flame_resolver_get_default ();
 
   if (!scan_frames (&ld, error) || !choose_kind (&ld, options, &kind, error))
     goto out;
