@@ -670,6 +670,7 @@ flame_callgrind_load (FlameInput              *in,
       flame_profile_set_event (profile, cg.events[cg.event]);
       flame_profile_set_metadata (profile, "sample-type", cg.events[cg.event]);
       flame_profile_set_metadata (profile, "events", events);
+      flame_profile_set_sample_types (profile, (const char * const *) cg.events);
       flame_profile_finish (profile);
     }
 

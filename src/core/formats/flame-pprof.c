@@ -884,7 +884,18 @@ describe_profile (Load    *ld,
       g_autofree char *type = dup_string (&ld->pp, ld->st_type[vi]);
       g_autofree char *unit_name = dup_string (&ld->pp, ld->st_unit[vi]);
       g_autofree char *both = g_strdup_printf ("%s/%s", type, unit_name);
+      g_autoptr(GPtrArray) all = g_ptr_array_new_with_free_func (g_free);
+
       flame_profile_set_metadata (profile, "sample-type", both);
+      for (guint i = 0; i < ld->sample_types->len; i++)
+        {
+          g_autofree char *t = dup_string (&ld->pp, ld->st_type[i]);
+          g_autofree char *u = dup_string (&ld->pp, ld->st_unit[i]);
+
+          g_ptr_array_add (all, g_strdup_printf ("%s/%s", t, u));
+        }
+      g_ptr_array_add (all, NULL);
+      flame_profile_set_sample_types (profile, (const char * const *) all->pdata);
     }
   if (ld->period_type.data != NULL)
     {

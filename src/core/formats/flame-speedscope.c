@@ -844,6 +844,11 @@ flame_speedscope_load (FlameInput              *in,
       /* the metric's name, as a pprof sample type is shown */
       flame_profile_set_metadata (ld.profile, "sample-type",
                                   g_ptr_array_index (ld.profile_names, ld.chosen));
+      /* our memory recordings: one profile per metric, each a sample
+       * type (profiles of other speedscope files are threads) */
+      g_ptr_array_add (ld.profile_names, NULL);
+      flame_profile_set_sample_types (ld.profile, (const char * const *) ld.profile_names->pdata);
+      g_ptr_array_remove_index (ld.profile_names, ld.profile_names->len - 1);
     }
 
   flame_profile_finish (ld.profile);

@@ -920,6 +920,19 @@ describe (Loader *ld,
                                        : kind == KIND_ALLOC_SPACE ? FLAME_UNIT_BYTES
                                                                   : FLAME_UNIT_COUNT);
   flame_profile_set_metadata (ld->profile, "sample-type", types[kind]);
+  {
+    const char *have[4] = { NULL };
+    guint n = 0;
+
+    if (ld->samples->len > 0)
+      have[n++] = types[KIND_CPU];
+    if (ld->allocations->len > 0)
+      {
+        have[n++] = types[KIND_ALLOC_SPACE];
+        have[n++] = types[KIND_ALLOC_OBJECTS];
+      }
+    flame_profile_set_sample_types (ld->profile, have);
+  }
   memcpy (capture_time, ld->file + 8, 64);
   capture_time[64] = 0;
   if (capture_time[0] != 0 && g_utf8_validate (capture_time, -1, NULL))

@@ -25,6 +25,7 @@ struct _FlameProfile
   GHashTable  *threads_by_key;
   GPtrArray   *warnings;
   GHashTable  *metadata;
+  GStrv        sample_types;  /* what the file also holds, or NULL */
   /* exact per-function weights from formats that are call graphs
    * (callgrind, pstats), by frame; NULL for stacks */
   GArray      *fn_weights[FLAME_TREE_MAX_COLUMNS];
@@ -62,6 +63,7 @@ flame_profile_finalize (GObject *object)
   g_clear_pointer (&self->threads, g_ptr_array_unref);
   g_clear_pointer (&self->warnings, g_ptr_array_unref);
   g_clear_pointer (&self->metadata, g_hash_table_unref);
+  g_clear_pointer (&self->sample_types, g_strfreev);
   for (guint c = 0; c < FLAME_TREE_MAX_COLUMNS; c++)
     g_clear_pointer (&self->fn_weights[c], g_array_unref);
 
@@ -207,6 +209,34 @@ flame_profile_get_sample_type (FlameProfile *self)
 {
   g_return_val_if_fail (FLAME_IS_PROFILE (self), NULL);
   return flame_profile_get_metadata (self, "sample-type");
+}
+
+/**
+ * flame_profile_get_sample_types:
+ *
+ * Every sample type the file holds, by the names the load option
+ * sample_type takes (pprof's "alloc_space/bytes", a callgrind event, a
+ * memory recording's metric), when it holds more than one: the app
+ * offers them. NULL otherwise.
+ *
+ * Returns: (transfer none) (nullable): a NULL-terminated array
+ */
+const char * const *
+flame_profile_get_sample_types (FlameProfile *self)
+{
+  g_return_val_if_fail (FLAME_IS_PROFILE (self), NULL);
+  return (const char * const *) self->sample_types;
+}
+
+/* Loaders say what else the file holds: kept when there are two or more */
+void
+flame_profile_set_sample_types (FlameProfile       *self,
+                                const char * const *types)
+{
+  g_return_if_fail (FLAME_IS_PROFILE (self));
+  g_clear_pointer (&self->sample_types, g_strfreev);
+  if (types != NULL && types[0] != NULL && types[1] != NULL)
+    self->sample_types = g_strdupv ((char **) types);
 }
 
 /**

@@ -63,6 +63,9 @@ void               flame_profile_set_unit           (FlameProfile *self,
                                                      FlameUnit     unit);
 FlameQuantity      flame_profile_get_quantity       (FlameProfile *self);
 const char        *flame_profile_get_sample_type    (FlameProfile *self);
+const char * const *flame_profile_get_sample_types  (FlameProfile *self);
+void               flame_profile_set_sample_types   (FlameProfile       *self,
+                                                     const char * const *types);
 gdouble            flame_profile_get_interval_ms    (FlameProfile *self);
 gdouble            flame_profile_get_effective_interval_ms (FlameProfile *self,
                                                      guint         column,
