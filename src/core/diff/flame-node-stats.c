@@ -198,12 +198,3 @@ flame_node_stats_test (FlameNodeStats *self,
     *q = self->q[total ? 1 : 0][node];
   return flame_node_stats_is_significant (self, node, total);
 }
-
-gsize
-flame_node_stats_memory (FlameNodeStats *self)
-{
-  if (self == NULL)
-    return 0;
-  return sizeof *self + sizeof (gdouble) * (gsize) MAX (self->n_nodes, 1) *
-         (2 * (self->n_runs[0] + self->n_runs[1]) + 2);
-}

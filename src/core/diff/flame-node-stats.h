@@ -46,7 +46,6 @@ gboolean        flame_node_stats_test            (FlameNodeStats  *self,
                                                   gboolean         total,
                                                   FlameWelch      *welch,
                                                   gdouble         *q);
-gsize           flame_node_stats_memory          (FlameNodeStats  *self);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FlameNodeStats, flame_node_stats_free)
 
