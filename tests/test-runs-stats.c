@@ -6,6 +6,10 @@
  * changed, by +30 % and −30 %. The report of 8 + 8 (and 5 + 5) runs must
  * find both and flag at most one of the 38 others, on every data set.
  *
+ * The graph tests the same runs per call path: a real change keeps its
+ * colour, a noisy one within the runs' spread is drawn unchanged, and the
+ * tooltip shows the spread.
+ *
  * FLAMEDIFF_STATS_TRIALS=N (default 20) sets the number of data sets;
  * FLAMEDIFF_STATS_TABLE=1 also measures the power by change size and
  * runs per side (docs/diff-semantics.md, "Repeated runs"). The figures
@@ -24,48 +28,13 @@
 #include <json-glib/json-glib.h>
 
 #include "flame-comparison.h"
+#include "flame-layout.h"
 #include "flame-loader.h"
+#include "flame-palette.h"
+#include "flame-test-locale.h"
+#include "flame-tooltip.h"
+#include "flame-test-runs.h"
 #include "flame-test-utils.h"
-
-#define N_FUNCTIONS   40
-#define UP_FUNCTION   7
-#define DOWN_FUNCTION 23
-#define FUNCTION_SD   0.08
-#define RUN_SD        0.02
-
-static gdouble
-normal (GRand *rand)
-{
-  /* Box–Muller */
-  gdouble u = g_rand_double_range (rand, 1e-12, 1.0);
-  gdouble v = g_rand_double (rand);
-
-  return sqrt (-2 * log (u)) * cos (2 * G_PI * v);
-}
-
-/* One run in folded form: function f's time (in 1 ms samples) is its
- * base time × its own noise × the run's × @effect for the changed ones. */
-static char *
-generate_run (GRand   *rand,
-              gboolean current,
-              gdouble  effect)
-{
-  GString *s = g_string_new (NULL);
-  gdouble run = 1 + RUN_SD * normal (rand);
-
-  for (guint f = 0; f < N_FUNCTIONS; f++)
-    {
-      gdouble base = 200 + 50 * f;
-      gdouble w = base * run * (1 + FUNCTION_SD * normal (rand));
-
-      if (current && f == UP_FUNCTION)
-        w *= 1 + effect;
-      if (current && f == DOWN_FUNCTION)
-        w *= 1 - effect;
-      g_string_append_printf (s, "main;work;fn_%02u %.0f\n", f, MAX (1, round (w)));
-    }
-  return g_string_free (s, FALSE);
-}
 
 typedef struct
 {
@@ -195,6 +164,177 @@ test_five_runs (void)
 /* With one run per side, the report is the one of sampling noise: the
  * run-to-run noise makes many unchanged functions look changed, which
  * is why the runs are needed (and what the issue measured). */
+
+/* The runs of @dir (write_data_set_full()) into a loaded comparison */
+static FlameComparison *
+load_folders (const char *dir,
+              guint       n_runs)
+{
+  FlameComparison *comparison = flame_comparison_new ();
+  g_autoptr(GError) error = NULL;
+
+  for (guint side = 0; side < 2; side++)
+    for (guint r = 0; r < n_runs; r++)
+      {
+        g_autofree char *name = g_strdup_printf ("run-%u.folded", r);
+        g_autofree char *path = g_build_filename (dir, side ? "current" : "baseline", name, NULL);
+
+        if (side == FLAME_DIFF_BASELINE)
+          flame_comparison_add_baseline (comparison, path);
+        else
+          flame_comparison_add_current (comparison, path);
+      }
+  g_assert_true (flame_comparison_load (comparison, NULL, &error));
+  g_assert_no_error (error);
+  return comparison;
+}
+
+/* "12.30 ms" in the test's own formatting, in the locale */
+static char *
+ms_text (gdouble v)
+{
+  char buf[64];
+
+  return g_strdup_printf ("%s ms", flame_test_decimal (g_ascii_formatd (buf, sizeof buf, "%.2f", v)));
+}
+
+static gboolean
+is_regression (FlameChange c)
+{
+  return c >= FLAME_CHANGE_REGRESSION_DEEP && c <= FLAME_CHANGE_REGRESSION_VERY_LIGHT;
+}
+
+static gboolean
+is_improvement (FlameChange c)
+{
+  return c >= FLAME_CHANGE_IMPROVEMENT_DEEP && c <= FLAME_CHANGE_IMPROVEMENT_VERY_LIGHT;
+}
+
+/* 5 + 5 runs: fn_07 (+30 %) is drawn a regression, fn_23 (−30 %) an
+ * improvement; fn_noisy, unchanged but for a 35 % spread, is grey even
+ * when its means differ by more than the colour threshold, and its
+ * tooltip gives the spread. The data set is the first one whose fn_noisy
+ * looks changed (|Δ| ≥ 25 %) but whose t (computed here) is below 1.5,
+ * which no correction can make significant. */
+static void
+test_graph (void)
+{
+  const guint n_runs = 5;
+  g_autoptr(GRand) rand = g_rand_new_with_seed (1914);
+  g_autofree gdouble *values = g_new0 (gdouble, 2 * n_runs * (N_FUNCTIONS + 1));
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("flamediff-runs-XXXXXX", &error);
+  g_autoptr(FlameComparison) comparison = NULL;
+  gdouble mb, sb, mc, sc, t;
+  guint tries;
+
+  g_assert_no_error (error);
+  tries = write_noisy_data_set (rand, dir, n_runs, values);
+  t = welch_t_of (values, n_runs, NOISY_FUNCTION, &mb, &sb, &mc, &sc);
+  g_test_message ("data set %u: fn_noisy %.1f ± %.1f → %.1f ± %.1f ms (%+.1f %%), t %.2f",
+                  tries, mb, sb, mc, sc, (mc - mb) / mb * 100, t);
+  comparison = load_folders (dir, n_runs);
+
+  {
+    FlameDiff *diff = flame_comparison_get_diff (comparison);
+    g_autoptr(FlameLayoutSource) source = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
+    g_autoptr(FlameLayoutSource) inverted = flame_layout_source_new_for_diff (diff, FLAME_VIEW_INVERTED);
+    guint32 noisy = flame_layout_source_find (source, "main;work;fn_noisy");
+    guint32 up = flame_layout_source_find (source, "main;work;fn_07");
+    guint32 down = flame_layout_source_find (source, "main;work;fn_23");
+    FlameDiffValues v;
+    gdouble ub, usd, uc, ucsd;
+    g_autofree char *tip = NULL, *up_tip = NULL, *want = NULL;
+    g_autofree char *m_b = ms_text (mb), *s_b = ms_text (sb), *m_c = ms_text (mc), *s_c = ms_text (sc);
+
+    g_assert_cmpuint (noisy, !=, FLAME_TREE_NONE);
+    g_assert_nonnull (flame_diff_get_node_stats (diff, flame_diff_get_tree (diff)));
+
+    /* the real changes are far beyond their spread (t computed here) */
+    g_assert_cmpfloat (welch_t_of (values, n_runs, UP_FUNCTION, &ub, &usd, &uc, &ucsd), >, 5);
+    g_assert_true (is_regression (flame_layout_source_get_class (source, up)));
+    g_assert_true (is_improvement (flame_layout_source_get_class (source, down)));
+
+    /* without the runs fn_noisy's means would be coloured; with them grey */
+    flame_diff_get_values (diff, flame_diff_get_tree (diff), noisy, &v);
+    g_assert_cmpfloat_with_epsilon (v.self_b, mb, 1e-6 * mb);
+    g_assert_cmpfloat_with_epsilon (v.self_c, mc, 1e-6 * mc);
+    g_assert_cmpint (flame_diff_classify_values (diff, &v, FLAME_METRIC_SELF), !=, FLAME_CHANGE_NEUTRAL);
+    g_assert_cmpint (flame_layout_source_get_class (source, noisy), ==, FLAME_CHANGE_NEUTRAL);
+    /* the inverted view: fn_noisy's self through its one path, grey too */
+    g_assert_cmpint (flame_layout_source_get_class (inverted, flame_layout_source_find (inverted, "fn_noisy")),
+                     ==, FLAME_CHANGE_NEUTRAL);
+    g_assert_true (is_regression (flame_layout_source_get_class (inverted, flame_layout_source_find (inverted, "fn_07"))));
+
+    /* the tooltip: each side's mean per run ± its SD, the difference,
+     * "not significant"; today's lines come first, unchanged */
+    tip = flame_tooltip_text (source, noisy, FLAME_TREE_ROOT);
+    g_test_message ("%s", tip);
+    want = g_strdup_printf ("Current self per run: %s ± %s (SD, 5 runs)", m_c, s_c);
+    g_assert_nonnull (strstr (tip, want));
+    g_free (want);
+    want = g_strdup_printf ("Baseline self per run: %s ± %s (SD, 5 runs)", m_b, s_b);
+    g_assert_nonnull (strstr (tip, want));
+    g_free (want);
+    {
+      g_autofree char *d = ms_text (fabs (mc - mb));
+
+      want = g_strdup_printf ("Difference per run: %s%s, 95 %% interval -", mc >= mb ? "+" : "-", d);
+      /* |t| < 1.5: the interval holds 0 */
+      g_assert_nonnull (strstr (tip, want));
+      g_assert_nonnull (strstr (tip, " to +"));
+    }
+    g_assert_true (g_str_has_suffix (tip, "call paths): not significant"));
+    g_assert_nonnull (strstr (tip, "\nSelf difference: "));
+
+    up_tip = flame_tooltip_text (source, up, FLAME_TREE_ROOT);
+    g_assert_true (g_str_has_suffix (up_tip, "call paths): significant"));
+    g_assert_nonnull (strstr (up_tip, "p < "));
+    {
+      g_autofree char *m = ms_text (uc), *sd = ms_text (ucsd);
+
+      want = g_strdup_printf ("Current self per run: %s ± %s (SD, 5 runs)", m, sd);
+      g_assert_nonnull (strstr (up_tip, want));
+      g_free (want);
+      want = NULL;
+    }
+  }
+
+  /* the SVG shares layout and palette: fn_noisy grey, fn_07 red, its
+   * <title> the tooltip with the spread */
+  {
+    g_autofree char *base = g_build_filename (dir, "baseline", NULL);
+    g_autofree char *cur = g_build_filename (dir, "current", NULL);
+    g_autofree char *svg = g_build_filename (dir, "graph.svg", NULL);
+    g_autofree char *text = NULL;
+    g_auto(FlameTestRun) r = { 0 };
+    const FlamePalette *light = flame_palette_get (FLAME_PALETTE_LIGHT);
+    char neutral[8], deep[8], medium[8], light_red[8];
+    const char *noisy, *up, *fill;
+
+    flame_test_run_cli_va (&r, "render", "-o", svg, base, cur, NULL);
+    g_assert_cmpint (r.status, ==, 0);
+    g_assert_true (g_file_get_contents (svg, &text, NULL, NULL));
+    flame_rgb_to_hex (light->fill[FLAME_CHANGE_NEUTRAL], neutral);
+    flame_rgb_to_hex (light->fill[FLAME_CHANGE_REGRESSION_DEEP], deep);
+    flame_rgb_to_hex (light->fill[FLAME_CHANGE_REGRESSION_MEDIUM], medium);
+    flame_rgb_to_hex (light->fill[FLAME_CHANGE_REGRESSION_LIGHT], light_red);
+    noisy = strstr (text, "<title>fn_noisy\n");
+    g_assert_nonnull (noisy);
+    g_assert_nonnull (strstr (noisy, "SD, 5 runs)"));
+    fill = strstr (noisy, "fill=\"#");
+    g_assert_nonnull (fill);
+    g_assert_true (strncmp (fill + 6, neutral, 7) == 0);
+    up = strstr (text, "<title>fn_07\n");
+    g_assert_nonnull (up);
+    fill = strstr (up, "fill=\"#");
+    g_assert_true (strncmp (fill + 6, deep, 7) == 0 || strncmp (fill + 6, medium, 7) == 0 ||
+                   strncmp (fill + 6, light_red, 7) == 0);
+    g_remove (svg);
+  }
+  remove_data_set (dir, n_runs);
+}
+
 static void
 test_one_run_unchanged_behaviour (void)
 {
@@ -238,50 +378,24 @@ test_one_run_unchanged_behaviour (void)
         g_assert_false (a->tested);
       }
   }
-}
+  /* the graph: no runs' test, every colour the one of the means, and
+   * no spread in the tooltips */
+  {
+    g_autoptr(FlameLayoutSource) source = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
+    FlameTree *tree = flame_diff_get_tree (diff);
 
-static void
-write_data_set (GRand      *rand,
-                const char *dir,
-                guint       n_runs,
-                gdouble     effect)
-{
-  for (guint side = 0; side < 2; side++)
-    {
-      g_autofree char *sub = g_build_filename (dir, side ? "current" : "baseline", NULL);
+    g_assert_null (flame_diff_get_node_stats (diff, tree));
+    for (guint32 n = 1; n < tree->n_nodes; n++)
+      {
+        FlameDiffValues v;
+        g_autofree char *tip = flame_tooltip_text (source, n, FLAME_TREE_ROOT);
 
-      g_assert_cmpint (g_mkdir_with_parents (sub, 0700), ==, 0);
-      for (guint r = 0; r < n_runs; r++)
-        {
-          g_autofree char *name = g_strdup_printf ("run-%u.folded", r);
-          g_autofree char *path = g_build_filename (sub, name, NULL);
-          g_autofree char *text = generate_run (rand, side == FLAME_DIFF_CURRENT, effect);
-          g_autoptr(GError) error = NULL;
-
-          g_file_set_contents (path, text, -1, &error);
-          g_assert_no_error (error);
-        }
-    }
-}
-
-static void
-remove_data_set (const char *dir,
-                 guint       n_runs)
-{
-  for (guint side = 0; side < 2; side++)
-    {
-      g_autofree char *sub = g_build_filename (dir, side ? "current" : "baseline", NULL);
-
-      for (guint r = 0; r < n_runs; r++)
-        {
-          g_autofree char *name = g_strdup_printf ("run-%u.folded", r);
-          g_autofree char *path = g_build_filename (sub, name, NULL);
-
-          g_remove (path);
-        }
-      g_rmdir (sub);
-    }
-  g_rmdir (dir);
+        flame_diff_get_values (diff, tree, n, &v);
+        g_assert_cmpint (flame_layout_source_get_class (source, n), ==,
+                         flame_diff_classify_values (diff, &v, FLAME_METRIC_SELF));
+        g_assert_null (strstr (tip, "per run"));
+      }
+  }
 }
 
 /* flamediff-cli compare of two folders: the JSON carries the runs and
@@ -420,9 +534,11 @@ main (int   argc,
       char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
+  flame_test_set_locale ();
   g_test_add_func ("/runs-stats/eight-runs", test_eight_runs);
   g_test_add_func ("/runs-stats/five-runs", test_five_runs);
   g_test_add_func ("/runs-stats/one-run", test_one_run_unchanged_behaviour);
+  g_test_add_func ("/runs-stats/graph", test_graph);
   g_test_add_func ("/runs-stats/cli-folders", test_cli_folders);
   g_test_add_func ("/runs-stats/power-table", test_power_table);
   return g_test_run ();

@@ -17,6 +17,7 @@
 #include "flame-application.h"
 #include "flame-change-row.h"
 #include "flame-file-chooser.h"
+#include "flame-graph-view-private.h"
 #include "flame-legend.h"
 #include "flame-loader.h"
 #include "flame-preferences-window.h"
@@ -25,6 +26,7 @@
 #include "flame-speedscope.h"
 #include "flame-test-gui.h"
 #include "flame-test-locale.h"
+#include "flame-test-runs.h"
 #include "flame-test-utils.h"
 
 static FlameApplication *app;
@@ -839,6 +841,123 @@ test_open_run_sets (void)
 
   gtk_window_destroy (GTK_WINDOW (w));
   remove_tree (tmp);
+}
+
+/* The fill of frame @i of the graph, 2 px left of its right end, on
+ * the graph's own picture */
+static FlameRgb
+graph_fill (FlameGraphView *view,
+            guint32         node)
+{
+  g_autoptr(GdkTexture) texture = flame_graph_view_render_texture (view);
+  gint i = flame_layout_find_node (_flame_graph_view_get_layout (view), node);
+  graphene_rect_t r;
+  int w, h, x, y;
+  g_autofree guchar *data = NULL;
+  guint32 v;
+
+  g_assert_cmpint (i, >=, 0);
+  g_assert_true (_flame_graph_view_frame_bounds (view, i, &r));
+  w = gdk_texture_get_width (texture);
+  h = gdk_texture_get_height (texture);
+  x = (int) (r.origin.x + r.size.width) - 2;
+  y = (int) (r.origin.y + r.size.height / 2);
+  g_assert_true (x >= 0 && x < w && y >= 0 && y < h);
+  data = g_malloc ((gsize) w * h * 4);
+  gdk_texture_download (texture, data, (gsize) w * 4);
+  v = *(const guint32 *) (data + (gsize) y * w * 4 + (gsize) x * 4);
+  return (FlameRgb) { (v >> 16) & 0xff, (v >> 8) & 0xff, v & 0xff };
+}
+
+static gboolean
+rgb_equal (FlameRgb a,
+           FlameRgb b)
+{
+  return a.r == b.r && a.g == b.g && a.b == b.b;
+}
+
+/* Two folders of 5 generated runs each (tests/flame-test-runs.h): fn_07
+ * really regressed and is drawn red; fn_noisy's means differ by more
+ * than the colour threshold but within the runs' spread, and it is drawn
+ * grey; hovering it shows each side's mean ± SD per run (recomputed here
+ * from the generated values) and "not significant". */
+static void
+test_runs_graph (void)
+{
+  const guint n_runs = 5;
+  g_autoptr(GRand) rand = g_rand_new_with_seed (2014);
+  g_autofree gdouble *values = g_new0 (gdouble, 2 * n_runs * (N_FUNCTIONS + 1));
+  g_autofree char *tmp = g_dir_make_tmp ("flamediff-runs-XXXXXX", NULL);
+  g_autofree char *base = g_build_filename (tmp, "baseline", NULL);
+  g_autofree char *cur = g_build_filename (tmp, "current", NULL);
+  FlameWindow *w = flame_window_new (ADW_APPLICATION (app));
+  const FlamePalette *palette;
+  GFile *folders[2];
+  guint32 noisy, up;
+  gdouble mb, sb, mc, sc, x, y;
+  g_autofree char *tip = NULL;
+
+  write_noisy_data_set (rand, tmp, n_runs, values);
+  welch_t_of (values, n_runs, NOISY_FUNCTION, &mb, &sb, &mc, &sc);
+  folders[0] = g_file_new_for_path (base);
+  folders[1] = g_file_new_for_path (cur);
+  gtk_window_set_default_size (GTK_WINDOW (w), 1400, 800);
+  gtk_window_present (GTK_WINDOW (w));
+  flame_window_open_files (w, folders, 2);
+  wait_for_window (w);
+  g_assert_false (gtk_revealer_get_reveal_child (w->error_revealer));
+  g_assert_cmpuint (flame_comparison_get_n_runs (w->comparison, FLAME_DIFF_BASELINE), ==, n_runs);
+  g_assert_cmpuint (flame_comparison_get_n_runs (w->comparison, FLAME_DIFF_CURRENT), ==, n_runs);
+
+  noisy = flame_layout_source_find (w->source, "main;work;fn_noisy");
+  up = flame_layout_source_find (w->source, "main;work;fn_07");
+  g_assert_cmpuint (noisy, !=, FLAME_TREE_NONE);
+  palette = flame_graph_view_get_palette (w->graph_view);
+  g_assert_true (rgb_equal (graph_fill (w->graph_view, noisy), palette->fill[FLAME_CHANGE_NEUTRAL]));
+  {
+    FlameRgb c = graph_fill (w->graph_view, up);
+    gboolean red = FALSE;
+
+    for (FlameChange k = FLAME_CHANGE_REGRESSION_DEEP; k <= FLAME_CHANGE_REGRESSION_VERY_LIGHT; k++)
+      red |= rgb_equal (c, palette->fill[k]);
+    g_assert_true (red);
+  }
+
+  {
+    gint i = flame_layout_find_node (_flame_graph_view_get_layout (w->graph_view), noisy);
+    graphene_rect_t r;
+    char b1[64], b2[64];
+    g_autofree char *want = NULL;
+
+    g_assert_true (_flame_graph_view_frame_bounds (w->graph_view, i, &r));
+    x = r.origin.x + r.size.width / 2;
+    y = r.origin.y + r.size.height / 2;
+    tip = _flame_graph_view_tooltip_text_at (w->graph_view, x, y);
+    g_assert_nonnull (tip);
+    g_test_message ("%s", tip);
+    want = g_strdup_printf ("Current self per run: %s ms ± %s ms (SD, 5 runs)",
+                            flame_test_decimal (g_ascii_formatd (b1, sizeof b1, "%.2f", mc)),
+                            flame_test_decimal (g_ascii_formatd (b2, sizeof b2, "%.2f", sc)));
+    g_assert_nonnull (strstr (tip, want));
+    g_free (want);
+    want = g_strdup_printf ("Baseline self per run: %s ms ± %s ms (SD, 5 runs)",
+                            flame_test_decimal (g_ascii_formatd (b1, sizeof b1, "%.2f", mb)),
+                            flame_test_decimal (g_ascii_formatd (b2, sizeof b2, "%.2f", sb)));
+    g_assert_nonnull (strstr (tip, want));
+    g_assert_true (g_str_has_suffix (tip, "): not significant"));
+    _flame_graph_view_hover (w->graph_view, x, y);
+  }
+  {
+    g_autoptr(GdkTexture) texture = render_window (w);
+
+    save_screenshot (texture, "runs.png");
+  }
+  _flame_graph_view_hover (w->graph_view, -1, -1);
+
+  gtk_window_destroy (GTK_WINDOW (w));
+  for (guint i = 0; i < 2; i++)
+    g_object_unref (folders[i]);
+  remove_data_set (tmp, n_runs);
 }
 
 /* A recording of the example with the given build-ids, in a temp dir */
@@ -1710,6 +1829,7 @@ main (int   argc,
   g_test_add_func ("/window/single-file", test_single_file);
   g_test_add_func ("/window/open-folders", test_open_folders);
   g_test_add_func ("/window/open-run-sets", test_open_run_sets);
+  g_test_add_func ("/window/runs-graph", test_runs_graph);
   g_test_add_func ("/window/drop-two-files", test_drop_two_files);
   g_test_add_func ("/window/close-with-selected-change", test_close_with_selected_change);
   g_test_add_func ("/window/export", test_export);

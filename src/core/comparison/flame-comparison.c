@@ -413,7 +413,20 @@ load_and_compare (FlameComparison  *self,
     self->diff_options.metric = self->report_options.metric = FLAME_METRIC_TOTAL;
 
   /* a 3-column folded file holds both sides: current is NULL then */
-  self->diff = flame_diff_new (baseline, current, &self->diff_options, cancellable, error);
+  {
+    FlameRunNodes nodes[2];
+
+    for (guint side = 0; side < 2; side++)
+      if (self->merged[side] != NULL)
+        nodes[side] = (FlameRunNodes) { self->merged[side]->n_runs, self->merged[side]->n_nodes,
+                                        self->merged[side]->node_self_ms };
+    /* the graph tests the runs per call path as the report does per function */
+    self->diff = flame_diff_new_with_runs (baseline, current,
+                                           self->merged[0] ? &nodes[0] : NULL,
+                                           self->merged[1] ? &nodes[1] : NULL,
+                                           self->report_options.alpha,
+                                           &self->diff_options, cancellable, error);
+  }
   if (self->diff == NULL)
     return FALSE;
   {

@@ -25,6 +25,7 @@ flame_runs_free (FlameRuns *self)
   g_clear_object (&self->mean);
   g_free (self->self_ms);
   g_free (self->total_ms);
+  g_free (self->node_self_ms);
   g_free (self);
 }
 
@@ -52,7 +53,7 @@ map_frame (FlameProfile *mean,
  * @runs: (array length=n_runs): loaded profiles of one side, one column each
  *
  * Returns: (transfer full) (nullable): the mean profile and the per-run
- *   per-function times in ms, or %NULL with @error set when a run holds
+ *   per-function and per-call-path times in ms, or %NULL with @error set when a run holds
  *   both sides.
  */
 FlameRuns *
@@ -63,6 +64,7 @@ flame_runs_merge (FlameProfile * const *runs,
 {
   g_autoptr(FlameRuns) self = g_new0 (FlameRuns, 1);
   g_autoptr(GPtrArray) maps = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) node_maps = g_ptr_array_new_with_free_func (g_free);
   FlameProfile *first;
   FlameTree *out;
   gdouble ms0, samples = 0, duration = 0;
@@ -117,12 +119,13 @@ flame_runs_merge (FlameProfile * const *runs,
       FlameFrames *frames = flame_profile_get_frames (runs[r]);
       guint n_frames = flame_frames_count (frames);
       guint32 *map = g_new (guint32, MAX (n_frames, 1));
-      g_autofree guint32 *node_map = g_new (guint32, MAX (tree->n_nodes, 1));
+      guint32 *node_map = g_new (guint32, MAX (tree->n_nodes, 1));
       gdouble ms = flame_profile_get_ms_per_weight (runs[r], 0, default_interval_ms);
       gdouble scale = (ms0 > 0 && ms > 0 ? ms / ms0 : 1) / n_runs;
 
       memset (map, 0xff, sizeof (guint32) * MAX (n_frames, 1));
       g_ptr_array_add (maps, map);
+      g_ptr_array_add (node_maps, node_map);
       /* parents come before their children in the node array */
       node_map[FLAME_TREE_ROOT] = FLAME_TREE_ROOT;
       for (guint32 n = 1; n < tree->n_nodes; n++)
@@ -165,6 +168,20 @@ flame_runs_merge (FlameProfile * const *runs,
             row_s[map[f]] += s[f] * ms;
             row_t[map[f]] += t[f] * ms;
           }
+    }
+
+  /* per run, per call path of the mean profile, in ms: the graph's test */
+  self->n_nodes = out->n_nodes;
+  self->node_self_ms = g_new0 (gdouble, (gsize) n_runs * MAX (self->n_nodes, 1));
+  for (guint r = 0; r < n_runs; r++)
+    {
+      FlameTree *tree = flame_profile_get_tree (runs[r]);
+      const guint32 *node_map = g_ptr_array_index (node_maps, r);
+      gdouble ms = flame_profile_get_ms_per_weight (runs[r], 0, default_interval_ms);
+      gdouble *row = self->node_self_ms + (gsize) r * self->n_nodes;
+
+      for (guint32 n = 1; n < tree->n_nodes; n++)
+        row[node_map[n]] += tree->self[0][n] * ms;
     }
   return g_steal_pointer (&self);
 }

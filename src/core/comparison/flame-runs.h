@@ -17,6 +17,8 @@ typedef struct
   guint         n_frames;  /* frames of @mean: the rows below are this long */
   gdouble      *self_ms;   /* n_runs × n_frames, run-major */
   gdouble      *total_ms;  /* counted once per stack */
+  guint32       n_nodes;   /* nodes of @mean's tree */
+  gdouble      *node_self_ms; /* n_runs × n_nodes, run-major: each call path */
 } FlameRuns;
 
 FlameRuns *flame_runs_merge (FlameProfile * const *runs,

@@ -11,6 +11,7 @@
 #include "flame-diff.h"
 #include "flame-error.h"
 #include "flame-file-match.h"
+#include "flame-node-stats.h"
 
 struct _FlameDiff
 {
@@ -45,6 +46,12 @@ struct _FlameDiff
   /* each side's profile frame → diff frame, for per-run tables */
   guint32          *frame_map[2];
   guint             n_mapped[2];
+
+  /* repeated runs per call path (flame_diff_new_with_runs()): of the
+   * tree, and of the inverted tree once it is built */
+  FlameNodeStats   *stats;
+  FlameNodeStats   *inverted_stats;
+  gdouble           runs_alpha;
 };
 
 G_DEFINE_FINAL_TYPE (FlameDiff, flame_diff, G_TYPE_OBJECT)
@@ -61,6 +68,8 @@ flame_diff_finalize (GObject *object)
   g_clear_pointer (&self->inverted, flame_tree_free);
   g_clear_pointer (&self->elided_weight, g_free);
   g_clear_pointer (&self->thread_frames, g_hash_table_unref);
+  g_clear_pointer (&self->stats, flame_node_stats_free);
+  g_clear_pointer (&self->inverted_stats, flame_node_stats_free);
   for (guint c = 0; c < 2; c++)
     {
       g_clear_pointer (&self->fn_self[c], g_array_unref);
@@ -378,7 +387,9 @@ flame_diff_get_frame_map (FlameDiff *self,
  * tree's column @dst_col. Parents precede children in the node array, so
  * one forward sweep maps every node. The mapped node keeps its path hash
  * beside it, and a node's depth is its source node's: a lookup needs
- * nothing from the diff tree but the index itself. */
+ * nothing from the diff tree but the index itself. With @keep_map, the
+ * diff node of every source node is returned there (the runs' tables
+ * follow it). */
 static gboolean
 merge_tree (FlameDiff     *self,
             FlameProfile  *profile,
@@ -387,6 +398,7 @@ merge_tree (FlameDiff     *self,
             gboolean       both,
             GHashTable    *files,
             FlameStrings  *files_strings,
+            guint32      **keep_map,
             GCancellable  *cancellable,
             GError       **error)
 {
@@ -422,6 +434,13 @@ merge_tree (FlameDiff     *self,
           if (both)
             self->tree->self[dst_col + 1][n] = src->self[src_col + 1][n] * ms1;
         }
+      if (keep_map != NULL)
+        {
+          /* the copy keeps the node indices */
+          *keep_map = g_new (guint32, MAX (src->n_nodes, 1));
+          for (guint32 n = 0; n < src->n_nodes; n++)
+            (*keep_map)[n] = n;
+        }
       return TRUE;
     }
 
@@ -444,6 +463,12 @@ merge_tree (FlameDiff     *self,
       self->tree->self[dst_col][d] += src->self[src_col][n] * ms0;
       if (both)
         self->tree->self[dst_col + 1][d] += src->self[src_col + 1][n] * ms1;
+    }
+  if (keep_map != NULL)
+    {
+      *keep_map = g_new (guint32, MAX (src->n_nodes, 1));
+      for (guint32 n = 0; n < src->n_nodes; n++)
+        (*keep_map)[n] = node_map[n].node;
     }
   return TRUE;
 }
@@ -538,8 +563,34 @@ flame_diff_new (FlameProfile            *baseline,
                 GCancellable            *cancellable,
                 GError                 **error)
 {
+  return flame_diff_new_with_runs (baseline, current, NULL, NULL, 0, options, cancellable, error);
+}
+
+/**
+ * flame_diff_new_with_runs:
+ * @runs_b: (nullable): the baseline's runs, per node of @baseline's tree
+ * @runs_c: (nullable): the current side's, per node of @current's tree
+ * @alpha: the false discovery rate for the runs' test (0: 0.05)
+ *
+ * flame_diff_new(), and with two or more runs on each side, each run's
+ * weights per call path of the diff tree: a change is coloured only when
+ * it is beyond the runs' spread (flame_diff_get_node_stats()). Runs that
+ * do not fit their profile's tree are left out.
+ */
+FlameDiff *
+flame_diff_new_with_runs (FlameProfile            *baseline,
+                          FlameProfile            *current,
+                          const FlameRunNodes     *runs_b,
+                          const FlameRunNodes     *runs_c,
+                          gdouble                  alpha,
+                          const FlameDiffOptions  *options,
+                          GCancellable            *cancellable,
+                          GError                 **error)
+{
   g_autoptr(FlameDiff) self = NULL;
   gboolean pair;
+  gboolean use_runs;
+  g_autofree guint32 *node_map_b = NULL, *node_map_c = NULL;
 
   g_return_val_if_fail (FLAME_IS_PROFILE (baseline), NULL);
   g_return_val_if_fail (current == NULL || FLAME_IS_PROFILE (current), NULL);
@@ -564,6 +615,12 @@ flame_diff_new (FlameProfile            *baseline,
 
   if (!pair && !check_comparable (baseline, current, error))
     return NULL;
+
+  /* the runs' test needs a spread on each side */
+  use_runs = !pair && runs_b != NULL && runs_c != NULL &&
+             runs_b->n_runs >= 2 && runs_c->n_runs >= 2 &&
+             runs_b->n_nodes == flame_profile_get_tree (baseline)->n_nodes &&
+             runs_c->n_nodes == flame_profile_get_tree (current)->n_nodes;
 
   self = g_object_new (FLAME_TYPE_DIFF, NULL);
   if (options != NULL)
@@ -592,7 +649,7 @@ flame_diff_new (FlameProfile            *baseline,
     {
       side_info (self, baseline, 0, FLAME_DIFF_BASELINE);
       side_info (self, baseline, 1, FLAME_DIFF_CURRENT);
-      if (!merge_tree (self, baseline, 0, FLAME_DIFF_BASELINE, TRUE, NULL, NULL, cancellable, error))
+      if (!merge_tree (self, baseline, 0, FLAME_DIFF_BASELINE, TRUE, NULL, NULL, NULL, cancellable, error))
         return NULL;
     }
   else
@@ -607,8 +664,10 @@ flame_diff_new (FlameProfile            *baseline,
       side_info (self, baseline, 0, FLAME_DIFF_BASELINE);
       side_info (self, current, 0, FLAME_DIFF_CURRENT);
       if (!merge_tree (self, baseline, 0, FLAME_DIFF_BASELINE, FALSE,
-                       files, flame_frames_get_strings (cur_frames), cancellable, error) ||
-          !merge_tree (self, current, 0, FLAME_DIFF_CURRENT, FALSE, NULL, NULL, cancellable, error))
+                       files, flame_frames_get_strings (cur_frames),
+                       use_runs ? &node_map_b : NULL, cancellable, error) ||
+          !merge_tree (self, current, 0, FLAME_DIFF_CURRENT, FALSE, NULL, NULL,
+                       use_runs ? &node_map_c : NULL, cancellable, error))
         return NULL;
     }
   flame_tree_finish (self->tree);
@@ -629,6 +688,25 @@ flame_diff_new (FlameProfile            *baseline,
         if (self->tree->self[FLAME_DIFF_BASELINE][n] > 0)
           self->elided_stacks++;
       }
+
+  if (use_runs)
+    {
+      const FlameRunNodes *runs[2] = { runs_b, runs_c };
+      const guint32 *node_map[2] = { node_map_b, node_map_c };
+
+      self->stats = flame_node_stats_new (self->tree->n_nodes, runs_b->n_runs, runs_c->n_runs);
+      self->runs_alpha = alpha;
+      for (guint side = 0; side < 2; side++)
+        for (guint r = 0; r < runs[side]->n_runs; r++)
+          {
+            gdouble *row = flame_node_stats_get_self_row (self->stats, side, r);
+            const gdouble *src = runs[side]->self + (gsize) r * runs[side]->n_nodes;
+
+            for (guint32 n = 1; n < runs[side]->n_nodes; n++)
+              row[node_map[side][n]] += src[n];
+          }
+      flame_node_stats_finish (self->stats, self->tree, self->scale, alpha);
+    }
 
   return g_steal_pointer (&self);
 }
@@ -719,6 +797,8 @@ flame_diff_get_inverted_tree (FlameDiff *self)
     {
       FlameTree *tree = self->tree;
       FlameTree *inv = flame_tree_new (2);
+      /* with runs: which inverted node each node's self went to */
+      g_autofree guint32 *inv_map = self->stats != NULL ? g_new0 (guint32, tree->n_nodes) : NULL;
 
       for (guint32 n = 1; n < tree->n_nodes; n++)
         {
@@ -737,14 +817,63 @@ flame_diff_get_inverted_tree (FlameDiff *self)
             }
           inv->self[FLAME_DIFF_BASELINE][i] += sb;
           inv->self[FLAME_DIFF_CURRENT][i] += sc;
+          if (inv_map != NULL)
+            inv_map[n] = i;
         }
       flame_tree_finish (inv);
       flame_tree_compact (inv);
+      if (inv_map != NULL)
+        {
+          FlameNodeStats *stats = flame_node_stats_new (inv->n_nodes,
+                                                        flame_node_stats_get_n_runs (self->stats, 0),
+                                                        flame_node_stats_get_n_runs (self->stats, 1));
+
+          for (guint side = 0; side < 2; side++)
+            for (guint r = 0; r < flame_node_stats_get_n_runs (stats, side); r++)
+              {
+                const gdouble *src = flame_node_stats_get_self_row (self->stats, side, r);
+                gdouble *row = flame_node_stats_get_self_row (stats, side, r);
+
+                for (guint32 n = 1; n < tree->n_nodes; n++)
+                  if (inv_map[n] != FLAME_TREE_ROOT)
+                    row[inv_map[n]] += src[n];
+              }
+          flame_node_stats_finish (stats, inv, self->scale, self->runs_alpha);
+          self->inverted_stats = stats;
+        }
       self->inverted = inv;
     }
   g_mutex_unlock (&self->lazy_lock);
 
   return self->inverted;
+}
+
+/**
+ * flame_diff_get_node_stats:
+ * @tree: flame_diff_get_tree() or flame_diff_get_inverted_tree()
+ *
+ * Returns: (transfer none) (nullable): each run's weights at every node
+ *   of @tree and their test, when the diff was made with two or more
+ *   runs on each side (flame_diff_new_with_runs()); else %NULL
+ */
+FlameNodeStats *
+flame_diff_get_node_stats (FlameDiff       *self,
+                           const FlameTree *tree)
+{
+  FlameNodeStats *stats = NULL;
+
+  g_return_val_if_fail (FLAME_IS_DIFF (self), NULL);
+
+  if (self->stats == NULL || tree == NULL)
+    return NULL;
+  if (tree == self->tree)
+    return self->stats;
+  /* an inverted tree the caller holds was built already */
+  g_mutex_lock (&self->lazy_lock);
+  if (tree == self->inverted)
+    stats = self->inverted_stats;
+  g_mutex_unlock (&self->lazy_lock);
+  return stats;
 }
 
 gdouble
@@ -972,9 +1101,18 @@ flame_diff_classify (FlameDiff       *self,
                      FlameMetric      metric)
 {
   FlameDiffValues v;
+  FlameChange klass;
+  FlameNodeStats *stats;
 
   flame_diff_get_values (self, tree, node, &v);
-  return flame_diff_classify_values (self, &v, metric);
+  klass = flame_diff_classify_values (self, &v, metric);
+  /* with repeated runs, a change within their spread is no change; new
+   * and removed paths stay what they are */
+  if (klass != FLAME_CHANGE_NEUTRAL && klass != FLAME_CHANGE_NEW && klass != FLAME_CHANGE_ELIDED &&
+      (stats = flame_diff_get_node_stats (self, tree)) != NULL &&
+      !flame_node_stats_is_significant (stats, node, metric == FLAME_METRIC_TOTAL))
+    return FLAME_CHANGE_NEUTRAL;
+  return klass;
 }
 
 /* A path that ran in the baseline and not at all in the current run. */

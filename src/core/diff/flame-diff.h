@@ -8,6 +8,7 @@
 
 #include <gio/gio.h>
 
+#include "flame-node-stats.h"
 #include "flame-profile.h"
 
 G_BEGIN_DECLS
@@ -102,6 +103,14 @@ FlameDiff      *flame_diff_new                   (FlameProfile       *baseline,
                                                   const FlameDiffOptions *options,
                                                   GCancellable       *cancellable,
                                                   GError            **error);
+FlameDiff      *flame_diff_new_with_runs         (FlameProfile       *baseline,
+                                                  FlameProfile       *current,
+                                                  const FlameRunNodes *runs_b,
+                                                  const FlameRunNodes *runs_c,
+                                                  gdouble             alpha,
+                                                  const FlameDiffOptions *options,
+                                                  GCancellable       *cancellable,
+                                                  GError            **error);
 
 const FlameDiffOptions *flame_diff_get_options   (FlameDiff          *self);
 FlameProfile   *flame_diff_get_baseline          (FlameDiff          *self);
@@ -116,6 +125,8 @@ gboolean        flame_diff_is_thread_frame       (FlameDiff          *self,
                                                   guint32             frame);
 FlameTree      *flame_diff_get_tree              (FlameDiff          *self);
 FlameTree      *flame_diff_get_inverted_tree     (FlameDiff          *self);
+FlameNodeStats *flame_diff_get_node_stats        (FlameDiff          *self,
+                                                  const FlameTree    *tree);
 
 gdouble         flame_diff_get_scale             (FlameDiff          *self);
 gdouble         flame_diff_get_sampled_time_ratio (FlameDiff         *self);

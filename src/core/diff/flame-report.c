@@ -151,13 +151,12 @@ assign_status (FlameReport       *self,
 }
 
 /* A side's runs per diff frame: n_runs × n_diff rows of the metric,
- * summed over the profile frames that share a diff frame, times @scale */
+ * summed over the profile frames that share a diff frame */
 static gdouble *
 runs_by_diff_frame (FlameReport         *self,
                     const FlameRunTimes *runs,
                     guint                side,
-                    guint                n_diff,
-                    gdouble              scale)
+                    guint                n_diff)
 {
   guint n_map;
   const guint32 *map = flame_diff_get_frame_map (self->diff, side, &n_map);
@@ -170,7 +169,7 @@ runs_by_diff_frame (FlameReport         *self,
   for (guint r = 0; r < runs->n_runs; r++)
     for (guint f = 0; f < runs->n_frames; f++)
       if (map[f] < n_diff)
-        out[(gsize) r * n_diff + map[f]] += src[(gsize) r * runs->n_frames + f] * scale;
+        out[(gsize) r * n_diff + map[f]] += src[(gsize) r * runs->n_frames + f];
   return out;
 }
 
@@ -182,36 +181,29 @@ test_runs (FlameReport         *self,
            const FlameRunTimes *current,
            guint                n_diff)
 {
-  g_autofree gdouble *rb = runs_by_diff_frame (self, baseline, FLAME_DIFF_BASELINE, n_diff,
-                                               flame_diff_get_scale (self->diff));
-  g_autofree gdouble *rc = runs_by_diff_frame (self, current, FLAME_DIFF_CURRENT, n_diff, 1);
-  g_autofree gdouble *xb = g_new (gdouble, baseline->n_runs);
-  g_autofree gdouble *xc = g_new (gdouble, current->n_runs);
-  g_autofree gdouble *p = g_new (gdouble, MAX (self->n_functions, 1));
+  g_autofree gdouble *rb = runs_by_diff_frame (self, baseline, FLAME_DIFF_BASELINE, n_diff);
+  g_autofree gdouble *rc = runs_by_diff_frame (self, current, FLAME_DIFF_CURRENT, n_diff);
+  g_autofree guint32 *items = g_new (guint32, MAX (self->n_functions, 1));
+  g_autofree FlameWelch *w = g_new (FlameWelch, MAX (self->n_functions, 1));
   g_autofree gdouble *q = g_new (gdouble, MAX (self->n_functions, 1));
 
   if (rb == NULL || rc == NULL)
     return FALSE;
   for (guint i = 0; i < self->n_functions; i++)
-    {
-      FlameFunctionStat *s = &self->functions[i];
-      FlameWelch w;
-
-      for (guint r = 0; r < baseline->n_runs; r++)
-        xb[r] = rb[(gsize) r * n_diff + s->frame];
-      for (guint r = 0; r < current->n_runs; r++)
-        xc[r] = rc[(gsize) r * n_diff + s->frame];
-      flame_welch_test (xb, baseline->n_runs, xc, current->n_runs, FLAME_REPORT_CONFIDENCE, &w);
-      s->tested = TRUE;
-      s->p = p[i] = w.p;
-      s->ci_low = w.ci_low;
-      s->ci_high = w.ci_high;
-    }
-  flame_benjamini_hochberg (p, self->n_functions, q);
+    items[i] = self->functions[i].frame;
+  flame_runs_test (rb, baseline->n_runs, rc, current->n_runs, n_diff,
+                   flame_diff_get_scale (self->diff), items, self->n_functions,
+                   FLAME_REPORT_CONFIDENCE, w, q);
   for (guint i = 0; i < self->n_functions; i++)
     {
-      self->functions[i].q = q[i];
-      self->functions[i].significant = q[i] < self->options.alpha;
+      FlameFunctionStat *s = &self->functions[i];
+
+      s->tested = TRUE;
+      s->p = w[i].p;
+      s->ci_low = w[i].ci_low;
+      s->ci_high = w[i].ci_high;
+      s->q = q[i];
+      s->significant = q[i] < self->options.alpha;
     }
   return TRUE;
 }

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "flame-diff.h"
+#include "flame-significance.h"
 
 G_BEGIN_DECLS
 
@@ -53,7 +54,7 @@ typedef struct
   const gdouble *total;
 } FlameRunTimes;
 
-#define FLAME_REPORT_CONFIDENCE 0.95
+#define FLAME_REPORT_CONFIDENCE FLAME_RUNS_CONFIDENCE
 
 typedef struct
 {

@@ -271,3 +271,51 @@ flame_benjamini_hochberg (const gdouble *p,
       q[ranked[r].index] = MIN (running, 1.0);
     }
 }
+
+/**
+ * flame_runs_test:
+ * @baseline: per-run values, run-major: run r's row starts at r × @stride
+ * @current: the same for the current side
+ * @scale_b: what every baseline value is multiplied by (the diff's scale)
+ * @items: (array length=n_items) (nullable): the columns to test; %NULL
+ *   for columns 0 … @n_items − 1
+ * @welch: (array length=n_items) (out) (nullable): each test
+ * @q: (array length=n_items) (out): each item's p-value adjusted by
+ *   Benjamini–Hochberg over the @n_items tests
+ *
+ * Welch's t per item on the runs, then Benjamini–Hochberg over all of
+ * them: the one test the report makes per function and the graph per
+ * call path.
+ */
+void
+flame_runs_test (const gdouble *baseline,
+                 guint          n_b,
+                 const gdouble *current,
+                 guint          n_c,
+                 gsize          stride,
+                 gdouble        scale_b,
+                 const guint32 *items,
+                 guint          n_items,
+                 gdouble        confidence,
+                 FlameWelch    *welch,
+                 gdouble       *q)
+{
+  g_autofree gdouble *xb = g_new (gdouble, MAX (n_b, 1));
+  g_autofree gdouble *xc = g_new (gdouble, MAX (n_c, 1));
+
+  for (guint i = 0; i < n_items; i++)
+    {
+      gsize col = items != NULL ? items[i] : i;
+      FlameWelch w;
+
+      for (guint r = 0; r < n_b; r++)
+        xb[r] = baseline[(gsize) r * stride + col] * scale_b;
+      for (guint r = 0; r < n_c; r++)
+        xc[r] = current[(gsize) r * stride + col];
+      flame_welch_test (xb, n_b, xc, n_c, confidence, &w);
+      if (welch != NULL)
+        welch[i] = w;
+      q[i] = w.p;
+    }
+  flame_benjamini_hochberg (q, n_items, q);
+}

@@ -9,6 +9,9 @@
 
 G_BEGIN_DECLS
 
+/* the level of the intervals shown for repeated runs */
+#define FLAME_RUNS_CONFIDENCE 0.95
+
 /* Welch's unequal-variance t-test of mean(current) − mean(baseline), with
  * the two-sided p-value and a confidence interval of the difference. */
 typedef struct
@@ -37,6 +40,17 @@ gboolean flame_welch_test         (const gdouble *baseline,
                                    FlameWelch    *out);
 void     flame_benjamini_hochberg (const gdouble *p,
                                    guint          n,
+                                   gdouble       *q);
+void     flame_runs_test          (const gdouble *baseline,
+                                   guint          n_b,
+                                   const gdouble *current,
+                                   guint          n_c,
+                                   gsize          stride,
+                                   gdouble        scale_b,
+                                   const guint32 *items,
+                                   guint          n_items,
+                                   gdouble        confidence,
+                                   FlameWelch    *welch,
                                    gdouble       *q);
 
 G_END_DECLS

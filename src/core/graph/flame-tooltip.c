@@ -11,6 +11,7 @@
  */
 #include "config.h"
 
+#include <glib/gi18n-lib.h>
 #include <locale.h>
 #include <math.h>
 #include <string.h>
@@ -258,6 +259,83 @@ append_zoom_pct (GString           *out,
     }
 }
 
+/* "+2.30 ms", "-1.50 MiB": the sign of @value, units chosen by @magnitude */
+static char *
+format_signed (FlameQuantity q,
+               gdouble       value,
+               gdouble       magnitude)
+{
+  g_autofree char *s = format_quantity (q, fabs (value), magnitude);
+
+  return g_strdup_printf ("%s%s", value >= 0 ? "+" : "-", s);
+}
+
+/* With repeated runs on both sides (flame_diff_get_node_stats()): each
+ * side's mean per run ± its standard deviation, the difference with its
+ * 95 % interval, and p adjusted over the call paths tested, for the
+ * metric the colour compares (@total, else self). */
+static void
+append_runs (GString           *out,
+             FlameLayoutSource *source,
+             guint32            node,
+             gboolean           total)
+{
+  FlameDiff *diff = flame_layout_source_get_diff (source);
+  FlameNodeStats *stats;
+  FlameQuantity q = flame_layout_source_get_quantity (source);
+  FlameWelch w;
+  gdouble adjusted, magnitude;
+  gboolean significant;
+  g_autofree char *mean_c = NULL, *sd_c = NULL, *mean_b = NULL, *sd_b = NULL;
+  g_autofree char *diff_s = NULL, *low = NULL, *high = NULL, *p_s = NULL;
+
+  if (diff == NULL || node == FLAME_TREE_ROOT)
+    return;
+  stats = flame_diff_get_node_stats (diff, flame_layout_source_get_tree (source));
+  if (stats == NULL)
+    return;
+  significant = flame_node_stats_test (stats, node, total, &w, &adjusted);
+  magnitude = MAX (fabs (w.mean_b), fabs (w.mean_c));
+  mean_c = format_quantity (q, w.mean_c, magnitude);
+  sd_c = format_quantity (q, w.sd_c, magnitude);
+  mean_b = format_quantity (q, w.mean_b, magnitude);
+  sd_b = format_quantity (q, w.sd_b, magnitude);
+  diff_s = format_signed (q, w.diff, magnitude);
+  low = format_signed (q, w.ci_low, magnitude);
+  high = format_signed (q, w.ci_high, magnitude);
+
+  g_string_append_c (out, '\n');
+  g_string_append_printf (out, total ? _("Current total per run: %s ± %s (SD, %u runs)")
+                                     : _("Current self per run: %s ± %s (SD, %u runs)"),
+                          mean_c, sd_c, w.n_c);
+  g_string_append_c (out, '\n');
+  g_string_append_printf (out, total ? _("Baseline total per run: %s ± %s (SD, %u runs)")
+                                     : _("Baseline self per run: %s ± %s (SD, %u runs)"),
+                          mean_b, sd_b, w.n_b);
+  g_string_append_c (out, '\n');
+  /* TRANSLATORS: the difference of the means, then its 95 % confidence interval */
+  g_string_append_printf (out, _("Difference per run: %s, 95 %% interval %s to %s"),
+                          diff_s, low, high);
+  g_string_append_c (out, '\n');
+  if (adjusted < 0.001)
+    {
+      g_autofree char *limit = flame_format_fixed (0.001, 3);
+
+      p_s = g_strdup_printf ("< %s", limit);
+    }
+  else
+    {
+      g_autofree char *v = flame_format_fixed (adjusted, 3);
+
+      p_s = g_strdup_printf ("= %s", v);
+    }
+  /* TRANSLATORS: p is the p-value ("< 0.001" or "= 0.042"), adjusted by
+   * Benjamini–Hochberg over that many call paths */
+  g_string_append_printf (out, significant ? _("p %s (adjusted for %u call paths): significant")
+                                           : _("p %s (adjusted for %u call paths): not significant"),
+                          p_s, flame_node_stats_get_n_tested (stats, total));
+}
+
 /**
  * flame_tooltip_text:
  * @zoom: the zoom root, or %FLAME_TREE_ROOT
@@ -266,7 +344,9 @@ append_zoom_pct (GString           *out,
  * file:line (when known), current total (% of the root) and self,
  * baseline total and self (scaled), the self difference in the sign
  * rules of cpython-diff.md §4 (coloured by total time: the total
- * difference first, then the self one), and "New"/"Removed" where it applies. In
+ * difference first, then the self one), and "New"/"Removed" where it applies.
+ * With repeated runs on both sides, then the mean per run ± SD of each
+ * side, the difference's 95 % interval and the adjusted p. In
  * the inverted view a node's numbers are the self time of the function
  * at the root of the inverted graph, through this chain of callers.
  */
@@ -358,6 +438,7 @@ flame_tooltip_text (FlameLayoutSource *source,
           g_string_append_printf (out, "\nDifference: %s", d);
           if (v.total_b <= 0 && v.total_c > 0)
             g_string_append (out, "\nNew — no counterpart in baseline");
+          append_runs (out, source, node, TRUE);
         }
       else
         {
@@ -400,6 +481,7 @@ flame_tooltip_text (FlameLayoutSource *source,
           g_string_append_printf (out, "\nSelf difference: %s", sd);
           if (v.total_b <= 0 && v.total_c > 0)
             g_string_append (out, "\nNew — no counterpart in baseline");
+          append_runs (out, source, node, TRUE);
         }
       return g_string_free (out, FALSE);
     }
@@ -413,6 +495,7 @@ flame_tooltip_text (FlameLayoutSource *source,
       g_string_append_printf (out, "\nSelf difference: %s", d);
       if (v.total_b <= 0 && v.total_c > 0)
         g_string_append (out, "\nNew — no counterpart in baseline");
+      append_runs (out, source, node, FALSE);
     }
   return g_string_free (out, FALSE);
 }
