@@ -667,6 +667,86 @@ test_single_file (void)
   gtk_window_destroy (GTK_WINDOW (single));
 }
 
+/* The state of win.sample-type, and the sample type of the current
+ * side's profile */
+static const char *
+loaded_sample_type (FlameWindow *w)
+{
+  FlameProfile *p = flame_comparison_get_run_profile (w->comparison, FLAME_DIFF_CURRENT, 0);
+
+  return flame_profile_get_sample_type (p);
+}
+
+/* Go heap profiles hold four sample types: the view menu lists them,
+ * the file's default is loaded, choosing another reads both files again
+ * with it, Reload keeps it, and other files start from their own */
+static void
+test_sample_type (void)
+{
+  g_autofree char *heap = g_test_build_filename (G_TEST_DIST, "data", "go", "go-heap.pb.gz", NULL);
+  g_autofree char *more = g_test_build_filename (G_TEST_DIST, "data", "go", "go-heap-more.pb.gz", NULL);
+  g_autofree char *folded_b = example ("baseline.folded");
+  g_autofree char *folded_c = example ("current.folded");
+  g_autoptr(GFile) b = g_file_new_for_path (heap);
+  g_autoptr(GFile) c = g_file_new_for_path (more);
+  g_autoptr(GFile) fb = g_file_new_for_path (folded_b);
+  g_autoptr(GFile) fc = g_file_new_for_path (folded_c);
+  FlameWindow *w = flame_window_new (ADW_APPLICATION (app));
+  g_autofree char *state = NULL;
+  GMenuModel *section;
+
+  gtk_window_present (GTK_WINDOW (w));
+  flame_window_open (w, b, c);
+  wait_for_window (w);
+  g_assert_nonnull (w->diff);
+  /* the file's default (pprof: the last type, inuse_space) */
+  g_assert_cmpstr (loaded_sample_type (w), ==, "inuse_space/bytes");
+  g_object_get (w, "sample-type", &state, NULL);
+  g_assert_cmpstr (state, ==, "inuse_space/bytes");
+  g_assert_nonnull (strstr (gtk_label_get_text (w->scale_label), "Sample type: inuse_space (bytes)"));
+  /* the view menu's first section: one item per type */
+  section = g_menu_model_get_item_link (G_MENU_MODEL (w->view_menu), 0, G_MENU_LINK_SECTION);
+  g_assert_true (section == G_MENU_MODEL (w->sample_type_section));
+  g_object_unref (section);
+  g_assert_cmpint (g_menu_model_get_n_items (G_MENU_MODEL (w->sample_type_section)), ==, 4);
+
+  gtk_widget_activate_action (GTK_WIDGET (w), "win.sample-type", "s", "alloc_space/bytes");
+  wait_for_window (w);
+  g_assert_cmpstr (loaded_sample_type (w), ==, "alloc_space/bytes");
+  g_assert_cmpstr (flame_profile_get_sample_type (flame_comparison_get_run_profile (w->comparison,
+                                                  FLAME_DIFF_BASELINE, 0)), ==, "alloc_space/bytes");
+  g_assert_nonnull (strstr (gtk_label_get_text (w->scale_label), "alloc_space (bytes)"));
+
+  gtk_widget_activate_action (GTK_WIDGET (w), "win.reload", NULL);
+  wait_for_window (w);
+  g_assert_cmpstr (loaded_sample_type (w), ==, "alloc_space/bytes");
+
+  /* a count, not bytes */
+  gtk_widget_activate_action (GTK_WIDGET (w), "win.sample-type", "s", "alloc_objects/count");
+  wait_for_window (w);
+  g_assert_cmpstr (loaded_sample_type (w), ==, "alloc_objects/count");
+  g_assert_cmpint (flame_profile_get_unit (flame_comparison_get_run_profile (w->comparison,
+                                           FLAME_DIFF_CURRENT, 0)), ==, FLAME_UNIT_COUNT);
+
+  /* folded stacks have one kind of value: no section, no sample type */
+  flame_window_open (w, fb, fc);
+  wait_for_window (w);
+  g_assert_nonnull (w->diff);
+  g_free (state);
+  g_object_get (w, "sample-type", &state, NULL);
+  g_assert_cmpstr (state, ==, "");
+  g_assert_null (strstr (gtk_label_get_text (w->scale_label), "Sample type"));
+  section = g_menu_model_get_item_link (G_MENU_MODEL (w->view_menu), 0, G_MENU_LINK_SECTION);
+  g_assert_true (section != G_MENU_MODEL (w->sample_type_section));
+  g_clear_object (&section);
+
+  /* and the heap files again: their default, not what was chosen before */
+  flame_window_open (w, b, c);
+  wait_for_window (w);
+  g_assert_cmpstr (loaded_sample_type (w), ==, "inuse_space/bytes");
+  gtk_window_destroy (GTK_WINDOW (w));
+}
+
 /* A folder per side, as dropped (issue 14): each profile inside is one
  * run; the header counts them and Reload reads every run again */
 static void
@@ -1827,6 +1907,7 @@ main (int   argc,
   g_test_add_func ("/window/dark", test_dark);
   g_test_add_func ("/window/copy-summary", test_copy_summary);
   g_test_add_func ("/window/single-file", test_single_file);
+  g_test_add_func ("/window/sample-type", test_sample_type);
   g_test_add_func ("/window/open-folders", test_open_folders);
   g_test_add_func ("/window/open-run-sets", test_open_run_sets);
   g_test_add_func ("/window/runs-graph", test_runs_graph);

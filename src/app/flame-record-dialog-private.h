@@ -21,6 +21,13 @@ typedef enum
   FLAME_RECORD_DONE,
 } FlameRecordPhase;
 
+/* the rows of the Measure combo row */
+typedef enum
+{
+  FLAME_MEASURE_CPU,
+  FLAME_MEASURE_MEMORY,
+} FlameRecordMeasure;
+
 struct _FlameRecordDialog
 {
   AdwWindow          parent_instance;
@@ -33,6 +40,8 @@ struct _FlameRecordDialog
   AdwEntryRow       *command_row;
   GtkMenuButton     *recent_button;
   AdwActionRow      *directory_row;
+  AdwComboRow       *measure_row;
+  AdwActionRow      *frequency_row;
   GtkSpinButton     *frequency_spin;
   GtkSpinButton     *runs_spin;
   GtkWidget         *sandbox_box;

@@ -501,6 +501,19 @@ start_recording (FlameRecordDialog *self,
     }
   flame_recorder_set_frequency (self->recorder, gtk_spin_button_get_value_as_int (self->frequency_spin));
   flame_recorder_set_capture_output (self->recorder, TRUE);
+  if (adw_combo_row_get_selected (self->measure_row) == FLAME_MEASURE_MEMORY)
+    {
+      /* the host sampler is built on libgcc alone; no allocator hooks */
+      if (self->plan == FLAME_SANDBOX_PLAN_HOST_SPAWN)
+        {
+          g_clear_object (&self->recorder);
+          show_error (self, _("Memory cannot be recorded for programs on the host from the "
+                              "Flatpak yet. Choose CPU Time, or run “flamediff-cli record "
+                              "--memory” outside the Flatpak and open its recordings."));
+          return;
+        }
+      flame_recorder_set_memory (self->recorder, FLAME_RECORDER_DEFAULT_MEMORY_MEAN);
+    }
 
   if (self->plan == FLAME_SANDBOX_PLAN_HOST_SPAWN)
     {
@@ -583,6 +596,9 @@ start_action (GtkWidget  *widget,
   }
   g_settings_set_int (self->settings, "recording-frequency",
                       gtk_spin_button_get_value_as_int (self->frequency_spin));
+  g_settings_set_string (self->settings, "recording-measure",
+                         adw_combo_row_get_selected (self->measure_row) == FLAME_MEASURE_MEMORY
+                         ? "memory" : "cpu");
   self->runs = (guint) CLAMP (gtk_spin_button_get_value_as_int (self->runs_spin), 1, 20);
   g_settings_set_int (self->settings, "recording-runs", (int) self->runs);
   self->run_index = 1;
@@ -805,6 +821,8 @@ flame_record_dialog_class_init (FlameRecordDialogClass *klass)
   gtk_widget_class_bind_template_child (widget_class, FlameRecordDialog, command_row);
   gtk_widget_class_bind_template_child (widget_class, FlameRecordDialog, recent_button);
   gtk_widget_class_bind_template_child (widget_class, FlameRecordDialog, directory_row);
+  gtk_widget_class_bind_template_child (widget_class, FlameRecordDialog, measure_row);
+  gtk_widget_class_bind_template_child (widget_class, FlameRecordDialog, frequency_row);
   gtk_widget_class_bind_template_child (widget_class, FlameRecordDialog, frequency_spin);
   gtk_widget_class_bind_template_child (widget_class, FlameRecordDialog, runs_spin);
   gtk_widget_class_bind_template_child (widget_class, FlameRecordDialog, sandbox_box);
@@ -854,6 +872,17 @@ flame_record_dialog_init (FlameRecordDialog *self)
   g_signal_connect_object (self->earlier_row, "notify::selected", G_CALLBACK (update_setup), self, G_CONNECT_SWAPPED);
 }
 
+/* memory recordings sample by bytes allocated: the frequency does not
+ * apply to them */
+static void
+on_measure_changed (FlameRecordDialog *self)
+{
+  g_assert (FLAME_IS_RECORD_DIALOG (self));
+
+  gtk_widget_set_sensitive (GTK_WIDGET (self->frequency_row),
+                            adw_combo_row_get_selected (self->measure_row) == FLAME_MEASURE_CPU);
+}
+
 FlameRecordDialog *
 flame_record_dialog_new (FlameWindow *window,
                          GSettings   *settings)
@@ -870,6 +899,15 @@ flame_record_dialog_new (FlameWindow *window,
                                             G_CALLBACK (parent_close_request), self);
 
   gtk_spin_button_set_value (self->frequency_spin, g_settings_get_int (settings, "recording-frequency"));
+  {
+    g_autofree char *measure = g_settings_get_string (settings, "recording-measure");
+
+    adw_combo_row_set_selected (self->measure_row, g_strcmp0 (measure, "memory") == 0
+                                                   ? FLAME_MEASURE_MEMORY : FLAME_MEASURE_CPU);
+  }
+  g_signal_connect_object (self->measure_row, "notify::selected", G_CALLBACK (on_measure_changed),
+                           self, G_CONNECT_SWAPPED);
+  on_measure_changed (self);
   gtk_spin_button_set_value (self->runs_spin, g_settings_get_int (settings, "recording-runs"));
   rebuild_recent_menu (self);
   g_signal_connect_object (settings, "changed::recent-commands",

@@ -409,16 +409,13 @@ swap_action (GtkWidget  *widget,
   _flame_window_start_comparison (self, next);
 }
 
-static void
-reload_action (GtkWidget  *widget,
-               const char *name,
-               GVariant   *param)
+/* every run of each side read again, with the sample type chosen */
+void
+_flame_window_reload (FlameWindow *self)
 {
-  FlameWindow *self = FLAME_WINDOW (widget);
+  g_assert (FLAME_IS_WINDOW (self));
 
-  g_assert (FLAME_IS_WINDOW (widget));
-
-  /* every run of each side, read again */
+  self->keep_sample_type = TRUE;
   if (self->comparison != NULL && self->files[0] != NULL)
     {
       g_autoptr(GPtrArray) base_runs = g_ptr_array_new_with_free_func (g_object_unref);
@@ -434,12 +431,24 @@ reload_action (GtkWidget  *widget,
               {
                 /* a run that came without a file: read what has one */
                 flame_window_open (self, self->files[0], self->files[1]);
+                self->keep_sample_type = FALSE;
                 return;
               }
             g_ptr_array_add (runs[side], g_object_ref (file));
           }
       flame_window_open_runs (self, base_runs, cur_runs->len > 0 ? cur_runs : NULL);
     }
+  self->keep_sample_type = FALSE;
+}
+
+static void
+reload_action (GtkWidget  *widget,
+               const char *name,
+               GVariant   *param)
+{
+  g_assert (FLAME_IS_WINDOW (widget));
+
+  _flame_window_reload (FLAME_WINDOW (widget));
 }
 
 static void
@@ -677,4 +686,5 @@ _flame_window_class_actions_init (GtkWidgetClass *widget_class)
   gtk_widget_class_install_property_action (widget_class, "win.find", "search-mode");
   gtk_widget_class_install_property_action (widget_class, "win.show-sidebar", "show-sidebar");
   gtk_widget_class_install_property_action (widget_class, "win.show-legend", "show-legend");
+  gtk_widget_class_install_property_action (widget_class, "win.sample-type", "sample-type");
 }

@@ -62,6 +62,8 @@ struct _FlameWindow
   FlameQuantity         changes_quantity;
   GMenu                *open_recent_section;
   GMenu                *recent_menu;
+  GMenu                *view_menu;
+  GMenu                *sample_type_section;  /* in view_menu while the file has several */
 
   /* Owned references */
   GSettings            *settings;
@@ -76,6 +78,8 @@ struct _FlameWindow
   GtkCustomFilter      *filter;
   GtkSingleSelection   *selection;
   char                 *view;
+  char                 *sample_type;       /* asked for; NULL: the file's default */
+  gboolean              keep_sample_type;  /* reloading the same files */
   char                 *last_error;
   GPtrArray            *spools;         /* interrupted recordings offered for recovery */
   gboolean              recovering;
@@ -121,5 +125,6 @@ void             _flame_window_setup_dnd          (FlameWindow     *self);
 /* flame-window-recent.c */
 void             _flame_window_add_to_recent      (FlameWindow     *self);
 void             _flame_window_rebuild_recent_menu (FlameWindow    *self);
+void             _flame_window_reload              (FlameWindow    *self);
 
 G_END_DECLS

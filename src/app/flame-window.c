@@ -35,6 +35,7 @@ enum {
   PROP_SEARCH_MODE,
   PROP_SHOW_SIDEBAR,
   PROP_SHOW_LEGEND,
+  PROP_SAMPLE_TYPE,
   PROP_BUSY,
   N_PROPS
 };
@@ -175,6 +176,17 @@ side_name (FlameWindow *self,
                                    flame_comparison_get_n_runs (self->comparison, side));
 }
 
+/* "alloc_space/bytes" as "alloc_space (bytes)"; other names as they are */
+static char *
+sample_type_label (const char *type)
+{
+  const char *slash = strrchr (type, '/');
+
+  if (slash == NULL || slash == type || slash[1] == '\0')
+    return g_strdup (type);
+  return g_strdup_printf ("%.*s (%s)", (int) (slash - type), type, slash + 1);
+}
+
 static void
 update_summary (FlameWindow *self)
 {
@@ -296,6 +308,14 @@ update_summary (FlameWindow *self)
 
           g_string_append (scale, " · ");
           g_string_append_printf (scale, _("%s ms per sample assumed (the files carry no timing)"), ms);
+        }
+      if (self->sample_type != NULL)
+        {
+          g_autofree char *label = sample_type_label (self->sample_type);
+
+          g_string_append (scale, " · ");
+          /* Translators: %s is a sample type of the file, e.g. "alloc_space (bytes)" */
+          g_string_append_printf (scale, _("Sample type: %s"), label);
         }
 
       gtk_label_set_text (self->files_label, files);
@@ -453,6 +473,55 @@ apply_options (FlameWindow     *self,
   flame_comparison_set_diff_options (comparison, &dopts);
   flame_comparison_set_report_options (comparison, &ropts);
   flame_comparison_set_allow_single (comparison, TRUE);
+  {
+    FlameLoadOptions lopts = FLAME_LOAD_OPTIONS_DEFAULT;
+
+    lopts.sample_type = self->sample_type;
+    flame_comparison_set_load_options (comparison, &lopts);
+  }
+}
+
+/* The sample types the loaded file holds, as a section of the view menu
+ * (win.sample-type), and the one loaded as the action's state */
+static void
+update_sample_types (FlameWindow *self)
+{
+  guint side = flame_comparison_get_n_runs (self->comparison, FLAME_DIFF_CURRENT) > 0
+               ? FLAME_DIFF_CURRENT : FLAME_DIFF_BASELINE;
+  FlameProfile *profile = flame_comparison_get_n_runs (self->comparison, side) > 0
+                          ? flame_comparison_get_run_profile (self->comparison, side, 0) : NULL;
+  const char * const *types = profile != NULL ? flame_profile_get_sample_types (profile) : NULL;
+  const char *loaded = profile != NULL ? flame_profile_get_sample_type (profile) : NULL;
+
+  g_menu_remove_all (self->sample_type_section);
+  for (guint i = 0; types != NULL && types[i] != NULL; i++)
+    {
+      g_autofree char *label = sample_type_label (types[i]);
+      g_autoptr(GMenuItem) item = g_menu_item_new (label, NULL);
+
+      g_menu_item_set_action_and_target (item, "win.sample-type", "s", types[i]);
+      g_menu_append_item (self->sample_type_section, item);
+    }
+  /* the section is in the menu only while it has items: an empty one
+   * would still show its heading */
+  if (g_menu_model_get_n_items (G_MENU_MODEL (self->view_menu)) > 0 &&
+      g_menu_model_get_item_link (G_MENU_MODEL (self->view_menu), 0, G_MENU_LINK_SECTION) != NULL)
+    {
+      g_autoptr(GMenuModel) first = g_menu_model_get_item_link (G_MENU_MODEL (self->view_menu), 0,
+                                                                G_MENU_LINK_SECTION);
+
+      if (first == G_MENU_MODEL (self->sample_type_section))
+        g_menu_remove (self->view_menu, 0);
+    }
+  if (types != NULL)
+    g_menu_insert_section (self->view_menu, 0, _("Sample Type"),
+                           G_MENU_MODEL (self->sample_type_section));
+  if (g_strcmp0 (self->sample_type, types != NULL ? loaded : NULL) != 0)
+    {
+      g_free (self->sample_type);
+      self->sample_type = types != NULL ? g_strdup (loaded) : NULL;
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SAMPLE_TYPE]);
+    }
 }
 
 /* the runs of @from (loaded), compared again with the window's options */
@@ -578,6 +647,7 @@ adopt (FlameWindow       *self,
                                                       reveal_sidebar_tick_cb, self, NULL);
   if (self->report == NULL)
     adw_flap_set_reveal_flap (self->flap, FALSE);
+  update_sample_types (self);
   update_summary (self);
   _flame_window_actions_update (self);
   update_match_label (self);
@@ -832,6 +902,17 @@ schedule_rebuild (FlameWindow *self)
   self->rebuild_source = g_idle_add (rebuild_idle, self);
 }
 
+/* Other files: their own default sample type, unless the same files are
+ * read again (_flame_window_reload) */
+static void
+forget_sample_type (FlameWindow *self)
+{
+  if (self->keep_sample_type || self->sample_type == NULL)
+    return;
+  g_clear_pointer (&self->sample_type, g_free);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SAMPLE_TYPE]);
+}
+
 /* ------------------------------------------------------------------ */
 /* Public API */
 
@@ -845,6 +926,7 @@ flame_window_open (FlameWindow *self,
   g_return_if_fail (FLAME_IS_WINDOW (self));
   g_return_if_fail (G_IS_FILE (baseline));
 
+  forget_sample_type (self);
   comparison = flame_comparison_new ();
   flame_comparison_add_file (comparison, FLAME_DIFF_BASELINE, baseline);
   if (current != NULL)
@@ -946,6 +1028,7 @@ flame_window_open_runs (FlameWindow *self,
     return;
   sides[0] = base_runs;
   sides[1] = cur_runs;
+  forget_sample_type (self);
   comparison = flame_comparison_new ();
   for (guint side = 0; side < 2; side++)
     for (guint i = 0; sides[side] != NULL && i < sides[side]->len; i++)
@@ -1260,16 +1343,24 @@ typedef enum
 } ColumnKind;
 
 static const char *
-status_pill_label (FlameStatus status)
+status_pill_label (FlameStatus   status,
+                   FlameQuantity quantity)
 {
+  /* memory and counts grow and shrink, as the legend says */
+  gboolean time = quantity == FLAME_QUANTITY_TIME;
+
   switch (status)
     {
     case FLAME_STATUS_REGRESSION:
       /* Translators: status pill of a regression, keep it short */
-      return C_("status", "Slower");
+      return time ? C_("status", "Slower")
+                  /* Translators: status pill of a regression of memory or a count */
+                  : C_("status", "More");
     case FLAME_STATUS_IMPROVEMENT:
       /* Translators: status pill of an improvement, keep it short */
-      return C_("status", "Faster");
+      return time ? C_("status", "Faster")
+                  /* Translators: status pill of an improvement of memory or a count */
+                  : C_("status", "Less");
     case FLAME_STATUS_NEW:
       /* Translators: status pill of a function only the current profile has */
       return C_("status", "New");
@@ -1373,7 +1464,7 @@ cell_bind (GtkSignalListItemFactory *factory,
       break;
     case COL_STATUS:
       /* a short word in the pill, the report's term in its tooltip */
-      text = g_strdup (status_pill_label (status));
+      text = g_strdup (status_pill_label (status, q));
       gtk_widget_set_tooltip_text (label, flame_status_label (status));
       gtk_widget_set_visible (label, status != FLAME_STATUS_UNCHANGED);
       if (status < G_N_ELEMENTS (classes))
@@ -1554,6 +1645,8 @@ flame_window_dispose (GObject *object)
   g_clear_object (&self->selection);
   g_clear_object (&self->settings);
   g_clear_pointer (&self->view, g_free);
+  g_clear_pointer (&self->sample_type, g_free);
+  g_clear_object (&self->sample_type_section);
   g_clear_pointer (&self->last_error, g_free);
   g_clear_pointer (&self->spools, g_ptr_array_unref);
 
@@ -1594,6 +1687,9 @@ flame_window_get_property (GObject    *object,
       break;
     case PROP_SHOW_LEGEND:
       g_value_set_boolean (value, self->show_legend);
+      break;
+    case PROP_SAMPLE_TYPE:
+      g_value_set_string (value, self->sample_type != NULL ? self->sample_type : "");
       break;
     case PROP_BUSY:
       g_value_set_boolean (value, self->pending != NULL);
@@ -1659,6 +1755,23 @@ flame_window_set_property (GObject      *object,
     case PROP_SHOW_SIDEBAR:
       adw_flap_set_reveal_flap (self->flap, g_value_get_boolean (value));
       break;
+    case PROP_SAMPLE_TYPE:
+      {
+        const char *type = g_value_get_string (value);
+
+        if (type != NULL && type[0] == '\0')
+          type = NULL;
+        if (g_strcmp0 (self->sample_type, type) != 0)
+          {
+            g_free (self->sample_type);
+            self->sample_type = g_strdup (type);
+            g_object_notify_by_pspec (object, pspec);
+            /* another sample type is another reading of the files */
+            if (self->comparison != NULL)
+              _flame_window_reload (self);
+          }
+      }
+      break;
     case PROP_SHOW_LEGEND:
       if (self->show_legend != g_value_get_boolean (value))
         {
@@ -1708,6 +1821,11 @@ flame_window_class_init (FlameWindowClass *klass)
   properties[PROP_SHOW_LEGEND] =
     g_param_spec_boolean ("show-legend", NULL, NULL, TRUE,
                           G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* the sample type loaded from files with several (pprof, callgrind,
+   * Sysprof, memory recordings); "" for the file's default */
+  properties[PROP_SAMPLE_TYPE] =
+    g_param_spec_string ("sample-type", NULL, NULL, "",
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   properties[PROP_BUSY] =
     g_param_spec_boolean ("busy", NULL, NULL, FALSE,
                           G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
@@ -1760,6 +1878,7 @@ flame_window_class_init (FlameWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, FlameWindow, changes_view);
   gtk_widget_class_bind_template_child (widget_class, FlameWindow, open_recent_section);
   gtk_widget_class_bind_template_child (widget_class, FlameWindow, recent_menu);
+  gtk_widget_class_bind_template_child (widget_class, FlameWindow, view_menu);
   gtk_widget_class_bind_template_callback (widget_class, on_search_changed_cb);
   gtk_widget_class_bind_template_callback (widget_class, on_search_activate_cb);
   gtk_widget_class_bind_template_callback (widget_class, on_search_next_cb);
@@ -1775,6 +1894,7 @@ flame_window_init (FlameWindow *self)
 {
   self->view = g_strdup ("differential");
   self->show_legend = TRUE;
+  self->sample_type_section = g_menu_new ();
 
   gtk_widget_init_template (GTK_WIDGET (self));
 
