@@ -302,3 +302,29 @@ flame_mapped_check (const void  *data,
                "program writing it has finished", m->path, what);
   return FALSE;
 }
+
+/**
+ * flame_mapped_release:
+ * @data: the start of bytes from flame_mapped_file_new(), or any other
+ * @upto: the offset before which the reader is done
+ *
+ * Gives the pages of the mapping before @upto back to the system, so
+ * that reading a file much larger than memory once, front to back, does
+ * not keep it all resident. Only for file mappings (pages read again
+ * later are read from the file again, unchanged); for other bytes, or
+ * a mapping already faulted (its pages are zeroes of our own), nothing.
+ */
+void
+flame_mapped_release (const void *data,
+                      gsize       upto)
+{
+  gint slot;
+  Mapping *m = find_mapping (data, &slot);
+  guintptr start = (guintptr) data, end;
+
+  if (m == NULL || data != m->data || g_atomic_int_get (&slots[slot].faulted))
+    return;
+  end = (start + MIN (upto, m->len)) & ~((guintptr) page_size - 1);
+  if (end > start)
+    madvise ((void *) start, end - start, MADV_DONTNEED);
+}

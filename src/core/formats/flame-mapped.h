@@ -15,5 +15,7 @@ GBytes   *flame_mapped_file_new   (const char    *path,
 gboolean  flame_mapped_check      (const void    *data,
                                    GError       **error);
 gboolean  flame_mapped_faulted    (const void    *data);
+void      flame_mapped_release    (const void    *data,
+                                   gsize          upto);
 
 G_END_DECLS

@@ -1138,11 +1138,18 @@ flame_perf_builder_add_frame (FlamePerfBuilder  *self,
                               guint64            addr,
                               GError           **error)
 {
+  static const char hex[] = "0123456789abcdef";
   StackLine sl;
-  char pc[24];
+  char pc[17];
+  gsize n = 0;
 
-  sl.pc_len = g_snprintf (pc, sizeof pc, "%" G_GINT64_MODIFIER "x", addr);
-  sl.pc = pc;
+  /* the address as perf script prints it (lower-case hex), without
+   * printf: this runs for every frame of every sample */
+  do
+    pc[sizeof pc - 1 - n++] = hex[addr & 0xf];
+  while ((addr >>= 4) != 0);
+  sl.pc_len = n;
+  sl.pc = pc + sizeof pc - n;
   sl.sym = sym;
   sl.sym_len = sym_len;
   sl.dso = dso;

@@ -33,9 +33,15 @@
 
 #include "flame-error.h"
 #include "flame-le.h"
+#include "flame-mapped.h"
 #include "flame-perf-private.h"
 #include "flame-perfdata.h"
 #include "flame-resolver.h"
+
+/* How far behind the reading the file's pages are given back
+ * (flame_mapped_release): a 2 GB recording needs a few of these in
+ * memory, not 2 GB */
+#define RELEASE_LAG      (64 * 1024 * 1024)
 
 #define FILE_HEADER_SIZE 104
 #define PIPE_HEADER_SIZE 16
@@ -158,6 +164,7 @@ typedef struct
   guint64              unknown_ids;
   guint64              compressed;
   GString             *comm_buf;
+  gsize                released;   /* the file's pages before it are given back */
 } Reader;
 
 gboolean
@@ -1078,6 +1085,13 @@ read_records (Reader  *rd,
 
       if (!flame_input_tick (rd->in, off, error))
         return FALSE;
+      /* what lies well behind: records are queued for one round at most,
+       * and a page read again comes back from the file */
+      if (off >= rd->released + 2 * RELEASE_LAG)
+        {
+          rd->released = off - RELEASE_LAG;
+          flame_mapped_release (rd->in->data, rd->released);
+        }
       if (end - off < 8)
         {
           fail (rd, error, FLAME_ERROR_PARSE, off, "a record header is cut short "
