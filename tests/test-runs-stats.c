@@ -496,6 +496,117 @@ test_cli_folders (void)
   remove_data_set (dir, 8);
 }
 
+/* With runs, new and removed need the runs too: a function in every
+ * current run and no baseline one is new; one that a single run of a
+ * side took (a rare path, a timer) is no change. The graph says the
+ * same of their paths. */
+static void
+test_sporadic (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("flamediff-runs-XXXXXX", &error);
+  g_autofree char *base = g_build_filename (dir, "baseline", NULL);
+  g_autofree char *cur = g_build_filename (dir, "current", NULL);
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_auto(FlameTestRun) r = { 0 };
+  static const int work[2][5] = { { 1000, 1030, 980, 1010, 990 }, { 1005, 995, 1020, 985, 1012 } };
+  static const char *const expect[][2] = {
+    { "always_new", "new" }, { "rare_new", "unchanged" }, { "rare_gone", "unchanged" },
+    { "work", "unchanged" },
+  };
+  JsonArray *functions;
+  guint found = 0;
+
+  g_assert_no_error (error);
+  for (guint side = 0; side < 2; side++)
+    {
+      const char *d = side == 0 ? base : cur;
+
+      g_assert_cmpint (g_mkdir_with_parents (d, 0700), ==, 0);
+      for (guint i = 0; i < 5; i++)
+        {
+          g_autofree char *name = g_strdup_printf ("run-%u.folded", i);
+          g_autofree char *path = g_build_filename (d, name, NULL);
+          g_autoptr(GString) text = g_string_new (NULL);
+
+          g_string_append_printf (text, "main;work %d\n", work[side][i]);
+          if (side == 1)
+            g_string_append_printf (text, "main;always_new %u\n", 200 + 7 * i);
+          if (side == 1 && i == 0)
+            g_string_append (text, "main;rare_new 80\n");
+          if (side == 0 && i == 2)
+            g_string_append (text, "main;rare_gone 60\n");
+          g_assert_true (g_file_set_contents (path, text->str, -1, NULL));
+        }
+    }
+  flame_test_run_cli_va (&r, "compare", "--format", "json", base, cur, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (json_parser_load_from_data (parser, r.out, -1, &error));
+  functions = json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)),
+                                            "functions");
+  for (guint i = 0; i < json_array_get_length (functions); i++)
+    {
+      JsonObject *fn = json_array_get_object_element (functions, i);
+
+      for (guint e = 0; e < G_N_ELEMENTS (expect); e++)
+        if (g_str_equal (json_object_get_string_member (fn, "name"), expect[e][0]))
+          {
+            g_test_message ("%s: %s", expect[e][0], json_object_get_string_member (fn, "status"));
+            g_assert_cmpstr (json_object_get_string_member (fn, "status"), ==, expect[e][1]);
+            found++;
+          }
+    }
+  g_assert_cmpuint (found, ==, G_N_ELEMENTS (expect));
+
+  /* the graph: the path of the rare new function is drawn neutral, the
+   * one taken in every run new */
+  {
+    g_autoptr(FlameComparison) comparison = flame_comparison_new ();
+    g_autoptr(GPtrArray) b_runs = flame_comparison_list_runs (base, NULL, &error);
+    g_autoptr(GPtrArray) c_runs = flame_comparison_list_runs (cur, NULL, &error);
+    FlameDiff *diff;
+    FlameTree *tree;
+    FlameFrames *frames;
+    guint seen = 0;
+
+    g_assert_no_error (error);
+    for (guint side = 0; side < 2; side++)
+      {
+        GPtrArray *runs = side == 0 ? b_runs : c_runs;
+
+        for (guint i = 0; i < runs->len; i++)
+          {
+            g_autoptr(GFile) file = g_file_new_for_path (g_ptr_array_index (runs, i));
+
+            flame_comparison_add_file (comparison, side, file);
+          }
+      }
+    g_assert_true (flame_comparison_load (comparison, NULL, &error));
+    g_assert_no_error (error);
+    diff = flame_comparison_get_diff (comparison);
+    tree = flame_diff_get_tree (diff);
+    frames = flame_diff_get_frames (diff);
+    for (guint32 n = 1; n < tree->n_nodes; n++)
+      {
+        const char *name = flame_frames_get_name (frames, tree->nodes[n].frame);
+        FlameChange klass = flame_diff_classify (diff, tree, n, FLAME_METRIC_SELF);
+
+        if (g_strcmp0 (name, "always_new") == 0)
+          {
+            g_assert_cmpint (klass, ==, FLAME_CHANGE_NEW);
+            seen++;
+          }
+        else if (g_strcmp0 (name, "rare_new") == 0)
+          {
+            g_assert_cmpint (klass, ==, FLAME_CHANGE_NEUTRAL);
+            seen++;
+          }
+      }
+    g_assert_cmpuint (seen, ==, 2);
+  }
+  remove_data_set (dir, 5);
+}
+
 /* Power by change size and runs per side, and the false-positive rate
  * (docs/diff-semantics.md, "Repeated runs": the table) */
 static void
@@ -539,6 +650,7 @@ main (int   argc,
   g_test_add_func ("/runs-stats/five-runs", test_five_runs);
   g_test_add_func ("/runs-stats/one-run", test_one_run_unchanged_behaviour);
   g_test_add_func ("/runs-stats/graph", test_graph);
+  g_test_add_func ("/runs-stats/sporadic", test_sporadic);
   g_test_add_func ("/runs-stats/cli-folders", test_cli_folders);
   g_test_add_func ("/runs-stats/power-table", test_power_table);
   return g_test_run ();

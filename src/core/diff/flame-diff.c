@@ -1106,9 +1106,10 @@ flame_diff_classify (FlameDiff       *self,
 
   flame_diff_get_values (self, tree, node, &v);
   klass = flame_diff_classify_values (self, &v, metric);
-  /* with repeated runs, a change within their spread is no change; new
-   * and removed paths stay what they are */
-  if (klass != FLAME_CHANGE_NEUTRAL && klass != FLAME_CHANGE_NEW && klass != FLAME_CHANGE_ELIDED &&
+  /* with repeated runs, a change within their spread is no change, and
+   * so is a new path that only some current runs took (as the report
+   * says of its function); removed paths are the Elided view's */
+  if (klass != FLAME_CHANGE_NEUTRAL && klass != FLAME_CHANGE_ELIDED &&
       (stats = flame_diff_get_node_stats (self, tree)) != NULL &&
       !flame_node_stats_is_significant (stats, node, metric == FLAME_METRIC_TOTAL))
     return FLAME_CHANGE_NEUTRAL;

@@ -123,7 +123,12 @@ assign_status (FlameReport       *self,
   /* with runs, a change counts only when it is beyond their spread */
   gboolean need_significance = self->options.gate_on_noise || s->tested;
 
-  if (s->total_b <= 0)
+  /* with runs, a function in a few runs of one side only (sporadic:
+   * a rare path, a timer, GC) is new or removed only when that is
+   * beyond the spread too: it has to be there run after run */
+  if ((s->total_b <= 0 || s->total_c <= 0) && s->tested && !s->significant)
+    s->status = FLAME_STATUS_UNCHANGED;
+  else if (s->total_b <= 0)
     s->status = FLAME_STATUS_NEW;
   else if (s->total_c <= 0)
     s->status = FLAME_STATUS_REMOVED;
