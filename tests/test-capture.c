@@ -771,6 +771,58 @@ test_cli_record_runs (void)
   }
 }
 
+/* Issue 14: 5 + 5 recordings of one unchanged program. Each function is
+ * tested on the spread of its runs, Benjamini-Hochberg over all of them,
+ * so that a false flag happens in at most 5 % of such comparisons (less:
+ * it must also pass the 5 % threshold); two false flags at once in about
+ * 0.5 %. The test allows one, so that it does not fail one CI run in
+ * twenty, and the gate must stay open. */
+static void
+test_runs_unchanged (void)
+{
+  g_autofree char *exe = workload ("two-threads");
+  g_autofree char *before = tmp_path ("unchanged-before");
+  g_autofree char *after = tmp_path ("unchanged-after");
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  g_auto(FlameTestRun) gate = { 0 };
+  const char *dirs[2] = { before, after };
+  JsonArray *functions;
+  guint flagged = 0, tested = 0;
+
+  for (guint side = 0; side < 2; side++)
+    {
+      g_auto(FlameTestRun) r = { 0 };
+      const char *args[] = { "record", "--runs", "5", "-o", dirs[side], "--", exe, "0.3", "1",
+                             "one", NULL };
+
+      flame_test_run_cli (&r, args);
+      g_assert_cmpint (r.status, ==, 0);
+    }
+  flame_test_run_cli_va (&gate, "compare", "--fail-on-regression", "--format", "json", before, after,
+                         NULL);
+  g_assert_cmpint (gate.status, ==, 0);
+  g_assert_true (json_parser_load_from_data (parser, gate.out, -1, &error));
+  g_assert_no_error (error);
+  functions = json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)),
+                                            "functions");
+  for (guint i = 0; i < json_array_get_length (functions); i++)
+    {
+      JsonObject *fn = json_array_get_object_element (functions, i);
+      const char *status = json_object_get_string_member (fn, "status");
+
+      tested++;
+      if (!g_str_equal (status, "unchanged"))
+        {
+          flagged++;
+          g_test_message ("flagged: %s (%s)", json_object_get_string_member (fn, "name"), status);
+        }
+    }
+  g_test_message ("%u of %u functions flagged", flagged, tested);
+  g_assert_cmpuint (tested, >=, 5);
+  g_assert_cmpuint (flagged, <=, 1);
+}
+
 /* The same program rebuilt (another build-id at the same path): the
  * comparison of its two recordings says the binary changed, in the text
  * report and in the JSON report's "binaries" */
@@ -1829,6 +1881,7 @@ main (int    argc,
   g_test_add_func ("/capture/accuracy", test_accuracy);
   g_test_add_func ("/capture/cli-record", test_cli_record);
   g_test_add_func ("/capture/cli-record-runs", test_cli_record_runs);
+  g_test_add_func ("/capture/runs-unchanged", test_runs_unchanged);
   g_test_add_func ("/capture/timer-jitter", test_timer_jitter);
   g_test_add_func ("/capture/refuse-static", test_refuse_static);
   g_test_add_func ("/capture/fork", test_fork);
