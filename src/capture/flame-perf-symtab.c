@@ -9,7 +9,8 @@
  *   are: a .symtab keeps versions ("cfree@GLIBC_2.2.5"), a .dynsym has
  *   none.
  * - functions, objects, and untyped labels of text sections, of
- *   allocated sections only; demangled.
+ *   allocated sections only; demangled without parameters nor return
+ *   type (perf's DMGL_NO_OPTS unless verbose).
  * - a symbol without a size reaches up to the next one (the last to
  *   the page after next); then of several at one address one is kept:
  *   the one with a size, the non-weak, the global, the one with fewer
@@ -166,7 +167,7 @@ add_symbols (GArray       *syms,
         }
       if ((name = elf_strptr (elf, table_shdr->sh_link, sym.st_name)) == NULL)
         continue;
-      demangled = flame_demangle (name);
+      demangled = flame_demangle_full (name, FALSE);
       s.start = sym.st_value + bias;
       s.end = s.start + sym.st_size;
       s.name = g_string_chunk_insert_const (strings, demangled);
@@ -260,7 +261,7 @@ add_plt (GArray       *syms,
       info = rel.sh_type == SHT_RELA ? rela.r_info : r.r_info;
       if (gelf_getsym (sym_data, GELF_R_SYM (info), &sym) != NULL)
         name = elf_strptr (elf, dynsym.sh_link, sym.st_name);
-      demangled = flame_demangle (name != NULL ? name : "");
+      demangled = flame_demangle_full (name != NULL ? name : "", FALSE);
       label = g_strconcat (demangled, "@plt", NULL);
       s.start = at;
       s.end = at + entry;

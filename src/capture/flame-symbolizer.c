@@ -509,6 +509,20 @@ rust_legacy_name (char *name)
 char *
 flame_demangle (const char *name)
 {
+  return flame_demangle_full (name, TRUE);
+}
+
+/**
+ * flame_demangle_full:
+ * @signature: with the parameters and the return type; without them as
+ *   perf names functions ("std::__insertion_sort<…>", not "void
+ *   std::__insertion_sort<…>(…)"); libstdc++'s demangler (the build
+ *   without libiberty) always gives them
+ */
+char *
+flame_demangle_full (const char *name,
+                     gboolean    signature)
+{
   CxaDemangle fn;
   char *out;
   int status = 0;
@@ -521,7 +535,7 @@ flame_demangle (const char *name)
       /* DMGL_AUTO tries Rust first (legacy Rust names are valid C++
        * names too): legacy hashes and v0 disambiguators are left out
        * unless DMGL_VERBOSE */
-      out = cplus_demangle (name, DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO);
+      out = cplus_demangle (name, (signature ? DMGL_PARAMS | DMGL_ANSI : 0) | DMGL_AUTO);
       if (out != NULL)
         {
           char *copy = g_strdup (out);
