@@ -9,9 +9,11 @@
  *
  * The kernel: /proc/kallsyms, only when its _text is where the recording
  * saw it (the same kernel, booted the same way, else the names would be
- * wrong); symbols chosen as perf does: of several at one address the
- * global over the weak over the local, then the one with fewer leading
- * underscores, then the longer name; each reaches up to the next.
+ * wrong); symbols chosen as perf does: each reaches up to the next,
+ * and of several at one address the last (perf stretches the sizeless
+ * symbols to the next address before it picks among those at one
+ * address, so only the last has a size and wins: "__pi_memset" over
+ * "memset", "__x64_sys_vfork" over "__ia32_sys_vfork").
  *
  * Copyright 2026 The Flamediff developers
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -149,32 +151,6 @@ lookup (gpointer                   space,
   return n;
 }
 
-/* perf's choose_best_symbol for kallsyms (all of size 0 there):
- * negative when @a is the better */
-static int
-better_symbol (const Session      *s,
-               const KernelSymbol *a,
-               const KernelSymbol *b)
-{
-  int wa = a->type == 'w' || a->type == 'W', wb = b->type == 'w' || b->type == 'W';
-  int ga = g_ascii_isupper (a->type) && !wa, gb = g_ascii_isupper (b->type) && !wb;
-  guint ua = 0, ub = 0;
-
-  if (wa != wb)
-    return wa ? 1 : -1;
-  if (ga != gb)
-    return ga ? -1 : 1;
-  while (ua < a->name_len && s->kallsyms[a->name + ua] == '_')
-    ua++;
-  while (ub < b->name_len && s->kallsyms[b->name + ub] == '_')
-    ub++;
-  if (ua != ub)
-    return ua < ub ? -1 : 1;
-  if (a->name_len != b->name_len)
-    return a->name_len > b->name_len ? -1 : 1;
-  return 0;
-}
-
 static int
 compare_kernel (const void *x,
                 const void *y)
@@ -183,7 +159,7 @@ compare_kernel (const void *x,
 
   if (a->addr != b->addr)
     return a->addr < b->addr ? -1 : 1;
-  /* keep the file order among equals: perf keeps the first of a tie */
+  /* keep the file order among equals: the last is kept */
   return a->name < b->name ? -1 : a->name > b->name;
 }
 
@@ -254,15 +230,14 @@ read_kallsyms (Session *s)
       return;
     }
   g_array_sort (syms, compare_kernel);
-  /* one symbol per address, the one perf would keep */
+  /* one symbol per address, the last, as perf keeps */
   for (guint i = 0; i < syms->len; i++)
     {
       KernelSymbol *k = &g_array_index (syms, KernelSymbol, i);
 
       if (n > 0 && g_array_index (syms, KernelSymbol, n - 1).addr == k->addr)
         {
-          if (better_symbol (s, k, &g_array_index (syms, KernelSymbol, n - 1)) < 0)
-            g_array_index (syms, KernelSymbol, n - 1) = *k;
+          g_array_index (syms, KernelSymbol, n - 1) = *k;
           continue;
         }
       g_array_index (syms, KernelSymbol, n++) = *k;

@@ -33,6 +33,7 @@
 #include "config.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #if HAVE_LIBIBERTY
 #include <libiberty/demangle.h>
 #endif
@@ -48,6 +49,7 @@
 
 #include "flame-sampler-protocol.h"
 #include "flame-names.h"
+#include "flame-perf-symtab.h"
 #include "flame-symbolizer.h"
 
 /* One module file, read once for all the processes of a recording: a
@@ -74,6 +76,9 @@ typedef struct
   Dwfl_Callbacks callbacks;
   GHashTable  *lookups;   /* address in its Dwfl (guint64 *) → entry index + 1 */
   GHashTable  *checked;   /* recorded build-ids compared with it (GBytes) */
+  FlamePerfSymtab *perf;  /* symtab-only: perf's names, built at the first lookup */
+  Elf         *debug_elf; /* what perf reads of its debug file */
+  int          debug_fd;
 } SymFile;
 
 typedef struct
@@ -137,6 +142,11 @@ sym_file_free (SymFile *f)
 {
   if (f->dwfl != NULL)
     dwfl_end (f->dwfl);
+  flame_perf_symtab_free (f->perf);
+  if (f->debug_elf != NULL)
+    elf_end (f->debug_elf);
+  if (f->debug_fd >= 0)
+    close (f->debug_fd);
   g_free (f->path);
   g_free (f->base);
   g_free (f->error);
@@ -354,6 +364,7 @@ get_file (FlameSymCache *cache,
   f->base = g_path_get_basename (path);
   f->own = cache->own_module != NULL && g_str_has_prefix (f->base, cache->own_module);
   f->lookups = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  f->debug_fd = -1;
   f->checked = g_hash_table_new_full (g_bytes_hash, g_bytes_equal,
                                       (GDestroyNotify) g_bytes_unref, NULL);
   g_hash_table_insert (cache->files, g_steal_pointer (&key), f);
@@ -498,6 +509,20 @@ rust_legacy_name (char *name)
 char *
 flame_demangle (const char *name)
 {
+  return flame_demangle_full (name, TRUE);
+}
+
+/**
+ * flame_demangle_full:
+ * @signature: with the parameters and the return type; without them as
+ *   perf names functions ("std::__insertion_sort<…>", not "void
+ *   std::__insertion_sort<…>(…)"); libstdc++'s demangler (the build
+ *   without libiberty) always gives them
+ */
+char *
+flame_demangle_full (const char *name,
+                     gboolean    signature)
+{
   CxaDemangle fn;
   char *out;
   int status = 0;
@@ -510,7 +535,7 @@ flame_demangle (const char *name)
       /* DMGL_AUTO tries Rust first (legacy Rust names are valid C++
        * names too): legacy hashes and v0 disambiguators are left out
        * unless DMGL_VERBOSE */
-      out = cplus_demangle (name, DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO);
+      out = cplus_demangle (name, (signature ? DMGL_PARAMS | DMGL_ANSI : 0) | DMGL_AUTO);
       if (out != NULL)
         {
           char *copy = g_strdup (out);
@@ -750,8 +775,12 @@ warn_unnamed (FlameSymCache *cache,
   f->unnamed = TRUE;
   if (has_symtab (f))
     return;
-  g_string_printf (message, "%s has no symbols for some of its functions, named %s+0xSTART "
-                   "instead: its debug symbols would name them (", f->path, f->base);
+  if (cache->symtab_only)
+    g_string_printf (message, "%s has no symbols for some of its functions, named [%s] "
+                     "as perf does: its debug symbols would name them (", f->path, f->base);
+  else
+    g_string_printf (message, "%s has no symbols for some of its functions, named %s+0xSTART "
+                     "instead: its debug symbols would name them (", f->path, f->base);
   len = dwfl_module_build_id (f->mod, &bits, &vaddr);
   if (len > 1)
     {
@@ -770,6 +799,24 @@ warn_unnamed (FlameSymCache *cache,
   warn_once (cache, message->str, message->str);
 }
 
+/* Symtab-only: the table perf would make, from the file and the debug
+ * file libdwfl finds for it (flame-perf-symtab.c) */
+static void
+build_perf_symtab (FlameSymCache *cache,
+                   SymFile       *f)
+{
+  Dwarf_Addr bias = 0;
+  Elf *elf = dwfl_module_getelf (f->mod, &bias);
+  const char *debugfile = NULL;
+
+  /* libdwfl looks for the debug file when the module has no .symtab */
+  (void) dwfl_module_getsymtab (f->mod);
+  dwfl_module_info (f->mod, NULL, NULL, NULL, NULL, NULL, NULL, &debugfile);
+  if (debugfile != NULL && (f->debug_fd = open (debugfile, O_RDONLY | O_CLOEXEC)) >= 0)
+    f->debug_elf = elf_begin (f->debug_fd, ELF_C_READ_MMAP, NULL);
+  f->perf = flame_perf_symtab_new (elf, f->debug_elf, bias, cache->strings);
+}
+
 /* @addr: in the file's Dwfl */
 static void
 lookup_uncached (FlameSymCache *cache,
@@ -784,6 +831,18 @@ lookup_uncached (FlameSymCache *cache,
   Dwarf_CFI *cfi;
   Dwarf_Frame *frame = NULL;
 
+  if (cache->symtab_only && f->e_type != ET_REL)
+    {
+      const char *perf_name;
+
+      if (f->perf == NULL)
+        build_perf_symtab (cache, f);
+      perf_name = flame_perf_symtab_lookup (f->perf, addr);
+      if (perf_name == NULL && !f->own)
+        warn_unnamed (cache, f);
+      push (cache, perf_name != NULL ? perf_name : "[unknown]", f->base, 0, FALSE, f->own);
+      return;
+    }
   if (!cache->symtab_only && lookup_dwarf (cache, mod, addr, f->own))
     return;
 

@@ -46,6 +46,8 @@ guint            flame_symbolizer_lookup      (FlameSymbolizer      *self,
 GPtrArray       *flame_symbolizer_get_warnings (FlameSymbolizer *self);
 
 char            *flame_demangle               (const char *name);
+char            *flame_demangle_full          (const char *name,
+                                               gboolean    signature);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FlameSymbolizer, flame_symbolizer_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FlameSymCache, flame_sym_cache_unref)
