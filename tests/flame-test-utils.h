@@ -190,22 +190,48 @@ flame_test_run_cli_va (FlameTestRun *r,
 }
 
 /* Total weight (ms) of stacks through a function, each stack once */
+/* The weight of the stacks through a function named @name (inclusive,
+ * each stack once), in sample type 0; *all: the profile's whole weight */
 static inline gdouble
-flame_test_function_ms (FlameProfile *profile,
-                        const char   *name)
+flame_test_function_weight (FlameProfile *profile,
+                            const char   *name,
+                            gdouble      *all)
 {
   FlameFrames *frames = flame_profile_get_frames (profile);
   FlameTree *tree = flame_profile_get_tree (profile);
   guint n = flame_frames_count (frames);
   g_autofree gdouble *self_w = g_new0 (gdouble, n);
   g_autofree gdouble *total_w = g_new0 (gdouble, n);
-  gdouble sum = 0;
+  gdouble sum = 0, whole = 0;
 
   flame_tree_function_weights (tree, n, 0, self_w, total_w);
   for (guint f = 0; f < n; f++)
-    if (g_strcmp0 (flame_frames_get_name (frames, f), name) == 0)
-      sum += total_w[f];
-  return sum * flame_profile_get_ms_per_weight (profile, 0, 1);
+    {
+      whole += self_w[f];
+      if (g_strcmp0 (flame_frames_get_name (frames, f), name) == 0)
+        sum += total_w[f];
+    }
+  if (all != NULL)
+    *all = whole;
+  return sum;
+}
+
+/* Total weight (ms) of stacks through a function, each stack once */
+static inline gdouble
+flame_test_function_ms (FlameProfile *profile,
+                        const char   *name)
+{
+  return flame_test_function_weight (profile, name, NULL) * flame_profile_get_ms_per_weight (profile, 0, 1);
+}
+
+/* The share (percent) of the profile's weight in stacks through @name */
+static inline gdouble
+flame_test_function_share (FlameProfile *profile,
+                           const char   *name)
+{
+  gdouble all, sum = flame_test_function_weight (profile, name, &all);
+
+  return all > 0 ? 100 * sum / all : 0;
 }
 
 /* How far (in points) may a sampled share of @n_samples samples be

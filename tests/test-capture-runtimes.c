@@ -2,7 +2,8 @@
  * place of the evaluation loop, their shares against what the program
  * measured itself (one thread and several), Python-only stacks, a stress
  * run of threads, generators and coroutines coming and going, an
- * interpreter the sampler cannot read, and the line table decoder; node's
+ * interpreter the sampler cannot read, the line table decoder, the
+ * Python frames of memory recordings; node's
  * JIT functions from its perf map, in the main thread and in workers.
  *
  * The interpreter is the system's python3 (Debian 12: 3.11); tests skip
@@ -20,6 +21,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "flame-loader.h"
 #include "flame-perfmap.h"
 #include "flame-pyframes.h"
 #include "flame-recorder.h"
@@ -61,12 +63,14 @@ tmp_path (const char *name)
   return g_build_filename (dir, name, NULL);
 }
 
+/* @memory_mean: a memory recording, its "allocated" bytes; 0: CPU time */
 static FlameProfile *
-record (FlameRecorder     **recorder,
-        const char         *out_name,
-        const char *const  *argv,
-        guint               hz,
-        gboolean            python_only)
+record_full (FlameRecorder     **recorder,
+             const char         *out_name,
+             const char *const  *argv,
+             guint               hz,
+             gboolean            python_only,
+             guint               memory_mean)
 {
   g_autoptr(GError) error = NULL;
   g_autofree char *out = tmp_path (out_name);
@@ -78,11 +82,33 @@ record (FlameRecorder     **recorder,
   flame_recorder_set_cwd (*recorder, g_get_tmp_dir ());
   flame_recorder_set_frequency (*recorder, hz);
   flame_recorder_set_python_only (*recorder, python_only);
+  if (memory_mean > 0)
+    flame_recorder_set_memory (*recorder, memory_mean);
   profile = flame_recorder_record (*recorder, NULL, &error);
   g_assert_no_error (error);
   g_assert_nonnull (profile);
   g_assert_true (g_file_test (out, G_FILE_TEST_IS_REGULAR));
+  if (memory_mean > 0)
+    {
+      FlameLoadOptions options = FLAME_LOAD_OPTIONS_DEFAULT;
+
+      g_object_unref (profile);
+      options.sample_type = "allocated";
+      profile = flame_load_file_full (out, &options, NULL, NULL, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_cmpstr (flame_profile_get_sample_type (profile), ==, "allocated");
+    }
   return profile;
+}
+
+static FlameProfile *
+record (FlameRecorder     **recorder,
+        const char         *out_name,
+        const char *const  *argv,
+        guint               hz,
+        gboolean            python_only)
+{
+  return record_full (recorder, out_name, argv, hz, python_only, 0);
 }
 
 static gdouble
@@ -437,6 +463,57 @@ test_node_shares_workers (void)
 
 /* perf map files are untrusted: bad lines are skipped, a later line
  * wins where code was replaced, nothing outside an entry matches */
+/* Memory recordings carry the Python frames too: of the bytes big()
+ * and small() allocate (py-alloc.py: 30 and 10 MiB of 64 KiB
+ * bytearrays, each sampled at nearly every time at this mean), 75 and
+ * 25 %, in place of the evaluation loop; with --python-only, no
+ * interpreter frames between them and the allocation. */
+static void
+test_memory (void)
+{
+  const char *py = python ();
+  g_autofree char *workload = script ("py-alloc.py");
+  const char *argv[] = { py, workload, NULL };
+  const double mib = 1024.0 * 1024.0;
+
+  if (py == NULL)
+    return;
+  for (guint python_only = 0; python_only < 2; python_only++)
+    {
+      g_autoptr(FlameRecorder) recorder = NULL;
+      g_autoptr(FlameProfile) profile = NULL;
+      gdouble all, big, small, eval, n, tolerance, share;
+
+      profile = record_full (&recorder, python_only ? "py-alloc-only.json" : "py-alloc.json",
+                             argv, 999, python_only, 16384);
+      g_assert_true (WIFEXITED (flame_recorder_get_wait_status (recorder)));
+      g_assert_cmpint (WEXITSTATUS (flame_recorder_get_wait_status (recorder)), ==, 0);
+      big = flame_test_function_weight (profile, "big", &all);
+      small = flame_test_function_weight (profile, "small", NULL);
+      eval = flame_test_function_weight (profile, "_PyEval_EvalFrameDefault", NULL);
+      /* the sampled allocations through the two, in proportion of the
+       * bytes (conservative: theirs are the largest of the samples) */
+      n = flame_recorder_get_samples (recorder) * (big + small) / MAX (all, 1);
+      share = 100 * big / MAX (big + small, 1);
+      tolerance = flame_test_share_tolerance (0.75, n);
+      g_test_message ("python-only %u: big %.2f MiB, small %.2f MiB of %.2f MiB: big %.1f %% "
+                      "(expected 75 %% ± %.1f, %.0f samples); _PyEval_EvalFrameDefault %.2f MiB",
+                      python_only, big / mib, small / mib, all / mib, share, tolerance, n, eval / mib);
+      /* nearly all of their 40 MiB */
+      g_assert_cmpfloat (fabs ((big + small) / mib - 40), <, 4);
+      g_assert_cmpfloat (fabs (share - 75), <, tolerance);
+      g_assert_true (flame_test_has_path (profile, "main", "big"));
+      g_assert_true (flame_test_has_path (profile, "main", "small"));
+      g_assert_false (flame_test_has_path (profile, "big", "small"));
+      /* no evaluation loop left where Python frames ran */
+      g_assert_cmpfloat (eval, <, 0.05 * all);
+      if (python_only)
+        g_assert_false (flame_test_has_path (profile, "big", "PyByteArray_Resize"));
+      else
+        g_assert_true (flame_test_has_path (profile, "big", "PyByteArray_Resize"));
+    }
+}
+
 static void
 test_perf_map (void)
 {
@@ -484,6 +561,7 @@ main (int   argc,
   g_test_add_func ("/capture-runtimes/python-stress", test_stress);
   g_test_add_func ("/capture-runtimes/python-unsupported", test_unsupported);
   g_test_add_func ("/capture-runtimes/python-linetable", test_linetable);
+  g_test_add_func ("/capture-runtimes/python-memory", test_memory);
   g_test_add_func ("/capture-runtimes/perf-map", test_perf_map);
   g_test_add_func ("/capture-runtimes/node-shares", test_node_shares);
   g_test_add_func ("/capture-runtimes/node-shares-workers", test_node_shares_workers);

@@ -80,35 +80,13 @@ load (const char *path,
   return profile;
 }
 
-/* The share (percent) of the profile's weight in stacks through @name */
-static gdouble
-share (FlameProfile *profile,
-       const char   *name)
-{
-  FlameFrames *frames = flame_profile_get_frames (profile);
-  FlameTree *tree = flame_profile_get_tree (profile);
-  guint n = flame_frames_count (frames);
-  g_autofree gdouble *self_w = g_new0 (gdouble, n);
-  g_autofree gdouble *total_w = g_new0 (gdouble, n);
-  gdouble sum = 0, all = 0;
-
-  flame_tree_function_weights (tree, n, 0, self_w, total_w);
-  for (guint f = 0; f < n; f++)
-    {
-      all += self_w[f];
-      if (g_strcmp0 (flame_frames_get_name (frames, f), name) == 0)
-        sum += total_w[f];
-    }
-  return all > 0 ? 100 * sum / all : 0;
-}
-
 static void
 assert_share_within (FlameProfile *profile,
                      const char   *name,
                      gdouble       want_pct,
                      gdouble       tol)
 {
-  gdouble got = share (profile, name);
+  gdouble got = flame_test_function_share (profile, name);
 
   g_test_message ("%s: %s %.2f %% (expected %.2f %% ± %.1f)", flame_profile_get_sample_type (profile),
                   name, got, want_pct, tol);

@@ -956,7 +956,8 @@ on_sample (FlameRecorder *self,
 }
 
 /* memory mode: the allocation goes into the samples like a CPU sample
- * of no weight, its size and order into img->mem */
+ * of no weight (its Python frames placed as a sample's, in
+ * add_image_samples), its size and order into img->mem */
 static void
 on_alloc (FlameRecorder *self,
           const guint8  *buf,
@@ -968,16 +969,18 @@ on_alloc (FlameRecorder *self,
   Image *img;
   guint32 epoch;
 
-  if (a->n_frames > FLAME_SAMPLER_MAX_FRAMES || sizeof *a + a->n_frames * 8 > len || a->seq == 0)
+  if (a->n_frames > FLAME_SAMPLER_MAX_FRAMES || a->n_py > FLAME_PY_MAX_FRAMES ||
+      sizeof *a + (a->n_frames + a->n_py) * 8 > len || a->seq == 0)
     return;
   img = image_for (self, a->h.pid);
   epoch = img->epochs->len - 1;
   s.h = a->h;
   s.n_frames = a->n_frames;
+  s.n_py = a->n_py;
   s.lost = a->lost;
   g_byte_array_append (img->samples, (const guint8 *) &epoch, sizeof epoch);
   g_byte_array_append (img->samples, (const guint8 *) &s, sizeof s);
-  g_byte_array_append (img->samples, buf + sizeof *a, a->n_frames * 8);
+  g_byte_array_append (img->samples, buf + sizeof *a, (a->n_frames + a->n_py) * 8);
   ev.seq = a->seq;
   ev.size = a->size;
   ev.sample = img->n_samples++;

@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <ucontext.h>
 
 #include "flame-sampler-protocol.h"
 
@@ -24,9 +25,29 @@ int  flame_sampler_push       (void           *rec,
 /* Sends a process record now, waiting up to a second for room */
 int  flame_sampler_send_wait  (const void     *rec,
                                size_t          len);
-/* Return addresses of the calling thread, innermost first */
-int  flame_sampler_unwind     (uint64_t       *ips,
-                               int             max);
+/* Frames of the signal handler or the allocation hooks, and of the
+ * kernel's signal trampoline, come first in the unwinder's answer: the
+ * stack proper starts among the first few. */
+#define FLAME_SAMPLER_SKIP_MAX 16
+#define FLAME_SAMPLER_STACK_ROOM \
+  (FLAME_SAMPLER_MAX_FRAMES + FLAME_SAMPLER_SKIP_MAX + FLAME_PY_MAX_FRAMES)
+
+/* The calling thread's stack for a record, into @ips (room for
+ * FLAME_SAMPLER_STACK_ROOM): its native frames, innermost first, at most
+ * FLAME_SAMPLER_MAX_FRAMES, then its Python frames (FLAME_PY_FRAME, when
+ * the recording wants them), each run placed on the native frame that
+ * ran it where the interpreter lets us know (3.12+). In the SIGPROF
+ * handler, @uc is the interrupted context and the stack starts at its
+ * PC, @pc; elsewhere (@uc NULL: an allocation) at the first frame outside
+ * this library, @pc being the caller of the hook. Code objects met for
+ * the first time are sent before. Returns the native frames; *n_py the
+ * Python ones, *flags FLAME_SAMPLE_TRUNCATED, _PY_TRUNCATED.
+ * Async-signal-safe. */
+int  flame_sampler_stack      (uint64_t       *ips,
+                               uintptr_t       pc,
+                               ucontext_t     *uc,
+                               uint32_t       *n_py,
+                               uint16_t       *flags);
 /* @pc lies in the dynamic loader's text (it may hold its locks) */
 int  flame_sampler_in_ldso    (uintptr_t       pc);
 /* @pc lies in this library */

@@ -57,9 +57,6 @@
 #define PROBE_MAX  64
 #define SLOT_EMPTY 0
 #define SLOT_GONE  1   /* a tombstone: keeps probe chains whole */
-/* Deepest stack recorded */
-#define MAX_FRAMES 128
-#define SKIP_MAX 8
 
 static void *(*real_malloc) (size_t);
 static void  (*real_free) (void *);
@@ -395,39 +392,21 @@ record_alloc (void     *p,
   struct
   {
     FlameRecAlloc a;
-    uint64_t      ips[MAX_FRAMES + SKIP_MAX];
+    uint64_t      ips[FLAME_SAMPLER_STACK_ROOM];
   } rec;
-  int n, first = 0, flags = 0;
+  uint32_t n_py;
+  int n;
 
   t.busy = 1;
   flame_sampler_header (&rec.a.h, FLAME_REC_ALLOC, 0);
   rec.a.seq = __atomic_add_fetch (&seq, 1, __ATOMIC_RELAXED);
   rec.a.size = size;
-  if (flame_sampler_in_ldso (caller))
-    {
-      /* the loader may hold its locks, which the unwinder would take */
-      rec.ips[0] = caller;
-      n = 1;
-      flags = FLAME_SAMPLE_TRUNCATED;
-    }
-  else
-    {
-      n = flame_sampler_unwind (rec.ips, MAX_FRAMES + SKIP_MAX);
-      while (first < n && first < SKIP_MAX && flame_sampler_in_self (rec.ips[first]))
-        first++;
-      n -= first;
-      if (n > MAX_FRAMES)
-        {
-          n = MAX_FRAMES;
-          flags = FLAME_SAMPLE_TRUNCATED;
-        }
-      memmove (rec.ips, rec.ips + first, (size_t) n * sizeof rec.ips[0]);
-    }
-  rec.a.h.flags = (uint16_t) flags;
-  rec.a.n_frames = (uint32_t) n;
+  n = flame_sampler_stack (rec.ips, caller, NULL, &n_py, &rec.a.h.flags);
+  rec.a.n_frames = (uint16_t) n;
+  rec.a.n_py = (uint16_t) n_py;
   rec.a.lost = flame_sampler_lost ();
   if (table_insert ((uintptr_t) p, rec.a.seq))
-    flame_sampler_push (&rec, (uint32_t) (sizeof rec.a + (size_t) n * sizeof rec.ips[0]));
+    flame_sampler_push (&rec, (uint32_t) (sizeof rec.a + (size_t) (n + (int) n_py) * sizeof rec.ips[0]));
   t.busy = 0;
 }
 

@@ -152,11 +152,15 @@ typedef struct
  * process); the recorder replays them in that order to find what was
  * live at the peak and at exit. An ALLOC is followed by n_frames
  * instruction pointers, leaf first (return addresses, the caller of the
- * allocation function first). */
+ * allocation function first), then n_py Python frames as in a sample;
+ * its flags are a sample's. n_py is the upper half of what older
+ * samplers sent as a 32-bit n_frames (at most 128): their records read
+ * as having no Python frames. */
 typedef struct
 {
   FlameRecHeader h;
-  uint32_t n_frames;
+  uint16_t n_frames;
+  uint16_t n_py;        /* Python frames (FLAME_PY_FRAME), after the IPs */
   uint32_t lost;
   uint64_t seq;
   uint64_t size;

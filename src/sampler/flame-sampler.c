@@ -84,10 +84,7 @@
 #define sigev_notify_thread_id _sigev_un._tid
 #endif
 
-/* Frames of the handler itself and of the kernel's signal trampoline come
- * first in unw_backtrace's answer; the interrupted PC is found among the
- * first few. */
-#define SKIP_MAX 16
+#define SKIP_MAX FLAME_SAMPLER_SKIP_MAX
 
 /* ---- settings and process state ---- */
 
@@ -968,8 +965,9 @@ backtrace_ips (uint64_t *ips,
   return unw_backtrace ((void **) ips, max);
 }
 
-/* from the interrupted frame (the ucontext) on, step by step: slower
- * than unw_backtrace's trace cache, so only for samples that need it */
+/* from the interrupted frame (the ucontext) on, or without one from
+ * here, step by step: slower than unw_backtrace's trace cache, so only
+ * for stacks that need it */
 static int
 backtrace_ips_cfa (uint64_t   *ips,
                    uint64_t   *cfas,
@@ -977,10 +975,16 @@ backtrace_ips_cfa (uint64_t   *ips,
                    ucontext_t *uc)
 {
   unw_cursor_t cursor;
+  unw_context_t here;
   unw_word_t ip, sp;
   int n = 0;
 
-  if (unw_init_local2 (&cursor, (unw_context_t *) uc, UNW_INIT_SIGNAL_FRAME) < 0)
+  if (uc != NULL)
+    {
+      if (unw_init_local2 (&cursor, (unw_context_t *) uc, UNW_INIT_SIGNAL_FRAME) < 0)
+        return 0;
+    }
+  else if (unw_getcontext (&here) < 0 || unw_init_local (&cursor, &here) < 0)
     return 0;
   while (n < max)
     {
@@ -997,13 +1001,6 @@ backtrace_ips_cfa (uint64_t   *ips,
   return n;
 }
 #endif
-
-int
-flame_sampler_unwind (uint64_t *ips,
-                      int       max)
-{
-  return backtrace_ips (ips, max);
-}
 
 /* Python frames whose run of the evaluation loop left its entry frame on
  * the native stack: the index of the native frame whose stack memory
@@ -1032,6 +1029,110 @@ place_python (uint64_t       *py,
           lo = cfas[k];
         }
     }
+}
+
+/* the handler's way to store a code object's record before the stack
+ * that names it: into the thread's ring, or straight to the socket */
+static int
+emit_record (void     *rec,
+             uint32_t  len,
+             void     *data)
+{
+  Ring *ring = thread_ring;
+
+  (void) data;
+  header (rec, FLAME_REC_PYCODE, 0);
+  if (ring != NULL && __atomic_load_n (&writer_running, __ATOMIC_ACQUIRE))
+    return ring_push (ring, rec, len) != 0;
+  return socket_ok () && send_now (rec, len);
+}
+
+/* the same outside a signal handler (an allocation): may wait for room */
+static int
+emit_record_wait (void     *rec,
+                  uint32_t  len,
+                  void     *data)
+{
+  (void) data;
+  header (rec, FLAME_REC_PYCODE, 0);
+  return flame_sampler_push (rec, len);
+}
+
+int
+flame_sampler_stack (uint64_t   *ips,
+                     uintptr_t   pc,
+                     ucontext_t *uc,
+                     uint32_t   *n_py_out,
+                     uint16_t   *flags)
+{
+  uint64_t py[FLAME_PY_MAX_FRAMES];
+  uintptr_t shims[FLAME_PY_MAX_FRAMES];
+  uint64_t cfas[FLAME_SAMPLER_MAX_FRAMES + SKIP_MAX];
+  int n, n_py = 0, first = -1, py_truncated = 0, with_cfa = 0;
+
+  *flags = 0;
+  if (read_python)
+    {
+      n_py = flame_py_stack (py, shims, FLAME_PY_MAX_FRAMES, &py_truncated,
+                             uc != NULL ? emit_record : emit_record_wait, NULL);
+      for (int i = 0; i < n_py && !with_cfa; i++)
+        with_cfa = shims[i] != 0;
+    }
+
+  if (pc >= ldso_lo && pc < ldso_hi)
+    {
+      /* The thread is inside the dynamic loader (lazy binding, an
+       * internal dlopen) and may hold its locks; libunwind's
+       * dl_iterate_phdr could then wait for them forever. Keep the PC
+       * alone. */
+      ips[0] = pc;
+      n = 1;
+      *flags = FLAME_SAMPLE_TRUNCATED;
+    }
+  else
+    {
+      n = with_cfa ? backtrace_ips_cfa (ips, cfas, FLAME_SAMPLER_MAX_FRAMES + SKIP_MAX, uc)
+                   : backtrace_ips (ips, FLAME_SAMPLER_MAX_FRAMES + SKIP_MAX);
+      if (uc != NULL)
+        {
+          for (int i = 0; i < n && i < SKIP_MAX; i++)
+            if (ips[i] == pc)
+              {
+                first = i;
+                break;
+              }
+        }
+      else
+        for (first = 0; first < n && first < SKIP_MAX && flame_sampler_in_self (ips[first]); first++)
+          ;
+      if (first < 0)
+        {
+          /* could not unwind through the signal frame: the PC alone */
+          ips[0] = pc;
+          n = 1;
+          *flags = FLAME_SAMPLE_TRUNCATED;
+        }
+      else
+        {
+          if (n == FLAME_SAMPLER_MAX_FRAMES + SKIP_MAX || n - first > FLAME_SAMPLER_MAX_FRAMES)
+            *flags = FLAME_SAMPLE_TRUNCATED;
+          n -= first;
+          if (n > FLAME_SAMPLER_MAX_FRAMES)
+            n = FLAME_SAMPLER_MAX_FRAMES;
+          memmove (ips, ips + first, (size_t) n * sizeof ips[0]);
+          /* the innermost frame's stack memory starts at the interrupted
+           * SP, or at the CFA of the last of our own frames */
+          if (with_cfa)
+            place_python (py, shims, n_py, cfas + first, n,
+                          uc != NULL ? (uint64_t) uc->uc_mcontext.gregs[REG_RSP]
+                          : first > 0 ? cfas[first - 1] : (uint64_t) (uintptr_t) __builtin_frame_address (0));
+        }
+    }
+  if (py_truncated)
+    *flags |= FLAME_SAMPLE_PY_TRUNCATED;
+  memcpy (ips + n, py, (size_t) n_py * sizeof py[0]);
+  *n_py_out = (uint32_t) n_py;
+  return n;
 }
 
 /* ---- for the memory sampler (flame-sampler-internal.h) ---- */
@@ -1107,22 +1208,6 @@ flame_sampler_lost (void)
   return __atomic_load_n (&lost, __ATOMIC_RELAXED);
 }
 
-/* the handler's way to store a code object's record before the sample
- * that names it: into the thread's ring, or straight to the socket */
-static int
-emit_record (void     *rec,
-             uint32_t  len,
-             void     *data)
-{
-  Ring *ring = thread_ring;
-
-  (void) data;
-  header (rec, FLAME_REC_PYCODE, 0);
-  if (ring != NULL && __atomic_load_n (&writer_running, __ATOMIC_ACQUIRE))
-    return ring_push (ring, rec, len) != 0;
-  return socket_ok () && send_now (rec, len);
-}
-
 static uint32_t rearm_jittered (void);
 
 static void
@@ -1135,15 +1220,11 @@ on_sigprof (int        sig,
   struct
   {
     FlameRecSample s;
-    uint64_t       ips[FLAME_SAMPLER_MAX_FRAMES + SKIP_MAX + FLAME_PY_MAX_FRAMES];
+    uint64_t       ips[FLAME_SAMPLER_STACK_ROOM];
   } rec;
-  uint64_t py[FLAME_PY_MAX_FRAMES];
-  uintptr_t shims[FLAME_PY_MAX_FRAMES];
-  uint64_t cfas[FLAME_SAMPLER_MAX_FRAMES + SKIP_MAX];
-  uint64_t pc;
   uint32_t len;
   Ring *ring;
-  int n, n_py = 0, first = -1, py_truncated = 0, with_cfa = 0;
+  int n;
   struct timespec t0, t1;
 
   if (in_handler || !sampling || info->si_code != SI_TIMER)
@@ -1160,61 +1241,12 @@ on_sigprof (int        sig,
     rec.s.weight = rearm_jittered ();
   else
     rec.s.weight = 1 + (uint32_t) (info->si_overrun > 0 ? info->si_overrun : 0);
-  pc = (uint64_t) uc->uc_mcontext.gregs[REG_RIP];
-  if (read_python)
-    {
-      n_py = flame_py_stack (py, shims, FLAME_PY_MAX_FRAMES, &py_truncated, emit_record, NULL);
-      for (int i = 0; i < n_py && !with_cfa; i++)
-        with_cfa = shims[i] != 0;
-    }
-
-  if (pc >= ldso_lo && pc < ldso_hi)
-    {
-      /* The thread is inside the dynamic loader (lazy binding, an
-       * internal dlopen) and may hold its locks; libunwind's
-       * dl_iterate_phdr could then wait for them forever. Keep the time,
-       * without a stack. */
-      rec.ips[0] = pc;
-      n = 1;
-      rec.s.h.flags = FLAME_SAMPLE_TRUNCATED;
-    }
-  else
-    {
-      n = with_cfa ? backtrace_ips_cfa (rec.ips, cfas, FLAME_SAMPLER_MAX_FRAMES + SKIP_MAX, uc)
-                   : backtrace_ips (rec.ips, FLAME_SAMPLER_MAX_FRAMES + SKIP_MAX);
-      for (int i = 0; i < n && i < SKIP_MAX; i++)
-        if (rec.ips[i] == pc)
-          {
-            first = i;
-            break;
-          }
-      if (first < 0)
-        {
-          /* could not unwind through the signal frame: the PC alone */
-          rec.ips[0] = pc;
-          n = 1;
-          rec.s.h.flags = FLAME_SAMPLE_TRUNCATED;
-        }
-      else
-        {
-          if (n == FLAME_SAMPLER_MAX_FRAMES + SKIP_MAX || n - first > FLAME_SAMPLER_MAX_FRAMES)
-            rec.s.h.flags = FLAME_SAMPLE_TRUNCATED;
-          n -= first;
-          if (n > FLAME_SAMPLER_MAX_FRAMES)
-            n = FLAME_SAMPLER_MAX_FRAMES;
-          memmove (rec.ips, rec.ips + first, (size_t) n * sizeof rec.ips[0]);
-          if (with_cfa)
-            place_python (py, shims, n_py, cfas + first, n,
-                          (uint64_t) uc->uc_mcontext.gregs[REG_RSP]);
-        }
-    }
-  if (py_truncated)
-    rec.s.h.flags |= FLAME_SAMPLE_PY_TRUNCATED;
-  memcpy (rec.ips + n, py, (size_t) n_py * sizeof py[0]);
+  n = flame_sampler_stack (rec.ips, (uintptr_t) uc->uc_mcontext.gregs[REG_RIP], uc,
+                           &rec.s.n_py, &rec.s.h.flags);
   rec.s.n_frames = (uint32_t) n;
-  rec.s.n_py = (uint32_t) n_py;
   rec.s.lost = __atomic_load_n (&lost, __ATOMIC_RELAXED);
-  len = (uint32_t) (sizeof rec.s + (size_t) (n + n_py) * sizeof rec.ips[0]);
+  len = (uint32_t) (sizeof rec.s + (size_t) n * sizeof rec.ips[0] +
+                    (size_t) rec.s.n_py * sizeof rec.ips[0]);
   ring = thread_ring;
   if (ring != NULL && __atomic_load_n (&writer_running, __ATOMIC_ACQUIRE))
     {
