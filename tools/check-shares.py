@@ -6,11 +6,18 @@
 # by 5 points or more, when the metadata's runtimes do not name RUNTIME,
 # or when the functions are not below native frames (mixed mode: the
 # Python or JavaScript frames sit where the interpreter ran them).
+# --profile NAME first: only the recording's profile NAME (a memory
+# recording holds one per metric: allocated, allocations, peak, leaked),
+# with TRUTH in any unit.
 # Plain Python 3, so that it runs inside the chroot too.
 import json
 import sys
 
-rec, truth_path, runtime, names = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+args = sys.argv[1:]
+only = None
+if args[:1] == ["--profile"]:
+    only, args = args[1], args[2:]
+rec, truth_path, runtime, names = args[0], args[1], args[2], args[3:]
 d = json.load(open(rec))
 frames = d["shared"]["frames"]
 truth = {}
@@ -21,6 +28,8 @@ for line in open(truth_path):
 sampled = dict.fromkeys(names, 0.0)
 below_native = through = 0
 for p in d["profiles"]:
+    if only is not None and p.get("name") != only:
+        continue
     for stack, w in zip(p["samples"], p["weights"]):
         fs = [frames[i]["name"] for i in stack]
         hit = False

@@ -8,7 +8,9 @@
 # tools/check-shares.py that tests/capture-workloads/shares.py shows its
 # functions' shares (70/30 by design, measured by the program itself)
 # within 5 points, in one thread and in three, below native frames, with
-# the runtime in the metadata.
+# the runtime in the metadata; and that a memory recording of
+# tests/capture-workloads/py-alloc.py gives its functions' allocated bytes
+# (30 and 10 MiB) within 5 points, in mixed mode as well.
 #
 # The chroot: $FLAMEDIFF_RUNTIMES_CHROOT (default
 # /var/tmp/flamediff-runtimes-sid), made or completed here unless
@@ -66,6 +68,17 @@ for py in python3.13 python3.14 python3.15; do
       "$py" "$src/tests/capture-workloads/shares.py" "$secs" "$threads" "$tmp/truth" >/dev/null
     chroot "$dir" "$py" "$src/tools/check-shares.py" "$out" "$tmp/truth" "$version" hot warm || status=1
   done
+  # memory (issue 16): allocation stacks in mixed mode, Python frames
+  # placed by the CFAs of the loop's frames (3.12+), big() 30 MiB and
+  # small() 10 MiB of py-alloc.py
+  echo "== $version, py-alloc.py, record --memory"
+  out=$tmp/$py-memory.json
+  printf 'truth big 30\ntruth small 10\n' >"$dir$tmp/memory-truth"
+  chroot "$dir" env FLAMEDIFF_SAMPLER="$build/src/sampler/libflamediff-sampler.so" \
+    "$build/src/cli/flamediff-cli" record --memory --memory-mean=16384 -o "$out" -- \
+    "$py" "$src/tests/capture-workloads/py-alloc.py" >/dev/null
+  chroot "$dir" "$py" "$src/tools/check-shares.py" --profile allocated "$out" "$tmp/memory-truth" \
+    "$version" big small || status=1
 done
 rm -rf "${dir:?}$tmp"
 exit $status
