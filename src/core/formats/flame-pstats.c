@@ -479,6 +479,18 @@ key_frame (Pstats  *ps,
   return TRUE;
 }
 
+/* A call count as stored (an int, or a float in a damaged file), within
+ * what the count can hold */
+static guint64
+call_count (gdouble v)
+{
+  if (!(v > 0))
+    return 0;
+  if (v >= 18446744073709551616.0)  /* 2^64 */
+    return G_MAXUINT64;
+  return (guint64) v;
+}
+
 static gboolean
 interpret (Pstats   *ps,
            guint32   top,
@@ -507,13 +519,15 @@ interpret (Pstats   *ps,
                             "an entry is not (calls, primitive calls, tottime, cumtime, callers)");
       if (tt < 0 || ct < 0)
         return pstats_fail (ps, entry, error, "a negative time");
+      if (!isfinite (tt) || !isfinite (ct))
+        return pstats_fail (ps, entry, error, "a time that is not a finite number");
 
       /* two keys may name one frame (equal names, different tuples of
        * no consequence): add up */
       flame_profile_get_function_weights (ps->profile, 0, frame, &old_self, &old_total);
       flame_profile_set_function_weights (ps->profile, 0, frame,
                                           old_self + tt * 1e9, old_total + ct * 1e9);
-      flame_profile_add_function_calls (ps->profile, 0, frame, (guint64) MAX (nc, 0), (guint64) MAX (cc, 0));
+      flame_profile_add_function_calls (ps->profile, 0, frame, call_count (nc), call_count (cc));
       flame_call_graph_add_self (ps->graph, frame, tt * 1e9);
 
       callers = kid (ps, entry, 4);
