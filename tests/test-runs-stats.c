@@ -283,6 +283,7 @@ test_graph (void)
       /* |t| < 1.5: the interval holds 0 */
       g_assert_nonnull (strstr (tip, want));
       g_assert_nonnull (strstr (tip, " to +"));
+      g_free (want);
     }
     g_assert_true (g_str_has_suffix (tip, "call paths): not significant"));
     g_assert_nonnull (strstr (tip, "\nSelf difference: "));
