@@ -19,8 +19,8 @@
 #include "flame-changes-panel.h"
 #include "flame-comparison.h"
 #include "flame-legend.h"
-#include "flame-summary-bar.h"
 #include "flame-loader.h"
+#include "flame-summary-bar.h"
 #include "flame-window-private.h"
 
 
