@@ -21,6 +21,7 @@
 #include "flame-loader.h"
 #include "flame-memory.h"
 #include "flame-record-dialog-private.h"
+#include "flame-summary-bar-private.h"
 #include "flame-window-private.h"
 #include "flame-test-gui.h"
 #include "flame-test-locale.h"
@@ -267,7 +268,7 @@ test_record_twice (void)
   g_assert_nonnull (window->files[1]);
   cname = g_file_get_basename (window->files[1]);
   files = g_strdup_printf ("%s → %s", bname, cname);
-  g_assert_cmpstr (gtk_label_get_text (window->files_label), ==, files);
+  g_assert_cmpstr (gtk_label_get_text (window->summary_bar->files_label), ==, files);
   g_assert_true (g_str_has_prefix (bname, "run.sh-"));
   g_assert_true (g_str_has_suffix (cname, ".speedscope.json"));
   /* warm_a got slower (its time is in spin, its callee: total time) */
@@ -286,7 +287,7 @@ test_record_twice (void)
     g_assert_cmpfloat (hot->total_c, >, 0.6 * hot->total_b);
     g_assert_cmpfloat (hot->total_c, <, 1.6 * hot->total_b);
   }
-  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (window->delta_label)));
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (window->summary_bar->delta_label)));
 }
 
 static void
@@ -474,7 +475,7 @@ test_record_runs (void)
   g_assert_nonnull (window->diff);
   g_assert_cmpuint (flame_comparison_get_n_runs (window->comparison, FLAME_DIFF_BASELINE), ==, 2);
   g_assert_cmpuint (flame_comparison_get_n_runs (window->comparison, FLAME_DIFF_CURRENT), ==, 2);
-  g_assert_cmpstr (gtk_label_get_text (window->files_label), ==, "baseline (2 runs) → current (2 runs)");
+  g_assert_cmpstr (gtk_label_get_text (window->summary_bar->files_label), ==, "baseline (2 runs) → current (2 runs)");
   {
     g_autoptr(GFile) parent = g_file_get_parent (window->files[1]);
     g_autoptr(GFile) grand = NULL;

@@ -16,6 +16,7 @@
 
 #include "flame-application.h"
 #include "flame-change-row.h"
+#include "flame-changes-panel-private.h"
 #include "flame-file-chooser.h"
 #include "flame-graph-view-private.h"
 #include "flame-legend.h"
@@ -24,6 +25,7 @@
 #include "flame-recorder.h"
 #include "flame-report.h"
 #include "flame-speedscope.h"
+#include "flame-summary-bar-private.h"
 #include "flame-test-gui.h"
 #include "flame-test-locale.h"
 #include "flame-test-runs.h"
@@ -193,14 +195,14 @@ test_compare_example (void)
   open_example ();
 
   g_assert_cmpstr (gtk_stack_get_visible_child_name (window->main_stack), ==, "graph");
-  g_assert_cmpstr (gtk_label_get_text (window->files_label), ==, "baseline.folded → current.folded");
-  g_assert_cmpstr (gtk_label_get_text (window->totals_label), ==, totals);
+  g_assert_cmpstr (gtk_label_get_text (window->summary_bar->files_label), ==, "baseline.folded → current.folded");
+  g_assert_cmpstr (gtk_label_get_text (window->summary_bar->totals_label), ==, totals);
   /* absolute time (the default): the header says so, and no factor */
-  g_assert_nonnull (strstr (gtk_label_get_text (window->scale_label), "Absolute time"));
-  g_assert_null (strstr (gtk_label_get_text (window->scale_label), scale));
-  g_assert_nonnull (strstr (gtk_label_get_text (window->scale_label), "1 ms per sample assumed"));
-  g_assert_nonnull (strstr (gtk_label_get_text (window->samples_label), "samples"));
-  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (window->delta_label)));
+  g_assert_nonnull (strstr (gtk_label_get_text (window->summary_bar->scale_label), "Absolute time"));
+  g_assert_null (strstr (gtk_label_get_text (window->summary_bar->scale_label), scale));
+  g_assert_nonnull (strstr (gtk_label_get_text (window->summary_bar->scale_label), "1 ms per sample assumed"));
+  g_assert_nonnull (strstr (gtk_label_get_text (window->summary_bar->samples_label), "samples"));
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (window->summary_bar->delta_label)));
 
   /* the view switcher offers the elided paths, with their count */
   g_assert_cmpstr (gtk_stack_get_visible_child_name (window->title_stack), ==, "switcher");
@@ -210,7 +212,7 @@ test_compare_example (void)
 
   /* the side panel lists every changed function with the report's status */
   g_assert_true (adw_flap_get_reveal_flap (window->flap));
-  rows = G_LIST_MODEL (window->selection);
+  rows = G_LIST_MODEL (window->changes_panel->selection);
   for (guint i = 0; i < flame_report_get_n_functions (report); i++)
     if (flame_report_get_function (report, i)->status != FLAME_STATUS_UNCHANGED)
       n_changed++;
@@ -231,10 +233,10 @@ test_compare_example (void)
     g_assert_cmpint (flame_change_row_get_status (first), ==, FLAME_STATUS_REGRESSION);
   }
   /* the filter keeps only regressions */
-  gtk_drop_down_set_selected (window->filter_dropdown, 1);
+  gtk_drop_down_set_selected (window->changes_panel->filter_dropdown, 1);
   g_assert_cmpuint (g_list_model_get_n_items (rows), ==,
                     flame_report_count (report, FLAME_STATUS_REGRESSION));
-  gtk_drop_down_set_selected (window->filter_dropdown, 0);
+  gtk_drop_down_set_selected (window->changes_panel->filter_dropdown, 0);
 
   /* the pixels: the graph is drawn in the diff palette */
   texture = render_window (window);
@@ -243,9 +245,9 @@ test_compare_example (void)
   save_screenshot (texture, "comparison.png");
 
   /* a row selected in the panel highlights its function in the graph */
-  gtk_single_selection_set_selected (window->selection, 0);
-  g_assert_true (gtk_single_selection_get_selected_item (window->selection) != NULL);
-  gtk_single_selection_set_selected (window->selection, GTK_INVALID_LIST_POSITION);
+  gtk_single_selection_set_selected (window->changes_panel->selection, 0);
+  g_assert_true (gtk_single_selection_get_selected_item (window->changes_panel->selection) != NULL);
+  gtk_single_selection_set_selected (window->changes_panel->selection, GTK_INVALID_LIST_POSITION);
 }
 
 /* Every label's text under @widget, one a line, in widget order. */
@@ -276,7 +278,7 @@ test_changes_panel (void)
   g_autoptr(GString) text = g_string_new ("\n");
 
   open_example ();
-  collect_labels (GTK_WIDGET (window->changes_view), text);
+  collect_labels (GTK_WIDGET (window->changes_panel->changes_view), text);
   g_test_message ("%s", text->str);
   g_assert_nonnull (strstr (text->str, "\nSelf Before\n"));
   g_assert_nonnull (strstr (text->str, "\nSelf After\n"));
@@ -290,7 +292,7 @@ test_changes_panel (void)
   gtk_widget_activate_action (GTK_WIDGET (window), "win.colour-by-total", NULL);
   wait_for_window (window);
   g_string_assign (text, "\n");
-  collect_labels (GTK_WIDGET (window->changes_view), text);
+  collect_labels (GTK_WIDGET (window->changes_panel->changes_view), text);
   g_assert_nonnull (strstr (text->str, "\nTotal Before\n"));
   g_assert_nonnull (strstr (text->str, "\nTotal After\n"));
   gtk_widget_activate_action (GTK_WIDGET (window), "win.colour-by-total", NULL);
@@ -417,8 +419,8 @@ test_bad_file_keeps_comparison (void)
   const char *error;
 
   open_example ();
-  files_before = g_strdup (gtk_label_get_text (window->files_label));
-  totals_before = g_strdup (gtk_label_get_text (window->totals_label));
+  files_before = g_strdup (gtk_label_get_text (window->summary_bar->files_label));
+  totals_before = g_strdup (gtk_label_get_text (window->summary_bar->totals_label));
   source_before = window->source;
 
   /* line 2 holds a frame name longer than any loader accepts */
@@ -439,8 +441,8 @@ test_bad_file_keeps_comparison (void)
   g_test_message ("error banner: %s", error);
   g_assert_nonnull (strstr (error, "broken.folded:2:"));
   /* and the previous comparison stays */
-  g_assert_cmpstr (gtk_label_get_text (window->files_label), ==, files_before);
-  g_assert_cmpstr (gtk_label_get_text (window->totals_label), ==, totals_before);
+  g_assert_cmpstr (gtk_label_get_text (window->summary_bar->files_label), ==, files_before);
+  g_assert_cmpstr (gtk_label_get_text (window->summary_bar->totals_label), ==, totals_before);
   g_assert_true (window->source == source_before);
   g_assert_cmpstr (gtk_stack_get_visible_child_name (window->main_stack), ==, "graph");
 
@@ -483,8 +485,8 @@ test_toggle_while_loading (void)
       gtk_widget_activate_action (GTK_WIDGET (window), actions[i], NULL);
       wait_for_window (window);
 
-      g_test_message ("%s while loading: %s", actions[i], gtk_label_get_text (window->files_label));
-      g_assert_cmpstr (gtk_label_get_text (window->files_label), ==, "before.folded → after.folded");
+      g_test_message ("%s while loading: %s", actions[i], gtk_label_get_text (window->summary_bar->files_label));
+      g_assert_cmpstr (gtk_label_get_text (window->summary_bar->files_label), ==, "before.folded → after.folded");
       g_assert_cmpfloat (flame_diff_get_total_ms (window->diff, FLAME_DIFF_CURRENT), ==, 135);
       if (i == 0)
         g_assert_cmpint (flame_layout_source_get_view (window->source), ==,
@@ -518,8 +520,8 @@ test_file_truncated_while_loading (void)
   const char *error;
 
   open_example ();
-  files_before = g_strdup (gtk_label_get_text (window->files_label));
-  totals_before = g_strdup (gtk_label_get_text (window->totals_label));
+  files_before = g_strdup (gtk_label_get_text (window->summary_bar->files_label));
+  totals_before = g_strdup (gtk_label_get_text (window->summary_bar->totals_label));
   source_before = window->source;
 
   flame_test_write_large_folded (big, 10 << 20);
@@ -534,8 +536,8 @@ test_file_truncated_while_loading (void)
   g_test_message ("error banner: %s", error);
   g_assert_nonnull (strstr (error, "truncated.folded: the file got shorter (truncated) "
                                    "while it was being read"));
-  g_assert_cmpstr (gtk_label_get_text (window->files_label), ==, files_before);
-  g_assert_cmpstr (gtk_label_get_text (window->totals_label), ==, totals_before);
+  g_assert_cmpstr (gtk_label_get_text (window->summary_bar->files_label), ==, files_before);
+  g_assert_cmpstr (gtk_label_get_text (window->summary_bar->totals_label), ==, totals_before);
   g_assert_true (window->source == source_before);
 
   g_unlink (big);
@@ -553,20 +555,20 @@ test_normalize_toggle (void)
   normalize = g_settings_get_string (window->settings, "normalize");
   g_assert_cmpstr (normalize, ==, "absolute");
   g_assert_cmpint (flame_diff_get_options (window->diff)->normalize, ==, FLAME_NORMALIZE_ABSOLUTE);
-  absolute = g_strdup (gtk_label_get_text (window->scale_label));
+  absolute = g_strdup (gtk_label_get_text (window->summary_bar->scale_label));
   g_assert_nonnull (strstr (absolute, "Absolute time"));
 
   gtk_widget_activate_action (GTK_WIDGET (window), "win.normalize", NULL);
   wait_for_window (window);
   g_assert_cmpint (flame_diff_get_options (window->diff)->normalize, ==, FLAME_NORMALIZE_TOTAL);
-  g_assert_nonnull (strstr (gtk_label_get_text (window->scale_label), flame_test_decimal ("Baseline scaled ×1.00")));
+  g_assert_nonnull (strstr (gtk_label_get_text (window->summary_bar->scale_label), flame_test_decimal ("Baseline scaled ×1.00")));
   g_clear_pointer (&normalize, g_free);
   normalize = g_settings_get_string (window->settings, "normalize");
   g_assert_cmpstr (normalize, ==, "total");
 
   gtk_widget_activate_action (GTK_WIDGET (window), "win.normalize", NULL);
   wait_for_window (window);
-  g_assert_cmpstr (gtk_label_get_text (window->scale_label), ==, absolute);
+  g_assert_cmpstr (gtk_label_get_text (window->summary_bar->scale_label), ==, absolute);
   g_clear_pointer (&normalize, g_free);
   normalize = g_settings_get_string (window->settings, "normalize");
   g_assert_cmpstr (normalize, ==, "absolute");
@@ -617,13 +619,13 @@ test_swap_and_reload (void)
   open_example ();
   gtk_widget_activate_action (GTK_WIDGET (window), "win.swap", NULL);
   wait_for_window (window);
-  g_assert_cmpstr (gtk_label_get_text (window->files_label), ==, "current.folded → baseline.folded");
+  g_assert_cmpstr (gtk_label_get_text (window->summary_bar->files_label), ==, "current.folded → baseline.folded");
   gtk_widget_activate_action (GTK_WIDGET (window), "win.reload", NULL);
   wait_for_window (window);
-  g_assert_cmpstr (gtk_label_get_text (window->files_label), ==, "current.folded → baseline.folded");
+  g_assert_cmpstr (gtk_label_get_text (window->summary_bar->files_label), ==, "current.folded → baseline.folded");
   gtk_widget_activate_action (GTK_WIDGET (window), "win.swap", NULL);
   wait_for_window (window);
-  g_assert_cmpstr (gtk_label_get_text (window->files_label), ==, "baseline.folded → current.folded");
+  g_assert_cmpstr (gtk_label_get_text (window->summary_bar->files_label), ==, "baseline.folded → current.folded");
 }
 
 static void
@@ -660,8 +662,8 @@ test_single_file (void)
   g_assert_cmpstr (gtk_stack_get_visible_child_name (single->main_stack), ==, "graph");
   g_assert_null (single->diff);
   g_assert_cmpint (flame_layout_source_get_view (single->source), ==, FLAME_VIEW_SINGLE);
-  g_assert_cmpstr (gtk_label_get_text (single->files_label), ==, "current.folded");
-  g_assert_false (gtk_widget_get_visible (GTK_WIDGET (single->delta_label)));
+  g_assert_cmpstr (gtk_label_get_text (single->summary_bar->files_label), ==, "current.folded");
+  g_assert_false (gtk_widget_get_visible (GTK_WIDGET (single->summary_bar->delta_label)));
   g_assert_false (gtk_widget_get_visible (single->sidebar_button));
   g_assert_cmpstr (gtk_stack_get_visible_child_name (single->title_stack), ==, "title");
   gtk_window_destroy (GTK_WINDOW (single));
@@ -703,7 +705,7 @@ test_sample_type (void)
   g_assert_cmpstr (loaded_sample_type (w), ==, "inuse_space/bytes");
   g_object_get (w, "sample-type", &state, NULL);
   g_assert_cmpstr (state, ==, "inuse_space/bytes");
-  g_assert_nonnull (strstr (gtk_label_get_text (w->scale_label), "Sample type: inuse_space (bytes)"));
+  g_assert_nonnull (strstr (gtk_label_get_text (w->summary_bar->scale_label), "Sample type: inuse_space (bytes)"));
   /* the view menu's first section: one item per type */
   section = g_menu_model_get_item_link (G_MENU_MODEL (w->view_menu), 0, G_MENU_LINK_SECTION);
   g_assert_true (section == G_MENU_MODEL (w->sample_type_section));
@@ -715,7 +717,7 @@ test_sample_type (void)
   g_assert_cmpstr (loaded_sample_type (w), ==, "alloc_space/bytes");
   g_assert_cmpstr (flame_profile_get_sample_type (flame_comparison_get_run_profile (w->comparison,
                                                   FLAME_DIFF_BASELINE, 0)), ==, "alloc_space/bytes");
-  g_assert_nonnull (strstr (gtk_label_get_text (w->scale_label), "alloc_space (bytes)"));
+  g_assert_nonnull (strstr (gtk_label_get_text (w->summary_bar->scale_label), "alloc_space (bytes)"));
 
   gtk_widget_activate_action (GTK_WIDGET (w), "win.reload", NULL);
   wait_for_window (w);
@@ -735,7 +737,7 @@ test_sample_type (void)
   g_free (state);
   g_object_get (w, "sample-type", &state, NULL);
   g_assert_cmpstr (state, ==, "");
-  g_assert_null (strstr (gtk_label_get_text (w->scale_label), "Sample type"));
+  g_assert_null (strstr (gtk_label_get_text (w->summary_bar->scale_label), "Sample type"));
   section = g_menu_model_get_item_link (G_MENU_MODEL (w->view_menu), 0, G_MENU_LINK_SECTION);
   g_assert_true (section != G_MENU_MODEL (w->sample_type_section));
   g_clear_object (&section);
@@ -786,7 +788,7 @@ test_open_folders (void)
   g_assert_nonnull (w->diff);
   g_assert_cmpuint (flame_comparison_get_n_runs (w->comparison, FLAME_DIFF_BASELINE), ==, 3);
   g_assert_cmpuint (flame_comparison_get_n_runs (w->comparison, FLAME_DIFF_CURRENT), ==, 4);
-  g_assert_cmpstr (gtk_label_get_text (w->files_label), ==, "before (3 runs) → after (4 runs)");
+  g_assert_cmpstr (gtk_label_get_text (w->summary_bar->files_label), ==, "before (3 runs) → after (4 runs)");
 
   gtk_widget_activate_action (GTK_WIDGET (w), "win.reload", NULL);
   wait_for_window (w);
@@ -862,7 +864,7 @@ test_open_run_sets (void)
   g_assert_nonnull (w->diff);
   g_assert_cmpuint (flame_comparison_get_n_runs (w->comparison, FLAME_DIFF_BASELINE), ==, 3);
   g_assert_cmpuint (flame_comparison_get_n_runs (w->comparison, FLAME_DIFF_CURRENT), ==, 4);
-  g_assert_cmpstr (gtk_label_get_text (w->files_label), ==, "before (3 runs) → after (4 runs)");
+  g_assert_cmpstr (gtk_label_get_text (w->summary_bar->files_label), ==, "before (3 runs) → after (4 runs)");
 
   /* as Open Repeated Runs hands them over: a folder, and two files */
   g_ptr_array_add (base_set, g_file_new_for_path (before));
@@ -872,7 +874,7 @@ test_open_run_sets (void)
   wait_for_window (w);
   g_assert_cmpuint (flame_comparison_get_n_runs (w->comparison, FLAME_DIFF_BASELINE), ==, 3);
   g_assert_cmpuint (flame_comparison_get_n_runs (w->comparison, FLAME_DIFF_CURRENT), ==, 2);
-  g_assert_cmpstr (gtk_label_get_text (w->files_label), ==, "before (3 runs) → after (2 runs)");
+  g_assert_cmpstr (gtk_label_get_text (w->summary_bar->files_label), ==, "before (3 runs) → after (2 runs)");
 
 #ifndef __SANITIZE_ADDRESS__
   /* the Recent menu's first item is these sets (see test_recent for the
@@ -895,7 +897,7 @@ test_open_run_sets (void)
     wait_for_window (w);
     g_assert_cmpuint (flame_comparison_get_n_runs (w->comparison, FLAME_DIFF_BASELINE), ==, 3);
     g_assert_cmpuint (flame_comparison_get_n_runs (w->comparison, FLAME_DIFF_CURRENT), ==, 2);
-    g_assert_cmpstr (gtk_label_get_text (w->files_label), ==, "before (3 runs) → after (2 runs)");
+    g_assert_cmpstr (gtk_label_get_text (w->summary_bar->files_label), ==, "before (3 runs) → after (2 runs)");
   }
 #endif
 
@@ -1076,16 +1078,16 @@ test_binary_changed (void)
   flame_window_open (w, b, c);
   wait_for_window (w);
   g_assert_nonnull (w->diff);
-  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (w->binaries_label)));
-  g_assert_cmpstr (gtk_label_get_text (w->binaries_label), ==, "Binary changed: imgconv");
-  tip = gtk_widget_get_tooltip_text (GTK_WIDGET (w->binaries_label));
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (w->summary_bar->binaries_label)));
+  g_assert_cmpstr (gtk_label_get_text (w->summary_bar->binaries_label), ==, "Binary changed: imgconv");
+  tip = gtk_widget_get_tooltip_text (GTK_WIDGET (w->summary_bar->binaries_label));
   g_assert_cmpstr (tip, ==, "imgconv: build-id 1a2b3c4d… → 3c4d5e6f… (rebuilt)");
   texture = render_window (w);
   save_screenshot (texture, "binary-changed.png");
 
   flame_window_open_example (w);
   wait_for_window (w);
-  g_assert_false (gtk_widget_get_visible (GTK_WIDGET (w->binaries_label)));
+  g_assert_false (gtk_widget_get_visible (GTK_WIDGET (w->summary_bar->binaries_label)));
   gtk_window_destroy (GTK_WINDOW (w));
 }
 
@@ -1376,7 +1378,7 @@ test_drop_two_files (void)
   wait_for_window (fresh);
 
   g_assert_cmpstr (gtk_stack_get_visible_child_name (fresh->main_stack), ==, "graph");
-  g_assert_cmpstr (gtk_label_get_text (fresh->files_label), ==, "before.folded → after.folded");
+  g_assert_cmpstr (gtk_label_get_text (fresh->summary_bar->files_label), ==, "before.folded → after.folded");
   g_assert_true (g_file_equal (fresh->files[0], before));
   g_assert_true (g_file_equal (fresh->files[1], after));
   g_assert_nonnull (fresh->diff);
@@ -1406,18 +1408,18 @@ test_close_with_selected_change (void)
   gtk_window_present (GTK_WINDOW (other));
   flame_window_open_example (other);
   wait_for_window (other);
-  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (other->selection)), >, 2);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (other->changes_panel->selection)), >, 2);
   /* sorted by name, the selected row is not where it is unsorted: when
    * the column view drops its columns (and so its sort), the selection
    * moves and says so */
   {
-    GListModel *columns = gtk_column_view_get_columns (other->changes_view);
+    GListModel *columns = gtk_column_view_get_columns (other->changes_panel->changes_view);
     g_autoptr(GtkColumnViewColumn) name = g_list_model_get_item (columns, 0);
 
-    gtk_column_view_sort_by_column (other->changes_view, name, GTK_SORT_DESCENDING);
+    gtk_column_view_sort_by_column (other->changes_panel->changes_view, name, GTK_SORT_DESCENDING);
   }
-  gtk_single_selection_set_selected (other->selection, 1);
-  g_assert_nonnull (gtk_single_selection_get_selected_item (other->selection));
+  gtk_single_selection_set_selected (other->changes_panel->selection, 1);
+  g_assert_nonnull (gtk_single_selection_get_selected_item (other->changes_panel->selection));
   iterate_for (100);
 
   gtk_window_close (GTK_WINDOW (other));
@@ -1604,10 +1606,10 @@ test_recent (void)
 
   /* something else, then the menu item brings the pair back */
   open_example ();
-  g_assert_cmpstr (gtk_label_get_text (window->files_label), ==, "baseline.folded → current.folded");
+  g_assert_cmpstr (gtk_label_get_text (window->summary_bar->files_label), ==, "baseline.folded → current.folded");
   g_assert_true (gtk_widget_activate_action_variant (GTK_WIDGET (window), "win.open-recent", target));
   wait_for_window (window);
-  g_assert_cmpstr (gtk_label_get_text (window->files_label), ==, "recent-base.folded → recent-cur.folded");
+  g_assert_cmpstr (gtk_label_get_text (window->summary_bar->files_label), ==, "recent-base.folded → recent-cur.folded");
   g_assert_true (g_file_equal (window->files[0], base));
   g_assert_true (g_file_equal (window->files[1], cur));
   g_variant_unref (target);
@@ -1767,9 +1769,9 @@ test_panel_width (void)
   g_assert_cmpint (graph, >, panel);
   /* every column fits: the Status pill is not cut at the right edge */
   {
-    int min = 0, scroller = gtk_widget_get_width (gtk_widget_get_parent (GTK_WIDGET (window->changes_view)));
+    int min = 0, scroller = gtk_widget_get_width (gtk_widget_get_parent (GTK_WIDGET (window->changes_panel->changes_view)));
 
-    gtk_widget_measure (GTK_WIDGET (window->changes_view), GTK_ORIENTATION_HORIZONTAL, -1,
+    gtk_widget_measure (GTK_WIDGET (window->changes_panel->changes_view), GTK_ORIENTATION_HORIZONTAL, -1,
                         &min, NULL, NULL, NULL);
     g_test_message ("changes table needs %d px of %d", min, scroller);
     g_assert_cmpint (min, <=, scroller);

@@ -574,7 +574,7 @@ _flame_window_export (FlameWindow *self,
   job->options.legend = TRUE;
   job->options.orientation = orientation;
   job->options.zoom = zoom;
-  job->title = g_strdup (gtk_label_get_text (self->files_label));
+  job->title = g_strdup (flame_summary_bar_get_title (self->summary_bar));
   if (gtk_search_bar_get_search_mode (self->search_bar))
     job->search = g_strdup (gtk_editable_get_text (GTK_EDITABLE (self->search_entry)));
 

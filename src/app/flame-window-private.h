@@ -5,9 +5,11 @@
  */
 #pragma once
 
+#include "flame-changes-panel.h"
 #include "flame-comparison.h"
 #include "flame-graph-view.h"
 #include "flame-report.h"
+#include "flame-summary-bar.h"
 #include "flame-window.h"
 
 G_BEGIN_DECLS
@@ -44,22 +46,12 @@ struct _FlameWindow
   GtkStack             *main_stack;
   AdwStatusPage        *status_page;
   GtkWidget            *record_button;
-  GtkLabel             *files_label;
-  GtkLabel             *scale_label;
-  GtkLabel             *binaries_label;
-  GtkLabel             *totals_label;
-  GtkLabel             *samples_label;
-  GtkLabel             *delta_label;
+  FlameSummaryBar      *summary_bar;
   AdwFlap              *flap;
   GtkWidget            *graph_scroller;
   FlameGraphView       *graph_view;
   GtkWidget            *legend;
-  GtkDropDown          *filter_dropdown;
-  GtkColumnView        *changes_view;
-  /* Borrowed: the changes view owns its columns; their titles name the metric */
-  GtkColumnViewColumn  *before_column;
-  GtkColumnViewColumn  *after_column;
-  FlameQuantity         changes_quantity;
+  FlameChangesPanel    *changes_panel;
   GMenu                *open_recent_section;
   GMenu                *recent_menu;
   GMenu                *view_menu;
@@ -74,9 +66,6 @@ struct _FlameWindow
   FlameLayoutSource    *source;
   GCancellable         *cancellable;
   GFileMonitor         *monitors[2];
-  GListStore           *changes;
-  GtkCustomFilter      *filter;
-  GtkSingleSelection   *selection;
   char                 *view;
   char                 *sample_type;       /* asked for; NULL: the file's default */
   gboolean              keep_sample_type;  /* reloading the same files */
@@ -110,8 +99,6 @@ void             _flame_window_start_comparison   (FlameWindow     *self,
 FlameComparison *_flame_window_derive_comparison  (FlameWindow     *self,
                                                    FlameComparison *from,
                                                    gboolean         swap);
-char            *_flame_window_side_label         (GFile           *first,
-                                                   guint            n_runs);
 
 /* flame-window-actions.c */
 void             _flame_window_class_actions_init (GtkWidgetClass  *widget_class);

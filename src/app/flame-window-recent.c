@@ -128,8 +128,8 @@ parse_runs_group (const char      *group,
   {
     g_autoptr(GFile) fb = g_file_new_for_uri (first[0]);
     g_autoptr(GFile) fc = g_file_new_for_uri (first[1]);
-    g_autofree char *lb = _flame_window_side_label (fb, n[0]);
-    g_autofree char *lc = _flame_window_side_label (fc, n[1]);
+    g_autofree char *lb = flame_summary_bar_side_label (fb, n[0]);
+    g_autofree char *lc = flame_summary_bar_side_label (fc, n[1]);
 
     *label = g_strdup_printf (_("%s → %s"), lb, lc);
   }

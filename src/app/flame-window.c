@@ -12,16 +12,15 @@
 #include "config.h"
 
 #include <glib/gi18n.h>
-#include <math.h>
 #include <string.h>
 
 #include "flame-application.h"
 #include "flame-breadcrumbs.h"
-#include "flame-change-row.h"
+#include "flame-changes-panel.h"
 #include "flame-comparison.h"
 #include "flame-legend.h"
 #include "flame-loader.h"
-#include "flame-provenance.h"
+#include "flame-summary-bar.h"
 #include "flame-window-private.h"
 
 
@@ -40,15 +39,6 @@ enum {
   N_PROPS
 };
 
-enum {
-  FILTER_CHANGES,
-  FILTER_REGRESSIONS,
-  FILTER_IMPROVEMENTS,
-  FILTER_NEW,
-  FILTER_REMOVED,
-  FILTER_ALL,
-};
-
 static GParamSpec *properties[N_PROPS];
 
 G_DEFINE_FINAL_TYPE (FlameWindow, flame_window, ADW_TYPE_APPLICATION_WINDOW)
@@ -59,12 +49,6 @@ static char *
 format_ms (gdouble ms)
 {
   return g_strdup_printf ("%'.1f", ms);
-}
-
-static char *
-display_name (GFile *file)
-{
-  return file ? g_file_get_basename (file) : g_strdup ("");
 }
 
 static void
@@ -101,232 +85,27 @@ _flame_window_show_error (FlameWindow *self,
 }
 
 
-/* "Binary changed: imgconv" when the two recordings ran different
- * builds (build-ids from the recorder's metadata), the details in the
- * tooltip: a regression measured across a rebuild is expected, one
- * without a rebuild is not */
-static void
-update_binaries_label (FlameWindow *self)
-{
-  g_autoptr(GPtrArray) bins = NULL;
-  g_autoptr(GString) names = NULL;
-  g_autoptr(GString) details = NULL;
-  g_autofree char *text = NULL;
-  guint n_changed = 0, n;
-
-  if (self->diff != NULL)
-    bins = flame_binaries_compare (flame_diff_get_baseline (self->diff),
-                                   flame_diff_get_current (self->diff),
-                                   flame_diff_get_options (self->diff)->exact_paths);
-  n = flame_binaries_count_differences (bins);
-  gtk_widget_set_visible (GTK_WIDGET (self->binaries_label), n > 0);
-  if (n == 0)
-    return;
-
-  names = g_string_new (NULL);
-  details = g_string_new (NULL);
-  for (guint i = 0; i < n; i++)
-    {
-      const FlameBinary *b = g_ptr_array_index (bins, i);
-      g_autofree char *line = flame_binary_describe (b);
-
-      g_string_append_printf (details, "%s%s", i ? "\n" : "", line);
-      if (b->status == FLAME_BINARY_CHANGED)
-        {
-          g_autofree char *name = flame_binary_short_name (b);
-
-          g_string_append_printf (names, "%s%s", n_changed++ ? ", " : "", name);
-        }
-    }
-  if (n_changed > 0)
-    /* Translators: the file names of the programs or libraries rebuilt between the two recordings */
-    text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Binary changed: %s", "Binaries changed: %s",
-                                         n_changed), names->str);
-  else
-    /* Translators: libraries loaded by only one of the two recorded runs */
-    text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u library loaded by one run only",
-                                         "%u libraries loaded by one run only", n), n);
-  gtk_label_set_text (self->binaries_label, text);
-  gtk_widget_set_tooltip_text (GTK_WIDGET (self->binaries_label), details->str);
-}
-
-/* "before (5 runs)": a side of several runs by the folder of its first
- * run; one run by its file name. The summary and the Recent menu. */
-char *
-_flame_window_side_label (GFile *first,
-                          guint  n_runs)
-{
-  g_autoptr(GFile) parent = NULL;
-  g_autofree char *name = NULL;
-
-  if (n_runs <= 1 || first == NULL)
-    return display_name (first);
-  parent = g_file_get_parent (first);
-  name = parent ? g_file_get_basename (parent) : display_name (first);
-  /* Translators: a side of the comparison: its folder, and how many runs of the program it holds */
-  return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s (%u run)", "%s (%u runs)", n_runs),
-                          name, n_runs);
-}
-
-static char *
-side_name (FlameWindow *self,
-           guint        side)
-{
-  return _flame_window_side_label (self->files[side],
-                                   flame_comparison_get_n_runs (self->comparison, side));
-}
-
-/* "alloc_space/bytes" as "alloc_space (bytes)"; other names as they are */
-static char *
-sample_type_label (const char *type)
-{
-  const char *slash = strrchr (type, '/');
-
-  if (slash == NULL || slash == type || slash[1] == '\0')
-    return g_strdup (type);
-  return g_strdup_printf ("%.*s (%s)", (int) (slash - type), type, slash + 1);
-}
-
+/* the summary bar formats the comparison; the title bar and the
+ * window's title name what it shows */
 static void
 update_summary (FlameWindow *self)
 {
-  g_autofree char *base_name = display_name (self->files[0]);
-  g_autofree char *cur_name = display_name (self->files[1]);
-  GtkWidget *delta = GTK_WIDGET (self->delta_label);
+  const char *title;
 
-  gtk_widget_remove_css_class (delta, "regression");
-  gtk_widget_remove_css_class (delta, "improvement");
-  update_binaries_label (self);
+  flame_summary_bar_set_sample_type (self->summary_bar, self->sample_type);
+  flame_summary_bar_set_comparison (self->summary_bar, self->source != NULL ? self->comparison : NULL);
+  title = flame_summary_bar_get_title (self->summary_bar);
 
   if (self->diff == NULL && self->source != NULL)
     {
-      FlameProfile *p = flame_comparison_get_profile (self->comparison, FLAME_DIFF_BASELINE);
-      gdouble interval = g_settings_get_double (self->settings, "default-interval-ms");
-      g_autofree char *total = format_ms (flame_profile_get_total_ms (p, 0, interval));
-      g_autofree char *samples = g_strdup_printf ("%'.0f", flame_profile_get_samples (p, 0));
-      g_autofree char *totals = g_strdup_printf (_("%s ms"), total);
-      g_autofree char *samples_text = g_strdup_printf (_("%s samples"), samples);
-
-      if (flame_profile_get_quantity (p) != FLAME_QUANTITY_TIME)
-        {
-          /* bytes or a count: in its own unit, and no interval to assume */
-          g_free (totals);
-          totals = flame_quantity_format (flame_profile_get_quantity (p),
-                                          flame_profile_get_total_ms (p, 0, interval));
-        }
-      gtk_label_set_text (self->files_label, base_name);
-      if (flame_profile_has_timing (p) || flame_profile_get_quantity (p) != FLAME_QUANTITY_TIME)
-        gtk_label_set_text (self->scale_label, flame_profile_get_format_name (p));
-      else
-        {
-          g_autofree char *ms = g_strdup_printf ("%g", interval);
-          g_autofree char *text = g_strdup_printf (_("%s · %s ms per sample assumed (the file carries no timing)"),
-                                                   flame_profile_get_format_name (p), ms);
-
-          gtk_label_set_text (self->scale_label, text);
-        }
-      gtk_label_set_text (self->totals_label, totals);
-      gtk_label_set_text (self->samples_label, samples_text);
-      gtk_widget_set_visible (delta, FALSE);
-      adw_window_title_set_title (self->window_title, base_name);
+      adw_window_title_set_title (self->window_title, title);
       adw_window_title_set_subtitle (self->window_title, _("Flame Graph"));
       gtk_stack_set_visible_child_name (self->title_stack, "title");
-      gtk_window_set_title (GTK_WINDOW (self), base_name);
+      gtk_window_set_title (GTK_WINDOW (self), title);
     }
   else if (self->diff != NULL)
     {
-      FlameDiff *diff = self->diff;
-      gdouble tb = flame_diff_get_total_ms (diff, FLAME_DIFF_BASELINE);
-      gdouble tc = flame_diff_get_total_ms (diff, FLAME_DIFF_CURRENT);
-      gdouble d = tc - tb;
-      g_autofree char *s_tb = format_ms (tb);
-      g_autofree char *s_tc = format_ms (tc);
-      g_autofree char *s_d = g_strdup_printf ("%+'.1f", d);
-      g_autofree char *s_pct = tb > 0 ? g_strdup_printf ("%+.1f", d / tb * 100) : NULL;
-      g_autofree char *n_b = g_strdup_printf ("%'.0f", flame_diff_get_samples (diff, FLAME_DIFF_BASELINE));
-      g_autofree char *n_c = g_strdup_printf ("%'.0f", flame_diff_get_samples (diff, FLAME_DIFF_CURRENT));
-      g_autofree char *files = NULL;
-      g_autofree char *totals = NULL;
-      g_autofree char *samples = NULL;
-      g_autofree char *delta_text = NULL;
-      GString *scale = g_string_new (NULL);
-      guint elided = flame_diff_get_elided_count (diff);
-
-      if (flame_comparison_get_n_runs (self->comparison, FLAME_DIFF_BASELINE) > 1 ||
-          flame_comparison_get_n_runs (self->comparison, FLAME_DIFF_CURRENT) > 1)
-        {
-          g_autofree char *base_side = side_name (self, FLAME_DIFF_BASELINE);
-          g_autofree char *cur_side = side_name (self, FLAME_DIFF_CURRENT);
-
-          files = g_strdup_printf (_("%s → %s"), base_side, cur_side);
-        }
-      else if (self->files[1] != NULL)
-        /* Translators: baseline file → current file */
-        files = g_strdup_printf (_("%s → %s"), base_name, cur_name);
-      else
-        /* Translators: a file holding both profiles (3-column folded) */
-        files = g_strdup_printf (_("%s (baseline and current)"), base_name);
-      /* Translators: total time, baseline → current */
-      totals = g_strdup_printf (_("%s ms → %s ms"), s_tb, s_tc);
-      /* Translators: sample counts, baseline → current */
-      samples = g_strdup_printf (_("%s → %s samples"), n_b, n_c);
-      if (s_pct != NULL)
-        delta_text = g_strdup_printf (_("%s ms (%s %%)"), s_d, s_pct);
-      else
-        delta_text = g_strdup_printf (_("%s ms"), s_d);
-
-      if (flame_diff_get_quantity (diff) != FLAME_QUANTITY_TIME)
-        {
-          /* memory or counts: "74.40 MiB → 93.65 MiB", "+19.26 MiB (+25.9 %)" */
-          FlameQuantity q = flame_diff_get_quantity (diff);
-          g_autofree char *q_b = flame_quantity_format (q, tb);
-          g_autofree char *q_c = flame_quantity_format (q, tc);
-          g_autofree char *q_d = flame_quantity_format (q, d);
-
-          g_free (totals);
-          totals = g_strdup_printf ("%s → %s", q_b, q_c);
-          g_free (delta_text);
-          delta_text = s_pct != NULL ? g_strdup_printf ("%s%s (%s %%)", d >= 0 ? "+" : "", q_d, s_pct)
-                                     : g_strdup_printf ("%s%s", d >= 0 ? "+" : "", q_d);
-        }
-
-      if (flame_diff_get_options (diff)->normalize == FLAME_NORMALIZE_TOTAL)
-        {
-          g_autofree char *f = g_strdup_printf ("%.2f", flame_diff_get_scale (diff));
-
-          g_string_append_printf (scale, _("Baseline scaled ×%s to the current total"), f);
-        }
-      else
-        g_string_append (scale, _("Absolute time: the baseline is not scaled"));
-      if (flame_diff_get_interval_assumed (diff, FLAME_DIFF_BASELINE) ||
-          flame_diff_get_interval_assumed (diff, FLAME_DIFF_CURRENT))
-        {
-          /* the interval assumed, not the other side's own */
-          guint side = flame_diff_get_interval_assumed (diff, FLAME_DIFF_CURRENT)
-                       ? FLAME_DIFF_CURRENT : FLAME_DIFF_BASELINE;
-          g_autofree char *ms = g_strdup_printf ("%g", flame_diff_get_interval_ms (diff, side));
-
-          g_string_append (scale, " · ");
-          g_string_append_printf (scale, _("%s ms per sample assumed (the files carry no timing)"), ms);
-        }
-      if (self->sample_type != NULL)
-        {
-          g_autofree char *label = sample_type_label (self->sample_type);
-
-          g_string_append (scale, " · ");
-          /* Translators: %s is a sample type of the file, e.g. "alloc_space (bytes)" */
-          g_string_append_printf (scale, _("Sample type: %s"), label);
-        }
-
-      gtk_label_set_text (self->files_label, files);
-      gtk_label_set_text (self->scale_label, scale->str);
-      gtk_label_set_text (self->totals_label, totals);
-      gtk_label_set_text (self->samples_label, samples);
-      gtk_label_set_text (self->delta_label, delta_text);
-      gtk_widget_set_visible (delta, TRUE);
-      if (fabs (d) >= 0.05)
-        gtk_widget_add_css_class (delta, d > 0 ? "regression" : "improvement");
-      g_string_free (scale, TRUE);
+      guint elided = flame_diff_get_elided_count (self->diff);
 
       gtk_widget_set_visible (GTK_WIDGET (self->elided_button), elided > 0);
       if (elided > 0)
@@ -337,7 +116,7 @@ update_summary (FlameWindow *self)
           gtk_button_set_label (GTK_BUTTON (self->elided_button), label);
         }
       gtk_stack_set_visible_child_name (self->title_stack, "switcher");
-      gtk_window_set_title (GTK_WINDOW (self), files);
+      gtk_window_set_title (GTK_WINDOW (self), title);
     }
   else
     {
@@ -382,31 +161,6 @@ update_match_label (FlameWindow *self)
                                             "%u matches · %s ms", n), n, s_cur);
     }
   gtk_label_set_text (self->match_label, label);
-}
-
-static void
-fill_changes (FlameWindow *self)
-{
-  g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func (g_object_unref);
-
-  gtk_single_selection_set_selected (self->selection, GTK_INVALID_LIST_POSITION);
-  if (self->report != NULL)
-    {
-      FlameMetric metric = flame_diff_get_options (self->diff)->metric;
-
-      /* the rows hold the metric the graph is coloured by: say which */
-      gtk_column_view_column_set_title (self->before_column, metric == FLAME_METRIC_TOTAL
-                                        ? C_("column", "Total Before") : C_("column", "Self Before"));
-      gtk_column_view_column_set_title (self->after_column, metric == FLAME_METRIC_TOTAL
-                                        ? C_("column", "Total After") : C_("column", "Self After"));
-      self->changes_quantity = flame_diff_get_quantity (self->diff);
-      for (guint i = 0; i < flame_report_get_n_functions (self->report); i++)
-        g_ptr_array_add (rows, flame_change_row_new (self->report,
-                                                     flame_report_get_function (self->report, i),
-                                                     metric));
-    }
-  g_list_store_splice (self->changes, 0, g_list_model_get_n_items (G_LIST_MODEL (self->changes)),
-                       rows->pdata, rows->len);
 }
 
 /* ------------------------------------------------------------------ */
@@ -496,7 +250,7 @@ update_sample_types (FlameWindow *self)
   g_menu_remove_all (self->sample_type_section);
   for (guint i = 0; types != NULL && types[i] != NULL; i++)
     {
-      g_autofree char *label = sample_type_label (types[i]);
+      g_autofree char *label = flame_summary_bar_sample_type_label (types[i]);
       g_autoptr(GMenuItem) item = g_menu_item_new (label, NULL);
 
       g_menu_item_set_action_and_target (item, "win.sample-type", "s", types[i]);
@@ -622,7 +376,7 @@ adopt (FlameWindow       *self,
   if (new_report)
     {
       self->report = flame_comparison_get_report (comparison);
-      fill_changes (self);
+      flame_changes_panel_set_comparison (self->changes_panel, comparison);
     }
   g_set_object (&self->source, source);
 
@@ -1288,256 +1042,17 @@ on_reveal_flap_changed (FlameWindow *self)
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SHOW_SIDEBAR]);
 }
 
-static gboolean
-filter_func (gpointer item,
-             gpointer user_data)
-{
-  FlameWindow *self = user_data;
-  FlameStatus status = flame_change_row_get_status (item);
-
-  switch (gtk_drop_down_get_selected (self->filter_dropdown))
-    {
-    case FILTER_REGRESSIONS:
-      return status == FLAME_STATUS_REGRESSION;
-    case FILTER_IMPROVEMENTS:
-      return status == FLAME_STATUS_IMPROVEMENT;
-    case FILTER_NEW:
-      return status == FLAME_STATUS_NEW;
-    case FILTER_REMOVED:
-      return status == FLAME_STATUS_REMOVED;
-    case FILTER_ALL:
-      return TRUE;
-    case FILTER_CHANGES:
-    default:
-      return status != FLAME_STATUS_UNCHANGED;
-    }
-}
-
+/* a function chosen in the changes panel: zoom the graph to it */
 static void
-on_filter_changed_cb (FlameWindow *self)
+on_selected_function_changed (FlameWindow       *self,
+                              GParamSpec        *pspec,
+                              FlameChangesPanel *panel)
 {
-  gtk_filter_changed (GTK_FILTER (self->filter), GTK_FILTER_CHANGE_DIFFERENT);
-}
-
-static void
-on_selection_changed (FlameWindow *self)
-{
-  FlameChangeRow *row = gtk_single_selection_get_selected_item (self->selection);
+  g_assert (FLAME_IS_WINDOW (self));
+  g_assert (FLAME_IS_CHANGES_PANEL (panel));
 
   flame_graph_view_highlight_function (self->graph_view,
-                                       row ? flame_change_row_get_frame (row) : FLAME_TREE_NONE);
-}
-
-
-/* ------------------------------------------------------------------ */
-/* The changes table */
-
-typedef enum
-{
-  COL_NAME,
-  COL_BASELINE,
-  COL_CURRENT,
-  COL_DELTA_MS,
-  COL_DELTA_PCT,
-  COL_STATUS,
-} ColumnKind;
-
-static const char *
-status_pill_label (FlameStatus   status,
-                   FlameQuantity quantity)
-{
-  /* memory and counts grow and shrink, as the legend says */
-  gboolean time = quantity == FLAME_QUANTITY_TIME;
-
-  switch (status)
-    {
-    case FLAME_STATUS_REGRESSION:
-      /* Translators: status pill of a regression, keep it short */
-      return time ? C_("status", "Slower")
-                  /* Translators: status pill of a regression of memory or a count */
-                  : C_("status", "More");
-    case FLAME_STATUS_IMPROVEMENT:
-      /* Translators: status pill of an improvement, keep it short */
-      return time ? C_("status", "Faster")
-                  /* Translators: status pill of an improvement of memory or a count */
-                  : C_("status", "Less");
-    case FLAME_STATUS_NEW:
-      /* Translators: status pill of a function only the current profile has */
-      return C_("status", "New");
-    case FLAME_STATUS_REMOVED:
-      /* Translators: status pill of a function only the baseline has;
-       * the same word as the filter's "Removed" */
-      return C_("status", "Removed");
-    case FLAME_STATUS_UNCHANGED:
-    case FLAME_N_STATUSES:
-    default:
-      return "";
-    }
-}
-
-static void
-cell_setup (GtkSignalListItemFactory *factory,
-            GtkListItem              *item,
-            gpointer                  user_data)
-{
-  ColumnKind kind = GPOINTER_TO_INT (user_data);
-  GtkWidget *label = gtk_label_new (NULL);
-
-  switch (kind)
-    {
-    case COL_NAME:
-      gtk_label_set_xalign (GTK_LABEL (label), 0);
-      gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_MIDDLE);
-      gtk_label_set_width_chars (GTK_LABEL (label), 14);
-      break;
-    case COL_STATUS:
-      /* a small coloured pill, centred in its column */
-      gtk_widget_set_halign (label, GTK_ALIGN_START);
-      gtk_widget_add_css_class (label, "flame-status");
-      gtk_widget_add_css_class (label, "caption");
-      break;
-    case COL_BASELINE:
-    case COL_CURRENT:
-    case COL_DELTA_MS:
-    case COL_DELTA_PCT:
-    default:
-      gtk_label_set_xalign (GTK_LABEL (label), 1);
-      gtk_widget_add_css_class (label, "numeric");
-      break;
-    }
-  gtk_list_item_set_child (item, label);
-}
-
-static void
-cell_bind (GtkSignalListItemFactory *factory,
-           GtkListItem              *item,
-           gpointer                  user_data)
-{
-  ColumnKind kind = GPOINTER_TO_INT (user_data);
-  FlameWindow *self = g_object_get_data (G_OBJECT (factory), "flame-window");
-  FlameQuantity q = self != NULL ? self->changes_quantity : FLAME_QUANTITY_TIME;
-  GtkWidget *label = gtk_list_item_get_child (item);
-  FlameChangeRow *row = gtk_list_item_get_item (item);
-  g_autofree char *text = NULL;
-  static const char *classes[] = { "unchanged", "regression", "improvement", "new", "removed" };
-  FlameStatus status = flame_change_row_get_status (row);
-
-  for (guint i = 0; i < G_N_ELEMENTS (classes); i++)
-    gtk_widget_remove_css_class (label, classes[i]);
-
-  switch (kind)
-    {
-    case COL_NAME:
-      text = g_strdup (flame_change_row_get_name (row));
-      if (*flame_change_row_get_file (row))
-        {
-          g_autofree char *tip = g_strdup_printf ("%s\n%s", text, flame_change_row_get_file (row));
-
-          gtk_widget_set_tooltip_text (label, tip);
-        }
-      else
-        gtk_widget_set_tooltip_text (label, text);
-      break;
-    case COL_BASELINE:
-      text = flame_quantity_format_compact (q, flame_change_row_get_baseline_ms (row), FALSE);
-      break;
-    case COL_CURRENT:
-      text = flame_quantity_format_compact (q, flame_change_row_get_current_ms (row), FALSE);
-      break;
-    case COL_DELTA_MS:
-      text = flame_quantity_format_compact (q, flame_change_row_get_delta_ms (row), TRUE);
-      break;
-    case COL_DELTA_PCT:
-      {
-        gdouble pct = flame_change_row_get_delta_pct (row);
-
-        /* as the report puts them: all of it came or went */
-        if (status == FLAME_STATUS_NEW)
-          text = g_strdup_printf ("%+.1f", 100.0);
-        else if (status == FLAME_STATUS_REMOVED)
-          text = g_strdup_printf ("%+.1f", -100.0);
-        else if (!isfinite (pct))
-          text = g_strdup ("—");
-        else
-          text = g_strdup_printf ("%+.1f", pct);
-      }
-      break;
-    case COL_STATUS:
-      /* a short word in the pill, the report's term in its tooltip */
-      text = g_strdup (status_pill_label (status, q));
-      gtk_widget_set_tooltip_text (label, flame_status_label (status));
-      gtk_widget_set_visible (label, status != FLAME_STATUS_UNCHANGED);
-      if (status < G_N_ELEMENTS (classes))
-        gtk_widget_add_css_class (label, classes[status]);
-      break;
-    default:
-      g_assert_not_reached ();
-    }
-  gtk_label_set_text (GTK_LABEL (label), text);
-}
-
-static GtkColumnViewColumn *
-add_column (FlameWindow *self,
-            const char  *title,
-            const char  *property,
-            ColumnKind   kind)
-{
-  GtkListItemFactory *factory = gtk_signal_list_item_factory_new ();
-  GtkColumnViewColumn *column;
-  GtkExpression *expr = gtk_property_expression_new (FLAME_TYPE_CHANGE_ROW, NULL, property);
-  GtkSorter *sorter;
-
-  g_signal_connect (factory, "setup", G_CALLBACK (cell_setup), GINT_TO_POINTER (kind));
-  g_signal_connect (factory, "bind", G_CALLBACK (cell_bind), GINT_TO_POINTER (kind));
-  /* the cells print in the comparison's unit */
-  g_object_set_data (G_OBJECT (factory), "flame-window", self);
-  column = gtk_column_view_column_new (title, factory);
-  if (kind == COL_NAME)
-    sorter = GTK_SORTER (gtk_string_sorter_new (expr));
-  else
-    sorter = GTK_SORTER (gtk_numeric_sorter_new (expr));
-  gtk_column_view_column_set_sorter (column, sorter);
-  g_object_unref (sorter);
-  /* the function name takes what the numbers leave; they size to their
-   * content (headers are short) and never clip */
-  gtk_column_view_column_set_expand (column, kind == COL_NAME);
-  gtk_column_view_column_set_resizable (column, kind == COL_NAME);
-  gtk_column_view_append_column (self->changes_view, column);
-  g_object_unref (column);
-  return column;
-}
-
-static void
-setup_changes_view (FlameWindow *self)
-{
-  GtkFilterListModel *filtered;
-  GtkSortListModel *sorted;
-  GtkColumnViewColumn *delta;
-
-  add_column (self, _("Function"), "name", COL_NAME);
-  /* Translators: column header, keep it short: the baseline's self time
-   * (or bytes, ...); fill_changes() says "Total" when colouring by total */
-  self->before_column = add_column (self, C_("column", "Self Before"), "baseline-ms", COL_BASELINE);
-  /* Translators: column header, keep it short: the current run's self time */
-  self->after_column = add_column (self, C_("column", "Self After"), "current-ms", COL_CURRENT);
-  /* Translators: column header, keep it short: after minus before */
-  delta = add_column (self, C_("column", "Change"), "delta-ms", COL_DELTA_MS);
-  add_column (self, _("Δ %"), "delta-pct", COL_DELTA_PCT);
-  add_column (self, _("Status"), "status", COL_STATUS);
-
-  self->changes = g_list_store_new (FLAME_TYPE_CHANGE_ROW);
-  self->filter = gtk_custom_filter_new (filter_func, self, NULL);
-  filtered = gtk_filter_list_model_new (G_LIST_MODEL (g_object_ref (self->changes)),
-                                        GTK_FILTER (g_object_ref (self->filter)));
-  sorted = gtk_sort_list_model_new (G_LIST_MODEL (filtered),
-                                    g_object_ref (gtk_column_view_get_sorter (self->changes_view)));
-  self->selection = gtk_single_selection_new (G_LIST_MODEL (sorted));
-  gtk_single_selection_set_autoselect (self->selection, FALSE);
-  gtk_single_selection_set_can_unselect (self->selection, TRUE);
-  gtk_column_view_set_model (self->changes_view, GTK_SELECTION_MODEL (self->selection));
-  gtk_column_view_sort_by_column (self->changes_view, delta, GTK_SORT_DESCENDING);
-  g_signal_connect_swapped (self->selection, "notify::selected",
-                            G_CALLBACK (on_selection_changed), self);
+                                       flame_changes_panel_get_selected_function (panel));
 }
 
 /* ------------------------------------------------------------------ */
@@ -1608,14 +1123,9 @@ flame_window_dispose (GObject *object)
 {
   FlameWindow *self = FLAME_WINDOW (object);
 
-  /* The changes panel's models live until the column view lets them go
-   * in gtk_widget_dispose_template() below, and change as it drops its
-   * columns (and so its sort): the selection moves. Nothing of theirs
-   * may call back into a window half disposed. */
-  if (self->selection != NULL)
-    g_signal_handlers_disconnect_by_data (self->selection, self);
-  if (self->filter != NULL)
-    gtk_custom_filter_set_filter_func (self->filter, NULL, NULL, NULL);
+  /* the panel's selection moves as it is disposed with the template */
+  if (self->changes_panel != NULL)
+    g_signal_handlers_disconnect_by_data (self->changes_panel, self);
 
   if (self->cancellable != NULL)
     g_cancellable_cancel (self->cancellable);
@@ -1640,9 +1150,6 @@ flame_window_dispose (GObject *object)
   self->report = NULL;
   g_clear_object (&self->comparison);
   g_clear_object (&self->source);
-  g_clear_object (&self->changes);
-  g_clear_object (&self->filter);
-  g_clear_object (&self->selection);
   g_clear_object (&self->settings);
   g_clear_pointer (&self->view, g_free);
   g_clear_pointer (&self->sample_type, g_free);
@@ -1834,6 +1341,8 @@ flame_window_class_init (FlameWindowClass *klass)
   g_type_ensure (FLAME_TYPE_GRAPH_VIEW);
   g_type_ensure (FLAME_TYPE_BREADCRUMBS);
   g_type_ensure (FLAME_TYPE_LEGEND);
+  g_type_ensure (FLAME_TYPE_SUMMARY_BAR);
+  g_type_ensure (FLAME_TYPE_CHANGES_PANEL);
 
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/flamediff/Flamediff/ui/flame-window.ui");
@@ -1861,21 +1370,15 @@ flame_window_class_init (FlameWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, FlameWindow, main_stack);
   gtk_widget_class_bind_template_child (widget_class, FlameWindow, status_page);
   gtk_widget_class_bind_template_child (widget_class, FlameWindow, record_button);
-  gtk_widget_class_bind_template_child (widget_class, FlameWindow, files_label);
-  gtk_widget_class_bind_template_child (widget_class, FlameWindow, scale_label);
-  gtk_widget_class_bind_template_child (widget_class, FlameWindow, binaries_label);
+  gtk_widget_class_bind_template_child (widget_class, FlameWindow, summary_bar);
   gtk_widget_class_bind_template_child (widget_class, FlameWindow, recover_revealer);
   gtk_widget_class_bind_template_child (widget_class, FlameWindow, recover_label);
   gtk_widget_class_bind_template_child (widget_class, FlameWindow, recover_button);
-  gtk_widget_class_bind_template_child (widget_class, FlameWindow, totals_label);
-  gtk_widget_class_bind_template_child (widget_class, FlameWindow, samples_label);
-  gtk_widget_class_bind_template_child (widget_class, FlameWindow, delta_label);
   gtk_widget_class_bind_template_child (widget_class, FlameWindow, flap);
   gtk_widget_class_bind_template_child (widget_class, FlameWindow, graph_scroller);
   gtk_widget_class_bind_template_child (widget_class, FlameWindow, graph_view);
   gtk_widget_class_bind_template_child (widget_class, FlameWindow, legend);
-  gtk_widget_class_bind_template_child (widget_class, FlameWindow, filter_dropdown);
-  gtk_widget_class_bind_template_child (widget_class, FlameWindow, changes_view);
+  gtk_widget_class_bind_template_child (widget_class, FlameWindow, changes_panel);
   gtk_widget_class_bind_template_child (widget_class, FlameWindow, open_recent_section);
   gtk_widget_class_bind_template_child (widget_class, FlameWindow, recent_menu);
   gtk_widget_class_bind_template_child (widget_class, FlameWindow, view_menu);
@@ -1884,7 +1387,6 @@ flame_window_class_init (FlameWindowClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, on_search_next_cb);
   gtk_widget_class_bind_template_callback (widget_class, on_search_previous_cb);
   gtk_widget_class_bind_template_callback (widget_class, on_search_stop_cb);
-  gtk_widget_class_bind_template_callback (widget_class, on_filter_changed_cb);
 
   _flame_window_class_actions_init (widget_class);
 }
@@ -1905,7 +1407,8 @@ flame_window_init (FlameWindow *self)
   if (g_settings_get_boolean (self->settings, "window-maximized"))
     gtk_window_maximize (GTK_WINDOW (self));
 
-  setup_changes_view (self);
+  g_signal_connect_object (self->changes_panel, "notify::selected-function",
+                           G_CALLBACK (on_selected_function_changed), self, G_CONNECT_SWAPPED);
 
   g_signal_connect_object (self->search_bar, "notify::search-mode-enabled",
                            G_CALLBACK (on_search_mode_changed), self, G_CONNECT_SWAPPED);

@@ -1,0 +1,32 @@
+/* flame-changes-panel-private.h: FlameChangesPanel's instance, shared with the tests.
+ *
+ * Copyright 2026 The Flamediff developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include "flame-changes-panel.h"
+
+G_BEGIN_DECLS
+
+struct _FlameChangesPanel
+{
+  GtkWidget            parent_instance;
+
+  /* Template widgets */
+  GtkDropDown         *filter_dropdown;
+  GtkColumnView       *changes_view;
+  /* Borrowed: the changes view owns its columns; their titles name the metric */
+  GtkColumnViewColumn *before_column;
+  GtkColumnViewColumn *after_column;
+
+  /* Owned references */
+  FlameComparison     *comparison;
+  GListStore          *changes;
+  GtkCustomFilter     *filter;
+  GtkSingleSelection  *selection;
+  FlameQuantity        quantity;    /* the cells print in the comparison's unit */
+  guint32              selected;    /* frame of the selected row, FLAME_TREE_NONE */
+};
+
+G_END_DECLS

@@ -1,0 +1,484 @@
+/* flame-changes-panel.c: the "Top Changes" table of a comparison.
+ *
+ * The report's functions as a sortable column view (before, after, the
+ * change and its status as a pill), filtered by the dropdown in its
+ * header. The row selected is its "selected-function" property: the
+ * window zooms the graph to it.
+ *
+ * Copyright 2026 The Flamediff developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <math.h>
+
+#include "flame-change-row.h"
+#include "flame-changes-panel-private.h"
+#include "flame-tree.h"
+
+enum {
+  PROP_0,
+  PROP_COMPARISON,
+  PROP_SELECTED_FUNCTION,
+  N_PROPS
+};
+
+enum {
+  FILTER_CHANGES,
+  FILTER_REGRESSIONS,
+  FILTER_IMPROVEMENTS,
+  FILTER_NEW,
+  FILTER_REMOVED,
+  FILTER_ALL,
+};
+
+typedef enum
+{
+  COL_NAME,
+  COL_BASELINE,
+  COL_CURRENT,
+  COL_DELTA_MS,
+  COL_DELTA_PCT,
+  COL_STATUS,
+} ColumnKind;
+
+static GParamSpec *properties[N_PROPS];
+
+G_DEFINE_FINAL_TYPE (FlameChangesPanel, flame_changes_panel, GTK_TYPE_WIDGET)
+
+static const char *
+status_pill_label (FlameStatus   status,
+                   FlameQuantity quantity)
+{
+  /* memory and counts grow and shrink, as the legend says */
+  gboolean time = quantity == FLAME_QUANTITY_TIME;
+
+  switch (status)
+    {
+    case FLAME_STATUS_REGRESSION:
+      /* Translators: status pill of a regression, keep it short */
+      return time ? C_("status", "Slower")
+                  /* Translators: status pill of a regression of memory or a count */
+                  : C_("status", "More");
+    case FLAME_STATUS_IMPROVEMENT:
+      /* Translators: status pill of an improvement, keep it short */
+      return time ? C_("status", "Faster")
+                  /* Translators: status pill of an improvement of memory or a count */
+                  : C_("status", "Less");
+    case FLAME_STATUS_NEW:
+      /* Translators: status pill of a function only the current profile has */
+      return C_("status", "New");
+    case FLAME_STATUS_REMOVED:
+      /* Translators: status pill of a function only the baseline has;
+       * the same word as the filter's "Removed" */
+      return C_("status", "Removed");
+    case FLAME_STATUS_UNCHANGED:
+    case FLAME_N_STATUSES:
+    default:
+      return "";
+    }
+}
+
+static void
+cell_setup (GtkSignalListItemFactory *factory,
+            GtkListItem              *item,
+            gpointer                  user_data)
+{
+  ColumnKind kind = GPOINTER_TO_INT (user_data);
+  GtkWidget *label = gtk_label_new (NULL);
+
+  g_assert (GTK_IS_SIGNAL_LIST_ITEM_FACTORY (factory));
+  g_assert (GTK_IS_LIST_ITEM (item));
+
+  switch (kind)
+    {
+    case COL_NAME:
+      gtk_label_set_xalign (GTK_LABEL (label), 0);
+      gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_MIDDLE);
+      gtk_label_set_width_chars (GTK_LABEL (label), 14);
+      break;
+    case COL_STATUS:
+      /* a small coloured pill, centred in its column */
+      gtk_widget_set_halign (label, GTK_ALIGN_START);
+      gtk_widget_add_css_class (label, "flame-status");
+      gtk_widget_add_css_class (label, "caption");
+      break;
+    case COL_BASELINE:
+    case COL_CURRENT:
+    case COL_DELTA_MS:
+    case COL_DELTA_PCT:
+    default:
+      gtk_label_set_xalign (GTK_LABEL (label), 1);
+      gtk_widget_add_css_class (label, "numeric");
+      break;
+    }
+  gtk_list_item_set_child (item, label);
+}
+
+static void
+cell_bind (GtkSignalListItemFactory *factory,
+           GtkListItem              *item,
+           gpointer                  user_data)
+{
+  ColumnKind kind = GPOINTER_TO_INT (user_data);
+  FlameChangesPanel *self = g_object_get_data (G_OBJECT (factory), "flame-changes-panel");
+  FlameQuantity q = self != NULL ? self->quantity : FLAME_QUANTITY_TIME;
+  GtkWidget *label = gtk_list_item_get_child (item);
+  FlameChangeRow *row = gtk_list_item_get_item (item);
+  g_autofree char *text = NULL;
+  static const char *classes[] = { "unchanged", "regression", "improvement", "new", "removed" };
+  FlameStatus status;
+
+  g_assert (GTK_IS_SIGNAL_LIST_ITEM_FACTORY (factory));
+  g_assert (FLAME_IS_CHANGE_ROW (row));
+
+  status = flame_change_row_get_status (row);
+  for (guint i = 0; i < G_N_ELEMENTS (classes); i++)
+    gtk_widget_remove_css_class (label, classes[i]);
+
+  switch (kind)
+    {
+    case COL_NAME:
+      text = g_strdup (flame_change_row_get_name (row));
+      if (*flame_change_row_get_file (row))
+        {
+          g_autofree char *tip = g_strdup_printf ("%s\n%s", text, flame_change_row_get_file (row));
+
+          gtk_widget_set_tooltip_text (label, tip);
+        }
+      else
+        gtk_widget_set_tooltip_text (label, text);
+      break;
+    case COL_BASELINE:
+      text = flame_quantity_format_compact (q, flame_change_row_get_baseline_ms (row), FALSE);
+      break;
+    case COL_CURRENT:
+      text = flame_quantity_format_compact (q, flame_change_row_get_current_ms (row), FALSE);
+      break;
+    case COL_DELTA_MS:
+      text = flame_quantity_format_compact (q, flame_change_row_get_delta_ms (row), TRUE);
+      break;
+    case COL_DELTA_PCT:
+      {
+        gdouble pct = flame_change_row_get_delta_pct (row);
+
+        /* as the report puts them: all of it came or went */
+        if (status == FLAME_STATUS_NEW)
+          text = g_strdup_printf ("%+.1f", 100.0);
+        else if (status == FLAME_STATUS_REMOVED)
+          text = g_strdup_printf ("%+.1f", -100.0);
+        else if (!isfinite (pct))
+          text = g_strdup ("—");
+        else
+          text = g_strdup_printf ("%+.1f", pct);
+      }
+      break;
+    case COL_STATUS:
+      /* a short word in the pill, the report's term in its tooltip */
+      text = g_strdup (status_pill_label (status, q));
+      gtk_widget_set_tooltip_text (label, flame_status_label (status));
+      gtk_widget_set_visible (label, status != FLAME_STATUS_UNCHANGED);
+      if (status < G_N_ELEMENTS (classes))
+        gtk_widget_add_css_class (label, classes[status]);
+      break;
+    default:
+      g_assert_not_reached ();
+    }
+  gtk_label_set_text (GTK_LABEL (label), text);
+}
+
+static GtkColumnViewColumn *
+add_column (FlameChangesPanel *self,
+            const char        *title,
+            const char        *property,
+            ColumnKind         kind)
+{
+  GtkListItemFactory *factory = gtk_signal_list_item_factory_new ();
+  GtkColumnViewColumn *column;
+  GtkExpression *expr = gtk_property_expression_new (FLAME_TYPE_CHANGE_ROW, NULL, property);
+  GtkSorter *sorter;
+
+  g_signal_connect (factory, "setup", G_CALLBACK (cell_setup), GINT_TO_POINTER (kind));
+  g_signal_connect (factory, "bind", G_CALLBACK (cell_bind), GINT_TO_POINTER (kind));
+  /* the cells print in the comparison's unit */
+  g_object_set_data (G_OBJECT (factory), "flame-changes-panel", self);
+  column = gtk_column_view_column_new (title, factory);
+  if (kind == COL_NAME)
+    sorter = GTK_SORTER (gtk_string_sorter_new (expr));
+  else
+    sorter = GTK_SORTER (gtk_numeric_sorter_new (expr));
+  gtk_column_view_column_set_sorter (column, sorter);
+  g_object_unref (sorter);
+  /* the function name takes what the numbers leave; they size to their
+   * content (headers are short) and never clip */
+  gtk_column_view_column_set_expand (column, kind == COL_NAME);
+  gtk_column_view_column_set_resizable (column, kind == COL_NAME);
+  gtk_column_view_append_column (self->changes_view, column);
+  g_object_unref (column);
+  return column;
+}
+
+static gboolean
+filter_func (gpointer item,
+             gpointer user_data)
+{
+  FlameChangesPanel *self = user_data;
+  FlameStatus status = flame_change_row_get_status (item);
+
+  g_assert (FLAME_IS_CHANGES_PANEL (self));
+
+  switch (gtk_drop_down_get_selected (self->filter_dropdown))
+    {
+    case FILTER_REGRESSIONS:
+      return status == FLAME_STATUS_REGRESSION;
+    case FILTER_IMPROVEMENTS:
+      return status == FLAME_STATUS_IMPROVEMENT;
+    case FILTER_NEW:
+      return status == FLAME_STATUS_NEW;
+    case FILTER_REMOVED:
+      return status == FLAME_STATUS_REMOVED;
+    case FILTER_ALL:
+      return TRUE;
+    case FILTER_CHANGES:
+    default:
+      return status != FLAME_STATUS_UNCHANGED;
+    }
+}
+
+static void
+on_filter_changed_cb (FlameChangesPanel *self)
+{
+  g_assert (FLAME_IS_CHANGES_PANEL (self));
+
+  gtk_filter_changed (GTK_FILTER (self->filter), GTK_FILTER_CHANGE_DIFFERENT);
+}
+
+static void
+on_selection_changed (FlameChangesPanel *self)
+{
+  FlameChangeRow *row;
+  guint32 frame;
+
+  g_assert (FLAME_IS_CHANGES_PANEL (self));
+
+  row = gtk_single_selection_get_selected_item (self->selection);
+  frame = row ? flame_change_row_get_frame (row) : FLAME_TREE_NONE;
+  if (frame == self->selected)
+    return;
+  self->selected = frame;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SELECTED_FUNCTION]);
+}
+
+static void
+setup_changes_view (FlameChangesPanel *self)
+{
+  GtkFilterListModel *filtered;
+  GtkSortListModel *sorted;
+  GtkColumnViewColumn *delta;
+
+  add_column (self, _("Function"), "name", COL_NAME);
+  /* Translators: column header, keep it short: the baseline's self time
+   * (or bytes, ...); fill_changes() says "Total" when colouring by total */
+  self->before_column = add_column (self, C_("column", "Self Before"), "baseline-ms", COL_BASELINE);
+  /* Translators: column header, keep it short: the current run's self time */
+  self->after_column = add_column (self, C_("column", "Self After"), "current-ms", COL_CURRENT);
+  /* Translators: column header, keep it short: after minus before */
+  delta = add_column (self, C_("column", "Change"), "delta-ms", COL_DELTA_MS);
+  add_column (self, _("Δ %"), "delta-pct", COL_DELTA_PCT);
+  add_column (self, _("Status"), "status", COL_STATUS);
+
+  self->changes = g_list_store_new (FLAME_TYPE_CHANGE_ROW);
+  self->filter = gtk_custom_filter_new (filter_func, self, NULL);
+  filtered = gtk_filter_list_model_new (G_LIST_MODEL (g_object_ref (self->changes)),
+                                        GTK_FILTER (g_object_ref (self->filter)));
+  sorted = gtk_sort_list_model_new (G_LIST_MODEL (filtered),
+                                    g_object_ref (gtk_column_view_get_sorter (self->changes_view)));
+  self->selection = gtk_single_selection_new (G_LIST_MODEL (sorted));
+  gtk_single_selection_set_autoselect (self->selection, FALSE);
+  gtk_single_selection_set_can_unselect (self->selection, TRUE);
+  gtk_column_view_set_model (self->changes_view, GTK_SELECTION_MODEL (self->selection));
+  gtk_column_view_sort_by_column (self->changes_view, delta, GTK_SORT_DESCENDING);
+  g_signal_connect_swapped (self->selection, "notify::selected",
+                            G_CALLBACK (on_selection_changed), self);
+}
+
+static void
+fill_changes (FlameChangesPanel *self)
+{
+  g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func (g_object_unref);
+  FlameReport *report = self->comparison ? flame_comparison_get_report (self->comparison) : NULL;
+
+  gtk_single_selection_set_selected (self->selection, GTK_INVALID_LIST_POSITION);
+  if (report != NULL)
+    {
+      FlameDiff *diff = flame_comparison_get_diff (self->comparison);
+      FlameMetric metric = flame_diff_get_options (diff)->metric;
+
+      /* the rows hold the metric the graph is coloured by: say which */
+      gtk_column_view_column_set_title (self->before_column, metric == FLAME_METRIC_TOTAL
+                                        ? C_("column", "Total Before") : C_("column", "Self Before"));
+      gtk_column_view_column_set_title (self->after_column, metric == FLAME_METRIC_TOTAL
+                                        ? C_("column", "Total After") : C_("column", "Self After"));
+      self->quantity = flame_diff_get_quantity (diff);
+      for (guint i = 0; i < flame_report_get_n_functions (report); i++)
+        g_ptr_array_add (rows, flame_change_row_new (report, flame_report_get_function (report, i),
+                                                     metric));
+    }
+  g_list_store_splice (self->changes, 0, g_list_model_get_n_items (G_LIST_MODEL (self->changes)),
+                       rows->pdata, rows->len);
+}
+
+/* ------------------------------------------------------------------ */
+/* Public API */
+
+GtkWidget *
+flame_changes_panel_new (void)
+{
+  return g_object_new (FLAME_TYPE_CHANGES_PANEL, NULL);
+}
+
+FlameComparison *
+flame_changes_panel_get_comparison (FlameChangesPanel *self)
+{
+  g_return_val_if_fail (FLAME_IS_CHANGES_PANEL (self), NULL);
+  return self->comparison;
+}
+
+/**
+ * flame_changes_panel_set_comparison:
+ * @comparison: (nullable): a loaded comparison; its report fills the
+ *   table (none for a single profile)
+ *
+ * Another comparison clears the selection and the rows; the same one
+ * again keeps both.
+ */
+void
+flame_changes_panel_set_comparison (FlameChangesPanel *self,
+                                    FlameComparison   *comparison)
+{
+  g_return_if_fail (FLAME_IS_CHANGES_PANEL (self));
+  g_return_if_fail (comparison == NULL || FLAME_IS_COMPARISON (comparison));
+
+  if (!g_set_object (&self->comparison, comparison))
+    return;
+  fill_changes (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_COMPARISON]);
+}
+
+/**
+ * flame_changes_panel_get_selected_function:
+ *
+ * Returns: the frame of the function selected in the table, or
+ *   FLAME_TREE_NONE
+ */
+guint32
+flame_changes_panel_get_selected_function (FlameChangesPanel *self)
+{
+  g_return_val_if_fail (FLAME_IS_CHANGES_PANEL (self), FLAME_TREE_NONE);
+  return self->selected;
+}
+
+/* ------------------------------------------------------------------ */
+/* GObject */
+
+static void
+flame_changes_panel_dispose (GObject *object)
+{
+  FlameChangesPanel *self = FLAME_CHANGES_PANEL (object);
+  GtkWidget *child;
+
+  /* The models live until the column view lets them go in
+   * gtk_widget_dispose_template() below, and change as it drops its
+   * columns (and so its sort): the selection moves. Nothing of theirs
+   * may call back into a panel half disposed. */
+  if (self->selection != NULL)
+    g_signal_handlers_disconnect_by_data (self->selection, self);
+  if (self->filter != NULL)
+    gtk_custom_filter_set_filter_func (self->filter, NULL, NULL, NULL);
+
+  gtk_widget_dispose_template (GTK_WIDGET (self), FLAME_TYPE_CHANGES_PANEL);
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
+    gtk_widget_unparent (child);
+
+  g_clear_object (&self->comparison);
+  g_clear_object (&self->changes);
+  g_clear_object (&self->filter);
+  g_clear_object (&self->selection);
+  G_OBJECT_CLASS (flame_changes_panel_parent_class)->dispose (object);
+}
+
+static void
+flame_changes_panel_get_property (GObject    *object,
+                                  guint       prop_id,
+                                  GValue     *value,
+                                  GParamSpec *pspec)
+{
+  FlameChangesPanel *self = FLAME_CHANGES_PANEL (object);
+
+  switch (prop_id)
+    {
+    case PROP_COMPARISON:
+      g_value_set_object (value, self->comparison);
+      break;
+    case PROP_SELECTED_FUNCTION:
+      g_value_set_uint (value, self->selected);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+flame_changes_panel_set_property (GObject      *object,
+                                  guint         prop_id,
+                                  const GValue *value,
+                                  GParamSpec   *pspec)
+{
+  FlameChangesPanel *self = FLAME_CHANGES_PANEL (object);
+
+  switch (prop_id)
+    {
+    case PROP_COMPARISON:
+      flame_changes_panel_set_comparison (self, g_value_get_object (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+flame_changes_panel_class_init (FlameChangesPanelClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = flame_changes_panel_dispose;
+  object_class->get_property = flame_changes_panel_get_property;
+  object_class->set_property = flame_changes_panel_set_property;
+
+  properties[PROP_COMPARISON] =
+    g_param_spec_object ("comparison", NULL, NULL, FLAME_TYPE_COMPARISON,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* the frame of the selected row's function (FLAME_TREE_NONE: none) */
+  properties[PROP_SELECTED_FUNCTION] =
+    g_param_spec_uint ("selected-function", NULL, NULL, 0, G_MAXUINT32, FLAME_TREE_NONE,
+                       G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BOX_LAYOUT);
+  gtk_widget_class_set_css_name (widget_class, "changespanel");
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/io/github/flamediff/Flamediff/ui/flame-changes-panel.ui");
+  gtk_widget_class_bind_template_child (widget_class, FlameChangesPanel, filter_dropdown);
+  gtk_widget_class_bind_template_child (widget_class, FlameChangesPanel, changes_view);
+  gtk_widget_class_bind_template_callback (widget_class, on_filter_changed_cb);
+}
+
+static void
+flame_changes_panel_init (FlameChangesPanel *self)
+{
+  self->selected = FLAME_TREE_NONE;
+  gtk_widget_init_template (GTK_WIDGET (self));
+  setup_changes_view (self);
+}
