@@ -10,9 +10,11 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <glib/gstdio.h>
 #include <locale.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "flame-application.h"
 #include "flame-change-row.h"
@@ -1536,6 +1538,58 @@ test_export (void)
   remove_tree (dir);
 }
 
+/* The error bar of a file that is gone, and of one without read
+ * permission: a plain sentence naming the file, then the system's own
+ * words (from strerror here) as a second line. */
+static void
+check_open_error (GFile      *missing_or_locked,
+                  const char *sentence,
+                  int         errnum)
+{
+  g_autofree char *base = example ("baseline.folded");
+  g_autoptr(GFile) fb = g_file_new_for_path (base);
+  g_autofree char *path = g_file_get_path (missing_or_locked);
+  g_autofree char *detail = g_strdup_printf ("%s: %s", path, g_strerror (errnum));
+  g_auto(GStrv) lines = NULL;
+
+  flame_window_open (window, fb, missing_or_locked);
+  wait_for_window (window);
+  g_assert_true (gtk_revealer_get_reveal_child (window->error_revealer));
+  lines = g_strsplit (gtk_label_get_text (window->error_label), "\n", -1);
+  g_test_message ("error banner: %s | %s", lines[0], lines[1]);
+  g_assert_cmpuint (g_strv_length (lines), ==, 2);
+  g_assert_cmpstr (lines[0], ==, sentence);
+  g_assert_cmpstr (lines[1], ==, detail);
+  gtk_revealer_set_reveal_child (window->error_revealer, FALSE);
+}
+
+static void
+test_error_text (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("flamediff-test-XXXXXX", NULL);
+  g_autofree char *gone = g_build_filename (dir, "gone.folded", NULL);
+  g_autoptr(GFile) fg = g_file_new_for_path (gone);
+
+  open_example ();
+  check_open_error (fg, "The file “gone.folded” no longer exists. "
+                        "It may have been moved or deleted.", ENOENT);
+
+  if (geteuid () == 0)
+    g_test_message ("running as root, which reads any file: no permission test");
+  else
+    {
+      g_autoptr(GFile) fl = copy_example (dir, "current.folded", "locked.folded");
+      g_autofree char *locked = g_file_get_path (fl);
+
+      g_assert_cmpint (g_chmod (locked, 0), ==, 0);
+      check_open_error (fl, "Flamediff cannot access “locked.folded”: permission denied. "
+                            "Check the file’s permissions.", EACCES);
+      g_assert_cmpint (g_remove (locked), ==, 0);
+    }
+  open_example ();
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
 static GtkRecentInfo *
 lookup_recent (GFile *file)
 {
@@ -1898,6 +1952,7 @@ main (int   argc,
   g_test_add_func ("/window/keyboard-reach", test_keyboard_reach);
   g_test_add_func ("/window/changes-panel", test_changes_panel);
   g_test_add_func ("/window/bad-file-keeps-comparison", test_bad_file_keeps_comparison);
+  g_test_add_func ("/window/error-text", test_error_text);
   g_test_add_func ("/window/file-truncated-while-loading", test_file_truncated_while_loading);
   g_test_add_func ("/window/normalize-toggle", test_normalize_toggle);
   g_test_add_func ("/window/toggle-while-loading", test_toggle_while_loading);

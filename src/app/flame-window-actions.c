@@ -9,6 +9,7 @@
 #include <glib/gi18n.h>
 #include <string.h>
 
+#include "flame-error-text.h"
 #include "flame-export.h"
 #include "flame-file-chooser.h"
 #include "flame-record-dialog.h"
@@ -265,7 +266,11 @@ recover_thread (GTask        *task,
       if (profile != NULL)
         g_ptr_array_add (written, g_strdup (flame_profile_get_path (profile)));
       else
-        g_string_append_printf (errors, "%s%s", errors->len ? "\n" : "", error->message);
+        {
+          g_autofree char *text = flame_error_text (error, NULL);
+
+          g_string_append_printf (errors, "%s%s", errors->len ? "\n" : "", text);
+        }
     }
   if (errors->len > 0)
     g_object_set_data_full (G_OBJECT (task), "errors", g_string_free (errors, FALSE), g_free);
@@ -526,7 +531,7 @@ export_done (GObject      *object,
   self->n_exports--;
   if (!g_task_propagate_boolean (G_TASK (result), &error))
     {
-      g_autofree char *message = g_strdup_printf (_("Could not export the image: %s"), error->message);
+      g_autofree char *message = flame_error_text (error, _("Could not export the image"));
 
       _flame_window_show_error (self, message);
     }

@@ -19,6 +19,7 @@
 #include "flame-breadcrumbs.h"
 #include "flame-change-row.h"
 #include "flame-comparison.h"
+#include "flame-error-text.h"
 #include "flame-legend.h"
 #include "flame-loader.h"
 #include "flame-provenance.h"
@@ -715,8 +716,7 @@ view_done (GObject      *object,
       if ((gpointer) result == self->view_task &&
           !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         {
-          g_autofree char *message = g_strdup_printf (_("Could not compare the profiles: %s"),
-                                                      error->message);
+          g_autofree char *message = flame_error_text (error, _("Could not compare the profiles"));
 
           _flame_window_clear_pending (self);
           _flame_window_show_error (self, message);
@@ -807,11 +807,9 @@ comparison_done (GObject      *object,
         {
           g_autofree char *message = NULL;
 
-          if (opening)
-            /* Translators: %s is "file:line: reason" */
-            message = g_strdup_printf (_("Could not open the profile: %s"), error->message);
-          else
-            message = g_strdup_printf (_("Could not compare the profiles: %s"), error->message);
+          /* the message after them is "file:line: reason" */
+          message = flame_error_text (error, opening ? _("Could not open the profile")
+                                                     : _("Could not compare the profiles"));
           _flame_window_show_error (self, message);
         }
       return;
@@ -954,9 +952,12 @@ list_folder_runs (FlameWindow *self,
     paths = flame_comparison_list_runs (path, NULL, &error);
   if (paths == NULL)
     {
-      g_autofree char *message = g_strdup_printf (_("Could not open the profile: %s"),
-                                                  error ? error->message
-                                                        : _("only local folders can be read"));
+      g_autofree char *message = NULL;
+
+      if (error != NULL)
+        message = flame_error_text (error, _("Could not open the profile"));
+      else
+        message = g_strdup_printf (_("Could not open the profile: %s"), _("only local folders can be read"));
 
       _flame_window_show_error (self, message);
       return NULL;
