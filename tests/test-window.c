@@ -1666,6 +1666,70 @@ test_recent (void)
   g_assert_true (g_file_equal (window->files[1], cur));
   g_variant_unref (target);
 
+  /* the same pair of names in two folders: each item names its folder */
+  {
+    g_autofree char *da = g_build_filename (dir, "proj-a", NULL);
+    g_autofree char *db = g_build_filename (dir, "proj-b", NULL);
+    g_autoptr(GFile) ab = NULL, ac = NULL, bb = NULL, bc = NULL;
+    g_autofree char *want_a = NULL;
+    g_autofree char *want_b = NULL;
+    g_autofree char *label0 = NULL;
+    g_autofree char *label1 = NULL;
+    g_autofree char *bb_path = NULL;
+    GtkRecentInfo *gone;
+
+    g_assert_cmpint (g_mkdir (da, 0700), ==, 0);
+    g_assert_cmpint (g_mkdir (db, 0700), ==, 0);
+    ab = copy_example (da, "baseline.folded", "before.folded");
+    ac = copy_example (da, "current.folded", "after.folded");
+    bb = copy_example (db, "baseline.folded", "before.folded");
+    bc = copy_example (db, "current.folded", "after.folded");
+    flame_window_open (window, ab, ac);
+    wait_for_window (window);
+    flame_window_open (window, bb, bc);
+    wait_for_window (window);
+    iterate_for (200);
+    /* the folders are under /tmp, not the home folder: written in full */
+    want_a = g_strdup_printf ("before.folded → after.folded — in %s", da);
+    want_b = g_strdup_printf ("before.folded → after.folded — in %s", db);
+    g_assert_true (g_menu_model_get_item_attribute (menu, 0, G_MENU_ATTRIBUTE_LABEL, "s", &label0));
+    g_assert_true (g_menu_model_get_item_attribute (menu, 1, G_MENU_ATTRIBUTE_LABEL, "s", &label1));
+    g_assert_cmpstr (label0, ==, want_b);
+    g_assert_cmpstr (label1, ==, want_a);
+
+    /* proj-b's baseline deleted: its entry leaves the menu and the
+     * recent files, and proj-a's needs no folder any more */
+    bb_path = g_file_get_path (bb);
+    g_assert_cmpint (g_remove (bb_path), ==, 0);
+    _flame_window_rebuild_recent_menu (window);
+    iterate_for (200);
+    g_clear_pointer (&label0, g_free);
+    g_assert_true (g_menu_model_get_item_attribute (menu, 0, G_MENU_ATTRIBUTE_LABEL, "s", &label0));
+    g_assert_cmpstr (label0, ==, "before.folded → after.folded");
+    for (gint i = 1; i < g_menu_model_get_n_items (menu); i++)
+      {
+        g_autofree char *label = NULL;
+
+        g_assert_true (g_menu_model_get_item_attribute (menu, i, G_MENU_ATTRIBUTE_LABEL, "s", &label));
+        g_assert_cmpstr (label, !=, "before.folded → after.folded");
+        g_assert_null (strstr (label, "proj-b"));
+      }
+    gone = lookup_recent (bc);
+    g_assert_null (gone);
+  }
+
+  /* one file on both sides: it opens, and the bar says why nothing differs */
+  flame_window_open (window, base, base);
+  wait_for_window (window);
+  g_assert_true (g_file_equal (window->files[0], base));
+  g_assert_true (g_file_equal (window->files[1], base));
+  g_assert_cmpstr (gtk_stack_get_visible_child_name (window->main_stack), ==, "graph");
+  g_assert_true (gtk_revealer_get_reveal_child (window->error_revealer));
+  g_assert_cmpstr (gtk_label_get_text (window->error_label), ==,
+                   "“recent-base.folded” is both the baseline and the current profile, "
+                   "so nothing can differ. Open another file for one side.");
+  gtk_revealer_set_reveal_child (window->error_revealer, FALSE);
+
   open_example ();
   remove_tree (dir);
 }

@@ -211,6 +211,38 @@ open_recent_action (GtkWidget  *widget,
   flame_window_open (FLAME_WINDOW (widget), a, b);
 }
 
+/* Called when files were opened: a profile on both sides is a mistake
+ * (two picks of the same file in the dialog, a stale recent entry), but
+ * it still opens, the error bar saying why every change is zero. */
+void
+_flame_window_warn_same_file (FlameWindow *self)
+{
+  FlameComparison *c = self->comparison;
+
+  g_assert (FLAME_IS_WINDOW (self));
+
+  if (c == NULL)
+    return;
+  for (guint i = 0; i < flame_comparison_get_n_runs (c, FLAME_DIFF_BASELINE); i++)
+    for (guint j = 0; j < flame_comparison_get_n_runs (c, FLAME_DIFF_CURRENT); j++)
+      {
+        GFile *a = flame_comparison_get_run_file (c, FLAME_DIFF_BASELINE, i);
+        GFile *b = flame_comparison_get_run_file (c, FLAME_DIFF_CURRENT, j);
+
+        if (a != NULL && b != NULL && g_file_equal (a, b))
+          {
+            g_autofree char *name = g_file_get_basename (a);
+            /* Translators: %s is a file name */
+            g_autofree char *text = g_strdup_printf (_("“%s” is both the baseline and the current profile, "
+                                                       "so nothing can differ. Open another file for one side."),
+                                                     name);
+
+            _flame_window_show_error (self, text);
+            return;
+          }
+      }
+}
+
 static void
 record_action (GtkWidget  *widget,
                const char *name,

@@ -118,6 +118,7 @@ void             _flame_window_class_actions_init (GtkWidgetClass  *widget_class
 void             _flame_window_actions_update     (FlameWindow     *self);
 void             _flame_window_export             (FlameWindow     *self,
                                                    GFile           *file);
+void             _flame_window_warn_same_file     (FlameWindow     *self);
 
 /* flame-window-dnd.c */
 void             _flame_window_setup_dnd          (FlameWindow     *self);

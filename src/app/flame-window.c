@@ -640,6 +640,7 @@ adopt (FlameWindow       *self,
   if (opened)
     {
       _flame_window_add_to_recent (self);
+      _flame_window_warn_same_file (self);
       watch_files (self);
     }
   if (self->report != NULL && !was_diff && self->reveal_tick == 0 &&
