@@ -1901,6 +1901,69 @@ test_panel_width (void)
   g_assert_true (adw_flap_get_reveal_flap (window->flap));
 }
 
+/* names the widgets below @widget that need more than @limit px, so a
+ * failure of test_narrow_window says which */
+static void
+report_wide (GtkWidget *widget,
+             int        limit,
+             int        depth)
+{
+  int min = 0;
+
+  gtk_widget_measure (widget, GTK_ORIENTATION_HORIZONTAL, -1, &min, NULL, NULL, NULL);
+  if (min <= limit || !gtk_widget_get_visible (widget))
+    return;
+  g_test_message ("%*s%s#%s needs %d px", depth * 2, "", G_OBJECT_TYPE_NAME (widget),
+                  gtk_buildable_get_buildable_id (GTK_BUILDABLE (widget)) ?: "", min);
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    report_wide (c, limit, depth + 1);
+}
+
+/* The narrowest window (the .ui's width-request, 360 px, a phone in
+ * portrait): the window keeps that width, as nothing in it needs more;
+ * the panel folds over the graph. Writes narrow.png to look at. */
+static void
+test_narrow_window (void)
+{
+  FlameWindow *w = flame_window_new (ADW_APPLICATION (app));
+  GtkWidget *content;
+  int width_request = 0, min = 0;
+
+  g_object_get (w, "width-request", &width_request, NULL);
+  g_assert_cmpint (width_request, ==, 360);
+  gtk_window_set_default_size (GTK_WINDOW (w), width_request, 640);
+  gtk_window_present (GTK_WINDOW (w));
+  flame_window_open_example (w);
+  wait_for_window (w);
+  iterate_for (300);
+  /* the wide layout's minimum widened the window first; asked again, it
+   * takes the width the narrow layout allows (a phone's compositor does
+   * not ask: the window is maximized to the screen's 360 px) */
+  gtk_window_set_default_size (GTK_WINDOW (w), width_request, 640);
+  iterate_for (300);
+  content = adw_application_window_get_content (ADW_APPLICATION_WINDOW (w));
+  gtk_widget_measure (content, GTK_ORIENTATION_HORIZONTAL, -1, &min, NULL, NULL, NULL);
+  g_test_message ("narrow window: %d px wide, its content needs %d px",
+                  gtk_widget_get_width (GTK_WIDGET (w)), min);
+  report_wide (content, width_request, 0);
+  g_assert_cmpint (min, <=, width_request);
+  g_assert_cmpint (gtk_widget_get_width (content), <=, width_request);
+  g_assert_true (adw_flap_get_folded (w->flap));
+  {
+    g_autoptr(GdkTexture) texture = render_window (w);
+
+    save_screenshot (texture, "narrow.png");
+  }
+  gtk_widget_activate_action (GTK_WIDGET (w), "win.show-sidebar", NULL);
+  iterate_for (300);
+  {
+    g_autoptr(GdkTexture) texture = render_window (w);
+
+    save_screenshot (texture, "narrow-panel.png");
+  }
+  gtk_window_destroy (GTK_WINDOW (w));
+}
+
 /* Opening the example from the start page of a fresh window, with
  * animations on as on a desktop (flame_test_gui_start turns them off):
  * the side panel slides in and the graph takes the rest of the width. No
@@ -2038,6 +2101,7 @@ main (int   argc,
   g_test_add_func ("/window/preferences", test_preferences);
   g_test_add_func ("/window/legend", test_legend);
   g_test_add_func ("/window/panel-width", test_panel_width);
+  g_test_add_func ("/window/narrow", test_narrow_window);
   g_test_add_func ("/window/binary-changed", test_binary_changed);
   g_test_add_func ("/window/checkouts", test_checkouts);
   g_test_add_func ("/window/recover-banner", test_recover_banner);

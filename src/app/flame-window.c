@@ -76,6 +76,7 @@ set_busy_ui (FlameWindow *self,
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.cancel", busy);
   if (!busy)
     g_clear_handle_id (&self->progress_source, g_source_remove);
+  g_clear_handle_id (&self->narrow_idle, g_source_remove);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BUSY]);
 }
 
@@ -1798,6 +1799,7 @@ flame_window_class_init (FlameWindowClass *klass)
   object_class->get_property = flame_window_get_property;
   object_class->set_property = flame_window_set_property;
   window_class->close_request = flame_window_close_request;
+  widget_class->size_allocate = _flame_window_size_allocate;
 
   properties[PROP_VIEW] =
     g_param_spec_string ("view", NULL, NULL, "differential",
