@@ -1954,6 +1954,35 @@ test_narrow_window (void)
 
     save_screenshot (texture, "narrow.png");
   }
+  /* what left the header bar is at the top of the main menu */
+  g_assert_false (gtk_widget_get_visible (w->search_button));
+  g_assert_false (gtk_widget_get_visible (w->view_menu_button));
+  {
+    GtkWidget *button = gtk_widget_get_first_child (gtk_widget_get_parent (w->sidebar_button));
+    GMenuModel *menu, *section, *views;
+    g_autofree char *action = NULL;
+    g_autofree char *find = NULL;
+
+    while (button != NULL &&
+           !(GTK_IS_MENU_BUTTON (button) && gtk_menu_button_get_primary (GTK_MENU_BUTTON (button))))
+      button = gtk_widget_get_next_sibling (button);
+    g_assert_nonnull (button);
+    menu = gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (button));
+    section = g_menu_model_get_item_link (menu, 0, G_MENU_LINK_SECTION);
+    g_assert_nonnull (section);
+    {
+      g_autoptr(GMenuModel) options = g_menu_model_get_item_link (section, 0, G_MENU_LINK_SUBMENU);
+
+      g_assert_true (options == G_MENU_MODEL (w->view_menu));
+    }
+    views = g_menu_model_get_item_link (section, 1, G_MENU_LINK_SECTION);
+    g_assert_true (g_menu_model_get_item_attribute (views, 0, G_MENU_ATTRIBUTE_ACTION, "s", &action));
+    g_assert_cmpstr (action, ==, "win.view");
+    g_assert_true (g_menu_model_get_item_attribute (section, 2, G_MENU_ATTRIBUTE_ACTION, "s", &find));
+    g_assert_cmpstr (find, ==, "win.find");
+    g_object_unref (section);
+    g_object_unref (views);
+  }
   gtk_widget_activate_action (GTK_WIDGET (w), "win.show-sidebar", NULL);
   iterate_for (300);
   {
@@ -1961,6 +1990,12 @@ test_narrow_window (void)
 
     save_screenshot (texture, "narrow-panel.png");
   }
+  /* wide again: the header bar has its buttons back */
+  gtk_window_set_default_size (GTK_WINDOW (w), 1000, 640);
+  iterate_for (300);
+  g_assert_cmpint (gtk_widget_get_width (content), >=, 640);
+  g_assert_true (gtk_widget_get_visible (w->search_button));
+  g_assert_true (gtk_widget_get_visible (w->view_menu_button));
   gtk_window_destroy (GTK_WINDOW (w));
 }
 
