@@ -55,13 +55,15 @@ is_primary_menu_button (GtkWidget *w)
   return GTK_IS_MENU_BUTTON (w) && gtk_menu_button_get_primary (GTK_MENU_BUTTON (w));
 }
 
+/* the main menu's first section when narrow: View Options, the views,
+ * Find */
 static GMenu *
-narrow_section (void)
+narrow_section (FlameWindow *self)
 {
   GMenu *section = g_menu_new ();
   g_autoptr(GMenu) views = g_menu_new ();
-  g_autoptr(GMenuItem) item = NULL;
 
+  g_menu_append_submenu (section, _("View _Options"), G_MENU_MODEL (self->view_menu));
   g_menu_append (views, _("Differential"), "win.view::differential");
   /* Translators: the view of the code paths gone from the current profile */
   g_menu_append (views, _("Elided"), "win.view::elided");
@@ -94,9 +96,8 @@ apply_narrow (FlameWindow *self)
     {
       if (narrow)
         {
-          g_autoptr(GMenu) section = narrow_section ();
+          g_autoptr(GMenu) section = narrow_section (self);
 
-          g_menu_prepend_submenu (section, _("View _Options"), G_MENU_MODEL (self->view_menu));
           g_menu_prepend_section (primary, NULL, G_MENU_MODEL (section));
         }
       else
