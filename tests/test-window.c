@@ -10,9 +10,11 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <glib/gstdio.h>
 #include <locale.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "flame-application.h"
 #include "flame-change-row.h"
@@ -1538,6 +1540,58 @@ test_export (void)
   remove_tree (dir);
 }
 
+/* The error bar of a file that is gone, and of one without read
+ * permission: a plain sentence naming the file, then the system's own
+ * words (from strerror here) as a second line. */
+static void
+check_open_error (GFile      *missing_or_locked,
+                  const char *sentence,
+                  int         errnum)
+{
+  g_autofree char *base = example ("baseline.folded");
+  g_autoptr(GFile) fb = g_file_new_for_path (base);
+  g_autofree char *path = g_file_get_path (missing_or_locked);
+  g_autofree char *detail = g_strdup_printf ("%s: %s", path, g_strerror (errnum));
+  g_auto(GStrv) lines = NULL;
+
+  flame_window_open (window, fb, missing_or_locked);
+  wait_for_window (window);
+  g_assert_true (gtk_revealer_get_reveal_child (window->error_revealer));
+  lines = g_strsplit (gtk_label_get_text (window->error_label), "\n", -1);
+  g_test_message ("error banner: %s | %s", lines[0], lines[1]);
+  g_assert_cmpuint (g_strv_length (lines), ==, 2);
+  g_assert_cmpstr (lines[0], ==, sentence);
+  g_assert_cmpstr (lines[1], ==, detail);
+  gtk_revealer_set_reveal_child (window->error_revealer, FALSE);
+}
+
+static void
+test_error_text (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("flamediff-test-XXXXXX", NULL);
+  g_autofree char *gone = g_build_filename (dir, "gone.folded", NULL);
+  g_autoptr(GFile) fg = g_file_new_for_path (gone);
+
+  open_example ();
+  check_open_error (fg, "The file “gone.folded” no longer exists. "
+                        "It may have been moved or deleted.", ENOENT);
+
+  if (geteuid () == 0)
+    g_test_message ("running as root, which reads any file: no permission test");
+  else
+    {
+      g_autoptr(GFile) fl = copy_example (dir, "current.folded", "locked.folded");
+      g_autofree char *locked = g_file_get_path (fl);
+
+      g_assert_cmpint (g_chmod (locked, 0), ==, 0);
+      check_open_error (fl, "Flamediff cannot access “locked.folded”: permission denied. "
+                            "Check the file’s permissions.", EACCES);
+      g_assert_cmpint (g_remove (locked), ==, 0);
+    }
+  open_example ();
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
 static GtkRecentInfo *
 lookup_recent (GFile *file)
 {
@@ -1613,6 +1667,70 @@ test_recent (void)
   g_assert_true (g_file_equal (window->files[0], base));
   g_assert_true (g_file_equal (window->files[1], cur));
   g_variant_unref (target);
+
+  /* the same pair of names in two folders: each item names its folder */
+  {
+    g_autofree char *da = g_build_filename (dir, "proj-a", NULL);
+    g_autofree char *db = g_build_filename (dir, "proj-b", NULL);
+    g_autoptr(GFile) ab = NULL, ac = NULL, bb = NULL, bc = NULL;
+    g_autofree char *want_a = NULL;
+    g_autofree char *want_b = NULL;
+    g_autofree char *label0 = NULL;
+    g_autofree char *label1 = NULL;
+    g_autofree char *bb_path = NULL;
+    GtkRecentInfo *gone;
+
+    g_assert_cmpint (g_mkdir (da, 0700), ==, 0);
+    g_assert_cmpint (g_mkdir (db, 0700), ==, 0);
+    ab = copy_example (da, "baseline.folded", "before.folded");
+    ac = copy_example (da, "current.folded", "after.folded");
+    bb = copy_example (db, "baseline.folded", "before.folded");
+    bc = copy_example (db, "current.folded", "after.folded");
+    flame_window_open (window, ab, ac);
+    wait_for_window (window);
+    flame_window_open (window, bb, bc);
+    wait_for_window (window);
+    iterate_for (200);
+    /* the folders are under /tmp, not the home folder: written in full */
+    want_a = g_strdup_printf ("before.folded → after.folded — in %s", da);
+    want_b = g_strdup_printf ("before.folded → after.folded — in %s", db);
+    g_assert_true (g_menu_model_get_item_attribute (menu, 0, G_MENU_ATTRIBUTE_LABEL, "s", &label0));
+    g_assert_true (g_menu_model_get_item_attribute (menu, 1, G_MENU_ATTRIBUTE_LABEL, "s", &label1));
+    g_assert_cmpstr (label0, ==, want_b);
+    g_assert_cmpstr (label1, ==, want_a);
+
+    /* proj-b's baseline deleted: its entry leaves the menu and the
+     * recent files, and proj-a's needs no folder any more */
+    bb_path = g_file_get_path (bb);
+    g_assert_cmpint (g_remove (bb_path), ==, 0);
+    _flame_window_rebuild_recent_menu (window);
+    iterate_for (200);
+    g_clear_pointer (&label0, g_free);
+    g_assert_true (g_menu_model_get_item_attribute (menu, 0, G_MENU_ATTRIBUTE_LABEL, "s", &label0));
+    g_assert_cmpstr (label0, ==, "before.folded → after.folded");
+    for (gint i = 1; i < g_menu_model_get_n_items (menu); i++)
+      {
+        g_autofree char *label = NULL;
+
+        g_assert_true (g_menu_model_get_item_attribute (menu, i, G_MENU_ATTRIBUTE_LABEL, "s", &label));
+        g_assert_cmpstr (label, !=, "before.folded → after.folded");
+        g_assert_null (strstr (label, "proj-b"));
+      }
+    gone = lookup_recent (bc);
+    g_assert_null (gone);
+  }
+
+  /* one file on both sides: it opens, and the bar says why nothing differs */
+  flame_window_open (window, base, base);
+  wait_for_window (window);
+  g_assert_true (g_file_equal (window->files[0], base));
+  g_assert_true (g_file_equal (window->files[1], base));
+  g_assert_cmpstr (gtk_stack_get_visible_child_name (window->main_stack), ==, "graph");
+  g_assert_true (gtk_revealer_get_reveal_child (window->error_revealer));
+  g_assert_cmpstr (gtk_label_get_text (window->error_label), ==,
+                   "“recent-base.folded” is both the baseline and the current profile, "
+                   "so nothing can differ. Open another file for one side.");
+  gtk_revealer_set_reveal_child (window->error_revealer, FALSE);
 
   open_example ();
   remove_tree (dir);
@@ -1785,6 +1903,104 @@ test_panel_width (void)
   g_assert_true (adw_flap_get_reveal_flap (window->flap));
 }
 
+/* names the widgets below @widget that need more than @limit px, so a
+ * failure of test_narrow_window says which */
+static void
+report_wide (GtkWidget *widget,
+             int        limit,
+             int        depth)
+{
+  int min = 0;
+
+  gtk_widget_measure (widget, GTK_ORIENTATION_HORIZONTAL, -1, &min, NULL, NULL, NULL);
+  if (min <= limit || !gtk_widget_get_visible (widget))
+    return;
+  g_test_message ("%*s%s#%s needs %d px", depth * 2, "", G_OBJECT_TYPE_NAME (widget),
+                  gtk_buildable_get_buildable_id (GTK_BUILDABLE (widget)) ?: "", min);
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    report_wide (c, limit, depth + 1);
+}
+
+/* The narrowest window (the .ui's width-request, 360 px, a phone in
+ * portrait): the window keeps that width, as nothing in it needs more;
+ * the panel folds over the graph. Writes narrow.png to look at. */
+static void
+test_narrow_window (void)
+{
+  FlameWindow *w = flame_window_new (ADW_APPLICATION (app));
+  GtkWidget *content;
+  int width_request = 0, min = 0;
+
+  g_object_get (w, "width-request", &width_request, NULL);
+  g_assert_cmpint (width_request, ==, 360);
+  gtk_window_set_default_size (GTK_WINDOW (w), width_request, 640);
+  gtk_window_present (GTK_WINDOW (w));
+  flame_window_open_example (w);
+  wait_for_window (w);
+  iterate_for (300);
+  /* the wide layout's minimum widened the window first; asked again, it
+   * takes the width the narrow layout allows (a phone's compositor does
+   * not ask: the window is maximized to the screen's 360 px) */
+  gtk_window_set_default_size (GTK_WINDOW (w), width_request, 640);
+  iterate_for (300);
+  content = adw_application_window_get_content (ADW_APPLICATION_WINDOW (w));
+  gtk_widget_measure (content, GTK_ORIENTATION_HORIZONTAL, -1, &min, NULL, NULL, NULL);
+  g_test_message ("narrow window: %d px wide, its content needs %d px",
+                  gtk_widget_get_width (GTK_WIDGET (w)), min);
+  report_wide (content, width_request, 0);
+  g_assert_cmpint (min, <=, width_request);
+  g_assert_cmpint (gtk_widget_get_width (content), <=, width_request);
+  g_assert_true (adw_flap_get_folded (w->flap));
+  {
+    g_autoptr(GdkTexture) texture = render_window (w);
+
+    save_screenshot (texture, "narrow.png");
+  }
+  /* what left the header bar is at the top of the main menu */
+  g_assert_false (gtk_widget_get_visible (w->search_button));
+  g_assert_false (gtk_widget_get_visible (w->view_menu_button));
+  {
+    GtkWidget *button = gtk_widget_get_first_child (gtk_widget_get_parent (w->sidebar_button));
+    GMenuModel *menu, *section, *views;
+    g_autofree char *action = NULL;
+    g_autofree char *find = NULL;
+
+    while (button != NULL &&
+           !(GTK_IS_MENU_BUTTON (button) && gtk_menu_button_get_primary (GTK_MENU_BUTTON (button))))
+      button = gtk_widget_get_next_sibling (button);
+    g_assert_nonnull (button);
+    menu = gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (button));
+    section = g_menu_model_get_item_link (menu, 0, G_MENU_LINK_SECTION);
+    g_assert_nonnull (section);
+    {
+      g_autoptr(GMenuModel) options = g_menu_model_get_item_link (section, 0, G_MENU_LINK_SUBMENU);
+
+      g_assert_true (options == G_MENU_MODEL (w->view_menu));
+    }
+    views = g_menu_model_get_item_link (section, 1, G_MENU_LINK_SECTION);
+    g_assert_true (g_menu_model_get_item_attribute (views, 0, G_MENU_ATTRIBUTE_ACTION, "s", &action));
+    g_assert_cmpstr (action, ==, "win.view");
+    g_assert_true (g_menu_model_get_item_attribute (section, 2, G_MENU_ATTRIBUTE_ACTION, "s", &find));
+    g_assert_cmpstr (find, ==, "win.find");
+    g_object_unref (section);
+    g_object_unref (views);
+  }
+  gtk_widget_activate_action (GTK_WIDGET (w), "win.show-sidebar", NULL);
+  iterate_for (300);
+  {
+    g_autoptr(GdkTexture) texture = render_window (w);
+
+    save_screenshot (texture, "narrow-panel.png");
+  }
+  /* wide again: the header bar has its buttons back */
+  gtk_window_set_default_size (GTK_WINDOW (w), 1000, 640);
+  iterate_for (300);
+  g_assert_cmpint (gtk_widget_get_width (content), >=, 640);
+  g_assert_true (gtk_widget_get_visible (w->search_button));
+  g_assert_true (gtk_widget_get_visible (w->view_menu_button));
+  gtk_window_destroy (GTK_WINDOW (w));
+}
+
 /* Opening the example from the start page of a fresh window, with
  * animations on as on a desktop (flame_test_gui_start turns them off):
  * the side panel slides in and the graph takes the rest of the width. No
@@ -1900,6 +2116,7 @@ main (int   argc,
   g_test_add_func ("/window/keyboard-reach", test_keyboard_reach);
   g_test_add_func ("/window/changes-panel", test_changes_panel);
   g_test_add_func ("/window/bad-file-keeps-comparison", test_bad_file_keeps_comparison);
+  g_test_add_func ("/window/error-text", test_error_text);
   g_test_add_func ("/window/file-truncated-while-loading", test_file_truncated_while_loading);
   g_test_add_func ("/window/normalize-toggle", test_normalize_toggle);
   g_test_add_func ("/window/toggle-while-loading", test_toggle_while_loading);
@@ -1921,6 +2138,7 @@ main (int   argc,
   g_test_add_func ("/window/preferences", test_preferences);
   g_test_add_func ("/window/legend", test_legend);
   g_test_add_func ("/window/panel-width", test_panel_width);
+  g_test_add_func ("/window/narrow", test_narrow_window);
   g_test_add_func ("/window/binary-changed", test_binary_changed);
   g_test_add_func ("/window/checkouts", test_checkouts);
   g_test_add_func ("/window/recover-banner", test_recover_banner);

@@ -27,6 +27,7 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
+#include "flame-error-text.h"
 #include "flame-file-chooser.h"
 #include "flame-record-dialog-private.h"
 
@@ -211,6 +212,17 @@ show_error (FlameRecordDialog *self,
 {
   gtk_label_set_text (self->error_label, message ? message : "");
   gtk_widget_set_visible (GTK_WIDGET (self->error_label), message != NULL);
+}
+
+/* the recorder's errors read as sentences already ("the sampler … is
+ * not installed"); the system's refusals get plain words */
+static void
+show_error_from (FlameRecordDialog *self,
+                 const GError      *error)
+{
+  g_autofree char *message = flame_error_text (error, NULL);
+
+  show_error (self, message);
 }
 
 static gboolean
@@ -399,7 +411,7 @@ record_done (GObject      *object,
       self->phase = FLAME_RECORD_SETUP;
       gtk_stack_set_visible_child_name (self->stack, "setup");
       gtk_widget_set_visible (self->start_button, TRUE);
-      show_error (self, error->message);
+      show_error_from (self, error);
       update_setup (self);
       return;
     }
@@ -523,7 +535,7 @@ start_recording (FlameRecordDialog *self,
       if (sampler == NULL || !flame_sandbox_export_sampler (self->sandbox, sampler, &host, &error))
         {
           g_clear_object (&self->recorder);
-          show_error (self, error->message);
+          show_error_from (self, error);
           return;
         }
       flame_recorder_set_host_sampler (self->recorder, host);
@@ -584,7 +596,7 @@ start_action (GtkWidget  *widget,
     return;
   if (!parse_command (self, &argv, &error))
     {
-      show_error (self, error->message);
+      show_error_from (self, error);
       return;
     }
   g_strfreev (self->argv);

@@ -9,6 +9,7 @@
 #include <glib/gi18n.h>
 #include <string.h>
 
+#include "flame-error-text.h"
 #include "flame-export.h"
 #include "flame-file-chooser.h"
 #include "flame-record-dialog.h"
@@ -210,6 +211,38 @@ open_recent_action (GtkWidget  *widget,
   flame_window_open (FLAME_WINDOW (widget), a, b);
 }
 
+/* Called when files were opened: a profile on both sides is a mistake
+ * (two picks of the same file in the dialog, a stale recent entry), but
+ * it still opens, the error bar saying why every change is zero. */
+void
+_flame_window_warn_same_file (FlameWindow *self)
+{
+  FlameComparison *c = self->comparison;
+
+  g_assert (FLAME_IS_WINDOW (self));
+
+  if (c == NULL)
+    return;
+  for (guint i = 0; i < flame_comparison_get_n_runs (c, FLAME_DIFF_BASELINE); i++)
+    for (guint j = 0; j < flame_comparison_get_n_runs (c, FLAME_DIFF_CURRENT); j++)
+      {
+        GFile *a = flame_comparison_get_run_file (c, FLAME_DIFF_BASELINE, i);
+        GFile *b = flame_comparison_get_run_file (c, FLAME_DIFF_CURRENT, j);
+
+        if (a != NULL && b != NULL && g_file_equal (a, b))
+          {
+            g_autofree char *name = g_file_get_basename (a);
+            /* Translators: %s is a file name */
+            g_autofree char *text = g_strdup_printf (_("“%s” is both the baseline and the current profile, "
+                                                       "so nothing can differ. Open another file for one side."),
+                                                     name);
+
+            _flame_window_show_error (self, text);
+            return;
+          }
+      }
+}
+
 static void
 record_action (GtkWidget  *widget,
                const char *name,
@@ -265,7 +298,11 @@ recover_thread (GTask        *task,
       if (profile != NULL)
         g_ptr_array_add (written, g_strdup (flame_profile_get_path (profile)));
       else
-        g_string_append_printf (errors, "%s%s", errors->len ? "\n" : "", error->message);
+        {
+          g_autofree char *text = flame_error_text (error, NULL);
+
+          g_string_append_printf (errors, "%s%s", errors->len ? "\n" : "", text);
+        }
     }
   if (errors->len > 0)
     g_object_set_data_full (G_OBJECT (task), "errors", g_string_free (errors, FALSE), g_free);
@@ -526,7 +563,7 @@ export_done (GObject      *object,
   self->n_exports--;
   if (!g_task_propagate_boolean (G_TASK (result), &error))
     {
-      g_autofree char *message = g_strdup_printf (_("Could not export the image: %s"), error->message);
+      g_autofree char *message = flame_error_text (error, _("Could not export the image"));
 
       _flame_window_show_error (self, message);
     }

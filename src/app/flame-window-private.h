@@ -88,6 +88,9 @@ struct _FlameWindow
   gboolean              show_legend;
   gboolean              sidebar_shown_once;
   guint                 reveal_tick;
+  gboolean              narrow;          /* flame-window-narrow.c */
+  gboolean              narrow_applied;
+  guint                 narrow_idle;
 };
 
 /* flame-window.c */
@@ -105,9 +108,16 @@ void             _flame_window_class_actions_init (GtkWidgetClass  *widget_class
 void             _flame_window_actions_update     (FlameWindow     *self);
 void             _flame_window_export             (FlameWindow     *self,
                                                    GFile           *file);
+void             _flame_window_warn_same_file     (FlameWindow     *self);
 
 /* flame-window-dnd.c */
 void             _flame_window_setup_dnd          (FlameWindow     *self);
+
+/* flame-window-narrow.c */
+void             _flame_window_size_allocate      (GtkWidget       *widget,
+                                                   int              width,
+                                                   int              height,
+                                                   int              baseline);
 
 /* flame-window-recent.c */
 void             _flame_window_add_to_recent      (FlameWindow     *self);

@@ -146,16 +146,70 @@ compare_recent (gconstpointer a,
   return g_date_time_compare (tb, ta);
 }
 
+/* one comparison the Recent menu lists */
+typedef struct
+{
+  char     *label;
+  char     *folder;   /* the current file's folder, "~/proj-a" */
+  GVariant *target;   /* the URIs: win.open-recent's parameter */
+} RecentEntry;
+
+static void
+recent_entry_clear (RecentEntry *e)
+{
+  g_free (e->label);
+  g_free (e->folder);
+  g_clear_pointer (&e->target, g_variant_unref);
+}
+
+/* @file's folder as people write it: "~/proj-a" under the home folder */
+static char *
+folder_of (GFile *file)
+{
+  g_autoptr(GFile) parent = g_file_get_parent (file);
+  g_autoptr(GFile) home = g_file_new_for_path (g_get_home_dir ());
+  g_autofree char *rel = NULL;
+
+  if (parent == NULL)
+    return g_strdup ("/");
+  if (g_file_equal (parent, home))
+    return g_strdup ("~");
+  rel = g_file_get_relative_path (home, parent);
+  if (rel != NULL)
+    return g_strconcat ("~/", rel, NULL);
+  return g_file_get_parse_name (parent);
+}
+
+/* TRUE when every URI of @target names a file that is still there (a
+ * local stat each: the menu holds at most MAX_RECENT entries) */
+static gboolean
+target_exists (GVariant *target)
+{
+  g_autofree const char **uris = g_variant_get_strv (target, NULL);
+
+  for (guint i = 0; uris[i] != NULL; i++)
+    if (*uris[i] != '\0')
+      {
+        g_autoptr(GFile) file = g_file_new_for_uri (uris[i]);
+
+        if (!g_file_query_exists (file, NULL))
+          return FALSE;
+      }
+  return TRUE;
+}
+
 void
 _flame_window_rebuild_recent_menu (FlameWindow *self)
 {
   GtkRecentManager *manager = gtk_recent_manager_get_default ();
   GList *items = gtk_recent_manager_get_items (manager);
   g_autoptr(GPtrArray) sorted = g_ptr_array_new ();
-  guint shown = 0;
+  g_autoptr(GPtrArray) gone = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GArray) entries = g_array_new (FALSE, TRUE, sizeof (RecentEntry));
 
   g_assert (FLAME_IS_WINDOW (self));
 
+  g_array_set_clear_func (entries, (GDestroyNotify) recent_entry_clear);
   g_menu_remove_all (self->recent_menu);
   g_menu_remove_all (self->open_recent_section);
 
@@ -164,17 +218,15 @@ _flame_window_rebuild_recent_menu (FlameWindow *self)
       g_ptr_array_add (sorted, l->data);
   g_ptr_array_sort (sorted, compare_recent);
 
-  for (guint i = 0; i < sorted->len && shown < MAX_RECENT; i++)
+  for (guint i = 0; i < sorted->len && entries->len < MAX_RECENT; i++)
     {
       GtkRecentInfo *info = sorted->pdata[i];
       g_auto(GStrv) groups = gtk_recent_info_get_groups (info, NULL);
       const char *base_uri = NULL;
       const char *runs = NULL;
       g_autoptr(GFile) cur = g_file_new_for_uri (gtk_recent_info_get_uri (info));
-      g_autoptr(GFile) base = NULL;
       g_autofree char *cur_name = g_file_get_basename (cur);
-      g_autofree char *label = NULL;
-      g_autoptr(GMenuItem) item = NULL;
+      RecentEntry e = { NULL, NULL, NULL };
       GVariantBuilder b;
 
       for (guint g = 0; groups[g]; g++)
@@ -183,42 +235,66 @@ _flame_window_rebuild_recent_menu (FlameWindow *self)
         else if (g_str_has_prefix (groups[g], RECENT_RUNS_PREFIX))
           runs = groups[g];
       g_variant_builder_init (&b, G_VARIANT_TYPE_STRING_ARRAY);
-      if (runs != NULL && parse_runs_group (runs, &b, &label))
+      /* the baseline's runs, "", the current runs: all added there */
+      if (runs == NULL || !parse_runs_group (runs, &b, &e.label))
         {
-          /* the baseline's runs, "", the current runs: all added above */
-          item = g_menu_item_new (label, NULL);
-          g_menu_item_set_action_and_target_value (item, "win.open-recent", g_variant_builder_end (&b));
-          g_menu_append_item (self->recent_menu, item);
-          g_menu_append_item (self->open_recent_section, item);
-          shown++;
+          if (base_uri != NULL)
+            {
+              g_autoptr(GFile) base = g_file_new_for_uri (base_uri);
+              g_autofree char *base_name = g_file_get_basename (base);
+
+              e.label = g_strdup_printf (_("%s → %s"), base_name, cur_name);
+              g_variant_builder_add (&b, "s", base_uri);
+            }
+          else if (gtk_recent_info_has_group (info, RECENT_SINGLE_GROUP))
+            e.label = g_strdup (cur_name);
+          else
+            {
+              g_variant_builder_clear (&b);
+              continue;
+            }
+          g_variant_builder_add (&b, "s", gtk_recent_info_get_uri (info));
+        }
+      e.target = g_variant_ref_sink (g_variant_builder_end (&b));
+      /* a comparison whose files were moved or deleted cannot be opened:
+       * forget it rather than fail when it is picked */
+      if (!target_exists (e.target))
+        {
+          g_ptr_array_add (gone, g_strdup (gtk_recent_info_get_uri (info)));
+          recent_entry_clear (&e);
           continue;
         }
-      if (base_uri != NULL)
-        {
-          g_autofree char *base_name = NULL;
+      e.folder = folder_of (cur);
+      g_array_append_val (entries, e);
+    }
 
-          base = g_file_new_for_uri (base_uri);
-          base_name = g_file_get_basename (base);
-          label = g_strdup_printf (_("%s → %s"), base_name, cur_name);
-          g_variant_builder_add (&b, "s", base_uri);
-        }
-      else if (gtk_recent_info_has_group (info, RECENT_SINGLE_GROUP))
-        label = g_strdup (cur_name);
-      else
-        continue;
-      g_variant_builder_add (&b, "s", gtk_recent_info_get_uri (info));
+  for (guint i = 0; i < entries->len; i++)
+    {
+      RecentEntry *e = &g_array_index (entries, RecentEntry, i);
+      g_autoptr(GMenuItem) item = NULL;
+      g_autofree char *label = NULL;
+      gboolean twin = FALSE;
 
-      item = g_menu_item_new (label, NULL);
-      g_menu_item_set_action_and_target_value (item, "win.open-recent", g_variant_builder_end (&b));
+      /* menu items have no tooltips: entries that would read the same
+       * (one pair in two checkouts) name their folders */
+      for (guint j = 0; j < entries->len && !twin; j++)
+        twin = j != i && g_str_equal (e->label, g_array_index (entries, RecentEntry, j).label);
+      if (twin)
+        /* Translators: a recent comparison ("a.folded → b.folded"), then the folder of its files */
+        label = g_strdup_printf (_("%s — in %s"), e->label, e->folder);
+      item = g_menu_item_new (label ? label : e->label, NULL);
+      g_menu_item_set_action_and_target_value (item, "win.open-recent", e->target);
       g_menu_append_item (self->recent_menu, item);
       g_menu_append_item (self->open_recent_section, item);
-      shown++;
     }
-  if (shown == 0)
+  if (entries->len == 0)
     {
       g_autoptr(GMenuItem) item = g_menu_item_new (_("No Recent Comparisons"), "win.none");
 
       g_menu_append_item (self->recent_menu, item);
     }
   g_list_free_full (items, (GDestroyNotify) gtk_recent_info_unref);
+  /* last: removing emits "changed", which builds the menu again */
+  for (guint i = 0; i < gone->len; i++)
+    gtk_recent_manager_remove_item (manager, g_ptr_array_index (gone, i), NULL);
 }

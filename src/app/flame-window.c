@@ -18,6 +18,7 @@
 #include "flame-breadcrumbs.h"
 #include "flame-changes-panel.h"
 #include "flame-comparison.h"
+#include "flame-error-text.h"
 #include "flame-legend.h"
 #include "flame-loader.h"
 #include "flame-summary-bar.h"
@@ -59,6 +60,7 @@ set_busy_ui (FlameWindow *self,
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.cancel", busy);
   if (!busy)
     g_clear_handle_id (&self->progress_source, g_source_remove);
+  g_clear_handle_id (&self->narrow_idle, g_source_remove);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BUSY]);
 }
 
@@ -393,6 +395,7 @@ adopt (FlameWindow       *self,
   if (opened)
     {
       _flame_window_add_to_recent (self);
+      _flame_window_warn_same_file (self);
       watch_files (self);
     }
   if (self->report != NULL && !was_diff && self->reveal_tick == 0 &&
@@ -469,8 +472,7 @@ view_done (GObject      *object,
       if ((gpointer) result == self->view_task &&
           !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         {
-          g_autofree char *message = g_strdup_printf (_("Could not compare the profiles: %s"),
-                                                      error->message);
+          g_autofree char *message = flame_error_text (error, _("Could not compare the profiles"));
 
           _flame_window_clear_pending (self);
           _flame_window_show_error (self, message);
@@ -561,11 +563,9 @@ comparison_done (GObject      *object,
         {
           g_autofree char *message = NULL;
 
-          if (opening)
-            /* Translators: %s is "file:line: reason" */
-            message = g_strdup_printf (_("Could not open the profile: %s"), error->message);
-          else
-            message = g_strdup_printf (_("Could not compare the profiles: %s"), error->message);
+          /* the message after them is "file:line: reason" */
+          message = flame_error_text (error, opening ? _("Could not open the profile")
+                                                     : _("Could not compare the profiles"));
           _flame_window_show_error (self, message);
         }
       return;
@@ -708,9 +708,12 @@ list_folder_runs (FlameWindow *self,
     paths = flame_comparison_list_runs (path, NULL, &error);
   if (paths == NULL)
     {
-      g_autofree char *message = g_strdup_printf (_("Could not open the profile: %s"),
-                                                  error ? error->message
-                                                        : _("only local folders can be read"));
+      g_autofree char *message = NULL;
+
+      if (error != NULL)
+        message = flame_error_text (error, _("Could not open the profile"));
+      else
+        message = g_strdup_printf (_("Could not open the profile: %s"), _("only local folders can be read"));
 
       _flame_window_show_error (self, message);
       return NULL;
@@ -1303,6 +1306,7 @@ flame_window_class_init (FlameWindowClass *klass)
   object_class->get_property = flame_window_get_property;
   object_class->set_property = flame_window_set_property;
   window_class->close_request = flame_window_close_request;
+  widget_class->size_allocate = _flame_window_size_allocate;
 
   properties[PROP_VIEW] =
     g_param_spec_string ("view", NULL, NULL, "differential",

@@ -1,0 +1,149 @@
+/* flame-window-narrow.c: the window below NARROW_BELOW px wide (down to
+ * its width-request, 360 px: a phone in portrait)
+ *
+ * Copyright 2026 The Flamediff developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "flame-window-private.h"
+
+/* above every minimum width of the wide layout (the header bar's, about
+ * 600 px), so that switching to it cannot make the window too narrow for
+ * it and switch back */
+#define NARROW_BELOW 640
+
+/* The header bar's view switcher, search and view-options buttons move
+ * into the main menu (a section at its top), the Open button shows an
+ * icon, and the rest stacks: summary, colour key, a narrower panel.
+ * libadwaita 1.4's AdwBreakpoint would say this in the .ui; 1.2 (Debian
+ * 12) has none, so the window's allocation decides, for all versions. */
+
+/* the first widget under @root that @match accepts: widgets this file
+ * changes that the window does not keep a pointer to (the .ui's ids are
+ * only reachable when bound) */
+static GtkWidget *
+find_widget (GtkWidget *root,
+             gboolean (*match) (GtkWidget *))
+{
+  g_autoptr(GPtrArray) todo = g_ptr_array_new ();
+
+  g_ptr_array_add (todo, root);
+  while (todo->len > 0)
+    {
+      GtkWidget *w = g_ptr_array_steal_index (todo, todo->len - 1);
+
+      if (match (w))
+        return w;
+      for (GtkWidget *c = gtk_widget_get_last_child (w); c; c = gtk_widget_get_prev_sibling (c))
+        g_ptr_array_add (todo, c);
+    }
+  return NULL;
+}
+
+static gboolean
+is_summary_bar (GtkWidget *w)
+{
+  return GTK_IS_ORIENTABLE (w) && gtk_widget_has_css_class (w, "flame-summary");
+}
+
+static gboolean
+is_primary_menu_button (GtkWidget *w)
+{
+  return GTK_IS_MENU_BUTTON (w) && gtk_menu_button_get_primary (GTK_MENU_BUTTON (w));
+}
+
+/* the main menu's first section when narrow: View Options, the views,
+ * Find */
+static GMenu *
+narrow_section (FlameWindow *self)
+{
+  GMenu *section = g_menu_new ();
+  g_autoptr(GMenu) views = g_menu_new ();
+
+  g_menu_append_submenu (section, _("View _Options"), G_MENU_MODEL (self->view_menu));
+  g_menu_append (views, _("Differential"), "win.view::differential");
+  /* Translators: the view of the code paths gone from the current profile */
+  g_menu_append (views, _("Elided"), "win.view::elided");
+  g_menu_append_section (section, NULL, G_MENU_MODEL (views));
+  g_menu_append (section, _("_Find Functions"), "win.find");
+  return section;
+}
+
+static void
+apply_narrow (FlameWindow *self)
+{
+  gboolean narrow = self->narrow;
+  GtkWidget *button = find_widget (GTK_WIDGET (self->header_bar), is_primary_menu_button);
+  GMenuModel *model = button ? gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (button)) : NULL;
+  GMenu *primary = G_IS_MENU (model) ? G_MENU (model) : NULL;
+  GtkWidget *summary = find_widget (GTK_WIDGET (self), is_summary_bar);
+  GtkWidget *sidebar = adw_flap_get_flap (self->flap);
+  GtkWidget *content = adw_flap_get_content (self->flap);
+
+  gtk_widget_set_visible (GTK_WIDGET (self->title_stack), !narrow);
+  gtk_widget_set_visible (self->search_button, !narrow);
+  gtk_widget_set_visible (self->view_menu_button, !narrow);
+  if (narrow)
+    adw_split_button_set_icon_name (self->open_button, "document-open-symbolic");
+  else
+    adw_split_button_set_label (self->open_button, _("_Open"));
+  gtk_editable_set_width_chars (GTK_EDITABLE (self->search_entry), narrow ? 8 : 30);
+
+  if (primary != NULL)
+    {
+      if (narrow)
+        {
+          g_autoptr(GMenu) section = narrow_section (self);
+
+          g_menu_prepend_section (primary, NULL, G_MENU_MODEL (section));
+        }
+      else
+        g_menu_remove (primary, 0);
+    }
+
+  if (summary != NULL)
+    gtk_orientable_set_orientation (GTK_ORIENTABLE (summary),
+                                    narrow ? GTK_ORIENTATION_VERTICAL : GTK_ORIENTATION_HORIZONTAL);
+  gtk_orientable_set_orientation (GTK_ORIENTABLE (self->legend),
+                                  narrow ? GTK_ORIENTATION_VERTICAL : GTK_ORIENTATION_HORIZONTAL);
+  /* the .ui's widths, for the wide layout (flame-window.ui) */
+  if (content != NULL)
+    gtk_widget_set_size_request (content, narrow ? -1 : 400, -1);
+  if (sidebar != NULL)
+    gtk_widget_set_size_request (sidebar, narrow ? 320 : 500, -1);
+}
+
+static gboolean
+apply_narrow_idle (gpointer user_data)
+{
+  FlameWindow *self = user_data;
+
+  self->narrow_idle = 0;
+  if (self->narrow != self->narrow_applied)
+    {
+      self->narrow_applied = self->narrow;
+      apply_narrow (self);
+    }
+  return G_SOURCE_REMOVE;
+}
+
+/* the window's size_allocate: chains up, then switches the layout from
+ * an idle, as widgets shown or hidden during allocation would need it
+ * again */
+void
+_flame_window_size_allocate (GtkWidget *widget,
+                             int        width,
+                             int        height,
+                             int        baseline)
+{
+  FlameWindow *self = FLAME_WINDOW (widget);
+  GtkWidgetClass *parent = g_type_class_peek (ADW_TYPE_APPLICATION_WINDOW);
+
+  parent->size_allocate (widget, width, height, baseline);
+  self->narrow = width < NARROW_BELOW;
+  if (self->narrow != self->narrow_applied && self->narrow_idle == 0)
+    self->narrow_idle = g_idle_add (apply_narrow_idle, self);
+}
