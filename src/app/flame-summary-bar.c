@@ -481,3 +481,18 @@ flame_summary_bar_init (FlameSummaryBar *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
 }
+
+/* Narrow windows: the files and the totals one above the other instead
+ * of side by side (flame-window-narrow.c) */
+void
+flame_summary_bar_set_stacked (FlameSummaryBar *self,
+                               gboolean         stacked)
+{
+  GtkLayoutManager *layout;
+
+  g_return_if_fail (FLAME_IS_SUMMARY_BAR (self));
+
+  layout = gtk_widget_get_layout_manager (GTK_WIDGET (self));
+  gtk_orientable_set_orientation (GTK_ORIENTABLE (layout),
+                                  stacked ? GTK_ORIENTATION_VERTICAL : GTK_ORIENTATION_HORIZONTAL);
+}

@@ -23,6 +23,8 @@ const char      *flame_summary_bar_get_sample_type (FlameSummaryBar *self);
 void             flame_summary_bar_set_sample_type (FlameSummaryBar *self,
                                                     const char      *sample_type);
 const char      *flame_summary_bar_get_title       (FlameSummaryBar *self);
+void             flame_summary_bar_set_stacked     (FlameSummaryBar *self,
+                                                    gboolean         stacked);
 
 char            *flame_summary_bar_side_label      (GFile           *first,
                                                     guint            n_runs);

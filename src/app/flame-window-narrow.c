@@ -44,12 +44,6 @@ find_widget (GtkWidget *root,
 }
 
 static gboolean
-is_summary_bar (GtkWidget *w)
-{
-  return GTK_IS_ORIENTABLE (w) && gtk_widget_has_css_class (w, "flame-summary");
-}
-
-static gboolean
 is_primary_menu_button (GtkWidget *w)
 {
   return GTK_IS_MENU_BUTTON (w) && gtk_menu_button_get_primary (GTK_MENU_BUTTON (w));
@@ -79,7 +73,6 @@ apply_narrow (FlameWindow *self)
   GtkWidget *button = find_widget (GTK_WIDGET (self->header_bar), is_primary_menu_button);
   GMenuModel *model = button ? gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (button)) : NULL;
   GMenu *primary = G_IS_MENU (model) ? G_MENU (model) : NULL;
-  GtkWidget *summary = find_widget (GTK_WIDGET (self), is_summary_bar);
   GtkWidget *sidebar = adw_flap_get_flap (self->flap);
   GtkWidget *content = adw_flap_get_content (self->flap);
 
@@ -104,9 +97,7 @@ apply_narrow (FlameWindow *self)
         g_menu_remove (primary, 0);
     }
 
-  if (summary != NULL)
-    gtk_orientable_set_orientation (GTK_ORIENTABLE (summary),
-                                    narrow ? GTK_ORIENTATION_VERTICAL : GTK_ORIENTATION_HORIZONTAL);
+  flame_summary_bar_set_stacked (self->summary_bar, narrow);
   gtk_orientable_set_orientation (GTK_ORIENTABLE (self->legend),
                                   narrow ? GTK_ORIENTATION_VERTICAL : GTK_ORIENTATION_HORIZONTAL);
   /* the .ui's widths, for the wide layout (flame-window.ui) */
