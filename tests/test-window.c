@@ -705,6 +705,11 @@ test_sample_type (void)
   g_assert_nonnull (w->diff);
   /* the file's default (pprof: the last type, inuse_space) */
   g_assert_cmpstr (loaded_sample_type (w), ==, "inuse_space/bytes");
+  /* nothing elided: the title names the files instead of a lone
+   * Differential toggle */
+  g_assert_false (gtk_widget_get_visible (GTK_WIDGET (w->elided_button)));
+  g_assert_cmpstr (gtk_stack_get_visible_child_name (w->title_stack), ==, "title");
+  g_assert_cmpstr (adw_window_title_get_subtitle (w->window_title), ==, "Differential Flame Graph");
   g_object_get (w, "sample-type", &state, NULL);
   g_assert_cmpstr (state, ==, "inuse_space/bytes");
   g_assert_nonnull (strstr (gtk_label_get_text (w->summary_bar->scale_label), "Sample type: inuse_space (bytes)"));

@@ -116,8 +116,15 @@ update_summary (FlameWindow *self)
           g_autofree char *label = g_strdup_printf (_("Elided (%u)"), elided);
 
           gtk_button_set_label (GTK_BUTTON (self->elided_button), label);
+          gtk_stack_set_visible_child_name (self->title_stack, "switcher");
         }
-      gtk_stack_set_visible_child_name (self->title_stack, "switcher");
+      else
+        {
+          /* one view only: a title, not a lone toggle (issue 18) */
+          adw_window_title_set_title (self->window_title, title);
+          adw_window_title_set_subtitle (self->window_title, _("Differential Flame Graph"));
+          gtk_stack_set_visible_child_name (self->title_stack, "title");
+        }
       gtk_window_set_title (GTK_WINDOW (self), title);
     }
   else
