@@ -80,13 +80,11 @@ fail (Callgrind   *cg,
       const char  *format,
       ...)
 {
-  g_autofree char *message = NULL;
   va_list args;
 
   va_start (args, format);
-  message = g_strdup_vprintf (format, args);
+  flame_input_set_errorv (cg->in, error, FLAME_ERROR_PARSE, cg->line_no, format, args);
   va_end (args);
-  flame_input_set_error (cg->in, error, FLAME_ERROR_PARSE, cg->line_no, "%s", message);
   return FALSE;
 }
 

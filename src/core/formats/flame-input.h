@@ -73,11 +73,31 @@ flame_next_line (const char *data,
   return line;
 }
 
-void flame_input_set_error (FlameInput  *in,
-                            GError     **error,
-                            gint         code,
-                            guint64      line,
-                            const char  *format,
-                            ...) G_GNUC_PRINTF (5, 6);
+/* "FILE:LINE: reason" (text formats), or "FILE: reason" when @line is 0 */
+void flame_input_set_error         (FlameInput  *in,
+                                    GError     **error,
+                                    gint         code,
+                                    guint64      line,
+                                    const char  *format,
+                                    ...) G_GNUC_PRINTF (5, 6);
+void flame_input_set_errorv        (FlameInput  *in,
+                                    GError     **error,
+                                    gint         code,
+                                    guint64      line,
+                                    const char  *format,
+                                    va_list      args) G_GNUC_PRINTF (5, 0);
+/* "FILE: byte N: reason" (binary formats) */
+void flame_input_set_error_at_byte (FlameInput  *in,
+                                    GError     **error,
+                                    gint         code,
+                                    guint64      byte,
+                                    const char  *format,
+                                    ...) G_GNUC_PRINTF (5, 6);
+void flame_input_set_error_at_bytev (FlameInput  *in,
+                                     GError     **error,
+                                     gint         code,
+                                     guint64      byte,
+                                     const char  *format,
+                                     va_list      args) G_GNUC_PRINTF (5, 0);
 
 G_END_DECLS

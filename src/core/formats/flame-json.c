@@ -111,14 +111,11 @@ flame_json_error_at (FlameInput  *in,
                      const char  *format,
                      ...)
 {
-  g_autofree char *message = NULL;
   va_list args;
 
   va_start (args, format);
-  message = g_strdup_vprintf (format, args);
+  flame_input_set_error_at_bytev (in, error, code, offset, format, args);
   va_end (args);
-  g_set_error (error, FLAME_ERROR, code, "%s: byte %" G_GSIZE_FORMAT ": %s",
-               in->name, offset, message);
 }
 
 void
@@ -128,13 +125,11 @@ flame_json_set_error (FlameJson   *json,
                       const char  *format,
                       ...)
 {
-  g_autofree char *message = NULL;
   va_list args;
 
   va_start (args, format);
-  message = g_strdup_vprintf (format, args);
+  flame_input_set_error_at_bytev (json->in, error, code, flame_json_offset (json), format, args);
   va_end (args);
-  flame_json_error_at (json->in, error, code, flame_json_offset (json), "%s", message);
 }
 
 /* flame_json_want()'s error: always FALSE */

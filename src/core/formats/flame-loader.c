@@ -87,6 +87,23 @@ flame_input_tick_slow (FlameInput  *in,
 }
 
 void
+flame_input_set_errorv (FlameInput  *in,
+                        GError     **error,
+                        gint         code,
+                        guint64      line,
+                        const char  *format,
+                        va_list      args)
+{
+  g_autofree char *message = g_strdup_vprintf (format, args);
+
+  if (line > 0)
+    g_set_error (error, FLAME_ERROR, code, "%s:%" G_GUINT64_FORMAT ": %s",
+                 in->name, line, message);
+  else
+    g_set_error (error, FLAME_ERROR, code, "%s: %s", in->name, message);
+}
+
+void
 flame_input_set_error (FlameInput  *in,
                        GError     **error,
                        gint         code,
@@ -94,18 +111,40 @@ flame_input_set_error (FlameInput  *in,
                        const char  *format,
                        ...)
 {
-  g_autofree char *message = NULL;
   va_list args;
 
   va_start (args, format);
-  message = g_strdup_vprintf (format, args);
+  flame_input_set_errorv (in, error, code, line, format, args);
   va_end (args);
+}
 
-  if (line > 0)
-    g_set_error (error, FLAME_ERROR, code, "%s:%" G_GUINT64_FORMAT ": %s",
-                 in->name, line, message);
-  else
-    g_set_error (error, FLAME_ERROR, code, "%s: %s", in->name, message);
+void
+flame_input_set_error_at_bytev (FlameInput  *in,
+                                GError     **error,
+                                gint         code,
+                                guint64      byte,
+                                const char  *format,
+                                va_list      args)
+{
+  g_autofree char *message = g_strdup_vprintf (format, args);
+
+  g_set_error (error, FLAME_ERROR, code, "%s: byte %" G_GUINT64_FORMAT ": %s",
+               in->name, byte, message);
+}
+
+void
+flame_input_set_error_at_byte (FlameInput  *in,
+                               GError     **error,
+                               gint         code,
+                               guint64      byte,
+                               const char  *format,
+                               ...)
+{
+  va_list args;
+
+  va_start (args, format);
+  flame_input_set_error_at_bytev (in, error, code, byte, format, args);
+  va_end (args);
 }
 
 static GBytes *

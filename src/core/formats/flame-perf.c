@@ -574,17 +574,14 @@ set_error (Parser      *ps,
            const char  *format,
            ...)
 {
-  g_autofree char *message = NULL;
   va_list args;
 
   va_start (args, format);
-  message = g_strdup_vprintf (format, args);
-  va_end (args);
   if (ps->binary)
-    flame_input_set_error (ps->in, error, code, 0, "byte %" G_GUINT64_FORMAT ": %s", where,
-                           message);
+    flame_input_set_error_at_bytev (ps->in, error, code, where, format, args);
   else
-    flame_input_set_error (ps->in, error, code, where, "%s", message);
+    flame_input_set_errorv (ps->in, error, code, where, format, args);
+  va_end (args);
 }
 
 static char *

@@ -182,13 +182,11 @@ fail (Reader      *rd,
       const char  *format,
       ...)
 {
-  g_autofree char *message = NULL;
   va_list args;
 
   va_start (args, format);
-  message = g_strdup_vprintf (format, args);
+  flame_input_set_error_at_bytev (rd->in, error, code, where, format, args);
   va_end (args);
-  flame_input_set_error (rd->in, error, code, 0, "byte %" G_GSIZE_FORMAT ": %s", where, message);
 }
 
 static void

@@ -163,8 +163,7 @@ set_error (Pprof       *pp,
            gsize        offset,
            const char  *reason)
 {
-  flame_input_set_error (pp->in, error, code, 0, "byte %" G_GSIZE_FORMAT ": %s",
-                         offset, reason);
+  flame_input_set_error_at_byte (pp->in, error, code, offset, "%s", reason);
 }
 
 static gboolean

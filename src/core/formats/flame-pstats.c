@@ -77,14 +77,11 @@ marshal_fail (Marshal     *m,
               const char  *format,
               ...)
 {
-  g_autofree char *message = NULL;
   va_list args;
 
   va_start (args, format);
-  message = g_strdup_vprintf (format, args);
+  flame_input_set_error_at_bytev (m->in, error, FLAME_ERROR_PARSE, offset, format, args);
   va_end (args);
-  flame_input_set_error (m->in, error, FLAME_ERROR_PARSE, 0,
-                         "byte %" G_GSIZE_FORMAT ": %s", offset, message);
   return FALSE;
 }
 
