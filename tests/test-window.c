@@ -1947,8 +1947,17 @@ test_narrow_window (void)
    * takes the width the narrow layout allows (a phone's compositor does
    * not ask: the window is maximized to the screen's 360 px) */
   gtk_window_set_default_size (GTK_WINDOW (w), width_request, 640);
-  iterate_for (300);
   content = adw_application_window_get_content (ADW_APPLICATION_WINDOW (w));
+  {
+    /* the layout switches from an idle after an allocation: wait for it
+     * (a slow sanitizer build needs longer than 300 ms), 20 s at most */
+    gint64 end = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+
+    iterate_for (300);
+    while ((!w->narrow_applied || gtk_widget_get_width (content) > width_request ||
+            gtk_widget_get_visible (w->search_button)) && g_get_monotonic_time () < end)
+      iterate_for (20);
+  }
   gtk_widget_measure (content, GTK_ORIENTATION_HORIZONTAL, -1, &min, NULL, NULL, NULL);
   g_test_message ("narrow window: %d px wide, its content needs %d px",
                   gtk_widget_get_width (GTK_WIDGET (w)), min);
@@ -1999,7 +2008,14 @@ test_narrow_window (void)
   }
   /* wide again: the header bar has its buttons back */
   gtk_window_set_default_size (GTK_WINDOW (w), 1000, 640);
-  iterate_for (300);
+  {
+    gint64 end = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+
+    iterate_for (300);
+    while ((w->narrow_applied || !gtk_widget_get_visible (w->search_button)) &&
+           g_get_monotonic_time () < end)
+      iterate_for (20);
+  }
   g_assert_cmpint (gtk_widget_get_width (content), >=, 640);
   g_assert_true (gtk_widget_get_visible (w->search_button));
   g_assert_true (gtk_widget_get_visible (w->view_menu_button));
