@@ -775,6 +775,12 @@ flame_speedscope_load (FlameInput              *in,
   ld.in = in;
   ld.opts = options ? options : &defaults;
   ld.profile = flame_profile_new (FLAME_FORMAT_SPEEDSCOPE, 1);
+  /* a node per frame index in the samples at most, and an index takes
+   * at least two bytes ("0,"); random stacks hold one per ~6 bytes. Only
+   * address space (flame_tree_reserve_space()); the node arrays then
+   * never move as the tree grows. */
+  flame_tree_reserve_space (flame_profile_get_tree (ld.profile),
+                            (guint32) MIN (in->len / 4, (gsize) G_MAXUINT32));
   flame_profile_set_path (ld.profile, in->name);
   ld.frames = g_array_new (FALSE, FALSE, sizeof (RawFrame));
   ld.pool = g_byte_array_new ();
