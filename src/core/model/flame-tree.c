@@ -85,6 +85,38 @@ slots_full (gsize n_nodes,
   return n_nodes * 4 > (mask + 1) * 3;
 }
 
+/* Doubles the index. The old one is read in slot order, starting after
+ * an empty slot so that no run of entries is split, and each entry lands
+ * near its old place or half the new size further: the writes go in two
+ * forward streams rather than at random, as rebuild_slots()'s do. Any
+ * insertion order gives a valid linear-probing table. */
+static void
+grow_slots (FlameTree *self)
+{
+  guint32 old_mask = self->mask;
+  guint32 mask = old_mask * 2 + 1;
+  FlameTreeSlot *old = self->slots;
+  FlameTreeSlot *slots = g_new0 (FlameTreeSlot, (gsize) mask + 1);
+  guint32 first = 0;
+
+  while (old[first].node1 != 0)
+    first++;
+  for (guint32 k = 1; k <= old_mask + 1; k++)
+    {
+      const FlameTreeSlot *e = &old[(first + k) & old_mask];
+      guint32 i;
+
+      if (e->node1 == 0)
+        continue;
+      for (i = e->tag & mask; slots[i].node1 != 0; i = (i + 1) & mask)
+        ;
+      slots[i] = *e;
+    }
+  g_free (old);
+  self->slots = slots;
+  self->mask = mask;
+}
+
 static guint32
 mask_for (guint32 n_nodes)
 {
@@ -299,7 +331,7 @@ add_child (FlameTree *self,
   self->slots[i] = (FlameTreeSlot) { h, node + 1 };
 
   if (slots_full (self->n_nodes, self->mask))
-    rebuild_slots (self, self->mask * 2 + 1);
+    grow_slots (self);
 
   return node;
 }
