@@ -547,8 +547,12 @@ flame_folded_load (FlameInput  *in,
   frames = flame_profile_get_frames (profile);
   tree = flame_profile_get_tree (profile);
   prefix_cache_reserve (&pc, 64);
-  /* Typical collapsed files hold one node per 150–300 bytes; sizing the
-   * tree up front saves most of the rehashing as it grows. */
+  /* The node arrays get room (address space only) for a node per 8
+   * bytes, so that they never move as the tree grows: a new node takes
+   * at least a name and a ';', and files of random stacks hold one per
+   * ~50 bytes. Typical collapsed files hold one node per 150–300 bytes;
+   * sizing the index for that saves most of its regrowing. */
+  flame_tree_reserve_space (tree, (guint32) MIN (in->len / 8, (gsize) G_MAXUINT32));
   flame_tree_reserve (tree, (guint32) MIN (in->len / 200, (gsize) 1 << 26));
   flame_tree_ensure_index (tree);
 

@@ -85,6 +85,38 @@ slots_full (gsize n_nodes,
   return n_nodes * 4 > (mask + 1) * 3;
 }
 
+/* Doubles the index. The old one is read in slot order, starting after
+ * an empty slot so that no run of entries is split, and each entry lands
+ * near its old place or half the new size further: the writes go in two
+ * forward streams rather than at random, as rebuild_slots()'s do. Any
+ * insertion order gives a valid linear-probing table. */
+static void
+grow_slots (FlameTree *self)
+{
+  guint32 old_mask = self->mask;
+  guint32 mask = old_mask * 2 + 1;
+  FlameTreeSlot *old = self->slots;
+  FlameTreeSlot *slots = g_new0 (FlameTreeSlot, (gsize) mask + 1);
+  guint32 first = 0;
+
+  while (old[first].node1 != 0)
+    first++;
+  for (guint32 k = 1; k <= old_mask + 1; k++)
+    {
+      const FlameTreeSlot *e = &old[(first + k) & old_mask];
+      guint32 i;
+
+      if (e->node1 == 0)
+        continue;
+      for (i = e->tag & mask; slots[i].node1 != 0; i = (i + 1) & mask)
+        ;
+      slots[i] = *e;
+    }
+  g_free (old);
+  self->slots = slots;
+  self->mask = mask;
+}
+
 static guint32
 mask_for (guint32 n_nodes)
 {
@@ -185,6 +217,68 @@ flame_tree_reserve (FlameTree *self,
 }
 
 /**
+ * flame_tree_reserve_space:
+ * @max_nodes: as many nodes as the input could possibly make, or about
+ *
+ * Moves the node arrays, once, to where they have room for @max_nodes,
+ * so that they never move again while the tree grows to that size: a
+ * loader that knows its input's length calls it first. Only address
+ * space: a page is backed when a node on it is first written, so a
+ * generous bound costs nothing (fresh zeroed arrays, not a realloc and
+ * memset). The index is not resized (its pages are all touched, so
+ * flame_tree_reserve() sizes it, for the expected count). Where the
+ * system refuses that much address space, the arrays stay and grow as
+ * before.
+ */
+void
+flame_tree_reserve_space (FlameTree *self,
+                          guint32    max_nodes)
+{
+  FlameNode *nodes;
+  gdouble *weights[2 * FLAME_TREE_MAX_COLUMNS] = { NULL, };
+  guint32 *hashes = NULL;
+  gsize n = self->n_nodes;
+  gboolean ok;
+
+  max_nodes = MIN (max_nodes, G_MAXUINT32 / 2);
+  if (max_nodes <= self->alloc_nodes)
+    return;
+  nodes = g_try_new (FlameNode, max_nodes);
+  ok = nodes != NULL;
+  for (guint k = 0; ok && k < 2 * self->n_columns; k++)
+    ok = (weights[k] = g_try_new0 (gdouble, max_nodes)) != NULL;
+  if (ok && self->hashes != NULL)
+    ok = (hashes = g_try_new (guint32, max_nodes)) != NULL;
+  if (!ok)
+    {
+      g_free (nodes);
+      for (guint k = 0; k < 2 * self->n_columns; k++)
+        g_free (weights[k]);
+      return;
+    }
+
+  memcpy (nodes, self->nodes, n * sizeof (FlameNode));
+  g_free (self->nodes);
+  self->nodes = nodes;
+  for (guint c = 0; c < self->n_columns; c++)
+    {
+      memcpy (weights[2 * c], self->self[c], n * sizeof (gdouble));
+      memcpy (weights[2 * c + 1], self->total[c], n * sizeof (gdouble));
+      g_free (self->self[c]);
+      g_free (self->total[c]);
+      self->self[c] = weights[2 * c];
+      self->total[c] = weights[2 * c + 1];
+    }
+  if (hashes != NULL)
+    {
+      memcpy (hashes, self->hashes, n * sizeof (guint32));
+      g_free (self->hashes);
+      self->hashes = hashes;
+    }
+  self->alloc_nodes = max_nodes;
+}
+
+/**
  * flame_tree_copy_structure:
  * @frame_map: maps @src's frame ids to @self's; must be injective, or
  *   siblings that should merge would stay apart
@@ -237,7 +331,7 @@ add_child (FlameTree *self,
   self->slots[i] = (FlameTreeSlot) { h, node + 1 };
 
   if (slots_full (self->n_nodes, self->mask))
-    rebuild_slots (self, self->mask * 2 + 1);
+    grow_slots (self);
 
   return node;
 }

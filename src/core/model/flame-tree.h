@@ -75,6 +75,8 @@ void       flame_tree_add_self    (FlameTree  *self,
                                    gdouble     weight);
 void       flame_tree_reserve     (FlameTree  *self,
                                    guint32     n_nodes);
+void       flame_tree_reserve_space (FlameTree *self,
+                                     guint32    max_nodes);
 void       flame_tree_copy_structure (FlameTree       *self,
                                       const FlameTree *src,
                                       const guint32   *frame_map);
