@@ -7,9 +7,9 @@
  * JIT functions from its perf map, in the main thread and in workers.
  *
  * The interpreter is the system's python3 (Debian 12: 3.11); tests skip
- * visibly without it. The python312/ tests run the same on a CPython
- * 3.12 ($FLAMEDIFF_PYTHON312, else python3.12 on the PATH), which no
- * Debian suite packages: they skip visibly without one. Newer versions
+ * visibly without it. The python312- tests run the same on a CPython
+ * 3.12 ($FLAMEDIFF_PYTHON312, else python3.12 on the PATH, else pyenv's),
+ * which no Debian suite packages: they skip visibly without one. Newer versions
  * are recorded in a Debian sid chroot by tools/test-runtimes-chroot.sh.
  *
  * Copyright 2026 The Flamediff developers
@@ -29,42 +29,114 @@
 #include "flame-recorder.h"
 #include "flame-test-utils.h"
 
-/* the interpreter a test runs: @version NULL or "" the system's
+/* pyenv's version directories ("3.12.1", "3.12.10"), by their numbers */
+static gint
+cmp_versions (gconstpointer a,
+              gconstpointer b)
+{
+  g_auto(GStrv) x = g_strsplit (*(char *const *) a, ".", -1);
+  g_auto(GStrv) y = g_strsplit (*(char *const *) b, ".", -1);
+
+  for (guint i = 0; x[i] != NULL && y[i] != NULL; i++)
+    {
+      guint64 m = g_ascii_strtoull (x[i], NULL, 10), n = g_ascii_strtoull (y[i], NULL, 10);
+
+      if (m != n)
+        return m < n ? -1 : 1;
+    }
+  return strcmp (*(char *const *) a, *(char *const *) b);
+}
+
+/* The interpreter that @candidate runs, when it is CPython @version
+ * ("3.12"): sys.executable, so that a wrapper (pyenv's shims) is not
+ * what gets recorded; NULL when it does not run or is another version. */
+static char *
+interpreter_of (const char *candidate,
+                const char *version)
+{
+  const char *argv[] = { candidate, "-c",
+                         "import sys; print('%d.%d' % sys.version_info[:2]); print(sys.executable)",
+                         NULL };
+  g_autofree char *out = NULL;
+  g_auto(GStrv) lines = NULL;
+  int status;
+
+  if (!g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, &out,
+                     NULL, &status, NULL) ||
+      !g_spawn_check_wait_status (status, NULL))
+    return NULL;
+  lines = g_strsplit (out, "\n", 3);
+  if (g_strv_length (lines) < 2 || strcmp (lines[0], version) != 0 ||
+      !g_file_test (lines[1], G_FILE_TEST_IS_EXECUTABLE))
+    return NULL;
+  return g_strdup (lines[1]);
+}
+
+/* the interpreter a test runs: @version "" the system's
  * ($FLAMEDIFF_PYTHON, else /usr/bin/python3), "3.12" one of that version
- * ($FLAMEDIFF_PYTHON312, else python3.12 on the PATH); NULL (and the
+ * ($FLAMEDIFF_PYTHON312, which must be one; else python3.12 on the PATH,
+ * else the newest of pyenv's $PYENV_ROOT/versions/3.12.*); NULL (and the
  * test skipped, saying why) when there is none */
 static const char *
 python_for (const char *version)
 {
   static char *found[2];
-  gboolean other = version != NULL && *version != '\0';
+  gboolean other = *version != '\0';
   const char *py;
 
   if (found[other] != NULL)
     return found[other];
-  if (!other)
-    {
-      py = g_getenv ("FLAMEDIFF_PYTHON");
-      if (py == NULL)
-        py = "/usr/bin/python3";
-    }
-  else
+  if (other)
     {
       g_auto(GStrv) parts = g_strsplit (version, ".", -1);
       g_autofree char *digits = g_strjoinv ("", parts);
       g_autofree char *var = g_strconcat ("FLAMEDIFF_PYTHON", digits, NULL);
       g_autofree char *name = g_strconcat ("python", version, NULL);
+      g_autofree char *in_path = g_find_program_in_path (name);
+      g_autofree char *pyenv = g_strdup (g_getenv ("PYENV_ROOT"));
+      g_autoptr(GPtrArray) candidates = g_ptr_array_new_with_free_func (g_free);
+      g_autoptr(GDir) dir = NULL;
+      const char *entry;
 
       py = g_getenv (var);
-      if (py == NULL && (found[other] = g_find_program_in_path (name)) != NULL)
-        return found[other];
-      if (py == NULL)
+      if (py != NULL)
         {
-          g_test_skip_printf ("no CPython %s (no %s on the PATH; $%s names one)", version, name,
-                              var);
-          return NULL;
+          found[other] = interpreter_of (py, version);
+          if (found[other] == NULL)
+            g_test_fail_printf ("$%s=%s does not run CPython %s", var, py, version);
+          return found[other];
         }
+      if (in_path != NULL)
+        g_ptr_array_add (candidates, g_steal_pointer (&in_path));
+      if (pyenv == NULL)
+        pyenv = g_build_filename (g_get_home_dir (), ".pyenv", NULL);
+      {
+        g_autofree char *versions = g_build_filename (pyenv, "versions", NULL);
+        g_autoptr(GPtrArray) named = g_ptr_array_new_with_free_func (g_free);
+        g_autofree char *prefix = g_strconcat (version, ".", NULL);
+
+        dir = g_dir_open (versions, 0, NULL);
+        while (dir != NULL && (entry = g_dir_read_name (dir)) != NULL)
+          if (g_str_has_prefix (entry, prefix))
+            g_ptr_array_add (named, g_strdup (entry));
+        /* newest first: 3.12.10 before 3.12.9 */
+        g_ptr_array_sort (named, cmp_versions);
+        for (guint i = named->len; i-- > 0;)
+          g_ptr_array_add (candidates, g_build_filename (versions, named->pdata[i], "bin", name,
+                                                         NULL));
+      }
+      for (guint i = 0; i < candidates->len && found[other] == NULL; i++)
+        found[other] = interpreter_of (candidates->pdata[i], version);
+      if (found[other] == NULL)
+        g_test_skip_printf ("no CPython %s (none on the PATH or in %s/versions; $%s names one)",
+                            version, pyenv, var);
+      else
+        g_test_message ("CPython %s: %s", version, found[other]);
+      return found[other];
     }
+  py = g_getenv ("FLAMEDIFF_PYTHON");
+  if (py == NULL)
+    py = "/usr/bin/python3";
   if (!g_file_test (py, G_FILE_TEST_IS_EXECUTABLE))
     {
       g_test_skip_printf ("no %s", py);
