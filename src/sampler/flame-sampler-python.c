@@ -12,8 +12,9 @@
  * The layouts: CPython 3.13 and later describe themselves in
  * _Py_DebugOffsets at the start of _PyRuntime (cookie "xdebugpy" and the
  * version; read here for the versions whose struct we know: 3.13, 3.14,
- * 3.15), 3.11 from its headers. Anything else is reported as seen but
- * unsupported, and samples keep their native stacks.
+ * 3.15), 3.11 and 3.12 from their headers (one table each, checked with
+ * offsetof against a built interpreter). Anything else is reported as
+ * seen but unsupported, and samples keep their native stacks.
  *
  * A code object is sent once per process image (FLAME_REC_PYCODE: its
  * qualified name, file, first line and line table), the first time a
@@ -45,6 +46,7 @@ typedef struct
    * current frame itself (3.13+, cf_current_frame < 0) */
   size_t ts_next, ts_thread_id, ts_frame;
   long   cf_current_frame;
+  long   ts_interp;        /* PyThreadState.interp, checked on lookup; -1: not */
   /* _PyInterpreterFrame */
   size_t fr_code, fr_previous, fr_instr, fr_owner;
   long   fr_is_entry;      /* 3.11: a flag byte; -1: shim frames instead */
@@ -61,12 +63,34 @@ typedef struct
 static const PyLayout layout_311 = {
   .rt_interp_head = 40,
   .is_next = 0, .is_threads_head = 16,
-  .ts_next = 8, .ts_thread_id = 152, .ts_frame = 56, .cf_current_frame = 8,
+  .ts_next = 8, .ts_thread_id = 152, .ts_frame = 56, .cf_current_frame = 8, .ts_interp = 16,
   .fr_code = 32, .fr_previous = 48, .fr_instr = 56, .fr_owner = 69, .fr_is_entry = 68,
   .owner_cstack = -1,
   .co_filename = 112, .co_qualname = 128, .co_firstlineno = 72, .co_linetable = 136,
   .co_code = 184,
   .u_length = 16, .u_state = 32, .u_ascii_size = 48, .u_compact_size = 72,
+  .b_size = 16, .b_sval = 32,
+};
+
+/* CPython 3.12 (the same headers; checked with offsetof against 3.12.5,
+ * a release build). Its patch releases keep these offsets: fields added
+ * in them (_finalizing_id) went to the ends of the structs, as their
+ * comments say, for the ABI. Against 3.11: _PyCFrame lost use_tracing
+ * (current_frame first), PyThreadState lost its recursion counters
+ * ahead of thread_id, _PyInterpreterFrame starts with f_code and has no
+ * is_entry: each native call of the evaluation loop starts its chain
+ * with a shim frame on the C stack (owner FRAME_OWNED_BY_CSTACK), as in
+ * 3.13; PyASCIIObject lost wstr (40 bytes). prev_instr is the last code
+ * unit run, as in 3.11. */
+static const PyLayout layout_312 = {
+  .rt_interp_head = 40,
+  .is_next = 0, .is_threads_head = 72,
+  .ts_next = 8, .ts_thread_id = 136, .ts_frame = 56, .cf_current_frame = 0, .ts_interp = 16,
+  .fr_code = 0, .fr_previous = 8, .fr_instr = 56, .fr_owner = 70, .fr_is_entry = -1,
+  .owner_cstack = 3,
+  .co_filename = 112, .co_qualname = 128, .co_firstlineno = 68, .co_linetable = 136,
+  .co_code = 192,
+  .u_length = 16, .u_state = 32, .u_ascii_size = 40, .u_compact_size = 56,
   .b_size = 16, .b_sval = 32,
 };
 
@@ -317,6 +341,13 @@ find_tstate (void)
             return 0;
           if (tid == self)
             {
+              uintptr_t owner;
+
+              /* a thread state of this interpreter, or the layout is
+               * not the one we think: then no Python frames */
+              if (L.ts_interp >= 0 &&
+                  (!rd_ptr (ts + (size_t) L.ts_interp, &owner) || owner != interp))
+                return 0;
               my_tstate = ts;
               my_misses = 0;
               return ts;
@@ -456,6 +487,7 @@ layout_from_debug_offsets (uintptr_t rt,
   L = (PyLayout) {
     .rt_interp_head = o[0], .is_next = o[1], .is_threads_head = o[2],
     .ts_next = o[3], .ts_frame = o[4], .ts_thread_id = o[5], .cf_current_frame = -1,
+    .ts_interp = -1,
     .fr_previous = o[6], .fr_code = o[7], .fr_instr = o[8], .fr_owner = o[9],
     .fr_is_entry = -1,
     /* the frame that starts each native call of the evaluation loop:
@@ -508,6 +540,10 @@ flame_py_probe (pid_t     pid,
     why = "older than 3.11, whose frames are not read";
   else if ((v >> 16) == 0x030b)
     L = layout_311;
+  else if ((v >> 16) == 0x030c && ((v >> 4) & 15) < 0xc)
+    why = "a 3.12 pre-release, whose frame layout is not known";
+  else if ((v >> 16) == 0x030c)
+    L = layout_312;
   else
     why = "a version whose frame layout is not known";
   if (why == NULL && type == NULL)

@@ -1,12 +1,13 @@
 /* fake-python.c: exports what the sampler looks for in a CPython
  * interpreter (_PyRuntime, Py_Version, PyCode_Type) with a version whose
- * layout it does not know: the recording must say so and keep native
- * stacks. Spins for argv[1] seconds of CPU time. */
+ * layout it does not know (a 3.12 beta: only 3.12's release candidates
+ * and releases have the layout the sampler knows): the recording must
+ * say so and keep native stacks. Spins for argv[1] seconds of CPU time. */
 #include <stdlib.h>
 #include <time.h>
 
 __attribute__((visibility ("default"))) char _PyRuntime[4096];
-__attribute__((visibility ("default"))) const unsigned long Py_Version = 0x030c05f0;  /* 3.12.5 */
+__attribute__((visibility ("default"))) const unsigned long Py_Version = 0x030c00b4;  /* 3.12.0b4 */
 __attribute__((visibility ("default"))) char PyCode_Type[512];
 
 static double
