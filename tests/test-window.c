@@ -1926,6 +1926,48 @@ report_wide (GtkWidget *widget,
     report_wide (c, limit, depth + 1);
 }
 
+/* Every label drawn in the changes table lies within the table's
+ * scrolled window, left to right (nothing to scroll to); returns how many
+ * there are and, through @found, whether one says @text */
+static guint
+assert_table_labels_within (FlameChangesPanel *panel,
+                            const char        *text,
+                            gboolean          *found)
+{
+  GtkWidget *view = GTK_WIDGET (panel->changes_view);
+  GtkWidget *scroller = gtk_widget_get_parent (view);
+  GtkAdjustment *h = gtk_scrolled_window_get_hadjustment (GTK_SCROLLED_WINDOW (scroller));
+  int width = gtk_widget_get_width (scroller);
+  g_autoptr(GPtrArray) todo = g_ptr_array_new ();
+  guint n = 0;
+
+  g_test_message ("table: %d px wide, scrolls %.0f of %.0f px", width,
+                  gtk_adjustment_get_page_size (h), gtk_adjustment_get_upper (h));
+  g_assert_cmpfloat (gtk_adjustment_get_upper (h), <=, gtk_adjustment_get_page_size (h) + 0.5);
+  *found = FALSE;
+  g_ptr_array_add (todo, view);
+  while (todo->len > 0)
+    {
+      GtkWidget *w = g_ptr_array_steal_index (todo, todo->len - 1);
+      graphene_rect_t r;
+
+      if (!gtk_widget_get_mapped (w))
+        continue;
+      for (GtkWidget *c = gtk_widget_get_first_child (w); c; c = gtk_widget_get_next_sibling (c))
+        g_ptr_array_add (todo, c);
+      if (!GTK_IS_LABEL (w) || *gtk_label_get_text (GTK_LABEL (w)) == 0)
+        continue;
+      g_assert_true (gtk_widget_compute_bounds (w, scroller, &r));
+      if (r.origin.x < -0.5 || r.origin.x + r.size.width > width + 0.5)
+        g_error ("“%s” is drawn from %.1f to %.1f px, outside the table's %d px",
+                 gtk_label_get_text (GTK_LABEL (w)), r.origin.x, r.origin.x + r.size.width, width);
+      if (g_strcmp0 (gtk_label_get_text (GTK_LABEL (w)), text) == 0)
+        *found = TRUE;
+      n++;
+    }
+  return n;
+}
+
 /* The narrowest window (the .ui's width-request, 360 px, a phone in
  * portrait): the window keeps that width, as nothing in it needs more;
  * the panel folds over the graph. Writes narrow.png to look at. */
@@ -2001,6 +2043,23 @@ test_narrow_window (void)
   }
   gtk_widget_activate_action (GTK_WIDGET (w), "win.show-sidebar", NULL);
   iterate_for (300);
+  /* the panel keeps three columns, all of them in view: the function
+   * (before → after under it), the change (its per cent under it), and
+   * the status */
+  g_assert_true (flame_changes_panel_get_compact (w->changes_panel));
+  g_assert_false (gtk_column_view_column_get_visible (w->changes_panel->before_column));
+  g_assert_false (gtk_column_view_column_get_visible (w->changes_panel->after_column));
+  {
+    g_autoptr(FlameChangeRow) first = g_list_model_get_item (G_LIST_MODEL (w->changes_panel->selection), 0);
+    g_autofree char *change = flame_quantity_format_compact (FLAME_QUANTITY_TIME,
+                                                             flame_change_row_get_delta_ms (first), TRUE);
+    gboolean found = FALSE, header = FALSE;
+
+    g_assert_cmpuint (assert_table_labels_within (w->changes_panel, change, &found), >, 10);
+    g_assert_true (found);
+    assert_table_labels_within (w->changes_panel, "Change", &header);
+    g_assert_true (header);
+  }
   {
     g_autoptr(GdkTexture) texture = render_window (w);
 
@@ -2019,6 +2078,9 @@ test_narrow_window (void)
   g_assert_cmpint (gtk_widget_get_width (content), >=, 640);
   g_assert_true (gtk_widget_get_visible (w->search_button));
   g_assert_true (gtk_widget_get_visible (w->view_menu_button));
+  /* and the table its six columns */
+  g_assert_false (flame_changes_panel_get_compact (w->changes_panel));
+  g_assert_true (gtk_column_view_column_get_visible (w->changes_panel->before_column));
   gtk_window_destroy (GTK_WINDOW (w));
 }
 

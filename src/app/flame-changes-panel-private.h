@@ -19,6 +19,7 @@ struct _FlameChangesPanel
   /* Borrowed: the changes view owns its columns; their titles name the metric */
   GtkColumnViewColumn *before_column;
   GtkColumnViewColumn *after_column;
+  GtkColumnViewColumn *pct_column;  /* hidden when compact */
 
   /* Owned references */
   FlameComparison     *comparison;
@@ -27,6 +28,7 @@ struct _FlameChangesPanel
   GtkSingleSelection  *selection;
   FlameQuantity        quantity;    /* the cells print in the comparison's unit */
   guint32              selected;    /* frame of the selected row, FLAME_TREE_NONE */
+  gboolean             compact;     /* three columns, for a narrow window */
 };
 
 G_END_DECLS

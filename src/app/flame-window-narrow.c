@@ -98,6 +98,7 @@ apply_narrow (FlameWindow *self)
     }
 
   flame_summary_bar_set_stacked (self->summary_bar, narrow);
+  flame_changes_panel_set_compact (self->changes_panel, narrow);
   gtk_orientable_set_orientation (GTK_ORIENTABLE (self->legend),
                                   narrow ? GTK_ORIENTATION_VERTICAL : GTK_ORIENTATION_HORIZONTAL);
   /* the .ui's widths, for the wide layout (flame-window.ui) */
