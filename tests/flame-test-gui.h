@@ -79,3 +79,42 @@ flame_test_gui_start (FlameApplication **app,
   gtk_window_present (GTK_WINDOW (window));
   return window;
 }
+
+static inline gboolean
+flame_test_gui_timeout_cb (gpointer data)
+{
+  *(gboolean *) data = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+/* One pass of the main loop: the first source due is dispatched, after
+ * @ms at most */
+static inline void
+flame_test_gui_iterate (guint ms)
+{
+  gboolean done = FALSE;
+  guint id = g_timeout_add (ms, flame_test_gui_timeout_cb, &done);
+
+  g_main_context_iteration (NULL, TRUE);
+  if (!done)
+    g_source_remove (id);
+}
+
+/* How long a GUI test waits for a condition before it fails: long, for a
+ * sanitizer build on a loaded machine; a condition that holds ends the
+ * wait at once */
+#define FLAME_TEST_GUI_WAIT_S 30
+
+/* Spins the main loop until @cond holds, FLAME_TEST_GUI_WAIT_S at most,
+ * then fails the test if it does not: a wait on a condition, never a
+ * fixed sleep */
+#define flame_test_gui_wait_for(cond)                                           \
+  G_STMT_START {                                                                \
+    gint64 flame_test_end_ = g_get_monotonic_time () +                          \
+                             FLAME_TEST_GUI_WAIT_S * G_USEC_PER_SEC;            \
+    while (!(cond) && g_get_monotonic_time () < flame_test_end_)                \
+      flame_test_gui_iterate (10);                                              \
+    if (!(cond))                                                                \
+      g_error ("%s:%d: waited %d s in vain for %s", __FILE__, __LINE__,        \
+               FLAME_TEST_GUI_WAIT_S, #cond);                                   \
+  } G_STMT_END

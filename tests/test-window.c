@@ -1877,55 +1877,6 @@ test_legend (void)
 
 /* The changes panel keeps to a fixed width beside a graph that takes
  * the rest, and F9's action hides and shows it. */
-static void
-test_panel_width (void)
-{
-  int panel, graph;
-
-  open_example ();
-  g_assert_true (adw_flap_get_reveal_flap (window->flap));
-  panel = gtk_widget_get_width (adw_flap_get_flap (window->flap));
-  graph = gtk_widget_get_width (GTK_WIDGET (window->graph_view));
-  g_test_message ("panel %d px, graph %d px", panel, graph);
-  g_assert_cmpint (panel, >=, 380);
-  g_assert_cmpint (panel, <=, 520);
-  g_assert_cmpint (graph, >, panel);
-  /* every column fits: the Status pill is not cut at the right edge */
-  {
-    int min = 0, scroller = gtk_widget_get_width (gtk_widget_get_parent (GTK_WIDGET (window->changes_panel->changes_view)));
-
-    gtk_widget_measure (GTK_WIDGET (window->changes_panel->changes_view), GTK_ORIENTATION_HORIZONTAL, -1,
-                        &min, NULL, NULL, NULL);
-    g_test_message ("changes table needs %d px of %d", min, scroller);
-    g_assert_cmpint (min, <=, scroller);
-  }
-
-  gtk_widget_activate_action (GTK_WIDGET (window), "win.show-sidebar", NULL);
-  iterate_for (100);
-  g_assert_false (adw_flap_get_reveal_flap (window->flap));
-  gtk_widget_activate_action (GTK_WIDGET (window), "win.show-sidebar", NULL);
-  iterate_for (100);
-  g_assert_true (adw_flap_get_reveal_flap (window->flap));
-}
-
-/* names the widgets below @widget that need more than @limit px, so a
- * failure of test_narrow_window says which */
-static void
-report_wide (GtkWidget *widget,
-             int        limit,
-             int        depth)
-{
-  int min = 0;
-
-  gtk_widget_measure (widget, GTK_ORIENTATION_HORIZONTAL, -1, &min, NULL, NULL, NULL);
-  if (min <= limit || !gtk_widget_get_visible (widget))
-    return;
-  g_test_message ("%*s%s#%s needs %d px", depth * 2, "", G_OBJECT_TYPE_NAME (widget),
-                  gtk_buildable_get_buildable_id (GTK_BUILDABLE (widget)) ?: "", min);
-  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
-    report_wide (c, limit, depth + 1);
-}
-
 /* Every label drawn in the changes table lies within the table's
  * scrolled window, left to right (nothing to scroll to); returns how many
  * there are and, through @found, whether one says @text */
@@ -1966,6 +1917,108 @@ assert_table_labels_within (FlameChangesPanel *panel,
       n++;
     }
   return n;
+}
+
+/* how many labels under @root are drawn cut short ("…") */
+static guint
+count_ellipsized_labels (GtkWidget *root)
+{
+  g_autoptr(GPtrArray) todo = g_ptr_array_new ();
+  guint n = 0;
+
+  g_ptr_array_add (todo, root);
+  while (todo->len > 0)
+    {
+      GtkWidget *w = g_ptr_array_steal_index (todo, todo->len - 1);
+
+      if (!gtk_widget_get_mapped (w))
+        continue;
+      for (GtkWidget *c = gtk_widget_get_first_child (w); c; c = gtk_widget_get_next_sibling (c))
+        g_ptr_array_add (todo, c);
+      if (GTK_IS_LABEL (w) && pango_layout_is_ellipsized (gtk_label_get_layout (GTK_LABEL (w))))
+        {
+          g_test_message ("cut short: %s", gtk_label_get_text (GTK_LABEL (w)));
+          n++;
+        }
+    }
+  return n;
+}
+
+static void
+test_panel_width (void)
+{
+  FlameChangesPanel *changes = window->changes_panel;
+  GtkWidget *panel_widget;
+  int panel, graph;
+  gboolean found = FALSE;
+
+  open_example ();
+  g_assert_true (adw_flap_get_reveal_flap (window->flap));
+  panel_widget = adw_flap_get_flap (window->flap);
+  panel = gtk_widget_get_width (panel_widget);
+  graph = gtk_widget_get_width (GTK_WIDGET (window->graph_view));
+  g_test_message ("panel %d px, graph %d px", panel, graph);
+  /* 500 px, or what its table needs */
+  g_assert_cmpint (panel, >=, 500);
+  g_assert_cmpint (panel, <=, 720);
+  g_assert_cmpint (graph, >, panel);
+  /* every column fits: the Status pill is not cut at the right edge, and
+   * no name of the example is cut short */
+  {
+    int min = 0, scroller = gtk_widget_get_width (gtk_widget_get_parent (GTK_WIDGET (changes->changes_view)));
+
+    gtk_widget_measure (GTK_WIDGET (changes->changes_view), GTK_ORIENTATION_HORIZONTAL, -1,
+                        &min, NULL, NULL, NULL);
+    g_test_message ("changes table needs %d px of %d", min, scroller);
+    g_assert_cmpint (min, <=, scroller);
+  }
+  g_assert_cmpuint (assert_table_labels_within (changes, "legacy_color_convert", &found), >, 10);
+  g_assert_true (found);
+  g_assert_cmpuint (count_ellipsized_labels (GTK_WIDGET (changes->changes_view)), ==, 0);
+
+  /* a large screen: two fifths of it for the panel, so long names show */
+  gtk_window_set_default_size (GTK_WINDOW (window), 1500, 900);
+  flame_test_gui_wait_for (gtk_widget_get_width (panel_widget) >= 580);
+  g_test_message ("window %d px: panel %d px, graph %d px", gtk_widget_get_width (GTK_WIDGET (window)),
+                  gtk_widget_get_width (panel_widget), gtk_widget_get_width (GTK_WIDGET (window->graph_view)));
+  g_assert_cmpint (gtk_widget_get_width (panel_widget), <=, 620);
+  g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (window->graph_view)), >, 800);
+
+  /* longer words (another language's) widen the panel instead of
+   * pushing the Status column out of view */
+  gtk_window_set_default_size (GTK_WINDOW (window), 1280, 800);
+  flame_test_gui_wait_for (gtk_widget_get_width (panel_widget) <= 560);
+  gtk_column_view_column_set_title (changes->before_column, "Eigenzeit vorher, skaliert");
+  gtk_column_view_column_set_title (changes->after_column, "Eigenzeit nachher, gemessen");
+  flame_test_gui_wait_for (gtk_widget_get_width (panel_widget) > 560);
+  g_assert_cmpuint (assert_table_labels_within (changes, "Eigenzeit nachher, gemessen", &found), >, 10);
+  g_assert_true (found);
+  gtk_column_view_column_set_title (changes->before_column, "Self Before");
+  gtk_column_view_column_set_title (changes->after_column, "Self After");
+  flame_test_gui_wait_for (gtk_widget_get_width (panel_widget) <= 560);
+
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.show-sidebar", NULL);
+  flame_test_gui_wait_for (!adw_flap_get_reveal_flap (window->flap));
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.show-sidebar", NULL);
+  flame_test_gui_wait_for (adw_flap_get_reveal_flap (window->flap));
+}
+
+/* names the widgets below @widget that need more than @limit px, so a
+ * failure of test_narrow_window says which */
+static void
+report_wide (GtkWidget *widget,
+             int        limit,
+             int        depth)
+{
+  int min = 0;
+
+  gtk_widget_measure (widget, GTK_ORIENTATION_HORIZONTAL, -1, &min, NULL, NULL, NULL);
+  if (min <= limit || !gtk_widget_get_visible (widget))
+    return;
+  g_test_message ("%*s%s#%s needs %d px", depth * 2, "", G_OBJECT_TYPE_NAME (widget),
+                  gtk_buildable_get_buildable_id (GTK_BUILDABLE (widget)) ?: "", min);
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    report_wide (c, limit, depth + 1);
 }
 
 /* The narrowest window (the .ui's width-request, 360 px, a phone in

@@ -108,6 +108,18 @@ has_second_line (ColumnKind kind)
   return kind == COL_NAME || kind == COL_DELTA_MS;
 }
 
+/* the fewest characters of a function's name the table shows: 20 (most
+ * names whole), 10 in a narrow window */
+static gboolean
+name_chars_for_compact (GBinding     *binding,
+                        const GValue *from,
+                        GValue       *to,
+                        gpointer      user_data)
+{
+  g_value_set_int (to, g_value_get_boolean (from) ? 10 : 20);
+  return TRUE;
+}
+
 static void
 cell_setup (GtkSignalListItemFactory *factory,
             GtkListItem              *item,
@@ -125,8 +137,10 @@ cell_setup (GtkSignalListItemFactory *factory,
     case COL_NAME:
       gtk_label_set_xalign (GTK_LABEL (label), 0);
       gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_MIDDLE);
-      /* at least this much of a name, however narrow the panel */
-      gtk_label_set_width_chars (GTK_LABEL (label), 10);
+      /* at least this much of a name: the panel widens for it */
+      if (self != NULL)
+        g_object_bind_property_full (self, "compact", label, "width-chars", G_BINDING_SYNC_CREATE,
+                                     name_chars_for_compact, NULL, NULL, NULL);
       break;
     case COL_STATUS:
       /* a small coloured pill, centred in its column */
