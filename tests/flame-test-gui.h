@@ -105,16 +105,18 @@ flame_test_gui_iterate (guint ms)
  * wait at once */
 #define FLAME_TEST_GUI_WAIT_S 30
 
-/* Spins the main loop until @cond holds, FLAME_TEST_GUI_WAIT_S at most,
- * then fails the test if it does not: a wait on a condition, never a
- * fixed sleep */
-#define flame_test_gui_wait_for(cond)                                           \
+/* Spins the main loop until @cond holds, @seconds at most, then fails
+ * the test if it does not: a wait on a condition, never a fixed sleep */
+#define flame_test_gui_wait_for_s(cond, seconds)                                \
   G_STMT_START {                                                                \
     gint64 flame_test_end_ = g_get_monotonic_time () +                          \
-                             FLAME_TEST_GUI_WAIT_S * G_USEC_PER_SEC;            \
+                             (gint64) (seconds) * G_USEC_PER_SEC;               \
     while (!(cond) && g_get_monotonic_time () < flame_test_end_)                \
       flame_test_gui_iterate (10);                                              \
     if (!(cond))                                                                \
       g_error ("%s:%d: waited %d s in vain for %s", __FILE__, __LINE__,        \
-               FLAME_TEST_GUI_WAIT_S, #cond);                                   \
+               (int) (seconds), #cond);                                         \
   } G_STMT_END
+
+/* The same, FLAME_TEST_GUI_WAIT_S at most */
+#define flame_test_gui_wait_for(cond) flame_test_gui_wait_for_s (cond, FLAME_TEST_GUI_WAIT_S)

@@ -42,34 +42,40 @@ example (const char *name)
   return g_build_filename (g_getenv ("FLAMEDIFF_EXAMPLES"), name, NULL);
 }
 
+/* whether item @i of @menu has the label @want */
 static gboolean
-timeout_cb (gpointer data)
+menu_label_is (GMenuModel *menu,
+               gint        i,
+               const char *want)
 {
-  *(gboolean *) data = TRUE;
-  return G_SOURCE_REMOVE;
+  g_autofree char *label = NULL;
+
+  return i < g_menu_model_get_n_items (menu) &&
+         g_menu_model_get_item_attribute (menu, i, G_MENU_ATTRIBUTE_LABEL, "s", &label) &&
+         g_strcmp0 (label, want) == 0;
 }
 
-static void
-iterate_for (guint ms)
-{
-  gboolean done = FALSE;
-
-  g_timeout_add (ms, timeout_cb, &done);
-  while (!done)
-    g_main_context_iteration (NULL, TRUE);
-}
-
-/* Loading runs in a worker thread: spin the main loop until it is done */
+/* Loading runs in a worker thread: spin the main loop until it is done,
+ * and the window has been laid out and drawn with what it loaded */
 static void
 wait_for_window (FlameWindow *self)
 {
-  gint64 end = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
+  /* and the side panel opened (from a tick of the flap, once it has a
+   * width) */
+  flame_test_gui_wait_for (!flame_window_is_busy (self) && self->reveal_tick == 0);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (self));
+}
 
-  while (flame_window_is_busy (self) && g_get_monotonic_time () < end)
-    iterate_for (20);
-  g_assert_false (flame_window_is_busy (self));
-  /* layout and paint */
-  iterate_for (300);
+/* what @paintable shows now, or NULL before its widget has drawn */
+static GskRenderNode *
+paintable_node (GdkPaintable *paintable,
+                int           width,
+                int           height)
+{
+  GtkSnapshot *snapshot = gtk_snapshot_new ();
+
+  gdk_paintable_snapshot (paintable, snapshot, width, height);
+  return gtk_snapshot_free_to_node (snapshot);
 }
 
 static GdkTexture *
@@ -78,19 +84,17 @@ render_window (FlameWindow *self)
   /* the window's content: a toplevel itself cannot be drawn into a paintable */
   GtkWidget *content = adw_application_window_get_content (ADW_APPLICATION_WINDOW (self));
   GdkPaintable *paintable = gtk_widget_paintable_new (content);
-  int width = gtk_widget_get_width (content);
-  int height = gtk_widget_get_height (content);
-  GtkSnapshot *snapshot = gtk_snapshot_new ();
-  GskRenderNode *node;
+  int width, height;
+  GskRenderNode *node = NULL;
   GdkTexture *texture;
 
-  /* the paintable holds what the widget drew in its last frame */
+  /* the paintable holds what the widget drew in a frame after it was made
+   * (a window just presented has its size then) */
   gtk_widget_queue_draw (content);
   gtk_test_widget_wait_for_draw (content);
-  iterate_for (100);
-  gdk_paintable_snapshot (paintable, snapshot, width, height);
-  node = gtk_snapshot_free_to_node (snapshot);
-  g_assert_nonnull (node);
+  width = gtk_widget_get_width (content);
+  height = gtk_widget_get_height (content);
+  flame_test_gui_wait_for ((node = paintable_node (paintable, width, height)) != NULL);
   texture = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (self)), node,
                                          &GRAPHENE_RECT_INIT (0, 0, width, height));
   gsk_render_node_unref (node);
@@ -168,7 +172,7 @@ test_empty_state (void)
   FlameWindow *fresh = flame_window_new (ADW_APPLICATION (app));
 
   gtk_window_present (GTK_WINDOW (fresh));
-  iterate_for (100);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (fresh));
   g_assert_cmpstr (gtk_stack_get_visible_child_name (fresh->main_stack), ==, "empty");
   g_assert_true (flame_window_is_empty (fresh));
   g_assert_false (gtk_widget_get_sensitive (GTK_WIDGET (fresh->differential_button)) &&
@@ -605,8 +609,7 @@ test_search (void)
   g_assert_true (gtk_search_bar_get_search_mode (window->search_bar));
   gtk_editable_set_text (GTK_EDITABLE (window->search_entry), "convolve");
   /* GtkSearchEntry delays search-changed */
-  iterate_for (400);
-  g_assert_cmpuint (flame_graph_view_get_n_matches (window->graph_view), >, 0);
+  flame_test_gui_wait_for (flame_graph_view_get_n_matches (window->graph_view) > 0);
   g_test_message ("match label: %s", gtk_label_get_text (window->match_label));
   g_assert_nonnull (strstr (gtk_label_get_text (window->match_label), "match"));
   g_assert_nonnull (strstr (gtk_label_get_text (window->match_label), "ms → "));
@@ -891,7 +894,8 @@ test_open_run_sets (void)
     g_autofree char *label = NULL;
     g_autoptr(GVariant) target = NULL;
 
-    iterate_for (200);
+    /* the menu follows the recent files' "changed" */
+    flame_test_gui_wait_for (menu_label_is (menu, 0, "before (3 runs) → after (2 runs)"));
     g_assert_true (g_menu_model_get_item_attribute (menu, 0, G_MENU_ATTRIBUTE_LABEL, "s", &label));
     g_assert_cmpstr (label, ==, "before (3 runs) → after (2 runs)");
     target = g_menu_model_get_item_attribute_value (menu, 0, G_MENU_ATTRIBUTE_TARGET,
@@ -1138,12 +1142,14 @@ test_checkouts (void)
   g_assert_cmpuint (flame_diff_get_elided_stacks (w->diff), ==, same);
 
   g_settings_set_boolean (w->settings, "exact-paths", TRUE);
-  iterate_for (100);
+  flame_test_gui_wait_for (!flame_window_is_busy (w) && w->diff != NULL &&
+                           flame_diff_get_options (w->diff)->exact_paths);
   wait_for_window (w);
   g_assert_true (flame_diff_get_options (w->diff)->exact_paths);
   g_assert_cmpuint (flame_diff_get_elided_stacks (w->diff), ==, exact);
   g_settings_reset (w->settings, "exact-paths");
-  iterate_for (100);
+  flame_test_gui_wait_for (!flame_window_is_busy (w) && w->diff != NULL &&
+                           !flame_diff_get_options (w->diff)->exact_paths);
   wait_for_window (w);
   gtk_window_destroy (GTK_WINDOW (w));
 }
@@ -1189,7 +1195,6 @@ test_recover_banner (void)
   g_autofree char *output = NULL;
   g_autofree char *contents = NULL;
   FlameWindow *w;
-  gint64 end;
 
   g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
   spool = write_spool (dir, "imgconv-interrupted.speedscope.json");
@@ -1197,8 +1202,7 @@ test_recover_banner (void)
 
   w = flame_window_new (ADW_APPLICATION (app));
   gtk_window_present (GTK_WINDOW (w));
-  iterate_for (100);
-  g_assert_true (gtk_revealer_get_reveal_child (w->recover_revealer));
+  flame_test_gui_wait_for (gtk_revealer_get_reveal_child (w->recover_revealer));
   g_assert_nonnull (strstr (gtk_label_get_text (w->recover_label), "interrupted"));
   {
     g_autoptr(GdkTexture) texture = render_window (w);
@@ -1207,10 +1211,7 @@ test_recover_banner (void)
   }
 
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (w), "win.recover-recordings", NULL));
-  end = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
-  while (w->recovering && g_get_monotonic_time () < end)
-    iterate_for (20);
-  g_assert_false (w->recovering);
+  flame_test_gui_wait_for (!w->recovering);
   g_assert_false (gtk_revealer_get_reveal_child (w->recover_revealer));
   g_assert_false (gtk_widget_get_visible (GTK_WIDGET (w->error_revealer)) &&
                   gtk_revealer_get_reveal_child (w->error_revealer));
@@ -1290,18 +1291,17 @@ test_dark (void)
   pill = find_with_classes (GTK_WIDGET (window), "flame-status", "new");
   g_assert_nonnull (pill);
   adw_style_manager_set_color_scheme (sm, ADW_COLOR_SCHEME_FORCE_LIGHT);
-  iterate_for (100);
-  g_assert_cmphex (status_pill_colour (pill), ==, 0x7e57c2);
+  flame_test_gui_wait_for (status_pill_colour (pill) == 0x7e57c2);
   adw_style_manager_set_color_scheme (sm, ADW_COLOR_SCHEME_FORCE_DARK);
-  iterate_for (500);
-  g_assert_cmphex (status_pill_colour (pill), ==, 0xd1c4e9);   /* style-dark.css */
+  flame_test_gui_wait_for (status_pill_colour (pill) == 0xd1c4e9);   /* style-dark.css */
+  flame_test_gui_wait_for (adw_style_manager_get_dark (sm));
   texture = render_window (window);
   save_screenshot (texture, "dark.png");
   g_assert_cmpuint (count_colour (texture, 0xbdbdbd), <, 300);  /* the light neutral: text only */
   g_assert_cmpuint (count_colour (texture, 0x757575), >, 1000); /* the dark neutral */
   g_assert_cmpuint (count_colour (texture, 0xb39ddb), >, 20);   /* the dark "new" */
   adw_style_manager_set_color_scheme (sm, ADW_COLOR_SCHEME_DEFAULT);
-  iterate_for (200);
+  flame_test_gui_wait_for (status_pill_colour (pill) == 0x7e57c2);
 }
 
 /* a copy of an example under another name, in @dir */
@@ -1371,7 +1371,7 @@ test_drop_two_files (void)
   gboolean accepted = FALSE;
 
   gtk_window_present (GTK_WINDOW (fresh));
-  iterate_for (100);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (fresh));
   target = find_drop_target (GTK_WIDGET (fresh->main_stack));
   g_assert_nonnull (target);
   g_assert_true (gdk_content_formats_contain_gtype (gtk_drop_target_get_formats (target),
@@ -1427,21 +1427,17 @@ test_close_with_selected_change (void)
   }
   gtk_single_selection_set_selected (other->changes_panel->selection, 1);
   g_assert_nonnull (gtk_single_selection_get_selected_item (other->changes_panel->selection));
-  iterate_for (100);
+  /* the graph zoomed to it */
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (other));
 
   gtk_window_close (GTK_WINDOW (other));
-  iterate_for (200);
-  g_assert_null (weak);
+  flame_test_gui_wait_for (weak == NULL);
 }
 
 static void
 wait_for_exports (FlameWindow *self)
 {
-  gint64 end = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
-
-  while (self->n_exports > 0 && g_get_monotonic_time () < end)
-    iterate_for (20);
-  g_assert_cmpuint (self->n_exports, ==, 0);
+  flame_test_gui_wait_for (self->n_exports == 0);
 }
 
 typedef struct
@@ -1605,6 +1601,18 @@ lookup_recent (GFile *file)
   return gtk_recent_manager_lookup_item (gtk_recent_manager_get_default (), uri, NULL);
 }
 
+/* whether the recent files have @file, in @group */
+static gboolean
+recent_has (GFile      *file,
+            const char *group)
+{
+  GtkRecentInfo *info = lookup_recent (file);
+  gboolean has = info != NULL && gtk_recent_info_has_group (info, group);
+
+  g_clear_pointer (&info, gtk_recent_info_unref);
+  return has;
+}
+
 /* Opening a pair records both files; the current file's entry names its
  * baseline, and the Recent menu's item reopens the pair. */
 static void
@@ -1636,7 +1644,7 @@ test_recent (void)
 
   flame_window_open (window, base, cur);
   wait_for_window (window);
-  iterate_for (200);
+  flame_test_gui_wait_for (recent_has (cur, group) && recent_has (base, "flamediff"));
 
   info = lookup_recent (cur);
   g_assert_nonnull (info);
@@ -1648,9 +1656,10 @@ test_recent (void)
   gtk_recent_info_unref (info);
   g_assert_true (g_file_test (xbel, G_FILE_TEST_EXISTS));
 
-  /* the Recent submenu lists the pair first, as "baseline → current" */
+  /* the Recent submenu lists the pair first, as "baseline → current"
+   * (rebuilt from an idle after the recent files change) */
   menu = G_MENU_MODEL (window->recent_menu);
-  g_assert_cmpint (g_menu_model_get_n_items (menu), >, 0);
+  flame_test_gui_wait_for (menu_label_is (menu, 0, "recent-base.folded → recent-cur.folded"));
   {
     g_autofree char *label = NULL;
     g_autofree char *action = NULL;
@@ -1695,10 +1704,10 @@ test_recent (void)
     wait_for_window (window);
     flame_window_open (window, bb, bc);
     wait_for_window (window);
-    iterate_for (200);
     /* the folders are under /tmp, not the home folder: written in full */
     want_a = g_strdup_printf ("before.folded → after.folded — in %s", da);
     want_b = g_strdup_printf ("before.folded → after.folded — in %s", db);
+    flame_test_gui_wait_for (menu_label_is (menu, 0, want_b) && menu_label_is (menu, 1, want_a));
     g_assert_true (g_menu_model_get_item_attribute (menu, 0, G_MENU_ATTRIBUTE_LABEL, "s", &label0));
     g_assert_true (g_menu_model_get_item_attribute (menu, 1, G_MENU_ATTRIBUTE_LABEL, "s", &label1));
     g_assert_cmpstr (label0, ==, want_b);
@@ -1709,7 +1718,7 @@ test_recent (void)
     bb_path = g_file_get_path (bb);
     g_assert_cmpint (g_remove (bb_path), ==, 0);
     _flame_window_rebuild_recent_menu (window);
-    iterate_for (200);
+    flame_test_gui_wait_for (menu_label_is (menu, 0, "before.folded → after.folded"));
     g_clear_pointer (&label0, g_free);
     g_assert_true (g_menu_model_get_item_attribute (menu, 0, G_MENU_ATTRIBUTE_LABEL, "s", &label0));
     g_assert_cmpstr (label0, ==, "before.folded → after.folded");
@@ -1753,7 +1762,6 @@ test_file_changed_bar (void)
   g_autofree char *text = NULL;
   g_autoptr(GString) grown = NULL;
   gdouble total_before;
-  gint64 end;
 
   flame_window_open (window, base, cur);
   wait_for_window (window);
@@ -1766,10 +1774,7 @@ test_file_changed_bar (void)
   g_string_append (grown, "imgconv;main;rewritten_hot_path 500\n");
   g_assert_true (g_file_set_contents (cur_path, grown->str, grown->len, NULL));
 
-  end = g_get_monotonic_time () + 15 * G_USEC_PER_SEC;
-  while (!gtk_revealer_get_reveal_child (window->changed_revealer) && g_get_monotonic_time () < end)
-    iterate_for (50);
-  g_assert_true (gtk_revealer_get_reveal_child (window->changed_revealer));
+  flame_test_gui_wait_for (gtk_revealer_get_reveal_child (window->changed_revealer));
 
   gtk_widget_activate_action (GTK_WIDGET (window), "win.reload", NULL);
   wait_for_window (window);
@@ -1807,7 +1812,7 @@ test_preferences (void)
   open_example ();
   g_assert_null (find_preferences ());
   g_action_group_activate_action (G_ACTION_GROUP (app), "preferences", NULL);
-  iterate_for (200);
+  flame_test_gui_wait_for (find_preferences () != NULL);
   prefs = find_preferences ();
   g_assert_nonnull (prefs);
 
@@ -1821,26 +1826,30 @@ test_preferences (void)
 
   g_assert_cmpint (flame_graph_view_get_palette_style (window->graph_view), ==, FLAME_GRAPH_PALETTE_AUTO);
   adw_combo_row_set_selected (theme_row, 3);    /* High Contrast */
-  iterate_for (100);
+  flame_test_gui_wait_for (flame_graph_view_get_palette_style (window->graph_view) ==
+                           FLAME_GRAPH_PALETTE_HIGH_CONTRAST);
   g_assert_cmpstr (g_settings_get_string (window->settings, "theme"), ==, "high-contrast");
   g_assert_cmpint (flame_graph_view_get_palette_style (window->graph_view), ==,
                    FLAME_GRAPH_PALETTE_HIGH_CONTRAST);
   g_assert_true (flame_graph_view_get_palette (window->graph_view)->borders);
   adw_combo_row_set_selected (theme_row, 0);    /* Follow the System */
-  iterate_for (100);
+  flame_test_gui_wait_for (flame_graph_view_get_palette_style (window->graph_view) ==
+                           FLAME_GRAPH_PALETTE_AUTO);
   g_assert_cmpint (flame_graph_view_get_palette_style (window->graph_view), ==, FLAME_GRAPH_PALETTE_AUTO);
 
   g_assert_cmpint (flame_graph_view_get_orientation (window->graph_view), ==, FLAME_ORIENTATION_FLAME);
   adw_combo_row_set_selected (orientation_row, 1);    /* Icicle */
-  iterate_for (100);
+  flame_test_gui_wait_for (flame_graph_view_get_orientation (window->graph_view) ==
+                           FLAME_ORIENTATION_ICICLE);
   g_assert_cmpstr (g_settings_get_string (window->settings, "orientation"), ==, "icicle");
   g_assert_cmpint (flame_graph_view_get_orientation (window->graph_view), ==, FLAME_ORIENTATION_ICICLE);
   adw_combo_row_set_selected (orientation_row, 0);
-  iterate_for (100);
+  flame_test_gui_wait_for (flame_graph_view_get_orientation (window->graph_view) ==
+                           FLAME_ORIENTATION_FLAME);
   g_assert_cmpint (flame_graph_view_get_orientation (window->graph_view), ==, FLAME_ORIENTATION_FLAME);
 
   gtk_window_destroy (GTK_WINDOW (prefs));
-  iterate_for (100);
+  flame_test_gui_wait_for (find_preferences () == NULL);
 }
 
 /* The colour key: one row under the graph, its swatches following the
@@ -1867,12 +1876,10 @@ test_legend (void)
   wait_for_window (window);
 
   gtk_widget_activate_action (GTK_WIDGET (window), "win.show-legend", NULL);
-  iterate_for (100);
-  g_assert_false (gtk_widget_get_visible (window->legend));
+  flame_test_gui_wait_for (!gtk_widget_get_visible (window->legend));
   g_assert_false (g_settings_get_boolean (window->settings, "show-legend"));
   g_settings_set_boolean (window->settings, "show-legend", TRUE);
-  iterate_for (100);
-  g_assert_true (gtk_widget_get_visible (window->legend));
+  flame_test_gui_wait_for (gtk_widget_get_visible (window->legend));
 }
 
 /* The changes panel keeps to a fixed width beside a graph that takes
@@ -2037,22 +2044,16 @@ test_narrow_window (void)
   gtk_window_present (GTK_WINDOW (w));
   flame_window_open_example (w);
   wait_for_window (w);
-  iterate_for (300);
   /* the wide layout's minimum widened the window first; asked again, it
    * takes the width the narrow layout allows (a phone's compositor does
    * not ask: the window is maximized to the screen's 360 px) */
   gtk_window_set_default_size (GTK_WINDOW (w), width_request, 640);
   content = adw_application_window_get_content (ADW_APPLICATION_WINDOW (w));
-  {
-    /* the layout switches from an idle after an allocation: wait for it
-     * (a slow sanitizer build needs longer than 300 ms), 20 s at most */
-    gint64 end = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
-
-    iterate_for (300);
-    while ((!w->narrow_applied || gtk_widget_get_width (content) > width_request ||
-            gtk_widget_get_visible (w->search_button)) && g_get_monotonic_time () < end)
-      iterate_for (20);
-  }
+  /* the layout switches from an idle after an allocation: wait for it
+   * (a slow sanitizer build needs longer than 300 ms) */
+  flame_test_gui_wait_for (w->narrow_applied && gtk_widget_get_width (content) <= width_request &&
+                           !gtk_widget_get_visible (w->search_button));
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (w));
   gtk_widget_measure (content, GTK_ORIENTATION_HORIZONTAL, -1, &min, NULL, NULL, NULL);
   g_test_message ("narrow window: %d px wide, its content needs %d px",
                   gtk_widget_get_width (GTK_WIDGET (w)), min);
@@ -2095,7 +2096,9 @@ test_narrow_window (void)
     g_object_unref (views);
   }
   gtk_widget_activate_action (GTK_WIDGET (w), "win.show-sidebar", NULL);
-  iterate_for (300);
+  flame_test_gui_wait_for (adw_flap_get_reveal_progress (w->flap) >= 1 &&
+                           gtk_widget_get_mapped (GTK_WIDGET (w->changes_panel)));
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (w));
   /* the panel keeps three columns, all of them in view: the function
    * (before → after under it), the change (its per cent under it), and
    * the status */
@@ -2120,14 +2123,8 @@ test_narrow_window (void)
   }
   /* wide again: the header bar has its buttons back */
   gtk_window_set_default_size (GTK_WINDOW (w), 1000, 640);
-  {
-    gint64 end = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
-
-    iterate_for (300);
-    while ((w->narrow_applied || !gtk_widget_get_visible (w->search_button)) &&
-           g_get_monotonic_time () < end)
-      iterate_for (20);
-  }
+  flame_test_gui_wait_for (!w->narrow_applied && gtk_widget_get_visible (w->search_button) &&
+                           gtk_widget_get_width (content) >= 640);
   g_assert_cmpint (gtk_widget_get_width (content), >=, 640);
   g_assert_true (gtk_widget_get_visible (w->search_button));
   g_assert_true (gtk_widget_get_visible (w->view_menu_button));
@@ -2167,12 +2164,12 @@ test_open_example_animated (void)
                     &width_at_reveal);
   gtk_window_set_default_size (GTK_WINDOW (fresh), 1280, 800);
   gtk_window_present (GTK_WINDOW (fresh));
-  iterate_for (300);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (fresh));
   g_assert_true (flame_window_is_empty (fresh));
   gtk_widget_activate_action (GTK_WIDGET (fresh), "win.open-example", NULL);
   wait_for_window (fresh);
-  /* the flap's reveal animation is 250 ms long */
-  iterate_for (700);
+  /* the flap's reveal animation (250 ms) to its end */
+  flame_test_gui_wait_for (adw_flap_get_reveal_progress (fresh->flap) >= 1);
   g_assert_cmpstr (gtk_stack_get_visible_child_name (fresh->main_stack), ==, "graph");
   g_assert_true (adw_flap_get_reveal_flap (fresh->flap));
   g_test_message ("flap width when the panel was revealed: %d", width_at_reveal);

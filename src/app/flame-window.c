@@ -60,7 +60,6 @@ set_busy_ui (FlameWindow *self,
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.cancel", busy);
   if (!busy)
     g_clear_handle_id (&self->progress_source, g_source_remove);
-  g_clear_handle_id (&self->narrow_idle, g_source_remove);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BUSY]);
 }
 
@@ -1142,6 +1141,8 @@ flame_window_dispose (GObject *object)
   g_clear_object (&self->cancellable);
   g_clear_handle_id (&self->progress_source, g_source_remove);
   g_clear_handle_id (&self->rebuild_source, g_source_remove);
+  /* the narrow layout's switch (flame-window-narrow.c) */
+  g_clear_handle_id (&self->narrow_idle, g_source_remove);
   for (guint i = 0; i < 2; i++)
     {
       if (self->monitors[i] != NULL)
