@@ -275,6 +275,26 @@ collect_labels (GtkWidget *widget,
     }
 }
 
+/* the tooltip of the changes table's header that says @title */
+static const char *
+header_tooltip (FlameChangesPanel *panel,
+                const char        *title)
+{
+  GtkWidget *header = gtk_widget_get_first_child (GTK_WIDGET (panel->changes_view));
+
+  for (GtkWidget *t = gtk_widget_get_first_child (header); t; t = gtk_widget_get_next_sibling (t))
+    {
+      GtkWidget *label = gtk_widget_get_first_child (t);
+
+      while (label != NULL && !GTK_IS_LABEL (label))
+        label = gtk_widget_get_first_child (label);
+      if (label != NULL && g_strcmp0 (gtk_label_get_text (GTK_LABEL (label)), title) == 0)
+        return gtk_widget_get_tooltip_text (t);
+    }
+  g_error ("no header says “%s”", title);
+  return NULL;
+}
+
 /* The Top Changes panel: headers name the metric, cells carry the unit,
  * new and removed rows show their ±100 % as the report does, and a
  * removed function is "Removed" everywhere. */
@@ -294,6 +314,15 @@ test_changes_panel (void)
   g_assert_nonnull (strstr (text->str, flame_test_decimal ("\n+44.0 ms\n+100.0\nNew\n")));
   g_assert_nonnull (strstr (text->str, flame_test_decimal ("\n-64.0 ms\n-100.0\nRemoved\n")));
   g_assert_null (strstr (text->str, "Gone"));
+  /* every header says what it is in its tooltip */
+  g_assert_nonnull (strstr (header_tooltip (window->changes_panel, "Self Before"),
+                            "baseline: the function itself"));
+  g_assert_nonnull (strstr (header_tooltip (window->changes_panel, "Self After"),
+                            "current profile: the function itself"));
+  g_assert_nonnull (header_tooltip (window->changes_panel, "Function"));
+  g_assert_nonnull (header_tooltip (window->changes_panel, "Change"));
+  g_assert_nonnull (strstr (header_tooltip (window->changes_panel, "Δ %"), "+100"));
+  g_assert_nonnull (strstr (header_tooltip (window->changes_panel, "Status"), "removed"));
 
   gtk_widget_activate_action (GTK_WIDGET (window), "win.colour-by-total", NULL);
   wait_for_window (window);
@@ -301,6 +330,8 @@ test_changes_panel (void)
   collect_labels (GTK_WIDGET (window->changes_panel->changes_view), text);
   g_assert_nonnull (strstr (text->str, "\nTotal Before\n"));
   g_assert_nonnull (strstr (text->str, "\nTotal After\n"));
+  g_assert_nonnull (strstr (header_tooltip (window->changes_panel, "Total Before"),
+                            "everything it calls"));
   gtk_widget_activate_action (GTK_WIDGET (window), "win.colour-by-total", NULL);
   wait_for_window (window);
 }

@@ -260,6 +260,61 @@ cell_bind (GtkSignalListItemFactory *factory,
     gtk_label_set_text (GTK_LABEL (gtk_widget_get_last_child (child)), second);
 }
 
+/* What a column header means, as its tooltip */
+static const char *
+column_tooltip (FlameChangesPanel   *self,
+                GtkColumnViewColumn *column)
+{
+  gboolean total = self->metric == FLAME_METRIC_TOTAL;
+
+  if (column == self->name_column)
+    return _("The function; hover over a name to see it in full with its file");
+  if (column == self->before_column)
+    return total ? _("In the baseline: the function and everything it calls")
+                 : _("In the baseline: the function itself, without what it calls");
+  if (column == self->after_column)
+    return total ? _("In the current profile: the function and everything it calls")
+                 : _("In the current profile: the function itself, without what it calls");
+  if (column == self->delta_column)
+    return _("Current minus baseline");
+  if (column == self->pct_column)
+    return _("The change in per cent of the baseline: +100 for a new function, "
+             "-100 for a removed one");
+  if (column == self->status_column)
+    return _("Slower or faster beyond the noise threshold, new (only in the current "
+             "profile) or removed (only in the baseline)");
+  return NULL;
+}
+
+/* GtkColumnViewColumn has no tooltip of its own (GTK 4.8 to 4.24): the
+ * header's title buttons get them, matched to their columns by title */
+static void
+apply_header_tooltips (FlameChangesPanel *self)
+{
+  GListModel *columns = gtk_column_view_get_columns (self->changes_view);
+  GtkWidget *header = gtk_widget_get_first_child (GTK_WIDGET (self->changes_view));
+
+  for (GtkWidget *title = header ? gtk_widget_get_first_child (header) : NULL; title != NULL;
+       title = gtk_widget_get_next_sibling (title))
+    {
+      GtkWidget *label = gtk_widget_get_first_child (title);
+
+      while (label != NULL && !GTK_IS_LABEL (label))
+        label = gtk_widget_get_first_child (label);
+      if (label == NULL)
+        continue;
+      for (guint i = 0; i < g_list_model_get_n_items (columns); i++)
+        {
+          g_autoptr(GtkColumnViewColumn) column = g_list_model_get_item (columns, i);
+
+          const char *text = gtk_label_get_text (GTK_LABEL (label));
+
+          if (g_strcmp0 (gtk_column_view_column_get_title (column), text) == 0)
+            gtk_widget_set_tooltip_text (title, column_tooltip (self, column));
+        }
+    }
+}
+
 static void
 apply_compact (FlameChangesPanel *self)
 {
@@ -357,16 +412,17 @@ setup_changes_view (FlameChangesPanel *self)
   GtkSortListModel *sorted;
   GtkColumnViewColumn *delta;
 
-  add_column (self, _("Function"), "name", COL_NAME);
+  self->name_column = add_column (self, _("Function"), "name", COL_NAME);
   /* Translators: column header, keep it short: the baseline's self time
    * (or bytes, ...); fill_changes() says "Total" when colouring by total */
   self->before_column = add_column (self, C_("column", "Self Before"), "baseline-ms", COL_BASELINE);
   /* Translators: column header, keep it short: the current run's self time */
   self->after_column = add_column (self, C_("column", "Self After"), "current-ms", COL_CURRENT);
   /* Translators: column header, keep it short: after minus before */
-  delta = add_column (self, C_("column", "Change"), "delta-ms", COL_DELTA_MS);
+  delta = self->delta_column = add_column (self, C_("column", "Change"), "delta-ms", COL_DELTA_MS);
   self->pct_column = add_column (self, _("Δ %"), "delta-pct", COL_DELTA_PCT);
-  add_column (self, _("Status"), "status", COL_STATUS);
+  self->status_column = add_column (self, _("Status"), "status", COL_STATUS);
+  apply_header_tooltips (self);
 
   self->changes = g_list_store_new (FLAME_TYPE_CHANGE_ROW);
   self->filter = gtk_custom_filter_new (filter_func, self, NULL);
@@ -395,12 +451,14 @@ fill_changes (FlameChangesPanel *self)
       FlameDiff *diff = flame_comparison_get_diff (self->comparison);
       FlameMetric metric = flame_diff_get_options (diff)->metric;
 
+      self->metric = metric;
       /* the rows hold the metric the graph is coloured by: say which */
       gtk_column_view_column_set_title (self->before_column, metric == FLAME_METRIC_TOTAL
                                         ? C_("column", "Total Before") : C_("column", "Self Before"));
       gtk_column_view_column_set_title (self->after_column, metric == FLAME_METRIC_TOTAL
                                         ? C_("column", "Total After") : C_("column", "Self After"));
       self->quantity = flame_diff_get_quantity (diff);
+      apply_header_tooltips (self);
       for (guint i = 0; i < flame_report_get_n_functions (report); i++)
         g_ptr_array_add (rows, flame_change_row_new (report, flame_report_get_function (report, i),
                                                      metric));
