@@ -336,6 +336,92 @@ test_changes_panel (void)
   wait_for_window (window);
 }
 
+/* Choosing a row of the panel shows its function in the graph, also a
+ * small one of a large profile whose frames are far too narrow to draw:
+ * the graph zooms to its widest call and selects it, in view. */
+static void
+test_panel_row_to_graph (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("flamediff-row-XXXXXX", NULL);
+  g_autofree char *bpath = g_build_filename (dir, "big-base.folded", NULL);
+  g_autofree char *cpath = g_build_filename (dir, "big-cur.folded", NULL);
+  g_autoptr(GFile) bfile = g_file_new_for_path (bpath);
+  g_autoptr(GFile) cfile = g_file_new_for_path (cpath);
+  GtkWidget *graph = GTK_WIDGET (window->graph_view);
+  GListModel *rows;
+  guint target_row = GTK_INVALID_LIST_POSITION;
+  guint32 node;
+
+  /* 20 000 functions of 50 samples each; rare_path 2 → 40 samples */
+  for (guint side = 0; side < 2; side++)
+    {
+      GString *folded = g_string_new (NULL);
+
+      for (guint i = 0; i < 20000; i++)
+        g_string_append_printf (folded, "main;work_%u;leaf_%u 50\n", i % 100, i);
+      g_string_append_printf (folded, "main;setup;rare_path %u\n", side ? 40 : 2);
+      g_assert_true (g_file_set_contents (side ? cpath : bpath, folded->str, folded->len, NULL));
+      g_string_free (folded, TRUE);
+    }
+  flame_window_open (window, bfile, cfile);
+  wait_for_window (window);
+  gtk_drop_down_set_selected (window->changes_panel->filter_dropdown, 5);   /* All Functions */
+  rows = G_LIST_MODEL (window->changes_panel->selection);
+  g_assert_cmpuint (g_list_model_get_n_items (rows), >, 20000);
+  for (guint i = 0; i < g_list_model_get_n_items (rows) && target_row == GTK_INVALID_LIST_POSITION; i++)
+    {
+      g_autoptr(FlameChangeRow) row = g_list_model_get_item (rows, i);
+
+      if (g_strcmp0 (flame_change_row_get_name (row), "rare_path") == 0)
+        target_row = i;
+    }
+  g_assert_cmpuint (target_row, !=, GTK_INVALID_LIST_POSITION);
+  g_assert_cmpuint (flame_graph_view_get_zoom_node (window->graph_view), ==, FLAME_TREE_ROOT);
+
+  gtk_single_selection_set_selected (window->changes_panel->selection, target_row);
+  node = flame_graph_view_get_selected_node (window->graph_view);
+  g_assert_cmpuint (node, !=, FLAME_TREE_NONE);
+  g_assert_cmpstr (flame_layout_source_get_name (window->source, node), ==, "rare_path");
+  /* 40 of 1 000 040 samples: a fraction of a pixel at the root, so the
+   * graph zoomed to it */
+  g_assert_cmpuint (flame_graph_view_get_zoom_node (window->graph_view), ==, node);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+  {
+    FlameLayout *layout = _flame_graph_view_get_layout (window->graph_view);
+    gint i = flame_layout_find_node (layout, node);
+    graphene_rect_t r;
+
+    g_assert_cmpint (i, >=, 0);
+    g_assert_true (_flame_graph_view_frame_bounds (window->graph_view, i, &r));
+    g_test_message ("rare_path drawn at %.0f,%.0f %.0f×%.0f in %d×%d", r.origin.x, r.origin.y,
+                    r.size.width, r.size.height, gtk_widget_get_width (graph),
+                    gtk_widget_get_height (graph));
+    g_assert_cmpfloat (r.size.width, >=, 48);
+    g_assert_cmpfloat (r.origin.x, >=, 0);
+    g_assert_cmpfloat (r.origin.y, >=, 0);
+    g_assert_cmpfloat (r.origin.x + r.size.width, <=, gtk_widget_get_width (graph) + 0.5);
+    g_assert_cmpfloat (r.origin.y + r.size.height, <=, gtk_widget_get_height (graph) + 0.5);
+  }
+  /* a wide function is only selected: the graph stays where it is */
+  flame_graph_view_reset_zoom (window->graph_view);
+  for (guint i = 0; i < g_list_model_get_n_items (rows); i++)
+    {
+      g_autoptr(FlameChangeRow) row = g_list_model_get_item (rows, i);
+
+      if (g_strcmp0 (flame_change_row_get_name (row), "main") == 0)
+        gtk_single_selection_set_selected (window->changes_panel->selection, i);
+    }
+  g_assert_cmpstr (flame_layout_source_get_name (window->source,
+                                                 flame_graph_view_get_selected_node (window->graph_view)),
+                   ==, "main");
+  g_assert_cmpuint (flame_graph_view_get_zoom_node (window->graph_view), ==, FLAME_TREE_ROOT);
+
+  gtk_drop_down_set_selected (window->changes_panel->filter_dropdown, 0);
+  g_remove (bpath);
+  g_remove (cpath);
+  g_rmdir (dir);
+}
+
 static void
 test_elided_view (void)
 {
@@ -2279,6 +2365,7 @@ main (int   argc,
   g_test_add_func ("/window/inverted", test_inverted);
   g_test_add_func ("/window/keyboard-reach", test_keyboard_reach);
   g_test_add_func ("/window/changes-panel", test_changes_panel);
+  g_test_add_func ("/window/panel-row-to-graph", test_panel_row_to_graph);
   g_test_add_func ("/window/bad-file-keeps-comparison", test_bad_file_keeps_comparison);
   g_test_add_func ("/window/error-text", test_error_text);
   g_test_add_func ("/window/file-truncated-while-loading", test_file_truncated_while_loading);

@@ -1051,17 +1051,70 @@ on_reveal_flap_changed (FlameWindow *self)
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SHOW_SIDEBAR]);
 }
 
-/* a function chosen in the changes panel: zoom the graph to it */
+/* the widest call of function @frame in @source's tree, or FLAME_TREE_NONE */
+static guint32
+widest_node_of (FlameLayoutSource *source,
+                guint32            frame)
+{
+  const FlameTree *tree = flame_layout_source_get_tree (source);
+  guint32 best = FLAME_TREE_NONE;
+  gdouble best_w = 0;
+
+  for (guint32 i = FLAME_TREE_ROOT + 1; i < tree->n_nodes; i++)
+    if (tree->nodes[i].frame == frame)
+      {
+        gdouble w = flame_layout_source_get_weight (source, i);
+
+        if (best == FLAME_TREE_NONE || w > best_w)
+          {
+            best = i;
+            best_w = w;
+          }
+      }
+  return best;
+}
+
+/* graph pixels below which a function chosen in the panel is zoomed to */
+#define CHOSEN_MIN_WIDTH 48
+
+/* a function chosen in the changes panel: every call of it outlined, and
+ * its widest call selected and scrolled to; when that is outside the
+ * zoomed-in part or too narrow to see (a small function of a large
+ * profile), the graph zooms to it */
 static void
 on_selected_function_changed (FlameWindow       *self,
                               GParamSpec        *pspec,
                               FlameChangesPanel *panel)
 {
+  guint32 frame, node, zoom;
+  const FlameTree *tree;
+  gboolean inside = FALSE;
+  gdouble zw;
+
   g_assert (FLAME_IS_WINDOW (self));
   g_assert (FLAME_IS_CHANGES_PANEL (panel));
 
-  flame_graph_view_highlight_function (self->graph_view,
-                                       flame_changes_panel_get_selected_function (panel));
+  frame = flame_changes_panel_get_selected_function (panel);
+  flame_graph_view_highlight_function (self->graph_view, frame);
+  if (frame == FLAME_TREE_NONE || self->source == NULL)
+    return;
+  node = widest_node_of (self->source, frame);
+  if (node == FLAME_TREE_NONE)
+    return;    /* not in this view (a removed function in the differential one) */
+  tree = flame_layout_source_get_tree (self->source);
+  zoom = flame_graph_view_get_zoom_node (self->graph_view);
+  for (guint32 n = node; !inside; n = tree->nodes[n].parent)
+    {
+      inside = n == zoom;
+      if (n == FLAME_TREE_ROOT)
+        break;
+    }
+  zw = flame_layout_source_get_weight (self->source, zoom);
+  if (!inside || zw <= 0 ||
+      flame_layout_source_get_weight (self->source, node) / zw *
+      gtk_widget_get_width (GTK_WIDGET (self->graph_view)) < CHOSEN_MIN_WIDTH)
+    flame_graph_view_zoom_to (self->graph_view, node);
+  flame_graph_view_set_selected_node (self->graph_view, node);
 }
 
 /* ------------------------------------------------------------------ */
