@@ -1992,6 +1992,21 @@ test_legend (void)
   gtk_widget_activate_action (GTK_WIDGET (window), "win.view", "s", "differential");
   wait_for_window (window);
 
+  /* the modes of View Options, there too */
+  g_assert_null (strstr (flame_legend_get_summary (legend), "Inverted"));
+  g_assert_null (strstr (flame_legend_get_summary (legend), "Noise hidden"));
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.inverted", NULL);
+  wait_for_window (window);
+  g_assert_true (g_str_has_prefix (flame_legend_get_summary (legend), "Inverted · "));
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.inverted", NULL);
+  wait_for_window (window);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.hide-noise", NULL);
+  wait_for_window (window);
+  g_assert_true (g_str_has_suffix (flame_legend_get_summary (legend), " · Noise hidden"));
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.hide-noise", NULL);
+  wait_for_window (window);
+  g_assert_null (strstr (flame_legend_get_summary (legend), "Noise hidden"));
+
   gtk_widget_activate_action (GTK_WIDGET (window), "win.show-legend", NULL);
   flame_test_gui_wait_for (!gtk_widget_get_visible (window->legend));
   g_assert_false (g_settings_get_boolean (window->settings, "show-legend"));
@@ -1999,8 +2014,6 @@ test_legend (void)
   flame_test_gui_wait_for (gtk_widget_get_visible (window->legend));
 }
 
-/* The changes panel keeps to a fixed width beside a graph that takes
- * the rest, and F9's action hides and shows it. */
 /* Every label drawn in the changes table lies within the table's
  * scrolled window, left to right (nothing to scroll to); returns how many
  * there are and, through @found, whether one says @text */
@@ -2068,6 +2081,9 @@ count_ellipsized_labels (GtkWidget *root)
   return n;
 }
 
+/* The changes panel: as wide as its columns need, wider on a large
+ * screen, beside a graph that takes the rest; F9's action hides and
+ * shows it. */
 static void
 test_panel_width (void)
 {
