@@ -422,6 +422,46 @@ test_panel_row_to_graph (void)
   g_rmdir (dir);
 }
 
+/* A menu opened under its button is not covered by the button's tooltip
+ * (the pointer that clicked is still on the button): no tooltip while it
+ * is open, the tooltip back once it closes. The main menu, View Options
+ * and the panel's filter. */
+static void
+test_menu_tooltips (void)
+{
+  GtkWidget *primary = gtk_widget_get_first_child (gtk_widget_get_parent (window->sidebar_button));
+  GtkWidget *buttons[3];
+
+  while (primary != NULL &&
+         !(GTK_IS_MENU_BUTTON (primary) && gtk_menu_button_get_primary (GTK_MENU_BUTTON (primary))))
+    primary = gtk_widget_get_next_sibling (primary);
+  g_assert_nonnull (primary);
+  buttons[0] = primary;
+  buttons[1] = window->view_menu_button;
+  buttons[2] = GTK_WIDGET (window->changes_panel->filter_dropdown);
+  open_example ();
+  for (guint i = 0; i < G_N_ELEMENTS (buttons); i++)
+    {
+      GtkWidget *popover = NULL;
+
+      for (GtkWidget *c = gtk_widget_get_first_child (buttons[i]); c && popover == NULL;
+           c = gtk_widget_get_next_sibling (c))
+        if (GTK_IS_POPOVER (c))
+          popover = c;
+      g_assert_nonnull (popover);
+      g_assert_true (gtk_widget_get_has_tooltip (buttons[i]));
+      if (GTK_IS_MENU_BUTTON (buttons[i]))
+        gtk_menu_button_popup (GTK_MENU_BUTTON (buttons[i]));
+      else
+        gtk_popover_popup (GTK_POPOVER (popover));
+      flame_test_gui_wait_for (gtk_widget_get_visible (popover));
+      g_assert_false (gtk_widget_get_has_tooltip (buttons[i]));
+      gtk_popover_popdown (GTK_POPOVER (popover));
+      flame_test_gui_wait_for (!gtk_widget_get_visible (popover));
+      g_assert_true (gtk_widget_get_has_tooltip (buttons[i]));
+    }
+}
+
 static void
 test_elided_view (void)
 {
@@ -2382,6 +2422,7 @@ main (int   argc,
   g_test_add_func ("/window/keyboard-reach", test_keyboard_reach);
   g_test_add_func ("/window/changes-panel", test_changes_panel);
   g_test_add_func ("/window/panel-row-to-graph", test_panel_row_to_graph);
+  g_test_add_func ("/window/menu-tooltips", test_menu_tooltips);
   g_test_add_func ("/window/bad-file-keeps-comparison", test_bad_file_keeps_comparison);
   g_test_add_func ("/window/error-text", test_error_text);
   g_test_add_func ("/window/file-truncated-while-loading", test_file_truncated_while_loading);

@@ -1051,6 +1051,42 @@ on_reveal_flap_changed (FlameWindow *self)
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SHOW_SIDEBAR]);
 }
 
+/* A menu open under its button: the button's tooltip (still under the
+ * pointer that clicked) would cover the menu's first items */
+static void
+on_popover_visible (GtkWidget  *popover,
+                    GParamSpec *pspec,
+                    gpointer    user_data)
+{
+  GtkWidget *button = gtk_widget_get_parent (popover);
+
+  if (button == NULL)
+    return;
+  gtk_widget_set_has_tooltip (button, !gtk_widget_get_visible (popover));
+  /* asks the tooltip again: one on show goes */
+  gtk_widget_trigger_tooltip_query (button);
+}
+
+/* every menu button and dropdown under @root: no tooltip while its
+ * popover is open */
+static void
+hide_tooltips_over_menus (GtkWidget *root)
+{
+  g_autoptr(GPtrArray) todo = g_ptr_array_new ();
+
+  g_ptr_array_add (todo, root);
+  while (todo->len > 0)
+    {
+      GtkWidget *w = g_ptr_array_steal_index (todo, todo->len - 1);
+
+      if (GTK_IS_POPOVER (w) && gtk_widget_get_parent (w) != NULL &&
+          gtk_widget_get_has_tooltip (gtk_widget_get_parent (w)))
+        g_signal_connect (w, "notify::visible", G_CALLBACK (on_popover_visible), NULL);
+      for (GtkWidget *c = gtk_widget_get_first_child (w); c; c = gtk_widget_get_next_sibling (c))
+        g_ptr_array_add (todo, c);
+    }
+}
+
 /* the widest call of function @frame in @source's tree, or FLAME_TREE_NONE */
 static guint32
 widest_node_of (FlameLayoutSource *source,
@@ -1464,6 +1500,7 @@ flame_window_init (FlameWindow *self)
   self->sample_type_section = g_menu_new ();
 
   gtk_widget_init_template (GTK_WIDGET (self));
+  hide_tooltips_over_menus (GTK_WIDGET (self));
 
   self->settings = g_settings_new (APP_ID);
   gtk_window_set_default_size (GTK_WINDOW (self),
