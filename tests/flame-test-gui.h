@@ -120,3 +120,16 @@ flame_test_gui_iterate (guint ms)
 
 /* The same, FLAME_TEST_GUI_WAIT_S at most */
 #define flame_test_gui_wait_for(cond) flame_test_gui_wait_for_s (cond, FLAME_TEST_GUI_WAIT_S)
+
+/* What @paintable (gtk_widget_paintable_new()) shows now, or NULL before
+ * its widget has drawn a frame of @width × @height since it was made */
+static inline GskRenderNode *
+flame_test_gui_paintable_node (GdkPaintable *paintable,
+                               int           width,
+                               int           height)
+{
+  GtkSnapshot *snapshot = gtk_snapshot_new ();
+
+  gdk_paintable_snapshot (paintable, snapshot, width, height);
+  return gtk_snapshot_free_to_node (snapshot);
+}

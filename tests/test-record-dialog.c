@@ -88,18 +88,6 @@ wait_for_window (FlameWindow *self)
   gtk_test_widget_wait_for_draw (GTK_WIDGET (self));
 }
 
-/* what @paintable shows now, or NULL before its widget has drawn */
-static GskRenderNode *
-paintable_node (GdkPaintable *paintable,
-                int           width,
-                int           height)
-{
-  GtkSnapshot *snapshot = gtk_snapshot_new ();
-
-  gdk_paintable_snapshot (paintable, snapshot, width, height);
-  return gtk_snapshot_free_to_node (snapshot);
-}
-
 static void
 screenshot (GtkWindow  *win,
             const char *name)
@@ -122,7 +110,7 @@ screenshot (GtkWindow  *win,
   w = gtk_widget_get_width (content);
   h = gtk_widget_get_height (content);
   /* the paintable holds what the widget drew in a frame after it was made */
-  flame_test_gui_wait_for ((drawn = paintable_node (paintable, w, h)) != NULL);
+  flame_test_gui_wait_for ((drawn = flame_test_gui_paintable_node (paintable, w, h)) != NULL);
   snapshot = gtk_snapshot_new ();
   /* the window background first: the content is drawn on it */
   gtk_snapshot_append_color (snapshot, &(GdkRGBA) { 0.98, 0.98, 0.98, 1 },

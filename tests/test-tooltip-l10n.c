@@ -134,8 +134,9 @@ test_views (void)
 {
   g_autoptr(FlameDiff) diff = example_diff (FLAME_METRIC_SELF);
   g_autoptr(FlameDiff) by_total = example_diff (FLAME_METRIC_TOTAL);
-  g_autoptr(FlameLayoutSource) src = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
-  g_autoptr(FlameLayoutSource) tot = flame_layout_source_new_for_diff (by_total, FLAME_VIEW_DIFFERENTIAL);
+  FlameView differential = FLAME_VIEW_DIFFERENTIAL;
+  g_autoptr(FlameLayoutSource) src = flame_layout_source_new_for_diff (diff, differential);
+  g_autoptr(FlameLayoutSource) tot = flame_layout_source_new_for_diff (by_total, differential);
   g_autoptr(FlameLayoutSource) eli = flame_layout_source_new_for_diff (diff, FLAME_VIEW_ELIDED);
   g_autoptr(FlameLayoutSource) inv = flame_layout_source_new_for_diff (diff, FLAME_VIEW_INVERTED);
   g_autofree char *path = example ("current.folded");
@@ -168,7 +169,8 @@ test_views (void)
                    "Aktuell: 275,00 ms gesamt (26,09 %), 275,00 ms eigen\n"
                    "Basis: 148,00 ms gesamt, 148,00 ms eigen\n"
                    "Differenz eigen: +127,00 ms (+85,8 %)");
-  g_assert_cmpstr (norm, ==, "Absolute Zeit: Basis nicht skaliert (1,00 ms je Stichprobe angenommen)");
+  g_assert_cmpstr (norm, ==,
+                   "Absolute Zeit: Basis nicht skaliert (1,00 ms je Stichprobe angenommen)");
 
   /* frames too narrow to draw, merged into one */
   {
@@ -206,7 +208,8 @@ test_views (void)
       g_autofree char *text = tip_text (&tip);
 
       check_tips (&tip, 1);
-      g_assert_true (g_str_has_prefix (text, "1000 Rahmen zu schmal zum Zeichnen, aufgerufen von wide\n"));
+      g_assert_true (g_str_has_prefix (text, "1000 Rahmen zu schmal zum Zeichnen, "
+                                             "aufgerufen von wide\n"));
     }
   }
 }

@@ -66,18 +66,6 @@ wait_for_window (FlameWindow *self)
   gtk_test_widget_wait_for_draw (GTK_WIDGET (self));
 }
 
-/* what @paintable shows now, or NULL before its widget has drawn */
-static GskRenderNode *
-paintable_node (GdkPaintable *paintable,
-                int           width,
-                int           height)
-{
-  GtkSnapshot *snapshot = gtk_snapshot_new ();
-
-  gdk_paintable_snapshot (paintable, snapshot, width, height);
-  return gtk_snapshot_free_to_node (snapshot);
-}
-
 static GdkTexture *
 render_window (FlameWindow *self)
 {
@@ -94,7 +82,8 @@ render_window (FlameWindow *self)
   gtk_test_widget_wait_for_draw (content);
   width = gtk_widget_get_width (content);
   height = gtk_widget_get_height (content);
-  flame_test_gui_wait_for ((node = paintable_node (paintable, width, height)) != NULL);
+  flame_test_gui_wait_for ((node = flame_test_gui_paintable_node (paintable, width, height)) !=
+                           NULL);
   texture = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (self)), node,
                                          &GRAPHENE_RECT_INIT (0, 0, width, height));
   gsk_render_node_unref (node);
@@ -368,7 +357,8 @@ test_panel_row_to_graph (void)
   gtk_drop_down_set_selected (window->changes_panel->filter_dropdown, 5);   /* All Functions */
   rows = G_LIST_MODEL (window->changes_panel->selection);
   g_assert_cmpuint (g_list_model_get_n_items (rows), >, 20000);
-  for (guint i = 0; i < g_list_model_get_n_items (rows) && target_row == GTK_INVALID_LIST_POSITION; i++)
+  for (guint i = 0; i < g_list_model_get_n_items (rows) && target_row == GTK_INVALID_LIST_POSITION;
+       i++)
     {
       g_autoptr(FlameChangeRow) row = g_list_model_get_item (rows, i);
 
@@ -411,9 +401,8 @@ test_panel_row_to_graph (void)
       if (g_strcmp0 (flame_change_row_get_name (row), "main") == 0)
         gtk_single_selection_set_selected (window->changes_panel->selection, i);
     }
-  g_assert_cmpstr (flame_layout_source_get_name (window->source,
-                                                 flame_graph_view_get_selected_node (window->graph_view)),
-                   ==, "main");
+  node = flame_graph_view_get_selected_node (window->graph_view);
+  g_assert_cmpstr (flame_layout_source_get_name (window->source, node), ==, "main");
   g_assert_cmpuint (flame_graph_view_get_zoom_node (window->graph_view), ==, FLAME_TREE_ROOT);
 
   gtk_drop_down_set_selected (window->changes_panel->filter_dropdown, 0);
@@ -2145,7 +2134,8 @@ test_panel_width (void)
   /* every column fits: the Status pill is not cut at the right edge, and
    * no name of the example is cut short */
   {
-    int min = 0, scroller = gtk_widget_get_width (gtk_widget_get_parent (GTK_WIDGET (changes->changes_view)));
+    GtkWidget *view = GTK_WIDGET (changes->changes_view);
+    int min = 0, scroller = gtk_widget_get_width (gtk_widget_get_parent (view));
 
     gtk_widget_measure (GTK_WIDGET (changes->changes_view), GTK_ORIENTATION_HORIZONTAL, -1,
                         &min, NULL, NULL, NULL);
@@ -2159,8 +2149,9 @@ test_panel_width (void)
   /* a large screen: two fifths of it for the panel, so long names show */
   gtk_window_set_default_size (GTK_WINDOW (window), 1500, 900);
   flame_test_gui_wait_for (gtk_widget_get_width (panel_widget) >= 580);
-  g_test_message ("window %d px: panel %d px, graph %d px", gtk_widget_get_width (GTK_WIDGET (window)),
-                  gtk_widget_get_width (panel_widget), gtk_widget_get_width (GTK_WIDGET (window->graph_view)));
+  g_test_message ("window %d px: panel %d px, graph %d px",
+                  gtk_widget_get_width (GTK_WIDGET (window)), gtk_widget_get_width (panel_widget),
+                  gtk_widget_get_width (GTK_WIDGET (window->graph_view)));
   g_assert_cmpint (gtk_widget_get_width (panel_widget), <=, 620);
   g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (window->graph_view)), >, 800);
 
@@ -2171,7 +2162,8 @@ test_panel_width (void)
   gtk_column_view_column_set_title (changes->before_column, "Eigenzeit vorher, skaliert");
   gtk_column_view_column_set_title (changes->after_column, "Eigenzeit nachher, gemessen");
   flame_test_gui_wait_for (gtk_widget_get_width (panel_widget) > 560);
-  g_assert_cmpuint (assert_table_labels_within (changes, "Eigenzeit nachher, gemessen", &found), >, 10);
+  g_assert_cmpuint (assert_table_labels_within (changes, "Eigenzeit nachher, gemessen", &found),
+                    >, 10);
   g_assert_true (found);
   gtk_column_view_column_set_title (changes->before_column, "Self Before");
   gtk_column_view_column_set_title (changes->after_column, "Self After");
@@ -2239,8 +2231,8 @@ test_narrow_window (void)
         gtk_widget_measure (content, GTK_ORIENTATION_HORIZONTAL, -1, &min, NULL, NULL, NULL);
         report_wide (content, width_request, 0);
         g_error ("narrow %d applied %d window %d content %d min %d search %d panel %d", w->narrow,
-                 w->narrow_applied, gtk_widget_get_width (GTK_WIDGET (w)), gtk_widget_get_width (content),
-                 min, gtk_widget_get_visible (w->search_button),
+                 w->narrow_applied, gtk_widget_get_width (GTK_WIDGET (w)),
+                 gtk_widget_get_width (content), min, gtk_widget_get_visible (w->search_button),
                  gtk_widget_get_width (GTK_WIDGET (w->changes_panel)));
       }
   }
@@ -2297,9 +2289,10 @@ test_narrow_window (void)
   g_assert_false (gtk_column_view_column_get_visible (w->changes_panel->before_column));
   g_assert_false (gtk_column_view_column_get_visible (w->changes_panel->after_column));
   {
-    g_autoptr(FlameChangeRow) first = g_list_model_get_item (G_LIST_MODEL (w->changes_panel->selection), 0);
-    g_autofree char *change = flame_quantity_format_compact (FLAME_QUANTITY_TIME,
-                                                             flame_change_row_get_delta_ms (first), TRUE);
+    GListModel *rows = G_LIST_MODEL (w->changes_panel->selection);
+    g_autoptr(FlameChangeRow) first = g_list_model_get_item (rows, 0);
+    gdouble delta = flame_change_row_get_delta_ms (first);
+    g_autofree char *change = flame_quantity_format_compact (FLAME_QUANTITY_TIME, delta, TRUE);
     gboolean found = FALSE, header = FALSE;
 
     g_assert_cmpuint (assert_table_labels_within (w->changes_panel, change, &found), >, 10);

@@ -214,10 +214,10 @@ cell_bind (GtkSignalListItemFactory *factory,
       else
         gtk_widget_set_tooltip_text (label, text);
       {
-        g_autofree char *b = flame_quantity_format_compact (q, flame_change_row_get_baseline_ms (row),
-                                                            FALSE);
-        g_autofree char *c = flame_quantity_format_compact (q, flame_change_row_get_current_ms (row),
-                                                            FALSE);
+        gdouble before = flame_change_row_get_baseline_ms (row);
+        gdouble after = flame_change_row_get_current_ms (row);
+        g_autofree char *b = flame_quantity_format_compact (q, before, FALSE);
+        g_autofree char *c = flame_quantity_format_compact (q, after, FALSE);
 
         /* Translators: under a function's name in a narrow changes panel:
          * its time (or memory, ...) before, then after */
