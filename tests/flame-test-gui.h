@@ -79,3 +79,57 @@ flame_test_gui_start (FlameApplication **app,
   gtk_window_present (GTK_WINDOW (window));
   return window;
 }
+
+static inline gboolean
+flame_test_gui_timeout_cb (gpointer data)
+{
+  *(gboolean *) data = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+/* One pass of the main loop: the first source due is dispatched, after
+ * @ms at most */
+static inline void
+flame_test_gui_iterate (guint ms)
+{
+  gboolean done = FALSE;
+  guint id = g_timeout_add (ms, flame_test_gui_timeout_cb, &done);
+
+  g_main_context_iteration (NULL, TRUE);
+  if (!done)
+    g_source_remove (id);
+}
+
+/* How long a GUI test waits for a condition before it fails: long, for a
+ * sanitizer build on a loaded machine; a condition that holds ends the
+ * wait at once */
+#define FLAME_TEST_GUI_WAIT_S 30
+
+/* Spins the main loop until @cond holds, @seconds at most, then fails
+ * the test if it does not: a wait on a condition, never a fixed sleep */
+#define flame_test_gui_wait_for_s(cond, seconds)                                \
+  G_STMT_START {                                                                \
+    gint64 flame_test_end_ = g_get_monotonic_time () +                          \
+                             (gint64) (seconds) * G_USEC_PER_SEC;               \
+    while (!(cond) && g_get_monotonic_time () < flame_test_end_)                \
+      flame_test_gui_iterate (10);                                              \
+    if (!(cond))                                                                \
+      g_error ("%s:%d: waited %d s in vain for %s", __FILE__, __LINE__,        \
+               (int) (seconds), #cond);                                         \
+  } G_STMT_END
+
+/* The same, FLAME_TEST_GUI_WAIT_S at most */
+#define flame_test_gui_wait_for(cond) flame_test_gui_wait_for_s (cond, FLAME_TEST_GUI_WAIT_S)
+
+/* What @paintable (gtk_widget_paintable_new()) shows now, or NULL before
+ * its widget has drawn a frame of @width × @height since it was made */
+static inline GskRenderNode *
+flame_test_gui_paintable_node (GdkPaintable *paintable,
+                               int           width,
+                               int           height)
+{
+  GtkSnapshot *snapshot = gtk_snapshot_new ();
+
+  gdk_paintable_snapshot (paintable, snapshot, width, height);
+  return gtk_snapshot_free_to_node (snapshot);
+}

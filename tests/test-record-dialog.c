@@ -30,23 +30,6 @@ static FlameApplication *app;
 static FlameWindow *window;
 static char *tmpdir;
 
-static gboolean
-timeout_cb (gpointer data)
-{
-  *(gboolean *) data = TRUE;
-  return G_SOURCE_REMOVE;
-}
-
-static void
-iterate_for (guint ms)
-{
-  gboolean done = FALSE;
-
-  g_timeout_add (ms, timeout_cb, &done);
-  while (!done)
-    g_main_context_iteration (NULL, TRUE);
-}
-
 static char *
 workload (const char *name)
 {
@@ -75,7 +58,7 @@ open_dialog (FlameWindow *win)
   FlameRecordDialog *dialog;
 
   gtk_widget_activate_action (GTK_WIDGET (win), "win.record", NULL);
-  iterate_for (100);
+  flame_test_gui_wait_for (find_dialog () != NULL);
   dialog = find_dialog ();
   g_assert_nonnull (dialog);
   g_assert_true (gtk_window_get_transient_for (GTK_WINDOW (dialog)) == GTK_WINDOW (win));
@@ -86,35 +69,23 @@ static void
 wait_for_phase (FlameRecordDialog *dialog,
                 FlameRecordPhase   phase)
 {
-  gint64 end = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
-
-  while (dialog->phase != phase && g_get_monotonic_time () < end)
-    iterate_for (20);
-  g_assert_cmpint (dialog->phase, ==, phase);
+  flame_test_gui_wait_for_s (dialog->phase == phase, 60);
 }
 
 static void
 wait_for_samples (FlameRecordDialog *dialog)
 {
-  gint64 end = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
-
-  while ((dialog->recorder == NULL || flame_recorder_get_samples (dialog->recorder) < 20) &&
-         g_get_monotonic_time () < end)
-    iterate_for (20);
-  g_assert_nonnull (dialog->recorder);
-  g_assert_cmpuint (flame_recorder_get_samples (dialog->recorder), >=, 20);
+  flame_test_gui_wait_for (dialog->recorder != NULL &&
+                           flame_recorder_get_samples (dialog->recorder) >= 20);
 }
 
 static void
 wait_for_window (FlameWindow *self)
 {
-  gint64 end = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
-
-  iterate_for (50);
-  while (flame_window_is_busy (self) && g_get_monotonic_time () < end)
-    iterate_for (20);
-  g_assert_false (flame_window_is_busy (self));
-  iterate_for (200);
+  /* and the side panel opened (from a tick of the flap, once it has a
+   * width) */
+  flame_test_gui_wait_for (!flame_window_is_busy (self) && self->reveal_tick == 0);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (self));
 }
 
 static void
@@ -128,21 +99,24 @@ screenshot (GtkWindow  *win,
   g_autofree char *path = NULL;
   GtkSnapshot *snapshot;
   GskRenderNode *node;
+  GskRenderNode *drawn = NULL;
   int w, h;
 
   if (dir == NULL)
     return;
+  paintable = gtk_widget_paintable_new (content);
   gtk_widget_queue_draw (content);
   gtk_test_widget_wait_for_draw (content);
-  iterate_for (100);
   w = gtk_widget_get_width (content);
   h = gtk_widget_get_height (content);
-  paintable = gtk_widget_paintable_new (content);
+  /* the paintable holds what the widget drew in a frame after it was made */
+  flame_test_gui_wait_for ((drawn = flame_test_gui_paintable_node (paintable, w, h)) != NULL);
   snapshot = gtk_snapshot_new ();
   /* the window background first: the content is drawn on it */
   gtk_snapshot_append_color (snapshot, &(GdkRGBA) { 0.98, 0.98, 0.98, 1 },
                              &GRAPHENE_RECT_INIT (0, 0, w, h));
-  gdk_paintable_snapshot (paintable, snapshot, w, h);
+  gtk_snapshot_append_node (snapshot, drawn);
+  gsk_render_node_unref (drawn);
   node = gtk_snapshot_free_to_node (snapshot);
   texture = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (win)), node,
                                          &GRAPHENE_RECT_INIT (0, 0, w, h));
@@ -224,8 +198,7 @@ test_record_twice (void)
   dialog->cwd = (g_free (dialog->cwd), g_strdup (tmpdir));
   adw_action_row_set_subtitle (dialog->directory_row, tmpdir);
   adw_combo_row_set_selected (dialog->baseline_row, FLAME_BASELINE_RECORD);
-  iterate_for (100);
-  g_assert_true (gtk_widget_is_sensitive (dialog->start_button));
+  flame_test_gui_wait_for (gtk_widget_is_sensitive (dialog->start_button));
   g_assert_false (gtk_widget_get_visible (dialog->sandbox_box));
   screenshot (GTK_WINDOW (dialog), "record-dialog.png");
 
@@ -253,12 +226,7 @@ test_record_twice (void)
   gtk_widget_activate_action (GTK_WIDGET (dialog), "record.current", NULL);
   g_assert_cmpint (dialog->phase, ==, FLAME_RECORD_CURRENT);
   bname = g_file_get_basename (dialog->baseline);
-  {
-    gint64 end = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
-
-    while (dialog != NULL && g_get_monotonic_time () < end)
-      iterate_for (20);
-  }
+  flame_test_gui_wait_for_s (dialog == NULL, 60);
   g_assert_null (dialog);   /* done: the dialog is gone */
   wait_for_window (window);
 
@@ -313,17 +281,11 @@ test_earlier_recording (void)
   adw_combo_row_set_selected (dialog->earlier_row, 1);   /* the baseline of the first test */
   first = g_strdup (g_ptr_array_index (dialog->earlier_paths, 1));
   dialog->cwd = (g_free (dialog->cwd), g_strdup (tmpdir));
-  iterate_for (100);
-  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (dialog->earlier_row)));
+  flame_test_gui_wait_for (gtk_widget_get_visible (GTK_WIDGET (dialog->earlier_row)));
   screenshot (GTK_WINDOW (dialog), "record-dialog-earlier.png");
   gtk_widget_activate_action (GTK_WIDGET (dialog), "record.start", NULL);
   g_assert_cmpint (dialog->phase, ==, FLAME_RECORD_CURRENT);
-  {
-    gint64 end = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
-
-    while (dialog != NULL && g_get_monotonic_time () < end)
-      iterate_for (20);
-  }
+  flame_test_gui_wait_for_s (dialog == NULL, 60);
   g_assert_null (dialog);
   wait_for_window (window);
   {
@@ -355,8 +317,7 @@ test_stop (void)
   wait_for_samples (dialog);
   gtk_expander_set_expanded (dialog->output_expander, TRUE);
   on_output_for_test (dialog);
-  iterate_for (300);
-  g_assert_cmpstr (gtk_label_get_text (dialog->samples_label), !=, "0");
+  flame_test_gui_wait_for (g_strcmp0 (gtk_label_get_text (dialog->samples_label), "0") != 0);
   screenshot (GTK_WINDOW (dialog), "record-dialog-recording.png");
   t0 = g_get_monotonic_time ();
   g_assert_true (gtk_widget_is_sensitive (dialog->stop_button));
@@ -405,12 +366,7 @@ test_close_while_recording (void)
 
   gtk_window_close (GTK_WINDOW (other));
   g_assert_false (gtk_widget_get_visible (GTK_WIDGET (dialog)));
-  {
-    gint64 end = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
-
-    while (dialog != NULL && g_get_monotonic_time () < end)
-      iterate_for (20);
-  }
+  flame_test_gui_wait_for_s (dialog == NULL, 30);
   g_assert_null (dialog);
   file = g_file_new_for_path (path);
   g_assert_cmpuint (file_samples (file), >=, 20);
@@ -439,7 +395,6 @@ test_record_runs (void)
   dialog->cwd = (g_free (dialog->cwd), g_strdup (tmpdir));
   adw_combo_row_set_selected (dialog->baseline_row, FLAME_BASELINE_RECORD);
   gtk_spin_button_set_value (dialog->runs_spin, 2);
-  iterate_for (100);
   screenshot (GTK_WINDOW (dialog), "record-dialog-runs.png");
 
   gtk_widget_activate_action (GTK_WIDGET (dialog), "record.start", NULL);
@@ -462,12 +417,7 @@ test_record_runs (void)
   g_free (write_project ("4"));
   gtk_widget_activate_action (GTK_WIDGET (dialog), "record.current", NULL);
   g_assert_cmpint (dialog->phase, ==, FLAME_RECORD_CURRENT);
-  {
-    gint64 end = g_get_monotonic_time () + 90 * G_USEC_PER_SEC;
-
-    while (dialog != NULL && g_get_monotonic_time () < end)
-      iterate_for (20);
-  }
+  flame_test_gui_wait_for_s (dialog == NULL, 90);
   g_assert_null (dialog);
   wait_for_window (window);
 
@@ -541,7 +491,7 @@ test_record_memory (void)
   gtk_editable_set_text (GTK_EDITABLE (dialog->command_row), "./run-memory.sh");
   dialog->cwd = (g_free (dialog->cwd), g_strdup (tmpdir));
   adw_combo_row_set_selected (dialog->baseline_row, FLAME_BASELINE_RECORD);
-  iterate_for (100);
+  flame_test_gui_wait_for (gtk_widget_is_sensitive (dialog->start_button));
   screenshot (GTK_WINDOW (dialog), "record-dialog-memory.png");
 
   gtk_widget_activate_action (GTK_WIDGET (dialog), "record.start", NULL);
@@ -549,12 +499,7 @@ test_record_memory (void)
   g_assert_cmpstr (g_settings_get_string (settings, "recording-measure"), ==, "memory");
   write_memory_project (TRUE);
   gtk_widget_activate_action (GTK_WIDGET (dialog), "record.current", NULL);
-  {
-    gint64 end = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
-
-    while (dialog != NULL && g_get_monotonic_time () < end)
-      iterate_for (20);
-  }
+  flame_test_gui_wait_for_s (dialog == NULL, 60);
   g_assert_null (dialog);
   wait_for_window (window);
 
@@ -645,16 +590,14 @@ test_flatpak_plan (void)
   g_unsetenv ("FLAMEDIFF_FLATPAK_INFO");
   gtk_editable_set_text (GTK_EDITABLE (dialog->command_row), "/opt/host-only/bin/myprog --size 3");
   adw_combo_row_set_selected (dialog->baseline_row, FLAME_BASELINE_RECORD);
-  iterate_for (100);
-  g_assert_true (gtk_widget_get_visible (dialog->sandbox_box));
+  flame_test_gui_wait_for (gtk_widget_get_visible (dialog->sandbox_box));
   g_assert_false (gtk_widget_is_sensitive (dialog->start_button));
   g_assert_nonnull (strstr (gtk_label_get_text (dialog->sandbox_command),
                             "flamediff-cli record -o run.speedscope.json -- /opt/host-only/bin/myprog --size 3"));
   screenshot (GTK_WINDOW (dialog), "record-dialog-flatpak.png");
   /* a program inside the sandbox: no note, recordable */
   gtk_editable_set_text (GTK_EDITABLE (dialog->command_row), "sh -c true");
-  iterate_for (50);
-  g_assert_false (gtk_widget_get_visible (dialog->sandbox_box));
+  flame_test_gui_wait_for (!gtk_widget_get_visible (dialog->sandbox_box));
   g_assert_true (gtk_widget_is_sensitive (dialog->start_button));
   gtk_window_destroy (GTK_WINDOW (dialog));
 }

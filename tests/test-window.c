@@ -42,34 +42,28 @@ example (const char *name)
   return g_build_filename (g_getenv ("FLAMEDIFF_EXAMPLES"), name, NULL);
 }
 
+/* whether item @i of @menu has the label @want */
 static gboolean
-timeout_cb (gpointer data)
+menu_label_is (GMenuModel *menu,
+               gint        i,
+               const char *want)
 {
-  *(gboolean *) data = TRUE;
-  return G_SOURCE_REMOVE;
+  g_autofree char *label = NULL;
+
+  return i < g_menu_model_get_n_items (menu) &&
+         g_menu_model_get_item_attribute (menu, i, G_MENU_ATTRIBUTE_LABEL, "s", &label) &&
+         g_strcmp0 (label, want) == 0;
 }
 
-static void
-iterate_for (guint ms)
-{
-  gboolean done = FALSE;
-
-  g_timeout_add (ms, timeout_cb, &done);
-  while (!done)
-    g_main_context_iteration (NULL, TRUE);
-}
-
-/* Loading runs in a worker thread: spin the main loop until it is done */
+/* Loading runs in a worker thread: spin the main loop until it is done,
+ * and the window has been laid out and drawn with what it loaded */
 static void
 wait_for_window (FlameWindow *self)
 {
-  gint64 end = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
-
-  while (flame_window_is_busy (self) && g_get_monotonic_time () < end)
-    iterate_for (20);
-  g_assert_false (flame_window_is_busy (self));
-  /* layout and paint */
-  iterate_for (300);
+  /* and the side panel opened (from a tick of the flap, once it has a
+   * width) */
+  flame_test_gui_wait_for (!flame_window_is_busy (self) && self->reveal_tick == 0);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (self));
 }
 
 static GdkTexture *
@@ -78,19 +72,18 @@ render_window (FlameWindow *self)
   /* the window's content: a toplevel itself cannot be drawn into a paintable */
   GtkWidget *content = adw_application_window_get_content (ADW_APPLICATION_WINDOW (self));
   GdkPaintable *paintable = gtk_widget_paintable_new (content);
-  int width = gtk_widget_get_width (content);
-  int height = gtk_widget_get_height (content);
-  GtkSnapshot *snapshot = gtk_snapshot_new ();
-  GskRenderNode *node;
+  int width, height;
+  GskRenderNode *node = NULL;
   GdkTexture *texture;
 
-  /* the paintable holds what the widget drew in its last frame */
+  /* the paintable holds what the widget drew in a frame after it was made
+   * (a window just presented has its size then) */
   gtk_widget_queue_draw (content);
   gtk_test_widget_wait_for_draw (content);
-  iterate_for (100);
-  gdk_paintable_snapshot (paintable, snapshot, width, height);
-  node = gtk_snapshot_free_to_node (snapshot);
-  g_assert_nonnull (node);
+  width = gtk_widget_get_width (content);
+  height = gtk_widget_get_height (content);
+  flame_test_gui_wait_for ((node = flame_test_gui_paintable_node (paintable, width, height)) !=
+                           NULL);
   texture = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (self)), node,
                                          &GRAPHENE_RECT_INIT (0, 0, width, height));
   gsk_render_node_unref (node);
@@ -168,7 +161,7 @@ test_empty_state (void)
   FlameWindow *fresh = flame_window_new (ADW_APPLICATION (app));
 
   gtk_window_present (GTK_WINDOW (fresh));
-  iterate_for (100);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (fresh));
   g_assert_cmpstr (gtk_stack_get_visible_child_name (fresh->main_stack), ==, "empty");
   g_assert_true (flame_window_is_empty (fresh));
   g_assert_false (gtk_widget_get_sensitive (GTK_WIDGET (fresh->differential_button)) &&
@@ -271,6 +264,26 @@ collect_labels (GtkWidget *widget,
     }
 }
 
+/* the tooltip of the changes table's header that says @title */
+static const char *
+header_tooltip (FlameChangesPanel *panel,
+                const char        *title)
+{
+  GtkWidget *header = gtk_widget_get_first_child (GTK_WIDGET (panel->changes_view));
+
+  for (GtkWidget *t = gtk_widget_get_first_child (header); t; t = gtk_widget_get_next_sibling (t))
+    {
+      GtkWidget *label = gtk_widget_get_first_child (t);
+
+      while (label != NULL && !GTK_IS_LABEL (label))
+        label = gtk_widget_get_first_child (label);
+      if (label != NULL && g_strcmp0 (gtk_label_get_text (GTK_LABEL (label)), title) == 0)
+        return gtk_widget_get_tooltip_text (t);
+    }
+  g_error ("no header says “%s”", title);
+  return NULL;
+}
+
 /* The Top Changes panel: headers name the metric, cells carry the unit,
  * new and removed rows show their ±100 % as the report does, and a
  * removed function is "Removed" everywhere. */
@@ -290,6 +303,15 @@ test_changes_panel (void)
   g_assert_nonnull (strstr (text->str, flame_test_decimal ("\n+44.0 ms\n+100.0\nNew\n")));
   g_assert_nonnull (strstr (text->str, flame_test_decimal ("\n-64.0 ms\n-100.0\nRemoved\n")));
   g_assert_null (strstr (text->str, "Gone"));
+  /* every header says what it is in its tooltip */
+  g_assert_nonnull (strstr (header_tooltip (window->changes_panel, "Self Before"),
+                            "baseline: the function itself"));
+  g_assert_nonnull (strstr (header_tooltip (window->changes_panel, "Self After"),
+                            "current profile: the function itself"));
+  g_assert_nonnull (header_tooltip (window->changes_panel, "Function"));
+  g_assert_nonnull (header_tooltip (window->changes_panel, "Change"));
+  g_assert_nonnull (strstr (header_tooltip (window->changes_panel, "Δ %"), "+100"));
+  g_assert_nonnull (strstr (header_tooltip (window->changes_panel, "Status"), "removed"));
 
   gtk_widget_activate_action (GTK_WIDGET (window), "win.colour-by-total", NULL);
   wait_for_window (window);
@@ -297,8 +319,136 @@ test_changes_panel (void)
   collect_labels (GTK_WIDGET (window->changes_panel->changes_view), text);
   g_assert_nonnull (strstr (text->str, "\nTotal Before\n"));
   g_assert_nonnull (strstr (text->str, "\nTotal After\n"));
+  g_assert_nonnull (strstr (header_tooltip (window->changes_panel, "Total Before"),
+                            "everything it calls"));
   gtk_widget_activate_action (GTK_WIDGET (window), "win.colour-by-total", NULL);
   wait_for_window (window);
+}
+
+/* Choosing a row of the panel shows its function in the graph, also a
+ * small one of a large profile whose frames are far too narrow to draw:
+ * the graph zooms to its widest call and selects it, in view. */
+static void
+test_panel_row_to_graph (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("flamediff-row-XXXXXX", NULL);
+  g_autofree char *bpath = g_build_filename (dir, "big-base.folded", NULL);
+  g_autofree char *cpath = g_build_filename (dir, "big-cur.folded", NULL);
+  g_autoptr(GFile) bfile = g_file_new_for_path (bpath);
+  g_autoptr(GFile) cfile = g_file_new_for_path (cpath);
+  GtkWidget *graph = GTK_WIDGET (window->graph_view);
+  GListModel *rows;
+  guint target_row = GTK_INVALID_LIST_POSITION;
+  guint32 node;
+
+  /* 20 000 functions of 50 samples each; rare_path 2 → 40 samples */
+  for (guint side = 0; side < 2; side++)
+    {
+      GString *folded = g_string_new (NULL);
+
+      for (guint i = 0; i < 20000; i++)
+        g_string_append_printf (folded, "main;work_%u;leaf_%u 50\n", i % 100, i);
+      g_string_append_printf (folded, "main;setup;rare_path %u\n", side ? 40 : 2);
+      g_assert_true (g_file_set_contents (side ? cpath : bpath, folded->str, folded->len, NULL));
+      g_string_free (folded, TRUE);
+    }
+  flame_window_open (window, bfile, cfile);
+  wait_for_window (window);
+  gtk_drop_down_set_selected (window->changes_panel->filter_dropdown, 5);   /* All Functions */
+  rows = G_LIST_MODEL (window->changes_panel->selection);
+  g_assert_cmpuint (g_list_model_get_n_items (rows), >, 20000);
+  for (guint i = 0; i < g_list_model_get_n_items (rows) && target_row == GTK_INVALID_LIST_POSITION;
+       i++)
+    {
+      g_autoptr(FlameChangeRow) row = g_list_model_get_item (rows, i);
+
+      if (g_strcmp0 (flame_change_row_get_name (row), "rare_path") == 0)
+        target_row = i;
+    }
+  g_assert_cmpuint (target_row, !=, GTK_INVALID_LIST_POSITION);
+  g_assert_cmpuint (flame_graph_view_get_zoom_node (window->graph_view), ==, FLAME_TREE_ROOT);
+
+  gtk_single_selection_set_selected (window->changes_panel->selection, target_row);
+  node = flame_graph_view_get_selected_node (window->graph_view);
+  g_assert_cmpuint (node, !=, FLAME_TREE_NONE);
+  g_assert_cmpstr (flame_layout_source_get_name (window->source, node), ==, "rare_path");
+  /* 40 of 1 000 040 samples: a fraction of a pixel at the root, so the
+   * graph zoomed to it */
+  g_assert_cmpuint (flame_graph_view_get_zoom_node (window->graph_view), ==, node);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (window));
+  {
+    FlameLayout *layout = _flame_graph_view_get_layout (window->graph_view);
+    gint i = flame_layout_find_node (layout, node);
+    graphene_rect_t r;
+
+    g_assert_cmpint (i, >=, 0);
+    g_assert_true (_flame_graph_view_frame_bounds (window->graph_view, i, &r));
+    g_test_message ("rare_path drawn at %.0f,%.0f %.0f×%.0f in %d×%d", r.origin.x, r.origin.y,
+                    r.size.width, r.size.height, gtk_widget_get_width (graph),
+                    gtk_widget_get_height (graph));
+    g_assert_cmpfloat (r.size.width, >=, 48);
+    g_assert_cmpfloat (r.origin.x, >=, 0);
+    g_assert_cmpfloat (r.origin.y, >=, 0);
+    g_assert_cmpfloat (r.origin.x + r.size.width, <=, gtk_widget_get_width (graph) + 0.5);
+    g_assert_cmpfloat (r.origin.y + r.size.height, <=, gtk_widget_get_height (graph) + 0.5);
+  }
+  /* a wide function is only selected: the graph stays where it is */
+  flame_graph_view_reset_zoom (window->graph_view);
+  for (guint i = 0; i < g_list_model_get_n_items (rows); i++)
+    {
+      g_autoptr(FlameChangeRow) row = g_list_model_get_item (rows, i);
+
+      if (g_strcmp0 (flame_change_row_get_name (row), "main") == 0)
+        gtk_single_selection_set_selected (window->changes_panel->selection, i);
+    }
+  node = flame_graph_view_get_selected_node (window->graph_view);
+  g_assert_cmpstr (flame_layout_source_get_name (window->source, node), ==, "main");
+  g_assert_cmpuint (flame_graph_view_get_zoom_node (window->graph_view), ==, FLAME_TREE_ROOT);
+
+  gtk_drop_down_set_selected (window->changes_panel->filter_dropdown, 0);
+  g_remove (bpath);
+  g_remove (cpath);
+  g_rmdir (dir);
+}
+
+/* A menu opened under its button is not covered by the button's tooltip
+ * (the pointer that clicked is still on the button): no tooltip while it
+ * is open, the tooltip back once it closes. The main menu, View Options
+ * and the panel's filter. */
+static void
+test_menu_tooltips (void)
+{
+  GtkWidget *primary = gtk_widget_get_first_child (gtk_widget_get_parent (window->sidebar_button));
+  GtkWidget *buttons[3];
+
+  while (primary != NULL &&
+         !(GTK_IS_MENU_BUTTON (primary) && gtk_menu_button_get_primary (GTK_MENU_BUTTON (primary))))
+    primary = gtk_widget_get_next_sibling (primary);
+  g_assert_nonnull (primary);
+  buttons[0] = primary;
+  buttons[1] = window->view_menu_button;
+  buttons[2] = GTK_WIDGET (window->changes_panel->filter_dropdown);
+  open_example ();
+  for (guint i = 0; i < G_N_ELEMENTS (buttons); i++)
+    {
+      GtkWidget *popover = NULL;
+
+      for (GtkWidget *c = gtk_widget_get_first_child (buttons[i]); c && popover == NULL;
+           c = gtk_widget_get_next_sibling (c))
+        if (GTK_IS_POPOVER (c))
+          popover = c;
+      g_assert_nonnull (popover);
+      g_assert_true (gtk_widget_get_has_tooltip (buttons[i]));
+      if (GTK_IS_MENU_BUTTON (buttons[i]))
+        gtk_menu_button_popup (GTK_MENU_BUTTON (buttons[i]));
+      else
+        gtk_popover_popup (GTK_POPOVER (popover));
+      flame_test_gui_wait_for (gtk_widget_get_visible (popover));
+      g_assert_false (gtk_widget_get_has_tooltip (buttons[i]));
+      gtk_popover_popdown (GTK_POPOVER (popover));
+      flame_test_gui_wait_for (!gtk_widget_get_visible (popover));
+      g_assert_true (gtk_widget_get_has_tooltip (buttons[i]));
+    }
 }
 
 static void
@@ -605,8 +755,7 @@ test_search (void)
   g_assert_true (gtk_search_bar_get_search_mode (window->search_bar));
   gtk_editable_set_text (GTK_EDITABLE (window->search_entry), "convolve");
   /* GtkSearchEntry delays search-changed */
-  iterate_for (400);
-  g_assert_cmpuint (flame_graph_view_get_n_matches (window->graph_view), >, 0);
+  flame_test_gui_wait_for (flame_graph_view_get_n_matches (window->graph_view) > 0);
   g_test_message ("match label: %s", gtk_label_get_text (window->match_label));
   g_assert_nonnull (strstr (gtk_label_get_text (window->match_label), "match"));
   g_assert_nonnull (strstr (gtk_label_get_text (window->match_label), "ms → "));
@@ -891,7 +1040,8 @@ test_open_run_sets (void)
     g_autofree char *label = NULL;
     g_autoptr(GVariant) target = NULL;
 
-    iterate_for (200);
+    /* the menu follows the recent files' "changed" */
+    flame_test_gui_wait_for (menu_label_is (menu, 0, "before (3 runs) → after (2 runs)"));
     g_assert_true (g_menu_model_get_item_attribute (menu, 0, G_MENU_ATTRIBUTE_LABEL, "s", &label));
     g_assert_cmpstr (label, ==, "before (3 runs) → after (2 runs)");
     target = g_menu_model_get_item_attribute_value (menu, 0, G_MENU_ATTRIBUTE_TARGET,
@@ -1138,12 +1288,14 @@ test_checkouts (void)
   g_assert_cmpuint (flame_diff_get_elided_stacks (w->diff), ==, same);
 
   g_settings_set_boolean (w->settings, "exact-paths", TRUE);
-  iterate_for (100);
+  flame_test_gui_wait_for (!flame_window_is_busy (w) && w->diff != NULL &&
+                           flame_diff_get_options (w->diff)->exact_paths);
   wait_for_window (w);
   g_assert_true (flame_diff_get_options (w->diff)->exact_paths);
   g_assert_cmpuint (flame_diff_get_elided_stacks (w->diff), ==, exact);
   g_settings_reset (w->settings, "exact-paths");
-  iterate_for (100);
+  flame_test_gui_wait_for (!flame_window_is_busy (w) && w->diff != NULL &&
+                           !flame_diff_get_options (w->diff)->exact_paths);
   wait_for_window (w);
   gtk_window_destroy (GTK_WINDOW (w));
 }
@@ -1189,7 +1341,6 @@ test_recover_banner (void)
   g_autofree char *output = NULL;
   g_autofree char *contents = NULL;
   FlameWindow *w;
-  gint64 end;
 
   g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
   spool = write_spool (dir, "imgconv-interrupted.speedscope.json");
@@ -1197,8 +1348,7 @@ test_recover_banner (void)
 
   w = flame_window_new (ADW_APPLICATION (app));
   gtk_window_present (GTK_WINDOW (w));
-  iterate_for (100);
-  g_assert_true (gtk_revealer_get_reveal_child (w->recover_revealer));
+  flame_test_gui_wait_for (gtk_revealer_get_reveal_child (w->recover_revealer));
   g_assert_nonnull (strstr (gtk_label_get_text (w->recover_label), "interrupted"));
   {
     g_autoptr(GdkTexture) texture = render_window (w);
@@ -1207,10 +1357,7 @@ test_recover_banner (void)
   }
 
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (w), "win.recover-recordings", NULL));
-  end = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
-  while (w->recovering && g_get_monotonic_time () < end)
-    iterate_for (20);
-  g_assert_false (w->recovering);
+  flame_test_gui_wait_for (!w->recovering);
   g_assert_false (gtk_revealer_get_reveal_child (w->recover_revealer));
   g_assert_false (gtk_widget_get_visible (GTK_WIDGET (w->error_revealer)) &&
                   gtk_revealer_get_reveal_child (w->error_revealer));
@@ -1290,18 +1437,17 @@ test_dark (void)
   pill = find_with_classes (GTK_WIDGET (window), "flame-status", "new");
   g_assert_nonnull (pill);
   adw_style_manager_set_color_scheme (sm, ADW_COLOR_SCHEME_FORCE_LIGHT);
-  iterate_for (100);
-  g_assert_cmphex (status_pill_colour (pill), ==, 0x7e57c2);
+  flame_test_gui_wait_for (status_pill_colour (pill) == 0x7e57c2);
   adw_style_manager_set_color_scheme (sm, ADW_COLOR_SCHEME_FORCE_DARK);
-  iterate_for (500);
-  g_assert_cmphex (status_pill_colour (pill), ==, 0xd1c4e9);   /* style-dark.css */
+  flame_test_gui_wait_for (status_pill_colour (pill) == 0xd1c4e9);   /* style-dark.css */
+  flame_test_gui_wait_for (adw_style_manager_get_dark (sm));
   texture = render_window (window);
   save_screenshot (texture, "dark.png");
   g_assert_cmpuint (count_colour (texture, 0xbdbdbd), <, 300);  /* the light neutral: text only */
   g_assert_cmpuint (count_colour (texture, 0x757575), >, 1000); /* the dark neutral */
   g_assert_cmpuint (count_colour (texture, 0xb39ddb), >, 20);   /* the dark "new" */
   adw_style_manager_set_color_scheme (sm, ADW_COLOR_SCHEME_DEFAULT);
-  iterate_for (200);
+  flame_test_gui_wait_for (status_pill_colour (pill) == 0x7e57c2);
 }
 
 /* a copy of an example under another name, in @dir */
@@ -1371,7 +1517,7 @@ test_drop_two_files (void)
   gboolean accepted = FALSE;
 
   gtk_window_present (GTK_WINDOW (fresh));
-  iterate_for (100);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (fresh));
   target = find_drop_target (GTK_WIDGET (fresh->main_stack));
   g_assert_nonnull (target);
   g_assert_true (gdk_content_formats_contain_gtype (gtk_drop_target_get_formats (target),
@@ -1427,21 +1573,17 @@ test_close_with_selected_change (void)
   }
   gtk_single_selection_set_selected (other->changes_panel->selection, 1);
   g_assert_nonnull (gtk_single_selection_get_selected_item (other->changes_panel->selection));
-  iterate_for (100);
+  /* the graph zoomed to it */
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (other));
 
   gtk_window_close (GTK_WINDOW (other));
-  iterate_for (200);
-  g_assert_null (weak);
+  flame_test_gui_wait_for (weak == NULL);
 }
 
 static void
 wait_for_exports (FlameWindow *self)
 {
-  gint64 end = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
-
-  while (self->n_exports > 0 && g_get_monotonic_time () < end)
-    iterate_for (20);
-  g_assert_cmpuint (self->n_exports, ==, 0);
+  flame_test_gui_wait_for (self->n_exports == 0);
 }
 
 typedef struct
@@ -1605,6 +1747,18 @@ lookup_recent (GFile *file)
   return gtk_recent_manager_lookup_item (gtk_recent_manager_get_default (), uri, NULL);
 }
 
+/* whether the recent files have @file, in @group */
+static gboolean
+recent_has (GFile      *file,
+            const char *group)
+{
+  GtkRecentInfo *info = lookup_recent (file);
+  gboolean has = info != NULL && gtk_recent_info_has_group (info, group);
+
+  g_clear_pointer (&info, gtk_recent_info_unref);
+  return has;
+}
+
 /* Opening a pair records both files; the current file's entry names its
  * baseline, and the Recent menu's item reopens the pair. */
 static void
@@ -1636,7 +1790,7 @@ test_recent (void)
 
   flame_window_open (window, base, cur);
   wait_for_window (window);
-  iterate_for (200);
+  flame_test_gui_wait_for (recent_has (cur, group) && recent_has (base, "flamediff"));
 
   info = lookup_recent (cur);
   g_assert_nonnull (info);
@@ -1648,9 +1802,10 @@ test_recent (void)
   gtk_recent_info_unref (info);
   g_assert_true (g_file_test (xbel, G_FILE_TEST_EXISTS));
 
-  /* the Recent submenu lists the pair first, as "baseline → current" */
+  /* the Recent submenu lists the pair first, as "baseline → current"
+   * (rebuilt from an idle after the recent files change) */
   menu = G_MENU_MODEL (window->recent_menu);
-  g_assert_cmpint (g_menu_model_get_n_items (menu), >, 0);
+  flame_test_gui_wait_for (menu_label_is (menu, 0, "recent-base.folded → recent-cur.folded"));
   {
     g_autofree char *label = NULL;
     g_autofree char *action = NULL;
@@ -1695,10 +1850,10 @@ test_recent (void)
     wait_for_window (window);
     flame_window_open (window, bb, bc);
     wait_for_window (window);
-    iterate_for (200);
     /* the folders are under /tmp, not the home folder: written in full */
     want_a = g_strdup_printf ("before.folded → after.folded — in %s", da);
     want_b = g_strdup_printf ("before.folded → after.folded — in %s", db);
+    flame_test_gui_wait_for (menu_label_is (menu, 0, want_b) && menu_label_is (menu, 1, want_a));
     g_assert_true (g_menu_model_get_item_attribute (menu, 0, G_MENU_ATTRIBUTE_LABEL, "s", &label0));
     g_assert_true (g_menu_model_get_item_attribute (menu, 1, G_MENU_ATTRIBUTE_LABEL, "s", &label1));
     g_assert_cmpstr (label0, ==, want_b);
@@ -1709,7 +1864,7 @@ test_recent (void)
     bb_path = g_file_get_path (bb);
     g_assert_cmpint (g_remove (bb_path), ==, 0);
     _flame_window_rebuild_recent_menu (window);
-    iterate_for (200);
+    flame_test_gui_wait_for (menu_label_is (menu, 0, "before.folded → after.folded"));
     g_clear_pointer (&label0, g_free);
     g_assert_true (g_menu_model_get_item_attribute (menu, 0, G_MENU_ATTRIBUTE_LABEL, "s", &label0));
     g_assert_cmpstr (label0, ==, "before.folded → after.folded");
@@ -1753,7 +1908,6 @@ test_file_changed_bar (void)
   g_autofree char *text = NULL;
   g_autoptr(GString) grown = NULL;
   gdouble total_before;
-  gint64 end;
 
   flame_window_open (window, base, cur);
   wait_for_window (window);
@@ -1766,10 +1920,7 @@ test_file_changed_bar (void)
   g_string_append (grown, "imgconv;main;rewritten_hot_path 500\n");
   g_assert_true (g_file_set_contents (cur_path, grown->str, grown->len, NULL));
 
-  end = g_get_monotonic_time () + 15 * G_USEC_PER_SEC;
-  while (!gtk_revealer_get_reveal_child (window->changed_revealer) && g_get_monotonic_time () < end)
-    iterate_for (50);
-  g_assert_true (gtk_revealer_get_reveal_child (window->changed_revealer));
+  flame_test_gui_wait_for (gtk_revealer_get_reveal_child (window->changed_revealer));
 
   gtk_widget_activate_action (GTK_WIDGET (window), "win.reload", NULL);
   wait_for_window (window);
@@ -1807,7 +1958,7 @@ test_preferences (void)
   open_example ();
   g_assert_null (find_preferences ());
   g_action_group_activate_action (G_ACTION_GROUP (app), "preferences", NULL);
-  iterate_for (200);
+  flame_test_gui_wait_for (find_preferences () != NULL);
   prefs = find_preferences ();
   g_assert_nonnull (prefs);
 
@@ -1821,26 +1972,30 @@ test_preferences (void)
 
   g_assert_cmpint (flame_graph_view_get_palette_style (window->graph_view), ==, FLAME_GRAPH_PALETTE_AUTO);
   adw_combo_row_set_selected (theme_row, 3);    /* High Contrast */
-  iterate_for (100);
+  flame_test_gui_wait_for (flame_graph_view_get_palette_style (window->graph_view) ==
+                           FLAME_GRAPH_PALETTE_HIGH_CONTRAST);
   g_assert_cmpstr (g_settings_get_string (window->settings, "theme"), ==, "high-contrast");
   g_assert_cmpint (flame_graph_view_get_palette_style (window->graph_view), ==,
                    FLAME_GRAPH_PALETTE_HIGH_CONTRAST);
   g_assert_true (flame_graph_view_get_palette (window->graph_view)->borders);
   adw_combo_row_set_selected (theme_row, 0);    /* Follow the System */
-  iterate_for (100);
+  flame_test_gui_wait_for (flame_graph_view_get_palette_style (window->graph_view) ==
+                           FLAME_GRAPH_PALETTE_AUTO);
   g_assert_cmpint (flame_graph_view_get_palette_style (window->graph_view), ==, FLAME_GRAPH_PALETTE_AUTO);
 
   g_assert_cmpint (flame_graph_view_get_orientation (window->graph_view), ==, FLAME_ORIENTATION_FLAME);
   adw_combo_row_set_selected (orientation_row, 1);    /* Icicle */
-  iterate_for (100);
+  flame_test_gui_wait_for (flame_graph_view_get_orientation (window->graph_view) ==
+                           FLAME_ORIENTATION_ICICLE);
   g_assert_cmpstr (g_settings_get_string (window->settings, "orientation"), ==, "icicle");
   g_assert_cmpint (flame_graph_view_get_orientation (window->graph_view), ==, FLAME_ORIENTATION_ICICLE);
   adw_combo_row_set_selected (orientation_row, 0);
-  iterate_for (100);
+  flame_test_gui_wait_for (flame_graph_view_get_orientation (window->graph_view) ==
+                           FLAME_ORIENTATION_FLAME);
   g_assert_cmpint (flame_graph_view_get_orientation (window->graph_view), ==, FLAME_ORIENTATION_FLAME);
 
   gtk_window_destroy (GTK_WINDOW (prefs));
-  iterate_for (100);
+  flame_test_gui_wait_for (find_preferences () == NULL);
 }
 
 /* The colour key: one row under the graph, its swatches following the
@@ -1866,46 +2021,158 @@ test_legend (void)
   gtk_widget_activate_action (GTK_WIDGET (window), "win.view", "s", "differential");
   wait_for_window (window);
 
+  /* the modes of View Options, there too */
+  g_assert_null (strstr (flame_legend_get_summary (legend), "Inverted"));
+  g_assert_null (strstr (flame_legend_get_summary (legend), "Noise hidden"));
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.inverted", NULL);
+  wait_for_window (window);
+  g_assert_true (g_str_has_prefix (flame_legend_get_summary (legend), "Inverted · "));
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.inverted", NULL);
+  wait_for_window (window);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.hide-noise", NULL);
+  wait_for_window (window);
+  g_assert_true (g_str_has_suffix (flame_legend_get_summary (legend), " · Noise hidden"));
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.hide-noise", NULL);
+  wait_for_window (window);
+  g_assert_null (strstr (flame_legend_get_summary (legend), "Noise hidden"));
+
   gtk_widget_activate_action (GTK_WIDGET (window), "win.show-legend", NULL);
-  iterate_for (100);
-  g_assert_false (gtk_widget_get_visible (window->legend));
+  flame_test_gui_wait_for (!gtk_widget_get_visible (window->legend));
   g_assert_false (g_settings_get_boolean (window->settings, "show-legend"));
   g_settings_set_boolean (window->settings, "show-legend", TRUE);
-  iterate_for (100);
-  g_assert_true (gtk_widget_get_visible (window->legend));
+  flame_test_gui_wait_for (gtk_widget_get_visible (window->legend));
 }
 
-/* The changes panel keeps to a fixed width beside a graph that takes
- * the rest, and F9's action hides and shows it. */
+/* Every label drawn in the changes table lies within the table's
+ * scrolled window, left to right (nothing to scroll to); returns how many
+ * there are and, through @found, whether one says @text */
+static guint
+assert_table_labels_within (FlameChangesPanel *panel,
+                            const char        *text,
+                            gboolean          *found)
+{
+  GtkWidget *view = GTK_WIDGET (panel->changes_view);
+  GtkWidget *scroller = gtk_widget_get_parent (view);
+  GtkAdjustment *h = gtk_scrolled_window_get_hadjustment (GTK_SCROLLED_WINDOW (scroller));
+  int width = gtk_widget_get_width (scroller);
+  g_autoptr(GPtrArray) todo = g_ptr_array_new ();
+  guint n = 0;
+
+  g_test_message ("table: %d px wide, scrolls %.0f of %.0f px", width,
+                  gtk_adjustment_get_page_size (h), gtk_adjustment_get_upper (h));
+  g_assert_cmpfloat (gtk_adjustment_get_upper (h), <=, gtk_adjustment_get_page_size (h) + 0.5);
+  *found = FALSE;
+  g_ptr_array_add (todo, view);
+  while (todo->len > 0)
+    {
+      GtkWidget *w = g_ptr_array_steal_index (todo, todo->len - 1);
+      graphene_rect_t r;
+
+      if (!gtk_widget_get_mapped (w))
+        continue;
+      for (GtkWidget *c = gtk_widget_get_first_child (w); c; c = gtk_widget_get_next_sibling (c))
+        g_ptr_array_add (todo, c);
+      if (!GTK_IS_LABEL (w) || *gtk_label_get_text (GTK_LABEL (w)) == 0)
+        continue;
+      g_assert_true (gtk_widget_compute_bounds (w, scroller, &r));
+      if (r.origin.x < -0.5 || r.origin.x + r.size.width > width + 0.5)
+        g_error ("“%s” is drawn from %.1f to %.1f px, outside the table's %d px",
+                 gtk_label_get_text (GTK_LABEL (w)), r.origin.x, r.origin.x + r.size.width, width);
+      if (g_strcmp0 (gtk_label_get_text (GTK_LABEL (w)), text) == 0)
+        *found = TRUE;
+      n++;
+    }
+  return n;
+}
+
+/* how many labels under @root are drawn cut short ("…") */
+static guint
+count_ellipsized_labels (GtkWidget *root)
+{
+  g_autoptr(GPtrArray) todo = g_ptr_array_new ();
+  guint n = 0;
+
+  g_ptr_array_add (todo, root);
+  while (todo->len > 0)
+    {
+      GtkWidget *w = g_ptr_array_steal_index (todo, todo->len - 1);
+
+      if (!gtk_widget_get_mapped (w))
+        continue;
+      for (GtkWidget *c = gtk_widget_get_first_child (w); c; c = gtk_widget_get_next_sibling (c))
+        g_ptr_array_add (todo, c);
+      if (GTK_IS_LABEL (w) && pango_layout_is_ellipsized (gtk_label_get_layout (GTK_LABEL (w))))
+        {
+          g_test_message ("cut short: %s", gtk_label_get_text (GTK_LABEL (w)));
+          n++;
+        }
+    }
+  return n;
+}
+
+/* The changes panel: as wide as its columns need, wider on a large
+ * screen, beside a graph that takes the rest; F9's action hides and
+ * shows it. */
 static void
 test_panel_width (void)
 {
+  FlameChangesPanel *changes = window->changes_panel;
+  GtkWidget *panel_widget;
   int panel, graph;
+  gboolean found = FALSE;
 
   open_example ();
   g_assert_true (adw_flap_get_reveal_flap (window->flap));
-  panel = gtk_widget_get_width (adw_flap_get_flap (window->flap));
+  panel_widget = adw_flap_get_flap (window->flap);
+  panel = gtk_widget_get_width (panel_widget);
   graph = gtk_widget_get_width (GTK_WIDGET (window->graph_view));
   g_test_message ("panel %d px, graph %d px", panel, graph);
-  g_assert_cmpint (panel, >=, 380);
-  g_assert_cmpint (panel, <=, 520);
+  /* 500 px, or what its table needs */
+  g_assert_cmpint (panel, >=, 500);
+  g_assert_cmpint (panel, <=, 720);
   g_assert_cmpint (graph, >, panel);
-  /* every column fits: the Status pill is not cut at the right edge */
+  /* every column fits: the Status pill is not cut at the right edge, and
+   * no name of the example is cut short */
   {
-    int min = 0, scroller = gtk_widget_get_width (gtk_widget_get_parent (GTK_WIDGET (window->changes_panel->changes_view)));
+    GtkWidget *view = GTK_WIDGET (changes->changes_view);
+    int min = 0, scroller = gtk_widget_get_width (gtk_widget_get_parent (view));
 
-    gtk_widget_measure (GTK_WIDGET (window->changes_panel->changes_view), GTK_ORIENTATION_HORIZONTAL, -1,
+    gtk_widget_measure (GTK_WIDGET (changes->changes_view), GTK_ORIENTATION_HORIZONTAL, -1,
                         &min, NULL, NULL, NULL);
     g_test_message ("changes table needs %d px of %d", min, scroller);
     g_assert_cmpint (min, <=, scroller);
   }
+  g_assert_cmpuint (assert_table_labels_within (changes, "legacy_color_convert", &found), >, 10);
+  g_assert_true (found);
+  g_assert_cmpuint (count_ellipsized_labels (GTK_WIDGET (changes->changes_view)), ==, 0);
+
+  /* a large screen: two fifths of it for the panel, so long names show */
+  gtk_window_set_default_size (GTK_WINDOW (window), 1500, 900);
+  flame_test_gui_wait_for (gtk_widget_get_width (panel_widget) >= 580);
+  g_test_message ("window %d px: panel %d px, graph %d px",
+                  gtk_widget_get_width (GTK_WIDGET (window)), gtk_widget_get_width (panel_widget),
+                  gtk_widget_get_width (GTK_WIDGET (window->graph_view)));
+  g_assert_cmpint (gtk_widget_get_width (panel_widget), <=, 620);
+  g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (window->graph_view)), >, 800);
+
+  /* longer words (another language's) widen the panel instead of
+   * pushing the Status column out of view */
+  gtk_window_set_default_size (GTK_WINDOW (window), 1280, 800);
+  flame_test_gui_wait_for (gtk_widget_get_width (panel_widget) <= 560);
+  gtk_column_view_column_set_title (changes->before_column, "Eigenzeit vorher, skaliert");
+  gtk_column_view_column_set_title (changes->after_column, "Eigenzeit nachher, gemessen");
+  flame_test_gui_wait_for (gtk_widget_get_width (panel_widget) > 560);
+  g_assert_cmpuint (assert_table_labels_within (changes, "Eigenzeit nachher, gemessen", &found),
+                    >, 10);
+  g_assert_true (found);
+  gtk_column_view_column_set_title (changes->before_column, "Self Before");
+  gtk_column_view_column_set_title (changes->after_column, "Self After");
+  flame_test_gui_wait_for (gtk_widget_get_width (panel_widget) <= 560);
 
   gtk_widget_activate_action (GTK_WIDGET (window), "win.show-sidebar", NULL);
-  iterate_for (100);
-  g_assert_false (adw_flap_get_reveal_flap (window->flap));
+  flame_test_gui_wait_for (!adw_flap_get_reveal_flap (window->flap));
   gtk_widget_activate_action (GTK_WIDGET (window), "win.show-sidebar", NULL);
-  iterate_for (100);
-  g_assert_true (adw_flap_get_reveal_flap (window->flap));
+  flame_test_gui_wait_for (adw_flap_get_reveal_flap (window->flap));
 }
 
 /* names the widgets below @widget that need more than @limit px, so a
@@ -1942,22 +2209,34 @@ test_narrow_window (void)
   gtk_window_present (GTK_WINDOW (w));
   flame_window_open_example (w);
   wait_for_window (w);
-  iterate_for (300);
-  /* the wide layout's minimum widened the window first; asked again, it
-   * takes the width the narrow layout allows (a phone's compositor does
-   * not ask: the window is maximized to the screen's 360 px) */
+  /* the wide layout's minimum widened the window first, but not to 640
+   * px: the narrow layout comes (from an idle after an allocation). Asked
+   * again then, the window takes the width the narrow layout allows (a
+   * phone's compositor does not ask: the window is maximized to the
+   * screen's 360 px) */
+  flame_test_gui_wait_for (w->narrow_applied);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (w));
   gtk_window_set_default_size (GTK_WINDOW (w), width_request, 640);
   content = adw_application_window_get_content (ADW_APPLICATION_WINDOW (w));
+  /* the layout switches from an idle after an allocation: wait for it
+   * (a slow sanitizer build needs longer than 300 ms) */
   {
-    /* the layout switches from an idle after an allocation: wait for it
-     * (a slow sanitizer build needs longer than 300 ms), 20 s at most */
-    gint64 end = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+    gint64 end = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
 
-    iterate_for (300);
-    while ((!w->narrow_applied || gtk_widget_get_width (content) > width_request ||
-            gtk_widget_get_visible (w->search_button)) && g_get_monotonic_time () < end)
-      iterate_for (20);
+    while (!(w->narrow_applied && gtk_widget_get_width (content) <= width_request &&
+             !gtk_widget_get_visible (w->search_button)) && g_get_monotonic_time () < end)
+      flame_test_gui_iterate (10);
+    if (!w->narrow_applied || gtk_widget_get_width (content) > width_request)
+      {
+        gtk_widget_measure (content, GTK_ORIENTATION_HORIZONTAL, -1, &min, NULL, NULL, NULL);
+        report_wide (content, width_request, 0);
+        g_error ("narrow %d applied %d window %d content %d min %d search %d panel %d", w->narrow,
+                 w->narrow_applied, gtk_widget_get_width (GTK_WIDGET (w)),
+                 gtk_widget_get_width (content), min, gtk_widget_get_visible (w->search_button),
+                 gtk_widget_get_width (GTK_WIDGET (w->changes_panel)));
+      }
   }
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (w));
   gtk_widget_measure (content, GTK_ORIENTATION_HORIZONTAL, -1, &min, NULL, NULL, NULL);
   g_test_message ("narrow window: %d px wide, its content needs %d px",
                   gtk_widget_get_width (GTK_WIDGET (w)), min);
@@ -2000,7 +2279,27 @@ test_narrow_window (void)
     g_object_unref (views);
   }
   gtk_widget_activate_action (GTK_WIDGET (w), "win.show-sidebar", NULL);
-  iterate_for (300);
+  flame_test_gui_wait_for (adw_flap_get_reveal_progress (w->flap) >= 1 &&
+                           gtk_widget_get_mapped (GTK_WIDGET (w->changes_panel)));
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (w));
+  /* the panel keeps three columns, all of them in view: the function
+   * (before → after under it), the change (its per cent under it), and
+   * the status */
+  g_assert_true (flame_changes_panel_get_compact (w->changes_panel));
+  g_assert_false (gtk_column_view_column_get_visible (w->changes_panel->before_column));
+  g_assert_false (gtk_column_view_column_get_visible (w->changes_panel->after_column));
+  {
+    GListModel *rows = G_LIST_MODEL (w->changes_panel->selection);
+    g_autoptr(FlameChangeRow) first = g_list_model_get_item (rows, 0);
+    gdouble delta = flame_change_row_get_delta_ms (first);
+    g_autofree char *change = flame_quantity_format_compact (FLAME_QUANTITY_TIME, delta, TRUE);
+    gboolean found = FALSE, header = FALSE;
+
+    g_assert_cmpuint (assert_table_labels_within (w->changes_panel, change, &found), >, 10);
+    g_assert_true (found);
+    assert_table_labels_within (w->changes_panel, "Change", &header);
+    g_assert_true (header);
+  }
   {
     g_autoptr(GdkTexture) texture = render_window (w);
 
@@ -2008,17 +2307,14 @@ test_narrow_window (void)
   }
   /* wide again: the header bar has its buttons back */
   gtk_window_set_default_size (GTK_WINDOW (w), 1000, 640);
-  {
-    gint64 end = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
-
-    iterate_for (300);
-    while ((w->narrow_applied || !gtk_widget_get_visible (w->search_button)) &&
-           g_get_monotonic_time () < end)
-      iterate_for (20);
-  }
+  flame_test_gui_wait_for (!w->narrow_applied && gtk_widget_get_visible (w->search_button) &&
+                           gtk_widget_get_width (content) >= 640);
   g_assert_cmpint (gtk_widget_get_width (content), >=, 640);
   g_assert_true (gtk_widget_get_visible (w->search_button));
   g_assert_true (gtk_widget_get_visible (w->view_menu_button));
+  /* and the table its six columns */
+  g_assert_false (flame_changes_panel_get_compact (w->changes_panel));
+  g_assert_true (gtk_column_view_column_get_visible (w->changes_panel->before_column));
   gtk_window_destroy (GTK_WINDOW (w));
 }
 
@@ -2052,12 +2348,12 @@ test_open_example_animated (void)
                     &width_at_reveal);
   gtk_window_set_default_size (GTK_WINDOW (fresh), 1280, 800);
   gtk_window_present (GTK_WINDOW (fresh));
-  iterate_for (300);
+  gtk_test_widget_wait_for_draw (GTK_WIDGET (fresh));
   g_assert_true (flame_window_is_empty (fresh));
   gtk_widget_activate_action (GTK_WIDGET (fresh), "win.open-example", NULL);
   wait_for_window (fresh);
-  /* the flap's reveal animation is 250 ms long */
-  iterate_for (700);
+  /* the flap's reveal animation (250 ms) to its end */
+  flame_test_gui_wait_for (adw_flap_get_reveal_progress (fresh->flap) >= 1);
   g_assert_cmpstr (gtk_stack_get_visible_child_name (fresh->main_stack), ==, "graph");
   g_assert_true (adw_flap_get_reveal_flap (fresh->flap));
   g_test_message ("flap width when the panel was revealed: %d", width_at_reveal);
@@ -2136,6 +2432,8 @@ main (int   argc,
   g_test_add_func ("/window/inverted", test_inverted);
   g_test_add_func ("/window/keyboard-reach", test_keyboard_reach);
   g_test_add_func ("/window/changes-panel", test_changes_panel);
+  g_test_add_func ("/window/panel-row-to-graph", test_panel_row_to_graph);
+  g_test_add_func ("/window/menu-tooltips", test_menu_tooltips);
   g_test_add_func ("/window/bad-file-keeps-comparison", test_bad_file_keeps_comparison);
   g_test_add_func ("/window/error-text", test_error_text);
   g_test_add_func ("/window/file-truncated-while-loading", test_file_truncated_while_loading);

@@ -16,9 +16,14 @@ struct _FlameChangesPanel
   /* Template widgets */
   GtkDropDown         *filter_dropdown;
   GtkColumnView       *changes_view;
-  /* Borrowed: the changes view owns its columns; their titles name the metric */
+  /* Borrowed: the changes view owns its columns; before's and after's
+   * titles name the metric */
+  GtkColumnViewColumn *name_column;
   GtkColumnViewColumn *before_column;
   GtkColumnViewColumn *after_column;
+  GtkColumnViewColumn *delta_column;
+  GtkColumnViewColumn *pct_column;  /* hidden when compact */
+  GtkColumnViewColumn *status_column;
 
   /* Owned references */
   FlameComparison     *comparison;
@@ -26,7 +31,9 @@ struct _FlameChangesPanel
   GtkCustomFilter     *filter;
   GtkSingleSelection  *selection;
   FlameQuantity        quantity;    /* the cells print in the comparison's unit */
+  FlameMetric          metric;      /* what before and after hold */
   guint32              selected;    /* frame of the selected row, FLAME_TREE_NONE */
+  gboolean             compact;     /* three columns, for a narrow window */
 };
 
 G_END_DECLS

@@ -3,7 +3,9 @@
  * The report's functions as a sortable column view (before, after, the
  * change and its status as a pill), filtered by the dropdown in its
  * header. The row selected is its "selected-function" property: the
- * window zooms the graph to it.
+ * window zooms the graph to it. "compact" (a narrow window) keeps three
+ * columns: the function with "before → after" under its name, the change
+ * with its per cent under it, and the status.
  *
  * Copyright 2026 The Flamediff developers
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -21,6 +23,7 @@ enum {
   PROP_0,
   PROP_COMPARISON,
   PROP_SELECTED_FUNCTION,
+  PROP_COMPACT,
   N_PROPS
 };
 
@@ -80,12 +83,50 @@ status_pill_label (FlameStatus   status,
     }
 }
 
+/* "+85.8": the change in per cent, as the report puts it (new and
+ * removed functions are +100 and -100: all of it came or went) */
+static char *
+delta_pct_text (FlameChangeRow *row)
+{
+  FlameStatus status = flame_change_row_get_status (row);
+  gdouble pct = flame_change_row_get_delta_pct (row);
+
+  if (status == FLAME_STATUS_NEW)
+    return g_strdup_printf ("%+.1f", 100.0);
+  if (status == FLAME_STATUS_REMOVED)
+    return g_strdup_printf ("%+.1f", -100.0);
+  if (!isfinite (pct))
+    return g_strdup ("—");
+  return g_strdup_printf ("%+.1f", pct);
+}
+
+/* The cells of the name and change columns hold a second, smaller line,
+ * shown when compact: the columns it stands for are hidden then */
+static gboolean
+has_second_line (ColumnKind kind)
+{
+  return kind == COL_NAME || kind == COL_DELTA_MS;
+}
+
+/* the fewest characters of a function's name the table shows: 20 (most
+ * names whole), 10 in a narrow window */
+static gboolean
+name_chars_for_compact (GBinding     *binding,
+                        const GValue *from,
+                        GValue       *to,
+                        gpointer      user_data)
+{
+  g_value_set_int (to, g_value_get_boolean (from) ? 10 : 20);
+  return TRUE;
+}
+
 static void
 cell_setup (GtkSignalListItemFactory *factory,
             GtkListItem              *item,
             gpointer                  user_data)
 {
   ColumnKind kind = GPOINTER_TO_INT (user_data);
+  FlameChangesPanel *self = g_object_get_data (G_OBJECT (factory), "flame-changes-panel");
   GtkWidget *label = gtk_label_new (NULL);
 
   g_assert (GTK_IS_SIGNAL_LIST_ITEM_FACTORY (factory));
@@ -96,7 +137,10 @@ cell_setup (GtkSignalListItemFactory *factory,
     case COL_NAME:
       gtk_label_set_xalign (GTK_LABEL (label), 0);
       gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_MIDDLE);
-      gtk_label_set_width_chars (GTK_LABEL (label), 14);
+      /* at least this much of a name: the panel widens for it */
+      if (self != NULL)
+        g_object_bind_property_full (self, "compact", label, "width-chars", G_BINDING_SYNC_CREATE,
+                                     name_chars_for_compact, NULL, NULL, NULL);
       break;
     case COL_STATUS:
       /* a small coloured pill, centred in its column */
@@ -113,7 +157,25 @@ cell_setup (GtkSignalListItemFactory *factory,
       gtk_widget_add_css_class (label, "numeric");
       break;
     }
-  gtk_list_item_set_child (item, label);
+  if (has_second_line (kind))
+    {
+      GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+      GtkWidget *second = gtk_label_new (NULL);
+
+      gtk_label_set_xalign (GTK_LABEL (second), gtk_label_get_xalign (GTK_LABEL (label)));
+      gtk_label_set_ellipsize (GTK_LABEL (second), PANGO_ELLIPSIZE_END);
+      gtk_widget_add_css_class (second, "caption");
+      gtk_widget_add_css_class (second, "dim-label");
+      gtk_widget_add_css_class (second, "numeric");
+      gtk_box_append (GTK_BOX (box), label);
+      gtk_box_append (GTK_BOX (box), second);
+      /* the panel outlives its cells: the binding goes with the label */
+      if (self != NULL)
+        g_object_bind_property (self, "compact", second, "visible", G_BINDING_SYNC_CREATE);
+      gtk_list_item_set_child (item, box);
+    }
+  else
+    gtk_list_item_set_child (item, label);
 }
 
 static void
@@ -124,9 +186,11 @@ cell_bind (GtkSignalListItemFactory *factory,
   ColumnKind kind = GPOINTER_TO_INT (user_data);
   FlameChangesPanel *self = g_object_get_data (G_OBJECT (factory), "flame-changes-panel");
   FlameQuantity q = self != NULL ? self->quantity : FLAME_QUANTITY_TIME;
-  GtkWidget *label = gtk_list_item_get_child (item);
+  GtkWidget *child = gtk_list_item_get_child (item);
+  GtkWidget *label = has_second_line (kind) ? gtk_widget_get_first_child (child) : child;
   FlameChangeRow *row = gtk_list_item_get_item (item);
   g_autofree char *text = NULL;
+  g_autofree char *second = NULL;
   static const char *classes[] = { "unchanged", "regression", "improvement", "new", "removed" };
   FlameStatus status;
 
@@ -149,6 +213,16 @@ cell_bind (GtkSignalListItemFactory *factory,
         }
       else
         gtk_widget_set_tooltip_text (label, text);
+      {
+        gdouble before = flame_change_row_get_baseline_ms (row);
+        gdouble after = flame_change_row_get_current_ms (row);
+        g_autofree char *b = flame_quantity_format_compact (q, before, FALSE);
+        g_autofree char *c = flame_quantity_format_compact (q, after, FALSE);
+
+        /* Translators: under a function's name in a narrow changes panel:
+         * its time (or memory, ...) before, then after */
+        second = g_strdup_printf (C_("changes", "%s → %s"), b, c);
+      }
       break;
     case COL_BASELINE:
       text = flame_quantity_format_compact (q, flame_change_row_get_baseline_ms (row), FALSE);
@@ -158,21 +232,17 @@ cell_bind (GtkSignalListItemFactory *factory,
       break;
     case COL_DELTA_MS:
       text = flame_quantity_format_compact (q, flame_change_row_get_delta_ms (row), TRUE);
+      {
+        g_autofree char *pct = delta_pct_text (row);
+
+        /* Translators: under the change in a narrow changes panel: the
+         * same in per cent (e.g. "+85.8"); put the "%%" as your language
+         * writes percentages */
+        second = g_strdup_printf (C_("changes", "%s %%"), pct);
+      }
       break;
     case COL_DELTA_PCT:
-      {
-        gdouble pct = flame_change_row_get_delta_pct (row);
-
-        /* as the report puts them: all of it came or went */
-        if (status == FLAME_STATUS_NEW)
-          text = g_strdup_printf ("%+.1f", 100.0);
-        else if (status == FLAME_STATUS_REMOVED)
-          text = g_strdup_printf ("%+.1f", -100.0);
-        else if (!isfinite (pct))
-          text = g_strdup ("—");
-        else
-          text = g_strdup_printf ("%+.1f", pct);
-      }
+      text = delta_pct_text (row);
       break;
     case COL_STATUS:
       /* a short word in the pill, the report's term in its tooltip */
@@ -186,6 +256,71 @@ cell_bind (GtkSignalListItemFactory *factory,
       g_assert_not_reached ();
     }
   gtk_label_set_text (GTK_LABEL (label), text);
+  if (has_second_line (kind))
+    gtk_label_set_text (GTK_LABEL (gtk_widget_get_last_child (child)), second);
+}
+
+/* What a column header means, as its tooltip */
+static const char *
+column_tooltip (FlameChangesPanel   *self,
+                GtkColumnViewColumn *column)
+{
+  gboolean total = self->metric == FLAME_METRIC_TOTAL;
+
+  if (column == self->name_column)
+    return _("The function; hover over a name to see it in full with its file");
+  if (column == self->before_column)
+    return total ? _("In the baseline: the function and everything it calls")
+                 : _("In the baseline: the function itself, without what it calls");
+  if (column == self->after_column)
+    return total ? _("In the current profile: the function and everything it calls")
+                 : _("In the current profile: the function itself, without what it calls");
+  if (column == self->delta_column)
+    return _("Current minus baseline");
+  if (column == self->pct_column)
+    return _("The change in per cent of the baseline: +100 for a new function, "
+             "-100 for a removed one");
+  if (column == self->status_column)
+    return _("Slower or faster beyond the noise threshold, new (only in the current "
+             "profile) or removed (only in the baseline)");
+  return NULL;
+}
+
+/* GtkColumnViewColumn has no tooltip of its own (GTK 4.8 to 4.24): the
+ * header's title buttons get them, matched to their columns by title */
+static void
+apply_header_tooltips (FlameChangesPanel *self)
+{
+  GListModel *columns = gtk_column_view_get_columns (self->changes_view);
+  GtkWidget *header = gtk_widget_get_first_child (GTK_WIDGET (self->changes_view));
+
+  for (GtkWidget *title = header ? gtk_widget_get_first_child (header) : NULL; title != NULL;
+       title = gtk_widget_get_next_sibling (title))
+    {
+      GtkWidget *label = gtk_widget_get_first_child (title);
+
+      while (label != NULL && !GTK_IS_LABEL (label))
+        label = gtk_widget_get_first_child (label);
+      if (label == NULL)
+        continue;
+      for (guint i = 0; i < g_list_model_get_n_items (columns); i++)
+        {
+          g_autoptr(GtkColumnViewColumn) column = g_list_model_get_item (columns, i);
+
+          const char *text = gtk_label_get_text (GTK_LABEL (label));
+
+          if (g_strcmp0 (gtk_column_view_column_get_title (column), text) == 0)
+            gtk_widget_set_tooltip_text (title, column_tooltip (self, column));
+        }
+    }
+}
+
+static void
+apply_compact (FlameChangesPanel *self)
+{
+  gtk_column_view_column_set_visible (self->before_column, !self->compact);
+  gtk_column_view_column_set_visible (self->after_column, !self->compact);
+  gtk_column_view_column_set_visible (self->pct_column, !self->compact);
 }
 
 static GtkColumnViewColumn *
@@ -277,16 +412,17 @@ setup_changes_view (FlameChangesPanel *self)
   GtkSortListModel *sorted;
   GtkColumnViewColumn *delta;
 
-  add_column (self, _("Function"), "name", COL_NAME);
+  self->name_column = add_column (self, _("Function"), "name", COL_NAME);
   /* Translators: column header, keep it short: the baseline's self time
    * (or bytes, ...); fill_changes() says "Total" when colouring by total */
   self->before_column = add_column (self, C_("column", "Self Before"), "baseline-ms", COL_BASELINE);
   /* Translators: column header, keep it short: the current run's self time */
   self->after_column = add_column (self, C_("column", "Self After"), "current-ms", COL_CURRENT);
   /* Translators: column header, keep it short: after minus before */
-  delta = add_column (self, C_("column", "Change"), "delta-ms", COL_DELTA_MS);
-  add_column (self, _("Δ %"), "delta-pct", COL_DELTA_PCT);
-  add_column (self, _("Status"), "status", COL_STATUS);
+  delta = self->delta_column = add_column (self, C_("column", "Change"), "delta-ms", COL_DELTA_MS);
+  self->pct_column = add_column (self, _("Δ %"), "delta-pct", COL_DELTA_PCT);
+  self->status_column = add_column (self, _("Status"), "status", COL_STATUS);
+  apply_header_tooltips (self);
 
   self->changes = g_list_store_new (FLAME_TYPE_CHANGE_ROW);
   self->filter = gtk_custom_filter_new (filter_func, self, NULL);
@@ -315,12 +451,14 @@ fill_changes (FlameChangesPanel *self)
       FlameDiff *diff = flame_comparison_get_diff (self->comparison);
       FlameMetric metric = flame_diff_get_options (diff)->metric;
 
+      self->metric = metric;
       /* the rows hold the metric the graph is coloured by: say which */
       gtk_column_view_column_set_title (self->before_column, metric == FLAME_METRIC_TOTAL
                                         ? C_("column", "Total Before") : C_("column", "Self Before"));
       gtk_column_view_column_set_title (self->after_column, metric == FLAME_METRIC_TOTAL
                                         ? C_("column", "Total After") : C_("column", "Self After"));
       self->quantity = flame_diff_get_quantity (diff);
+      apply_header_tooltips (self);
       for (guint i = 0; i < flame_report_get_n_functions (report); i++)
         g_ptr_array_add (rows, flame_change_row_new (report, flame_report_get_function (report, i),
                                                      metric));
@@ -379,6 +517,34 @@ flame_changes_panel_get_selected_function (FlameChangesPanel *self)
   return self->selected;
 }
 
+gboolean
+flame_changes_panel_get_compact (FlameChangesPanel *self)
+{
+  g_return_val_if_fail (FLAME_IS_CHANGES_PANEL (self), FALSE);
+  return self->compact;
+}
+
+/**
+ * flame_changes_panel_set_compact:
+ *
+ * Three columns for a narrow panel: the function with "before → after"
+ * under its name, the change with its per cent under it, and the status
+ * (the before, after and per-cent columns hidden).
+ */
+void
+flame_changes_panel_set_compact (FlameChangesPanel *self,
+                                 gboolean           compact)
+{
+  g_return_if_fail (FLAME_IS_CHANGES_PANEL (self));
+
+  compact = !!compact;
+  if (self->compact == compact)
+    return;
+  self->compact = compact;
+  apply_compact (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_COMPACT]);
+}
+
 /* ------------------------------------------------------------------ */
 /* GObject */
 
@@ -424,6 +590,9 @@ flame_changes_panel_get_property (GObject    *object,
     case PROP_SELECTED_FUNCTION:
       g_value_set_uint (value, self->selected);
       break;
+    case PROP_COMPACT:
+      g_value_set_boolean (value, self->compact);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -441,6 +610,9 @@ flame_changes_panel_set_property (GObject      *object,
     {
     case PROP_COMPARISON:
       flame_changes_panel_set_comparison (self, g_value_get_object (value));
+      break;
+    case PROP_COMPACT:
+      flame_changes_panel_set_compact (self, g_value_get_boolean (value));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -464,6 +636,10 @@ flame_changes_panel_class_init (FlameChangesPanelClass *klass)
   properties[PROP_SELECTED_FUNCTION] =
     g_param_spec_uint ("selected-function", NULL, NULL, 0, G_MAXUINT32, FLAME_TREE_NONE,
                        G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* three columns for a narrow window (flame_changes_panel_set_compact) */
+  properties[PROP_COMPACT] =
+    g_param_spec_boolean ("compact", NULL, NULL, FALSE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BOX_LAYOUT);

@@ -20,5 +20,8 @@ FlameComparison *flame_changes_panel_get_comparison        (FlameChangesPanel *s
 void             flame_changes_panel_set_comparison        (FlameChangesPanel *self,
                                                             FlameComparison   *comparison);
 guint32          flame_changes_panel_get_selected_function (FlameChangesPanel *self);
+gboolean         flame_changes_panel_get_compact           (FlameChangesPanel *self);
+void             flame_changes_panel_set_compact           (FlameChangesPanel *self,
+                                                            gboolean           compact);
 
 G_END_DECLS

@@ -223,6 +223,25 @@ update (FlameLegend *self)
                                               : _("Each frame is as wide as its time in the current run and "
                                                   "coloured by how much its self time changed."));
         }
+      /* the modes the View Options menu sets show here too (issue #18) */
+      if (view == FLAME_VIEW_INVERTED)
+        {
+          /* Translators: the legend of the inverted graph (callers above
+           * each function); %s is the rest of the legend */
+          g_autofree char *all = g_strdup_printf (C_("legend", "Inverted · %s"), summary);
+
+          g_free (summary);
+          summary = g_steal_pointer (&all);
+        }
+      if (opts->significance > 0)
+        {
+          /* Translators: the legend when View Options ▸ Hide Noise is on:
+           * changes within the sampling noise are drawn neutral */
+          g_autofree char *all = g_strdup_printf (C_("legend", "%s · Noise hidden"), summary);
+
+          g_free (summary);
+          summary = g_steal_pointer (&all);
+        }
       gtk_widget_set_visible (self->scale_box, view != FLAME_VIEW_ELIDED);
       gtk_widget_set_visible (self->new_box, view != FLAME_VIEW_ELIDED);
       /* removed paths are drawn only in the elided view */

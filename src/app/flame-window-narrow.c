@@ -15,6 +15,27 @@
  * it and switch back */
 #define NARROW_BELOW 640
 
+/* the changes panel: 320 px when narrow; else 500 px, and two fifths of
+ * a wider window, up to 720 px, so that long names show in full on a
+ * large screen (in steps of 20 px, so that a resize by a pixel does not
+ * lay the window out again). The panel is never narrower than its table
+ * needs (flame-changes-panel.ui): longer words in other languages widen it. */
+#define PANEL_NARROW 320
+#define PANEL_MIN    500
+#define PANEL_MAX    720
+
+static int
+panel_width_for (int      window_width,
+                 gboolean narrow)
+{
+  int w = window_width * 2 / 5;
+
+  if (narrow)
+    return PANEL_NARROW;
+  w -= w % 20;
+  return CLAMP (w, PANEL_MIN, PANEL_MAX);
+}
+
 /* The header bar's view switcher, search and view-options buttons move
  * into the main menu (a section at its top), the Open button shows an
  * icon, and the rest stacks: summary, colour key, a narrower panel.
@@ -73,7 +94,6 @@ apply_narrow (FlameWindow *self)
   GtkWidget *button = find_widget (GTK_WIDGET (self->header_bar), is_primary_menu_button);
   GMenuModel *model = button ? gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (button)) : NULL;
   GMenu *primary = G_IS_MENU (model) ? G_MENU (model) : NULL;
-  GtkWidget *sidebar = adw_flap_get_flap (self->flap);
   GtkWidget *content = adw_flap_get_content (self->flap);
 
   gtk_widget_set_visible (GTK_WIDGET (self->title_stack), !narrow);
@@ -98,13 +118,12 @@ apply_narrow (FlameWindow *self)
     }
 
   flame_summary_bar_set_stacked (self->summary_bar, narrow);
+  flame_changes_panel_set_compact (self->changes_panel, narrow);
   gtk_orientable_set_orientation (GTK_ORIENTABLE (self->legend),
                                   narrow ? GTK_ORIENTATION_VERTICAL : GTK_ORIENTATION_HORIZONTAL);
   /* the .ui's widths, for the wide layout (flame-window.ui) */
   if (content != NULL)
     gtk_widget_set_size_request (content, narrow ? -1 : 400, -1);
-  if (sidebar != NULL)
-    gtk_widget_set_size_request (sidebar, narrow ? 320 : 500, -1);
 }
 
 static gboolean
@@ -117,6 +136,14 @@ apply_narrow_idle (gpointer user_data)
     {
       self->narrow_applied = self->narrow;
       apply_narrow (self);
+    }
+  if (self->panel_width != self->panel_width_applied)
+    {
+      GtkWidget *sidebar = adw_flap_get_flap (self->flap);
+
+      self->panel_width_applied = self->panel_width;
+      if (sidebar != NULL)
+        gtk_widget_set_size_request (sidebar, self->panel_width, -1);
     }
   return G_SOURCE_REMOVE;
 }
@@ -135,6 +162,8 @@ _flame_window_size_allocate (GtkWidget *widget,
 
   parent->size_allocate (widget, width, height, baseline);
   self->narrow = width < NARROW_BELOW;
-  if (self->narrow != self->narrow_applied && self->narrow_idle == 0)
+  self->panel_width = panel_width_for (width, self->narrow);
+  if ((self->narrow != self->narrow_applied || self->panel_width != self->panel_width_applied) &&
+      self->narrow_idle == 0)
     self->narrow_idle = g_idle_add (apply_narrow_idle, self);
 }

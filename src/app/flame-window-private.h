@@ -91,6 +91,8 @@ struct _FlameWindow
   gboolean              narrow;          /* flame-window-narrow.c */
   gboolean              narrow_applied;
   guint                 narrow_idle;
+  int                   panel_width;     /* the changes panel's, for this width */
+  int                   panel_width_applied;
 };
 
 /* flame-window.c */

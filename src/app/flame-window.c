@@ -60,7 +60,6 @@ set_busy_ui (FlameWindow *self,
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.cancel", busy);
   if (!busy)
     g_clear_handle_id (&self->progress_source, g_source_remove);
-  g_clear_handle_id (&self->narrow_idle, g_source_remove);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BUSY]);
 }
 
@@ -1052,17 +1051,106 @@ on_reveal_flap_changed (FlameWindow *self)
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SHOW_SIDEBAR]);
 }
 
-/* a function chosen in the changes panel: zoom the graph to it */
+/* A menu open under its button: the button's tooltip (still under the
+ * pointer that clicked) would cover the menu's first items */
+static void
+on_popover_visible (GtkWidget  *popover,
+                    GParamSpec *pspec,
+                    gpointer    user_data)
+{
+  GtkWidget *button = gtk_widget_get_parent (popover);
+
+  if (button == NULL)
+    return;
+  gtk_widget_set_has_tooltip (button, !gtk_widget_get_visible (popover));
+  /* asks the tooltip again: one on show goes */
+  gtk_widget_trigger_tooltip_query (button);
+}
+
+/* every menu button and dropdown under @root: no tooltip while its
+ * popover is open */
+static void
+hide_tooltips_over_menus (GtkWidget *root)
+{
+  g_autoptr(GPtrArray) todo = g_ptr_array_new ();
+
+  g_ptr_array_add (todo, root);
+  while (todo->len > 0)
+    {
+      GtkWidget *w = g_ptr_array_steal_index (todo, todo->len - 1);
+
+      if (GTK_IS_POPOVER (w) && gtk_widget_get_parent (w) != NULL &&
+          gtk_widget_get_has_tooltip (gtk_widget_get_parent (w)))
+        g_signal_connect (w, "notify::visible", G_CALLBACK (on_popover_visible), NULL);
+      for (GtkWidget *c = gtk_widget_get_first_child (w); c; c = gtk_widget_get_next_sibling (c))
+        g_ptr_array_add (todo, c);
+    }
+}
+
+/* the widest call of function @frame in @source's tree, or FLAME_TREE_NONE */
+static guint32
+widest_node_of (FlameLayoutSource *source,
+                guint32            frame)
+{
+  const FlameTree *tree = flame_layout_source_get_tree (source);
+  guint32 best = FLAME_TREE_NONE;
+  gdouble best_w = 0;
+
+  for (guint32 i = FLAME_TREE_ROOT + 1; i < tree->n_nodes; i++)
+    if (tree->nodes[i].frame == frame)
+      {
+        gdouble w = flame_layout_source_get_weight (source, i);
+
+        if (best == FLAME_TREE_NONE || w > best_w)
+          {
+            best = i;
+            best_w = w;
+          }
+      }
+  return best;
+}
+
+/* graph pixels below which a function chosen in the panel is zoomed to */
+#define CHOSEN_MIN_WIDTH 48
+
+/* a function chosen in the changes panel: every call of it outlined, and
+ * its widest call selected and scrolled to; when that is outside the
+ * zoomed-in part or too narrow to see (a small function of a large
+ * profile), the graph zooms to it */
 static void
 on_selected_function_changed (FlameWindow       *self,
                               GParamSpec        *pspec,
                               FlameChangesPanel *panel)
 {
+  guint32 frame, node, zoom;
+  const FlameTree *tree;
+  gboolean inside = FALSE;
+  gdouble zw;
+
   g_assert (FLAME_IS_WINDOW (self));
   g_assert (FLAME_IS_CHANGES_PANEL (panel));
 
-  flame_graph_view_highlight_function (self->graph_view,
-                                       flame_changes_panel_get_selected_function (panel));
+  frame = flame_changes_panel_get_selected_function (panel);
+  flame_graph_view_highlight_function (self->graph_view, frame);
+  if (frame == FLAME_TREE_NONE || self->source == NULL)
+    return;
+  node = widest_node_of (self->source, frame);
+  if (node == FLAME_TREE_NONE)
+    return;    /* not in this view (a removed function in the differential one) */
+  tree = flame_layout_source_get_tree (self->source);
+  zoom = flame_graph_view_get_zoom_node (self->graph_view);
+  for (guint32 n = node; !inside; n = tree->nodes[n].parent)
+    {
+      inside = n == zoom;
+      if (n == FLAME_TREE_ROOT)
+        break;
+    }
+  zw = flame_layout_source_get_weight (self->source, zoom);
+  if (!inside || zw <= 0 ||
+      flame_layout_source_get_weight (self->source, node) / zw *
+      gtk_widget_get_width (GTK_WIDGET (self->graph_view)) < CHOSEN_MIN_WIDTH)
+    flame_graph_view_zoom_to (self->graph_view, node);
+  flame_graph_view_set_selected_node (self->graph_view, node);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1142,6 +1230,8 @@ flame_window_dispose (GObject *object)
   g_clear_object (&self->cancellable);
   g_clear_handle_id (&self->progress_source, g_source_remove);
   g_clear_handle_id (&self->rebuild_source, g_source_remove);
+  /* the narrow layout's switch (flame-window-narrow.c) */
+  g_clear_handle_id (&self->narrow_idle, g_source_remove);
   for (guint i = 0; i < 2; i++)
     {
       if (self->monitors[i] != NULL)
@@ -1410,6 +1500,7 @@ flame_window_init (FlameWindow *self)
   self->sample_type_section = g_menu_new ();
 
   gtk_widget_init_template (GTK_WIDGET (self));
+  hide_tooltips_over_menus (GTK_WIDGET (self));
 
   self->settings = g_settings_new (APP_ID);
   gtk_window_set_default_size (GTK_WINDOW (self),

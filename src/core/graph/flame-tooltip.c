@@ -119,6 +119,22 @@ format_quantity (FlameQuantity quantity,
   return *symbol ? g_strdup_printf ("%s %s", s, symbol) : g_steal_pointer (&s);
 }
 
+/* "+1.23 ms (+50.0%)": @amount and @pct, each after @sign ("+" or "",
+ * a negative number has its own "-"), in the locale's words */
+static char *
+format_signed_pair (const char *sign,
+                    const char *amount,
+                    const char *pct)
+{
+  g_autofree char *a = g_strconcat (sign, amount, NULL);
+  g_autofree char *p = g_strconcat (sign, pct, NULL);
+
+  /* TRANSLATORS: a difference, e.g. "+1.23 ms", then the same in per
+   * cent of the baseline, e.g. "+50.0"; put the "%%" as your language
+   * writes percentages */
+  return g_strdup_printf (C_("difference", "%s (%s%%)"), a, p);
+}
+
 /**
  * flame_format_difference_in:
  *
@@ -142,7 +158,7 @@ flame_format_difference_in (FlameQuantity quantity,
     diff_pct = 0;
   v = format_quantity (quantity, diff, diff);
   pct = flame_format_fixed (diff_pct, 1);
-  return g_strdup_printf ("%s%s (%s%s%%)", sign, v, sign, pct);
+  return format_signed_pair (sign, v, pct);
 }
 
 /* "+1.23 ms (+50.0%)": the sign decided by @diff_ms alone. */
@@ -151,6 +167,7 @@ flame_format_difference (gdouble diff_ms,
                          gdouble diff_pct)
 {
   g_autofree char *ms = NULL;
+  g_autofree char *with_unit = NULL;
   g_autofree char *pct = NULL;
   const char *sign = diff_ms >= 0 ? "+" : "";
 
@@ -160,7 +177,8 @@ flame_format_difference (gdouble diff_ms,
     diff_pct = 0;
   ms = flame_format_fixed (diff_ms, 2);
   pct = flame_format_fixed (diff_pct, 1);
-  return g_strdup_printf ("%s%s ms (%s%s%%)", sign, ms, sign, pct);
+  with_unit = g_strdup_printf ("%s ms", ms);
+  return format_signed_pair (sign, with_unit, pct);
 }
 
 /**
@@ -168,54 +186,68 @@ flame_format_difference (gdouble diff_ms,
  *
  * The active normalisation, e.g. "Baseline scaled ×0.82 to the current
  * run", with a note when a side's sampling interval was assumed.
+ * Translated, numbers in the locale's style.
  */
 char *
 flame_normalization_text (FlameDiff *diff)
 {
-  GString *out = g_string_new (NULL);
+  gboolean scaled, assumed;
+  g_autofree char *f = NULL;
+  g_autofree char *ms = NULL;
 
   g_return_val_if_fail (FLAME_IS_DIFF (diff), NULL);
 
-  if (flame_diff_get_options (diff)->normalize == FLAME_NORMALIZE_TOTAL)
-    {
-      g_autofree char *f = flame_format_fixed (flame_diff_get_scale (diff), 2);
-      g_string_append_printf (out, "Baseline scaled ×%s to the current run", f);
-    }
-  else
-    g_string_append (out, "Absolute time: baseline not scaled");
-
-  if (flame_diff_get_interval_assumed (diff, FLAME_DIFF_BASELINE) ||
-      flame_diff_get_interval_assumed (diff, FLAME_DIFF_CURRENT))
+  scaled = flame_diff_get_options (diff)->normalize == FLAME_NORMALIZE_TOTAL;
+  assumed = flame_diff_get_interval_assumed (diff, FLAME_DIFF_BASELINE) ||
+            flame_diff_get_interval_assumed (diff, FLAME_DIFF_CURRENT);
+  f = flame_format_fixed (flame_diff_get_scale (diff), 2);
+  if (assumed)
     {
       /* the interval assumed, not the other side's own */
       guint side = flame_diff_get_interval_assumed (diff, FLAME_DIFF_CURRENT)
                    ? FLAME_DIFF_CURRENT : FLAME_DIFF_BASELINE;
-      g_autofree char *ms = flame_format_fixed (flame_diff_get_interval_ms (diff, side), 2);
-      g_string_append_printf (out, " (%s ms per sample assumed)", ms);
+
+      ms = flame_format_fixed (flame_diff_get_interval_ms (diff, side), 2);
+      /* TRANSLATORS: the baseline's times are multiplied by the factor
+       * (e.g. "0.82"); the profiles did not say how long a sample is, so
+       * the second number (e.g. "1.00") was assumed, in milliseconds */
+      return scaled ? g_strdup_printf (_("Baseline scaled ×%s to the current run "
+                                         "(%s ms per sample assumed)"), f, ms)
+                    /* TRANSLATORS: the times are compared as measured; the
+                     * number of milliseconds per sample (e.g. "1.00") was
+                     * assumed: the profiles did not say */
+                    : g_strdup_printf (_("Absolute time: baseline not scaled "
+                                         "(%s ms per sample assumed)"), ms);
     }
-  return g_string_free (out, FALSE);
+  /* TRANSLATORS: the baseline's times are multiplied by the factor (e.g. "0.82") */
+  return scaled ? g_strdup_printf (_("Baseline scaled ×%s to the current run"), f)
+                : g_strdup (_("Absolute time: baseline not scaled"));
 }
 
-/* "PREFIX12.34 ms", "PREFIX1.50 MiB" */
-static void
-append_ms (GString       *out,
-           FlameQuantity  q,
-           const char    *prefix,
-           gdouble        ms)
+/* "26.09": @part of @whole in per cent, two decimals; the caller's
+ * sentence puts the "%" where the language wants it */
+static char *
+format_share (gdouble part,
+              gdouble whole)
 {
-  g_autofree char *s = format_quantity (q, ms, ms);
-
-  g_string_append_printf (out, "%s%s", prefix, s);
+  return flame_format_fixed (whole > 0 ? part / whole * 100 : 0, 2);
 }
 
-static void
-append_pct (GString *out,
-            gdouble  part,
-            gdouble  whole)
+/* The share of @node in the zoom root @zoom, or NULL when there is
+ * none to give (not zoomed, the zoom root itself, an empty zoom root). */
+static char *
+format_zoom_share (FlameLayoutSource *source,
+                   guint32            node,
+                   guint32            zoom)
 {
-  g_autofree char *s = flame_format_fixed (whole > 0 ? part / whole * 100 : 0, 2);
+  gdouble zw;
 
-  g_string_append_printf (out, " (%s%%)", s);
+  if (zoom == FLAME_TREE_ROOT || zoom == node)
+    return NULL;
+  zw = flame_layout_source_get_weight (source, zoom);
+  if (zw <= 0)
+    return NULL;
+  return format_share (flame_layout_source_get_weight (source, node), zw);
 }
 
 static void
@@ -241,22 +273,108 @@ append_location (GString           *out,
     }
 }
 
-static void
-append_zoom_pct (GString           *out,
-                 FlameLayoutSource *source,
-                 guint32            node,
-                 guint32            zoom)
+/* A new line, then @format filled in (a whole translated line) */
+static void G_GNUC_PRINTF (2, 3)
+append_line (GString    *out,
+             const char *format,
+             ...)
 {
-  gdouble zw;
+  va_list args;
 
-  if (zoom == FLAME_TREE_ROOT || zoom == node)
-    return;
-  zw = flame_layout_source_get_weight (source, zoom);
-  if (zw > 0)
-    {
-      g_autofree char *s = flame_format_fixed (flame_layout_source_get_weight (source, node) / zw * 100, 2);
-      g_string_append_printf (out, ", %s%% of %s", s, flame_layout_source_get_name (source, zoom));
-    }
+  g_string_append_c (out, '\n');
+  va_start (args, format);
+  g_string_append_vprintf (out, format, args);
+  va_end (args);
+}
+
+/* The current side's line of the differential and elided views: total,
+ * its share of the whole graph and of the zoom root, and self (not for
+ * the root, whose self is nothing) */
+static void
+append_current_line (GString           *out,
+                     FlameLayoutSource *source,
+                     guint32            node,
+                     guint32            zoom,
+                     gdouble            total,
+                     gdouble            root_share_of,
+                     gdouble            self)
+{
+  FlameQuantity q = flame_layout_source_get_quantity (source);
+  g_autofree char *t = format_quantity (q, total, total);
+  g_autofree char *pct = format_share (total, root_share_of);
+  g_autofree char *zpct = format_zoom_share (source, node, zoom);
+  g_autofree char *s = format_quantity (q, self, self);
+  const char *zname = zpct != NULL ? flame_layout_source_get_name (source, zoom) : NULL;
+
+  if (node == FLAME_TREE_ROOT && zpct == NULL)
+    /* TRANSLATORS: a frame's tooltip: the current profile's total time
+     * (or memory, ...) of the whole graph, then its share in per cent */
+    append_line (out, C_("tooltip", "Current: %s total (%s%%)"), t, pct);
+  else if (node == FLAME_TREE_ROOT)
+    /* TRANSLATORS: a frame's tooltip: the current total, its share of the
+     * whole graph in per cent, and its share of the zoomed-in function
+     * (the last %s) */
+    append_line (out, C_("tooltip", "Current: %s total (%s%%), %s%% of %s"),
+                 t, pct, zpct, zname);
+  else if (zpct == NULL)
+    /* TRANSLATORS: a frame's tooltip: the current profile's total time of
+     * the function (with what it calls), its share of the whole graph in
+     * per cent, and its self time (without what it calls) */
+    append_line (out, C_("tooltip", "Current: %s total (%s%%), %s self"), t, pct, s);
+  else
+    /* TRANSLATORS: a frame's tooltip: the current total, its share of the
+     * whole graph, its share of the zoomed-in function (the %s after
+     * "of"), then the self time */
+    append_line (out, C_("tooltip", "Current: %s total (%s%%), %s%% of %s, %s self"),
+                 t, pct, zpct, zname, s);
+}
+
+/* The baseline's line of the differential and elided views */
+static void
+append_baseline_line (GString           *out,
+                      FlameLayoutSource *source,
+                      guint32            node,
+                      gdouble            total,
+                      gdouble            self)
+{
+  FlameQuantity q = flame_layout_source_get_quantity (source);
+  g_autofree char *t = format_quantity (q, total, total);
+  g_autofree char *s = format_quantity (q, self, self);
+
+  if (node == FLAME_TREE_ROOT)
+    /* TRANSLATORS: a frame's tooltip: the baseline's total of the whole graph */
+    append_line (out, C_("tooltip", "Baseline: %s total"), t);
+  else
+    /* TRANSLATORS: a frame's tooltip: the baseline's total and self time
+     * of the function */
+    append_line (out, C_("tooltip", "Baseline: %s total, %s self"), t, s);
+}
+
+/* "Total difference: +1.23 ms (+50.0%)" or the self one */
+static void
+append_difference_line (GString       *out,
+                        FlameQuantity  q,
+                        FlameMetric    metric,
+                        gdouble        diff,
+                        gdouble        pct)
+{
+  g_autofree char *d = flame_format_difference_in (q, diff, pct);
+
+  if (metric == FLAME_METRIC_TOTAL)
+    /* TRANSLATORS: a frame's tooltip: current minus baseline of the
+     * function's total, e.g. "+1.23 ms (+50.0%)" */
+    append_line (out, C_("tooltip", "Total difference: %s"), d);
+  else
+    /* TRANSLATORS: a frame's tooltip: current minus baseline of the
+     * function's self time, e.g. "+1.23 ms (+50.0%)" */
+    append_line (out, C_("tooltip", "Self difference: %s"), d);
+}
+
+static void
+append_new_line (GString *out)
+{
+  /* TRANSLATORS: a frame's tooltip: the call path only the current profile has */
+  append_line (out, "%s", C_("tooltip", "New — no counterpart in baseline"));
 }
 
 /* "+2.30 ms", "-1.50 MiB": the sign of @value, units chosen by @magnitude */
@@ -286,6 +404,7 @@ append_runs (GString           *out,
   FlameWelch w;
   gdouble adjusted, magnitude;
   gboolean significant;
+  guint n_tested;
   g_autofree char *mean_c = NULL, *sd_c = NULL, *mean_b = NULL, *sd_b = NULL;
   g_autofree char *diff_s = NULL, *low = NULL, *high = NULL, *p_s = NULL;
 
@@ -304,19 +423,25 @@ append_runs (GString           *out,
   low = format_signed (q, w.ci_low, magnitude);
   high = format_signed (q, w.ci_high, magnitude);
 
-  g_string_append_c (out, '\n');
-  g_string_append_printf (out, total ? _("Current total per run: %s ± %s (SD, %u runs)")
-                                     : _("Current self per run: %s ± %s (SD, %u runs)"),
-                          mean_c, sd_c, w.n_c);
-  g_string_append_c (out, '\n');
-  g_string_append_printf (out, total ? _("Baseline total per run: %s ± %s (SD, %u runs)")
-                                     : _("Baseline self per run: %s ± %s (SD, %u runs)"),
-                          mean_b, sd_b, w.n_b);
-  g_string_append_c (out, '\n');
+  /* TRANSLATORS: a frame's tooltip with repeated runs: the mean of the
+   * current runs ± their standard deviation, and how many runs */
+  append_line (out, total ? g_dngettext (GETTEXT_PACKAGE,
+                                         "Current total per run: %s ± %s (SD, %u run)",
+                                         "Current total per run: %s ± %s (SD, %u runs)", w.n_c)
+                          : g_dngettext (GETTEXT_PACKAGE,
+                                         "Current self per run: %s ± %s (SD, %u run)",
+                                         "Current self per run: %s ± %s (SD, %u runs)", w.n_c),
+               mean_c, sd_c, w.n_c);
+  /* TRANSLATORS: as "Current total per run", for the baseline's runs */
+  append_line (out, total ? g_dngettext (GETTEXT_PACKAGE,
+                                         "Baseline total per run: %s ± %s (SD, %u run)",
+                                         "Baseline total per run: %s ± %s (SD, %u runs)", w.n_b)
+                          : g_dngettext (GETTEXT_PACKAGE,
+                                         "Baseline self per run: %s ± %s (SD, %u run)",
+                                         "Baseline self per run: %s ± %s (SD, %u runs)", w.n_b),
+               mean_b, sd_b, w.n_b);
   /* TRANSLATORS: the difference of the means, then its 95 % confidence interval */
-  g_string_append_printf (out, _("Difference per run: %s, 95 %% interval %s to %s"),
-                          diff_s, low, high);
-  g_string_append_c (out, '\n');
+  append_line (out, _("Difference per run: %s, 95 %% interval %s to %s"), diff_s, low, high);
   if (adjusted < 0.001)
     {
       g_autofree char *limit = flame_format_fixed (0.001, 3);
@@ -329,11 +454,78 @@ append_runs (GString           *out,
 
       p_s = g_strdup_printf ("= %s", v);
     }
+  n_tested = flame_node_stats_get_n_tested (stats, total);
   /* TRANSLATORS: p is the p-value ("< 0.001" or "= 0.042"), adjusted by
    * Benjamini–Hochberg over that many call paths */
-  g_string_append_printf (out, significant ? _("p %s (adjusted for %u call paths): significant")
-                                           : _("p %s (adjusted for %u call paths): not significant"),
-                          p_s, flame_node_stats_get_n_tested (stats, total));
+  append_line (out, significant
+                    ? g_dngettext (GETTEXT_PACKAGE,
+                                   "p %s (adjusted for %u call path): significant",
+                                   "p %s (adjusted for %u call paths): significant", n_tested)
+                    : g_dngettext (GETTEXT_PACKAGE,
+                                   "p %s (adjusted for %u call path): not significant",
+                                   "p %s (adjusted for %u call paths): not significant",
+                                   n_tested),
+               p_s, n_tested);
+}
+
+/* "Removed code below: 72.93 ms of baseline time (100.00%)" */
+static void
+append_removed_below_line (GString       *out,
+                           FlameQuantity  q,
+                           const char    *amount,
+                           const char    *pct)
+{
+  switch (q)
+    {
+    case FLAME_QUANTITY_BYTES:
+      /* TRANSLATORS: a frame's tooltip in the view of removed code: how
+       * much of the baseline's memory the removed paths below the frame
+       * took, and its share in per cent */
+      append_line (out, C_("tooltip", "Removed code below: %s of baseline memory (%s%%)"),
+                   amount, pct);
+      break;
+    case FLAME_QUANTITY_COUNT:
+      /* TRANSLATORS: as "Removed code below: %s of baseline time", for counts */
+      append_line (out, C_("tooltip", "Removed code below: %s of baseline count (%s%%)"),
+                   amount, pct);
+      break;
+    case FLAME_QUANTITY_TIME:
+    default:
+      /* TRANSLATORS: a frame's tooltip in the view of removed code: how
+       * much of the baseline's time the removed paths below the frame
+       * took, and its share in per cent */
+      append_line (out, C_("tooltip", "Removed code below: %s of baseline time (%s%%)"),
+                   amount, pct);
+      break;
+    }
+}
+
+/* "Self time of convolve_row through this call path:" */
+static void
+append_inverted_heading (GString       *out,
+                         FlameQuantity  q,
+                         const char    *function)
+{
+  switch (q)
+    {
+    case FLAME_QUANTITY_BYTES:
+      /* TRANSLATORS: a frame's tooltip in the inverted graph: the numbers
+       * below are the memory the function %s allocated itself, when called
+       * through the callers from it to this frame */
+      append_line (out, C_("tooltip", "Self memory of %s through this call path:"), function);
+      break;
+    case FLAME_QUANTITY_COUNT:
+      /* TRANSLATORS: as "Self time of %s through this call path:", for counts */
+      append_line (out, C_("tooltip", "Self count of %s through this call path:"), function);
+      break;
+    case FLAME_QUANTITY_TIME:
+    default:
+      /* TRANSLATORS: a frame's tooltip in the inverted graph: the numbers
+       * below are the time spent in the function %s itself, when called
+       * through the callers from it to this frame */
+      append_line (out, C_("tooltip", "Self time of %s through this call path:"), function);
+      break;
+    }
 }
 
 /**
@@ -349,6 +541,8 @@ append_runs (GString           *out,
  * side, the difference's 95 % interval and the adjusted p. In
  * the inverted view a node's numbers are the self time of the function
  * at the root of the inverted graph, through this chain of callers.
+ * Text for people: every line but the function and its file is
+ * translated, and numbers follow the locale.
  */
 char *
 flame_tooltip_text (FlameLayoutSource *source,
@@ -377,12 +571,29 @@ flame_tooltip_text (FlameLayoutSource *source,
   if (view == FLAME_VIEW_SINGLE)
     {
       gdouble w = flame_layout_source_get_weight (source, node);
+      g_autofree char *t = format_quantity (q, w, w);
+      g_autofree char *pct = format_share (w, root_w);
+      g_autofree char *zpct = format_zoom_share (source, node, zoom);
 
-      append_ms (out, q, "\nTotal: ", w);
-      append_pct (out, w, root_w);
-      append_zoom_pct (out, source, node, zoom);
+      if (zpct == NULL)
+        /* TRANSLATORS: a frame's tooltip for one profile: the function's
+         * total time (with what it calls) and its share in per cent */
+        append_line (out, C_("tooltip", "Total: %s (%s%%)"), t, pct);
+      else
+        /* TRANSLATORS: a frame's tooltip for one profile: the total, its
+         * share of the whole graph and of the zoomed-in function (the %s
+         * after "of") */
+        append_line (out, C_("tooltip", "Total: %s (%s%%), %s%% of %s"), t, pct, zpct,
+                     flame_layout_source_get_name (source, zoom));
       if (node != FLAME_TREE_ROOT)
-        append_ms (out, q, "\nSelf: ", flame_layout_source_get_self_ms (source, node));
+        {
+          gdouble self = flame_layout_source_get_self_ms (source, node);
+          g_autofree char *s = format_quantity (q, self, self);
+
+          /* TRANSLATORS: a frame's tooltip for one profile: the time in the
+           * function itself, without what it calls */
+          append_line (out, C_("tooltip", "Self: %s"), s);
+        }
       return g_string_free (out, FALSE);
     }
 
@@ -394,107 +605,99 @@ flame_tooltip_text (FlameLayoutSource *source,
 
       if (node != FLAME_TREE_ROOT && flame_diff_is_elided (diff, node))
         {
-          gdouble pct = v.self_b > 0 ? -100.0 : 0.0;
-          g_autofree char *d = flame_format_difference_in (q, -v.self_b, pct);
-
-          append_ms (out, q, "\nCurrent: ", 0);
-          g_string_append (out, " total");
-          append_pct (out, 0, 1);
-          append_ms (out, q, ", ", 0);
-          g_string_append (out, " self");
-          append_ms (out, q, "\nBaseline: ", v.total_b);
-          append_ms (out, q, " total, ", v.self_b);
-          g_string_append (out, " self");
-          g_string_append_printf (out, "\nSelf difference: %s", d);
-          g_string_append (out, "\nRemoved — no counterpart in current");
+          /* nothing of it runs now: no share of the current zoom root */
+          append_current_line (out, source, node, FLAME_TREE_ROOT, 0, 1, 0);
+          append_baseline_line (out, source, node, v.total_b, v.self_b);
+          append_difference_line (out, q, FLAME_METRIC_SELF, -v.self_b,
+                                  v.self_b > 0 ? -100.0 : 0.0);
+          /* TRANSLATORS: a frame's tooltip: the call path only the baseline has */
+          append_line (out, "%s", C_("tooltip", "Removed — no counterpart in current"));
         }
       else
         {
-          append_ms (out, q, "\nRemoved code below: ", w);
-          g_string_append_printf (out, " of baseline %s", flame_quantity_get_noun (q));
-          append_pct (out, w, root_w);
+          g_autofree char *amount = format_quantity (q, w, w);
+          g_autofree char *pct = format_share (w, root_w);
+
+          append_removed_below_line (out, q, amount, pct);
           if (node != FLAME_TREE_ROOT)
-            g_string_append (out, "\nThis frame still runs in the current profile");
+            /* TRANSLATORS: a frame's tooltip in the view of removed code:
+             * the frame itself is not removed, only paths below it */
+            append_line (out, "%s",
+                         C_("tooltip", "This frame still runs in the current profile"));
         }
       return g_string_free (out, FALSE);
     }
 
   if (view == FLAME_VIEW_INVERTED)
     {
+      g_autofree char *c = format_quantity (q, v.total_c, v.total_c);
+      g_autofree char *b = format_quantity (q, v.total_b, v.total_b);
+
       if (node != FLAME_TREE_ROOT)
         {
           guint32 leaf = node;
-          gdouble pct = flame_diff_percent (&v, FLAME_METRIC_TOTAL);
-          g_autofree char *d = flame_format_difference_in (q, v.total_c - v.total_b, pct);
+          g_autofree char *pct = format_share (v.total_c, root_w);
+          g_autofree char *zpct = format_zoom_share (source, node, zoom);
+          gdouble dpct = flame_diff_percent (&v, FLAME_METRIC_TOTAL);
+          g_autofree char *d = flame_format_difference_in (q, v.total_c - v.total_b, dpct);
 
           while (tree->nodes[leaf].parent != FLAME_TREE_ROOT)
             leaf = tree->nodes[leaf].parent;
-          g_string_append_printf (out, "\nSelf %s of %s through this call path:", flame_quantity_get_noun (q),
-                                  flame_layout_source_get_name (source, leaf));
-          append_ms (out, q, "\nCurrent: ", v.total_c);
-          append_pct (out, v.total_c, root_w);
-          append_zoom_pct (out, source, node, zoom);
-          append_ms (out, q, "\nBaseline: ", v.total_b);
-          g_string_append_printf (out, "\nDifference: %s", d);
+          append_inverted_heading (out, q, flame_layout_source_get_name (source, leaf));
+          if (zpct == NULL)
+            /* TRANSLATORS: a frame's tooltip in the inverted graph: the
+             * current amount through this call path and its share in per cent */
+            append_line (out, C_("tooltip", "Current: %s (%s%%)"), c, pct);
+          else
+            /* TRANSLATORS: as "Current: %s (%s%%)", then the share of the
+             * zoomed-in frame (the %s after "of") */
+            append_line (out, C_("tooltip", "Current: %s (%s%%), %s%% of %s"), c, pct, zpct,
+                         flame_layout_source_get_name (source, zoom));
+          /* TRANSLATORS: a frame's tooltip in the inverted graph: the
+           * baseline's amount through this call path */
+          append_line (out, C_("tooltip", "Baseline: %s"), b);
+          /* TRANSLATORS: a frame's tooltip: current minus baseline, e.g.
+           * "+1.23 ms (+50.0%)" */
+          append_line (out, C_("tooltip", "Difference: %s"), d);
           if (v.total_b <= 0 && v.total_c > 0)
-            g_string_append (out, "\nNew — no counterpart in baseline");
+            append_new_line (out);
           append_runs (out, source, node, TRUE);
         }
       else
         {
-          append_ms (out, q, "\nCurrent: ", v.total_c);
-          append_ms (out, q, "\nBaseline: ", v.total_b);
+          /* TRANSLATORS: the inverted graph's root: the current profile's total */
+          append_line (out, C_("tooltip", "Current: %s"), c);
+          /* TRANSLATORS: the inverted graph's root: the baseline's total */
+          append_line (out, C_("tooltip", "Baseline: %s"), b);
         }
       return g_string_free (out, FALSE);
     }
 
   /* differential */
-  append_ms (out, q, "\nCurrent: ", v.total_c);
-  g_string_append (out, " total");
-  append_pct (out, v.total_c, root_w);
-  append_zoom_pct (out, source, node, zoom);
-  if (node != FLAME_TREE_ROOT)
-    {
-      append_ms (out, q, ", ", v.self_c);
-      g_string_append (out, " self");
-    }
-  append_ms (out, q, "\nBaseline: ", v.total_b);
-  g_string_append (out, " total");
+  append_current_line (out, source, node, zoom, v.total_c, root_w, v.self_c);
+  append_baseline_line (out, source, node, v.total_b, v.self_b);
   if (diff != NULL && flame_diff_get_options (diff)->metric == FLAME_METRIC_TOTAL)
     {
       /* coloured by total: the number the colour stands for comes first
        * (a caller's own self difference is mostly +0.0 %) */
-      g_autofree char *d = flame_format_difference_in (q, v.total_c - v.total_b,
-                                                    flame_diff_percent (&v, FLAME_METRIC_TOTAL));
-
+      append_difference_line (out, q, FLAME_METRIC_TOTAL, v.total_c - v.total_b,
+                              flame_diff_percent (&v, FLAME_METRIC_TOTAL));
       if (node != FLAME_TREE_ROOT)
         {
-          append_ms (out, q, ", ", v.self_b);
-          g_string_append (out, " self");
-        }
-      g_string_append_printf (out, "\nTotal difference: %s", d);
-      if (node != FLAME_TREE_ROOT)
-        {
-          g_autofree char *sd = flame_format_difference_in (q, v.self_c - v.self_b,
-                                                         flame_diff_percent (&v, FLAME_METRIC_SELF));
-
-          g_string_append_printf (out, "\nSelf difference: %s", sd);
+          append_difference_line (out, q, FLAME_METRIC_SELF, v.self_c - v.self_b,
+                                  flame_diff_percent (&v, FLAME_METRIC_SELF));
           if (v.total_b <= 0 && v.total_c > 0)
-            g_string_append (out, "\nNew — no counterpart in baseline");
+            append_new_line (out);
           append_runs (out, source, node, TRUE);
         }
       return g_string_free (out, FALSE);
     }
   if (node != FLAME_TREE_ROOT)
     {
-      g_autofree char *d = flame_format_difference_in (q, v.self_c - v.self_b,
-                                                    flame_diff_percent (&v, FLAME_METRIC_SELF));
-
-      append_ms (out, q, ", ", v.self_b);
-      g_string_append (out, " self");
-      g_string_append_printf (out, "\nSelf difference: %s", d);
+      append_difference_line (out, q, FLAME_METRIC_SELF, v.self_c - v.self_b,
+                              flame_diff_percent (&v, FLAME_METRIC_SELF));
       if (v.total_b <= 0 && v.total_c > 0)
-        g_string_append (out, "\nNew — no counterpart in baseline");
+        append_new_line (out);
       append_runs (out, source, node, FALSE);
     }
   return g_string_free (out, FALSE);
@@ -519,10 +722,19 @@ flame_tooltip_text_for_frame (FlameLayout *layout,
       gdouble zw = flame_layout_source_get_weight (source, opts->zoom);
       gdouble ms = opts->width > 0 ? f->width / opts->width * zw : 0;
       g_autofree char *s = format_quantity (flame_layout_source_get_quantity (source), ms, ms);
+      GString *out = g_string_new (NULL);
 
-      return g_strdup_printf ("%u frame%s too narrow to draw, called from %s\n%s in all",
-                              f->n_merged, f->n_merged == 1 ? "" : "s",
-                              flame_layout_source_get_name (source, f->node), s);
+      /* TRANSLATORS: a tooltip on a stand-in for frames too narrow to be
+       * drawn one by one: how many, and the function that calls them */
+      g_string_append_printf (out, g_dngettext (GETTEXT_PACKAGE,
+                                                "%u frame too narrow to draw, called from %s",
+                                                "%u frames too narrow to draw, called from %s",
+                                                f->n_merged),
+                              f->n_merged, flame_layout_source_get_name (source, f->node));
+      /* TRANSLATORS: the second line of that tooltip: their time (or
+       * memory, ...) together, e.g. "2.50 ms" */
+      append_line (out, C_("tooltip", "%s in all"), s);
+      return g_string_free (out, FALSE);
     }
   return flame_tooltip_text (source, f->node, opts->zoom);
 }
