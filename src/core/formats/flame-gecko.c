@@ -797,16 +797,17 @@ get_string (Build        *b,
 
   if (b->strings == NULL)
     {
-      flame_json_error_at (b->ld->in, error, FLAME_ERROR_PARSE, where->offset,
-                           "thread “%s” has no string table", b->thread->name ? b->thread->name : "");
+      flame_input_set_error_at_byte (b->ld->in, error, FLAME_ERROR_PARSE, where->offset,
+                                     "thread “%s” has no string table",
+                                     b->thread->name ? b->thread->name : "");
       return FALSE;
     }
   i = index_of (index, b->strings->spans->len);
   if (i < 0)
     {
-      flame_json_error_at (b->ld->in, error, FLAME_ERROR_PARSE, where->offset,
-                           "%s: string index %g is out of range (%u strings)",
-                           what, index, b->strings->spans->len);
+      flame_input_set_error_at_byte (b->ld->in, error, FLAME_ERROR_PARSE, where->offset,
+                                     "%s: string index %g is out of range (%u strings)",
+                                     what, index, b->strings->spans->len);
       return FALSE;
     }
   sp = &g_array_index (b->strings->spans, Span, i);
@@ -814,8 +815,9 @@ get_string (Build        *b,
   *len = sp->len;
   if (*len > FLAME_MAX_NAME_LEN)
     {
-      flame_json_error_at (b->ld->in, error, FLAME_ERROR_TOO_LARGE, where->offset,
-                           "%s: a name is longer than %d bytes", what, FLAME_MAX_NAME_LEN);
+      flame_input_set_error_at_byte (b->ld->in, error, FLAME_ERROR_TOO_LARGE, where->offset,
+                                     "%s: a name is longer than %d bytes",
+                                     what, FLAME_MAX_NAME_LEN);
       return FALSE;
     }
   return TRUE;
@@ -858,9 +860,10 @@ func_frame (Build    *b,
 
       if (si < 0)
         {
-          flame_json_error_at (b->ld->in, error, FLAME_ERROR_PARSE, b->funcs->offset,
-                               "funcTable row %" G_GINT64_FORMAT ": source %g is out of range",
-                               fn, cell (source, n_source, fn));
+          flame_input_set_error_at_byte (b->ld->in, error, FLAME_ERROR_PARSE, b->funcs->offset,
+                                         "funcTable row %" G_GINT64_FORMAT
+                                         ": source %g is out of range",
+                                         fn, cell (source, n_source, fn));
           return FALSE;
         }
       if (!isnan (cell (fnames, n_fn, si)) &&
@@ -896,9 +899,10 @@ frame_id (Build    *b,
 
       if (fn < 0)
         {
-          flame_json_error_at (b->ld->in, error, FLAME_ERROR_PARSE, b->frames->offset,
-                               "frameTable row %" G_GINT64_FORMAT ": func %g is out of range (%" G_GSIZE_FORMAT " functions)",
-                               fr, cell (func, n_func, fr), b->n_funcs);
+          flame_input_set_error_at_byte (b->ld->in, error, FLAME_ERROR_PARSE, b->frames->offset,
+                                         "frameTable row %" G_GINT64_FORMAT
+                                         ": func %g is out of range (%" G_GSIZE_FORMAT " functions)",
+                                         fr, cell (func, n_func, fr), b->n_funcs);
           return FALSE;
         }
       if (!func_frame (b, fn, &b->frame_ids[fr], error))
@@ -949,9 +953,10 @@ prefix_of (Build    *b,
       if (index_of (x, b->n_stacks) >= 0)
         return (gint64) x;
     }
-  flame_json_error_at (b->ld->in, error, FLAME_ERROR_PARSE, b->stacks->offset,
-                       "stackTable row %" G_GSIZE_FORMAT ": %s %g is out of range (%" G_GSIZE_FORMAT " rows)",
-                       i, b->s_offset ? "prefixOffset" : "prefix", x, b->n_stacks);
+  flame_input_set_error_at_byte (b->ld->in, error, FLAME_ERROR_PARSE, b->stacks->offset,
+                                 "stackTable row %" G_GSIZE_FORMAT
+                                 ": %s %g is out of range (%" G_GSIZE_FORMAT " rows)",
+                                 i, b->s_offset ? "prefixOffset" : "prefix", x, b->n_stacks);
   return -2;
 }
 
@@ -986,16 +991,16 @@ stack_node (Build    *b,
     }
   if (j >= 0 && b->tnode[j] == VISITING)
     {
-      flame_json_error_at (b->ld->in, error, FLAME_ERROR_PARSE, b->stacks->offset,
-                           "stackTable row %" G_GINT64_FORMAT " is its own prefix "
-                           "(the prefix links form a cycle)", j);
+      flame_input_set_error_at_byte (b->ld->in, error, FLAME_ERROR_PARSE, b->stacks->offset,
+                                     "stackTable row %" G_GINT64_FORMAT " is its own prefix "
+                                     "(the prefix links form a cycle)", j);
       return FALSE;
     }
   at = j >= 0 ? b->tnode[j] : FLAME_TREE_ROOT;
   if ((gsize) flame_tree_node (tree, at)->depth + b->chain->len > FLAME_MAX_DEPTH)
     {
-      flame_json_error_at (b->ld->in, error, FLAME_ERROR_TOO_LARGE, b->stacks->offset,
-                           "a stack is deeper than %d frames", FLAME_MAX_DEPTH);
+      flame_input_set_error_at_byte (b->ld->in, error, FLAME_ERROR_TOO_LARGE, b->stacks->offset,
+                                     "a stack is deeper than %d frames", FLAME_MAX_DEPTH);
       return FALSE;
     }
   for (guint k = b->chain->len; k > 0; k--)
@@ -1006,9 +1011,10 @@ stack_node (Build    *b,
 
       if (fr < 0)
         {
-          flame_json_error_at (b->ld->in, error, FLAME_ERROR_PARSE, b->stacks->offset,
-                               "stackTable row %u: frame %g is out of range (%" G_GSIZE_FORMAT " frames)",
-                               c, cell (b->s_frame, b->n_s_frame, c), b->n_frames);
+          flame_input_set_error_at_byte (b->ld->in, error, FLAME_ERROR_PARSE, b->stacks->offset,
+                                         "stackTable row %u: frame %g is out of range "
+                                         "(%" G_GSIZE_FORMAT " frames)",
+                                         c, cell (b->s_frame, b->n_s_frame, c), b->n_frames);
           return FALSE;
         }
       if (!frame_id (b, fr, &fid, error))
@@ -1096,9 +1102,9 @@ build_thread (Loader        *ld,
   b.strings = find_strings (t);
   if (b.stacks == NULL || b.frames == NULL)
     {
-      flame_json_error_at (ld->in, error, FLAME_ERROR_PARSE, t->samples->offset,
-                           "thread “%s” has samples but no %s", t->name ? t->name : "",
-                           b.stacks == NULL ? "stackTable" : "frameTable");
+      flame_input_set_error_at_byte (ld->in, error, FLAME_ERROR_PARSE, t->samples->offset,
+                                     "thread “%s” has samples but no %s", t->name ? t->name : "",
+                                     b.stacks == NULL ? "stackTable" : "frameTable");
       return FALSE;
     }
   b.s_frame = table_col (b.stacks, "frame", &b.n_s_frame);
@@ -1118,8 +1124,9 @@ build_thread (Loader        *ld,
     n_stack = table_rows (t->samples);
   if (table_has (b.frames, "func") && b.funcs == NULL)
     {
-      flame_json_error_at (ld->in, error, FLAME_ERROR_PARSE, b.frames->offset,
-                           "the frameTable refers to functions but there is no funcTable");
+      flame_input_set_error_at_byte (ld->in, error, FLAME_ERROR_PARSE, b.frames->offset,
+                                     "the frameTable refers to functions but there is no "
+                                     "funcTable");
       goto out;
     }
 
@@ -1140,9 +1147,10 @@ build_thread (Loader        *ld,
       s = index_of (cell (stack, n_stack_cells, i), b.n_stacks);
       if (s < 0)
         {
-          flame_json_error_at (ld->in, error, FLAME_ERROR_PARSE, t->samples->offset,
-                               "sample %" G_GSIZE_FORMAT ": stack %g is out of range (%" G_GSIZE_FORMAT " stacks)",
-                               i, cell (stack, n_stack_cells, i), b.n_stacks);
+          flame_input_set_error_at_byte (ld->in, error, FLAME_ERROR_PARSE, t->samples->offset,
+                                         "sample %" G_GSIZE_FORMAT
+                                         ": stack %g is out of range (%" G_GSIZE_FORMAT " stacks)",
+                                         i, cell (stack, n_stack_cells, i), b.n_stacks);
           goto out;
         }
       if (!stack_node (&b, (gsize) s, &node, error))
@@ -1151,7 +1159,8 @@ build_thread (Loader        *ld,
     }
   if (n_null > 0)
     flame_profile_add_warning (profile, "%s: thread “%s”: skipped %" G_GUINT64_FORMAT
-                               " samples without a stack", ld->in->name, t->name ? t->name : "", n_null);
+                               " samples without a stack", ld->in->name, t->name ? t->name : "",
+                               n_null);
   if (time != NULL && n_time > 1)
     *span_ms = MAX (*span_ms, time[n_time - 1] - time[0]);
   ok = TRUE;

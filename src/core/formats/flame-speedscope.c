@@ -244,9 +244,9 @@ check_index (Loader   *ld,
 {
   if (idx < 0 || (guint64) idx >= ld->frames->len)
     {
-      flame_json_error_at (ld->in, error, FLAME_ERROR_PARSE, offset,
-                           "frame index %" G_GINT64_FORMAT " is out of range "
-                           "(the file has %u shared frames)", idx, ld->frames->len);
+      flame_input_set_error_at_byte (ld->in, error, FLAME_ERROR_PARSE, offset,
+                                     "frame index %" G_GINT64_FORMAT " is out of range "
+                                     "(the file has %u shared frames)", idx, ld->frames->len);
       return FALSE;
     }
   return TRUE;
@@ -266,8 +266,9 @@ finish_profile (Loader   *ld,
 
   if (!unit_factor (p->unit, &unit, &factor))
     {
-      flame_json_error_at (ld->in, error, FLAME_ERROR_PARSE, p->offset,
-                           "profile “%s”: unknown unit “%s”", p->name ? p->name : "", p->unit);
+      flame_input_set_error_at_byte (ld->in, error, FLAME_ERROR_PARSE, p->offset,
+                                     "profile “%s”: unknown unit “%s”", p->name ? p->name : "",
+                                     p->unit);
       return FALSE;
     }
   flame_profile_set_unit (ld->profile, unit);
@@ -293,9 +294,10 @@ finish_profile (Loader   *ld,
             return FALSE;
           if (ev->at < last && i > 0)
             {
-              flame_json_error_at (ld->in, error, FLAME_ERROR_PARSE, p->offset,
-                                   "profile “%s”: event %u goes back in time (%g after %g)",
-                                   p->name ? p->name : "", i, ev->at, last);
+              flame_input_set_error_at_byte (ld->in, error, FLAME_ERROR_PARSE, p->offset,
+                                             "profile “%s”: event %u goes back in time "
+                                             "(%g after %g)",
+                                             p->name ? p->name : "", i, ev->at, last);
               return FALSE;
             }
           if (open->len > 0 && ev->at > last)
@@ -311,8 +313,9 @@ finish_profile (Loader   *ld,
                                              : FLAME_TREE_ROOT;
               if (open->len >= FLAME_MAX_DEPTH)
                 {
-                  flame_json_error_at (ld->in, error, FLAME_ERROR_TOO_LARGE, p->offset,
-                                       "a stack is deeper than %d frames", FLAME_MAX_DEPTH);
+                  flame_input_set_error_at_byte (ld->in, error, FLAME_ERROR_TOO_LARGE, p->offset,
+                                                 "a stack is deeper than %d frames",
+                                                 FLAME_MAX_DEPTH);
                   return FALSE;
                 }
               pair[0] = ev->frame;
@@ -324,10 +327,10 @@ finish_profile (Loader   *ld,
             {
               if (open->len == 0 || ((guint32 *) open->data)[open->len * 2 - 2] != ev->frame)
                 {
-                  flame_json_error_at (ld->in, error, FLAME_ERROR_PARSE, p->offset,
-                                       "profile “%s”: event %u closes frame %u, "
-                                       "which is not the innermost open frame",
-                                       p->name ? p->name : "", i, ev->frame);
+                  flame_input_set_error_at_byte (ld->in, error, FLAME_ERROR_PARSE, p->offset,
+                                                 "profile “%s”: event %u closes frame %u, "
+                                                 "which is not the innermost open frame",
+                                                 p->name ? p->name : "", i, ev->frame);
                   return FALSE;
                 }
               g_array_set_size (open, open->len - 1);
@@ -335,9 +338,9 @@ finish_profile (Loader   *ld,
         }
       if (open->len > 0)
         {
-          flame_json_error_at (ld->in, error, FLAME_ERROR_PARSE, p->offset,
-                               "profile “%s”: %u frames are still open at the end",
-                               p->name ? p->name : "", open->len);
+          flame_input_set_error_at_byte (ld->in, error, FLAME_ERROR_PARSE, p->offset,
+                                         "profile “%s”: %u frames are still open at the end",
+                                         p->name ? p->name : "", open->len);
           return FALSE;
         }
       flame_profile_add_samples (ld->profile, 0, unit == FLAME_UNIT_SAMPLES ? total : (gdouble) n_open);
@@ -347,9 +350,9 @@ finish_profile (Loader   *ld,
   /* sampled */
   if (p->weights->len != p->n_samples)
     {
-      flame_json_error_at (ld->in, error, FLAME_ERROR_PARSE, p->offset,
-                           "profile “%s”: %" G_GUINT64_FORMAT " samples but %u weights",
-                           p->name ? p->name : "", p->n_samples, p->weights->len);
+      flame_input_set_error_at_byte (ld->in, error, FLAME_ERROR_PARSE, p->offset,
+                                     "profile “%s”: %" G_GUINT64_FORMAT " samples but %u weights",
+                                     p->name ? p->name : "", p->n_samples, p->weights->len);
       return FALSE;
     }
 
