@@ -91,6 +91,7 @@ typedef struct
   guint64 index;
   gdouble value;
 } BigDelta;
+G_STATIC_ASSERT (G_STRUCT_OFFSET (BigDelta, index) == 0);
 
 typedef struct
 {

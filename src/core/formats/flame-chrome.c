@@ -23,6 +23,7 @@
 
 #include "flame-chrome-private.h"
 #include "flame-error.h"
+#include "flame-search.h"
 
 
 /* A node of the old tree form, open until its map ends: its id and its
@@ -216,18 +217,12 @@ get_delta (Loader  *ld,
 {
   gint32 v = g_array_index (ld->deltas, gint32, index);
   const BigDelta *big = (const BigDelta *) ld->delta_big->data;
-  guint lo = 0, hi = ld->delta_big->len;
+  gsize lo;
 
   if (v != DELTA_BIG)
     return v;
-  while (lo < hi)
-    {
-      guint mid = lo + (hi - lo) / 2;
-      if (big[mid].index < index)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
+  lo = flame_partition_point (big, ld->delta_big->len, sizeof (BigDelta),
+                              flame_starts_before, &index);
   return lo < ld->delta_big->len && big[lo].index == index ? big[lo].value : 0;
 }
 
@@ -893,21 +888,20 @@ compare_ids (const void *a,
   return x->index < y->index ? -1 : x->index > y->index;
 }
 
+static gboolean
+id_before (gconstpointer entry,
+           gconstpointer key)
+{
+  return ((const IdIndex *) entry)->id < *(const gint64 *) key;
+}
+
 static gint64
 lookup_id (const IdIndex *ids,
            guint          n,
            gint64         id)
 {
-  guint lo = 0, hi = n;
+  gsize lo = flame_partition_point (ids, n, sizeof (IdIndex), id_before, &id);
 
-  while (lo < hi)
-    {
-      guint mid = lo + (hi - lo) / 2;
-      if (ids[mid].id < id)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
   return lo < n && ids[lo].id == id ? (gint64) ids[lo].index : -1;
 }
 

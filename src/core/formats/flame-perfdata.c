@@ -37,6 +37,7 @@
 #include "flame-perf-private.h"
 #include "flame-perfdata.h"
 #include "flame-resolver.h"
+#include "flame-search.h"
 
 /* How far behind the reading the file's pages are given back
  * (flame_mapped_release): a 2 GB recording needs a few of these in
@@ -120,6 +121,7 @@ typedef struct
   guint64     start, end, pgoff;
   const char *path;     /* interned */
 } Map;
+G_STATIC_ASSERT (G_STRUCT_OFFSET (Map, start) == 0);
 
 typedef struct
 {
@@ -516,17 +518,9 @@ find_map (Process *proc,
           guint64  ip)
 {
   const Map *maps = (const Map *) (gpointer) proc->maps->data;
-  guint lo = 0, hi = proc->maps->len;
+  gsize lo = flame_partition_point (maps, proc->maps->len, sizeof (Map),
+                                    flame_starts_at_or_before, &ip);
 
-  while (lo < hi)
-    {
-      guint mid = lo + (hi - lo) / 2;
-
-      if (maps[mid].start <= ip)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
   if (lo > 0 && ip < maps[lo - 1].end)
     return &maps[lo - 1];
   return NULL;

@@ -33,6 +33,7 @@
 #include "flame-error.h"
 #include "flame-le.h"
 #include "flame-resolver.h"
+#include "flame-search.h"
 #include "flame-sysprof.h"
 
 #define MAGIC          0xfdca975eu
@@ -87,12 +88,14 @@ typedef struct
   gsize   name;   /* offset of the name in the kernel's table */
   guint32 len;
 } KernelSymbol;
+G_STATIC_ASSERT (G_STRUCT_OFFSET (KernelSymbol, addr) == 0);
 
 typedef struct
 {
   guint64 addr;
   gsize   name;   /* offset of the name in the capture */
 } JitSymbol;
+G_STATIC_ASSERT (G_STRUCT_OFFSET (JitSymbol, addr) == 0);
 
 typedef struct
 {
@@ -500,24 +503,44 @@ read_kallsyms (Loader *ld)
   g_array_sort (ld->kernel, compare_addr);
 }
 
+/* Where the maps and the bundle's symbols are sought: they are sorted by
+ * pid, then start */
+typedef struct
+{
+  gint32  pid;
+  guint64 addr;
+} PidAddr;
+
+static gboolean
+symbol_at_or_before (gconstpointer entry,
+                     gconstpointer key)
+{
+  const Symbol *s = entry;
+  const PidAddr *k = key;
+
+  return s->pid < k->pid || (s->pid == k->pid && s->addr_begin <= k->addr);
+}
+
+static gboolean
+map_at_or_before (gconstpointer entry,
+                  gconstpointer key)
+{
+  const Map *m = entry;
+  const PidAddr *k = key;
+
+  return m->pid < k->pid || (m->pid == k->pid && m->start <= k->addr);
+}
+
 static const Symbol *
 lookup_bundle (Loader  *ld,
                gint32   pid,
                guint64  addr)
 {
-  guint lo = 0, hi = ld->n_symbols;
+  PidAddr key = { pid, addr };
+  /* one past the last symbol at or before (pid, addr) */
+  gsize lo = flame_partition_point (ld->symbols, ld->n_symbols, sizeof (Symbol),
+                                    symbol_at_or_before, &key);
 
-  /* the last symbol at or before (pid, addr) */
-  while (lo < hi)
-    {
-      guint mid = lo + (hi - lo) / 2;
-      const Symbol *s = &ld->symbols[mid];
-
-      if (s->pid < pid || (s->pid == pid && s->addr_begin <= addr))
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
   if (lo == 0)
     return NULL;
   if (ld->symbols[lo - 1].pid != pid || addr >= ld->symbols[lo - 1].addr_end)
@@ -549,19 +572,12 @@ lookup_map (Loader  *ld,
   for (guint hops = 0; hops < FORK_HOPS; hops++)
     {
       const Map *maps = (const Map *) (gpointer) ld->maps->data;
-      guint lo = 0, hi = ld->maps->len;
+      PidAddr key = { pid, addr };
+      gsize lo = flame_partition_point (maps, ld->maps->len, sizeof (Map),
+                                        map_at_or_before, &key);
 
-      while (lo < hi)
-        {
-          guint mid = lo + (hi - lo) / 2;
-
-          if (maps[mid].pid < pid || (maps[mid].pid == pid && maps[mid].start <= addr))
-            lo = mid + 1;
-          else
-            hi = mid;
-        }
       /* overlapping maps of one pid: the nearest that contains addr */
-      for (guint i = lo; i > 0 && maps[i - 1].pid == pid; i--)
+      for (gsize i = lo; i > 0 && maps[i - 1].pid == pid; i--)
         if (addr < maps[i - 1].end)
           return &maps[i - 1];
         else if (lo - i > 16)
@@ -578,21 +594,13 @@ lookup_kernel (Loader  *ld,
                gsize   *len)
 {
   const KernelSymbol *k;
-  guint lo = 0, hi;
+  gsize lo;
 
   if (ld->kernel == NULL)
     return NULL;
-  hi = ld->kernel->len;
   k = (const KernelSymbol *) (gpointer) ld->kernel->data;
-  while (lo < hi)
-    {
-      guint mid = lo + (hi - lo) / 2;
-
-      if (k[mid].addr <= addr)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
+  lo = flame_partition_point (k, ld->kernel->len, sizeof (KernelSymbol),
+                              flame_starts_at_or_before, &addr);
   if (lo == 0)
     return NULL;
   *len = k[lo - 1].len;
@@ -604,17 +612,9 @@ lookup_jit (Loader  *ld,
             guint64  addr)
 {
   const JitSymbol *j = (const JitSymbol *) (gpointer) ld->jit->data;
-  guint lo = 0, hi = ld->jit->len;
+  gsize lo = flame_partition_point (j, ld->jit->len, sizeof (JitSymbol),
+                                    flame_starts_before, &addr);
 
-  while (lo < hi)
-    {
-      guint mid = lo + (hi - lo) / 2;
-
-      if (j[mid].addr < addr)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
   if (lo < ld->jit->len && j[lo].addr == addr)
     return (const char *) ld->file + j[lo].name;
   return NULL;
