@@ -1173,6 +1173,89 @@ out:
   return ok;
 }
 
+/* Counts every thread's samples in @profile and merges the chosen ones
+ * (all, or options->thread) into its tree; *@kind becomes the first built
+ * thread's weight, and threads weighed otherwise are left out */
+static gboolean
+build_threads (Loader        *ld,
+               FlameProfile  *profile,
+               WeightKind    *kind,
+               gdouble       *span_ms,
+               guint         *n_built,
+               GError       **error)
+{
+  gboolean have_kind = FALSE;
+
+  for (guint i = 0; i < ld->threads->len; i++)
+    {
+      Thread *t = g_ptr_array_index (ld->threads, i);
+      gint64 tid = t->tid >= 0 ? t->tid : (gint64) i;
+      char label[1200];
+      gsize n_samples = 0;
+      gdouble w;
+      FlameThread *ft;
+
+      if (t->samples == NULL)
+        continue;
+      w = thread_weight (t->samples, &n_samples);
+      if (n_samples == 0)
+        continue;
+      /* threads without a tid (old raw files) are numbered in file order */
+      ft = flame_profile_ensure_thread (profile, thread_label (t, label, sizeof label), t->pid, tid);
+      if (weight_kind (t->samples) == W_SAMPLES)
+        ft->samples += w;
+      else
+        ft->samples += (gdouble) n_samples;
+      if (ld->opts->thread >= 0 && tid != ld->opts->thread)
+        continue;
+      if (!have_kind)
+        {
+          *kind = weight_kind (t->samples);
+          have_kind = TRUE;
+        }
+      else if (weight_kind (t->samples) != *kind)
+        {
+          flame_profile_add_warning (profile, "%s: thread “%s” weighs its samples in “%s”, "
+                                     "unlike the first thread; left out", ld->in->name,
+                                     label, t->samples->weight_type);
+          continue;
+        }
+      if (!build_thread (ld, profile, t, *kind, span_ms, error))
+        return FALSE;
+      flame_profile_add_samples (profile, 0, *kind == W_SAMPLES ? w : (gdouble) n_samples);
+      (*n_built)++;
+    }
+  return TRUE;
+}
+
+/* The unit, interval and duration that follow from the threads' weight */
+static void
+set_profile_unit (FlameProfile *profile,
+                  WeightKind    kind,
+                  gdouble       interval,
+                  gdouble       span_ms,
+                  guint         n_built)
+{
+  switch (kind)
+    {
+    case W_SAMPLES:
+      flame_profile_set_unit (profile, FLAME_UNIT_SAMPLES);
+      if (interval > 0)
+        flame_profile_set_interval_ms (profile, interval);
+      break;
+    case W_MS:
+      flame_profile_set_unit (profile, FLAME_UNIT_NANOSECONDS);
+      break;
+    case W_BYTES:
+      flame_profile_set_unit (profile, FLAME_UNIT_BYTES);
+      break;
+    }
+  if (span_ms > 0)
+    flame_profile_set_duration_ms (profile, span_ms + MAX (interval, 0));
+  if (n_built > 1)
+    flame_profile_set_metadata (profile, "threads-merged", "yes");
+}
+
 FlameProfile *
 flame_gecko_load (FlameInput              *in,
                   const FlameLoadOptions  *options,
@@ -1183,7 +1266,6 @@ flame_gecko_load (FlameInput              *in,
   FlameProfile *profile = NULL;
   FlameProfile *result = NULL;
   gboolean raw = FALSE;
-  gboolean have_kind = FALSE;
   WeightKind kind = W_SAMPLES;
   gdouble interval = 0, span_ms = 0;
   guint n_built = 0;
@@ -1207,45 +1289,8 @@ flame_gecko_load (FlameInput              *in,
   profile = flame_profile_new (raw ? FLAME_FORMAT_GECKO : FLAME_FORMAT_FIREFOX_PROCESSED, 1);
   flame_profile_set_path (profile, in->name);
 
-  for (guint i = 0; i < ld.threads->len; i++)
-    {
-      Thread *t = g_ptr_array_index (ld.threads, i);
-      gint64 tid = t->tid >= 0 ? t->tid : (gint64) i;
-      char label[1200];
-      gsize n_samples = 0;
-      gdouble w;
-      FlameThread *ft;
-
-      if (t->samples == NULL)
-        continue;
-      w = thread_weight (t->samples, &n_samples);
-      if (n_samples == 0)
-        continue;
-      /* threads without a tid (old raw files) are numbered in file order */
-      ft = flame_profile_ensure_thread (profile, thread_label (t, label, sizeof label), t->pid, tid);
-      if (weight_kind (t->samples) == W_SAMPLES)
-        ft->samples += w;
-      else
-        ft->samples += (gdouble) n_samples;
-      if (ld.opts->thread >= 0 && tid != ld.opts->thread)
-        continue;
-      if (!have_kind)
-        {
-          kind = weight_kind (t->samples);
-          have_kind = TRUE;
-        }
-      else if (weight_kind (t->samples) != kind)
-        {
-          flame_profile_add_warning (profile, "%s: thread “%s” weighs its samples in “%s”, "
-                                     "unlike the first thread; left out", in->name,
-                                     label, t->samples->weight_type);
-          continue;
-        }
-      if (!build_thread (&ld, profile, t, kind, &span_ms, error))
-        goto out;
-      flame_profile_add_samples (profile, 0, kind == W_SAMPLES ? w : (gdouble) n_samples);
-      n_built++;
-    }
+  if (!build_threads (&ld, profile, &kind, &span_ms, &n_built, error))
+    goto out;
 
   if (n_built == 0 || flame_profile_get_samples (profile, 0) == 0)
     {
@@ -1256,24 +1301,7 @@ flame_gecko_load (FlameInput              *in,
         flame_input_set_error (in, error, FLAME_ERROR_EMPTY, 0, "no samples in the file");
       goto out;
     }
-  switch (kind)
-    {
-    case W_SAMPLES:
-      flame_profile_set_unit (profile, FLAME_UNIT_SAMPLES);
-      if (interval > 0)
-        flame_profile_set_interval_ms (profile, interval);
-      break;
-    case W_MS:
-      flame_profile_set_unit (profile, FLAME_UNIT_NANOSECONDS);
-      break;
-    case W_BYTES:
-      flame_profile_set_unit (profile, FLAME_UNIT_BYTES);
-      break;
-    }
-  if (span_ms > 0)
-    flame_profile_set_duration_ms (profile, span_ms + MAX (interval, 0));
-  if (n_built > 1)
-    flame_profile_set_metadata (profile, "threads-merged", "yes");
+  set_profile_unit (profile, kind, interval, span_ms, n_built);
   flame_profile_finish (profile);
   result = g_steal_pointer (&profile);
 
