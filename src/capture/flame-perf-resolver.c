@@ -304,12 +304,6 @@ static const FlameResolver perf_resolver = {
   warnings,
 };
 
-const FlameResolver *
-flame_perf_resolver_get (void)
-{
-  return &perf_resolver;
-}
-
 void
 flame_perf_resolver_register (void)
 {
