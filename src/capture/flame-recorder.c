@@ -1883,7 +1883,7 @@ build_profile (FlameRecorder *self,
   flame_profile_add_samples (profile, 0, n_samples);
   if (self->memory_mean > 0)
     {
-      /* the exact totals, for the summaries (flame_memory_summary) */
+      /* the exact totals, for the summaries (flame_memory_get_totals) */
       g_snprintf (num, sizeof num, "%.0f", mem.allocated);
       flame_profile_set_metadata (profile, "memory_allocated_bytes", num);
       g_snprintf (num, sizeof num, "%.0f", mem.allocations);
