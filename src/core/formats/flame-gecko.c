@@ -901,7 +901,8 @@ frame_id (Build    *b,
         {
           flame_input_set_error_at_byte (b->ld->in, error, FLAME_ERROR_PARSE, b->frames->offset,
                                          "frameTable row %" G_GINT64_FORMAT
-                                         ": func %g is out of range (%" G_GSIZE_FORMAT " functions)",
+                                         ": func %g is out of range "
+                                         "(%" G_GSIZE_FORMAT " functions)",
                                          fr, cell (func, n_func, fr), b->n_funcs);
           return FALSE;
         }
@@ -1073,63 +1074,72 @@ thread_label (Thread *t,
   return buf;
 }
 
+/* Finds @t's tables and sets up @b's maps from their rows to tree
+ * nodes; FALSE (and nothing allocated) without a stack or frame table */
 static gboolean
-build_thread (Loader        *ld,
-              FlameProfile  *profile,
-              Thread        *t,
-              WeightKind     kind,
-              gdouble       *span_ms,
-              GError       **error)
+build_init (Build         *b,
+            Loader        *ld,
+            FlameProfile  *profile,
+            Thread        *t,
+            GError       **error)
 {
-  Build b = { 0 };
-  FlameTree *tree = flame_profile_get_tree (profile);
-  gsize n_stack, n_weight, n_time;
-  const gdouble *stack = table_col (t->samples, "stack", &n_stack);
-  const gdouble *weight = table_col (t->samples, "weight", &n_weight);
-  const gdouble *time = table_col (t->samples, "time", &n_time);
-  gsize n_stack_cells = n_stack;
-  gdouble scale = kind == W_MS ? 1e6 : 1;
-  guint64 n_null = 0;
-  gboolean ok = FALSE;
-
-  b.ld = ld;
-  b.profile = profile;
-  b.thread = t;
-  b.stacks = find_table (t, t->stacks, G_STRUCT_OFFSET (Profile, stacks));
-  b.frames = find_table (t, t->frames, G_STRUCT_OFFSET (Profile, frames));
-  b.funcs = find_table (t, t->funcs, G_STRUCT_OFFSET (Profile, funcs));
-  b.sources = find_table (t, NULL, G_STRUCT_OFFSET (Profile, sources));
-  b.strings = find_strings (t);
-  if (b.stacks == NULL || b.frames == NULL)
+  b->ld = ld;
+  b->profile = profile;
+  b->thread = t;
+  b->stacks = find_table (t, t->stacks, G_STRUCT_OFFSET (Profile, stacks));
+  b->frames = find_table (t, t->frames, G_STRUCT_OFFSET (Profile, frames));
+  b->funcs = find_table (t, t->funcs, G_STRUCT_OFFSET (Profile, funcs));
+  b->sources = find_table (t, NULL, G_STRUCT_OFFSET (Profile, sources));
+  b->strings = find_strings (t);
+  if (b->stacks == NULL || b->frames == NULL)
     {
       flame_input_set_error_at_byte (ld->in, error, FLAME_ERROR_PARSE, t->samples->offset,
                                      "thread “%s” has samples but no %s", t->name ? t->name : "",
-                                     b.stacks == NULL ? "stackTable" : "frameTable");
+                                     b->stacks == NULL ? "stackTable" : "frameTable");
       return FALSE;
     }
-  b.s_frame = table_col (b.stacks, "frame", &b.n_s_frame);
-  b.s_prefix = table_col (b.stacks, "prefix", &b.n_s_prefix);
-  b.s_offset = table_col (b.stacks, "prefixOffset", &b.n_s_offset);
-  b.n_stacks = table_rows (b.stacks);
-  b.n_frames = table_rows (b.frames);
-  b.n_funcs = table_rows (b.funcs);
-  b.tnode = g_new (guint32, MAX (b.n_stacks, 1));
-  b.frame_ids = g_new (guint32, MAX (b.n_frames, 1));
-  b.func_ids = g_new (guint32, MAX (b.n_funcs, 1));
-  memset (b.tnode, 0xff, MAX (b.n_stacks, 1) * sizeof (guint32));
-  memset (b.frame_ids, 0xff, MAX (b.n_frames, 1) * sizeof (guint32));
-  memset (b.func_ids, 0xff, MAX (b.n_funcs, 1) * sizeof (guint32));
-  b.chain = g_array_new (FALSE, FALSE, sizeof (guint32));
+  b->s_frame = table_col (b->stacks, "frame", &b->n_s_frame);
+  b->s_prefix = table_col (b->stacks, "prefix", &b->n_s_prefix);
+  b->s_offset = table_col (b->stacks, "prefixOffset", &b->n_s_offset);
+  b->n_stacks = table_rows (b->stacks);
+  b->n_frames = table_rows (b->frames);
+  b->n_funcs = table_rows (b->funcs);
+  b->tnode = g_new (guint32, MAX (b->n_stacks, 1));
+  b->frame_ids = g_new (guint32, MAX (b->n_frames, 1));
+  b->func_ids = g_new (guint32, MAX (b->n_funcs, 1));
+  memset (b->tnode, 0xff, MAX (b->n_stacks, 1) * sizeof (guint32));
+  memset (b->frame_ids, 0xff, MAX (b->n_frames, 1) * sizeof (guint32));
+  memset (b->func_ids, 0xff, MAX (b->n_funcs, 1) * sizeof (guint32));
+  b->chain = g_array_new (FALSE, FALSE, sizeof (guint32));
+  return TRUE;
+}
+
+static void
+build_clear (Build *b)
+{
+  g_free (b->tnode);
+  g_free (b->frame_ids);
+  g_free (b->func_ids);
+  g_array_unref (b->chain);
+}
+
+/* Adds each sample of the thread to its stack's node, @scale times its
+ * weight; samples without a stack are counted in *@n_null */
+static gboolean
+add_thread_samples (Build    *b,
+                    gdouble   scale,
+                    guint64  *n_null,
+                    GError  **error)
+{
+  Thread *t = b->thread;
+  FlameTree *tree = flame_profile_get_tree (b->profile);
+  gsize n_stack, n_weight;
+  const gdouble *stack = table_col (t->samples, "stack", &n_stack);
+  const gdouble *weight = table_col (t->samples, "weight", &n_weight);
+  gsize n_stack_cells = n_stack;
+
   if (t->samples->raw)
     n_stack = table_rows (t->samples);
-  if (table_has (b.frames, "func") && b.funcs == NULL)
-    {
-      flame_input_set_error_at_byte (ld->in, error, FLAME_ERROR_PARSE, b.frames->offset,
-                                     "the frameTable refers to functions but there is no "
-                                     "funcTable");
-      goto out;
-    }
-
   for (gsize i = 0; i < n_stack; i++)
     {
       gdouble w = weight ? cell (weight, n_weight, i) : 1;
@@ -1141,22 +1151,50 @@ build_thread (Loader        *ld,
       if (isnan (cell (stack, n_stack_cells, i)))
         {
           /* a sample with no stack (the thread was not in a function) */
-          n_null++;
+          (*n_null)++;
           continue;
         }
-      s = index_of (cell (stack, n_stack_cells, i), b.n_stacks);
+      s = index_of (cell (stack, n_stack_cells, i), b->n_stacks);
       if (s < 0)
         {
-          flame_input_set_error_at_byte (ld->in, error, FLAME_ERROR_PARSE, t->samples->offset,
+          flame_input_set_error_at_byte (b->ld->in, error, FLAME_ERROR_PARSE, t->samples->offset,
                                          "sample %" G_GSIZE_FORMAT
                                          ": stack %g is out of range (%" G_GSIZE_FORMAT " stacks)",
-                                         i, cell (stack, n_stack_cells, i), b.n_stacks);
-          goto out;
+                                         i, cell (stack, n_stack_cells, i), b->n_stacks);
+          return FALSE;
         }
-      if (!stack_node (&b, (gsize) s, &node, error))
-        goto out;
+      if (!stack_node (b, (gsize) s, &node, error))
+        return FALSE;
       flame_tree_add_self (tree, 0, node, w * scale);
     }
+  return TRUE;
+}
+
+static gboolean
+build_thread (Loader        *ld,
+              FlameProfile  *profile,
+              Thread        *t,
+              WeightKind     kind,
+              gdouble       *span_ms,
+              GError       **error)
+{
+  Build b = { 0 };
+  gsize n_time;
+  const gdouble *time = table_col (t->samples, "time", &n_time);
+  guint64 n_null = 0;
+  gboolean ok = FALSE;
+
+  if (!build_init (&b, ld, profile, t, error))
+    return FALSE;
+  if (table_has (b.frames, "func") && b.funcs == NULL)
+    {
+      flame_input_set_error_at_byte (ld->in, error, FLAME_ERROR_PARSE, b.frames->offset,
+                                     "the frameTable refers to functions but there is no "
+                                     "funcTable");
+      goto out;
+    }
+  if (!add_thread_samples (&b, kind == W_MS ? 1e6 : 1, &n_null, error))
+    goto out;
   if (n_null > 0)
     flame_profile_add_warning (profile, "%s: thread “%s”: skipped %" G_GUINT64_FORMAT
                                " samples without a stack", ld->in->name, t->name ? t->name : "",
@@ -1166,10 +1204,7 @@ build_thread (Loader        *ld,
   ok = TRUE;
 
 out:
-  g_free (b.tnode);
-  g_free (b.frame_ids);
-  g_free (b.func_ids);
-  g_array_unref (b.chain);
+  build_clear (&b);
   return ok;
 }
 
