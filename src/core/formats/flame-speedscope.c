@@ -564,6 +564,122 @@ on_sample_end (Loader     *ld,
 
 #define IS_SCALAR(v) ((v)->type <= FLAME_JSON_STRING)
 
+/* A frame index inside profiles[i].samples[j]: the hot path */
+static inline gboolean
+on_sample_frame (Loader               *ld,
+                 FlameJson            *json,
+                 const FlameJsonValue *v,
+                 GError              **error)
+{
+  guint32 idx;
+
+  if (G_UNLIKELY (v->type != FLAME_JSON_INT || v->i < 0 || v->i >= G_MAXUINT32))
+    {
+      flame_json_set_error (json, error, FLAME_ERROR_PARSE,
+                            "a sample must be a list of frame indices (non-negative integers)");
+      return FALSE;
+    }
+  if (!ld->cur_selected)
+    return TRUE;
+  if (ld->frames_done && G_UNLIKELY (v->i >= ld->frames->len) &&
+      !check_index (ld, v->i, flame_json_offset (json), error))
+    return FALSE;
+  if (G_UNLIKELY (ld->stack->len >= FLAME_MAX_DEPTH))
+    {
+      flame_json_set_error (json, error, FLAME_ERROR_TOO_LARGE,
+                            "a stack is deeper than %d frames", FLAME_MAX_DEPTH);
+      return FALSE;
+    }
+  idx = (guint32) v->i;
+  g_array_append_val (ld->stack, idx);
+  return TRUE;
+}
+
+/* The end of profiles[i]: its name and count kept for the chooser, and
+ * built when it is the chosen one (or kept until shared.frames is read) */
+static gboolean
+on_profile_end (Loader     *ld,
+                FlameJson  *json,
+                GError    **error)
+{
+  Prof *p = &ld->cur;
+  gint64 index = flame_json_level (json, 2)->index;
+  gdouble count = p->type == TYPE_EVENTED ? (gdouble) p->n_events / 2 : (gdouble) p->n_samples;
+
+  g_ptr_array_add (ld->profile_names,
+                   p->name ? g_strdup (p->name) : g_strdup_printf ("profile %" G_GINT64_FORMAT, index));
+  g_array_append_val (ld->profile_samples, count);
+  /* --sample-type (--metric) NAME picks a profile by its name */
+  if (ld->cur_selected && ld->opts->profile < 0 && ld->opts->sample_type != NULL &&
+      g_strcmp0 (p->name, ld->opts->sample_type) != 0)
+    ld->cur_selected = FALSE;
+  if (ld->cur_selected && (ld->opts->profile >= 0 || ld->opts->sample_type != NULL || count > 0))
+    {
+      ld->chosen = index;
+      if (ld->frames_done)
+        {
+          if (!finish_profile (ld, p, error))
+            return FALSE;
+          prof_clear (p);
+        }
+      else
+        {
+          ld->done = *p;
+          memset (p, 0, sizeof *p);
+          ld->pending = TRUE;
+        }
+    }
+  else
+    prof_clear (p);
+  ld->cur_selected = FALSE;
+  return TRUE;
+}
+
+/* A scalar of the top level (name, exporter) or of Flamediff's own
+ * "flamediff" object */
+static void
+on_top_scalar (Loader               *ld,
+               FlameJson            *json,
+               const FlameJsonValue *v)
+{
+  guint depth = flame_json_depth (json);
+
+  if (depth == 1)
+    {
+      const char *key = flame_json_level (json, 1)->key;
+
+      if ((strcmp (key, "name") == 0 || strcmp (key, "exporter") == 0) &&
+          v->type == FLAME_JSON_STRING)
+        {
+          g_ptr_array_add (ld->meta, g_strdup (key[0] == 'n' ? "name" : "exporter"));
+          g_ptr_array_add (ld->meta, g_utf8_make_valid (v->str, v->len));
+        }
+    }
+  else if (flame_json_key_is (json, 1, "flamediff"))
+    {
+      const char *key = flame_json_level (json, depth)->key;
+
+      if (depth == 2 && strcmp (key, "interval-ms") == 0 && v->type != FLAME_JSON_STRING)
+        ld->fd_interval = v->d;
+      else if (depth == 2 && strcmp (key, "samples") == 0 && v->type != FLAME_JSON_STRING)
+        ld->fd_samples = v->d;
+      else if (depth == 3 && flame_json_key_is (json, 2, "profile-units") &&
+               v->type == FLAME_JSON_STRING)
+        g_ptr_array_add (ld->fd_profile_units, g_strndup (v->str, v->len));
+      else if (depth == 2 && strcmp (key, "unit") == 0 && v->type == FLAME_JSON_STRING)
+        {
+          g_free (ld->fd_unit);
+          ld->fd_unit = g_strndup (v->str, v->len);
+        }
+      else if (depth == 3 && flame_json_key_is (json, 2, "metadata") &&
+               v->type == FLAME_JSON_STRING && flame_json_level (json, 3)->key_len != 255)
+        {
+          g_ptr_array_add (ld->meta, g_utf8_make_valid (key, -1));
+          g_ptr_array_add (ld->meta, g_utf8_make_valid (v->str, v->len));
+        }
+    }
+}
+
 /* Paths, with the depth at which their values arrive (the root object is
  * level 1):  shared.frames[i].name ........ 4
  *            profiles[i].type ............. 3
@@ -582,30 +698,7 @@ on_event (FlameJson            *json,
 
   /* the hot path first: frame indices inside profiles[i].samples[j] */
   if (ld->section == SECTION_SAMPLES && depth == 5 && IS_SCALAR (v))
-    {
-      guint32 idx;
-
-      if (G_UNLIKELY (v->type != FLAME_JSON_INT || v->i < 0 || v->i >= G_MAXUINT32))
-        {
-          flame_json_set_error (json, error, FLAME_ERROR_PARSE,
-                                "a sample must be a list of frame indices (non-negative integers)");
-          return FALSE;
-        }
-      if (!ld->cur_selected)
-        return TRUE;
-      if (ld->frames_done && G_UNLIKELY (v->i >= ld->frames->len) &&
-          !check_index (ld, v->i, flame_json_offset (json), error))
-        return FALSE;
-      if (G_UNLIKELY (ld->stack->len >= FLAME_MAX_DEPTH))
-        {
-          flame_json_set_error (json, error, FLAME_ERROR_TOO_LARGE,
-                                "a stack is deeper than %d frames", FLAME_MAX_DEPTH);
-          return FALSE;
-        }
-      idx = (guint32) v->i;
-      g_array_append_val (ld->stack, idx);
-      return TRUE;
-    }
+    return on_sample_frame (ld, json, v, error);
   if (ld->section == SECTION_WEIGHTS && depth == 4 && IS_SCALAR (v))
     {
       gdouble w;
@@ -685,38 +778,7 @@ on_event (FlameJson            *json,
             g_array_append_val (ld->cur.events, ld->cur_event);
         }
       else if (depth == 3 && flame_json_key_is (json, 1, "profiles"))
-        {
-          Prof *p = &ld->cur;
-          gint64 index = flame_json_level (json, 2)->index;
-          gdouble count = p->type == TYPE_EVENTED ? (gdouble) p->n_events / 2 : (gdouble) p->n_samples;
-
-          g_ptr_array_add (ld->profile_names,
-                           p->name ? g_strdup (p->name) : g_strdup_printf ("profile %" G_GINT64_FORMAT, index));
-          g_array_append_val (ld->profile_samples, count);
-          /* --sample-type (--metric) NAME picks a profile by its name */
-          if (ld->cur_selected && ld->opts->profile < 0 && ld->opts->sample_type != NULL &&
-              g_strcmp0 (p->name, ld->opts->sample_type) != 0)
-            ld->cur_selected = FALSE;
-          if (ld->cur_selected && (ld->opts->profile >= 0 || ld->opts->sample_type != NULL || count > 0))
-            {
-              ld->chosen = index;
-              if (ld->frames_done)
-                {
-                  if (!finish_profile (ld, p, error))
-                    return FALSE;
-                  prof_clear (p);
-                }
-              else
-                {
-                  ld->done = *p;
-                  memset (p, 0, sizeof *p);
-                  ld->pending = TRUE;
-                }
-            }
-          else
-            prof_clear (p);
-          ld->cur_selected = FALSE;
-        }
+        return on_profile_end (ld, json, error);
       break;
 
     default:
@@ -727,40 +789,7 @@ on_event (FlameJson            *json,
         return on_event_field (ld, json, v, error);
       if (depth == 3 && flame_json_key_is (json, 1, "profiles"))
         return on_profile_field (ld, json, v, error);
-      if (depth == 1)
-        {
-          const char *key = flame_json_level (json, 1)->key;
-
-          if ((strcmp (key, "name") == 0 || strcmp (key, "exporter") == 0) &&
-              v->type == FLAME_JSON_STRING)
-            {
-              g_ptr_array_add (ld->meta, g_strdup (key[0] == 'n' ? "name" : "exporter"));
-              g_ptr_array_add (ld->meta, g_utf8_make_valid (v->str, v->len));
-            }
-        }
-      else if (flame_json_key_is (json, 1, "flamediff"))
-        {
-          const char *key = flame_json_level (json, depth)->key;
-
-          if (depth == 2 && strcmp (key, "interval-ms") == 0 && v->type != FLAME_JSON_STRING)
-            ld->fd_interval = v->d;
-          else if (depth == 2 && strcmp (key, "samples") == 0 && v->type != FLAME_JSON_STRING)
-            ld->fd_samples = v->d;
-          else if (depth == 3 && flame_json_key_is (json, 2, "profile-units") &&
-                   v->type == FLAME_JSON_STRING)
-            g_ptr_array_add (ld->fd_profile_units, g_strndup (v->str, v->len));
-          else if (depth == 2 && strcmp (key, "unit") == 0 && v->type == FLAME_JSON_STRING)
-            {
-              g_free (ld->fd_unit);
-              ld->fd_unit = g_strndup (v->str, v->len);
-            }
-          else if (depth == 3 && flame_json_key_is (json, 2, "metadata") &&
-                   v->type == FLAME_JSON_STRING && flame_json_level (json, 3)->key_len != 255)
-            {
-              g_ptr_array_add (ld->meta, g_utf8_make_valid (key, -1));
-              g_ptr_array_add (ld->meta, g_utf8_make_valid (v->str, v->len));
-            }
-        }
+      on_top_scalar (ld, json, v);
       break;
     }
   return TRUE;
