@@ -606,8 +606,8 @@ on_profile_end (Loader     *ld,
   gint64 index = flame_json_level (json, 2)->index;
   gdouble count = p->type == TYPE_EVENTED ? (gdouble) p->n_events / 2 : (gdouble) p->n_samples;
 
-  g_ptr_array_add (ld->profile_names,
-                   p->name ? g_strdup (p->name) : g_strdup_printf ("profile %" G_GINT64_FORMAT, index));
+  g_ptr_array_add (ld->profile_names, p->name ? g_strdup (p->name)
+                                              : g_strdup_printf ("profile %" G_GINT64_FORMAT, index));
   g_array_append_val (ld->profile_samples, count);
   /* --sample-type (--metric) NAME picks a profile by its name */
   if (ld->cur_selected && ld->opts->profile < 0 && ld->opts->sample_type != NULL &&

@@ -336,6 +336,165 @@ append_runs (GString           *out,
                           p_s, flame_node_stats_get_n_tested (stats, total));
 }
 
+/* What the tooltip of one node says, whatever the view */
+typedef struct
+{
+  FlameLayoutSource *source;
+  const FlameTree   *tree;
+  FlameDiff         *diff;
+  FlameDiffValues    v;       /* not in the single view */
+  FlameQuantity      q;
+  gdouble            root_w;
+  guint32            node;
+  guint32            zoom;
+} Tip;
+
+static void
+append_single (GString   *out,
+               const Tip *t)
+{
+  gdouble w = flame_layout_source_get_weight (t->source, t->node);
+
+  append_ms (out, t->q, "\nTotal: ", w);
+  append_pct (out, w, t->root_w);
+  append_zoom_pct (out, t->source, t->node, t->zoom);
+  if (t->node != FLAME_TREE_ROOT)
+    append_ms (out, t->q, "\nSelf: ", flame_layout_source_get_self_ms (t->source, t->node));
+}
+
+/* The removed view: a removed frame, or what was removed below one */
+static void
+append_elided (GString   *out,
+               const Tip *t)
+{
+  FlameQuantity q = t->q;
+  gdouble w = flame_layout_source_get_weight (t->source, t->node);
+
+  if (t->node != FLAME_TREE_ROOT && flame_diff_is_elided (t->diff, t->node))
+    {
+      gdouble pct = t->v.self_b > 0 ? -100.0 : 0.0;
+      g_autofree char *d = flame_format_difference_in (q, -t->v.self_b, pct);
+
+      append_ms (out, q, "\nCurrent: ", 0);
+      g_string_append (out, " total");
+      append_pct (out, 0, 1);
+      append_ms (out, q, ", ", 0);
+      g_string_append (out, " self");
+      append_ms (out, q, "\nBaseline: ", t->v.total_b);
+      append_ms (out, q, " total, ", t->v.self_b);
+      g_string_append (out, " self");
+      g_string_append_printf (out, "\nSelf difference: %s", d);
+      g_string_append (out, "\nRemoved — no counterpart in current");
+    }
+  else
+    {
+      append_ms (out, q, "\nRemoved code below: ", w);
+      g_string_append_printf (out, " of baseline %s", flame_quantity_get_noun (q));
+      append_pct (out, w, t->root_w);
+      if (t->node != FLAME_TREE_ROOT)
+        g_string_append (out, "\nThis frame still runs in the current profile");
+    }
+}
+
+/* The inverted view: the self time of the root's function through this
+ * chain of callers */
+static void
+append_inverted (GString   *out,
+                 const Tip *t)
+{
+  FlameQuantity q = t->q;
+  const FlameDiffValues *v = &t->v;
+  guint32 leaf = t->node;
+  gdouble pct;
+  g_autofree char *d = NULL;
+
+  if (t->node == FLAME_TREE_ROOT)
+    {
+      append_ms (out, q, "\nCurrent: ", v->total_c);
+      append_ms (out, q, "\nBaseline: ", v->total_b);
+      return;
+    }
+  pct = flame_diff_percent (v, FLAME_METRIC_TOTAL);
+  d = flame_format_difference_in (q, v->total_c - v->total_b, pct);
+  while (t->tree->nodes[leaf].parent != FLAME_TREE_ROOT)
+    leaf = t->tree->nodes[leaf].parent;
+  g_string_append_printf (out, "\nSelf %s of %s through this call path:",
+                          flame_quantity_get_noun (q),
+                          flame_layout_source_get_name (t->source, leaf));
+  append_ms (out, q, "\nCurrent: ", v->total_c);
+  append_pct (out, v->total_c, t->root_w);
+  append_zoom_pct (out, t->source, t->node, t->zoom);
+  append_ms (out, q, "\nBaseline: ", v->total_b);
+  g_string_append_printf (out, "\nDifference: %s", d);
+  if (v->total_b <= 0 && v->total_c > 0)
+    g_string_append (out, "\nNew — no counterpart in baseline");
+  append_runs (out, t->source, t->node, TRUE);
+}
+
+/* The differential view's lines after both totals, when it is coloured
+ * by total: the number the colour stands for comes first (a caller's own
+ * self difference is mostly +0.0 %) */
+static void
+append_by_total (GString   *out,
+                 const Tip *t)
+{
+  FlameQuantity q = t->q;
+  const FlameDiffValues *v = &t->v;
+  g_autofree char *d = flame_format_difference_in (q, v->total_c - v->total_b,
+                                                flame_diff_percent (v, FLAME_METRIC_TOTAL));
+
+  if (t->node != FLAME_TREE_ROOT)
+    {
+      append_ms (out, q, ", ", v->self_b);
+      g_string_append (out, " self");
+    }
+  g_string_append_printf (out, "\nTotal difference: %s", d);
+  if (t->node != FLAME_TREE_ROOT)
+    {
+      g_autofree char *sd = flame_format_difference_in (q, v->self_c - v->self_b,
+                                                     flame_diff_percent (v, FLAME_METRIC_SELF));
+
+      g_string_append_printf (out, "\nSelf difference: %s", sd);
+      if (v->total_b <= 0 && v->total_c > 0)
+        g_string_append (out, "\nNew — no counterpart in baseline");
+      append_runs (out, t->source, t->node, TRUE);
+    }
+}
+
+static void
+append_differential (GString   *out,
+                     const Tip *t)
+{
+  FlameQuantity q = t->q;
+  const FlameDiffValues *v = &t->v;
+
+  append_ms (out, q, "\nCurrent: ", v->total_c);
+  g_string_append (out, " total");
+  append_pct (out, v->total_c, t->root_w);
+  append_zoom_pct (out, t->source, t->node, t->zoom);
+  if (t->node != FLAME_TREE_ROOT)
+    {
+      append_ms (out, q, ", ", v->self_c);
+      g_string_append (out, " self");
+    }
+  append_ms (out, q, "\nBaseline: ", v->total_b);
+  g_string_append (out, " total");
+  if (t->diff != NULL && flame_diff_get_options (t->diff)->metric == FLAME_METRIC_TOTAL)
+    append_by_total (out, t);
+  else if (t->node != FLAME_TREE_ROOT)
+    {
+      g_autofree char *d = flame_format_difference_in (q, v->self_c - v->self_b,
+                                                    flame_diff_percent (v, FLAME_METRIC_SELF));
+
+      append_ms (out, q, ", ", v->self_b);
+      g_string_append (out, " self");
+      g_string_append_printf (out, "\nSelf difference: %s", d);
+      if (v->total_b <= 0 && v->total_c > 0)
+        g_string_append (out, "\nNew — no counterpart in baseline");
+      append_runs (out, t->source, t->node, FALSE);
+    }
+}
+
 /**
  * flame_tooltip_text:
  * @zoom: the zoom root, or %FLAME_TREE_ROOT
@@ -355,147 +514,39 @@ flame_tooltip_text (FlameLayoutSource *source,
                     guint32            node,
                     guint32            zoom)
 {
-  const FlameTree *tree;
-  FlameDiff *diff;
-  FlameView view;
+  Tip t = { 0 };
   GString *out;
-  FlameDiffValues v;
-  gdouble root_w;
-  FlameQuantity q;
 
   g_return_val_if_fail (FLAME_IS_LAYOUT_SOURCE (source), NULL);
-  tree = flame_layout_source_get_tree (source);
-  g_return_val_if_fail (node < tree->n_nodes, NULL);
+  t.tree = flame_layout_source_get_tree (source);
+  g_return_val_if_fail (node < t.tree->n_nodes, NULL);
 
-  diff = flame_layout_source_get_diff (source);
-  q = flame_layout_source_get_quantity (source);
-  view = flame_layout_source_get_view (source);
-  root_w = flame_layout_source_get_weight (source, FLAME_TREE_ROOT);
+  t.source = source;
+  t.diff = flame_layout_source_get_diff (source);
+  t.q = flame_layout_source_get_quantity (source);
+  t.root_w = flame_layout_source_get_weight (source, FLAME_TREE_ROOT);
+  t.node = node;
+  t.zoom = zoom;
   out = g_string_new (NULL);
   append_location (out, source, node);
 
-  if (view == FLAME_VIEW_SINGLE)
+  switch (flame_layout_source_get_view (source))
     {
-      gdouble w = flame_layout_source_get_weight (source, node);
-
-      append_ms (out, q, "\nTotal: ", w);
-      append_pct (out, w, root_w);
-      append_zoom_pct (out, source, node, zoom);
-      if (node != FLAME_TREE_ROOT)
-        append_ms (out, q, "\nSelf: ", flame_layout_source_get_self_ms (source, node));
-      return g_string_free (out, FALSE);
-    }
-
-  flame_diff_get_values (diff, tree, node, &v);
-
-  if (view == FLAME_VIEW_ELIDED)
-    {
-      gdouble w = flame_layout_source_get_weight (source, node);
-
-      if (node != FLAME_TREE_ROOT && flame_diff_is_elided (diff, node))
-        {
-          gdouble pct = v.self_b > 0 ? -100.0 : 0.0;
-          g_autofree char *d = flame_format_difference_in (q, -v.self_b, pct);
-
-          append_ms (out, q, "\nCurrent: ", 0);
-          g_string_append (out, " total");
-          append_pct (out, 0, 1);
-          append_ms (out, q, ", ", 0);
-          g_string_append (out, " self");
-          append_ms (out, q, "\nBaseline: ", v.total_b);
-          append_ms (out, q, " total, ", v.self_b);
-          g_string_append (out, " self");
-          g_string_append_printf (out, "\nSelf difference: %s", d);
-          g_string_append (out, "\nRemoved — no counterpart in current");
-        }
-      else
-        {
-          append_ms (out, q, "\nRemoved code below: ", w);
-          g_string_append_printf (out, " of baseline %s", flame_quantity_get_noun (q));
-          append_pct (out, w, root_w);
-          if (node != FLAME_TREE_ROOT)
-            g_string_append (out, "\nThis frame still runs in the current profile");
-        }
-      return g_string_free (out, FALSE);
-    }
-
-  if (view == FLAME_VIEW_INVERTED)
-    {
-      if (node != FLAME_TREE_ROOT)
-        {
-          guint32 leaf = node;
-          gdouble pct = flame_diff_percent (&v, FLAME_METRIC_TOTAL);
-          g_autofree char *d = flame_format_difference_in (q, v.total_c - v.total_b, pct);
-
-          while (tree->nodes[leaf].parent != FLAME_TREE_ROOT)
-            leaf = tree->nodes[leaf].parent;
-          g_string_append_printf (out, "\nSelf %s of %s through this call path:", flame_quantity_get_noun (q),
-                                  flame_layout_source_get_name (source, leaf));
-          append_ms (out, q, "\nCurrent: ", v.total_c);
-          append_pct (out, v.total_c, root_w);
-          append_zoom_pct (out, source, node, zoom);
-          append_ms (out, q, "\nBaseline: ", v.total_b);
-          g_string_append_printf (out, "\nDifference: %s", d);
-          if (v.total_b <= 0 && v.total_c > 0)
-            g_string_append (out, "\nNew — no counterpart in baseline");
-          append_runs (out, source, node, TRUE);
-        }
-      else
-        {
-          append_ms (out, q, "\nCurrent: ", v.total_c);
-          append_ms (out, q, "\nBaseline: ", v.total_b);
-        }
-      return g_string_free (out, FALSE);
-    }
-
-  /* differential */
-  append_ms (out, q, "\nCurrent: ", v.total_c);
-  g_string_append (out, " total");
-  append_pct (out, v.total_c, root_w);
-  append_zoom_pct (out, source, node, zoom);
-  if (node != FLAME_TREE_ROOT)
-    {
-      append_ms (out, q, ", ", v.self_c);
-      g_string_append (out, " self");
-    }
-  append_ms (out, q, "\nBaseline: ", v.total_b);
-  g_string_append (out, " total");
-  if (diff != NULL && flame_diff_get_options (diff)->metric == FLAME_METRIC_TOTAL)
-    {
-      /* coloured by total: the number the colour stands for comes first
-       * (a caller's own self difference is mostly +0.0 %) */
-      g_autofree char *d = flame_format_difference_in (q, v.total_c - v.total_b,
-                                                    flame_diff_percent (&v, FLAME_METRIC_TOTAL));
-
-      if (node != FLAME_TREE_ROOT)
-        {
-          append_ms (out, q, ", ", v.self_b);
-          g_string_append (out, " self");
-        }
-      g_string_append_printf (out, "\nTotal difference: %s", d);
-      if (node != FLAME_TREE_ROOT)
-        {
-          g_autofree char *sd = flame_format_difference_in (q, v.self_c - v.self_b,
-                                                         flame_diff_percent (&v, FLAME_METRIC_SELF));
-
-          g_string_append_printf (out, "\nSelf difference: %s", sd);
-          if (v.total_b <= 0 && v.total_c > 0)
-            g_string_append (out, "\nNew — no counterpart in baseline");
-          append_runs (out, source, node, TRUE);
-        }
-      return g_string_free (out, FALSE);
-    }
-  if (node != FLAME_TREE_ROOT)
-    {
-      g_autofree char *d = flame_format_difference_in (q, v.self_c - v.self_b,
-                                                    flame_diff_percent (&v, FLAME_METRIC_SELF));
-
-      append_ms (out, q, ", ", v.self_b);
-      g_string_append (out, " self");
-      g_string_append_printf (out, "\nSelf difference: %s", d);
-      if (v.total_b <= 0 && v.total_c > 0)
-        g_string_append (out, "\nNew — no counterpart in baseline");
-      append_runs (out, source, node, FALSE);
+    case FLAME_VIEW_SINGLE:
+      append_single (out, &t);
+      break;
+    case FLAME_VIEW_ELIDED:
+      flame_diff_get_values (t.diff, t.tree, node, &t.v);
+      append_elided (out, &t);
+      break;
+    case FLAME_VIEW_INVERTED:
+      flame_diff_get_values (t.diff, t.tree, node, &t.v);
+      append_inverted (out, &t);
+      break;
+    default:
+      flame_diff_get_values (t.diff, t.tree, node, &t.v);
+      append_differential (out, &t);
+      break;
     }
   return g_string_free (out, FALSE);
 }
