@@ -795,8 +795,7 @@ flame_chrome_build_generic (Loader   *ld,
     {
       DThread *t = g_ptr_array_index (order, i);
       guint32 ti = 0;
-      g_autofree char *tkey = g_strdup_printf ("%" G_GINT64_FORMAT "/%" G_GINT64_FORMAT, t->pid, t->tid);
-      const char *tname = g_hash_table_lookup (ld->thread_names, tkey);
+      const char *tname = flame_chrome_thread_name (ld, t->pid, t->tid);
       FlameThread *thread = flame_profile_ensure_thread (ld->profile, tname ? tname : "", t->pid, t->tid);
       gboolean want;
 

@@ -1138,19 +1138,27 @@ add_samples (ProfileBuild *pb,
     }
 }
 
+/* The name trace metadata ("thread_name") gave a thread, or NULL */
+const char *
+flame_chrome_thread_name (Loader *ld,
+                          gint64  pid,
+                          gint64  tid)
+{
+  g_autofree char *key = g_strdup_printf ("%" G_GINT64_FORMAT "/%" G_GINT64_FORMAT, pid, tid);
+
+  return g_hash_table_lookup (ld->thread_names, key);
+}
+
 /* The profile's thread, samples, interval and duration, and what was skipped */
 static void
 add_profile_totals (Loader             *ld,
                     const ProfileInfo  *info,
                     const SampleTotals *st)
 {
-  g_autofree char *tkey = NULL;
-  const char *tname;
+  const char *tname = flame_chrome_thread_name (ld, info->pid, info->tid);
   FlameThread *thread;
 
   flame_profile_add_samples (ld->profile, 0, (gdouble) st->n_samples);
-  tkey = g_strdup_printf ("%" G_GINT64_FORMAT "/%" G_GINT64_FORMAT, info->pid, info->tid);
-  tname = g_hash_table_lookup (ld->thread_names, tkey);
   thread = flame_profile_ensure_thread (ld->profile, tname ? tname : (info->tid >= 0 ? "" : "main"),
                                         info->pid, info->tid);
   thread->samples += (gdouble) st->n_samples;
@@ -1204,6 +1212,106 @@ build_profile (Loader   *ld,
   return ok;
 }
 
+static void
+loader_init (Loader *ld)
+{
+  ld->nodes = g_array_new (FALSE, FALSE, sizeof (Node));
+  ld->edges = g_array_new (FALSE, FALSE, sizeof (Edge));
+  ld->samples = g_array_new (FALSE, FALSE, sizeof (guint32));
+  ld->deltas = g_array_new (FALSE, FALSE, sizeof (gint32));
+  ld->delta_big = g_array_new (FALSE, FALSE, sizeof (BigDelta));
+  ld->dense_ids = g_array_new (FALSE, FALSE, sizeof (gint64));
+  ld->chunks = g_array_new (FALSE, FALSE, sizeof (Chunk));
+  ld->profiles = g_ptr_array_new_with_free_func (profile_info_free);
+  ld->profile_by_key = g_hash_table_new (g_str_hash, g_str_equal);
+  ld->thread_names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  ld->fn_name = g_string_new (NULL);
+  ld->pending = g_ptr_array_new_with_free_func (pending_free);
+  ld->url = g_string_new (NULL);
+  ld->ev_fullname = g_string_new (NULL);
+  ld->ev_args = g_string_new (NULL);
+  ld->ev_url = g_string_new (NULL);
+  ld->sframe_name = g_string_new (NULL);
+  ld->dur_events = g_array_new (FALSE, FALSE, sizeof (DurEvent));
+  ld->keys = g_ptr_array_new_with_free_func (g_free);
+  ld->key_index = g_hash_table_new (g_str_hash, g_str_equal);
+  ld->dthreads = g_ptr_array_new_with_free_func (flame_chrome_dthread_free);
+  ld->dthread_index = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  ld->tsamples = g_array_new (FALSE, FALSE, sizeof (TraceSample));
+  ld->stack_frames = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+}
+
+static void
+loader_clear (Loader *ld)
+{
+  g_array_unref (ld->nodes);
+  g_array_unref (ld->edges);
+  g_array_unref (ld->samples);
+  g_array_unref (ld->deltas);
+  g_array_unref (ld->delta_big);
+  g_array_unref (ld->dense_ids);
+  g_free (ld->id_direct);
+  if (ld->id_hash != NULL)
+    g_hash_table_unref (ld->id_hash);
+  g_array_unref (ld->chunks);
+  g_hash_table_unref (ld->profile_by_key);
+  g_ptr_array_unref (ld->profiles);
+  g_hash_table_unref (ld->thread_names);
+  g_string_free (ld->fn_name, TRUE);
+  g_ptr_array_unref (ld->pending);
+  g_string_free (ld->url, TRUE);
+  g_free (ld->ev_thread_name);
+  g_string_free (ld->ev_fullname, TRUE);
+  g_string_free (ld->ev_args, TRUE);
+  g_string_free (ld->ev_url, TRUE);
+  g_string_free (ld->sframe_name, TRUE);
+  g_array_unref (ld->dur_events);
+  g_hash_table_unref (ld->key_index);
+  g_ptr_array_unref (ld->keys);
+  g_hash_table_unref (ld->dthread_index);
+  g_ptr_array_unref (ld->dthreads);
+  g_array_unref (ld->tsamples);
+  g_hash_table_unref (ld->stack_frames);
+}
+
+/* Builds the profiles of the chunks (all, or options->thread's); the
+ * others are only listed as threads, for `info` */
+static gboolean
+build_profiles (Loader  *ld,
+                guint   *n_built,
+                GError **error)
+{
+  g_array_sort (ld->chunks, compare_chunks);
+  for (guint i = 0; i < ld->chunks->len;)
+    {
+      guint j = i;
+      guint32 pi = g_array_index (ld->chunks, Chunk, i).profile;
+      ProfileInfo *info = g_ptr_array_index (ld->profiles, pi);
+
+      while (j < ld->chunks->len && g_array_index (ld->chunks, Chunk, j).profile == pi)
+        j++;
+      if (ld->opts->thread < 0 || info->tid == ld->opts->thread)
+        {
+          if (!build_profile (ld, pi, &g_array_index (ld->chunks, Chunk, i), j - i, error))
+            return FALSE;
+          (*n_built)++;
+        }
+      else
+        {
+          /* listed for `info`, not loaded */
+          const char *tname = flame_chrome_thread_name (ld, info->pid, info->tid);
+          FlameThread *t = flame_profile_ensure_thread (ld->profile, tname ? tname : "", info->pid,
+                                                        info->tid);
+
+          for (guint k = i; k < j; k++)
+            t->samples += (gdouble) (g_array_index (ld->chunks, Chunk, k).samples_end -
+                                     g_array_index (ld->chunks, Chunk, k).samples_start);
+        }
+      i = j;
+    }
+  return TRUE;
+}
+
 FlameProfile *
 flame_chrome_load (FlameInput              *in,
                    FlameFormat              format,
@@ -1221,30 +1329,7 @@ flame_chrome_load (FlameInput              *in,
   ld.profile = flame_profile_new (format, 1);
   flame_profile_set_path (ld.profile, in->name);
   flame_profile_set_unit (ld.profile, FLAME_UNIT_NANOSECONDS);
-  ld.nodes = g_array_new (FALSE, FALSE, sizeof (Node));
-  ld.edges = g_array_new (FALSE, FALSE, sizeof (Edge));
-  ld.samples = g_array_new (FALSE, FALSE, sizeof (guint32));
-  ld.deltas = g_array_new (FALSE, FALSE, sizeof (gint32));
-  ld.delta_big = g_array_new (FALSE, FALSE, sizeof (BigDelta));
-  ld.dense_ids = g_array_new (FALSE, FALSE, sizeof (gint64));
-  ld.chunks = g_array_new (FALSE, FALSE, sizeof (Chunk));
-  ld.profiles = g_ptr_array_new_with_free_func (profile_info_free);
-  ld.profile_by_key = g_hash_table_new (g_str_hash, g_str_equal);
-  ld.thread_names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  ld.fn_name = g_string_new (NULL);
-  ld.pending = g_ptr_array_new_with_free_func (pending_free);
-  ld.url = g_string_new (NULL);
-  ld.ev_fullname = g_string_new (NULL);
-  ld.ev_args = g_string_new (NULL);
-  ld.ev_url = g_string_new (NULL);
-  ld.sframe_name = g_string_new (NULL);
-  ld.dur_events = g_array_new (FALSE, FALSE, sizeof (DurEvent));
-  ld.keys = g_ptr_array_new_with_free_func (g_free);
-  ld.key_index = g_hash_table_new (g_str_hash, g_str_equal);
-  ld.dthreads = g_ptr_array_new_with_free_func (flame_chrome_dthread_free);
-  ld.dthread_index = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  ld.tsamples = g_array_new (FALSE, FALSE, sizeof (TraceSample));
-  ld.stack_frames = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+  loader_init (&ld);
 
   if (format == FLAME_FORMAT_CHROME_CPUPROFILE)
     {
@@ -1273,33 +1358,8 @@ flame_chrome_load (FlameInput              *in,
         goto out;
     }
 
-  g_array_sort (ld.chunks, compare_chunks);
-  for (guint i = 0; i < ld.chunks->len;)
-    {
-      guint j = i;
-      guint32 pi = g_array_index (ld.chunks, Chunk, i).profile;
-      ProfileInfo *info = g_ptr_array_index (ld.profiles, pi);
-
-      while (j < ld.chunks->len && g_array_index (ld.chunks, Chunk, j).profile == pi)
-        j++;
-      if (ld.opts->thread < 0 || info->tid == ld.opts->thread)
-        {
-          if (!build_profile (&ld, pi, &g_array_index (ld.chunks, Chunk, i), j - i, error))
-            goto out;
-          n_built++;
-        }
-      else
-        {
-          /* listed for `info`, not loaded */
-          g_autofree char *tkey = g_strdup_printf ("%" G_GINT64_FORMAT "/%" G_GINT64_FORMAT, info->pid, info->tid);
-          const char *tname = g_hash_table_lookup (ld.thread_names, tkey);
-          FlameThread *t = flame_profile_ensure_thread (ld.profile, tname ? tname : "", info->pid, info->tid);
-          for (guint k = i; k < j; k++)
-            t->samples += (gdouble) (g_array_index (ld.chunks, Chunk, k).samples_end -
-                                     g_array_index (ld.chunks, Chunk, k).samples_start);
-        }
-      i = j;
-    }
+  if (!build_profiles (&ld, &n_built, error))
+    goto out;
 
   if (flame_profile_get_samples (ld.profile, 0) == 0)
     {
@@ -1320,33 +1380,6 @@ flame_chrome_load (FlameInput              *in,
 
 out:
   g_clear_object (&ld.profile);
-  g_array_unref (ld.nodes);
-  g_array_unref (ld.edges);
-  g_array_unref (ld.samples);
-  g_array_unref (ld.deltas);
-  g_array_unref (ld.delta_big);
-  g_array_unref (ld.dense_ids);
-  g_free (ld.id_direct);
-  if (ld.id_hash != NULL)
-    g_hash_table_unref (ld.id_hash);
-  g_array_unref (ld.chunks);
-  g_hash_table_unref (ld.profile_by_key);
-  g_ptr_array_unref (ld.profiles);
-  g_hash_table_unref (ld.thread_names);
-  g_string_free (ld.fn_name, TRUE);
-  g_ptr_array_unref (ld.pending);
-  g_string_free (ld.url, TRUE);
-  g_free (ld.ev_thread_name);
-  g_string_free (ld.ev_fullname, TRUE);
-  g_string_free (ld.ev_args, TRUE);
-  g_string_free (ld.ev_url, TRUE);
-  g_string_free (ld.sframe_name, TRUE);
-  g_array_unref (ld.dur_events);
-  g_hash_table_unref (ld.key_index);
-  g_ptr_array_unref (ld.keys);
-  g_hash_table_unref (ld.dthread_index);
-  g_ptr_array_unref (ld.dthreads);
-  g_array_unref (ld.tsamples);
-  g_hash_table_unref (ld.stack_frames);
+  loader_clear (&ld);
   return result;
 }
