@@ -252,6 +252,145 @@ check_index (Loader   *ld,
   return TRUE;
 }
 
+/* An evented profile: open and close events, time weighted to the
+ * innermost open frame */
+static gboolean
+finish_evented (Loader    *ld,
+                Prof      *p,
+                FlameUnit  unit,
+                gdouble    factor,
+                GError   **error)
+{
+  FlameTree *tree = flame_profile_get_tree (ld->profile);
+  g_autoptr(GArray) open = g_array_new (FALSE, FALSE, sizeof (guint32) * 2);
+  gdouble last = p->start_value, total = 0;
+  guint64 n_open = 0;
+
+  for (guint i = 0; i < p->events->len; i++)
+    {
+      const Event *ev = &g_array_index (p->events, Event, i);
+      guint32 pair[2];
+
+      if (!check_index (ld, ev->frame, p->offset, error))
+        return FALSE;
+      if (ev->at < last && i > 0)
+        {
+          flame_input_set_error_at_byte (ld->in, error, FLAME_ERROR_PARSE, p->offset,
+                                         "profile “%s”: event %u goes back in time "
+                                         "(%g after %g)",
+                                         p->name ? p->name : "", i, ev->at, last);
+          return FALSE;
+        }
+      if (open->len > 0 && ev->at > last)
+        {
+          guint32 node = ((guint32 *) open->data)[open->len * 2 - 1];
+          tree->self[0][node] += (ev->at - last) * factor;
+          total += ev->at - last;
+        }
+      last = ev->at;
+      if (ev->open)
+        {
+          guint32 parent = open->len > 0 ? ((guint32 *) open->data)[open->len * 2 - 1]
+                                         : FLAME_TREE_ROOT;
+          if (open->len >= FLAME_MAX_DEPTH)
+            {
+              flame_input_set_error_at_byte (ld->in, error, FLAME_ERROR_TOO_LARGE, p->offset,
+                                             "a stack is deeper than %d frames",
+                                             FLAME_MAX_DEPTH);
+              return FALSE;
+            }
+          pair[0] = ev->frame;
+          pair[1] = flame_tree_child (tree, parent, map_frame (ld, ev->frame));
+          g_array_append_vals (open, pair, 1);
+          n_open++;
+        }
+      else
+        {
+          if (open->len == 0 || ((guint32 *) open->data)[open->len * 2 - 2] != ev->frame)
+            {
+              flame_input_set_error_at_byte (ld->in, error, FLAME_ERROR_PARSE, p->offset,
+                                             "profile “%s”: event %u closes frame %u, "
+                                             "which is not the innermost open frame",
+                                             p->name ? p->name : "", i, ev->frame);
+              return FALSE;
+            }
+          g_array_set_size (open, open->len - 1);
+        }
+    }
+  if (open->len > 0)
+    {
+      flame_input_set_error_at_byte (ld->in, error, FLAME_ERROR_PARSE, p->offset,
+                                     "profile “%s”: %u frames are still open at the end",
+                                     p->name ? p->name : "", open->len);
+      return FALSE;
+    }
+  flame_profile_add_samples (ld->profile, 0, unit == FLAME_UNIT_SAMPLES ? total
+                                                                       : (gdouble) n_open);
+  return TRUE;
+}
+
+/* Buffered samples (read before the frames): their stacks resolved now */
+static gboolean
+resolve_buffered (Loader  *ld,
+                  Prof    *p,
+                  GError **error)
+{
+  const guint32 *idx = (const guint32 *) p->stack_idx->data;
+  guint64 start = 0;
+
+  g_array_set_size (ld->prev_stack, 0);
+  for (guint64 s = 0; s < p->stack_end->len; s++)
+    {
+      guint64 end = g_array_index (p->stack_end, guint64, s);
+      guint32 node;
+
+      for (guint64 j = start; j < end; j++)
+        if (!check_index (ld, idx[j], p->offset, error))
+          return FALSE;
+      node = resolve_stack (ld, idx + start, (guint) (end - start));
+      g_array_append_val (p->nodes, node);
+      start = end;
+      if ((s & 0xffff) == 0 && g_cancellable_set_error_if_cancelled (ld->in->cancellable, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* A sampled profile: one weight per stack */
+static gboolean
+finish_sampled (Loader    *ld,
+                Prof      *p,
+                FlameUnit  unit,
+                gdouble    factor,
+                GError   **error)
+{
+  FlameTree *tree = flame_profile_get_tree (ld->profile);
+  gdouble total = 0;
+
+  if (p->weights->len != p->n_samples)
+    {
+      flame_input_set_error_at_byte (ld->in, error, FLAME_ERROR_PARSE, p->offset,
+                                     "profile “%s”: %" G_GUINT64_FORMAT " samples but %u weights",
+                                     p->name ? p->name : "", p->n_samples, p->weights->len);
+      return FALSE;
+    }
+
+  if (p->nodes->len < p->n_samples && !resolve_buffered (ld, p, error))
+    return FALSE;
+
+  for (guint i = 0; i < p->weights->len; i++)
+    {
+      gdouble w = g_array_index (p->weights, gdouble, i);
+      guint32 node = g_array_index (p->nodes, guint32, i);
+
+      tree->self[0][node] += w * factor;
+      total += w;
+    }
+  flame_profile_add_samples (ld->profile, 0,
+                             unit == FLAME_UNIT_SAMPLES ? total : (gdouble) p->n_samples);
+  return TRUE;
+}
+
 /* Adds the selected profile's weights to the tree: called when both the
  * profile and the frames have been read. */
 static gboolean
@@ -259,10 +398,8 @@ finish_profile (Loader   *ld,
                 Prof     *p,
                 GError  **error)
 {
-  FlameTree *tree = flame_profile_get_tree (ld->profile);
   FlameUnit unit;
   gdouble factor;
-  gdouble total = 0;
 
   if (!unit_factor (p->unit, &unit, &factor))
     {
@@ -280,116 +417,8 @@ finish_profile (Loader   *ld,
     flame_profile_set_duration_ms (ld->profile, (p->end_value - p->start_value) * factor / 1e6);
 
   if (p->type == TYPE_EVENTED)
-    {
-      g_autoptr(GArray) open = g_array_new (FALSE, FALSE, sizeof (guint32) * 2);
-      gdouble last = p->start_value;
-      guint64 n_open = 0;
-
-      for (guint i = 0; i < p->events->len; i++)
-        {
-          const Event *ev = &g_array_index (p->events, Event, i);
-          guint32 pair[2];
-
-          if (!check_index (ld, ev->frame, p->offset, error))
-            return FALSE;
-          if (ev->at < last && i > 0)
-            {
-              flame_input_set_error_at_byte (ld->in, error, FLAME_ERROR_PARSE, p->offset,
-                                             "profile “%s”: event %u goes back in time "
-                                             "(%g after %g)",
-                                             p->name ? p->name : "", i, ev->at, last);
-              return FALSE;
-            }
-          if (open->len > 0 && ev->at > last)
-            {
-              guint32 node = ((guint32 *) open->data)[open->len * 2 - 1];
-              tree->self[0][node] += (ev->at - last) * factor;
-              total += ev->at - last;
-            }
-          last = ev->at;
-          if (ev->open)
-            {
-              guint32 parent = open->len > 0 ? ((guint32 *) open->data)[open->len * 2 - 1]
-                                             : FLAME_TREE_ROOT;
-              if (open->len >= FLAME_MAX_DEPTH)
-                {
-                  flame_input_set_error_at_byte (ld->in, error, FLAME_ERROR_TOO_LARGE, p->offset,
-                                                 "a stack is deeper than %d frames",
-                                                 FLAME_MAX_DEPTH);
-                  return FALSE;
-                }
-              pair[0] = ev->frame;
-              pair[1] = flame_tree_child (tree, parent, map_frame (ld, ev->frame));
-              g_array_append_vals (open, pair, 1);
-              n_open++;
-            }
-          else
-            {
-              if (open->len == 0 || ((guint32 *) open->data)[open->len * 2 - 2] != ev->frame)
-                {
-                  flame_input_set_error_at_byte (ld->in, error, FLAME_ERROR_PARSE, p->offset,
-                                                 "profile “%s”: event %u closes frame %u, "
-                                                 "which is not the innermost open frame",
-                                                 p->name ? p->name : "", i, ev->frame);
-                  return FALSE;
-                }
-              g_array_set_size (open, open->len - 1);
-            }
-        }
-      if (open->len > 0)
-        {
-          flame_input_set_error_at_byte (ld->in, error, FLAME_ERROR_PARSE, p->offset,
-                                         "profile “%s”: %u frames are still open at the end",
-                                         p->name ? p->name : "", open->len);
-          return FALSE;
-        }
-      flame_profile_add_samples (ld->profile, 0, unit == FLAME_UNIT_SAMPLES ? total : (gdouble) n_open);
-      return TRUE;
-    }
-
-  /* sampled */
-  if (p->weights->len != p->n_samples)
-    {
-      flame_input_set_error_at_byte (ld->in, error, FLAME_ERROR_PARSE, p->offset,
-                                     "profile “%s”: %" G_GUINT64_FORMAT " samples but %u weights",
-                                     p->name ? p->name : "", p->n_samples, p->weights->len);
-      return FALSE;
-    }
-
-  if (p->nodes->len < p->n_samples)
-    {
-      /* buffered: resolve now that the frames are known */
-      const guint32 *idx = (const guint32 *) p->stack_idx->data;
-      guint64 start = 0;
-
-      g_array_set_size (ld->prev_stack, 0);
-      for (guint64 s = 0; s < p->stack_end->len; s++)
-        {
-          guint64 end = g_array_index (p->stack_end, guint64, s);
-          guint32 node;
-
-          for (guint64 j = start; j < end; j++)
-            if (!check_index (ld, idx[j], p->offset, error))
-              return FALSE;
-          node = resolve_stack (ld, idx + start, (guint) (end - start));
-          g_array_append_val (p->nodes, node);
-          start = end;
-          if ((s & 0xffff) == 0 && g_cancellable_set_error_if_cancelled (ld->in->cancellable, error))
-            return FALSE;
-        }
-    }
-
-  for (guint i = 0; i < p->weights->len; i++)
-    {
-      gdouble w = g_array_index (p->weights, gdouble, i);
-      guint32 node = g_array_index (p->nodes, guint32, i);
-
-      tree->self[0][node] += w * factor;
-      total += w;
-    }
-  flame_profile_add_samples (ld->profile, 0,
-                             unit == FLAME_UNIT_SAMPLES ? total : (gdouble) p->n_samples);
-  return TRUE;
+    return finish_evented (ld, p, unit, factor, error);
+  return finish_sampled (ld, p, unit, factor, error);
 }
 
 static gboolean
