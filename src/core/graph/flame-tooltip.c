@@ -349,6 +349,18 @@ typedef struct
   guint32            zoom;
 } Tip;
 
+/* "New" where the baseline has none of it, then the repeated runs' lines
+ * (@by_total: of the total, else of self) */
+static void
+append_new_and_runs (GString   *out,
+                     const Tip *t,
+                     gboolean   by_total)
+{
+  if (t->v.total_b <= 0 && t->v.total_c > 0)
+    g_string_append (out, "\nNew — no counterpart in baseline");
+  append_runs (out, t->source, t->node, by_total);
+}
+
 static void
 append_single (GString   *out,
                const Tip *t)
@@ -426,9 +438,7 @@ append_inverted (GString   *out,
   append_zoom_pct (out, t->source, t->node, t->zoom);
   append_ms (out, q, "\nBaseline: ", v->total_b);
   g_string_append_printf (out, "\nDifference: %s", d);
-  if (v->total_b <= 0 && v->total_c > 0)
-    g_string_append (out, "\nNew — no counterpart in baseline");
-  append_runs (out, t->source, t->node, TRUE);
+  append_new_and_runs (out, t, TRUE);
 }
 
 /* The differential view's lines after both totals, when it is coloured
@@ -455,9 +465,7 @@ append_by_total (GString   *out,
                                                      flame_diff_percent (v, FLAME_METRIC_SELF));
 
       g_string_append_printf (out, "\nSelf difference: %s", sd);
-      if (v->total_b <= 0 && v->total_c > 0)
-        g_string_append (out, "\nNew — no counterpart in baseline");
-      append_runs (out, t->source, t->node, TRUE);
+      append_new_and_runs (out, t, TRUE);
     }
 }
 
@@ -489,9 +497,7 @@ append_differential (GString   *out,
       append_ms (out, q, ", ", v->self_b);
       g_string_append (out, " self");
       g_string_append_printf (out, "\nSelf difference: %s", d);
-      if (v->total_b <= 0 && v->total_c > 0)
-        g_string_append (out, "\nNew — no counterpart in baseline");
-      append_runs (out, t->source, t->node, FALSE);
+      append_new_and_runs (out, t, FALSE);
     }
 }
 
