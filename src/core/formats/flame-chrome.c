@@ -694,6 +694,93 @@ copy_bounded (char       *dest,
   dest[len] = '\0';
 }
 
+/* A scalar of the trace event object itself: name, ph, ts, pid, ... */
+static void
+on_event_scalar (Loader               *ld,
+                 FlameJson            *json,
+                 const FlameJsonValue *v)
+{
+  const char *key = flame_json_level (json, ld->ev_depth)->key;
+
+  if (strcmp (key, "name") == 0 && v->type == FLAME_JSON_STRING)
+    {
+      copy_bounded (ld->ev_name, sizeof ld->ev_name, v->str, v->len);
+      g_string_truncate (ld->ev_fullname, 0);
+      g_string_append_len (ld->ev_fullname, v->str, MIN (v->len, (gsize) FLAME_MAX_NAME_LEN));
+    }
+  else if (strcmp (key, "args") == 0)
+    {
+      ld->ev_args_truthy = flame_chrome_js_truthy (v);
+      g_string_truncate (ld->ev_args, 0);
+      flame_chrome_append_js_scalar (ld->ev_args, v);
+      ld->ev_args_long = ld->ev_args->len > FLAME_MAX_NAME_LEN;
+    }
+  else if (strcmp (key, "dur") == 0 && v->type != FLAME_JSON_NULL)
+    ld->ev_has_dur = flame_chrome_number_of (v, &ld->ev_dur);
+  else if (strcmp (key, "tdur") == 0 && v->type != FLAME_JSON_NULL)
+    ld->ev_has_tdur = flame_chrome_number_of (v, &ld->ev_tdur);
+  else if (strcmp (key, "ph") == 0 && v->type == FLAME_JSON_STRING && v->len > 0)
+    ld->ev_ph = v->str[0];
+  else if (strcmp (key, "id") == 0)
+    {
+      if (v->type == FLAME_JSON_STRING)
+        copy_bounded (ld->ev_id, sizeof ld->ev_id, v->str, v->len);
+      else
+        g_snprintf (ld->ev_id, sizeof ld->ev_id, "%" G_GINT64_FORMAT, v->i);
+    }
+  else if (strcmp (key, "pid") == 0)
+    ld->ev_pid = flame_chrome_int_of (v, -1);
+  else if (strcmp (key, "tid") == 0)
+    ld->ev_tid = flame_chrome_int_of (v, -1);
+  else if (strcmp (key, "ts") == 0)
+    ld->ev_has_ts = flame_chrome_number_of (v, &ld->ev_ts);
+}
+
+/* args.data.startTime, args.data.timeDeltas[] and args.data.cpuProfile
+ * of a trace event (Profile and ProfileChunk) */
+static gboolean
+on_args_data (Loader               *ld,
+              FlameJson            *json,
+              const FlameJsonValue *v,
+              guint                 depth,
+              gboolean              scalar,
+              GError              **error)
+{
+  guint e = ld->ev_depth;
+
+  if (depth == e + 2 && scalar && flame_json_key_is (json, e + 2, "startTime"))
+    {
+      if (v->type == FLAME_JSON_INT || v->type == FLAME_JSON_DOUBLE)
+        {
+          ld->ev_start_time = v->d;
+          ld->ev_has_start = TRUE;
+        }
+      return TRUE;
+    }
+  if (depth == e + 3 && scalar && flame_json_key_is (json, e + 2, "timeDeltas"))
+    {
+      if (!flame_json_want (json, v, FLAME_JSON_WANT_NUMBER, "a time delta", error))
+        return FALSE;
+      append_delta (ld, v->d);
+      set_hot (ld, json, depth, HOT_TRACE_DELTAS);
+      return TRUE;
+    }
+  if (depth == e + 3 && v->type == FLAME_JSON_START_MAP && flame_json_key_is (json, e + 2, "cpuProfile"))
+    {
+      ld->base = e + 3;
+      return TRUE;
+    }
+  if (ld->base == e + 3 && depth > e + 3 && flame_json_key_is (json, e + 2, "cpuProfile"))
+    return on_profile_value (ld, json, v, depth, error);
+  if (ld->base == e + 3 && depth == e + 3 && scalar && flame_json_key_is (json, e + 3, "startTime") &&
+      (v->type == FLAME_JSON_INT || v->type == FLAME_JSON_DOUBLE))
+    {
+      ld->ev_start_time = v->d;
+      ld->ev_has_start = TRUE;
+    }
+  return TRUE;
+}
+
 /* Event-level scalars and args.data paths, split out to keep on_event
  * readable: called for every event inside a trace event object. */
 static gboolean
@@ -775,40 +862,7 @@ on_trace_value (FlameJson            *json,
 
   if (depth == e && scalar)
     {
-      const char *key = flame_json_level (json, e)->key;
-
-      if (strcmp (key, "name") == 0 && v->type == FLAME_JSON_STRING)
-        {
-          copy_bounded (ld->ev_name, sizeof ld->ev_name, v->str, v->len);
-          g_string_truncate (ld->ev_fullname, 0);
-          g_string_append_len (ld->ev_fullname, v->str, MIN (v->len, (gsize) FLAME_MAX_NAME_LEN));
-        }
-      else if (strcmp (key, "args") == 0)
-        {
-          ld->ev_args_truthy = flame_chrome_js_truthy (v);
-          g_string_truncate (ld->ev_args, 0);
-          flame_chrome_append_js_scalar (ld->ev_args, v);
-          ld->ev_args_long = ld->ev_args->len > FLAME_MAX_NAME_LEN;
-        }
-      else if (strcmp (key, "dur") == 0 && v->type != FLAME_JSON_NULL)
-        ld->ev_has_dur = flame_chrome_number_of (v, &ld->ev_dur);
-      else if (strcmp (key, "tdur") == 0 && v->type != FLAME_JSON_NULL)
-        ld->ev_has_tdur = flame_chrome_number_of (v, &ld->ev_tdur);
-      else if (strcmp (key, "ph") == 0 && v->type == FLAME_JSON_STRING && v->len > 0)
-        ld->ev_ph = v->str[0];
-      else if (strcmp (key, "id") == 0)
-        {
-          if (v->type == FLAME_JSON_STRING)
-            copy_bounded (ld->ev_id, sizeof ld->ev_id, v->str, v->len);
-          else
-            g_snprintf (ld->ev_id, sizeof ld->ev_id, "%" G_GINT64_FORMAT, v->i);
-        }
-      else if (strcmp (key, "pid") == 0)
-        ld->ev_pid = flame_chrome_int_of (v, -1);
-      else if (strcmp (key, "tid") == 0)
-        ld->ev_tid = flame_chrome_int_of (v, -1);
-      else if (strcmp (key, "ts") == 0)
-        ld->ev_has_ts = flame_chrome_number_of (v, &ld->ev_ts);
+      on_event_scalar (ld, json, v);
       return TRUE;
     }
 
@@ -824,38 +878,7 @@ on_trace_value (FlameJson            *json,
   if (!flame_json_key_is (json, e, "args") || depth < e + 2 || !flame_json_key_is (json, e + 1, "data"))
     return TRUE;
 
-  /* args.data.startTime, args.data.timeDeltas[] */
-  if (depth == e + 2 && scalar && flame_json_key_is (json, e + 2, "startTime"))
-    {
-      if (v->type == FLAME_JSON_INT || v->type == FLAME_JSON_DOUBLE)
-        {
-          ld->ev_start_time = v->d;
-          ld->ev_has_start = TRUE;
-        }
-      return TRUE;
-    }
-  if (depth == e + 3 && scalar && flame_json_key_is (json, e + 2, "timeDeltas"))
-    {
-      if (!flame_json_want (json, v, FLAME_JSON_WANT_NUMBER, "a time delta", error))
-        return FALSE;
-      append_delta (ld, v->d);
-      set_hot (ld, json, depth, HOT_TRACE_DELTAS);
-      return TRUE;
-    }
-  if (depth == e + 3 && v->type == FLAME_JSON_START_MAP && flame_json_key_is (json, e + 2, "cpuProfile"))
-    {
-      ld->base = e + 3;
-      return TRUE;
-    }
-  if (ld->base == e + 3 && depth > e + 3 && flame_json_key_is (json, e + 2, "cpuProfile"))
-    return on_profile_value (ld, json, v, depth, error);
-  if (ld->base == e + 3 && depth == e + 3 && scalar && flame_json_key_is (json, e + 3, "startTime") &&
-      (v->type == FLAME_JSON_INT || v->type == FLAME_JSON_DOUBLE))
-    {
-      ld->ev_start_time = v->d;
-      ld->ev_has_start = TRUE;
-    }
-  return TRUE;
+  return on_args_data (ld, json, v, depth, scalar, error);
 }
 
 static int
