@@ -25,6 +25,7 @@
 
 #include "flame-input.h"
 #include "flame-perf-resolver.h"
+#include "flame-search.h"
 #include "flame-symbolizer.h"
 
 typedef struct
@@ -36,6 +37,7 @@ typedef struct
   guint32 module_len;
   char    type;
 } KernelSymbol;
+G_STATIC_ASSERT (G_STRUCT_OFFSET (KernelSymbol, addr) == 0);
 
 typedef struct
 {
@@ -253,23 +255,15 @@ lookup_kernel (gpointer     session,
 {
   Session *s = session;
   const KernelSymbol *k;
-  guint lo = 0, hi;
+  gsize lo;
 
   if (!s->kernel_read)
     read_kallsyms (s);
   if (s->kernel == NULL)
     return NULL;
   k = (const KernelSymbol *) (gpointer) s->kernel->data;
-  hi = s->kernel->len;
-  while (lo < hi)
-    {
-      guint mid = lo + (hi - lo) / 2;
-
-      if (k[mid].addr <= ip)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
+  lo = flame_partition_point (k, s->kernel->len, sizeof (KernelSymbol),
+                              flame_starts_at_or_before, &ip);
   if (lo == 0)
     return NULL;
   k += lo - 1;
@@ -309,12 +303,6 @@ static const FlameResolver perf_resolver = {
   lookup_kernel,
   warnings,
 };
-
-const FlameResolver *
-flame_perf_resolver_get (void)
-{
-  return &perf_resolver;
-}
 
 void
 flame_perf_resolver_register (void)

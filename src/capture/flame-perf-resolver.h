@@ -10,8 +10,7 @@
 
 G_BEGIN_DECLS
 
-const FlameResolver *flame_perf_resolver_get (void);
 /* Registers it as the default: main() calls this once. */
-void                 flame_perf_resolver_register (void);
+void flame_perf_resolver_register (void);
 
 G_END_DECLS

@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "flame-perf-symtab.h"
+#include "flame-search.h"
 #include "flame-symbolizer.h"
 
 typedef struct
@@ -41,6 +42,7 @@ typedef struct
   guint32     order;   /* in the table: perf keeps it among equals */
   guint8      bind;
 } PerfSym;
+G_STATIC_ASSERT (G_STRUCT_OFFSET (PerfSym, start) == 0);
 
 struct _FlamePerfSymtab
 {
@@ -325,18 +327,10 @@ flame_perf_symtab_lookup (FlamePerfSymtab *self,
                           guint64          addr)
 {
   const PerfSym *s = (const PerfSym *) (gpointer) self->syms->data;
-  guint lo = 0, hi = self->syms->len;
+  gsize lo = flame_partition_point (s, self->syms->len, sizeof (PerfSym),
+                                    flame_starts_at_or_before, &addr);
 
-  while (lo < hi)
-    {
-      guint mid = lo + (hi - lo) / 2;
-
-      if (s[mid].start <= addr)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-  for (guint i = lo, tries = 0; i-- > 0 && tries < 8; tries++)
+  for (gsize i = lo, tries = 0; i-- > 0 && tries < 8; tries++)
     if (addr < s[i].end)
       return s[i].name;
   return NULL;

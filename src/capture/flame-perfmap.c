@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "flame-perfmap.h"
+#include "flame-search.h"
 
 typedef struct
 {
@@ -14,6 +15,7 @@ typedef struct
   guint32 order;     /* line number: a later line wins (code moved or reused) */
   guint32 name;      /* offset in names */
 } Entry;
+G_STATIC_ASSERT (G_STRUCT_OFFSET (Entry, start) == 0);
 
 struct _FlamePerfMap
 {
@@ -98,20 +100,12 @@ flame_perf_map_lookup (FlamePerfMap *self,
 {
   const Entry *e = (const Entry *) self->entries->data;
   const Entry *best = NULL;
-  guint lo = 0, hi = self->entries->len;
-
   /* the first entry starting after @ip */
-  while (lo < hi)
-    {
-      guint mid = lo + (hi - lo) / 2;
+  gsize lo = flame_partition_point (e, self->entries->len, sizeof (Entry),
+                                    flame_starts_at_or_before, &ip);
 
-      if (e[mid].start <= ip)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
   /* entries before it that still cover @ip: the latest line */
-  for (guint i = lo; i-- > 0 && ip - e[i].start < self->max_size && lo - i <= 256; )
+  for (gsize i = lo; i-- > 0 && ip - e[i].start < self->max_size && lo - i <= 256; )
     if (ip < e[i].end && (best == NULL || e[i].order > best->order))
       best = &e[i];
   return best != NULL ? self->names->str + best->name : NULL;

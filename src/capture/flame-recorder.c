@@ -1816,6 +1816,127 @@ set_period_metadata (FlameRecorder *self,
   flame_profile_set_metadata (profile, "timer_period_max_ns", num);
 }
 
+/* The exact memory totals, for the summaries (flame_memory_get_totals),
+ * and what makes them estimates or empty */
+static void
+set_memory_metadata (FlameRecorder   *self,
+                     FlameProfile    *profile,
+                     const MemTotals *mem,
+                     guint64          n_samples)
+{
+  char num[64];
+
+  g_snprintf (num, sizeof num, "%.0f", mem->allocated);
+  flame_profile_set_metadata (profile, "memory_allocated_bytes", num);
+  g_snprintf (num, sizeof num, "%.0f", mem->allocations);
+  flame_profile_set_metadata (profile, "memory_allocations", num);
+  g_snprintf (num, sizeof num, "%.0f", mem->peak);
+  flame_profile_set_metadata (profile, "memory_peak_bytes", num);
+  g_snprintf (num, sizeof num, "%.0f", mem->leaked);
+  flame_profile_set_metadata (profile, "memory_leaked_bytes", num);
+  g_snprintf (num, sizeof num, "%u", self->memory_mean);
+  flame_profile_set_metadata (profile, "memory_sampling_mean_bytes", num);
+  if (!mem->exact)
+    flame_profile_add_warning (profile, "no process reported its exact memory totals "
+                               "(killed?): the figures are sampled estimates");
+  if (n_samples == 0)
+    flame_profile_add_warning (profile, "no sampled allocations: the command allocated "
+                               "too little (the sampling mean is %u bytes)", self->memory_mean);
+}
+
+/* Each module path with a build id, once: PATH -> hex id */
+static void
+collect_build_ids (Image      *img,
+                   GHashTable *ids)
+{
+  for (guint e = 0; e < img->epochs->len; e++)
+    {
+      Epoch *epoch = g_ptr_array_index (img->epochs, e);
+
+      for (guint m = 0; m < epoch->modules->len; m++)
+        {
+          Module *mod = &g_array_index (epoch->modules, Module, m);
+
+          if (mod->build_id != NULL && !g_hash_table_contains (ids, mod->path))
+            g_hash_table_insert (ids, g_strdup (mod->path), hex (mod->build_id));
+        }
+    }
+}
+
+/* "PATH=ID;PATH=ID", sorted, so two recordings of one program list them alike */
+static char *
+build_ids_text (GHashTable *ids)
+{
+  g_autofree gpointer *keys = g_hash_table_get_keys_as_array (ids, NULL);
+  guint n = g_hash_table_size (ids);
+  GString *out = g_string_new (NULL);
+
+  g_qsort_with_data (keys, n, sizeof (gpointer), compare_strv, NULL);
+  for (guint i = 0; i < n; i++)
+    g_string_append_printf (out, "%s%s=%s", i ? ";" : "", (char *) keys[i],
+                            (char *) g_hash_table_lookup (ids, keys[i]));
+  return g_string_free (out, FALSE);
+}
+
+/* The command as a shell would take it: quoted only when an argument
+ * needs it */
+static char *
+quoted_command (char **argv)
+{
+  GString *s;
+  guint i;
+
+  for (i = 0; argv[i] != NULL; i++)
+    if (strpbrk (argv[i], " \t\n'\"\\$`*?[]{}()<>|&;#~") != NULL || argv[i][0] == '\0')
+      break;
+  if (argv[i] == NULL)
+    return g_strjoinv (" ", argv);
+  s = g_string_new (NULL);
+  for (guint j = 0; argv[j] != NULL; j++)
+    {
+      g_autofree char *q = g_shell_quote (argv[j]);
+
+      g_string_append_printf (s, "%s%s", j ? " " : "", q);
+    }
+  return g_string_free (s, FALSE);
+}
+
+/* @key: the strings of @items joined by @separator, when there are any */
+static void
+set_joined_metadata (FlameProfile *profile,
+                     const char   *key,
+                     GPtrArray    *items,
+                     const char   *separator)
+{
+  g_autofree char *joined = NULL;
+
+  if (items->len == 0)
+    return;
+  g_ptr_array_add (items, NULL);
+  joined = g_strjoinv (separator, (char **) items->pdata);
+  g_ptr_array_remove_index (items, items->len - 1);
+  flame_profile_set_metadata (profile, key, joined);
+}
+
+/* What was run, where and when */
+static void
+set_command_metadata (FlameRecorder *self,
+                      FlameProfile  *profile,
+                      GDateTime     *started)
+{
+  g_autofree char *quoted = quoted_command (self->argv);
+  g_autofree char *args = g_strjoinv ("\x1f", self->argv + 1);
+  g_autofree char *started_s = g_date_time_format_iso8601 (started);
+
+  flame_profile_set_metadata (profile, "recorder", "flamediff-sampler " PACKAGE_VERSION);
+  flame_profile_set_metadata (profile, "command", quoted);
+  flame_profile_set_metadata (profile, "program", self->argv[0]);
+  /* arguments one by one, separated by U+001F (unit separator) */
+  flame_profile_set_metadata (profile, "arguments", args);
+  flame_profile_set_metadata (profile, "working_directory", self->cwd);
+  flame_profile_set_metadata (profile, "start_time", started_s);
+}
+
 static FlameProfile *
 build_profile (FlameRecorder *self,
                GDateTime     *started)
@@ -1825,7 +1946,7 @@ build_profile (FlameRecorder *self,
   MemTotals mem = { 0 };
   g_autoptr(GArray) stack = g_array_new (FALSE, FALSE, sizeof (guint32));
   g_autoptr(GHashTable) ids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  g_autoptr(GString) build_ids = g_string_new (NULL);
+  g_autofree char *build_ids = NULL;
   /* every module file is read once for all the processes */
   g_autoptr(FlameSymCache) cache = flame_sym_cache_new (SAMPLER_PREFIX);
   GPtrArray *warnings;
@@ -1833,8 +1954,6 @@ build_profile (FlameRecorder *self,
   gdouble total_weight = 0, duration_ms;
   guint64 n_samples = 0, n_lost = 0;
   guint n_processes = 0, n_unrecorded = 0;
-  g_autofree char *quoted = NULL;
-  g_autofree char *started_s = NULL;
   char num[64];
 
   if (self->memory_mean > 0)
@@ -1863,18 +1982,7 @@ build_profile (FlameRecorder *self,
 
         add_image_samples (self, profile, cache, img, stack, period_ns, w, &total_weight);
       }
-      for (guint e = 0; e < img->epochs->len; e++)
-        {
-          Epoch *epoch = g_ptr_array_index (img->epochs, e);
-
-          for (guint m = 0; m < epoch->modules->len; m++)
-            {
-              Module *mod = &g_array_index (epoch->modules, Module, m);
-
-              if (mod->build_id != NULL && !g_hash_table_contains (ids, mod->path))
-                g_hash_table_insert (ids, g_strdup (mod->path), hex (mod->build_id));
-            }
-        }
+      collect_build_ids (img, ids);
     }
   /* once per file for the whole recording */
   warnings = flame_sym_cache_get_warnings (cache);
@@ -1882,75 +1990,19 @@ build_profile (FlameRecorder *self,
     flame_profile_add_warning (profile, "%s", (const char *) g_ptr_array_index (warnings, i));
   flame_profile_add_samples (profile, 0, n_samples);
   if (self->memory_mean > 0)
-    {
-      /* the exact totals, for the summaries (flame_memory_summary) */
-      g_snprintf (num, sizeof num, "%.0f", mem.allocated);
-      flame_profile_set_metadata (profile, "memory_allocated_bytes", num);
-      g_snprintf (num, sizeof num, "%.0f", mem.allocations);
-      flame_profile_set_metadata (profile, "memory_allocations", num);
-      g_snprintf (num, sizeof num, "%.0f", mem.peak);
-      flame_profile_set_metadata (profile, "memory_peak_bytes", num);
-      g_snprintf (num, sizeof num, "%.0f", mem.leaked);
-      flame_profile_set_metadata (profile, "memory_leaked_bytes", num);
-      g_snprintf (num, sizeof num, "%u", self->memory_mean);
-      flame_profile_set_metadata (profile, "memory_sampling_mean_bytes", num);
-      if (!mem.exact)
-        flame_profile_add_warning (profile, "no process reported its exact memory totals "
-                                   "(killed?): the figures are sampled estimates");
-      if (n_samples == 0)
-        flame_profile_add_warning (profile, "no sampled allocations: the command allocated "
-                                   "too little (the sampling mean is %u bytes)", self->memory_mean);
-    }
+    set_memory_metadata (self, profile, &mem, n_samples);
   else if (n_samples == 0)
     flame_profile_add_warning (profile, "no samples: the command used less CPU time than "
                                "one timer tick (4 ms with a 250 Hz kernel), or was not sampled");
 
-  /* sorted, so two recordings of one program list them alike */
-  {
-    g_autofree gpointer *keys = g_hash_table_get_keys_as_array (ids, NULL);
-    guint n = g_hash_table_size (ids);
-
-    g_qsort_with_data (keys, n, sizeof (gpointer), compare_strv, NULL);
-    for (guint i = 0; i < n; i++)
-      {
-        g_string_append_printf (build_ids, "%s%s=%s", i ? ";" : "", (char *) keys[i],
-                                (char *) g_hash_table_lookup (ids, keys[i]));
-      }
-  }
+  build_ids = build_ids_text (ids);
 
   duration_ms = (self->end_us - self->start_us) / 1000.0;
   flame_profile_set_duration_ms (profile, duration_ms);
   self->effective_hz = total_weight > 0 && self->memory_mean == 0 ?
                        n_samples / (total_weight * period_ns / 1e9) : 0;
 
-  quoted = g_strjoinv (" ", self->argv);
-  for (guint i = 0; self->argv[i] != NULL; i++)
-    if (strpbrk (self->argv[i], " \t\n'\"\\$`*?[]{}()<>|&;#~") != NULL || self->argv[i][0] == '\0')
-      {
-        GString *s = g_string_new (NULL);
-
-        for (guint j = 0; self->argv[j] != NULL; j++)
-          {
-            g_autofree char *q = g_shell_quote (self->argv[j]);
-
-            g_string_append_printf (s, "%s%s", j ? " " : "", q);
-          }
-        g_free (quoted);
-        quoted = g_string_free (s, FALSE);
-        break;
-      }
-  flame_profile_set_metadata (profile, "recorder", "flamediff-sampler " PACKAGE_VERSION);
-  flame_profile_set_metadata (profile, "command", quoted);
-  flame_profile_set_metadata (profile, "program", self->argv[0]);
-  {
-    g_autofree char *args = g_strjoinv ("\x1f", self->argv + 1);
-
-    /* arguments one by one, separated by U+001F (unit separator) */
-    flame_profile_set_metadata (profile, "arguments", args);
-  }
-  flame_profile_set_metadata (profile, "working_directory", self->cwd);
-  started_s = g_date_time_format_iso8601 (started);
-  flame_profile_set_metadata (profile, "start_time", started_s);
+  set_command_metadata (self, profile, started);
   /* metadata is data: a '.' in every locale */
   g_ascii_formatd (num, sizeof num, "%.3f", duration_ms);
   flame_profile_set_metadata (profile, "duration_ms", num);
@@ -1976,35 +2028,15 @@ build_profile (FlameRecorder *self,
 
       flame_profile_set_metadata (profile, "exit_status", status);
     }
-  flame_profile_set_metadata (profile, "build_ids", build_ids->str);
+  flame_profile_set_metadata (profile, "build_ids", build_ids);
+  set_joined_metadata (profile, "jit_maps", self->jit_maps, "; ");
+  /* what the recorder added to the environment for them */
   if (self->jit_maps->len > 0)
-    {
-      g_ptr_array_add (self->jit_maps, NULL);
-      g_autofree char *maps = g_strjoinv ("; ", (char **) self->jit_maps->pdata);
-
-      g_ptr_array_remove_index (self->jit_maps, self->jit_maps->len - 1);
-      flame_profile_set_metadata (profile, "jit_maps", maps);
-      /* what the recorder added to the environment for them */
-      flame_profile_set_metadata (profile, "node_options", NODE_JIT_OPTIONS);
-    }
-  if (self->runtimes->len > 0)
-    {
-      g_ptr_array_add (self->runtimes, NULL);
-      g_autofree char *runtimes = g_strjoinv ("; ", (char **) self->runtimes->pdata);
-
-      g_ptr_array_remove_index (self->runtimes, self->runtimes->len - 1);
-      flame_profile_set_metadata (profile, "runtimes", runtimes);
-    }
-  if (self->notes->len > 0)
-    {
-      g_ptr_array_add (self->notes, NULL);
-      g_autofree char *notes = g_strjoinv ("\n", (char **) self->notes->pdata);
-
-      g_ptr_array_remove_index (self->notes, self->notes->len - 1);
-      flame_profile_set_metadata (profile, "notes", notes);
-      for (guint i = 0; i < self->notes->len; i++)
-        flame_profile_add_warning (profile, "%s", (const char *) g_ptr_array_index (self->notes, i));
-    }
+    flame_profile_set_metadata (profile, "node_options", NODE_JIT_OPTIONS);
+  set_joined_metadata (profile, "runtimes", self->runtimes, "; ");
+  set_joined_metadata (profile, "notes", self->notes, "\n");
+  for (guint i = 0; i < self->notes->len; i++)
+    flame_profile_add_warning (profile, "%s", (const char *) g_ptr_array_index (self->notes, i));
 
   flame_profile_finish (profile);
   return profile;

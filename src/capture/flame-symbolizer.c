@@ -50,6 +50,7 @@
 #include "flame-sampler-protocol.h"
 #include "flame-names.h"
 #include "flame-perf-symtab.h"
+#include "flame-search.h"
 #include "flame-symbolizer.h"
 
 /* One module file, read once for all the processes of a recording: a
@@ -109,6 +110,7 @@ typedef struct
   SymFile *file;
   GBytes  *build_id;  /* recorded, or NULL */
 } Mapping;
+G_STATIC_ASSERT (G_STRUCT_OFFSET (Mapping, lo) == 0);
 
 struct _FlameSymbolizer
 {
@@ -922,18 +924,10 @@ find_mapping (FlameSymbolizer *self,
               guint64          addr)
 {
   Mapping *ms = (Mapping *) (gpointer) self->mappings->data;
-  guint lo = 0, hi = self->mappings->len;
-
   /* the first mapping starting after @addr */
-  while (lo < hi)
-    {
-      guint mid = lo + (hi - lo) / 2;
+  gsize lo = flame_partition_point (ms, self->mappings->len, sizeof (Mapping),
+                                    flame_starts_at_or_before, &addr);
 
-      if (ms[mid].lo <= addr)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
   while (lo-- > 0)
     if (addr < ms[lo].hi)
       return &ms[lo];

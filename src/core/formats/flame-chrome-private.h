@@ -91,6 +91,7 @@ typedef struct
   guint64 index;
   gdouble value;
 } BigDelta;
+G_STATIC_ASSERT (G_STRUCT_OFFSET (BigDelta, index) == 0);
 
 typedef struct
 {
@@ -224,6 +225,12 @@ flame_chrome_args_append (Loader               *ld,
 
 void
 flame_chrome_dthread_free (gpointer data);
+
+/* The name trace metadata ("thread_name") gave a thread, or NULL */
+const char *
+flame_chrome_thread_name (Loader *ld,
+                          gint64  pid,
+                          gint64  tid);
 
 void
 flame_chrome_note_hermes_key (Loader               *ld,

@@ -532,30 +532,17 @@ typedef struct
   guint32 tnode;
 } Open;
 
-/* speedscope's trace-event importer (src/import/trace-event.ts), for one
- * thread: B events in time order (file order for ties), E events in time
- * order, X events split into a B and an E; the queues are merged by time,
- * a B first when both fronts have the same key (a zero-length event), and
- * before an E is taken, an E of the same time that matches the top of the
- * stack by key, or else by name, is brought to the front. An E whose name
- * is not the top's is dropped; one with the top's name but other args
- * closes the top. Time is weighted to the top of the stack. */
-static gboolean
-build_durations (Loader   *ld,
-                 guint32   ti,
-                 GError  **error)
+/* Thread @ti's B events in @bq and E events in @eq, both by time then
+ * file order, with each X as a B and an E; times from the thread's first */
+static void
+queue_events (Loader  *ld,
+              guint32  ti,
+              GArray  *bq,
+              GArray  *eq)
 {
-  DThread *th = g_ptr_array_index (ld->dthreads, ti);
-  FlameTree *tree = flame_profile_get_tree (ld->profile);
   const DurEvent *evs = (const DurEvent *) ld->dur_events->data;
-  g_autoptr(GArray) bq = g_array_new (FALSE, FALSE, sizeof (QEvent));
-  g_autoptr(GArray) eq = g_array_new (FALSE, FALSE, sizeof (QEvent));
   g_autoptr(GArray) xq = g_array_new (FALSE, FALSE, sizeof (QEvent));
-  g_autoptr(GArray) stack = g_array_new (FALSE, FALSE, sizeof (Open));
-  gdouble first = G_MAXDOUBLE, last = 0;
-  QEvent *b, *e;
-  guint bi = 0, ei = 0, nb, ne;
-  guint64 n_dropped = 0;
+  gdouble first = G_MAXDOUBLE;
 
   for (guint i = 0; i < ld->dur_events->len; i++)
     if (evs[i].thread == ti)
@@ -602,6 +589,58 @@ build_durations (Loader   *ld,
     qsort (bq->data, bq->len, sizeof (QEvent), compare_ts_seq);
   if (eq->len > 1)
     qsort (eq->data, eq->len, sizeof (QEvent), compare_ts_seq);
+}
+
+/* Before the E at @ei is taken: one of the same time that matches the
+ * open @t by key, or else by name, is brought to the front */
+static void
+bring_matching_end (const DurEvent *evs,
+                    QEvent         *e,
+                    guint           ei,
+                    guint           ne,
+                    const DurEvent *t)
+{
+  gint swap = -1;
+
+  for (guint j = ei + 1; j < ne && e[j].ts <= e[ei].ts && swap < 0; j++)
+    if (evs[e[j].ev].key == t->key)
+      swap = (gint) j;
+  for (guint j = ei + 1; j < ne && e[j].ts <= e[ei].ts && swap < 0; j++)
+    if (evs[e[j].ev].name == t->name)
+      swap = (gint) j;
+  if (swap >= 0)
+    {
+      QEvent tmp = e[ei];
+      e[ei] = e[swap];
+      e[swap] = tmp;
+    }
+}
+
+/* speedscope's trace-event importer (src/import/trace-event.ts), for one
+ * thread: B events in time order (file order for ties), E events in time
+ * order, X events split into a B and an E; the queues are merged by time,
+ * a B first when both fronts have the same key (a zero-length event), and
+ * before an E is taken, an E of the same time that matches the top of the
+ * stack by key, or else by name, is brought to the front. An E whose name
+ * is not the top's is dropped; one with the top's name but other args
+ * closes the top. Time is weighted to the top of the stack. */
+static gboolean
+build_durations (Loader   *ld,
+                 guint32   ti,
+                 GError  **error)
+{
+  DThread *th = g_ptr_array_index (ld->dthreads, ti);
+  FlameTree *tree = flame_profile_get_tree (ld->profile);
+  const DurEvent *evs = (const DurEvent *) ld->dur_events->data;
+  g_autoptr(GArray) bq = g_array_new (FALSE, FALSE, sizeof (QEvent));
+  g_autoptr(GArray) eq = g_array_new (FALSE, FALSE, sizeof (QEvent));
+  g_autoptr(GArray) stack = g_array_new (FALSE, FALSE, sizeof (Open));
+  gdouble last = 0;
+  QEvent *b, *e;
+  guint bi = 0, ei = 0, nb, ne;
+  guint64 n_dropped = 0;
+
+  queue_events (ld, ti, bq, eq);
   b = (QEvent *) bq->data;
   e = (QEvent *) eq->data;
   nb = bq->len;
@@ -643,23 +682,7 @@ build_durations (Loader   *ld,
         }
 
       if (top != NULL)
-        {
-          const DurEvent *t = &evs[top->ev];
-          gint swap = -1;
-
-          for (guint j = ei + 1; j < ne && e[j].ts <= e[ei].ts && swap < 0; j++)
-            if (evs[e[j].ev].key == t->key)
-              swap = (gint) j;
-          for (guint j = ei + 1; j < ne && e[j].ts <= e[ei].ts && swap < 0; j++)
-            if (evs[e[j].ev].name == t->name)
-              swap = (gint) j;
-          if (swap >= 0)
-            {
-              QEvent tmp = e[ei];
-              e[ei] = e[swap];
-              e[swap] = tmp;
-            }
-        }
+        bring_matching_end (evs, e, ei, ne, &evs[top->ev]);
       if (top == NULL || evs[e[ei].ev].name != evs[top->ev].name)
         n_dropped++;
       else
@@ -795,8 +818,7 @@ flame_chrome_build_generic (Loader   *ld,
     {
       DThread *t = g_ptr_array_index (order, i);
       guint32 ti = 0;
-      g_autofree char *tkey = g_strdup_printf ("%" G_GINT64_FORMAT "/%" G_GINT64_FORMAT, t->pid, t->tid);
-      const char *tname = g_hash_table_lookup (ld->thread_names, tkey);
+      const char *tname = flame_chrome_thread_name (ld, t->pid, t->tid);
       FlameThread *thread = flame_profile_ensure_thread (ld->profile, tname ? tname : "", t->pid, t->tid);
       gboolean want;
 

@@ -23,6 +23,7 @@
 
 #include "flame-chrome-private.h"
 #include "flame-error.h"
+#include "flame-search.h"
 
 
 /* A node of the old tree form, open until its map ends: its id and its
@@ -216,18 +217,12 @@ get_delta (Loader  *ld,
 {
   gint32 v = g_array_index (ld->deltas, gint32, index);
   const BigDelta *big = (const BigDelta *) ld->delta_big->data;
-  guint lo = 0, hi = ld->delta_big->len;
+  gsize lo;
 
   if (v != DELTA_BIG)
     return v;
-  while (lo < hi)
-    {
-      guint mid = lo + (hi - lo) / 2;
-      if (big[mid].index < index)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
+  lo = flame_partition_point (big, ld->delta_big->len, sizeof (BigDelta),
+                              flame_starts_before, &index);
   return lo < ld->delta_big->len && big[lo].index == index ? big[lo].value : 0;
 }
 
@@ -699,6 +694,93 @@ copy_bounded (char       *dest,
   dest[len] = '\0';
 }
 
+/* A scalar of the trace event object itself: name, ph, ts, pid, ... */
+static void
+on_event_scalar (Loader               *ld,
+                 FlameJson            *json,
+                 const FlameJsonValue *v)
+{
+  const char *key = flame_json_level (json, ld->ev_depth)->key;
+
+  if (strcmp (key, "name") == 0 && v->type == FLAME_JSON_STRING)
+    {
+      copy_bounded (ld->ev_name, sizeof ld->ev_name, v->str, v->len);
+      g_string_truncate (ld->ev_fullname, 0);
+      g_string_append_len (ld->ev_fullname, v->str, MIN (v->len, (gsize) FLAME_MAX_NAME_LEN));
+    }
+  else if (strcmp (key, "args") == 0)
+    {
+      ld->ev_args_truthy = flame_chrome_js_truthy (v);
+      g_string_truncate (ld->ev_args, 0);
+      flame_chrome_append_js_scalar (ld->ev_args, v);
+      ld->ev_args_long = ld->ev_args->len > FLAME_MAX_NAME_LEN;
+    }
+  else if (strcmp (key, "dur") == 0 && v->type != FLAME_JSON_NULL)
+    ld->ev_has_dur = flame_chrome_number_of (v, &ld->ev_dur);
+  else if (strcmp (key, "tdur") == 0 && v->type != FLAME_JSON_NULL)
+    ld->ev_has_tdur = flame_chrome_number_of (v, &ld->ev_tdur);
+  else if (strcmp (key, "ph") == 0 && v->type == FLAME_JSON_STRING && v->len > 0)
+    ld->ev_ph = v->str[0];
+  else if (strcmp (key, "id") == 0)
+    {
+      if (v->type == FLAME_JSON_STRING)
+        copy_bounded (ld->ev_id, sizeof ld->ev_id, v->str, v->len);
+      else
+        g_snprintf (ld->ev_id, sizeof ld->ev_id, "%" G_GINT64_FORMAT, v->i);
+    }
+  else if (strcmp (key, "pid") == 0)
+    ld->ev_pid = flame_chrome_int_of (v, -1);
+  else if (strcmp (key, "tid") == 0)
+    ld->ev_tid = flame_chrome_int_of (v, -1);
+  else if (strcmp (key, "ts") == 0)
+    ld->ev_has_ts = flame_chrome_number_of (v, &ld->ev_ts);
+}
+
+/* args.data.startTime, args.data.timeDeltas[] and args.data.cpuProfile
+ * of a trace event (Profile and ProfileChunk) */
+static gboolean
+on_args_data (Loader               *ld,
+              FlameJson            *json,
+              const FlameJsonValue *v,
+              guint                 depth,
+              gboolean              scalar,
+              GError              **error)
+{
+  guint e = ld->ev_depth;
+
+  if (depth == e + 2 && scalar && flame_json_key_is (json, e + 2, "startTime"))
+    {
+      if (v->type == FLAME_JSON_INT || v->type == FLAME_JSON_DOUBLE)
+        {
+          ld->ev_start_time = v->d;
+          ld->ev_has_start = TRUE;
+        }
+      return TRUE;
+    }
+  if (depth == e + 3 && scalar && flame_json_key_is (json, e + 2, "timeDeltas"))
+    {
+      if (!flame_json_want (json, v, FLAME_JSON_WANT_NUMBER, "a time delta", error))
+        return FALSE;
+      append_delta (ld, v->d);
+      set_hot (ld, json, depth, HOT_TRACE_DELTAS);
+      return TRUE;
+    }
+  if (depth == e + 3 && v->type == FLAME_JSON_START_MAP && flame_json_key_is (json, e + 2, "cpuProfile"))
+    {
+      ld->base = e + 3;
+      return TRUE;
+    }
+  if (ld->base == e + 3 && depth > e + 3 && flame_json_key_is (json, e + 2, "cpuProfile"))
+    return on_profile_value (ld, json, v, depth, error);
+  if (ld->base == e + 3 && depth == e + 3 && scalar && flame_json_key_is (json, e + 3, "startTime") &&
+      (v->type == FLAME_JSON_INT || v->type == FLAME_JSON_DOUBLE))
+    {
+      ld->ev_start_time = v->d;
+      ld->ev_has_start = TRUE;
+    }
+  return TRUE;
+}
+
 /* Event-level scalars and args.data paths, split out to keep on_event
  * readable: called for every event inside a trace event object. */
 static gboolean
@@ -780,40 +862,7 @@ on_trace_value (FlameJson            *json,
 
   if (depth == e && scalar)
     {
-      const char *key = flame_json_level (json, e)->key;
-
-      if (strcmp (key, "name") == 0 && v->type == FLAME_JSON_STRING)
-        {
-          copy_bounded (ld->ev_name, sizeof ld->ev_name, v->str, v->len);
-          g_string_truncate (ld->ev_fullname, 0);
-          g_string_append_len (ld->ev_fullname, v->str, MIN (v->len, (gsize) FLAME_MAX_NAME_LEN));
-        }
-      else if (strcmp (key, "args") == 0)
-        {
-          ld->ev_args_truthy = flame_chrome_js_truthy (v);
-          g_string_truncate (ld->ev_args, 0);
-          flame_chrome_append_js_scalar (ld->ev_args, v);
-          ld->ev_args_long = ld->ev_args->len > FLAME_MAX_NAME_LEN;
-        }
-      else if (strcmp (key, "dur") == 0 && v->type != FLAME_JSON_NULL)
-        ld->ev_has_dur = flame_chrome_number_of (v, &ld->ev_dur);
-      else if (strcmp (key, "tdur") == 0 && v->type != FLAME_JSON_NULL)
-        ld->ev_has_tdur = flame_chrome_number_of (v, &ld->ev_tdur);
-      else if (strcmp (key, "ph") == 0 && v->type == FLAME_JSON_STRING && v->len > 0)
-        ld->ev_ph = v->str[0];
-      else if (strcmp (key, "id") == 0)
-        {
-          if (v->type == FLAME_JSON_STRING)
-            copy_bounded (ld->ev_id, sizeof ld->ev_id, v->str, v->len);
-          else
-            g_snprintf (ld->ev_id, sizeof ld->ev_id, "%" G_GINT64_FORMAT, v->i);
-        }
-      else if (strcmp (key, "pid") == 0)
-        ld->ev_pid = flame_chrome_int_of (v, -1);
-      else if (strcmp (key, "tid") == 0)
-        ld->ev_tid = flame_chrome_int_of (v, -1);
-      else if (strcmp (key, "ts") == 0)
-        ld->ev_has_ts = flame_chrome_number_of (v, &ld->ev_ts);
+      on_event_scalar (ld, json, v);
       return TRUE;
     }
 
@@ -829,38 +878,7 @@ on_trace_value (FlameJson            *json,
   if (!flame_json_key_is (json, e, "args") || depth < e + 2 || !flame_json_key_is (json, e + 1, "data"))
     return TRUE;
 
-  /* args.data.startTime, args.data.timeDeltas[] */
-  if (depth == e + 2 && scalar && flame_json_key_is (json, e + 2, "startTime"))
-    {
-      if (v->type == FLAME_JSON_INT || v->type == FLAME_JSON_DOUBLE)
-        {
-          ld->ev_start_time = v->d;
-          ld->ev_has_start = TRUE;
-        }
-      return TRUE;
-    }
-  if (depth == e + 3 && scalar && flame_json_key_is (json, e + 2, "timeDeltas"))
-    {
-      if (!flame_json_want (json, v, FLAME_JSON_WANT_NUMBER, "a time delta", error))
-        return FALSE;
-      append_delta (ld, v->d);
-      set_hot (ld, json, depth, HOT_TRACE_DELTAS);
-      return TRUE;
-    }
-  if (depth == e + 3 && v->type == FLAME_JSON_START_MAP && flame_json_key_is (json, e + 2, "cpuProfile"))
-    {
-      ld->base = e + 3;
-      return TRUE;
-    }
-  if (ld->base == e + 3 && depth > e + 3 && flame_json_key_is (json, e + 2, "cpuProfile"))
-    return on_profile_value (ld, json, v, depth, error);
-  if (ld->base == e + 3 && depth == e + 3 && scalar && flame_json_key_is (json, e + 3, "startTime") &&
-      (v->type == FLAME_JSON_INT || v->type == FLAME_JSON_DOUBLE))
-    {
-      ld->ev_start_time = v->d;
-      ld->ev_has_start = TRUE;
-    }
-  return TRUE;
+  return on_args_data (ld, json, v, depth, scalar, error);
 }
 
 static int
@@ -893,99 +911,117 @@ compare_ids (const void *a,
   return x->index < y->index ? -1 : x->index > y->index;
 }
 
+static gboolean
+id_before (gconstpointer entry,
+           gconstpointer key)
+{
+  return ((const IdIndex *) entry)->id < *(const gint64 *) key;
+}
+
 static gint64
 lookup_id (const IdIndex *ids,
            guint          n,
            gint64         id)
 {
-  guint lo = 0, hi = n;
+  gsize lo = flame_partition_point (ids, n, sizeof (IdIndex), id_before, &id);
 
-  while (lo < hi)
-    {
-      guint mid = lo + (hi - lo) / 2;
-      if (ids[mid].id < id)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
   return lo < n && ids[lo].id == id ? (gint64) ids[lo].index : -1;
 }
 
-/* Builds one profile (all chunks with index @pi) into the tree. */
-static gboolean
-build_profile (Loader   *ld,
-               guint32   pi,
-               Chunk    *chunks,
-               guint     n_chunks,
-               GError  **error)
+/* One profile's nodes while build_profile() puts them in the tree */
+typedef struct
 {
-  ProfileInfo *info = g_ptr_array_index (ld->profiles, pi);
-  FlameTree *tree = flame_profile_get_tree (ld->profile);
-  g_autoptr(GArray) local = g_array_new (FALSE, FALSE, sizeof (guint32));   /* node indices */
-  g_autofree IdIndex *ids = NULL;
-  g_autofree gint64 *parent = NULL;
-  g_autofree guint32 *tnode = NULL;
-  g_autofree gint32 *by_dense = NULL;
-  gsize n_dense = 0;
-  g_autoptr(GArray) chain = g_array_new (FALSE, FALSE, sizeof (guint32));
-  const Node *nodes = (const Node *) ld->nodes->data;
-  guint n;
-  gdouble elapsed = 0, last_valid = 0, prev_time = 0;
-  guint64 n_samples = 0;
-  gint64 prev_sample_local = -1;
-  guint32 prev_tnode = FLAME_TREE_ROOT;
-  gboolean first = TRUE;
-  gdouble total_us = 0;
-  guint64 n_deltas = 0;
-  guint64 n_unknown = 0;
-  FlameThread *thread;
-  g_autofree char *tkey = NULL;
-  const char *tname;
+  Loader      *ld;
+  guint32      pi;
+  FlameTree   *tree;
+  const Node  *nodes;     /* all profiles' */
+  GArray      *local;     /* guint32: this profile's indices in nodes */
+  guint        n;
+  IdIndex     *ids;       /* by id */
+  gint64      *parent;    /* local index of each node's parent, -1: none */
+  guint32     *tnode;     /* tree node of each, DROP: left out */
+  gint32      *by_dense;  /* local index of each dense sample id, -1: not here */
+  gsize        n_dense;
+} ProfileBuild;
 
-  for (guint i = 0; i < ld->nodes->len; i++)
-    if (nodes[i].profile == pi)
-      g_array_append_val (local, i);
-  n = local->len;
-  ids = g_new (IdIndex, MAX (n, 1));
-  for (guint i = 0; i < n; i++)
+/* What replaying the samples counted */
+typedef struct
+{
+  guint64 n_samples;
+  guint64 n_deltas;
+  guint64 n_unknown;
+  gdouble total_us;
+} SampleTotals;
+
+static inline const Node *
+local_node (const ProfileBuild *pb,
+            gint64              i)
+{
+  return &pb->nodes[g_array_index (pb->local, guint32, i)];
+}
+
+/* This profile's nodes, and their ids sorted; an id twice is an error */
+static gboolean
+index_nodes (ProfileBuild  *pb,
+             GError       **error)
+{
+  for (guint i = 0; i < pb->ld->nodes->len; i++)
+    if (pb->nodes[i].profile == pb->pi)
+      g_array_append_val (pb->local, i);
+  pb->n = pb->local->len;
+  pb->ids = g_new (IdIndex, MAX (pb->n, 1));
+  for (guint i = 0; i < pb->n; i++)
     {
-      ids[i].id = nodes[g_array_index (local, guint32, i)].id;
-      ids[i].index = i;
+      pb->ids[i].id = local_node (pb, i)->id;
+      pb->ids[i].index = i;
     }
-  qsort (ids, n, sizeof (IdIndex), compare_ids);
-  for (guint i = 1; i < n; i++)
-    if (ids[i].id == ids[i - 1].id)
+  qsort (pb->ids, pb->n, sizeof (IdIndex), compare_ids);
+  for (guint i = 1; i < pb->n; i++)
+    if (pb->ids[i].id == pb->ids[i - 1].id)
       {
-        flame_input_set_error (ld->in, error, FLAME_ERROR_PARSE, 0,
-                               "node id %" G_GINT64_FORMAT " appears twice in one profile", ids[i].id);
+        flame_input_set_error (pb->ld->in, error, FLAME_ERROR_PARSE, 0,
+                               "node id %" G_GINT64_FORMAT " appears twice in one profile",
+                               pb->ids[i].id);
         return FALSE;
       }
+  return TRUE;
+}
 
-  /* parents: from "parent", then from "children" (which wins, as in speedscope) */
-  parent = g_new (gint64, MAX (n, 1));
-  for (guint i = 0; i < n; i++)
+/* parents: from "parent", then from "children" (which wins, as in speedscope) */
+static void
+link_parents (ProfileBuild *pb)
+{
+  pb->parent = g_new (gint64, MAX (pb->n, 1));
+  for (guint i = 0; i < pb->n; i++)
     {
-      gint64 p = nodes[g_array_index (local, guint32, i)].parent;
-      parent[i] = p == NO_PARENT ? -1 : lookup_id (ids, n, p);
+      gint64 p = local_node (pb, i)->parent;
+      pb->parent[i] = p == NO_PARENT ? -1 : lookup_id (pb->ids, pb->n, p);
     }
-  for (guint i = 0; i < ld->edges->len; i++)
+  for (guint i = 0; i < pb->ld->edges->len; i++)
     {
-      const Edge *e = &g_array_index (ld->edges, Edge, i);
+      const Edge *e = &g_array_index (pb->ld->edges, Edge, i);
       gint64 c, p;
 
-      if (e->profile != pi)
+      if (e->profile != pb->pi)
         continue;
-      c = lookup_id (ids, n, e->child);
-      p = lookup_id (ids, n, e->parent);
+      c = lookup_id (pb->ids, pb->n, e->child);
+      p = lookup_id (pb->ids, pb->n, e->parent);
       if (c >= 0 && p >= 0)
-        parent[c] = p;
+        pb->parent[c] = p;
     }
+}
 
-  /* tree node of every profile node, iteratively, with cycle detection */
-  tnode = g_new (guint32, MAX (n, 1));
-  for (guint i = 0; i < n; i++)
+/* tree node of every profile node, iteratively, with cycle detection */
+static gboolean
+map_tree_nodes (ProfileBuild  *pb,
+                GError       **error)
+{
+  g_autoptr(GArray) chain = g_array_new (FALSE, FALSE, sizeof (guint32));
+  guint32 *tnode = pb->tnode = g_new (guint32, MAX (pb->n, 1));
+
+  for (guint i = 0; i < pb->n; i++)
     tnode[i] = UNSET;
-  for (guint i = 0; i < n; i++)
+  for (guint i = 0; i < pb->n; i++)
     {
       gint64 j = i;
       guint32 at;
@@ -995,18 +1031,18 @@ build_profile (Loader   *ld,
         {
           tnode[j] = VISITING;
           g_array_append_val (chain, j);
-          j = parent[j];
+          j = pb->parent[j];
         }
       if (j >= 0 && tnode[j] == VISITING)
         {
-          flame_input_set_error (ld->in, error, FLAME_ERROR_PARSE, 0,
+          flame_input_set_error (pb->ld->in, error, FLAME_ERROR_PARSE, 0,
                                  "node %" G_GINT64_FORMAT " is its own ancestor (the parent links form a cycle)",
-                                 nodes[g_array_index (local, guint32, j)].id);
+                                 local_node (pb, j)->id);
           return FALSE;
         }
       if (chain->len > FLAME_MAX_DEPTH)
         {
-          flame_input_set_error (ld->in, error, FLAME_ERROR_TOO_LARGE, 0,
+          flame_input_set_error (pb->ld->in, error, FLAME_ERROR_TOO_LARGE, 0,
                                  "a stack is deeper than %d frames", FLAME_MAX_DEPTH);
           return FALSE;
         }
@@ -1014,27 +1050,68 @@ build_profile (Loader   *ld,
       for (guint k = chain->len; k > 0; k--)
         {
           guint32 c = g_array_index (chain, guint32, k - 1);
-          const Node *nd = &nodes[g_array_index (local, guint32, c)];
+          const Node *nd = local_node (pb, c);
 
           if (at == DROP || nd->kind == KIND_IDLE)
             at = DROP;
           else if (nd->kind != KIND_ROOT)
-            at = flame_tree_child (tree, at, nd->frame);
+            at = flame_tree_child (pb->tree, at, nd->frame);
           tnode[c] = at;
         }
     }
+  return TRUE;
+}
 
-  /* dense index of a sample -> this profile's node */
-  for (guint i = 0; i < n; i++)
-    dense_of (ld, nodes[g_array_index (local, guint32, i)].id);
-  n_dense = ld->dense_ids->len;
-  by_dense = g_new (gint32, MAX (n_dense, 1));
-  for (gsize k = 0; k < n_dense; k++)
-    by_dense[k] = -1;
-  for (guint i = 0; i < n; i++)
-    by_dense[dense_of (ld, nodes[g_array_index (local, guint32, i)].id)] = (gint32) i;
+/* dense index of a sample -> this profile's node */
+static void
+index_dense (ProfileBuild *pb)
+{
+  for (guint i = 0; i < pb->n; i++)
+    dense_of (pb->ld, local_node (pb, i)->id);
+  pb->n_dense = pb->ld->dense_ids->len;
+  pb->by_dense = g_new (gint32, MAX (pb->n_dense, 1));
+  for (gsize k = 0; k < pb->n_dense; k++)
+    pb->by_dense[k] = -1;
+  for (guint i = 0; i < pb->n; i++)
+    pb->by_dense[dense_of (pb->ld, local_node (pb, i)->id)] = (gint32) i;
+}
 
-  /* samples in chunk order; sample i lasts until sample i+1 */
+/* The tree node a sample of local node @li is charged to, after one
+ * charged to @prev */
+static guint32
+sample_node (ProfileBuild *pb,
+             gint64        li,
+             guint32       prev)
+{
+  const Node *nd = local_node (pb, li);
+  FlameTree *tree = pb->tree;
+  guint32 base, a;
+
+  if (nd->kind != KIND_ON_TOP || pb->tnode[li] == DROP)
+    return pb->tnode[li];
+  /* speedscope puts GC and (program) on the previous stack */
+  base = prev == DROP ? FLAME_TREE_ROOT : prev;
+  a = base;
+  /* ... unless it is open there already: back to it */
+  while (a != FLAME_TREE_ROOT && tree->nodes[a].frame != nd->frame)
+    a = tree->nodes[a].parent;
+  return a != FLAME_TREE_ROOT ? a : flame_tree_child (tree, base, nd->frame);
+}
+
+/* samples in chunk order; sample i lasts until sample i+1 */
+static void
+add_samples (ProfileBuild *pb,
+             const Chunk  *chunks,
+             guint         n_chunks,
+             SampleTotals *totals)
+{
+  Loader *ld = pb->ld;
+  ProfileInfo *info = g_ptr_array_index (ld->profiles, pb->pi);
+  gdouble elapsed = 0, last_valid = 0, prev_time = 0;
+  gint64 prev_sample_local = -1;
+  guint32 prev_tnode = FLAME_TREE_ROOT;
+  gboolean first = TRUE;
+
   for (guint c = 0; c < n_chunks; c++)
     {
       const Chunk *ch = &chunks[c];
@@ -1048,9 +1125,9 @@ build_profile (Loader   *ld,
           guint32 g = smp[ch->samples_start + s];
           gint64 li;
 
-          li = g < n_dense ? by_dense[g] : -1;
+          li = g < pb->n_dense ? pb->by_dense[g] : -1;
 
-          n_deltas += s < ch->deltas_end - ch->deltas_start;
+          totals->n_deltas += s < ch->deltas_end - ch->deltas_start;
           if (ld->ev_timestamps)
             {
               /* old form: absolute µs timestamps, startTime in seconds */
@@ -1064,57 +1141,197 @@ build_profile (Loader   *ld,
 
           if (!first && prev_sample_local >= 0 && prev_tnode != DROP)
             {
-              tree->self[0][prev_tnode] += (t - prev_time) * 1000.0;
-              total_us += t - prev_time;
+              pb->tree->self[0][prev_tnode] += (t - prev_time) * 1000.0;
+              totals->total_us += t - prev_time;
             }
           if (li < 0)
             {
               /* speedscope skips these too (Chrome 141 writes them) */
-              n_unknown++;
+              totals->n_unknown++;
               prev_time = t;
               continue;
             }
           if (li != prev_sample_local)
-            {
-              const Node *nd = &nodes[g_array_index (local, guint32, li)];
-
-              if (nd->kind == KIND_ON_TOP && tnode[li] != DROP)
-                {
-                  /* speedscope puts GC and (program) on the previous stack */
-                  guint32 base = prev_tnode == DROP ? FLAME_TREE_ROOT : prev_tnode;
-                  guint32 a = base;
-
-                  /* ... unless it is open there already: back to it */
-                  while (a != FLAME_TREE_ROOT && tree->nodes[a].frame != nd->frame)
-                    a = tree->nodes[a].parent;
-                  prev_tnode = a != FLAME_TREE_ROOT ? a : flame_tree_child (tree, base, nd->frame);
-                }
-              else
-                prev_tnode = tnode[li];
-            }
+            prev_tnode = sample_node (pb, li, prev_tnode);
           prev_sample_local = li;
           prev_time = t;
           first = FALSE;
-          n_samples++;
+          totals->n_samples++;
         }
     }
+}
 
-  flame_profile_add_samples (ld->profile, 0, (gdouble) n_samples);
-  tkey = g_strdup_printf ("%" G_GINT64_FORMAT "/%" G_GINT64_FORMAT, info->pid, info->tid);
-  tname = g_hash_table_lookup (ld->thread_names, tkey);
+/* The name trace metadata ("thread_name") gave a thread, or NULL */
+const char *
+flame_chrome_thread_name (Loader *ld,
+                          gint64  pid,
+                          gint64  tid)
+{
+  g_autofree char *key = g_strdup_printf ("%" G_GINT64_FORMAT "/%" G_GINT64_FORMAT, pid, tid);
+
+  return g_hash_table_lookup (ld->thread_names, key);
+}
+
+/* The profile's thread, samples, interval and duration, and what was skipped */
+static void
+add_profile_totals (Loader             *ld,
+                    const ProfileInfo  *info,
+                    const SampleTotals *st)
+{
+  const char *tname = flame_chrome_thread_name (ld, info->pid, info->tid);
+  FlameThread *thread;
+
+  flame_profile_add_samples (ld->profile, 0, (gdouble) st->n_samples);
   thread = flame_profile_ensure_thread (ld->profile, tname ? tname : (info->tid >= 0 ? "" : "main"),
                                         info->pid, info->tid);
-  thread->samples += (gdouble) n_samples;
-  if (n_samples > 1 && total_us > 0)
-    flame_profile_set_interval_ms (ld->profile, total_us / 1000.0 / (gdouble) (n_samples - 1));
-  flame_profile_set_duration_ms (ld->profile, flame_profile_get_duration_ms (ld->profile) + total_us / 1000.0);
-  if (n_unknown > 0)
+  thread->samples += (gdouble) st->n_samples;
+  if (st->n_samples > 1 && st->total_us > 0)
+    flame_profile_set_interval_ms (ld->profile,
+                                   st->total_us / 1000.0 / (gdouble) (st->n_samples - 1));
+  flame_profile_set_duration_ms (ld->profile, flame_profile_get_duration_ms (ld->profile) +
+                                              st->total_us / 1000.0);
+  if (st->n_unknown > 0)
     flame_profile_add_warning (ld->profile, "%s: skipped %" G_GUINT64_FORMAT " samples of nodes "
-                               "that the profile does not define", ld->in->name, n_unknown);
-  if (n_deltas < n_samples && n_samples > 0)
+                               "that the profile does not define", ld->in->name, st->n_unknown);
+  if (st->n_deltas < st->n_samples && st->n_samples > 0)
     flame_profile_add_warning (ld->profile, "%s: %" G_GUINT64_FORMAT " samples but only %"
                                G_GUINT64_FORMAT " time deltas; the missing ones count as 0",
-                               ld->in->name, n_samples, n_deltas);
+                               ld->in->name, st->n_samples, st->n_deltas);
+}
+
+/* Builds one profile (all chunks with index @pi) into the tree. */
+static gboolean
+build_profile (Loader   *ld,
+               guint32   pi,
+               Chunk    *chunks,
+               guint     n_chunks,
+               GError  **error)
+{
+  ProfileBuild pb = { 0 };
+  SampleTotals totals = { 0 };
+  gboolean ok = FALSE;
+
+  pb.ld = ld;
+  pb.pi = pi;
+  pb.tree = flame_profile_get_tree (ld->profile);
+  pb.nodes = (const Node *) ld->nodes->data;
+  pb.local = g_array_new (FALSE, FALSE, sizeof (guint32));
+  if (index_nodes (&pb, error))
+    {
+      link_parents (&pb);
+      if (map_tree_nodes (&pb, error))
+        {
+          index_dense (&pb);
+          add_samples (&pb, chunks, n_chunks, &totals);
+          add_profile_totals (ld, g_ptr_array_index (ld->profiles, pi), &totals);
+          ok = TRUE;
+        }
+    }
+  g_array_unref (pb.local);
+  g_free (pb.ids);
+  g_free (pb.parent);
+  g_free (pb.tnode);
+  g_free (pb.by_dense);
+  return ok;
+}
+
+static void
+loader_init (Loader *ld)
+{
+  ld->nodes = g_array_new (FALSE, FALSE, sizeof (Node));
+  ld->edges = g_array_new (FALSE, FALSE, sizeof (Edge));
+  ld->samples = g_array_new (FALSE, FALSE, sizeof (guint32));
+  ld->deltas = g_array_new (FALSE, FALSE, sizeof (gint32));
+  ld->delta_big = g_array_new (FALSE, FALSE, sizeof (BigDelta));
+  ld->dense_ids = g_array_new (FALSE, FALSE, sizeof (gint64));
+  ld->chunks = g_array_new (FALSE, FALSE, sizeof (Chunk));
+  ld->profiles = g_ptr_array_new_with_free_func (profile_info_free);
+  ld->profile_by_key = g_hash_table_new (g_str_hash, g_str_equal);
+  ld->thread_names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  ld->fn_name = g_string_new (NULL);
+  ld->pending = g_ptr_array_new_with_free_func (pending_free);
+  ld->url = g_string_new (NULL);
+  ld->ev_fullname = g_string_new (NULL);
+  ld->ev_args = g_string_new (NULL);
+  ld->ev_url = g_string_new (NULL);
+  ld->sframe_name = g_string_new (NULL);
+  ld->dur_events = g_array_new (FALSE, FALSE, sizeof (DurEvent));
+  ld->keys = g_ptr_array_new_with_free_func (g_free);
+  ld->key_index = g_hash_table_new (g_str_hash, g_str_equal);
+  ld->dthreads = g_ptr_array_new_with_free_func (flame_chrome_dthread_free);
+  ld->dthread_index = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  ld->tsamples = g_array_new (FALSE, FALSE, sizeof (TraceSample));
+  ld->stack_frames = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+}
+
+static void
+loader_clear (Loader *ld)
+{
+  g_array_unref (ld->nodes);
+  g_array_unref (ld->edges);
+  g_array_unref (ld->samples);
+  g_array_unref (ld->deltas);
+  g_array_unref (ld->delta_big);
+  g_array_unref (ld->dense_ids);
+  g_free (ld->id_direct);
+  if (ld->id_hash != NULL)
+    g_hash_table_unref (ld->id_hash);
+  g_array_unref (ld->chunks);
+  g_hash_table_unref (ld->profile_by_key);
+  g_ptr_array_unref (ld->profiles);
+  g_hash_table_unref (ld->thread_names);
+  g_string_free (ld->fn_name, TRUE);
+  g_ptr_array_unref (ld->pending);
+  g_string_free (ld->url, TRUE);
+  g_free (ld->ev_thread_name);
+  g_string_free (ld->ev_fullname, TRUE);
+  g_string_free (ld->ev_args, TRUE);
+  g_string_free (ld->ev_url, TRUE);
+  g_string_free (ld->sframe_name, TRUE);
+  g_array_unref (ld->dur_events);
+  g_hash_table_unref (ld->key_index);
+  g_ptr_array_unref (ld->keys);
+  g_hash_table_unref (ld->dthread_index);
+  g_ptr_array_unref (ld->dthreads);
+  g_array_unref (ld->tsamples);
+  g_hash_table_unref (ld->stack_frames);
+}
+
+/* Builds the profiles of the chunks (all, or options->thread's); the
+ * others are only listed as threads, for `info` */
+static gboolean
+build_profiles (Loader  *ld,
+                guint   *n_built,
+                GError **error)
+{
+  g_array_sort (ld->chunks, compare_chunks);
+  for (guint i = 0; i < ld->chunks->len;)
+    {
+      guint j = i;
+      guint32 pi = g_array_index (ld->chunks, Chunk, i).profile;
+      ProfileInfo *info = g_ptr_array_index (ld->profiles, pi);
+
+      while (j < ld->chunks->len && g_array_index (ld->chunks, Chunk, j).profile == pi)
+        j++;
+      if (ld->opts->thread < 0 || info->tid == ld->opts->thread)
+        {
+          if (!build_profile (ld, pi, &g_array_index (ld->chunks, Chunk, i), j - i, error))
+            return FALSE;
+          (*n_built)++;
+        }
+      else
+        {
+          /* listed for `info`, not loaded */
+          const char *tname = flame_chrome_thread_name (ld, info->pid, info->tid);
+          FlameThread *t = flame_profile_ensure_thread (ld->profile, tname ? tname : "", info->pid,
+                                                        info->tid);
+
+          for (guint k = i; k < j; k++)
+            t->samples += (gdouble) (g_array_index (ld->chunks, Chunk, k).samples_end -
+                                     g_array_index (ld->chunks, Chunk, k).samples_start);
+        }
+      i = j;
+    }
   return TRUE;
 }
 
@@ -1135,30 +1352,7 @@ flame_chrome_load (FlameInput              *in,
   ld.profile = flame_profile_new (format, 1);
   flame_profile_set_path (ld.profile, in->name);
   flame_profile_set_unit (ld.profile, FLAME_UNIT_NANOSECONDS);
-  ld.nodes = g_array_new (FALSE, FALSE, sizeof (Node));
-  ld.edges = g_array_new (FALSE, FALSE, sizeof (Edge));
-  ld.samples = g_array_new (FALSE, FALSE, sizeof (guint32));
-  ld.deltas = g_array_new (FALSE, FALSE, sizeof (gint32));
-  ld.delta_big = g_array_new (FALSE, FALSE, sizeof (BigDelta));
-  ld.dense_ids = g_array_new (FALSE, FALSE, sizeof (gint64));
-  ld.chunks = g_array_new (FALSE, FALSE, sizeof (Chunk));
-  ld.profiles = g_ptr_array_new_with_free_func (profile_info_free);
-  ld.profile_by_key = g_hash_table_new (g_str_hash, g_str_equal);
-  ld.thread_names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  ld.fn_name = g_string_new (NULL);
-  ld.pending = g_ptr_array_new_with_free_func (pending_free);
-  ld.url = g_string_new (NULL);
-  ld.ev_fullname = g_string_new (NULL);
-  ld.ev_args = g_string_new (NULL);
-  ld.ev_url = g_string_new (NULL);
-  ld.sframe_name = g_string_new (NULL);
-  ld.dur_events = g_array_new (FALSE, FALSE, sizeof (DurEvent));
-  ld.keys = g_ptr_array_new_with_free_func (g_free);
-  ld.key_index = g_hash_table_new (g_str_hash, g_str_equal);
-  ld.dthreads = g_ptr_array_new_with_free_func (flame_chrome_dthread_free);
-  ld.dthread_index = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  ld.tsamples = g_array_new (FALSE, FALSE, sizeof (TraceSample));
-  ld.stack_frames = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+  loader_init (&ld);
 
   if (format == FLAME_FORMAT_CHROME_CPUPROFILE)
     {
@@ -1187,33 +1381,8 @@ flame_chrome_load (FlameInput              *in,
         goto out;
     }
 
-  g_array_sort (ld.chunks, compare_chunks);
-  for (guint i = 0; i < ld.chunks->len;)
-    {
-      guint j = i;
-      guint32 pi = g_array_index (ld.chunks, Chunk, i).profile;
-      ProfileInfo *info = g_ptr_array_index (ld.profiles, pi);
-
-      while (j < ld.chunks->len && g_array_index (ld.chunks, Chunk, j).profile == pi)
-        j++;
-      if (ld.opts->thread < 0 || info->tid == ld.opts->thread)
-        {
-          if (!build_profile (&ld, pi, &g_array_index (ld.chunks, Chunk, i), j - i, error))
-            goto out;
-          n_built++;
-        }
-      else
-        {
-          /* listed for `info`, not loaded */
-          g_autofree char *tkey = g_strdup_printf ("%" G_GINT64_FORMAT "/%" G_GINT64_FORMAT, info->pid, info->tid);
-          const char *tname = g_hash_table_lookup (ld.thread_names, tkey);
-          FlameThread *t = flame_profile_ensure_thread (ld.profile, tname ? tname : "", info->pid, info->tid);
-          for (guint k = i; k < j; k++)
-            t->samples += (gdouble) (g_array_index (ld.chunks, Chunk, k).samples_end -
-                                     g_array_index (ld.chunks, Chunk, k).samples_start);
-        }
-      i = j;
-    }
+  if (!build_profiles (&ld, &n_built, error))
+    goto out;
 
   if (flame_profile_get_samples (ld.profile, 0) == 0)
     {
@@ -1234,33 +1403,6 @@ flame_chrome_load (FlameInput              *in,
 
 out:
   g_clear_object (&ld.profile);
-  g_array_unref (ld.nodes);
-  g_array_unref (ld.edges);
-  g_array_unref (ld.samples);
-  g_array_unref (ld.deltas);
-  g_array_unref (ld.delta_big);
-  g_array_unref (ld.dense_ids);
-  g_free (ld.id_direct);
-  if (ld.id_hash != NULL)
-    g_hash_table_unref (ld.id_hash);
-  g_array_unref (ld.chunks);
-  g_hash_table_unref (ld.profile_by_key);
-  g_ptr_array_unref (ld.profiles);
-  g_hash_table_unref (ld.thread_names);
-  g_string_free (ld.fn_name, TRUE);
-  g_ptr_array_unref (ld.pending);
-  g_string_free (ld.url, TRUE);
-  g_free (ld.ev_thread_name);
-  g_string_free (ld.ev_fullname, TRUE);
-  g_string_free (ld.ev_args, TRUE);
-  g_string_free (ld.ev_url, TRUE);
-  g_string_free (ld.sframe_name, TRUE);
-  g_array_unref (ld.dur_events);
-  g_hash_table_unref (ld.key_index);
-  g_ptr_array_unref (ld.keys);
-  g_hash_table_unref (ld.dthread_index);
-  g_ptr_array_unref (ld.dthreads);
-  g_array_unref (ld.tsamples);
-  g_hash_table_unref (ld.stack_frames);
+  loader_clear (&ld);
   return result;
 }

@@ -797,16 +797,17 @@ get_string (Build        *b,
 
   if (b->strings == NULL)
     {
-      flame_json_error_at (b->ld->in, error, FLAME_ERROR_PARSE, where->offset,
-                           "thread “%s” has no string table", b->thread->name ? b->thread->name : "");
+      flame_input_set_error_at_byte (b->ld->in, error, FLAME_ERROR_PARSE, where->offset,
+                                     "thread “%s” has no string table",
+                                     b->thread->name ? b->thread->name : "");
       return FALSE;
     }
   i = index_of (index, b->strings->spans->len);
   if (i < 0)
     {
-      flame_json_error_at (b->ld->in, error, FLAME_ERROR_PARSE, where->offset,
-                           "%s: string index %g is out of range (%u strings)",
-                           what, index, b->strings->spans->len);
+      flame_input_set_error_at_byte (b->ld->in, error, FLAME_ERROR_PARSE, where->offset,
+                                     "%s: string index %g is out of range (%u strings)",
+                                     what, index, b->strings->spans->len);
       return FALSE;
     }
   sp = &g_array_index (b->strings->spans, Span, i);
@@ -814,8 +815,9 @@ get_string (Build        *b,
   *len = sp->len;
   if (*len > FLAME_MAX_NAME_LEN)
     {
-      flame_json_error_at (b->ld->in, error, FLAME_ERROR_TOO_LARGE, where->offset,
-                           "%s: a name is longer than %d bytes", what, FLAME_MAX_NAME_LEN);
+      flame_input_set_error_at_byte (b->ld->in, error, FLAME_ERROR_TOO_LARGE, where->offset,
+                                     "%s: a name is longer than %d bytes",
+                                     what, FLAME_MAX_NAME_LEN);
       return FALSE;
     }
   return TRUE;
@@ -858,9 +860,10 @@ func_frame (Build    *b,
 
       if (si < 0)
         {
-          flame_json_error_at (b->ld->in, error, FLAME_ERROR_PARSE, b->funcs->offset,
-                               "funcTable row %" G_GINT64_FORMAT ": source %g is out of range",
-                               fn, cell (source, n_source, fn));
+          flame_input_set_error_at_byte (b->ld->in, error, FLAME_ERROR_PARSE, b->funcs->offset,
+                                         "funcTable row %" G_GINT64_FORMAT
+                                         ": source %g is out of range",
+                                         fn, cell (source, n_source, fn));
           return FALSE;
         }
       if (!isnan (cell (fnames, n_fn, si)) &&
@@ -896,9 +899,11 @@ frame_id (Build    *b,
 
       if (fn < 0)
         {
-          flame_json_error_at (b->ld->in, error, FLAME_ERROR_PARSE, b->frames->offset,
-                               "frameTable row %" G_GINT64_FORMAT ": func %g is out of range (%" G_GSIZE_FORMAT " functions)",
-                               fr, cell (func, n_func, fr), b->n_funcs);
+          flame_input_set_error_at_byte (b->ld->in, error, FLAME_ERROR_PARSE, b->frames->offset,
+                                         "frameTable row %" G_GINT64_FORMAT
+                                         ": func %g is out of range "
+                                         "(%" G_GSIZE_FORMAT " functions)",
+                                         fr, cell (func, n_func, fr), b->n_funcs);
           return FALSE;
         }
       if (!func_frame (b, fn, &b->frame_ids[fr], error))
@@ -949,9 +954,10 @@ prefix_of (Build    *b,
       if (index_of (x, b->n_stacks) >= 0)
         return (gint64) x;
     }
-  flame_json_error_at (b->ld->in, error, FLAME_ERROR_PARSE, b->stacks->offset,
-                       "stackTable row %" G_GSIZE_FORMAT ": %s %g is out of range (%" G_GSIZE_FORMAT " rows)",
-                       i, b->s_offset ? "prefixOffset" : "prefix", x, b->n_stacks);
+  flame_input_set_error_at_byte (b->ld->in, error, FLAME_ERROR_PARSE, b->stacks->offset,
+                                 "stackTable row %" G_GSIZE_FORMAT
+                                 ": %s %g is out of range (%" G_GSIZE_FORMAT " rows)",
+                                 i, b->s_offset ? "prefixOffset" : "prefix", x, b->n_stacks);
   return -2;
 }
 
@@ -986,16 +992,16 @@ stack_node (Build    *b,
     }
   if (j >= 0 && b->tnode[j] == VISITING)
     {
-      flame_json_error_at (b->ld->in, error, FLAME_ERROR_PARSE, b->stacks->offset,
-                           "stackTable row %" G_GINT64_FORMAT " is its own prefix "
-                           "(the prefix links form a cycle)", j);
+      flame_input_set_error_at_byte (b->ld->in, error, FLAME_ERROR_PARSE, b->stacks->offset,
+                                     "stackTable row %" G_GINT64_FORMAT " is its own prefix "
+                                     "(the prefix links form a cycle)", j);
       return FALSE;
     }
   at = j >= 0 ? b->tnode[j] : FLAME_TREE_ROOT;
   if ((gsize) flame_tree_node (tree, at)->depth + b->chain->len > FLAME_MAX_DEPTH)
     {
-      flame_json_error_at (b->ld->in, error, FLAME_ERROR_TOO_LARGE, b->stacks->offset,
-                           "a stack is deeper than %d frames", FLAME_MAX_DEPTH);
+      flame_input_set_error_at_byte (b->ld->in, error, FLAME_ERROR_TOO_LARGE, b->stacks->offset,
+                                     "a stack is deeper than %d frames", FLAME_MAX_DEPTH);
       return FALSE;
     }
   for (guint k = b->chain->len; k > 0; k--)
@@ -1006,9 +1012,10 @@ stack_node (Build    *b,
 
       if (fr < 0)
         {
-          flame_json_error_at (b->ld->in, error, FLAME_ERROR_PARSE, b->stacks->offset,
-                               "stackTable row %u: frame %g is out of range (%" G_GSIZE_FORMAT " frames)",
-                               c, cell (b->s_frame, b->n_s_frame, c), b->n_frames);
+          flame_input_set_error_at_byte (b->ld->in, error, FLAME_ERROR_PARSE, b->stacks->offset,
+                                         "stackTable row %u: frame %g is out of range "
+                                         "(%" G_GSIZE_FORMAT " frames)",
+                                         c, cell (b->s_frame, b->n_s_frame, c), b->n_frames);
           return FALSE;
         }
       if (!frame_id (b, fr, &fid, error))
@@ -1067,62 +1074,72 @@ thread_label (Thread *t,
   return buf;
 }
 
+/* Finds @t's tables and sets up @b's maps from their rows to tree
+ * nodes; FALSE (and nothing allocated) without a stack or frame table */
 static gboolean
-build_thread (Loader        *ld,
-              FlameProfile  *profile,
-              Thread        *t,
-              WeightKind     kind,
-              gdouble       *span_ms,
-              GError       **error)
+build_init (Build         *b,
+            Loader        *ld,
+            FlameProfile  *profile,
+            Thread        *t,
+            GError       **error)
 {
-  Build b = { 0 };
-  FlameTree *tree = flame_profile_get_tree (profile);
-  gsize n_stack, n_weight, n_time;
-  const gdouble *stack = table_col (t->samples, "stack", &n_stack);
-  const gdouble *weight = table_col (t->samples, "weight", &n_weight);
-  const gdouble *time = table_col (t->samples, "time", &n_time);
-  gsize n_stack_cells = n_stack;
-  gdouble scale = kind == W_MS ? 1e6 : 1;
-  guint64 n_null = 0;
-  gboolean ok = FALSE;
-
-  b.ld = ld;
-  b.profile = profile;
-  b.thread = t;
-  b.stacks = find_table (t, t->stacks, G_STRUCT_OFFSET (Profile, stacks));
-  b.frames = find_table (t, t->frames, G_STRUCT_OFFSET (Profile, frames));
-  b.funcs = find_table (t, t->funcs, G_STRUCT_OFFSET (Profile, funcs));
-  b.sources = find_table (t, NULL, G_STRUCT_OFFSET (Profile, sources));
-  b.strings = find_strings (t);
-  if (b.stacks == NULL || b.frames == NULL)
+  b->ld = ld;
+  b->profile = profile;
+  b->thread = t;
+  b->stacks = find_table (t, t->stacks, G_STRUCT_OFFSET (Profile, stacks));
+  b->frames = find_table (t, t->frames, G_STRUCT_OFFSET (Profile, frames));
+  b->funcs = find_table (t, t->funcs, G_STRUCT_OFFSET (Profile, funcs));
+  b->sources = find_table (t, NULL, G_STRUCT_OFFSET (Profile, sources));
+  b->strings = find_strings (t);
+  if (b->stacks == NULL || b->frames == NULL)
     {
-      flame_json_error_at (ld->in, error, FLAME_ERROR_PARSE, t->samples->offset,
-                           "thread “%s” has samples but no %s", t->name ? t->name : "",
-                           b.stacks == NULL ? "stackTable" : "frameTable");
+      flame_input_set_error_at_byte (ld->in, error, FLAME_ERROR_PARSE, t->samples->offset,
+                                     "thread “%s” has samples but no %s", t->name ? t->name : "",
+                                     b->stacks == NULL ? "stackTable" : "frameTable");
       return FALSE;
     }
-  b.s_frame = table_col (b.stacks, "frame", &b.n_s_frame);
-  b.s_prefix = table_col (b.stacks, "prefix", &b.n_s_prefix);
-  b.s_offset = table_col (b.stacks, "prefixOffset", &b.n_s_offset);
-  b.n_stacks = table_rows (b.stacks);
-  b.n_frames = table_rows (b.frames);
-  b.n_funcs = table_rows (b.funcs);
-  b.tnode = g_new (guint32, MAX (b.n_stacks, 1));
-  b.frame_ids = g_new (guint32, MAX (b.n_frames, 1));
-  b.func_ids = g_new (guint32, MAX (b.n_funcs, 1));
-  memset (b.tnode, 0xff, MAX (b.n_stacks, 1) * sizeof (guint32));
-  memset (b.frame_ids, 0xff, MAX (b.n_frames, 1) * sizeof (guint32));
-  memset (b.func_ids, 0xff, MAX (b.n_funcs, 1) * sizeof (guint32));
-  b.chain = g_array_new (FALSE, FALSE, sizeof (guint32));
+  b->s_frame = table_col (b->stacks, "frame", &b->n_s_frame);
+  b->s_prefix = table_col (b->stacks, "prefix", &b->n_s_prefix);
+  b->s_offset = table_col (b->stacks, "prefixOffset", &b->n_s_offset);
+  b->n_stacks = table_rows (b->stacks);
+  b->n_frames = table_rows (b->frames);
+  b->n_funcs = table_rows (b->funcs);
+  b->tnode = g_new (guint32, MAX (b->n_stacks, 1));
+  b->frame_ids = g_new (guint32, MAX (b->n_frames, 1));
+  b->func_ids = g_new (guint32, MAX (b->n_funcs, 1));
+  memset (b->tnode, 0xff, MAX (b->n_stacks, 1) * sizeof (guint32));
+  memset (b->frame_ids, 0xff, MAX (b->n_frames, 1) * sizeof (guint32));
+  memset (b->func_ids, 0xff, MAX (b->n_funcs, 1) * sizeof (guint32));
+  b->chain = g_array_new (FALSE, FALSE, sizeof (guint32));
+  return TRUE;
+}
+
+static void
+build_clear (Build *b)
+{
+  g_free (b->tnode);
+  g_free (b->frame_ids);
+  g_free (b->func_ids);
+  g_array_unref (b->chain);
+}
+
+/* Adds each sample of the thread to its stack's node, @scale times its
+ * weight; samples without a stack are counted in *@n_null */
+static gboolean
+add_thread_samples (Build    *b,
+                    gdouble   scale,
+                    guint64  *n_null,
+                    GError  **error)
+{
+  Thread *t = b->thread;
+  FlameTree *tree = flame_profile_get_tree (b->profile);
+  gsize n_stack, n_weight;
+  const gdouble *stack = table_col (t->samples, "stack", &n_stack);
+  const gdouble *weight = table_col (t->samples, "weight", &n_weight);
+  gsize n_stack_cells = n_stack;
+
   if (t->samples->raw)
     n_stack = table_rows (t->samples);
-  if (table_has (b.frames, "func") && b.funcs == NULL)
-    {
-      flame_json_error_at (ld->in, error, FLAME_ERROR_PARSE, b.frames->offset,
-                           "the frameTable refers to functions but there is no funcTable");
-      goto out;
-    }
-
   for (gsize i = 0; i < n_stack; i++)
     {
       gdouble w = weight ? cell (weight, n_weight, i) : 1;
@@ -1134,34 +1151,144 @@ build_thread (Loader        *ld,
       if (isnan (cell (stack, n_stack_cells, i)))
         {
           /* a sample with no stack (the thread was not in a function) */
-          n_null++;
+          (*n_null)++;
           continue;
         }
-      s = index_of (cell (stack, n_stack_cells, i), b.n_stacks);
+      s = index_of (cell (stack, n_stack_cells, i), b->n_stacks);
       if (s < 0)
         {
-          flame_json_error_at (ld->in, error, FLAME_ERROR_PARSE, t->samples->offset,
-                               "sample %" G_GSIZE_FORMAT ": stack %g is out of range (%" G_GSIZE_FORMAT " stacks)",
-                               i, cell (stack, n_stack_cells, i), b.n_stacks);
-          goto out;
+          flame_input_set_error_at_byte (b->ld->in, error, FLAME_ERROR_PARSE, t->samples->offset,
+                                         "sample %" G_GSIZE_FORMAT
+                                         ": stack %g is out of range (%" G_GSIZE_FORMAT " stacks)",
+                                         i, cell (stack, n_stack_cells, i), b->n_stacks);
+          return FALSE;
         }
-      if (!stack_node (&b, (gsize) s, &node, error))
-        goto out;
+      if (!stack_node (b, (gsize) s, &node, error))
+        return FALSE;
       flame_tree_add_self (tree, 0, node, w * scale);
     }
+  return TRUE;
+}
+
+static gboolean
+build_thread (Loader        *ld,
+              FlameProfile  *profile,
+              Thread        *t,
+              WeightKind     kind,
+              gdouble       *span_ms,
+              GError       **error)
+{
+  Build b = { 0 };
+  gsize n_time;
+  const gdouble *time = table_col (t->samples, "time", &n_time);
+  guint64 n_null = 0;
+  gboolean ok = FALSE;
+
+  if (!build_init (&b, ld, profile, t, error))
+    return FALSE;
+  if (table_has (b.frames, "func") && b.funcs == NULL)
+    {
+      flame_input_set_error_at_byte (ld->in, error, FLAME_ERROR_PARSE, b.frames->offset,
+                                     "the frameTable refers to functions but there is no "
+                                     "funcTable");
+      goto out;
+    }
+  if (!add_thread_samples (&b, kind == W_MS ? 1e6 : 1, &n_null, error))
+    goto out;
   if (n_null > 0)
     flame_profile_add_warning (profile, "%s: thread “%s”: skipped %" G_GUINT64_FORMAT
-                               " samples without a stack", ld->in->name, t->name ? t->name : "", n_null);
+                               " samples without a stack", ld->in->name, t->name ? t->name : "",
+                               n_null);
   if (time != NULL && n_time > 1)
     *span_ms = MAX (*span_ms, time[n_time - 1] - time[0]);
   ok = TRUE;
 
 out:
-  g_free (b.tnode);
-  g_free (b.frame_ids);
-  g_free (b.func_ids);
-  g_array_unref (b.chain);
+  build_clear (&b);
   return ok;
+}
+
+/* Counts every thread's samples in @profile and merges the chosen ones
+ * (all, or options->thread) into its tree; *@kind becomes the first built
+ * thread's weight, and threads weighed otherwise are left out */
+static gboolean
+build_threads (Loader        *ld,
+               FlameProfile  *profile,
+               WeightKind    *kind,
+               gdouble       *span_ms,
+               guint         *n_built,
+               GError       **error)
+{
+  gboolean have_kind = FALSE;
+
+  for (guint i = 0; i < ld->threads->len; i++)
+    {
+      Thread *t = g_ptr_array_index (ld->threads, i);
+      gint64 tid = t->tid >= 0 ? t->tid : (gint64) i;
+      char label[1200];
+      gsize n_samples = 0;
+      gdouble w;
+      FlameThread *ft;
+
+      if (t->samples == NULL)
+        continue;
+      w = thread_weight (t->samples, &n_samples);
+      if (n_samples == 0)
+        continue;
+      /* threads without a tid (old raw files) are numbered in file order */
+      ft = flame_profile_ensure_thread (profile, thread_label (t, label, sizeof label), t->pid, tid);
+      if (weight_kind (t->samples) == W_SAMPLES)
+        ft->samples += w;
+      else
+        ft->samples += (gdouble) n_samples;
+      if (ld->opts->thread >= 0 && tid != ld->opts->thread)
+        continue;
+      if (!have_kind)
+        {
+          *kind = weight_kind (t->samples);
+          have_kind = TRUE;
+        }
+      else if (weight_kind (t->samples) != *kind)
+        {
+          flame_profile_add_warning (profile, "%s: thread “%s” weighs its samples in “%s”, "
+                                     "unlike the first thread; left out", ld->in->name,
+                                     label, t->samples->weight_type);
+          continue;
+        }
+      if (!build_thread (ld, profile, t, *kind, span_ms, error))
+        return FALSE;
+      flame_profile_add_samples (profile, 0, *kind == W_SAMPLES ? w : (gdouble) n_samples);
+      (*n_built)++;
+    }
+  return TRUE;
+}
+
+/* The unit, interval and duration that follow from the threads' weight */
+static void
+set_profile_unit (FlameProfile *profile,
+                  WeightKind    kind,
+                  gdouble       interval,
+                  gdouble       span_ms,
+                  guint         n_built)
+{
+  switch (kind)
+    {
+    case W_SAMPLES:
+      flame_profile_set_unit (profile, FLAME_UNIT_SAMPLES);
+      if (interval > 0)
+        flame_profile_set_interval_ms (profile, interval);
+      break;
+    case W_MS:
+      flame_profile_set_unit (profile, FLAME_UNIT_NANOSECONDS);
+      break;
+    case W_BYTES:
+      flame_profile_set_unit (profile, FLAME_UNIT_BYTES);
+      break;
+    }
+  if (span_ms > 0)
+    flame_profile_set_duration_ms (profile, span_ms + MAX (interval, 0));
+  if (n_built > 1)
+    flame_profile_set_metadata (profile, "threads-merged", "yes");
 }
 
 FlameProfile *
@@ -1174,7 +1301,6 @@ flame_gecko_load (FlameInput              *in,
   FlameProfile *profile = NULL;
   FlameProfile *result = NULL;
   gboolean raw = FALSE;
-  gboolean have_kind = FALSE;
   WeightKind kind = W_SAMPLES;
   gdouble interval = 0, span_ms = 0;
   guint n_built = 0;
@@ -1198,45 +1324,8 @@ flame_gecko_load (FlameInput              *in,
   profile = flame_profile_new (raw ? FLAME_FORMAT_GECKO : FLAME_FORMAT_FIREFOX_PROCESSED, 1);
   flame_profile_set_path (profile, in->name);
 
-  for (guint i = 0; i < ld.threads->len; i++)
-    {
-      Thread *t = g_ptr_array_index (ld.threads, i);
-      gint64 tid = t->tid >= 0 ? t->tid : (gint64) i;
-      char label[1200];
-      gsize n_samples = 0;
-      gdouble w;
-      FlameThread *ft;
-
-      if (t->samples == NULL)
-        continue;
-      w = thread_weight (t->samples, &n_samples);
-      if (n_samples == 0)
-        continue;
-      /* threads without a tid (old raw files) are numbered in file order */
-      ft = flame_profile_ensure_thread (profile, thread_label (t, label, sizeof label), t->pid, tid);
-      if (weight_kind (t->samples) == W_SAMPLES)
-        ft->samples += w;
-      else
-        ft->samples += (gdouble) n_samples;
-      if (ld.opts->thread >= 0 && tid != ld.opts->thread)
-        continue;
-      if (!have_kind)
-        {
-          kind = weight_kind (t->samples);
-          have_kind = TRUE;
-        }
-      else if (weight_kind (t->samples) != kind)
-        {
-          flame_profile_add_warning (profile, "%s: thread “%s” weighs its samples in “%s”, "
-                                     "unlike the first thread; left out", in->name,
-                                     label, t->samples->weight_type);
-          continue;
-        }
-      if (!build_thread (&ld, profile, t, kind, &span_ms, error))
-        goto out;
-      flame_profile_add_samples (profile, 0, kind == W_SAMPLES ? w : (gdouble) n_samples);
-      n_built++;
-    }
+  if (!build_threads (&ld, profile, &kind, &span_ms, &n_built, error))
+    goto out;
 
   if (n_built == 0 || flame_profile_get_samples (profile, 0) == 0)
     {
@@ -1247,24 +1336,7 @@ flame_gecko_load (FlameInput              *in,
         flame_input_set_error (in, error, FLAME_ERROR_EMPTY, 0, "no samples in the file");
       goto out;
     }
-  switch (kind)
-    {
-    case W_SAMPLES:
-      flame_profile_set_unit (profile, FLAME_UNIT_SAMPLES);
-      if (interval > 0)
-        flame_profile_set_interval_ms (profile, interval);
-      break;
-    case W_MS:
-      flame_profile_set_unit (profile, FLAME_UNIT_NANOSECONDS);
-      break;
-    case W_BYTES:
-      flame_profile_set_unit (profile, FLAME_UNIT_BYTES);
-      break;
-    }
-  if (span_ms > 0)
-    flame_profile_set_duration_ms (profile, span_ms + MAX (interval, 0));
-  if (n_built > 1)
-    flame_profile_set_metadata (profile, "threads-merged", "yes");
+  set_profile_unit (profile, kind, interval, span_ms, n_built);
   flame_profile_finish (profile);
   result = g_steal_pointer (&profile);
 

@@ -104,21 +104,6 @@ flame_json_key_is (FlameJson  *json,
 }
 
 void
-flame_json_error_at (FlameInput  *in,
-                     GError     **error,
-                     gint         code,
-                     gsize        offset,
-                     const char  *format,
-                     ...)
-{
-  va_list args;
-
-  va_start (args, format);
-  flame_input_set_error_at_bytev (in, error, code, offset, format, args);
-  va_end (args);
-}
-
-void
 flame_json_set_error (FlameJson   *json,
                       GError     **error,
                       gint         code,
@@ -477,8 +462,8 @@ flame_json_parse (FlameInput      *in,
         {
           /* offsets after the end are reported as the end */
           json->base = in->len;
-          flame_json_error_at (in, error, FLAME_ERROR_PARSE, in->len,
-                               "the JSON text is truncated or empty");
+          flame_input_set_error_at_byte (in, error, FLAME_ERROR_PARSE, in->len,
+                                         "the JSON text is truncated or empty");
         }
       ok = FALSE;
     }

@@ -152,14 +152,6 @@ flame_json_want (FlameJson            *json,
   return G_LIKELY (ok) || flame_json_want_failed (json, want, what, error);
 }
 
-/* flame_json_set_error() outside a parse: "file: byte N: reason" */
-void            flame_json_error_at     (FlameInput     *in,
-                                         GError        **error,
-                                         gint            code,
-                                         gsize           offset,
-                                         const char     *format,
-                                         ...) G_GNUC_PRINTF (5, 6);
-
 /* Top-level keys of an object, or "[" for a top-level array, found
  * without decoding values: the content sniffer's view of a JSON file.
  * Stops after @max_keys keys or @max_bytes bytes. */

@@ -86,6 +86,28 @@ flame_input_tick_slow (FlameInput  *in,
   return TRUE;
 }
 
+/* The one writer of a loader's message: "FILE" @location ": reason" */
+static void
+set_error_located (FlameInput  *in,
+                   GError     **error,
+                   gint         code,
+                   const char  *location,
+                   const char  *format,
+                   va_list      args) G_GNUC_PRINTF (5, 0);
+
+static void
+set_error_located (FlameInput  *in,
+                   GError     **error,
+                   gint         code,
+                   const char  *location,
+                   const char  *format,
+                   va_list      args)
+{
+  g_autofree char *message = g_strdup_vprintf (format, args);
+
+  g_set_error (error, FLAME_ERROR, code, "%s%s: %s", in->name, location, message);
+}
+
 void
 flame_input_set_errorv (FlameInput  *in,
                         GError     **error,
@@ -94,13 +116,11 @@ flame_input_set_errorv (FlameInput  *in,
                         const char  *format,
                         va_list      args)
 {
-  g_autofree char *message = g_strdup_vprintf (format, args);
+  char location[32] = "";
 
   if (line > 0)
-    g_set_error (error, FLAME_ERROR, code, "%s:%" G_GUINT64_FORMAT ": %s",
-                 in->name, line, message);
-  else
-    g_set_error (error, FLAME_ERROR, code, "%s: %s", in->name, message);
+    g_snprintf (location, sizeof location, ":%" G_GUINT64_FORMAT, line);
+  set_error_located (in, error, code, location, format, args);
 }
 
 void
@@ -126,10 +146,10 @@ flame_input_set_error_at_bytev (FlameInput  *in,
                                 const char  *format,
                                 va_list      args)
 {
-  g_autofree char *message = g_strdup_vprintf (format, args);
+  char location[32];
 
-  g_set_error (error, FLAME_ERROR, code, "%s: byte %" G_GUINT64_FORMAT ": %s",
-               in->name, byte, message);
+  g_snprintf (location, sizeof location, ": byte %" G_GUINT64_FORMAT, byte);
+  set_error_located (in, error, code, location, format, args);
 }
 
 void

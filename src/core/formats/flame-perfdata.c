@@ -37,6 +37,7 @@
 #include "flame-perf-private.h"
 #include "flame-perfdata.h"
 #include "flame-resolver.h"
+#include "flame-search.h"
 
 /* How far behind the reading the file's pages are given back
  * (flame_mapped_release): a 2 GB recording needs a few of these in
@@ -120,6 +121,7 @@ typedef struct
   guint64     start, end, pgoff;
   const char *path;     /* interned */
 } Map;
+G_STATIC_ASSERT (G_STRUCT_OFFSET (Map, start) == 0);
 
 typedef struct
 {
@@ -516,17 +518,9 @@ find_map (Process *proc,
           guint64  ip)
 {
   const Map *maps = (const Map *) (gpointer) proc->maps->data;
-  guint lo = 0, hi = proc->maps->len;
+  gsize lo = flame_partition_point (maps, proc->maps->len, sizeof (Map),
+                                    flame_starts_at_or_before, &ip);
 
-  while (lo < hi)
-    {
-      guint mid = lo + (hi - lo) / 2;
-
-      if (maps[mid].start <= ip)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
   if (lo > 0 && ip < maps[lo - 1].end)
     return &maps[lo - 1];
   return NULL;
@@ -736,6 +730,164 @@ sample_attr (Reader       *rd,
   return v ? &g_array_index (rd->attrs, Attr, GPOINTER_TO_UINT (v) - 1) : NULL;
 }
 
+/* What on_sample() uses of a SAMPLE record's fields */
+typedef struct
+{
+  guint64       ip, time, period, nr;
+  guint32       pid, tid;
+  const guint8 *chain;   /* nr addresses, or NULL */
+} Sample;
+
+/* FALSE unless @n bytes are left between @at and end */
+#define NEED(at, n) \
+  G_STMT_START { if ((gsize) (end - (at)) < (gsize) (n)) return FALSE; } G_STMT_END
+
+/* Skips a sample's read_format values; FALSE when they run past @end */
+static gboolean
+skip_read_values (guint64        rf,
+                  const guint8 **p,
+                  const guint8  *end)
+{
+  guint64 per = 8 + 8 * (!!(rf & R_ID) + !!(rf & R_LOST));
+  guint64 both = 8 * (!!(rf & R_ENABLED) + !!(rf & R_RUNNING));
+  guint64 n;
+
+  if (!(rf & R_GROUP))
+    {
+      NEED (*p, per + both);
+      *p += per + both;
+      return TRUE;
+    }
+  NEED (*p, 8);
+  n = rd64 (*p);
+  *p += 8;
+  NEED (*p, both);
+  *p += both;
+  if (n > (guint64) (end - *p) / per)
+    return FALSE;
+  *p += n * per;
+  return TRUE;
+}
+
+/* Reads the fields of @a's sample_type, in the kernel's order, up to the
+ * callchain; FALSE when the record is too short for them */
+static gboolean
+read_sample_fields (const Attr   *a,
+                    const guint8 *r,
+                    gsize         size,
+                    Sample       *s)
+{
+  const guint8 *q = r + 8, *end = r + size;
+  guint64 st = a->sample_type;
+  gsize skip = 8 * (!!(st & S_ADDR) + !!(st & S_ID) + !!(st & S_STREAM_ID) + !!(st & S_CPU));
+
+  if (st & S_IDENTIFIER)
+    {
+      NEED (q, 8);
+      q += 8;
+    }
+  if (st & S_IP)
+    {
+      NEED (q, 8);
+      s->ip = rd64 (q);
+      q += 8;
+    }
+  if (st & S_TID)
+    {
+      NEED (q, 8);
+      s->pid = rd32 (q);
+      s->tid = rd32 (q + 4);
+      q += 8;
+    }
+  if (st & S_TIME)
+    {
+      NEED (q, 8);
+      s->time = rd64 (q);
+      q += 8;
+    }
+  NEED (q, skip);
+  q += skip;
+  if (st & S_PERIOD)
+    {
+      NEED (q, 8);
+      s->period = rd64 (q);
+      q += 8;
+    }
+  if ((st & S_READ) && !skip_read_values (a->read_format, &q, end))
+    return FALSE;
+  if (st & S_CALLCHAIN)
+    {
+      NEED (q, 8);
+      s->nr = rd64 (q);
+      q += 8;
+      if (s->nr > (guint64) (end - q) / 8)
+        return FALSE;
+      s->chain = q;
+    }
+  return TRUE;
+}
+
+#undef NEED
+
+/* The record builder's view of a sample: thread name, ids, time, event */
+static void
+sample_record (Reader          *rd,
+               Attr            *a,
+               const Sample    *s,
+               FlamePerfRecord *rec,
+               char             tidname[16])
+{
+  guint64 st = a->sample_type;
+
+  if (g_hash_table_lookup_extended (rd->comms, GUINT_TO_POINTER (s->tid), NULL,
+                                    (gpointer *) &rec->comm))
+    rec->comm_len = strlen (rec->comm);
+  else
+    {
+      /* perf's name for a thread it has seen no COMM of */
+      rec->comm_len = g_snprintf (tidname, 16, ":%d", (gint32) s->tid);
+      rec->comm = tidname;
+    }
+  rec->pid = (st & S_TID) ? (gint64) (gint32) s->pid : -1;
+  rec->tid = (st & S_TID) ? (gint64) (gint32) s->tid : -1;
+  rec->time = (st & S_TIME) ? s->time / 1e9 : -1;
+  rec->has_period = (st & S_PERIOD) != 0;
+  rec->period = s->period;
+  if (a->name == NULL)
+    a->name = attr_default_name (a);
+  rec->event = a->name;
+  rec->event_len = strlen (a->name);
+}
+
+/* The sample's frames, leaf first: its callchain, where context markers
+ * switch between kernel and user, else its ip */
+static gboolean
+add_sample_frames (Reader        *rd,
+                   const guint8  *r,
+                   const Attr    *a,
+                   const Sample  *s,
+                   GError       **error)
+{
+  Process *proc = get_process (rd, (gint32) s->pid);
+  gboolean kernel = ((rd16 (r + 4) & MISC_CPUMODE_MASK) == MISC_KERNEL);
+
+  if (s->chain == NULL)
+    return !(a->sample_type & S_IP) || add_frame (rd, proc, s->ip, kernel, error);
+  for (guint64 i = 0; i < s->nr; i++)
+    {
+      guint64 v = rd64 (s->chain + 8 * i);
+
+      if (v >= CONTEXT_MAX)
+        {
+          kernel = v == CONTEXT_KERNEL || v == CONTEXT_HV;
+          continue;
+        }
+      if (!add_frame (rd, proc, v, kernel, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
 static gboolean
 on_sample (Reader        *rd,
            gsize          off,
@@ -743,141 +895,28 @@ on_sample (Reader        *rd,
 {
   const guint8 *r = rd->file + off;
   gsize size = rd16 (r + 6);
-  const guint8 *p = r + 8, *end = r + size;
   Attr *a = sample_attr (rd, r, size);
-  guint64 st, ip = 0, time = 0, period = 0, nr = 0;
-  guint32 pid = G_MAXUINT32, tid = G_MAXUINT32;
-  const guint8 *chain = NULL;
+  Sample s = { .pid = G_MAXUINT32, .tid = G_MAXUINT32 };
   FlamePerfRecord rec = { 0 };
-  gboolean kernel;
-  Process *proc;
   char tidname[16];
 
-#define NEED(n) G_STMT_START { if ((gsize) (end - p) < (gsize) (n)) goto cut; } G_STMT_END
   if (a == NULL)
     {
       rd->unknown_ids++;
       return TRUE;
     }
-  st = a->sample_type;
-  if (st & S_IDENTIFIER)
+  if (!read_sample_fields (a, r, size, &s))
     {
-      NEED (8);
-      p += 8;
+      fail (rd, error, FLAME_ERROR_PARSE, off, "a sample record of %" G_GSIZE_FORMAT
+            " bytes is too short for its event's sample format", size);
+      return FALSE;
     }
-  if (st & S_IP)
-    {
-      NEED (8);
-      ip = rd64 (p);
-      p += 8;
-    }
-  if (st & S_TID)
-    {
-      NEED (8);
-      pid = rd32 (p);
-      tid = rd32 (p + 4);
-      p += 8;
-    }
-  if (st & S_TIME)
-    {
-      NEED (8);
-      time = rd64 (p);
-      p += 8;
-    }
-  {
-    gsize skip = 8 * (!!(st & S_ADDR) + !!(st & S_ID) + !!(st & S_STREAM_ID) + !!(st & S_CPU));
-
-    NEED (skip);
-    p += skip;
-  }
-  if (st & S_PERIOD)
-    {
-      NEED (8);
-      period = rd64 (p);
-      p += 8;
-    }
-  if (st & S_READ)
-    {
-      guint64 rf = a->read_format;
-      guint64 per = 8 + 8 * (!!(rf & R_ID) + !!(rf & R_LOST));
-      guint64 both = 8 * (!!(rf & R_ENABLED) + !!(rf & R_RUNNING));
-
-      if (rf & R_GROUP)
-        {
-          guint64 n;
-
-          NEED (8);
-          n = rd64 (p);
-          p += 8;
-          NEED (both);
-          p += both;
-          if (n > (guint64) (end - p) / per)
-            goto cut;
-          p += n * per;
-        }
-      else
-        {
-          NEED (per + both);
-          p += per + both;
-        }
-    }
-  if (st & S_CALLCHAIN)
-    {
-      NEED (8);
-      nr = rd64 (p);
-      p += 8;
-      if (nr > (guint64) (end - p) / 8)
-        goto cut;
-      chain = p;
-    }
-#undef NEED
-
-  if (g_hash_table_lookup_extended (rd->comms, GUINT_TO_POINTER (tid), NULL,
-                                    (gpointer *) &rec.comm))
-    rec.comm_len = strlen (rec.comm);
-  else
-    {
-      /* perf's name for a thread it has seen no COMM of */
-      rec.comm_len = g_snprintf (tidname, sizeof tidname, ":%d", (gint32) tid);
-      rec.comm = tidname;
-    }
-  rec.pid = (st & S_TID) ? (gint64) (gint32) pid : -1;
-  rec.tid = (st & S_TID) ? (gint64) (gint32) tid : -1;
-  rec.time = (st & S_TIME) ? time / 1e9 : -1;
-  rec.has_period = (st & S_PERIOD) != 0;
-  rec.period = period;
-  if (a->name == NULL)
-    a->name = attr_default_name (a);
-  rec.event = a->name;
-  rec.event_len = strlen (a->name);
+  sample_record (rd, a, &s, &rec, tidname);
   if (!flame_perf_builder_begin (rd->builder, &rec, off))
     return TRUE;
-
-  proc = get_process (rd, (gint32) pid);
-  kernel = ((rd16 (r + 4) & MISC_CPUMODE_MASK) == MISC_KERNEL);
-  if (chain != NULL)
-    {
-      for (guint64 i = 0; i < nr; i++)
-        {
-          guint64 v = rd64 (chain + 8 * i);
-
-          if (v >= CONTEXT_MAX)
-            {
-              kernel = v == CONTEXT_KERNEL || v == CONTEXT_HV;
-              continue;
-            }
-          if (!add_frame (rd, proc, v, kernel, error))
-            return FALSE;
-        }
-    }
-  else if ((st & S_IP) && !add_frame (rd, proc, ip, kernel, error))
+  if (!add_sample_frames (rd, r, a, &s, error))
     return FALSE;
   return flame_perf_builder_end (rd->builder, error);
-
-cut:
-  fail (rd, error, FLAME_ERROR_PARSE, off, "a sample record of %" G_GSIZE_FORMAT
-        " bytes is too short for its event's sample format", size);
-  return FALSE;
 }
 
 /* The record's time: in a sample, or in the sample_id_all trailer of
@@ -1229,6 +1268,88 @@ read_file_mode (Reader  *rd,
   return read_records (rd, data_off, data_off + data_size, error);
 }
 
+static void
+reader_init (Reader                  *rd,
+             const FlamePerfOptions  *options,
+             FlamePerfStackFunc       func,
+             gpointer                 user_data,
+             FlamePerfStats          *stats)
+{
+  rd->attrs = g_array_new (FALSE, TRUE, sizeof (Attr));
+  rd->ids = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  rd->strings = g_string_chunk_new (4096);
+  rd->interned = g_hash_table_new (g_str_hash, g_str_equal);
+  rd->processes = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, process_free);
+  rd->comms = g_hash_table_new (g_direct_hash, g_direct_equal);
+  rd->build_ids = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
+                                         (GDestroyNotify) g_bytes_unref);
+  rd->queue = g_array_new (FALSE, FALSE, sizeof (Queued));
+  rd->builder = flame_perf_builder_new (rd->in, TRUE, options, func, user_data, stats);
+  rd->resolver = flame_resolver_get_default ();
+}
+
+/* What a good load skipped, said once each */
+static void
+warn_skipped (Reader *rd)
+{
+  if (rd->lost > 0)
+    {
+      g_autofree char *m = g_strdup_printf ("%s: the recording lost %" G_GUINT64_FORMAT
+                                            " events (perf could not keep up)",
+                                            rd->in->name, rd->lost);
+      warn (rd, m);
+    }
+  if (rd->unknown_ids > 0)
+    {
+      g_autofree char *m = g_strdup_printf ("%s: skipped %" G_GUINT64_FORMAT " samples of "
+                                            "an event the file does not describe",
+                                            rd->in->name, rd->unknown_ids);
+      warn (rd, m);
+    }
+  if (rd->compressed > 0)
+    {
+      g_autofree char *m = g_strdup_printf ("%s: skipped %" G_GUINT64_FORMAT " compressed "
+                                            "record blocks (perf record -z): record without "
+                                            "-z, or run `perf inject -i FILE -o OUT` first",
+                                            rd->in->name, rd->compressed);
+      warn (rd, m);
+    }
+  if (rd->session != NULL)
+    {
+      GPtrArray *w = rd->resolver->warnings (rd->session);
+
+      for (guint i = 0; w != NULL && i < w->len; i++)
+        warn (rd, g_ptr_array_index (w, i));
+    }
+}
+
+static void
+reader_clear (Reader *rd)
+{
+  flame_perf_builder_free (rd->builder);
+  /* spaces belong to the session: free them first */
+  {
+    GHashTableIter iter;
+    gpointer proc;
+
+    g_hash_table_iter_init (&iter, rd->processes);
+    while (g_hash_table_iter_next (&iter, NULL, &proc))
+      process_forget_space (rd, proc);
+  }
+  g_hash_table_unref (rd->processes);
+  if (rd->session != NULL)
+    rd->resolver->session_free (rd->session);
+  for (guint i = 0; i < rd->attrs->len; i++)
+    g_free (g_array_index (rd->attrs, Attr, i).name);
+  g_array_unref (rd->attrs);
+  g_hash_table_unref (rd->ids);
+  g_hash_table_unref (rd->build_ids);
+  g_hash_table_unref (rd->interned);
+  g_hash_table_unref (rd->comms);
+  g_string_chunk_free (rd->strings);
+  g_array_unref (rd->queue);
+}
+
 /**
  * flame_perfdata_parse:
  *
@@ -1252,23 +1373,13 @@ flame_perfdata_parse (FlameInput              *in,
   rd.stats = stats;
   if (rd.len >= 8 && memcmp (rd.file, "2ELIFREP", 8) == 0)
     {
-      flame_input_set_error (in, error, FLAME_ERROR_PARSE, 0,
-                             "byte 0: a big-endian perf.data file, which Flamediff does not "
-                             "read (convert it with `perf script` on that machine)");
+      flame_input_set_error_at_byte (in, error, FLAME_ERROR_PARSE, 0,
+                                     "a big-endian perf.data file, which Flamediff does not "
+                                     "read (convert it with `perf script` on that machine)");
       return FALSE;
     }
 
-  rd.attrs = g_array_new (FALSE, TRUE, sizeof (Attr));
-  rd.ids = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
-  rd.strings = g_string_chunk_new (4096);
-  rd.interned = g_hash_table_new (g_str_hash, g_str_equal);
-  rd.processes = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, process_free);
-  rd.comms = g_hash_table_new (g_direct_hash, g_direct_equal);
-  rd.build_ids = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
-                                        (GDestroyNotify) g_bytes_unref);
-  rd.queue = g_array_new (FALSE, FALSE, sizeof (Queued));
-  rd.builder = flame_perf_builder_new (in, TRUE, options, func, user_data, stats);
-  rd.resolver = flame_resolver_get_default ();
+  reader_init (&rd, options, func, user_data, stats);
 
   if (rd.len >= 16 && rd64 (rd.file + 8) == PIPE_HEADER_SIZE)
     {
@@ -1282,57 +1393,9 @@ flame_perfdata_parse (FlameInput              *in,
       ok = read_file_mode (&rd, error);
     }
 
-  if (ok && rd.lost > 0)
-    {
-      g_autofree char *m = g_strdup_printf ("%s: the recording lost %" G_GUINT64_FORMAT
-                                            " events (perf could not keep up)",
-                                            in->name, rd.lost);
-      warn (&rd, m);
-    }
-  if (ok && rd.unknown_ids > 0)
-    {
-      g_autofree char *m = g_strdup_printf ("%s: skipped %" G_GUINT64_FORMAT " samples of "
-                                            "an event the file does not describe",
-                                            in->name, rd.unknown_ids);
-      warn (&rd, m);
-    }
-  if (ok && rd.compressed > 0)
-    {
-      g_autofree char *m = g_strdup_printf ("%s: skipped %" G_GUINT64_FORMAT " compressed "
-                                            "record blocks (perf record -z): record without "
-                                            "-z, or run `perf inject -i FILE -o OUT` first",
-                                            in->name, rd.compressed);
-      warn (&rd, m);
-    }
-  if (rd.session != NULL)
-    {
-      GPtrArray *w = rd.resolver->warnings (rd.session);
+  if (ok)
+    warn_skipped (&rd);
 
-      for (guint i = 0; ok && w != NULL && i < w->len; i++)
-        warn (&rd, g_ptr_array_index (w, i));
-    }
-
-  flame_perf_builder_free (rd.builder);
-  /* spaces belong to the session: free them first */
-  {
-    GHashTableIter iter;
-    gpointer proc;
-
-    g_hash_table_iter_init (&iter, rd.processes);
-    while (g_hash_table_iter_next (&iter, NULL, &proc))
-      process_forget_space (&rd, proc);
-  }
-  g_hash_table_unref (rd.processes);
-  if (rd.session != NULL)
-    rd.resolver->session_free (rd.session);
-  for (guint i = 0; i < rd.attrs->len; i++)
-    g_free (g_array_index (rd.attrs, Attr, i).name);
-  g_array_unref (rd.attrs);
-  g_hash_table_unref (rd.ids);
-  g_hash_table_unref (rd.build_ids);
-  g_hash_table_unref (rd.interned);
-  g_hash_table_unref (rd.comms);
-  g_string_chunk_free (rd.strings);
-  g_array_unref (rd.queue);
+  reader_clear (&rd);
   return ok;
 }

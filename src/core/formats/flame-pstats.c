@@ -199,6 +199,170 @@ read_dict (Marshal  *m,
   return TRUE;
 }
 
+/* marshal's long: |n| digits of 15 bits, least significant first; the
+ * sign is n's */
+static gboolean
+read_long (Marshal  *m,
+           gsize     at,
+           guint32  *index,
+           GError  **error)
+{
+  guint64 v = 0;
+  gint32 n32;
+
+  if (!read_i32 (m, &n32, error))
+    return FALSE;
+  if (n32 < -4 || n32 > 4)
+    return marshal_fail (m, at, error, "an integer beyond 60 bits");
+  if (!need (m, 2 * (gsize) ABS (n32), error))
+    return FALSE;
+  for (gint i = ABS (n32) - 1; i >= 0; i--)
+    {
+      const guint8 *d = (const guint8 *) m->in->data + m->pos + 2 * i;
+      guint v15 = d[0] | (guint) d[1] << 8;
+      if (v15 > 0x7fff)
+        return marshal_fail (m, at, error, "a bad digit in a long integer");
+      v = v << 15 | v15;
+    }
+  m->pos += 2 * (gsize) ABS (n32);
+  *index = new_value (m, V_INT);
+  value_at (m, *index)->i = n32 < 0 ? -(gint64) v : (gint64) v;
+  return TRUE;
+}
+
+/* marshal's binary float: a little-endian IEEE double */
+static gboolean
+read_binary_float (Marshal  *m,
+                   guint32  *index,
+                   GError  **error)
+{
+  guint64 bits = 0;
+  gdouble d;
+
+  if (!need (m, 8, error))
+    return FALSE;
+  for (gint i = 7; i >= 0; i--)
+    bits = bits << 8 | (guint8) m->in->data[m->pos + i];
+  m->pos += 8;
+  memcpy (&d, &bits, sizeof d);
+  *index = new_value (m, V_FLOAT);
+  value_at (m, *index)->f = d;
+  return TRUE;
+}
+
+/* the old text float: a length byte, then the digits */
+static gboolean
+read_text_float (Marshal  *m,
+                 gsize     at,
+                 guint32  *index,
+                 GError  **error)
+{
+  char buf[257];
+  guint8 len;
+  char *end;
+
+  if (!need (m, 1, error))
+    return FALSE;
+  len = (guint8) m->in->data[m->pos++];
+  if (!need (m, len, error))
+    return FALSE;
+  memcpy (buf, m->in->data + m->pos, len);
+  buf[len] = '\0';
+  m->pos += len;
+  *index = new_value (m, V_FLOAT);
+  value_at (m, *index)->f = g_ascii_strtod (buf, &end);
+  if (len == 0 || *end != '\0')
+    return marshal_fail (m, at, error, "a bad text float");
+  return TRUE;
+}
+
+/* The length before a string's bytes or a tuple's items: one byte in the
+ * short forms, else a 32-bit integer, checked against what is left */
+static gboolean
+read_length (Marshal  *m,
+             gsize     at,
+             gboolean  short_form,
+             gint64   *len,
+             GError  **error)
+{
+  gint32 n32;
+
+  if (short_form)
+    {
+      if (!need (m, 1, error))
+        return FALSE;
+      *len = (guint8) m->in->data[m->pos++];
+    }
+  else
+    {
+      if (!read_i32 (m, &n32, error))
+        return FALSE;
+      *len = n32;
+    }
+  return check_count (m, at, *len, 1, error);
+}
+
+/* bytes, str, interned or ASCII: kept as a span of the file */
+static gboolean
+read_string (Marshal  *m,
+             gsize     at,
+             gboolean  short_form,
+             guint32  *index,
+             GError  **error)
+{
+  gint64 len;
+
+  if (!read_length (m, at, short_form, &len, error))
+    return FALSE;
+  if (len > FLAME_MAX_NAME_LEN)
+    return marshal_fail (m, at, error, "a string of more than %d bytes", FLAME_MAX_NAME_LEN);
+  *index = new_value (m, V_STR);
+  value_at (m, *index)->offset = m->pos;
+  value_at (m, *index)->n = (guint32) len;
+  m->pos += (gsize) len;
+  return TRUE;
+}
+
+/* A tuple or a dict. With @ref the reference is taken before the items
+ * are read, as Python does. */
+static gboolean
+read_collection (Marshal  *m,
+                 gsize     at,
+                 guint8    code,
+                 gboolean  ref,
+                 guint     depth,
+                 guint32  *index,
+                 GError  **error)
+{
+  gint64 n = 0;
+
+  if (code != '{' && !read_length (m, at, code == ')', &n, error))
+    return FALSE;
+  *index = new_value (m, code == '{' ? V_DICT : V_TUPLE);
+  if (ref)
+    g_array_append_val (m->refs, *index);
+  if (code == '{')
+    return read_dict (m, *index, depth, error);
+  return read_container (m, *index, (guint32) n, depth, error);
+}
+
+/* The value an 'r' names: one stored earlier with FLAG_REF */
+static gboolean
+read_reference (Marshal  *m,
+                gsize     at,
+                guint32  *out,
+                GError  **error)
+{
+  gint32 n32;
+
+  if (!read_i32 (m, &n32, error))
+    return FALSE;
+  if (n32 < 0 || (guint32) n32 >= m->refs->len)
+    return marshal_fail (m, at, error, "a reference (%d) to no earlier value", n32);
+  *out = g_array_index (m->refs, guint32, n32);
+  return TRUE;
+}
+
 /* One value at m->pos. Recursive, but only MAX_DEPTH deep: pstats files
  * nest four levels. */
 static gboolean
@@ -212,6 +376,7 @@ read_value (Marshal  *m,
   gboolean flag;
   guint32 index = G_MAXUINT32;
   gint32 n32;
+  gboolean ok;
 
   if (depth > MAX_DEPTH)
     return marshal_fail (m, at, error, "values nested more than %d deep", MAX_DEPTH);
@@ -227,77 +392,29 @@ read_value (Marshal  *m,
     {
     case 'N':
       index = new_value (m, V_NONE);
+      ok = TRUE;
       break;
     case 'T':
     case 'F':
       index = new_value (m, V_BOOL);
       value_at (m, index)->i = code == 'T';
+      ok = TRUE;
       break;
     case 'i':
-      if (!read_i32 (m, &n32, error))
-        return FALSE;
-      index = new_value (m, V_INT);
-      value_at (m, index)->i = n32;
+      if ((ok = read_i32 (m, &n32, error)))
+        {
+          index = new_value (m, V_INT);
+          value_at (m, index)->i = n32;
+        }
       break;
     case 'l':
-      {
-        /* |n| digits of 15 bits, least significant first; the sign is n's */
-        guint64 v = 0;
-
-        if (!read_i32 (m, &n32, error))
-          return FALSE;
-        if (n32 < -4 || n32 > 4)
-          return marshal_fail (m, at, error, "an integer beyond 60 bits");
-        if (!need (m, 2 * (gsize) ABS (n32), error))
-          return FALSE;
-        for (gint i = ABS (n32) - 1; i >= 0; i--)
-          {
-            const guint8 *d = (const guint8 *) m->in->data + m->pos + 2 * i;
-            guint v15 = d[0] | (guint) d[1] << 8;
-            if (v15 > 0x7fff)
-              return marshal_fail (m, at, error, "a bad digit in a long integer");
-            v = v << 15 | v15;
-          }
-        m->pos += 2 * (gsize) ABS (n32);
-        index = new_value (m, V_INT);
-        value_at (m, index)->i = n32 < 0 ? -(gint64) v : (gint64) v;
-      }
+      ok = read_long (m, at, &index, error);
       break;
     case 'g':
-      {
-        guint64 bits = 0;
-        gdouble d;
-
-        if (!need (m, 8, error))
-          return FALSE;
-        for (gint i = 7; i >= 0; i--)
-          bits = bits << 8 | (guint8) m->in->data[m->pos + i];
-        m->pos += 8;
-        memcpy (&d, &bits, sizeof d);
-        index = new_value (m, V_FLOAT);
-        value_at (m, index)->f = d;
-      }
+      ok = read_binary_float (m, &index, error);
       break;
     case 'f':
-      {
-        /* the old text float: a length byte, then the digits */
-        char buf[257];
-        guint8 len;
-        char *end;
-
-        if (!need (m, 1, error))
-          return FALSE;
-        len = (guint8) m->in->data[m->pos++];
-        if (!need (m, len, error))
-          return FALSE;
-        memcpy (buf, m->in->data + m->pos, len);
-        buf[len] = '\0';
-        m->pos += len;
-        index = new_value (m, V_FLOAT);
-        value_at (m, index)->f = g_ascii_strtod (buf, &end);
-        if (len == 0 || *end != '\0')
-          return marshal_fail (m, at, error, "a bad text float");
-      }
+      ok = read_text_float (m, at, &index, error);
       break;
     case 's':  /* bytes */
     case 'u':  /* str, UTF-8 */
@@ -306,74 +423,17 @@ read_value (Marshal  *m,
     case 'A':  /* interned ASCII */
     case 'z':  /* short ASCII: a one-byte length */
     case 'Z':
-      {
-        gint64 len;
-
-        if (code == 'z' || code == 'Z')
-          {
-            if (!need (m, 1, error))
-              return FALSE;
-            len = (guint8) m->in->data[m->pos++];
-          }
-        else
-          {
-            if (!read_i32 (m, &n32, error))
-              return FALSE;
-            len = n32;
-          }
-        if (!check_count (m, at, len, 1, error))
-          return FALSE;
-        if (len > FLAME_MAX_NAME_LEN)
-          return marshal_fail (m, at, error, "a string of more than %d bytes", FLAME_MAX_NAME_LEN);
-        index = new_value (m, V_STR);
-        value_at (m, index)->offset = m->pos;
-        value_at (m, index)->n = (guint32) len;
-        m->pos += (gsize) len;
-      }
+      ok = read_string (m, at, code == 'z' || code == 'Z', &index, error);
       break;
     case ')':
     case '(':
-      {
-        gint64 n;
-
-        if (code == ')')
-          {
-            if (!need (m, 1, error))
-              return FALSE;
-            n = (guint8) m->in->data[m->pos++];
-          }
-        else
-          {
-            if (!read_i32 (m, &n32, error))
-              return FALSE;
-            n = n32;
-          }
-        if (!check_count (m, at, n, 1, error))
-          return FALSE;
-        index = new_value (m, V_TUPLE);
-        /* the reference is taken before the items are read, as Python does */
-        if (flag)
-          g_array_append_val (m->refs, index);
-        flag = FALSE;
-        if (!read_container (m, index, (guint32) n, depth, error))
-          return FALSE;
-      }
-      break;
     case '{':
-      index = new_value (m, V_DICT);
-      if (flag)
-        g_array_append_val (m->refs, index);
+      /* the collection takes its reference itself */
+      ok = read_collection (m, at, code, flag, depth, &index, error);
       flag = FALSE;
-      if (!read_dict (m, index, depth, error))
-        return FALSE;
       break;
     case 'r':
-      if (!read_i32 (m, &n32, error))
-        return FALSE;
-      if (n32 < 0 || (guint32) n32 >= m->refs->len)
-        return marshal_fail (m, at, error, "a reference (%d) to no earlier value", n32);
-      *out = g_array_index (m->refs, guint32, n32);
-      return TRUE;
+      return read_reference (m, at, out, error);
     case '0':
       return marshal_fail (m, at, error, "a null where a value belongs");
     case 'c':
@@ -385,6 +445,8 @@ read_value (Marshal  *m,
                            code | (flag ? FLAG_REF : 0));
     }
 
+  if (!ok)
+    return FALSE;
   if (flag)
     g_array_append_val (m->refs, index);
   *out = index;

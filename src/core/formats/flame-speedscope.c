@@ -244,137 +244,139 @@ check_index (Loader   *ld,
 {
   if (idx < 0 || (guint64) idx >= ld->frames->len)
     {
-      flame_json_error_at (ld->in, error, FLAME_ERROR_PARSE, offset,
-                           "frame index %" G_GINT64_FORMAT " is out of range "
-                           "(the file has %u shared frames)", idx, ld->frames->len);
+      flame_input_set_error_at_byte (ld->in, error, FLAME_ERROR_PARSE, offset,
+                                     "frame index %" G_GINT64_FORMAT " is out of range "
+                                     "(the file has %u shared frames)", idx, ld->frames->len);
       return FALSE;
     }
   return TRUE;
 }
 
-/* Adds the selected profile's weights to the tree: called when both the
- * profile and the frames have been read. */
+/* An evented profile: open and close events, time weighted to the
+ * innermost open frame */
 static gboolean
-finish_profile (Loader   *ld,
-                Prof     *p,
-                GError  **error)
+finish_evented (Loader    *ld,
+                Prof      *p,
+                FlameUnit  unit,
+                gdouble    factor,
+                GError   **error)
 {
   FlameTree *tree = flame_profile_get_tree (ld->profile);
-  FlameUnit unit;
-  gdouble factor;
-  gdouble total = 0;
+  g_autoptr(GArray) open = g_array_new (FALSE, FALSE, sizeof (guint32) * 2);
+  gdouble last = p->start_value, total = 0;
+  guint64 n_open = 0;
 
-  if (!unit_factor (p->unit, &unit, &factor))
+  for (guint i = 0; i < p->events->len; i++)
     {
-      flame_json_error_at (ld->in, error, FLAME_ERROR_PARSE, p->offset,
-                           "profile “%s”: unknown unit “%s”", p->name ? p->name : "", p->unit);
-      return FALSE;
-    }
-  flame_profile_set_unit (ld->profile, unit);
-  if (p->unit != NULL)
-    flame_profile_set_metadata (ld->profile, "speedscope-unit", p->unit);
-  if (p->name != NULL)
-    flame_profile_set_metadata (ld->profile, "profile-name", p->name);
-  if (p->end_value > p->start_value && unit == FLAME_UNIT_NANOSECONDS)
-    flame_profile_set_duration_ms (ld->profile, (p->end_value - p->start_value) * factor / 1e6);
+      const Event *ev = &g_array_index (p->events, Event, i);
+      guint32 pair[2];
 
-  if (p->type == TYPE_EVENTED)
-    {
-      g_autoptr(GArray) open = g_array_new (FALSE, FALSE, sizeof (guint32) * 2);
-      gdouble last = p->start_value;
-      guint64 n_open = 0;
-
-      for (guint i = 0; i < p->events->len; i++)
+      if (!check_index (ld, ev->frame, p->offset, error))
+        return FALSE;
+      if (ev->at < last && i > 0)
         {
-          const Event *ev = &g_array_index (p->events, Event, i);
-          guint32 pair[2];
-
-          if (!check_index (ld, ev->frame, p->offset, error))
-            return FALSE;
-          if (ev->at < last && i > 0)
-            {
-              flame_json_error_at (ld->in, error, FLAME_ERROR_PARSE, p->offset,
-                                   "profile “%s”: event %u goes back in time (%g after %g)",
-                                   p->name ? p->name : "", i, ev->at, last);
-              return FALSE;
-            }
-          if (open->len > 0 && ev->at > last)
-            {
-              guint32 node = ((guint32 *) open->data)[open->len * 2 - 1];
-              tree->self[0][node] += (ev->at - last) * factor;
-              total += ev->at - last;
-            }
-          last = ev->at;
-          if (ev->open)
-            {
-              guint32 parent = open->len > 0 ? ((guint32 *) open->data)[open->len * 2 - 1]
-                                             : FLAME_TREE_ROOT;
-              if (open->len >= FLAME_MAX_DEPTH)
-                {
-                  flame_json_error_at (ld->in, error, FLAME_ERROR_TOO_LARGE, p->offset,
-                                       "a stack is deeper than %d frames", FLAME_MAX_DEPTH);
-                  return FALSE;
-                }
-              pair[0] = ev->frame;
-              pair[1] = flame_tree_child (tree, parent, map_frame (ld, ev->frame));
-              g_array_append_vals (open, pair, 1);
-              n_open++;
-            }
-          else
-            {
-              if (open->len == 0 || ((guint32 *) open->data)[open->len * 2 - 2] != ev->frame)
-                {
-                  flame_json_error_at (ld->in, error, FLAME_ERROR_PARSE, p->offset,
-                                       "profile “%s”: event %u closes frame %u, "
-                                       "which is not the innermost open frame",
-                                       p->name ? p->name : "", i, ev->frame);
-                  return FALSE;
-                }
-              g_array_set_size (open, open->len - 1);
-            }
-        }
-      if (open->len > 0)
-        {
-          flame_json_error_at (ld->in, error, FLAME_ERROR_PARSE, p->offset,
-                               "profile “%s”: %u frames are still open at the end",
-                               p->name ? p->name : "", open->len);
+          flame_input_set_error_at_byte (ld->in, error, FLAME_ERROR_PARSE, p->offset,
+                                         "profile “%s”: event %u goes back in time "
+                                         "(%g after %g)",
+                                         p->name ? p->name : "", i, ev->at, last);
           return FALSE;
         }
-      flame_profile_add_samples (ld->profile, 0, unit == FLAME_UNIT_SAMPLES ? total : (gdouble) n_open);
-      return TRUE;
+      if (open->len > 0 && ev->at > last)
+        {
+          guint32 node = ((guint32 *) open->data)[open->len * 2 - 1];
+          tree->self[0][node] += (ev->at - last) * factor;
+          total += ev->at - last;
+        }
+      last = ev->at;
+      if (ev->open)
+        {
+          guint32 parent = open->len > 0 ? ((guint32 *) open->data)[open->len * 2 - 1]
+                                         : FLAME_TREE_ROOT;
+          if (open->len >= FLAME_MAX_DEPTH)
+            {
+              flame_input_set_error_at_byte (ld->in, error, FLAME_ERROR_TOO_LARGE, p->offset,
+                                             "a stack is deeper than %d frames",
+                                             FLAME_MAX_DEPTH);
+              return FALSE;
+            }
+          pair[0] = ev->frame;
+          pair[1] = flame_tree_child (tree, parent, map_frame (ld, ev->frame));
+          g_array_append_vals (open, pair, 1);
+          n_open++;
+        }
+      else
+        {
+          if (open->len == 0 || ((guint32 *) open->data)[open->len * 2 - 2] != ev->frame)
+            {
+              flame_input_set_error_at_byte (ld->in, error, FLAME_ERROR_PARSE, p->offset,
+                                             "profile “%s”: event %u closes frame %u, "
+                                             "which is not the innermost open frame",
+                                             p->name ? p->name : "", i, ev->frame);
+              return FALSE;
+            }
+          g_array_set_size (open, open->len - 1);
+        }
     }
+  if (open->len > 0)
+    {
+      flame_input_set_error_at_byte (ld->in, error, FLAME_ERROR_PARSE, p->offset,
+                                     "profile “%s”: %u frames are still open at the end",
+                                     p->name ? p->name : "", open->len);
+      return FALSE;
+    }
+  flame_profile_add_samples (ld->profile, 0, unit == FLAME_UNIT_SAMPLES ? total
+                                                                       : (gdouble) n_open);
+  return TRUE;
+}
 
-  /* sampled */
+/* Buffered samples (read before the frames): their stacks resolved now */
+static gboolean
+resolve_buffered (Loader  *ld,
+                  Prof    *p,
+                  GError **error)
+{
+  const guint32 *idx = (const guint32 *) p->stack_idx->data;
+  guint64 start = 0;
+
+  g_array_set_size (ld->prev_stack, 0);
+  for (guint64 s = 0; s < p->stack_end->len; s++)
+    {
+      guint64 end = g_array_index (p->stack_end, guint64, s);
+      guint32 node;
+
+      for (guint64 j = start; j < end; j++)
+        if (!check_index (ld, idx[j], p->offset, error))
+          return FALSE;
+      node = resolve_stack (ld, idx + start, (guint) (end - start));
+      g_array_append_val (p->nodes, node);
+      start = end;
+      if ((s & 0xffff) == 0 && g_cancellable_set_error_if_cancelled (ld->in->cancellable, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* A sampled profile: one weight per stack */
+static gboolean
+finish_sampled (Loader    *ld,
+                Prof      *p,
+                FlameUnit  unit,
+                gdouble    factor,
+                GError   **error)
+{
+  FlameTree *tree = flame_profile_get_tree (ld->profile);
+  gdouble total = 0;
+
   if (p->weights->len != p->n_samples)
     {
-      flame_json_error_at (ld->in, error, FLAME_ERROR_PARSE, p->offset,
-                           "profile “%s”: %" G_GUINT64_FORMAT " samples but %u weights",
-                           p->name ? p->name : "", p->n_samples, p->weights->len);
+      flame_input_set_error_at_byte (ld->in, error, FLAME_ERROR_PARSE, p->offset,
+                                     "profile “%s”: %" G_GUINT64_FORMAT " samples but %u weights",
+                                     p->name ? p->name : "", p->n_samples, p->weights->len);
       return FALSE;
     }
 
-  if (p->nodes->len < p->n_samples)
-    {
-      /* buffered: resolve now that the frames are known */
-      const guint32 *idx = (const guint32 *) p->stack_idx->data;
-      guint64 start = 0;
-
-      g_array_set_size (ld->prev_stack, 0);
-      for (guint64 s = 0; s < p->stack_end->len; s++)
-        {
-          guint64 end = g_array_index (p->stack_end, guint64, s);
-          guint32 node;
-
-          for (guint64 j = start; j < end; j++)
-            if (!check_index (ld, idx[j], p->offset, error))
-              return FALSE;
-          node = resolve_stack (ld, idx + start, (guint) (end - start));
-          g_array_append_val (p->nodes, node);
-          start = end;
-          if ((s & 0xffff) == 0 && g_cancellable_set_error_if_cancelled (ld->in->cancellable, error))
-            return FALSE;
-        }
-    }
+  if (p->nodes->len < p->n_samples && !resolve_buffered (ld, p, error))
+    return FALSE;
 
   for (guint i = 0; i < p->weights->len; i++)
     {
@@ -387,6 +389,36 @@ finish_profile (Loader   *ld,
   flame_profile_add_samples (ld->profile, 0,
                              unit == FLAME_UNIT_SAMPLES ? total : (gdouble) p->n_samples);
   return TRUE;
+}
+
+/* Adds the selected profile's weights to the tree: called when both the
+ * profile and the frames have been read. */
+static gboolean
+finish_profile (Loader   *ld,
+                Prof     *p,
+                GError  **error)
+{
+  FlameUnit unit;
+  gdouble factor;
+
+  if (!unit_factor (p->unit, &unit, &factor))
+    {
+      flame_input_set_error_at_byte (ld->in, error, FLAME_ERROR_PARSE, p->offset,
+                                     "profile “%s”: unknown unit “%s”", p->name ? p->name : "",
+                                     p->unit);
+      return FALSE;
+    }
+  flame_profile_set_unit (ld->profile, unit);
+  if (p->unit != NULL)
+    flame_profile_set_metadata (ld->profile, "speedscope-unit", p->unit);
+  if (p->name != NULL)
+    flame_profile_set_metadata (ld->profile, "profile-name", p->name);
+  if (p->end_value > p->start_value && unit == FLAME_UNIT_NANOSECONDS)
+    flame_profile_set_duration_ms (ld->profile, (p->end_value - p->start_value) * factor / 1e6);
+
+  if (p->type == TYPE_EVENTED)
+    return finish_evented (ld, p, unit, factor, error);
+  return finish_sampled (ld, p, unit, factor, error);
 }
 
 static gboolean
@@ -561,6 +593,122 @@ on_sample_end (Loader     *ld,
 
 #define IS_SCALAR(v) ((v)->type <= FLAME_JSON_STRING)
 
+/* A frame index inside profiles[i].samples[j]: the hot path */
+static inline gboolean
+on_sample_frame (Loader               *ld,
+                 FlameJson            *json,
+                 const FlameJsonValue *v,
+                 GError              **error)
+{
+  guint32 idx;
+
+  if (G_UNLIKELY (v->type != FLAME_JSON_INT || v->i < 0 || v->i >= G_MAXUINT32))
+    {
+      flame_json_set_error (json, error, FLAME_ERROR_PARSE,
+                            "a sample must be a list of frame indices (non-negative integers)");
+      return FALSE;
+    }
+  if (!ld->cur_selected)
+    return TRUE;
+  if (ld->frames_done && G_UNLIKELY (v->i >= ld->frames->len) &&
+      !check_index (ld, v->i, flame_json_offset (json), error))
+    return FALSE;
+  if (G_UNLIKELY (ld->stack->len >= FLAME_MAX_DEPTH))
+    {
+      flame_json_set_error (json, error, FLAME_ERROR_TOO_LARGE,
+                            "a stack is deeper than %d frames", FLAME_MAX_DEPTH);
+      return FALSE;
+    }
+  idx = (guint32) v->i;
+  g_array_append_val (ld->stack, idx);
+  return TRUE;
+}
+
+/* The end of profiles[i]: its name and count kept for the chooser, and
+ * built when it is the chosen one (or kept until shared.frames is read) */
+static gboolean
+on_profile_end (Loader     *ld,
+                FlameJson  *json,
+                GError    **error)
+{
+  Prof *p = &ld->cur;
+  gint64 index = flame_json_level (json, 2)->index;
+  gdouble count = p->type == TYPE_EVENTED ? (gdouble) p->n_events / 2 : (gdouble) p->n_samples;
+
+  g_ptr_array_add (ld->profile_names, p->name ? g_strdup (p->name)
+                                              : g_strdup_printf ("profile %" G_GINT64_FORMAT, index));
+  g_array_append_val (ld->profile_samples, count);
+  /* --sample-type (--metric) NAME picks a profile by its name */
+  if (ld->cur_selected && ld->opts->profile < 0 && ld->opts->sample_type != NULL &&
+      g_strcmp0 (p->name, ld->opts->sample_type) != 0)
+    ld->cur_selected = FALSE;
+  if (ld->cur_selected && (ld->opts->profile >= 0 || ld->opts->sample_type != NULL || count > 0))
+    {
+      ld->chosen = index;
+      if (ld->frames_done)
+        {
+          if (!finish_profile (ld, p, error))
+            return FALSE;
+          prof_clear (p);
+        }
+      else
+        {
+          ld->done = *p;
+          memset (p, 0, sizeof *p);
+          ld->pending = TRUE;
+        }
+    }
+  else
+    prof_clear (p);
+  ld->cur_selected = FALSE;
+  return TRUE;
+}
+
+/* A scalar of the top level (name, exporter) or of Flamediff's own
+ * "flamediff" object */
+static void
+on_top_scalar (Loader               *ld,
+               FlameJson            *json,
+               const FlameJsonValue *v)
+{
+  guint depth = flame_json_depth (json);
+
+  if (depth == 1)
+    {
+      const char *key = flame_json_level (json, 1)->key;
+
+      if ((strcmp (key, "name") == 0 || strcmp (key, "exporter") == 0) &&
+          v->type == FLAME_JSON_STRING)
+        {
+          g_ptr_array_add (ld->meta, g_strdup (key[0] == 'n' ? "name" : "exporter"));
+          g_ptr_array_add (ld->meta, g_utf8_make_valid (v->str, v->len));
+        }
+    }
+  else if (flame_json_key_is (json, 1, "flamediff"))
+    {
+      const char *key = flame_json_level (json, depth)->key;
+
+      if (depth == 2 && strcmp (key, "interval-ms") == 0 && v->type != FLAME_JSON_STRING)
+        ld->fd_interval = v->d;
+      else if (depth == 2 && strcmp (key, "samples") == 0 && v->type != FLAME_JSON_STRING)
+        ld->fd_samples = v->d;
+      else if (depth == 3 && flame_json_key_is (json, 2, "profile-units") &&
+               v->type == FLAME_JSON_STRING)
+        g_ptr_array_add (ld->fd_profile_units, g_strndup (v->str, v->len));
+      else if (depth == 2 && strcmp (key, "unit") == 0 && v->type == FLAME_JSON_STRING)
+        {
+          g_free (ld->fd_unit);
+          ld->fd_unit = g_strndup (v->str, v->len);
+        }
+      else if (depth == 3 && flame_json_key_is (json, 2, "metadata") &&
+               v->type == FLAME_JSON_STRING && flame_json_level (json, 3)->key_len != 255)
+        {
+          g_ptr_array_add (ld->meta, g_utf8_make_valid (key, -1));
+          g_ptr_array_add (ld->meta, g_utf8_make_valid (v->str, v->len));
+        }
+    }
+}
+
 /* Paths, with the depth at which their values arrive (the root object is
  * level 1):  shared.frames[i].name ........ 4
  *            profiles[i].type ............. 3
@@ -579,30 +727,7 @@ on_event (FlameJson            *json,
 
   /* the hot path first: frame indices inside profiles[i].samples[j] */
   if (ld->section == SECTION_SAMPLES && depth == 5 && IS_SCALAR (v))
-    {
-      guint32 idx;
-
-      if (G_UNLIKELY (v->type != FLAME_JSON_INT || v->i < 0 || v->i >= G_MAXUINT32))
-        {
-          flame_json_set_error (json, error, FLAME_ERROR_PARSE,
-                                "a sample must be a list of frame indices (non-negative integers)");
-          return FALSE;
-        }
-      if (!ld->cur_selected)
-        return TRUE;
-      if (ld->frames_done && G_UNLIKELY (v->i >= ld->frames->len) &&
-          !check_index (ld, v->i, flame_json_offset (json), error))
-        return FALSE;
-      if (G_UNLIKELY (ld->stack->len >= FLAME_MAX_DEPTH))
-        {
-          flame_json_set_error (json, error, FLAME_ERROR_TOO_LARGE,
-                                "a stack is deeper than %d frames", FLAME_MAX_DEPTH);
-          return FALSE;
-        }
-      idx = (guint32) v->i;
-      g_array_append_val (ld->stack, idx);
-      return TRUE;
-    }
+    return on_sample_frame (ld, json, v, error);
   if (ld->section == SECTION_WEIGHTS && depth == 4 && IS_SCALAR (v))
     {
       gdouble w;
@@ -682,38 +807,7 @@ on_event (FlameJson            *json,
             g_array_append_val (ld->cur.events, ld->cur_event);
         }
       else if (depth == 3 && flame_json_key_is (json, 1, "profiles"))
-        {
-          Prof *p = &ld->cur;
-          gint64 index = flame_json_level (json, 2)->index;
-          gdouble count = p->type == TYPE_EVENTED ? (gdouble) p->n_events / 2 : (gdouble) p->n_samples;
-
-          g_ptr_array_add (ld->profile_names,
-                           p->name ? g_strdup (p->name) : g_strdup_printf ("profile %" G_GINT64_FORMAT, index));
-          g_array_append_val (ld->profile_samples, count);
-          /* --sample-type (--metric) NAME picks a profile by its name */
-          if (ld->cur_selected && ld->opts->profile < 0 && ld->opts->sample_type != NULL &&
-              g_strcmp0 (p->name, ld->opts->sample_type) != 0)
-            ld->cur_selected = FALSE;
-          if (ld->cur_selected && (ld->opts->profile >= 0 || ld->opts->sample_type != NULL || count > 0))
-            {
-              ld->chosen = index;
-              if (ld->frames_done)
-                {
-                  if (!finish_profile (ld, p, error))
-                    return FALSE;
-                  prof_clear (p);
-                }
-              else
-                {
-                  ld->done = *p;
-                  memset (p, 0, sizeof *p);
-                  ld->pending = TRUE;
-                }
-            }
-          else
-            prof_clear (p);
-          ld->cur_selected = FALSE;
-        }
+        return on_profile_end (ld, json, error);
       break;
 
     default:
@@ -724,40 +818,7 @@ on_event (FlameJson            *json,
         return on_event_field (ld, json, v, error);
       if (depth == 3 && flame_json_key_is (json, 1, "profiles"))
         return on_profile_field (ld, json, v, error);
-      if (depth == 1)
-        {
-          const char *key = flame_json_level (json, 1)->key;
-
-          if ((strcmp (key, "name") == 0 || strcmp (key, "exporter") == 0) &&
-              v->type == FLAME_JSON_STRING)
-            {
-              g_ptr_array_add (ld->meta, g_strdup (key[0] == 'n' ? "name" : "exporter"));
-              g_ptr_array_add (ld->meta, g_utf8_make_valid (v->str, v->len));
-            }
-        }
-      else if (flame_json_key_is (json, 1, "flamediff"))
-        {
-          const char *key = flame_json_level (json, depth)->key;
-
-          if (depth == 2 && strcmp (key, "interval-ms") == 0 && v->type != FLAME_JSON_STRING)
-            ld->fd_interval = v->d;
-          else if (depth == 2 && strcmp (key, "samples") == 0 && v->type != FLAME_JSON_STRING)
-            ld->fd_samples = v->d;
-          else if (depth == 3 && flame_json_key_is (json, 2, "profile-units") &&
-                   v->type == FLAME_JSON_STRING)
-            g_ptr_array_add (ld->fd_profile_units, g_strndup (v->str, v->len));
-          else if (depth == 2 && strcmp (key, "unit") == 0 && v->type == FLAME_JSON_STRING)
-            {
-              g_free (ld->fd_unit);
-              ld->fd_unit = g_strndup (v->str, v->len);
-            }
-          else if (depth == 3 && flame_json_key_is (json, 2, "metadata") &&
-                   v->type == FLAME_JSON_STRING && flame_json_level (json, 3)->key_len != 255)
-            {
-              g_ptr_array_add (ld->meta, g_utf8_make_valid (key, -1));
-              g_ptr_array_add (ld->meta, g_utf8_make_valid (v->str, v->len));
-            }
-        }
+      on_top_scalar (ld, json, v);
       break;
     }
   return TRUE;

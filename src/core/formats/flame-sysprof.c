@@ -33,6 +33,7 @@
 #include "flame-error.h"
 #include "flame-le.h"
 #include "flame-resolver.h"
+#include "flame-search.h"
 #include "flame-sysprof.h"
 
 #define MAGIC          0xfdca975eu
@@ -87,12 +88,14 @@ typedef struct
   gsize   name;   /* offset of the name in the kernel's table */
   guint32 len;
 } KernelSymbol;
+G_STATIC_ASSERT (G_STRUCT_OFFSET (KernelSymbol, addr) == 0);
 
 typedef struct
 {
   guint64 addr;
   gsize   name;   /* offset of the name in the capture */
 } JitSymbol;
+G_STATIC_ASSERT (G_STRUCT_OFFSET (JitSymbol, addr) == 0);
 
 typedef struct
 {
@@ -275,6 +278,95 @@ add_chunk (Loader       *ld,
   g_byte_array_append (*into, frame + CHUNK_DATA, n);
 }
 
+/* A map frame: the range of a file in a process */
+static void
+note_map (Loader       *ld,
+          gsize         at,
+          const guint8 *f,
+          guint16       flen,
+          gint32        pid)
+{
+  gsize name_len;
+  Map m;
+
+  if (flen <= 56)
+    return;
+  m = (Map) { pid, rd64 (f + 24), rd64 (f + 32), rd64 (f + 40), at + 56 };
+  if (m.end > m.start && string_in (f + 56, f + flen, &name_len) != NULL)
+    g_array_append_val (ld->maps, m);
+}
+
+/* A process frame: its command line, the process's name */
+static void
+note_process (Loader       *ld,
+              const guint8 *f,
+              guint16       flen,
+              gint32        pid)
+{
+  gsize cmd_len;
+  const char *cmd = string_in (f + FRAME_HEAD, f + flen, &cmd_len);
+
+  if (cmd != NULL && cmd_len > 0)
+    g_hash_table_insert (ld->comms, GINT_TO_POINTER (pid), comm_for (cmd, cmd_len));
+}
+
+/* Collects what the frame at @at (@flen bytes, all in the file) adds to
+ * the tables, or its offset when it is a stack; frames too short for
+ * their kind are skipped */
+static void
+note_frame (Loader       *ld,
+            gsize         at,
+            const guint8 *f,
+            guint16       flen)
+{
+  gint32 pid = (gint32) rd32 (f + 4);
+
+  switch (f[16])
+    {
+    case TYPE_SAMPLE:
+      if (flen >= 32 && (gsize) (rd32 (f + 24) & 0xffff) * 8 <= (gsize) flen - 32)
+        g_array_append_val (ld->samples, at);
+      break;
+    case TYPE_ALLOCATION:
+      if (flen >= 48 && (gsize) (rd32 (f + 44) & 0xffff) * 8 <= (gsize) flen - 48 &&
+          (gint64) rd64 (f + 32) > 0)
+        g_array_append_val (ld->allocations, at);
+      break;
+    case TYPE_MAP:
+      note_map (ld, at, f, flen, pid);
+      break;
+    case TYPE_PROCESS:
+      note_process (ld, f, flen, pid);
+      break;
+    case TYPE_FORK:
+      if (flen >= 28)
+        g_hash_table_insert (ld->parents, GINT_TO_POINTER ((gint32) rd32 (f + 24)),
+                             GINT_TO_POINTER (pid));
+      break;
+    case TYPE_JITMAP:
+      if (flen >= 28)
+        add_jitmap (ld, f + 28, f + flen, rd32 (f + 24));
+      break;
+    case TYPE_FILE_CHUNK:
+      if (flen >= CHUNK_DATA)
+        add_chunk (ld, f, flen);
+      break;
+    default:
+      break;
+    }
+}
+
+/* A capture that ends inside the frame at @at: what came before is loaded */
+static gboolean
+warn_cut (Loader *ld,
+          gsize   at)
+{
+  flame_profile_add_warning (ld->profile, "%s: byte %" G_GSIZE_FORMAT ": the capture "
+                             "ends inside a frame (an unfinished recording?)",
+                             ld->in->name, at);
+  return TRUE;
+}
+
 /* The first pass: every frame's head checked, the tables and the
  * stacks' offsets collected. It is the first half of the progress, the
  * stacks the second. */
@@ -288,82 +380,22 @@ scan_frames (Loader  *ld,
     {
       const guint8 *f = ld->file + at;
       guint16 flen;
-      gint32 pid;
-      guint8 type;
 
       if (!flame_input_tick (ld->in, at / 2, error))
         return FALSE;
       if (ld->len - at < FRAME_HEAD)
-        {
-          flame_profile_add_warning (ld->profile, "%s: byte %" G_GSIZE_FORMAT ": the capture "
-                                     "ends inside a frame (an unfinished recording?)",
-                                     ld->in->name, at);
-          break;
-        }
+        return warn_cut (ld, at);
       flen = rd16 (f);
-      pid = (gint32) rd32 (f + 4);
-      type = f[16];
       if (flen < FRAME_HEAD)
         {
-          flame_input_set_error (ld->in, error, FLAME_ERROR_PARSE, 0,
-                                 "byte %" G_GSIZE_FORMAT ": a frame of %u bytes, shorter than "
-                                 "its %d-byte head", at, flen, FRAME_HEAD);
+          flame_input_set_error_at_byte (ld->in, error, FLAME_ERROR_PARSE, at,
+                                         "a frame of %u bytes, shorter than its %d-byte head",
+                                         flen, FRAME_HEAD);
           return FALSE;
         }
       if (flen > ld->len - at)
-        {
-          flame_profile_add_warning (ld->profile, "%s: byte %" G_GSIZE_FORMAT ": the capture "
-                                     "ends inside a frame (an unfinished recording?)",
-                                     ld->in->name, at);
-          break;
-        }
-
-      switch (type)
-        {
-        case TYPE_SAMPLE:
-          if (flen >= 32 && (gsize) (rd32 (f + 24) & 0xffff) * 8 <= (gsize) flen - 32)
-            g_array_append_val (ld->samples, at);
-          break;
-        case TYPE_ALLOCATION:
-          if (flen >= 48 && (gsize) (rd32 (f + 44) & 0xffff) * 8 <= (gsize) flen - 48 &&
-              (gint64) rd64 (f + 32) > 0)
-            g_array_append_val (ld->allocations, at);
-          break;
-        case TYPE_MAP:
-          if (flen > 56)
-            {
-              gsize name_len;
-              Map m = { pid, rd64 (f + 24), rd64 (f + 32), rd64 (f + 40), at + 56 };
-
-              if (m.end > m.start && string_in (f + 56, f + flen, &name_len) != NULL)
-                g_array_append_val (ld->maps, m);
-            }
-          break;
-        case TYPE_PROCESS:
-          {
-            gsize cmd_len;
-            const char *cmd = string_in (f + FRAME_HEAD, f + flen, &cmd_len);
-
-            if (cmd != NULL && cmd_len > 0)
-              g_hash_table_insert (ld->comms, GINT_TO_POINTER (pid), comm_for (cmd, cmd_len));
-          }
-          break;
-        case TYPE_FORK:
-          if (flen >= 28)
-            g_hash_table_insert (ld->parents, GINT_TO_POINTER ((gint32) rd32 (f + 24)),
-                                 GINT_TO_POINTER (pid));
-          break;
-        case TYPE_JITMAP:
-          if (flen >= 28)
-            add_jitmap (ld, f + 28, f + flen, rd32 (f + 24));
-          break;
-        case TYPE_FILE_CHUNK:
-          if (flen >= CHUNK_DATA)
-            add_chunk (ld, f, flen);
-          break;
-        default:
-          break;
-        }
+        return warn_cut (ld, at);
+      note_frame (ld, at, f, flen);
       at += flen;
     }
   return TRUE;
@@ -500,24 +532,44 @@ read_kallsyms (Loader *ld)
   g_array_sort (ld->kernel, compare_addr);
 }
 
+/* Where the maps and the bundle's symbols are sought: they are sorted by
+ * pid, then start */
+typedef struct
+{
+  gint32  pid;
+  guint64 addr;
+} PidAddr;
+
+static gboolean
+symbol_at_or_before (gconstpointer entry,
+                     gconstpointer key)
+{
+  const Symbol *s = entry;
+  const PidAddr *k = key;
+
+  return s->pid < k->pid || (s->pid == k->pid && s->addr_begin <= k->addr);
+}
+
+static gboolean
+map_at_or_before (gconstpointer entry,
+                  gconstpointer key)
+{
+  const Map *m = entry;
+  const PidAddr *k = key;
+
+  return m->pid < k->pid || (m->pid == k->pid && m->start <= k->addr);
+}
+
 static const Symbol *
 lookup_bundle (Loader  *ld,
                gint32   pid,
                guint64  addr)
 {
-  guint lo = 0, hi = ld->n_symbols;
+  PidAddr key = { pid, addr };
+  /* one past the last symbol at or before (pid, addr) */
+  gsize lo = flame_partition_point (ld->symbols, ld->n_symbols, sizeof (Symbol),
+                                    symbol_at_or_before, &key);
 
-  /* the last symbol at or before (pid, addr) */
-  while (lo < hi)
-    {
-      guint mid = lo + (hi - lo) / 2;
-      const Symbol *s = &ld->symbols[mid];
-
-      if (s->pid < pid || (s->pid == pid && s->addr_begin <= addr))
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
   if (lo == 0)
     return NULL;
   if (ld->symbols[lo - 1].pid != pid || addr >= ld->symbols[lo - 1].addr_end)
@@ -549,19 +601,12 @@ lookup_map (Loader  *ld,
   for (guint hops = 0; hops < FORK_HOPS; hops++)
     {
       const Map *maps = (const Map *) (gpointer) ld->maps->data;
-      guint lo = 0, hi = ld->maps->len;
+      PidAddr key = { pid, addr };
+      gsize lo = flame_partition_point (maps, ld->maps->len, sizeof (Map),
+                                        map_at_or_before, &key);
 
-      while (lo < hi)
-        {
-          guint mid = lo + (hi - lo) / 2;
-
-          if (maps[mid].pid < pid || (maps[mid].pid == pid && maps[mid].start <= addr))
-            lo = mid + 1;
-          else
-            hi = mid;
-        }
       /* overlapping maps of one pid: the nearest that contains addr */
-      for (guint i = lo; i > 0 && maps[i - 1].pid == pid; i--)
+      for (gsize i = lo; i > 0 && maps[i - 1].pid == pid; i--)
         if (addr < maps[i - 1].end)
           return &maps[i - 1];
         else if (lo - i > 16)
@@ -578,21 +623,13 @@ lookup_kernel (Loader  *ld,
                gsize   *len)
 {
   const KernelSymbol *k;
-  guint lo = 0, hi;
+  gsize lo;
 
   if (ld->kernel == NULL)
     return NULL;
-  hi = ld->kernel->len;
   k = (const KernelSymbol *) (gpointer) ld->kernel->data;
-  while (lo < hi)
-    {
-      guint mid = lo + (hi - lo) / 2;
-
-      if (k[mid].addr <= addr)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
+  lo = flame_partition_point (k, ld->kernel->len, sizeof (KernelSymbol),
+                              flame_starts_at_or_before, &addr);
   if (lo == 0)
     return NULL;
   *len = k[lo - 1].len;
@@ -604,17 +641,9 @@ lookup_jit (Loader  *ld,
             guint64  addr)
 {
   const JitSymbol *j = (const JitSymbol *) (gpointer) ld->jit->data;
-  guint lo = 0, hi = ld->jit->len;
+  gsize lo = flame_partition_point (j, ld->jit->len, sizeof (JitSymbol),
+                                    flame_starts_before, &addr);
 
-  while (lo < hi)
-    {
-      guint mid = lo + (hi - lo) / 2;
-
-      if (j[mid].addr < addr)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
   if (lo < ld->jit->len && j[lo].addr == addr)
     return (const char *) ld->file + j[lo].name;
   return NULL;
