@@ -12,6 +12,9 @@
  * their own do: alloc_30 maps and unmaps 1 MiB 30 times, alloc_10 maps
  * 5 MiB and grows it to 10 MiB with mremap (15 MiB allocated, as for
  * realloc), keep_8 maps 8 MiB + 64 KiB and unmaps the middle 64 KiB.
+ * --tiny-threads N runs N threads one after the other, each of which
+ * allocates 64 bytes in tiny_thread and nothing else (a thread's first
+ * allocation is sampled no more often than any other).
  *
  *   memory --bench MILLIONS
  *
@@ -179,6 +182,27 @@ alloc_30_threads (void)
     pthread_join (t[i], NULL);
 }
 
+__attribute__((noinline)) static void *
+tiny_thread (void *data)
+{
+  sink = malloc (64);
+  free (sink);
+  __asm__ volatile ("" ::: "memory");
+  return data;
+}
+
+static void
+tiny_threads (int n)
+{
+  for (int i = 0; i < n; i++)
+    {
+      pthread_t th;
+
+      if (pthread_create (&th, NULL, tiny_thread, NULL) == 0)
+        pthread_join (th, NULL);
+    }
+}
+
 __attribute__((noinline)) static void
 small_allocations (long millions)
 {
@@ -310,7 +334,7 @@ main (int    argc,
     }
 
   const char *twice = "";
-  int use_fork = 0;
+  int use_fork = 0, n_tiny = 0;
 
   for (int i = 1; i < argc; i++)
     if (strcmp (argv[i], "--double") == 0 && i + 1 < argc)
@@ -321,9 +345,12 @@ main (int    argc,
       use_fork = 1;
     else if (strcmp (argv[i], "--mmap") == 0)
       use_mmap = 1;
+    else if (strcmp (argv[i], "--tiny-threads") == 0 && i + 1 < argc)
+      n_tiny = atoi (argv[++i]);
   if (n_threads < 1 || n_threads > 64)
     n_threads = 1;
 
+  tiny_threads (n_tiny);
   if (n_threads > 1)
     alloc_30_threads ();
   else
