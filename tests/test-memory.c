@@ -148,6 +148,22 @@ test_threads (void)
   g_assert_cmpuint (flame_profile_get_threads (allocated)->len, >=, 4);
 }
 
+/* 200 threads of one 64-byte allocation each: 12.5 KiB of 48 MiB. A
+ * thread's first allocation is a sample candidate like any other; were
+ * it always sampled, each would stand for about the mean (16 KiB here),
+ * 6.5 % of the bytes. */
+static void
+test_thread_start (void)
+{
+  g_autofree char *path = record ("tiny-threads.json", "--tiny-threads", "200", NULL);
+  g_autoptr(FlameProfile) allocated = load (path, "allocated");
+  gdouble got = flame_test_function_share (allocated, "tiny_thread");
+
+  g_test_message ("allocated: tiny_thread %.2f %% (12.5 KiB of 48 MiB: 0.03 %%)", got);
+  g_assert_cmpfloat (got, <=, 1.5);
+  assert_share (allocated, "alloc_30", 100 * 30 / 48.0);
+}
+
 static void
 test_fork (void)
 {
@@ -268,6 +284,7 @@ main (int    argc,
   g_assert_no_error (error);
   g_test_add_func ("/memory/attribution", test_attribution);
   g_test_add_func ("/memory/threads", test_threads);
+  g_test_add_func ("/memory/thread-start", test_thread_start);
   g_test_add_func ("/memory/fork", test_fork);
   g_test_add_func ("/memory/mmap", test_mmap);
   g_test_add_func ("/memory/compare", test_compare);

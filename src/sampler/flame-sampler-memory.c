@@ -75,6 +75,7 @@ static struct
   int resolved;      /* atomic: the real functions are known */
   int active;        /* memory mode is on in this process */
   int glibc_chunks;  /* glibc's malloc: block sizes in their headers */
+  int fast;          /* all three: the inline fast paths apply */
 } g __attribute__((aligned (64)));
 static int resolving;  /* atomic: someone is looking them up */
 static double mean = 512 * 1024;
@@ -84,13 +85,16 @@ static double mean = 512 * 1024;
 static unsigned char arena[256 * 1024] __attribute__((aligned (64)));
 static size_t arena_used;  /* atomic */
 
-static int
+static inline int
 in_arena (const void *p)
 {
-  return (const unsigned char *) p >= arena && (const unsigned char *) p < arena + sizeof arena;
+  return (uintptr_t) p - (uintptr_t) arena < sizeof arena;
 }
 
-/* 16 bytes before each block hold its size */
+static void filter_add (uintptr_t a);
+
+/* 16 bytes before each block hold its size. Each block goes into the
+ * filter of sampled blocks for good: free's fast path finds it there. */
 static void *
 arena_alloc (size_t size,
              size_t align)
@@ -109,6 +113,7 @@ arena_alloc (size_t size,
     uintptr_t p = ((uintptr_t) (arena + start) + 16 + align - 1) & ~(uintptr_t) (align - 1);
 
     ((size_t *) p)[-1] = size;
+    filter_add (p);
     return (void *) p;
   }
 }
@@ -153,15 +158,25 @@ ready (void)
 
 /* ---- per-thread state ---- */
 
-/* one TLS block: the fast paths find it with one look-up */
+/* One TLS block: the fast paths find it with one look-up. Every
+ * allocation only counts down: the bytes a thread allocated since its
+ * last event are until_set - until, those it freed since its last flush
+ * LIVE_BATCH - free_until; an event (a sample point or a flush, whichever
+ * comes first) and a flush every LIVE_BATCH freed bytes take the slow
+ * path, which adds them to the process's counters. count sits apart from
+ * until so the compiler does not pair them into one vector operation (a
+ * 16-byte load over two 8-byte stores stalls). */
 static TLS struct
 {
+  int64_t  until;         /* bytes to the next event */
   int      busy;          /* inside our own bookkeeping */
-  int64_t  until_sample;  /* bytes to the next sample point */
-  int64_t  live_delta;    /* not yet added to live_bytes */
-  uint64_t bytes_delta, count_delta;
+  int64_t  free_until;    /* bytes freed to the next flush */
+  uint64_t count;         /* allocations since the last flush */
+  int64_t  until_set;     /* what until was set to */
+  int64_t  sample_left;   /* bytes to the next sample point, as of until_set */
+  int64_t  alloc_acc;     /* allocated, not yet flushed, before until_set */
   uint64_t rng;           /* 0: not seeded yet */
-} t;
+} t = { .free_until = LIVE_BATCH };
 
 /* the process's exact counters */
 static int64_t live_bytes;       /* atomic */
@@ -345,18 +360,33 @@ table_remove (uintptr_t addr)
 
 /* ---- accounting ---- */
 
+/* Moves the bytes allocated since until was set into alloc_acc and off
+ * sample_left: until_set is until again */
+static inline void
+rebase (void)
+{
+  int64_t a = t.until_set - t.until;
+
+  t.alloc_acc += a;
+  t.sample_left -= a;
+  t.until_set = t.until;
+}
+
 static __attribute__((noinline)) void
 flush_counters (void)
 {
-  int64_t cur;
+  int64_t freed, cur;
 
-  if (t.live_delta == 0 && t.count_delta == 0)
+  rebase ();
+  freed = LIVE_BATCH - t.free_until;
+  if (t.alloc_acc == 0 && freed == 0 && t.count == 0)
     return;
-  cur = __atomic_add_fetch (&live_bytes, t.live_delta, __ATOMIC_RELAXED);
-  __atomic_add_fetch (&total_bytes, t.bytes_delta, __ATOMIC_RELAXED);
-  __atomic_add_fetch (&total_count, t.count_delta, __ATOMIC_RELAXED);
-  t.live_delta = 0;
-  t.bytes_delta = t.count_delta = 0;
+  cur = __atomic_add_fetch (&live_bytes, t.alloc_acc - freed, __ATOMIC_RELAXED);
+  __atomic_add_fetch (&total_bytes, (uint64_t) t.alloc_acc, __ATOMIC_RELAXED);
+  __atomic_add_fetch (&total_count, t.count, __ATOMIC_RELAXED);
+  t.alloc_acc = 0;
+  t.count = 0;
+  t.free_until = LIVE_BATCH;
   for (int64_t peak = __atomic_load_n (&peak_bytes, __ATOMIC_RELAXED); cur > peak; )
     if (__atomic_compare_exchange_n (&peak_bytes, &peak, cur, 0,
                                      __ATOMIC_RELAXED, __ATOMIC_RELAXED))
@@ -368,20 +398,22 @@ flush_counters (void)
 
 /* glibc's malloc keeps each block's size in the word before it, with
  * flag bits (2: mmapped, whose overhead is two words); reading it is what
- * malloc_usable_size does, without the call. Other allocators: the call. */
+ * malloc_usable_size does, without the call */
+static inline __attribute__((always_inline)) size_t
+glibc_usable (void *p)
+{
+  size_t h = ((const size_t *) p)[-1];
 
-static inline size_t
+  return (h & ~(size_t) 7) - sizeof (size_t) - (h & 2) * (sizeof (size_t) / 2);
+}
+
+/* Other allocators (g.fast unset): the call. Never a block of the arena. */
+static inline __attribute__((always_inline)) size_t
 usable (void *p)
 {
-  if (__builtin_expect (in_arena (p), 0))
-    return arena_size (p);
   if (__builtin_expect (g.glibc_chunks, 1))
-    {
-      size_t h = ((const size_t *) p)[-1];
-
-      return (h & ~(size_t) 7) - ((h & 2) ? 2 : 1) * sizeof (size_t);
-    }
-  return real_malloc_usable_size != NULL ? real_malloc_usable_size (p) : 0;
+    return glibc_usable (p);
+  return real_malloc_usable_size (p);
 }
 
 static __attribute__((noinline)) void
@@ -410,13 +442,28 @@ record_alloc (void     *p,
   t.busy = 0;
 }
 
-static __attribute__((noinline)) void
-sample_alloc (void     *p,
-              size_t    size,
-              uintptr_t caller)
+/* The allocation of @size bytes at @p reached the thread's next event:
+ * a sample point, or LIVE_BATCH bytes since the last flush. The sample's
+ * record goes first, so that a peak this allocation makes (flush_counters
+ * notes the sequence number) includes it: a single large block can be
+ * the peak. */
+static __attribute__((noinline)) void *
+alloc_event (void     *p,
+             size_t    size,
+             uintptr_t caller)
 {
-  t.until_sample = draw_gap ();
-  record_alloc (p, size, caller);
+  rebase ();
+  /* a thread's first event: its first gap runs from its first byte */
+  if (__builtin_expect (t.rng == 0, 0))
+    t.sample_left += draw_gap ();
+  if (t.sample_left <= 0)
+    {
+      t.sample_left = draw_gap ();
+      record_alloc (p, size, caller);
+    }
+  flush_counters ();
+  t.until = t.until_set = t.sample_left < LIVE_BATCH ? t.sample_left : LIVE_BATCH;
+  return p;
 }
 
 static __attribute__((noinline)) void
@@ -440,50 +487,56 @@ free_sampled (void *p)
   t.busy = 0;
 }
 
-/* Every allocation of @size bytes at @p: the exact counters, and a
- * sample when its point has come. The sample's record goes first, so
- * that a peak this allocation makes (flush_counters notes the sequence
- * number) includes it: a single large block can be the peak. */
-static inline __attribute__((always_inline)) void
-count_alloc (void     *p,
-             size_t    size,
-             uintptr_t caller)
+/* Counts an allocation of @size bytes; nonzero when its event is due */
+static inline __attribute__((always_inline)) int
+count_alloc (size_t size)
 {
-  t.live_delta += (int64_t) size;
-  t.bytes_delta += size;
-  t.count_delta++;
-  if (__builtin_expect ((t.until_sample -= (int64_t) size) <= 0, 0))
-    sample_alloc (p, size, caller);
-  if (__builtin_expect (t.live_delta >= LIVE_BATCH, 0))
-    flush_counters ();
+  t.count++;
+  return __builtin_expect ((t.until -= (int64_t) size) <= 0, 0);
 }
 
-static inline __attribute__((always_inline)) void
-on_alloc (void     *p,
-          uintptr_t caller)
+/* The caller's address, read only where a sample may need it: the fast
+ * paths keep nothing across the real call, and their slow branches are
+ * tail calls. In an always_inline function, that of the function it is
+ * inlined into. */
+#define CALLER ((uintptr_t) __builtin_return_address (0))
+
+/* An allocation at @p (perhaps NULL) by the real allocator, counted;
+ * returns @p. @fast: g.fast is known to be set. @caller: the allocating
+ * code, or 0 for CALLER. */
+static inline __attribute__((always_inline)) void *
+counted (void      *p,
+         int        fast,
+         uintptr_t  caller)
 {
   size_t size;
 
-  if (p == NULL || !g.active || t.busy)
-    return;
-  size = usable (p);
-  count_alloc (p, size, caller);
+  if (__builtin_expect (p == NULL || t.busy, 0))
+    return p;
+  if (__builtin_expect (fast || g.fast, 1))
+    size = glibc_usable (p);
+  else if (!g.active)
+    return p;
+  else
+    size = real_malloc_usable_size (p);
+  if (__builtin_expect (count_alloc (size), 0))
+    return alloc_event (p, size, caller != 0 ? caller : CALLER);
+  return p;
 }
 
 static inline __attribute__((always_inline)) void
 count_free (size_t size)
 {
-  t.live_delta -= (int64_t) size;
-  if (__builtin_expect (t.live_delta <= -LIVE_BATCH, 0))
+  if (__builtin_expect ((t.free_until -= (int64_t) size) <= 0, 0))
     flush_counters ();
 }
 
-/* Before the real free: once freed, another thread may get (and
- * sample) the same address. */
+/* Before the real free of @p (neither NULL nor the arena's): once freed,
+ * another thread may get (and sample) the same address. */
 static inline __attribute__((always_inline)) void
 on_free (void *p)
 {
-  if (p == NULL || !g.active || t.busy)
+  if (!g.active || t.busy)
     return;
   count_free (usable (p));
   if (__builtin_expect (filter_has ((uintptr_t) p), 0))
@@ -492,22 +545,11 @@ on_free (void *p)
 
 /* ---- the interposed functions ---- */
 
-#define CALLER ((uintptr_t) __builtin_return_address (0))
+/* Each has a fast path for glibc's malloc in memory mode (g.fast) and
+ * the general case in a function of its own */
 
-PUBLIC void *
-malloc (size_t size)
-{
-  void *p;
-
-  if (!ready ())
-    return arena_alloc (size, 16);
-  p = real_malloc (size);
-  on_alloc (p, CALLER);
-  return p;
-}
-
-PUBLIC void
-free (void *p)
+static __attribute__((noinline)) void
+free_slow (void *p)
 {
   if (p == NULL || in_arena (p))
     return;  /* the arena is never given back */
@@ -517,12 +559,72 @@ free (void *p)
   real_free (p);
 }
 
-PUBLIC void *
-calloc (size_t n,
-        size_t size)
+/* free's fast path met @p in the filter (a sampled block, a block of the
+ * arena, or a false positive), or the time to flush */
+static __attribute__((noinline)) void
+free_event (void *p)
 {
-  void *p;
+  if (in_arena (p))
+    return;
+  count_free (glibc_usable (p));
+  if (filter_has ((uintptr_t) p))
+    free_sampled (p);
+  real_free (p);
+}
 
+static __attribute__((noinline)) void
+free_flush (void *p)
+{
+  flush_counters ();
+  real_free (p);
+}
+
+PUBLIC void
+free (void *p)
+{
+  if (__builtin_expect (!g.fast || t.busy, 0))
+    {
+      free_slow (p);
+      return;
+    }
+  if (__builtin_expect (p == NULL, 0))
+    return;
+  /* the arena's blocks are in the filter: their headers are not glibc's */
+  if (__builtin_expect (filter_has ((uintptr_t) p), 0))
+    {
+      free_event (p);
+      return;
+    }
+  if (__builtin_expect ((t.free_until -= (int64_t) glibc_usable (p)) <= 0, 0))
+    {
+      free_flush (p);
+      return;
+    }
+  real_free (p);
+}
+
+static __attribute__((noinline)) void *
+malloc_slow (size_t    size,
+             uintptr_t caller)
+{
+  if (!ready ())
+    return arena_alloc (size, 16);
+  return counted (real_malloc (size), 0, caller);
+}
+
+PUBLIC void *
+malloc (size_t size)
+{
+  if (__builtin_expect (!g.fast, 0))
+    return malloc_slow (size, CALLER);
+  return counted (real_malloc (size), 1, 0);
+}
+
+static __attribute__((noinline)) void *
+calloc_slow (size_t    n,
+             size_t    size,
+             uintptr_t caller)
+{
   if (!ready ())
     {
       /* the arena is zeroed static memory, never reused */
@@ -530,9 +632,16 @@ calloc (size_t n,
         return NULL;
       return arena_alloc (n * size, 16);
     }
-  p = real_calloc (n, size);
-  on_alloc (p, CALLER);
-  return p;
+  return counted (real_calloc (n, size), 0, caller);
+}
+
+PUBLIC void *
+calloc (size_t n,
+        size_t size)
+{
+  if (__builtin_expect (!g.fast, 0))
+    return calloc_slow (n, size, CALLER);
+  return counted (real_calloc (n, size), 1, 0);
 }
 
 PUBLIC void *
@@ -541,7 +650,7 @@ realloc (void   *old,
 {
   void *p;
 
-  if (old != NULL && in_arena (old))
+  if (__builtin_expect (old != NULL && in_arena (old), 0))
     {
       size_t had = arena_size (old);
 
@@ -550,14 +659,10 @@ realloc (void   *old,
         memcpy (p, old, had < size ? had : size);
       return p;
     }
-  if (!ready ())
+  if (__builtin_expect (!g.resolved, 0) && !ready ())
     return arena_alloc (size, 16);
   if (old == NULL)
-    {
-      p = real_realloc (NULL, size);
-      on_alloc (p, CALLER);
-      return p;
-    }
+    return counted (real_realloc (NULL, size), 0, 0);
   /* counted as a free and a new allocation: the block may move, and
    * the bytes it grows by were allocated here */
   on_free (old);
@@ -565,11 +670,10 @@ realloc (void   *old,
   if (p == NULL && size != 0)
     {
       /* failed: the old block is still there; count it again */
-      on_alloc (old, CALLER);
+      counted (old, 0, 0);
       return NULL;
     }
-  on_alloc (p, CALLER);
-  return p;
+  return counted (p, 0, 0);
 }
 
 PUBLIC int
@@ -586,7 +690,7 @@ posix_memalign (void   **out,
     }
   r = real_posix_memalign (out, align, size);
   if (r == 0)
-    on_alloc (*out, CALLER);
+    *out = counted (*out, 0, 0);
   return r;
 }
 
@@ -594,50 +698,34 @@ PUBLIC void *
 aligned_alloc (size_t align,
                size_t size)
 {
-  void *p;
-
   if (!ready ())
     return arena_alloc (size, align);
-  p = real_aligned_alloc (align, size);
-  on_alloc (p, CALLER);
-  return p;
+  return counted (real_aligned_alloc (align, size), 0, 0);
 }
 
 PUBLIC void *
 memalign (size_t align,
           size_t size)
 {
-  void *p;
-
   if (!ready ())
     return arena_alloc (size, align);
-  p = real_memalign (align, size);
-  on_alloc (p, CALLER);
-  return p;
+  return counted (real_memalign (align, size), 0, 0);
 }
 
 PUBLIC void *
 valloc (size_t size)
 {
-  void *p;
-
   if (!ready ())
     return arena_alloc (size, 4096);
-  p = real_valloc (size);
-  on_alloc (p, CALLER);
-  return p;
+  return counted (real_valloc (size), 0, 0);
 }
 
 PUBLIC void *
 pvalloc (size_t size)
 {
-  void *p;
-
   if (!ready ())
     return arena_alloc ((size + 4095) & ~(size_t) 4095, 4096);
-  p = real_pvalloc (size);
-  on_alloc (p, CALLER);
-  return p;
+  return counted (real_pvalloc (size), 0, 0);
 }
 
 PUBLIC size_t
@@ -787,8 +875,8 @@ on_map (void     *p,
 {
   size_t size = map_range (p, len);
 
-  if (size > 0)
-    count_alloc (p, size, caller);
+  if (size > 0 && count_alloc (size))
+    alloc_event (p, size, caller);
 }
 
 static void *
@@ -926,6 +1014,7 @@ flame_sampler_memory_init (long m)
   if (m > 0 && m < UINT32_MAX)
     mean = (double) m;
   __atomic_store_n (&g.active, 1, __ATOMIC_RELEASE);
+  __atomic_store_n (&g.fast, g.glibc_chunks, __ATOMIC_RELEASE);
 }
 
 /* The forking thread is the child's only one; the child starts from

@@ -12,17 +12,32 @@
  * their own do: alloc_30 maps and unmaps 1 MiB 30 times, alloc_10 maps
  * 5 MiB and grows it to 10 MiB with mremap (15 MiB allocated, as for
  * realloc), keep_8 maps 8 MiB + 64 KiB and unmaps the middle 64 KiB.
+ * --tiny-threads N runs N threads one after the other, each of which
+ * allocates 64 bytes in tiny_thread and nothing else (a thread's first
+ * allocation is sampled no more often than any other).
  *
  *   memory --bench MILLIONS
  *
  * instead: that many million small allocations (16 to 256 bytes, a
  * window of 1024 live ones), then "cpu SECONDS" of process CPU time
- * (tools/bench.sh: the overhead of record --memory).
+ * (tools/bench.sh: the overhead of record --memory). The worst case: the
+ * program does nothing but allocate.
+ *
+ *   memory --bench-words MILLIONS
+ *
+ * instead: a word count, as a tokenizer, a parser or a compiler's symbol
+ * table does it: that many million words (3 to 14 letters, from a
+ * vocabulary of 2^16), each a string of its own from malloc, looked up in
+ * a chained hash table that grows (calloc); a new word keeps its string
+ * in a malloc'd node, a known one frees it. Then the table is walked and
+ * everything freed. About 1.3 allocations per word, with hashing and
+ * comparing in between: what allocation-heavy programs do.
  *
  * Copyright 2026 The Flamediff developers
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,6 +182,27 @@ alloc_30_threads (void)
     pthread_join (t[i], NULL);
 }
 
+__attribute__((noinline)) static void *
+tiny_thread (void *data)
+{
+  sink = malloc (64);
+  free (sink);
+  __asm__ volatile ("" ::: "memory");
+  return data;
+}
+
+static void
+tiny_threads (int n)
+{
+  for (int i = 0; i < n; i++)
+    {
+      pthread_t th;
+
+      if (pthread_create (&th, NULL, tiny_thread, NULL) == 0)
+        pthread_join (th, NULL);
+    }
+}
+
 __attribute__((noinline)) static void
 small_allocations (long millions)
 {
@@ -187,6 +223,101 @@ small_allocations (long millions)
   printf ("cpu %.4f\n", ts.tv_sec + ts.tv_nsec / 1e9);
 }
 
+typedef struct Word Word;
+struct Word
+{
+  Word    *next;
+  char    *text;
+  uint64_t hash;
+  long     count;
+};
+
+/* the next word of the text: a fresh string, as a tokenizer returns it */
+static char *
+next_word (uint64_t *rng,
+           uint64_t *hash)
+{
+  uint64_t id, x;
+  size_t len;
+  char *w;
+
+  *rng = *rng * 6364136223846793005ULL + 1442695040888963407ULL;
+  id = (*rng >> 33) & ((1u << 16) - 1);
+  x = id * 0x9E3779B97F4A7C15ULL;
+  len = 3 + id % 12;
+  w = malloc (len + 1);
+  *hash = 14695981039346656037ULL;
+  for (size_t k = 0; k < len; k++)
+    {
+      w[k] = (char) ('a' + x % 26);
+      x = x / 26 ^ (x << 59);
+      *hash = (*hash ^ (unsigned char) w[k]) * 1099511628211ULL;
+    }
+  w[len] = 0;
+  return w;
+}
+
+__attribute__((noinline)) static void
+count_words (long millions)
+{
+  size_t n_buckets = 1024, n_words = 0;
+  Word **buckets = calloc (n_buckets, sizeof *buckets);
+  uint64_t rng = 1, sum = 0;
+  struct timespec ts;
+
+  for (long i = 0; i < millions * 1000000; i++)
+    {
+      uint64_t h;
+      char *text = next_word (&rng, &h);
+      Word **b = &buckets[h & (n_buckets - 1)], *w;
+
+      for (w = *b; w != NULL; w = w->next)
+        if (w->hash == h && strcmp (w->text, text) == 0)
+          break;
+      if (w != NULL)
+        {
+          w->count++;
+          free (text);
+          continue;
+        }
+      w = malloc (sizeof *w);
+      *w = (Word) { *b, text, h, 1 };
+      *b = w;
+      if (++n_words > n_buckets)
+        {
+          /* grow: twice the buckets, the words rehashed */
+          Word **more = calloc (2 * n_buckets, sizeof *more);
+
+          for (size_t k = 0; k < n_buckets; k++)
+            while (buckets[k] != NULL)
+              {
+                Word *m = buckets[k];
+
+                buckets[k] = m->next;
+                m->next = more[m->hash & (2 * n_buckets - 1)];
+                more[m->hash & (2 * n_buckets - 1)] = m;
+              }
+          free (buckets);
+          buckets = more;
+          n_buckets *= 2;
+        }
+    }
+  for (size_t k = 0; k < n_buckets; k++)
+    while (buckets[k] != NULL)
+      {
+        Word *w = buckets[k];
+
+        buckets[k] = w->next;
+        sum += (uint64_t) w->count * strlen (w->text);
+        free (w->text);
+        free (w);
+      }
+  free (buckets);
+  clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &ts);
+  printf ("words %zu letters %llu\n", n_words, (unsigned long long) sum);
+  printf ("cpu %.4f\n", ts.tv_sec + ts.tv_nsec / 1e9);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -196,9 +327,14 @@ main (int    argc,
       small_allocations (atol (argv[2]));
       return 0;
     }
+  if (argc == 3 && strcmp (argv[1], "--bench-words") == 0)
+    {
+      count_words (atol (argv[2]));
+      return 0;
+    }
 
   const char *twice = "";
-  int use_fork = 0;
+  int use_fork = 0, n_tiny = 0;
 
   for (int i = 1; i < argc; i++)
     if (strcmp (argv[i], "--double") == 0 && i + 1 < argc)
@@ -209,9 +345,12 @@ main (int    argc,
       use_fork = 1;
     else if (strcmp (argv[i], "--mmap") == 0)
       use_mmap = 1;
+    else if (strcmp (argv[i], "--tiny-threads") == 0 && i + 1 < argc)
+      n_tiny = atoi (argv[++i]);
   if (n_threads < 1 || n_threads > 64)
     n_threads = 1;
 
+  tiny_threads (n_tiny);
   if (n_threads > 1)
     alloc_30_threads ();
   else
