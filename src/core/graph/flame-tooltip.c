@@ -528,6 +528,175 @@ append_inverted_heading (GString       *out,
     }
 }
 
+/* One profile: the total with its shares, and the self time. */
+static void
+append_single_view (GString           *out,
+                    FlameLayoutSource *source,
+                    guint32            node,
+                    guint32            zoom,
+                    FlameQuantity      q,
+                    gdouble            root_w)
+{
+  gdouble w = flame_layout_source_get_weight (source, node);
+  g_autofree char *t = format_quantity (q, w, w);
+  g_autofree char *pct = format_share (w, root_w);
+  g_autofree char *zpct = format_zoom_share (source, node, zoom);
+
+  if (zpct == NULL)
+    /* TRANSLATORS: a frame's tooltip for one profile: the function's
+     * total time (with what it calls) and its share in per cent */
+    append_line (out, C_("tooltip", "Total: %s (%s%%)"), t, pct);
+  else
+    /* TRANSLATORS: a frame's tooltip for one profile: the total, its
+     * share of the whole graph and of the zoomed-in function (the %s
+     * after "of") */
+    append_line (out, C_("tooltip", "Total: %s (%s%%), %s%% of %s"), t, pct, zpct,
+                 flame_layout_source_get_name (source, zoom));
+  if (node != FLAME_TREE_ROOT)
+    {
+      gdouble self = flame_layout_source_get_self_ms (source, node);
+      g_autofree char *s = format_quantity (q, self, self);
+
+      /* TRANSLATORS: a frame's tooltip for one profile: the time in the
+       * function itself, without what it calls */
+      append_line (out, C_("tooltip", "Self: %s"), s);
+    }
+}
+
+/* The view of removed code: a removed path, or a frame above some. */
+static void
+append_elided_view (GString               *out,
+                    FlameLayoutSource     *source,
+                    guint32                node,
+                    const FlameDiffValues *vp,
+                    FlameQuantity          q,
+                    gdouble                root_w)
+{
+  FlameDiff *diff = flame_layout_source_get_diff (source);
+  FlameDiffValues v = *vp;
+  gdouble w = flame_layout_source_get_weight (source, node);
+
+  if (node != FLAME_TREE_ROOT && flame_diff_is_elided (diff, node))
+    {
+      /* nothing of it runs now: no share of the current zoom root */
+      append_current_line (out, source, node, FLAME_TREE_ROOT, 0, 1, 0);
+      append_baseline_line (out, source, node, v.total_b, v.self_b);
+      append_difference_line (out, q, FLAME_METRIC_SELF, -v.self_b,
+                              v.self_b > 0 ? -100.0 : 0.0);
+      /* TRANSLATORS: a frame's tooltip: the call path only the baseline has */
+      append_line (out, "%s", C_("tooltip", "Removed — no counterpart in current"));
+    }
+  else
+    {
+      g_autofree char *amount = format_quantity (q, w, w);
+      g_autofree char *pct = format_share (w, root_w);
+
+      append_removed_below_line (out, q, amount, pct);
+      if (node != FLAME_TREE_ROOT)
+        /* TRANSLATORS: a frame's tooltip in the view of removed code:
+         * the frame itself is not removed, only paths below it */
+        append_line (out, "%s",
+                     C_("tooltip", "This frame still runs in the current profile"));
+    }
+}
+
+/* The inverted graph: amounts through this chain of callers of the
+ * function at its root. */
+static void
+append_inverted_view (GString               *out,
+                      FlameLayoutSource     *source,
+                      guint32                node,
+                      guint32                zoom,
+                      const FlameDiffValues *vp,
+                      FlameQuantity          q,
+                      gdouble                root_w)
+{
+  const FlameTree *tree = flame_layout_source_get_tree (source);
+  FlameDiffValues v = *vp;
+  g_autofree char *c = format_quantity (q, v.total_c, v.total_c);
+  g_autofree char *b = format_quantity (q, v.total_b, v.total_b);
+
+  if (node != FLAME_TREE_ROOT)
+    {
+      guint32 leaf = node;
+      g_autofree char *pct = format_share (v.total_c, root_w);
+      g_autofree char *zpct = format_zoom_share (source, node, zoom);
+      gdouble dpct = flame_diff_percent (&v, FLAME_METRIC_TOTAL);
+      g_autofree char *d = flame_format_difference_in (q, v.total_c - v.total_b, dpct);
+
+      while (tree->nodes[leaf].parent != FLAME_TREE_ROOT)
+        leaf = tree->nodes[leaf].parent;
+      append_inverted_heading (out, q, flame_layout_source_get_name (source, leaf));
+      if (zpct == NULL)
+        /* TRANSLATORS: a frame's tooltip in the inverted graph: the
+         * current amount through this call path and its share in per cent */
+        append_line (out, C_("tooltip", "Current: %s (%s%%)"), c, pct);
+      else
+        /* TRANSLATORS: as "Current: %s (%s%%)", then the share of the
+         * zoomed-in frame (the %s after "of") */
+        append_line (out, C_("tooltip", "Current: %s (%s%%), %s%% of %s"), c, pct, zpct,
+                     flame_layout_source_get_name (source, zoom));
+      /* TRANSLATORS: a frame's tooltip in the inverted graph: the
+       * baseline's amount through this call path */
+      append_line (out, C_("tooltip", "Baseline: %s"), b);
+      /* TRANSLATORS: a frame's tooltip: current minus baseline, e.g.
+       * "+1.23 ms (+50.0%)" */
+      append_line (out, C_("tooltip", "Difference: %s"), d);
+      if (v.total_b <= 0 && v.total_c > 0)
+        append_new_line (out);
+      append_runs (out, source, node, TRUE);
+    }
+  else
+    {
+      /* TRANSLATORS: the inverted graph's root: the current profile's total */
+      append_line (out, C_("tooltip", "Current: %s"), c);
+      /* TRANSLATORS: the inverted graph's root: the baseline's total */
+      append_line (out, C_("tooltip", "Baseline: %s"), b);
+    }
+}
+
+/* The differential graph: both sides, then the difference (the one the
+ * colour stands for first). */
+static void
+append_differential_view (GString               *out,
+                          FlameLayoutSource     *source,
+                          guint32                node,
+                          guint32                zoom,
+                          const FlameDiffValues *vp,
+                          FlameQuantity          q,
+                          gdouble                root_w)
+{
+  FlameDiff *diff = flame_layout_source_get_diff (source);
+  FlameDiffValues v = *vp;
+
+  append_current_line (out, source, node, zoom, v.total_c, root_w, v.self_c);
+  append_baseline_line (out, source, node, v.total_b, v.self_b);
+  if (diff != NULL && flame_diff_get_options (diff)->metric == FLAME_METRIC_TOTAL)
+    {
+      /* coloured by total: the number the colour stands for comes first
+       * (a caller's own self difference is mostly +0.0 %) */
+      append_difference_line (out, q, FLAME_METRIC_TOTAL, v.total_c - v.total_b,
+                              flame_diff_percent (&v, FLAME_METRIC_TOTAL));
+      if (node != FLAME_TREE_ROOT)
+        {
+          append_difference_line (out, q, FLAME_METRIC_SELF, v.self_c - v.self_b,
+                                  flame_diff_percent (&v, FLAME_METRIC_SELF));
+          if (v.total_b <= 0 && v.total_c > 0)
+            append_new_line (out);
+          append_runs (out, source, node, TRUE);
+        }
+      return;
+    }
+  if (node != FLAME_TREE_ROOT)
+    {
+      append_difference_line (out, q, FLAME_METRIC_SELF, v.self_c - v.self_b,
+                              flame_diff_percent (&v, FLAME_METRIC_SELF));
+      if (v.total_b <= 0 && v.total_c > 0)
+        append_new_line (out);
+      append_runs (out, source, node, FALSE);
+    }
+}
+
 /**
  * flame_tooltip_text:
  * @zoom: the zoom root, or %FLAME_TREE_ROOT
@@ -570,136 +739,17 @@ flame_tooltip_text (FlameLayoutSource *source,
 
   if (view == FLAME_VIEW_SINGLE)
     {
-      gdouble w = flame_layout_source_get_weight (source, node);
-      g_autofree char *t = format_quantity (q, w, w);
-      g_autofree char *pct = format_share (w, root_w);
-      g_autofree char *zpct = format_zoom_share (source, node, zoom);
-
-      if (zpct == NULL)
-        /* TRANSLATORS: a frame's tooltip for one profile: the function's
-         * total time (with what it calls) and its share in per cent */
-        append_line (out, C_("tooltip", "Total: %s (%s%%)"), t, pct);
-      else
-        /* TRANSLATORS: a frame's tooltip for one profile: the total, its
-         * share of the whole graph and of the zoomed-in function (the %s
-         * after "of") */
-        append_line (out, C_("tooltip", "Total: %s (%s%%), %s%% of %s"), t, pct, zpct,
-                     flame_layout_source_get_name (source, zoom));
-      if (node != FLAME_TREE_ROOT)
-        {
-          gdouble self = flame_layout_source_get_self_ms (source, node);
-          g_autofree char *s = format_quantity (q, self, self);
-
-          /* TRANSLATORS: a frame's tooltip for one profile: the time in the
-           * function itself, without what it calls */
-          append_line (out, C_("tooltip", "Self: %s"), s);
-        }
+      append_single_view (out, source, node, zoom, q, root_w);
       return g_string_free (out, FALSE);
     }
 
   flame_diff_get_values (diff, tree, node, &v);
-
   if (view == FLAME_VIEW_ELIDED)
-    {
-      gdouble w = flame_layout_source_get_weight (source, node);
-
-      if (node != FLAME_TREE_ROOT && flame_diff_is_elided (diff, node))
-        {
-          /* nothing of it runs now: no share of the current zoom root */
-          append_current_line (out, source, node, FLAME_TREE_ROOT, 0, 1, 0);
-          append_baseline_line (out, source, node, v.total_b, v.self_b);
-          append_difference_line (out, q, FLAME_METRIC_SELF, -v.self_b,
-                                  v.self_b > 0 ? -100.0 : 0.0);
-          /* TRANSLATORS: a frame's tooltip: the call path only the baseline has */
-          append_line (out, "%s", C_("tooltip", "Removed — no counterpart in current"));
-        }
-      else
-        {
-          g_autofree char *amount = format_quantity (q, w, w);
-          g_autofree char *pct = format_share (w, root_w);
-
-          append_removed_below_line (out, q, amount, pct);
-          if (node != FLAME_TREE_ROOT)
-            /* TRANSLATORS: a frame's tooltip in the view of removed code:
-             * the frame itself is not removed, only paths below it */
-            append_line (out, "%s",
-                         C_("tooltip", "This frame still runs in the current profile"));
-        }
-      return g_string_free (out, FALSE);
-    }
-
-  if (view == FLAME_VIEW_INVERTED)
-    {
-      g_autofree char *c = format_quantity (q, v.total_c, v.total_c);
-      g_autofree char *b = format_quantity (q, v.total_b, v.total_b);
-
-      if (node != FLAME_TREE_ROOT)
-        {
-          guint32 leaf = node;
-          g_autofree char *pct = format_share (v.total_c, root_w);
-          g_autofree char *zpct = format_zoom_share (source, node, zoom);
-          gdouble dpct = flame_diff_percent (&v, FLAME_METRIC_TOTAL);
-          g_autofree char *d = flame_format_difference_in (q, v.total_c - v.total_b, dpct);
-
-          while (tree->nodes[leaf].parent != FLAME_TREE_ROOT)
-            leaf = tree->nodes[leaf].parent;
-          append_inverted_heading (out, q, flame_layout_source_get_name (source, leaf));
-          if (zpct == NULL)
-            /* TRANSLATORS: a frame's tooltip in the inverted graph: the
-             * current amount through this call path and its share in per cent */
-            append_line (out, C_("tooltip", "Current: %s (%s%%)"), c, pct);
-          else
-            /* TRANSLATORS: as "Current: %s (%s%%)", then the share of the
-             * zoomed-in frame (the %s after "of") */
-            append_line (out, C_("tooltip", "Current: %s (%s%%), %s%% of %s"), c, pct, zpct,
-                         flame_layout_source_get_name (source, zoom));
-          /* TRANSLATORS: a frame's tooltip in the inverted graph: the
-           * baseline's amount through this call path */
-          append_line (out, C_("tooltip", "Baseline: %s"), b);
-          /* TRANSLATORS: a frame's tooltip: current minus baseline, e.g.
-           * "+1.23 ms (+50.0%)" */
-          append_line (out, C_("tooltip", "Difference: %s"), d);
-          if (v.total_b <= 0 && v.total_c > 0)
-            append_new_line (out);
-          append_runs (out, source, node, TRUE);
-        }
-      else
-        {
-          /* TRANSLATORS: the inverted graph's root: the current profile's total */
-          append_line (out, C_("tooltip", "Current: %s"), c);
-          /* TRANSLATORS: the inverted graph's root: the baseline's total */
-          append_line (out, C_("tooltip", "Baseline: %s"), b);
-        }
-      return g_string_free (out, FALSE);
-    }
-
-  /* differential */
-  append_current_line (out, source, node, zoom, v.total_c, root_w, v.self_c);
-  append_baseline_line (out, source, node, v.total_b, v.self_b);
-  if (diff != NULL && flame_diff_get_options (diff)->metric == FLAME_METRIC_TOTAL)
-    {
-      /* coloured by total: the number the colour stands for comes first
-       * (a caller's own self difference is mostly +0.0 %) */
-      append_difference_line (out, q, FLAME_METRIC_TOTAL, v.total_c - v.total_b,
-                              flame_diff_percent (&v, FLAME_METRIC_TOTAL));
-      if (node != FLAME_TREE_ROOT)
-        {
-          append_difference_line (out, q, FLAME_METRIC_SELF, v.self_c - v.self_b,
-                                  flame_diff_percent (&v, FLAME_METRIC_SELF));
-          if (v.total_b <= 0 && v.total_c > 0)
-            append_new_line (out);
-          append_runs (out, source, node, TRUE);
-        }
-      return g_string_free (out, FALSE);
-    }
-  if (node != FLAME_TREE_ROOT)
-    {
-      append_difference_line (out, q, FLAME_METRIC_SELF, v.self_c - v.self_b,
-                              flame_diff_percent (&v, FLAME_METRIC_SELF));
-      if (v.total_b <= 0 && v.total_c > 0)
-        append_new_line (out);
-      append_runs (out, source, node, FALSE);
-    }
+    append_elided_view (out, source, node, &v, q, root_w);
+  else if (view == FLAME_VIEW_INVERTED)
+    append_inverted_view (out, source, node, zoom, &v, q, root_w);
+  else
+    append_differential_view (out, source, node, zoom, &v, q, root_w);
   return g_string_free (out, FALSE);
 }
 
