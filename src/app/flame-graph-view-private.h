@@ -28,5 +28,6 @@ gboolean     _flame_graph_view_frame_bounds    (FlameGraphView *self,
                                                 graphene_rect_t *bounds);
 /* The accessible label last set (GTK 4.8 has no getter). */
 const char  *_flame_graph_view_get_a11y_label  (FlameGraphView *self);
+guint        _flame_graph_view_get_paint_count (FlameGraphView *self);
 
 G_END_DECLS

@@ -55,6 +55,7 @@ struct _FlameGraphView
   FlamePainter      *painter;
   FlameLayout       *layout;        /* (source, zoom, width, orientation) */
   GskRenderNode     *graph_node;    /* the painted viewport, overlays aside */
+  guint              paint_count;   /* snapshots that drew a source's graph */
   GtkAdjustment     *hadjustment;
   GtkAdjustment     *vadjustment;
   char              *search_text;
@@ -629,6 +630,7 @@ flame_graph_view_snapshot (GtkWidget   *widget,
   if (self->graph_node == NULL || self->texture_width != width || self->texture_height != height)
     paint_texture (self);
   gtk_snapshot_append_node (snapshot, self->graph_node);
+  self->paint_count++;
 
   gtk_snapshot_push_clip (snapshot, &GRAPHENE_RECT_INIT (0, graph_top (self), width, height));
 
@@ -1811,4 +1813,14 @@ const char *
 _flame_graph_view_get_a11y_label (FlameGraphView *self)
 {
   return self->a11y_label;
+}
+
+/* How many snapshots have drawn a graph (of whatever source was set then):
+ * the bench and the tests wait for the first frame that shows a source. */
+guint
+_flame_graph_view_get_paint_count (FlameGraphView *self)
+{
+  g_return_val_if_fail (FLAME_IS_GRAPH_VIEW (self), 0);
+
+  return self->paint_count;
 }

@@ -1,30 +1,153 @@
-/* flame-bench-window.c: how long the application window takes to open a
- * pair, from flame_window_open() until it is no longer busy (load, diff,
- * report and layout source, as a user waits for them). For `make bench`
- * (tools/bench.sh), not a test.
+/* flame-bench-window.c: the application window opening a pair, as a user
+ * sees it. For `make bench` (tools/bench.sh), not a test.
  *
- *   flame-bench-window RUNS BASELINE CURRENT
+ *   flame-bench-window BASELINE CURRENT
  *
- * Prints "window_open_s=MEDIAN window_open_best_s=BEST". Needs a display
- * (xvfb-run) and the compiled schema (GSETTINGS_SCHEMA_DIR).
+ * One run per process, so that "first paint" counts from the launch of the
+ * process (the kernel's start time of the process, /proc/self/stat), not
+ * from main(). Measured:
+ *
+ *   first_paint_s   launch until the first frame in which the graph view
+ *                   draws the opened pair (the frame clock's "after-paint"
+ *                   after a snapshot of the view with the new source)
+ *   window_open_s   flame_window_open() until the window is not busy
+ *   block_*_ms      the longest the main loop went without iterating in
+ *                   each phase: "open" (from flame_window_open() to the
+ *                   first paint: load, diff, report, view preparation,
+ *                   panels), "switch" (the worst of inverted, elided and
+ *                   back to differential, each until painted) and "zoom"
+ *                   (zoom into the widest frame below the root and out
+ *                   again, each until painted). A G_PRIORITY_HIGH timeout
+ *                   every 2 ms records the gap between its dispatches,
+ *                   minus the 2 ms it asked for.
+ *
+ * Prints one line of key=value pairs. Needs a display (xvfb-run) and the
+ * compiled schema (GSETTINGS_SCHEMA_DIR).
  *
  * Copyright 2026 The Flamediff developers
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "config.h"
 
-#include <stdlib.h>
+#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "flame-application.h"
-#include "flame-window.h"
+#include "flame-graph-view-private.h"
+#include "flame-window-private.h"
 
-static int
-compare_doubles (const void *a,
-                 const void *b)
+#define MONITOR_INTERVAL_MS 2
+
+static gint64 last_tick;
+static gint64 max_gap;   /* µs, in the current phase */
+static guint n_ticks;    /* in the current phase */
+
+static gboolean
+monitor_tick (gpointer user_data)
 {
-  gdouble x = *(const gdouble *) a, y = *(const gdouble *) b;
+  gint64 now = g_get_monotonic_time ();
 
-  return x < y ? -1 : x > y;
+  if (last_tick != 0)
+    max_gap = MAX (max_gap, now - last_tick - MONITOR_INTERVAL_MS * 1000);
+  last_tick = now;
+  n_ticks++;
+  return G_SOURCE_CONTINUE;
+}
+
+/* the longest stall since the last call, in ms; starts a new phase */
+static gdouble
+phase_block_ms (void)
+{
+  gdouble ms = MAX (max_gap, 0) / 1000.;
+
+  if (g_getenv ("FLAME_BENCH_VERBOSE"))
+    g_printerr ("phase: %u ticks, longest stall %.1f ms\n", n_ticks, ms);
+  max_gap = 0;
+  n_ticks = 0;
+  return ms;
+}
+
+/* seconds from the launch of this process until now (CLOCK_BOOTTIME is
+ * the clock of /proc's start times) */
+static gdouble
+seconds_since_launch (void)
+{
+  g_autofree char *stat = NULL;
+  const char *p;
+  unsigned long long start_ticks = 0;
+  struct timespec ts;
+
+  if (!g_file_get_contents ("/proc/self/stat", &stat, NULL, NULL) ||
+      (p = strrchr (stat, ')')) == NULL)
+    return 0;
+  /* after the command: state (field 3) ... starttime (field 22) */
+  if (sscanf (p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d "
+              "%*d %*d %llu", &start_ticks) != 1)
+    return 0;
+  clock_gettime (CLOCK_BOOTTIME, &ts);
+  return ts.tv_sec + ts.tv_nsec / 1e9 - (gdouble) start_ticks / sysconf (_SC_CLK_TCK);
+}
+
+typedef struct
+{
+  FlameWindow *window;
+  guint        paints;    /* the view's paint count when the change was made */
+  gpointer     old_source;  /* the view's source then, or NULL: any source will do */
+  gboolean     painted;
+} Wait;
+
+static void
+after_paint (GdkFrameClock *clock,
+             Wait          *wait)
+{
+  FlameGraphView *view = wait->window->graph_view;
+
+  FlameLayoutSource *source = flame_graph_view_get_source (view);
+
+  if (!flame_window_is_busy (wait->window) && source != NULL && source != wait->old_source &&
+      _flame_graph_view_get_paint_count (view) != wait->paints)
+    wait->painted = TRUE;
+}
+
+/* iterates until the window is not busy and the graph view has been
+ * painted since; with a cap, so a broken window cannot hang `make bench` */
+static gboolean
+wait_painted (Wait *wait)
+{
+  gint64 cap = g_get_monotonic_time () + 600 * G_USEC_PER_SEC;
+
+  wait->painted = FALSE;
+  while (!wait->painted && g_get_monotonic_time () < cap)
+    g_main_context_iteration (NULL, TRUE);
+  return wait->painted;
+}
+
+/* new_source: the change replaces the view's source (open, view switch) */
+static void
+begin_wait (Wait    *wait,
+            gboolean new_source)
+{
+  wait->paints = _flame_graph_view_get_paint_count (wait->window->graph_view);
+  wait->old_source = new_source ? flame_graph_view_get_source (wait->window->graph_view) : NULL;
+}
+
+/* the widest frame below the root row, to zoom into */
+static guint32
+widest_child (FlameGraphView *view)
+{
+  FlameLayout *layout = _flame_graph_view_get_layout (view);
+  guint32 best = FLAME_TREE_ROOT;
+  gdouble width = -1;
+
+  for (guint i = 0; layout != NULL && i < flame_layout_get_n_frames (layout); i++)
+    {
+      const FlameLayoutFrame *f = flame_layout_get_frame (layout, i);
+
+      if (f->depth == 1 && f->n_merged == 0 && f->width > width)
+        best = f->node, width = f->width;
+    }
+  return best;
 }
 
 int
@@ -34,13 +157,18 @@ main (int    argc,
   g_autoptr(FlameApplication) app = NULL;
   g_autoptr(GFile) base = NULL;
   g_autoptr(GFile) cur = NULL;
-  g_autofree gdouble *times = NULL;
+  const char *views[] = { "inverted", "elided", "differential" };
   FlameWindow *window;
-  int runs;
+  Wait wait = { 0 };
+  gdouble first_paint, open_s = 0, block_open, block_switch = 0, block_zoom = 0;
+  gdouble ms;
+  gint64 start;
+  gulong handler;
+  guint32 node;
 
-  if (argc != 4 || (runs = atoi (argv[1])) < 1)
+  if (argc != 3)
     {
-      g_printerr ("usage: flame-bench-window RUNS BASELINE CURRENT\n");
+      g_printerr ("usage: flame-bench-window BASELINE CURRENT\n");
       return 1;
     }
   gtk_init ();
@@ -50,27 +178,68 @@ main (int    argc,
   if (!g_application_register (G_APPLICATION (app), NULL, NULL))
     return 1;
   window = flame_window_new (ADW_APPLICATION (app));
+  wait.window = window;
   gtk_window_present (GTK_WINDOW (window));
-  base = g_file_new_for_commandline_arg (argv[2]);
-  cur = g_file_new_for_commandline_arg (argv[3]);
+  handler = g_signal_connect (gtk_widget_get_frame_clock (GTK_WIDGET (window)), "after-paint",
+                              G_CALLBACK (after_paint), &wait);
+  g_timeout_add_full (G_PRIORITY_HIGH, MONITOR_INTERVAL_MS, monitor_tick, NULL, NULL);
+  base = g_file_new_for_commandline_arg (argv[1]);
+  cur = g_file_new_for_commandline_arg (argv[2]);
 
-  times = g_new0 (gdouble, runs);
-  for (int i = 0; i < runs; i++)
+  /* open: until painted */
+  start = g_get_monotonic_time ();
+  phase_block_ms ();
+  begin_wait (&wait, TRUE);
+  flame_window_open (window, base, cur);
+  while (flame_window_is_busy (window))
+    g_main_context_iteration (NULL, TRUE);
+  open_s = (g_get_monotonic_time () - start) / 1e6;
+  if (!wait_painted (&wait) || flame_window_is_empty (window))
     {
-      gint64 start = g_get_monotonic_time ();
+      g_printerr ("flame-bench-window: the window did not open the pair\n");
+      return 1;
+    }
+  first_paint = seconds_since_launch ();
+  block_open = phase_block_ms ();
 
-      flame_window_open (window, base, cur);
-      while (flame_window_is_busy (window))
-        g_main_context_iteration (NULL, TRUE);
-      times[i] = (g_get_monotonic_time () - start) / 1e6;
-      if (flame_window_is_empty (window))
+  /* view switches, each until painted */
+  for (guint i = 0; i < G_N_ELEMENTS (views); i++)
+    {
+      begin_wait (&wait, TRUE);
+      g_object_set (window, "view", views[i], NULL);
+      if (!wait_painted (&wait))
         {
-          g_printerr ("flame-bench-window: the window did not open the pair\n");
+          g_printerr ("flame-bench-window: the %s view was not painted\n", views[i]);
           return 1;
         }
+      ms = phase_block_ms ();
+      block_switch = MAX (block_switch, ms);
+      if (g_getenv ("FLAME_BENCH_VERBOSE"))
+        g_printerr ("%s painted at %.3f s\n", views[i], seconds_since_launch ());
     }
-  qsort (times, runs, sizeof (gdouble), compare_doubles);
-  g_print ("window_open_s=%.3f window_open_best_s=%.3f\n", times[(runs - 1) / 2], times[0]);
+
+  /* zoom in and out */
+  node = widest_child (window->graph_view);
+  for (guint i = 0; i < 2; i++)
+    {
+      begin_wait (&wait, FALSE);
+      if (i == 0)
+        flame_graph_view_zoom_to (window->graph_view, node);
+      else
+        flame_graph_view_reset_zoom (window->graph_view);
+      gtk_widget_queue_draw (GTK_WIDGET (window->graph_view));
+      if (!wait_painted (&wait))
+        {
+          g_printerr ("flame-bench-window: the zoomed graph was not painted\n");
+          return 1;
+        }
+      ms = phase_block_ms ();
+      block_zoom = MAX (block_zoom, ms);
+    }
+
+  g_print ("first_paint_s=%.3f window_open_s=%.3f block_open_ms=%.1f block_switch_ms=%.1f "
+           "block_zoom_ms=%.1f\n", first_paint, open_s, block_open, block_switch, block_zoom);
+  g_signal_handler_disconnect (gtk_widget_get_frame_clock (GTK_WIDGET (window)), handler);
   gtk_window_destroy (GTK_WINDOW (window));
   return 0;
 }
