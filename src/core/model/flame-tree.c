@@ -4,9 +4,19 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "flame-tree.h"
+#include "flame-alloc.h"
 #include "flame-hash.h"
 
 #include <string.h>
+
+/* a zeroed index of @mask + 1 slots */
+static FlameTreeSlot *
+new_slots (guint32 mask)
+{
+  gsize n = (gsize) mask + 1;
+
+  return flame_alloc_hint_huge (g_new0 (FlameTreeSlot, n), n * sizeof (FlameTreeSlot));
+}
 
 FlameTree *
 flame_tree_new (guint n_columns)
@@ -64,7 +74,7 @@ rebuild_slots (FlameTree *self,
 {
   g_free (self->slots);
   self->mask = mask;
-  self->slots = g_new0 (FlameTreeSlot, (gsize) mask + 1);
+  self->slots = new_slots (mask);
   for (guint32 n = 1; n < self->n_nodes; n++)
     {
       guint32 h = self->hashes[n];
@@ -96,7 +106,7 @@ grow_slots (FlameTree *self)
   guint32 old_mask = self->mask;
   guint32 mask = old_mask * 2 + 1;
   FlameTreeSlot *old = self->slots;
-  FlameTreeSlot *slots = g_new0 (FlameTreeSlot, (gsize) mask + 1);
+  FlameTreeSlot *slots = new_slots (mask);
   guint32 first = 0;
 
   while (old[first].node1 != 0)
@@ -132,7 +142,8 @@ rebuild_index (FlameTree *self)
 {
   /* parents come before their children: one forward sweep */
   g_free (self->hashes);
-  self->hashes = g_new (guint32, self->alloc_nodes);
+  self->hashes = flame_alloc_hint_huge (g_new (guint32, self->alloc_nodes),
+                                        (gsize) self->alloc_nodes * sizeof (guint32));
   self->hashes[FLAME_TREE_ROOT] = FLAME_TREE_ROOT_HASH;
   for (guint32 n = 1; n < self->n_nodes; n++)
     self->hashes[n] = flame_tree_path_hash (self->hashes[self->nodes[n].parent],
@@ -185,15 +196,21 @@ resize_nodes (FlameTree *self,
 
   self->alloc_nodes = alloc;
   self->nodes = g_renew (FlameNode, self->nodes, alloc);
+  flame_alloc_hint_huge (self->nodes, (gsize) alloc * sizeof (FlameNode));
   for (guint c = 0; c < self->n_columns; c++)
     {
       self->self[c] = g_renew (gdouble, self->self[c], alloc);
       self->total[c] = g_renew (gdouble, self->total[c], alloc);
+      flame_alloc_hint_huge (self->self[c], (gsize) alloc * sizeof (gdouble));
+      flame_alloc_hint_huge (self->total[c], (gsize) alloc * sizeof (gdouble));
       memset (self->self[c] + old, 0, (gsize) (alloc - old) * sizeof (gdouble));
       memset (self->total[c] + old, 0, (gsize) (alloc - old) * sizeof (gdouble));
     }
   if (self->hashes != NULL)
-    self->hashes = g_renew (guint32, self->hashes, alloc);
+    {
+      self->hashes = g_renew (guint32, self->hashes, alloc);
+      flame_alloc_hint_huge (self->hashes, (gsize) alloc * sizeof (guint32));
+    }
 }
 
 static void
@@ -243,12 +260,15 @@ flame_tree_reserve_space (FlameTree *self,
   max_nodes = MIN (max_nodes, G_MAXUINT32 / 2);
   if (max_nodes <= self->alloc_nodes)
     return;
-  nodes = g_try_new (FlameNode, max_nodes);
+  nodes = flame_alloc_hint_huge (g_try_new (FlameNode, max_nodes),
+                                 (gsize) max_nodes * sizeof (FlameNode));
   ok = nodes != NULL;
   for (guint k = 0; ok && k < 2 * self->n_columns; k++)
-    ok = (weights[k] = g_try_new0 (gdouble, max_nodes)) != NULL;
+    ok = (weights[k] = flame_alloc_hint_huge (g_try_new0 (gdouble, max_nodes),
+                                              (gsize) max_nodes * sizeof (gdouble))) != NULL;
   if (ok && self->hashes != NULL)
-    ok = (hashes = g_try_new (guint32, max_nodes)) != NULL;
+    ok = (hashes = flame_alloc_hint_huge (g_try_new (guint32, max_nodes),
+                                          (gsize) max_nodes * sizeof (guint32))) != NULL;
   if (!ok)
     {
       g_free (nodes);
