@@ -8,7 +8,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "flame-alloc.h"
 #include "flame-diff.h"
 #include "flame-error.h"
 #include "flame-file-match.h"
@@ -446,8 +445,7 @@ merge_tree (FlameDiff     *self,
     }
 
   flame_tree_ensure_index (self->tree);
-  node_map = flame_alloc_hint_huge (g_new (MappedNode, src->n_nodes),
-                                    (gsize) src->n_nodes * sizeof (MappedNode));
+  node_map = g_new (MappedNode, src->n_nodes);
   node_map[FLAME_TREE_ROOT] = (MappedNode) { FLAME_TREE_ROOT, FLAME_TREE_ROOT_HASH };
   for (guint32 n = 1; n < src->n_nodes; n++)
     {

@@ -269,8 +269,11 @@ flame_report_new_with_runs (FlameDiff                *diff,
   if (!flame_diff_get_function_weights (diff, FLAME_DIFF_BASELINE, n_frames, sb, tb) ||
       !flame_diff_get_function_weights (diff, FLAME_DIFF_CURRENT, n_frames, sc, tc))
     {
-      flame_tree_function_weights (tree, n_frames, FLAME_DIFF_BASELINE, sb, tb);
-      flame_tree_function_weights (tree, n_frames, FLAME_DIFF_CURRENT, sc, tc);
+      const guint columns[2] = { FLAME_DIFF_BASELINE, FLAME_DIFF_CURRENT };
+      gdouble *selfs[2] = { sb, sc };
+      gdouble *totals[2] = { tb, tc };
+
+      flame_tree_function_weights_columns (tree, n_frames, 2, columns, selfs, totals);
     }
 
   self->functions = g_new0 (FlameFunctionStat, MAX (n_frames, 1));

@@ -87,6 +87,12 @@ void       flame_tree_function_weights (const FlameTree *self,
                                         guint            column,
                                         gdouble         *self_out,
                                         gdouble         *total_out);
+void       flame_tree_function_weights_columns (const FlameTree *self,
+                                                guint            n_frames,
+                                                guint            n_columns,
+                                                const guint     *columns,
+                                                gdouble  *const *self_out,
+                                                gdouble  *const *total_out);
 gsize      flame_tree_memory      (const FlameTree *self);
 gsize      flame_tree_node_bytes  (const FlameTree *self);
 
