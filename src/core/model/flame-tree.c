@@ -66,10 +66,15 @@ rebuild_slots (FlameTree *self,
   g_free (self->slots);
   self->mask = mask;
   self->slots = g_new0 (FlameTreeSlot, (gsize) mask + 1);
+  flame_alloc_hint_huge (self->slots, ((gsize) mask + 1) * sizeof (FlameTreeSlot));
   for (guint32 n = 1; n < self->n_nodes; n++)
     {
       guint32 h = self->hashes[n];
       guint32 i = h & mask;
+
+      /* the slots are written at random: let the misses overlap */
+      if (G_LIKELY (n + 16 < self->n_nodes))
+        __builtin_prefetch (&self->slots[self->hashes[n + 16] & mask], 1);
 
       while (self->slots[i].node1 != 0)
         i = (i + 1) & mask;
@@ -100,9 +105,6 @@ grow_slots (FlameTree *self)
   FlameTreeSlot *slots = g_new0 (FlameTreeSlot, (gsize) mask + 1);
   guint32 first = 0;
 
-  /* only here, where a loader's index grows: in the diff (a single
-   * thread, after the loads) huge pages cost more in faults than they
-   * save, measured */
   flame_alloc_hint_huge (slots, ((gsize) mask + 1) * sizeof (FlameTreeSlot));
 
   while (old[first].node1 != 0)
@@ -141,8 +143,12 @@ rebuild_index (FlameTree *self)
   self->hashes = g_new (guint32, self->alloc_nodes);
   self->hashes[FLAME_TREE_ROOT] = FLAME_TREE_ROOT_HASH;
   for (guint32 n = 1; n < self->n_nodes; n++)
-    self->hashes[n] = flame_tree_path_hash (self->hashes[self->nodes[n].parent],
-                                            self->nodes[n].frame, self->nodes[n].depth);
+    {
+      if (G_LIKELY (n + 16 < self->n_nodes))
+        __builtin_prefetch (&self->hashes[self->nodes[n + 16].parent]);
+      self->hashes[n] = flame_tree_path_hash (self->hashes[self->nodes[n].parent],
+                                              self->nodes[n].frame, self->nodes[n].depth);
+    }
   /* sized for what the tree has room for: a reserve() says how big it
    * is expected to get */
   rebuild_slots (self, mask_for (self->alloc_nodes));
@@ -189,6 +195,9 @@ resize_nodes (FlameTree *self,
 {
   guint32 old = self->alloc_nodes;
 
+  /* No huge pages here (only for the index and the arrays of
+   * reserve_space()): filling fresh ones as the diff copies a tree in
+   * cost more in faults than the TLB saved, measured. */
   self->alloc_nodes = alloc;
   self->nodes = g_renew (FlameNode, self->nodes, alloc);
   for (guint c = 0; c < self->n_columns; c++)
