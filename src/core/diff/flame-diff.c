@@ -667,6 +667,7 @@ flame_diff_new_with_runs (FlameProfile            *baseline,
   self->pair = pair;
   self->frames = flame_frames_new ();
   self->tree = flame_tree_new (2);
+  flame_tree_set_huge_pages (self->tree, TRUE);
   self->thread_frames = g_hash_table_new (NULL, NULL);
 
   /* Both sides mostly share their shape: size the tree once for the

@@ -556,6 +556,7 @@ flame_folded_load (FlameInput  *in,
    * at least a name and a ';', and files of random stacks hold one per
    * ~50 bytes. Typical collapsed files hold one node per 150–300 bytes;
    * sizing the index for that saves most of its regrowing. */
+  flame_tree_set_huge_pages (tree, TRUE);
   flame_tree_reserve_space (tree, (guint32) MIN (in->len / 8, (gsize) G_MAXUINT32));
   flame_tree_reserve (tree, (guint32) MIN (in->len / 200, (gsize) 1 << 26));
   flame_tree_ensure_index (tree);
