@@ -482,7 +482,7 @@ merge_tree (FlameDiff     *self,
                                                  frame_map[ahead->frame], ahead->depth);
               const FlameTreeSlot *slot = &self->tree->slots[ha & self->tree->mask];
 
-              if (slot->tag == ha)
+              if (slot->tag == ha && slot->node1 != 0)
                 {
                   __builtin_prefetch (&self->tree->nodes[slot->node1 - 1]);
                   __builtin_prefetch (&self->tree->self[dst_col][slot->node1 - 1], 1);
