@@ -246,6 +246,25 @@ test_single (void)
   g_assert_true (flame_comparison_get_profile (c, FLAME_DIFF_BASELINE) == p);
 }
 
+/* a comparison asked for no report stops at the diff */
+static void
+test_no_report (void)
+{
+  g_autoptr(FlameProfile) b = flame_test_profile ((const char *[]) { "main;work", NULL });
+  g_autoptr(FlameProfile) c = flame_test_profile ((const char *[]) { "main;work", "main", NULL });
+  g_autoptr(FlameComparison) cmp = flame_comparison_new ();
+
+  flame_comparison_add_profile (cmp, FLAME_DIFF_BASELINE, NULL, b);
+  flame_comparison_add_profile (cmp, FLAME_DIFF_CURRENT, NULL, c);
+  flame_comparison_set_want_report (cmp, FALSE);
+  g_assert_true (flame_comparison_load (cmp, NULL, NULL));
+  g_assert_nonnull (flame_comparison_get_diff (cmp));
+  g_assert_null (flame_comparison_get_report (cmp));
+  flame_comparison_set_want_report (cmp, TRUE);
+  g_assert_true (flame_comparison_load (cmp, NULL, NULL));
+  g_assert_nonnull (flame_comparison_get_report (cmp));
+}
+
 /* several runs per side: the diff compares their mean, and every run's
  * per-function times are kept */
 static char *
@@ -402,6 +421,7 @@ main (int   argc,
   g_test_add_func ("/comparison/errors", test_errors);
   g_test_add_func ("/comparison/add-profile", test_add_profile);
   g_test_add_func ("/comparison/single", test_single);
+  g_test_add_func ("/comparison/no-report", test_no_report);
   g_test_add_func ("/comparison/several-runs", test_several_runs);
   g_test_add_func ("/comparison/one-run-unmerged", test_one_run_unmerged);
   g_test_add_func ("/comparison/runs-mixed-units", test_runs_mixed_units);

@@ -66,6 +66,48 @@ assert_frame (FlameProfile *profile,
   g_assert_cmpfloat_with_epsilon (t, total_w, 1e-9);
 }
 
+/* Both columns of a pair in one walk give what one walk per column
+ * gives, recursion (a;b;a) counted once per stack on each side. */
+static void
+test_function_weights_columns (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlameProfile) p = load_text ("a;b;a;c 2 7\na;b 1 0\nb;a;b 4 3\nc 0 5\n", -1, &error);
+  FlameTree *tree;
+  guint n;
+  const guint columns[2] = { 1, 0 };
+  g_autofree gdouble *s0 = NULL, *t0 = NULL, *s1 = NULL, *t1 = NULL;
+  g_autofree gdouble *bs0 = NULL, *bt0 = NULL, *bs1 = NULL, *bt1 = NULL;
+
+  g_assert_no_error (error);
+  tree = flame_profile_get_tree (p);
+  n = flame_frames_count (flame_profile_get_frames (p));
+  s0 = g_new0 (gdouble, n); t0 = g_new0 (gdouble, n);
+  s1 = g_new0 (gdouble, n); t1 = g_new0 (gdouble, n);
+  bs0 = g_new0 (gdouble, n); bt0 = g_new0 (gdouble, n);
+  bs1 = g_new0 (gdouble, n); bt1 = g_new0 (gdouble, n);
+  flame_tree_function_weights (tree, n, 0, s0, t0);
+  flame_tree_function_weights (tree, n, 1, s1, t1);
+  {
+    gdouble *selfs[2] = { bs1, bs0 };
+    gdouble *totals[2] = { bt1, bt0 };
+
+    flame_tree_function_weights_columns (tree, n, 2, columns, selfs, totals);
+  }
+  for (guint f = 0; f < n; f++)
+    {
+      g_assert_cmpfloat (bs0[f], ==, s0[f]);
+      g_assert_cmpfloat (bt0[f], ==, t0[f]);
+      g_assert_cmpfloat (bs1[f], ==, s1[f]);
+      g_assert_cmpfloat (bt1[f], ==, t1[f]);
+    }
+  /* a: once per stack; side 0: 2 + 1 + 4, side 1: 7 + 0 + 3 */
+  frame_weights (p, 0, "a", &s0[0], &t0[0]);
+  g_assert_cmpfloat (t0[0], ==, 7);
+  frame_weights (p, 1, "a", &s0[0], &t0[0]);
+  g_assert_cmpfloat (t0[0], ==, 10);
+}
+
 static void
 test_basic (void)
 {
@@ -728,6 +770,7 @@ main (int    argc,
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/folded/basic", test_basic);
+  g_test_add_func ("/folded/function-weights-columns", test_function_weights_columns);
   g_test_add_func ("/folded/quirks", test_quirks);
   g_test_add_func ("/folded/rust-names", test_rust_names);
   g_test_add_func ("/folded/bad-lines", test_bad_lines);

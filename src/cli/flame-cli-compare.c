@@ -125,7 +125,9 @@ flame_cli_compare (int    argc,
   ropts.top_n = top_n;
   ropts.ignore_new = ignore_new;
 
-  comparison = flame_cli_compare_files (files, n_files, &diff_args, &dopts, &ropts, FALSE);
+  /* folded output is the diff tree: a report only for the exit status */
+  comparison = flame_cli_compare_files (files, n_files, &diff_args, &dopts, &ropts, FALSE,
+                                        strcmp (format, "folded") != 0 || fail_on_regression);
   if (comparison == NULL)
     return FLAME_CLI_ERROR;
   diff = flame_comparison_get_diff (comparison);

@@ -169,6 +169,8 @@ add_side (FlameComparison *comparison,
  * flame_cli_compare_files:
  * @args: its --profile and --thread apply to every file
  * @ropts: (nullable): thresholds of the report
+ * @want_report: %FALSE when only the diff is used (no report is made:
+ *   flame_comparison_set_want_report())
  * @allow_single: one file holding one profile loads without a diff
  *
  * Loads one or two files (in parallel: FlameComparison) and compares
@@ -182,7 +184,8 @@ flame_cli_compare_files (char                    **files,
                          FlameCliDiffArgs         *args,
                          const FlameDiffOptions   *dopts,
                          const FlameReportOptions *ropts,
-                         gboolean                  allow_single)
+                         gboolean                  allow_single,
+                         gboolean                  want_report)
 {
   g_autoptr(FlameComparison) comparison = flame_comparison_new ();
   FlameLoadOptions options = FLAME_LOAD_OPTIONS_DEFAULT;
@@ -208,6 +211,7 @@ flame_cli_compare_files (char                    **files,
   flame_comparison_set_diff_options (comparison, dopts);
   if (ropts != NULL)
     flame_comparison_set_report_options (comparison, ropts);
+  flame_comparison_set_want_report (comparison, want_report);
   flame_comparison_set_allow_single (comparison, allow_single);
   flame_comparison_set_metric_from_files (comparison, args->metric == NULL);
   for (guint i = 0; i < n_files; i++)

@@ -42,7 +42,8 @@ FlameComparison *flame_cli_compare_files (char                    **files,
                                           FlameCliDiffArgs         *args,
                                           const FlameDiffOptions   *dopts,
                                           const FlameReportOptions *ropts,
-                                          gboolean                  allow_single);
+                                          gboolean                  allow_single,
+                                          gboolean                  want_report);
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (FlameCliDiffArgs, flame_cli_diff_args_clear)
 

@@ -126,7 +126,7 @@ flame_cli_render (int    argc,
   if (!flame_cli_diff_args_apply (&diff_args, "render", &dopts))
     return FLAME_CLI_ERROR;
 
-  comparison = flame_cli_compare_files (files, n_files, &diff_args, &dopts, NULL, TRUE);
+  comparison = flame_cli_compare_files (files, n_files, &diff_args, &dopts, NULL, TRUE, FALSE);
   if (comparison == NULL)
     return FLAME_CLI_ERROR;
   baseline = flame_comparison_get_profile (comparison, FLAME_DIFF_BASELINE);

@@ -59,6 +59,8 @@ void                      flame_comparison_set_metric_from_files (FlameCompariso
                                                                   gboolean               from_files);
 void                      flame_comparison_set_allow_single   (FlameComparison          *self,
                                                                gboolean                  allow_single);
+void                      flame_comparison_set_want_report    (FlameComparison          *self,
+                                                               gboolean                  want_report);
 
 /* loading: the runs not loaded yet, then the diff and its report */
 gboolean                  flame_comparison_load               (FlameComparison          *self,

@@ -282,6 +282,9 @@ map_frames (FlameDiff    *self,
   return map;
 }
 
+/* how many nodes ahead merge_tree() prefetches */
+#define MERGE_AHEAD 16
+
 /* A source node's node in the diff tree, and that node's path hash. */
 typedef struct
 {
@@ -457,6 +460,35 @@ merge_tree (FlameDiff     *self,
 
       if ((n & 0xfffff) == 0 && g_cancellable_set_error_if_cancelled (cancellable, error))
         return FALSE;
+
+      /* Nodes are in the order a loader made them, so parents and index
+       * slots are all over memory: the mapping of a parent is fetched
+       * MERGE_AHEAD * 2 nodes ahead, and once it is there (and the parent
+       * mapped: it comes before), the index slot of that node, so that
+       * the misses of many nodes overlap instead of queueing. */
+      if (G_LIKELY (n + 2 * MERGE_AHEAD < src->n_nodes))
+        {
+          const FlameNode *ahead = &src->nodes[n + MERGE_AHEAD];
+
+          __builtin_prefetch (&node_map[src->nodes[n + 2 * MERGE_AHEAD].parent]);
+          if (ahead->parent < n)
+            flame_tree_prefetch (self->tree,
+                                 flame_tree_path_hash (node_map[ahead->parent].hash,
+                                                       frame_map[ahead->frame], ahead->depth));
+          ahead = &src->nodes[n + MERGE_AHEAD / 2];
+          if (ahead->parent < n)
+            {
+              guint32 ha = flame_tree_path_hash (node_map[ahead->parent].hash,
+                                                 frame_map[ahead->frame], ahead->depth);
+              const FlameTreeSlot *slot = &self->tree->slots[ha & self->tree->mask];
+
+              if (slot->tag == ha && slot->node1 != 0)
+                {
+                  __builtin_prefetch (&self->tree->nodes[slot->node1 - 1]);
+                  __builtin_prefetch (&self->tree->self[dst_col][slot->node1 - 1], 1);
+                }
+            }
+        }
 
       d = flame_tree_child_hashed (self->tree, up->node, frame, h);
       node_map[n] = (MappedNode) { d, h };
@@ -635,6 +667,7 @@ flame_diff_new_with_runs (FlameProfile            *baseline,
   self->pair = pair;
   self->frames = flame_frames_new ();
   self->tree = flame_tree_new (2);
+  flame_tree_set_huge_pages (self->tree, TRUE);
   self->thread_frames = g_hash_table_new (NULL, NULL);
 
   /* Both sides mostly share their shape: size the tree once for the

@@ -269,8 +269,11 @@ flame_report_new_with_runs (FlameDiff                *diff,
   if (!flame_diff_get_function_weights (diff, FLAME_DIFF_BASELINE, n_frames, sb, tb) ||
       !flame_diff_get_function_weights (diff, FLAME_DIFF_CURRENT, n_frames, sc, tc))
     {
-      flame_tree_function_weights (tree, n_frames, FLAME_DIFF_BASELINE, sb, tb);
-      flame_tree_function_weights (tree, n_frames, FLAME_DIFF_CURRENT, sc, tc);
+      const guint columns[2] = { FLAME_DIFF_BASELINE, FLAME_DIFF_CURRENT };
+      gdouble *selfs[2] = { sb, sc };
+      gdouble *totals[2] = { tb, tc };
+
+      flame_tree_function_weights_columns (tree, n_frames, 2, columns, selfs, totals);
     }
 
   self->functions = g_new0 (FlameFunctionStat, MAX (n_frames, 1));
@@ -1338,11 +1341,6 @@ append_folded_header (GString       *out,
   g_string_append_c (out, '\n');
 }
 
-/* Every node with self weight in any column as "a;b;c N [M]" (root
- * first), each column's weight multiplied by its factor; lines sorted.
- * Samples without a stack (weight on the root) become "[no stack] N",
- * so that the totals read back the same. Serves both `convert -o
- * x.folded` and the diff's 3-column output. */
 /* A folded line in write_folded_tree()'s buffer; key is its first 8
  * bytes big-endian (zero-padded), so that most comparisons are one
  * integer comparison instead of a strcmp of two cold strings. */
@@ -1351,6 +1349,7 @@ typedef struct
   guint64 key;
   gsize   offset;
   gsize   len;
+  guint32 node;
 } FoldedLine;
 
 static int
@@ -1376,13 +1375,55 @@ compare_folded_lines (gconstpointer pa,
   return (a->len > b->len) - (a->len < b->len);
 }
 
+typedef struct
+{
+  FlameTree     *tree;
+  const char   **names;
+  guint32       *name_lens;
+  guint          n_columns;
+  const gdouble *factors;
+  GArray        *path;
+} FoldedWriter;
+
+/* Appends node @n's line, without its '\n', to @out. */
+static void
+append_folded_line (FoldedWriter *w,
+                    guint32       n,
+                    GString      *out)
+{
+  FlameTree *tree = w->tree;
+
+  g_array_set_size (w->path, 0);
+  for (guint32 a = n; a != FLAME_TREE_ROOT; a = tree->nodes[a].parent)
+    g_array_append_val (w->path, tree->nodes[a].frame);
+
+  if (n == FLAME_TREE_ROOT)
+    g_string_append (out, "[no stack]");
+  for (guint i = w->path->len; i > 0; i--)
+    {
+      guint32 f = g_array_index (w->path, guint32, i - 1);
+
+      g_string_append_len (out, w->names[f], w->name_lens[f]);
+      if (i > 1)
+        g_string_append_c (out, ';');
+    }
+  for (guint c = 0; c < w->n_columns; c++)
+    {
+      g_string_append_c (out, ' ');
+      append_number (out, tree->self[c][n] * w->factors[c]);
+    }
+}
+
 /* Every node with self weight in any column as "a;b;c N [M]" (root
  * first), each column's weight multiplied by its factor; lines sorted
  * byte-wise. Samples without a stack (weight on the root) become
  * "[no stack] N", so that the totals read back the same. Serves both
  * `convert -o x.folded` and the diff's 3-column output. The lines are
  * built back to back in one buffer (names' lengths looked up once per
- * frame), sorted as (8-byte key, offset) records, and copied out. */
+ * frame) and sorted as (8-byte key, offset) records; the buffer is then
+ * freed and each line built again, in order, into @out: building a line
+ * costs less than the buffer would, kept beside @out (a second copy of
+ * the output, 187 MB for the issue 17 pair). */
 static void
 write_folded_tree (FlameTree     *tree,
                    FlameFrames   *frames,
@@ -1395,6 +1436,7 @@ write_folded_tree (FlameTree     *tree,
   g_autofree guint32 *name_lens = g_new (guint32, MAX (n_frames, 1));
   g_autoptr(GArray) lines = g_array_new (FALSE, FALSE, sizeof (FoldedLine));
   g_autoptr(GArray) path = g_array_new (FALSE, FALSE, sizeof (guint32));
+  FoldedWriter w = { tree, names, name_lens, n_columns, factors, path };
   GString *buf = g_string_sized_new (1 << 20);
   gsize total = 0;
   gsize at;
@@ -1415,27 +1457,10 @@ write_folded_tree (FlameTree     *tree,
       if (!any)
         continue;
 
-      g_array_set_size (path, 0);
-      for (guint32 a = n; a != FLAME_TREE_ROOT; a = tree->nodes[a].parent)
-        g_array_append_val (path, tree->nodes[a].frame);
-
       line.offset = buf->len;
-      if (n == FLAME_TREE_ROOT)
-        g_string_append (buf, "[no stack]");
-      for (guint i = path->len; i > 0; i--)
-        {
-          guint32 f = g_array_index (path, guint32, i - 1);
-
-          g_string_append_len (buf, names[f], name_lens[f]);
-          if (i > 1)
-            g_string_append_c (buf, ';');
-        }
-      for (guint c = 0; c < n_columns; c++)
-        {
-          g_string_append_c (buf, ' ');
-          append_number (buf, tree->self[c][n] * factors[c]);
-        }
+      append_folded_line (&w, n, buf);
       line.len = buf->len - line.offset;
+      line.node = n;
       line.key = 0;
       for (guint k = 0; k < 8; k++)
         line.key = (line.key << 8) | (k < line.len ? (guchar) buf->str[line.offset + k] : 0);
@@ -1445,17 +1470,17 @@ write_folded_tree (FlameTree     *tree,
 
   g_qsort_with_data (lines->data, lines->len, sizeof (FoldedLine),
                      compare_folded_lines, buf->str);
+  g_string_free (buf, TRUE);
+
+  /* room for all of it at once, then filled from where it was */
   at = out->len;
   g_string_set_size (out, at + total);
+  g_string_truncate (out, at);
   for (guint i = 0; i < lines->len; i++)
     {
-      const FoldedLine *l = &g_array_index (lines, FoldedLine, i);
-
-      memcpy (out->str + at, buf->str + l->offset, l->len);
-      at += l->len;
-      out->str[at++] = '\n';
+      append_folded_line (&w, g_array_index (lines, FoldedLine, i).node, out);
+      g_string_append_c (out, '\n');
     }
-  g_string_free (buf, TRUE);
 }
 
 /**

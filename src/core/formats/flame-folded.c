@@ -10,9 +10,12 @@
 #include "flame-cpython.h"
 #include "flame-error.h"
 #include "flame-folded.h"
+#include "flame-mapped.h"
 #include "flame-names.h"
 
 #define SNIFF_LINES 64
+/* the input behind the line being read is given back this often */
+#define RELEASE_STEP ((gsize) 16 << 20)
 
 /* Parses the number that ends at @end (exclusive): digits with an optional
  * fraction, as flamegraph.pl accepts (`12`, `12.5`, `12.`). Returns the
@@ -533,6 +536,7 @@ flame_folded_load (FlameInput  *in,
   guint64 first_bad = 0;
   const char *bad_reason = NULL;
   gsize pos = 0;
+  gsize released = 0;
   FoldedHeader header = { 1.0, FALSE, { 0, 0 } };
   g_autoptr(GString) rust = g_string_new (NULL);
 
@@ -552,6 +556,7 @@ flame_folded_load (FlameInput  *in,
    * at least a name and a ';', and files of random stacks hold one per
    * ~50 bytes. Typical collapsed files hold one node per 150–300 bytes;
    * sizing the index for that saves most of its regrowing. */
+  flame_tree_set_huge_pages (tree, TRUE);
   flame_tree_reserve_space (tree, (guint32) MIN (in->len / 8, (gsize) G_MAXUINT32));
   flame_tree_reserve (tree, (guint32) MIN (in->len / 200, (gsize) 1 << 26));
   flame_tree_ensure_index (tree);
@@ -569,6 +574,14 @@ flame_folded_load (FlameInput  *in,
 
       if (!flame_input_tick (in, pos, error))
         goto fail;
+      /* one pass, front to back: what lies before the previous line
+       * (which the next one is compared with) is read for good, so its
+       * pages need not stay resident beside the tree */
+      if (G_UNLIKELY (prev != NULL && (gsize) (prev - in->data) >= released + RELEASE_STEP))
+        {
+          released = prev - in->data;
+          flame_mapped_release (in->data, released);
+        }
 
       line = flame_next_line (in->data, in->len, &pos, &line_len);
       lineno++;

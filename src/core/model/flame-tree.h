@@ -50,6 +50,8 @@ typedef struct
   FlameTreeSlot *slots;
   guint32   *hashes;
   guint32    mask;
+  /* flame_tree_set_huge_pages() */
+  gboolean   huge_pages;
 } FlameTree;
 
 /* the root's path hash; a child's is flame_tree_path_hash (parent's, its
@@ -77,6 +79,8 @@ void       flame_tree_reserve     (FlameTree  *self,
                                    guint32     n_nodes);
 void       flame_tree_reserve_space (FlameTree *self,
                                      guint32    max_nodes);
+void       flame_tree_set_huge_pages (FlameTree *self,
+                                      gboolean   huge_pages);
 void       flame_tree_copy_structure (FlameTree       *self,
                                       const FlameTree *src,
                                       const guint32   *frame_map);
@@ -87,6 +91,12 @@ void       flame_tree_function_weights (const FlameTree *self,
                                         guint            column,
                                         gdouble         *self_out,
                                         gdouble         *total_out);
+void       flame_tree_function_weights_columns (const FlameTree *self,
+                                                guint            n_frames,
+                                                guint            n_columns,
+                                                const guint     *columns,
+                                                gdouble  *const *self_out,
+                                                gdouble  *const *total_out);
 gsize      flame_tree_memory      (const FlameTree *self);
 gsize      flame_tree_node_bytes  (const FlameTree *self);
 
