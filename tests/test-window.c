@@ -177,10 +177,12 @@ test_compare_example (void)
 {
   g_autoptr(FlameReport) report = NULL;
   g_autoptr(FlameDiff) diff = reference_diff (&report);
-  /* as people read it: grouped thousands, the locale's decimal point */
-  g_autofree char *totals = g_strdup_printf ("%'.1f ms → %'.1f ms",
-                                             flame_diff_get_total_ms (diff, 0),
-                                             flame_diff_get_total_ms (diff, 1));
+  /* as people read it, in the changes panel's units */
+  g_autofree char *tb = flame_quantity_format_compact (FLAME_QUANTITY_TIME,
+                                                       flame_diff_get_total_ms (diff, 0), FALSE);
+  g_autofree char *tc = flame_quantity_format_compact (FLAME_QUANTITY_TIME,
+                                                       flame_diff_get_total_ms (diff, 1), FALSE);
+  g_autofree char *totals = g_strdup_printf ("%s → %s", tb, tc);
   g_autofree char *elided = g_strdup_printf ("Elided (%u)", flame_diff_get_elided_count (diff));
   g_autofree char *scale = g_strdup_printf ("×%.2f", flame_diff_get_scale (diff));
   GListModel *rows;
@@ -649,6 +651,43 @@ test_toggle_while_loading (void)
       gtk_widget_activate_action (GTK_WIDGET (window), actions[i], NULL);
       wait_for_window (window);
     }
+
+  g_unlink (base);
+  g_unlink (cur);
+  g_rmdir (dir);
+}
+
+/* Half an hour of samples: the summary bar's totals and change read in
+ * human units, as the changes panel writes them ("33 min 7.7 s"), not
+ * as grouped milliseconds ("1,987,667.0 ms") */
+static void
+test_summary_human_units (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("flamediff-test-XXXXXX", NULL);
+  g_autofree char *base = g_build_filename (dir, "before.folded", NULL);
+  g_autofree char *cur = g_build_filename (dir, "after.folded", NULL);
+  g_autoptr(GFile) fb = g_file_new_for_path (base);
+  g_autoptr(GFile) fc = g_file_new_for_path (cur);
+  const char *totals, *delta;
+
+  /* 1 ms a sample (folded stacks carry no timing) */
+  g_assert_true (g_file_set_contents (base, "main;parse 1000000\nmain;work 987667\n", -1, NULL));
+  g_assert_true (g_file_set_contents (cur, "main;parse 1000000\nmain;work 1087667\n", -1, NULL));
+  flame_window_open (window, fb, fc);
+  wait_for_window (window);
+  g_assert_cmpfloat (flame_diff_get_total_ms (window->diff, FLAME_DIFF_BASELINE), ==, 1987667);
+  totals = gtk_label_get_text (window->summary_bar->totals_label);
+  delta = gtk_label_get_text (window->summary_bar->delta_label);
+  g_test_message ("totals “%s”, change “%s”", totals, delta);
+  {
+    /* the locale's decimal point (the comma-locale suite) */
+    g_autofree char *want_totals = g_strdup_printf ("33 min %.1f s → 34 min %.1f s", 7.7, 47.7);
+    g_autofree char *want_delta = g_strdup_printf ("+1 min %.1f s (+%.1f %%)", 40.0, 5.0);
+
+    g_assert_cmpstr (totals, ==, want_totals);
+    g_assert_cmpstr (delta, ==, want_delta);
+  }
+  g_assert_null (strstr (totals, "ms"));
 
   g_unlink (base);
   g_unlink (cur);
@@ -2439,6 +2478,7 @@ main (int   argc,
   g_test_add_func ("/window/file-truncated-while-loading", test_file_truncated_while_loading);
   g_test_add_func ("/window/normalize-toggle", test_normalize_toggle);
   g_test_add_func ("/window/toggle-while-loading", test_toggle_while_loading);
+  g_test_add_func ("/window/summary-human-units", test_summary_human_units);
   g_test_add_func ("/window/colour-and-noise", test_colour_and_noise_options);
   g_test_add_func ("/window/search", test_search);
   g_test_add_func ("/window/swap-and-reload", test_swap_and_reload);

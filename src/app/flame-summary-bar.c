@@ -30,12 +30,6 @@ static GParamSpec *properties[N_PROPS];
 G_DEFINE_FINAL_TYPE (FlameSummaryBar, flame_summary_bar, GTK_TYPE_WIDGET)
 
 static char *
-format_ms (gdouble ms)
-{
-  return g_strdup_printf ("%'.1f", ms);
-}
-
-static char *
 display_name (GFile *file)
 {
   return file ? g_file_get_basename (file) : g_strdup ("");
@@ -149,18 +143,14 @@ show_profile (FlameSummaryBar *self,
                                                                             FLAME_DIFF_BASELINE, 0));
   /* the interval the layout assumed too (flame-window.c, view_job_run) */
   gdouble interval = flame_comparison_get_diff_options (self->comparison)->default_interval_ms;
-  g_autofree char *total = format_ms (flame_profile_get_total_ms (p, 0, interval));
+  /* in human units, as the changes panel writes them: "33 min 7.7 s" */
+  g_autofree char *totals = flame_quantity_format_compact (flame_profile_get_quantity (p),
+                                                           flame_profile_get_total_ms (p, 0,
+                                                                                       interval),
+                                                           FALSE);
   g_autofree char *samples = g_strdup_printf ("%'.0f", flame_profile_get_samples (p, 0));
-  g_autofree char *totals = g_strdup_printf (_("%s ms"), total);
   g_autofree char *samples_text = g_strdup_printf (_("%s samples"), samples);
 
-  if (flame_profile_get_quantity (p) != FLAME_QUANTITY_TIME)
-    {
-      /* bytes or a count: in its own unit, and no interval to assume */
-      g_free (totals);
-      totals = flame_quantity_format (flame_profile_get_quantity (p),
-                                      flame_profile_get_total_ms (p, 0, interval));
-    }
   gtk_label_set_text (self->files_label, base_name);
   if (flame_profile_has_timing (p) || flame_profile_get_quantity (p) != FLAME_QUANTITY_TIME)
     gtk_label_set_text (self->scale_label, flame_profile_get_format_name (p));
@@ -191,9 +181,12 @@ show_diff (FlameSummaryBar *self,
   gdouble tb = flame_diff_get_total_ms (diff, FLAME_DIFF_BASELINE);
   gdouble tc = flame_diff_get_total_ms (diff, FLAME_DIFF_CURRENT);
   gdouble d = tc - tb;
-  g_autofree char *s_tb = format_ms (tb);
-  g_autofree char *s_tc = format_ms (tc);
-  g_autofree char *s_d = g_strdup_printf ("%+'.1f", d);
+  /* in human units, as the changes panel writes them: "33 min 7.7 s",
+   * "74.4 MiB" */
+  FlameQuantity q = flame_diff_get_quantity (diff);
+  g_autofree char *s_tb = flame_quantity_format_compact (q, tb, FALSE);
+  g_autofree char *s_tc = flame_quantity_format_compact (q, tc, FALSE);
+  g_autofree char *s_d = flame_quantity_format_compact (q, d, TRUE);
   g_autofree char *s_pct = tb > 0 ? g_strdup_printf ("%+.1f", d / tb * 100) : NULL;
   g_autofree char *n_b = g_strdup_printf ("%'.0f", flame_diff_get_samples (diff, FLAME_DIFF_BASELINE));
   g_autofree char *n_c = g_strdup_printf ("%'.0f", flame_diff_get_samples (diff, FLAME_DIFF_CURRENT));
@@ -217,29 +210,15 @@ show_diff (FlameSummaryBar *self,
   else
     /* Translators: a file holding both profiles (3-column folded) */
     files = g_strdup_printf (_("%s (baseline and current)"), base_name);
-  /* Translators: total time, baseline → current */
-  totals = g_strdup_printf (_("%s ms → %s ms"), s_tb, s_tc);
+  /* Translators: totals, baseline → current, each with its unit */
+  totals = g_strdup_printf (_("%s → %s"), s_tb, s_tc);
   /* Translators: sample counts, baseline → current */
   samples = g_strdup_printf (_("%s → %s samples"), n_b, n_c);
   if (s_pct != NULL)
-    delta_text = g_strdup_printf (_("%s ms (%s %%)"), s_d, s_pct);
+    /* Translators: the change with its unit, and in per cent */
+    delta_text = g_strdup_printf (_("%s (%s %%)"), s_d, s_pct);
   else
-    delta_text = g_strdup_printf (_("%s ms"), s_d);
-
-  if (flame_diff_get_quantity (diff) != FLAME_QUANTITY_TIME)
-    {
-      /* memory or counts: "74.40 MiB → 93.65 MiB", "+19.26 MiB (+25.9 %)" */
-      FlameQuantity q = flame_diff_get_quantity (diff);
-      g_autofree char *q_b = flame_quantity_format (q, tb);
-      g_autofree char *q_c = flame_quantity_format (q, tc);
-      g_autofree char *q_d = flame_quantity_format (q, d);
-
-      g_free (totals);
-      totals = g_strdup_printf ("%s → %s", q_b, q_c);
-      g_free (delta_text);
-      delta_text = s_pct != NULL ? g_strdup_printf ("%s%s (%s %%)", d >= 0 ? "+" : "", q_d, s_pct)
-                                 : g_strdup_printf ("%s%s", d >= 0 ? "+" : "", q_d);
-    }
+    delta_text = g_strdup_printf ("%s", s_d);
 
   if (flame_diff_get_options (diff)->normalize == FLAME_NORMALIZE_TOTAL)
     {
