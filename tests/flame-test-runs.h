@@ -16,6 +16,8 @@
 #include <glib/gstdio.h>
 #include <math.h>
 
+#include "flame-comparison.h"
+
 #define N_FUNCTIONS   40
 #define UP_FUNCTION   7
 #define DOWN_FUNCTION 23
@@ -138,6 +140,30 @@ remove_data_set (const char *dir,
       g_rmdir (sub);
     }
   g_rmdir (dir);
+}
+
+/* The runs of @dir (write_data_set_full()) into a loaded comparison */
+static inline FlameComparison *
+flame_test_load_run_folders (const char *dir,
+                             guint       n_runs)
+{
+  FlameComparison *comparison = flame_comparison_new ();
+  g_autoptr(GError) error = NULL;
+
+  for (guint side = 0; side < 2; side++)
+    for (guint r = 0; r < n_runs; r++)
+      {
+        g_autofree char *name = g_strdup_printf ("run-%u.folded", r);
+        g_autofree char *path = g_build_filename (dir, side ? "current" : "baseline", name, NULL);
+
+        if (side == FLAME_DIFF_BASELINE)
+          flame_comparison_add_baseline (comparison, path);
+        else
+          flame_comparison_add_current (comparison, path);
+      }
+  g_assert_true (flame_comparison_load (comparison, NULL, &error));
+  g_assert_no_error (error);
+  return comparison;
 }
 
 /* Mean and sample standard deviation (n − 1) of @n values with stride

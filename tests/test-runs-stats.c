@@ -165,30 +165,6 @@ test_five_runs (void)
  * run-to-run noise makes many unchanged functions look changed, which
  * is why the runs are needed (and what the issue measured). */
 
-/* The runs of @dir (write_data_set_full()) into a loaded comparison */
-static FlameComparison *
-load_folders (const char *dir,
-              guint       n_runs)
-{
-  FlameComparison *comparison = flame_comparison_new ();
-  g_autoptr(GError) error = NULL;
-
-  for (guint side = 0; side < 2; side++)
-    for (guint r = 0; r < n_runs; r++)
-      {
-        g_autofree char *name = g_strdup_printf ("run-%u.folded", r);
-        g_autofree char *path = g_build_filename (dir, side ? "current" : "baseline", name, NULL);
-
-        if (side == FLAME_DIFF_BASELINE)
-          flame_comparison_add_baseline (comparison, path);
-        else
-          flame_comparison_add_current (comparison, path);
-      }
-  g_assert_true (flame_comparison_load (comparison, NULL, &error));
-  g_assert_no_error (error);
-  return comparison;
-}
-
 /* "12.30 ms" in the test's own formatting, in the locale */
 static char *
 ms_text (gdouble v)
@@ -233,7 +209,7 @@ test_graph (void)
   t = welch_t_of (values, n_runs, NOISY_FUNCTION, &mb, &sb, &mc, &sc);
   g_test_message ("data set %u: fn_noisy %.1f ± %.1f → %.1f ± %.1f ms (%+.1f %%), t %.2f",
                   tries, mb, sb, mc, sc, (mc - mb) / mb * 100, t);
-  comparison = load_folders (dir, n_runs);
+  comparison = flame_test_load_run_folders (dir, n_runs);
 
   {
     FlameDiff *diff = flame_comparison_get_diff (comparison);

@@ -221,25 +221,13 @@ test_runs (void)
   g_autoptr(GRand) rand = g_rand_new_with_seed (18);
   g_autoptr(GError) error = NULL;
   g_autofree char *dir = g_dir_make_tmp ("flamediff-l10n-XXXXXX", &error);
-  g_autoptr(FlameComparison) comparison = flame_comparison_new ();
+  g_autoptr(FlameComparison) comparison = NULL;
   g_autoptr(FlameLayoutSource) src = NULL;
   g_autoptr(FlameLayoutSource) inv = NULL;
 
   g_assert_no_error (error);
   write_data_set (rand, dir, 5, 0.3);
-  for (guint side = 0; side < 2; side++)
-    for (guint r = 0; r < 5; r++)
-      {
-        g_autofree char *name = g_strdup_printf ("run-%u.folded", r);
-        g_autofree char *path = g_build_filename (dir, side ? "current" : "baseline", name, NULL);
-
-        if (side == FLAME_DIFF_BASELINE)
-          flame_comparison_add_baseline (comparison, path);
-        else
-          flame_comparison_add_current (comparison, path);
-      }
-  g_assert_true (flame_comparison_load (comparison, NULL, &error));
-  g_assert_no_error (error);
+  comparison = flame_test_load_run_folders (dir, 5);
   remove_data_set (dir, 5);
   src = flame_layout_source_new_for_diff (flame_comparison_get_diff (comparison),
                                           FLAME_VIEW_DIFFERENTIAL);
