@@ -183,6 +183,8 @@ new_window_action (GSimpleAction *action,
                    GVariant      *param,
                    gpointer       user_data)
 {
+  g_assert (G_IS_SIMPLE_ACTION (action));
+
   flame_application_new_window (user_data);
 }
 
@@ -194,6 +196,9 @@ preferences_action (GSimpleAction *action,
   FlameApplication *self = user_data;
   GtkWindow *parent = gtk_application_get_active_window (GTK_APPLICATION (self));
   GtkWidget *prefs = flame_preferences_window_new (self->settings);
+
+  g_assert (G_IS_SIMPLE_ACTION (action));
+  g_assert (FLAME_IS_APPLICATION (self));
 
   gtk_window_set_transient_for (GTK_WINDOW (prefs), parent);
   gtk_window_present (GTK_WINDOW (prefs));
@@ -248,10 +253,9 @@ help_html_shown (GObject      *source,
 {
   g_autofree char *path = user_data;
   g_autoptr(GError) error = NULL;
+  GtkWindow *parent = source != NULL ? GTK_WINDOW (source) : NULL;
 
   g_assert (G_IS_ASYNC_RESULT (result));
-
-  GtkWindow *parent = source != NULL ? GTK_WINDOW (source) : NULL;
 
   if (!gtk_show_uri_full_finish (parent, result, &error))
     {
@@ -310,6 +314,8 @@ about_action (GSimpleAction *action,
   static const char *developers[] = { "The Flamediff developers", NULL };
   GtkWindow *parent = gtk_application_get_active_window (GTK_APPLICATION (user_data));
 
+  g_assert (G_IS_SIMPLE_ACTION (action));
+
 #if ADW_CHECK_VERSION(1, 5, 0)
   /* a dialog in the window, which fits narrow ones as a bottom sheet */
   adw_show_about_dialog (GTK_WIDGET (parent),
@@ -336,6 +342,8 @@ quit_action (GSimpleAction *action,
              GVariant      *param,
              gpointer       user_data)
 {
+  g_assert (G_IS_SIMPLE_ACTION (action));
+
   for (GList *l = gtk_application_get_windows (GTK_APPLICATION (user_data)); l;)
     {
       GtkWindow *window = l->data;

@@ -41,6 +41,9 @@ on_crumb_clicked (GtkButton        *button,
 {
   guint32 node = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (button), "node"));
 
+  g_assert (GTK_IS_BUTTON (button));
+  g_assert (FLAME_IS_BREADCRUMBS (self));
+
   if (self->view != NULL)
     flame_graph_view_zoom_to (self->view, node);
 }
@@ -48,6 +51,8 @@ on_crumb_clicked (GtkButton        *button,
 static void
 on_zoom_out_clicked (FlameBreadcrumbs *self)
 {
+  g_assert (FLAME_IS_BREADCRUMBS (self));
+
   if (self->view != NULL)
     flame_graph_view_zoom_out (self->view);
 }

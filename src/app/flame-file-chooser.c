@@ -132,6 +132,9 @@ open_multiple_cb (GObject      *object,
                                                                      result, &error);
   g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func (g_object_unref);
 
+  g_assert (G_IS_OBJECT (object));
+  g_assert (G_IS_ASYNC_RESULT (result));
+
   report_dialog_error (error);
   for (guint i = 0; list != NULL && i < g_list_model_get_n_items (list); i++)
     g_ptr_array_add (files, g_list_model_get_item (list, i));
@@ -146,6 +149,9 @@ open_one_cb (GObject      *object,
   g_autoptr(GError) error = NULL;
   GFile *file = gtk_file_dialog_open_finish (GTK_FILE_DIALOG (object), result, &error);
   g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func (g_object_unref);
+
+  g_assert (G_IS_OBJECT (object));
+  g_assert (G_IS_ASYNC_RESULT (result));
 
   report_dialog_error (error);
   if (file != NULL)
@@ -162,6 +168,9 @@ folder_cb (GObject      *object,
   GFile *file = gtk_file_dialog_select_folder_finish (GTK_FILE_DIALOG (object), result, &error);
   g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func (g_object_unref);
 
+  g_assert (G_IS_OBJECT (object));
+  g_assert (G_IS_ASYNC_RESULT (result));
+
   report_dialog_error (error);
   if (file != NULL)
     g_ptr_array_add (files, file);
@@ -176,6 +185,9 @@ save_cb (GObject      *object,
   g_autoptr(GError) error = NULL;
   GFile *file = gtk_file_dialog_save_finish (GTK_FILE_DIALOG (object), result, &error);
   g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func (g_object_unref);
+
+  g_assert (G_IS_OBJECT (object));
+  g_assert (G_IS_ASYNC_RESULT (result));
 
   report_dialog_error (error);
   if (file != NULL)
@@ -259,6 +271,8 @@ native_response_cb (GtkNativeDialog *native,
                     gpointer         user_data)
 {
   g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func (g_object_unref);
+
+  g_assert (GTK_IS_NATIVE_DIALOG (native));
 
   if (response == GTK_RESPONSE_ACCEPT)
     {

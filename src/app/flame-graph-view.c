@@ -225,6 +225,9 @@ on_style_changed (FlameGraphView  *self,
                   GParamSpec      *pspec,
                   AdwStyleManager *manager)
 {
+  g_assert (FLAME_IS_GRAPH_VIEW (self));
+  g_assert (ADW_IS_STYLE_MANAGER (manager));
+
   update_palette (self);
 }
 
@@ -432,6 +435,9 @@ on_vadjustment_value_changed (FlameGraphView *self,
                               GtkAdjustment  *adj)
 {
   gdouble value = gtk_adjustment_get_value (adj);
+
+  g_assert (FLAME_IS_GRAPH_VIEW (self));
+  g_assert (GTK_IS_ADJUSTMENT (adj));
 
   if (self->orientation == FLAME_ORIENTATION_FLAME)
     self->scroll_from_root = gtk_adjustment_get_upper (adj) - gtk_adjustment_get_page_size (adj) - value;
@@ -782,6 +788,9 @@ on_motion (FlameGraphView           *self,
            gdouble                   y,
            GtkEventControllerMotion *motion)
 {
+  g_assert (FLAME_IS_GRAPH_VIEW (self));
+  g_assert (GTK_IS_EVENT_CONTROLLER_MOTION (motion));
+
   _flame_graph_view_hover (self, x, y);
 }
 
@@ -789,6 +798,9 @@ static void
 on_leave (FlameGraphView           *self,
           GtkEventControllerMotion *motion)
 {
+  g_assert (FLAME_IS_GRAPH_VIEW (self));
+  g_assert (GTK_IS_EVENT_CONTROLLER_MOTION (motion));
+
   _flame_graph_view_hover (self, -1, -1);
 }
 
@@ -867,6 +879,9 @@ on_pressed (FlameGraphView  *self,
             gdouble          y,
             GtkGestureClick *gesture)
 {
+  g_assert (FLAME_IS_GRAPH_VIEW (self));
+  g_assert (GTK_IS_GESTURE_CLICK (gesture));
+
   gtk_widget_grab_focus (GTK_WIDGET (self));
 }
 
@@ -877,6 +892,9 @@ on_released (FlameGraphView  *self,
              gdouble          y,
              GtkGestureClick *gesture)
 {
+  g_assert (FLAME_IS_GRAPH_VIEW (self));
+  g_assert (GTK_IS_GESTURE_CLICK (gesture));
+
   if (n_press == 1)
     _flame_graph_view_click (self, x, y);
 }
@@ -1058,6 +1076,8 @@ flame_graph_view_focus_enter (FlameGraphView *self)
 static void
 on_scale_factor_changed (FlameGraphView *self)
 {
+  g_assert (FLAME_IS_GRAPH_VIEW (self));
+
   invalidate_texture (self);
 }
 

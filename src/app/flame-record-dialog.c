@@ -331,6 +331,8 @@ on_progress (FlameRecordDialog *self)
   guint minutes;
   char buf[64];
 
+  g_assert (FLAME_IS_RECORD_DIALOG (self));
+
   if (r == NULL)
     return;
   elapsed = flame_recorder_get_elapsed (r);
@@ -351,6 +353,8 @@ on_output (FlameRecordDialog *self,
 {
   GtkTextBuffer *buffer = gtk_text_view_get_buffer (self->output_view);
   GtkTextIter end;
+
+  g_assert (FLAME_IS_RECORD_DIALOG (self));
 
   gtk_text_buffer_get_end_iter (buffer, &end);
   gtk_text_buffer_insert (buffer, &end, text, -1);
@@ -592,6 +596,8 @@ start_action (GtkWidget  *widget,
   g_auto(GStrv) argv = NULL;
   FlameBaselineMode mode = baseline_mode (self);
 
+  g_assert (GTK_IS_WIDGET (widget));
+
   if (self->phase != FLAME_RECORD_SETUP)
     return;
   if (!parse_command (self, &argv, &error))
@@ -647,6 +653,8 @@ current_action (GtkWidget  *widget,
 {
   FlameRecordDialog *self = FLAME_RECORD_DIALOG (widget);
 
+  g_assert (GTK_IS_WIDGET (widget));
+
   if (self->phase == FLAME_RECORD_BETWEEN)
     start_recording (self, FLAME_RECORD_CURRENT);
 }
@@ -657,6 +665,8 @@ stop_action (GtkWidget  *widget,
              GVariant   *param)
 {
   FlameRecordDialog *self = FLAME_RECORD_DIALOG (widget);
+
+  g_assert (GTK_IS_WIDGET (widget));
 
   if (self->recorder != NULL)
     {
@@ -671,6 +681,8 @@ use_command_action (GtkWidget  *widget,
                     GVariant   *param)
 {
   FlameRecordDialog *self = FLAME_RECORD_DIALOG (widget);
+
+  g_assert (GTK_IS_WIDGET (widget));
 
   gtk_editable_set_text (GTK_EDITABLE (self->command_row), g_variant_get_string (param, NULL));
   gtk_editable_set_position (GTK_EDITABLE (self->command_row), -1);
@@ -694,6 +706,8 @@ choose_directory_action (GtkWidget  *widget,
 {
   FlameRecordDialog *self = FLAME_RECORD_DIALOG (widget);
   g_autoptr(GFile) current = self->cwd != NULL ? g_file_new_for_path (self->cwd) : NULL;
+
+  g_assert (GTK_IS_WIDGET (widget));
 
   flame_choose_folder (GTK_WINDOW (self), _("Working Directory"), current,
                        directory_chosen, NULL);
@@ -722,6 +736,8 @@ choose_file_action (GtkWidget  *widget,
                     const char *name,
                     GVariant   *param)
 {
+  g_assert (GTK_IS_WIDGET (widget));
+
   flame_choose_profiles (GTK_WINDOW (widget), _("Open the Baseline Profile"), FALSE,
                          baseline_file_chosen, NULL);
 }

@@ -180,6 +180,10 @@ on_file_changed (FlameWindow       *self,
                  GFileMonitorEvent  event,
                  GFileMonitor      *monitor)
 {
+  g_assert (FLAME_IS_WINDOW (self));
+  g_assert (G_IS_FILE (file));
+  g_assert (G_IS_FILE_MONITOR (monitor));
+
   if (event == G_FILE_MONITOR_EVENT_CHANGES_DONE_HINT ||
       event == G_FILE_MONITOR_EVENT_CREATED ||
       event == G_FILE_MONITOR_EVENT_DELETED)
@@ -331,6 +335,10 @@ reveal_sidebar_tick_cb (GtkWidget     *flap,
                         gpointer       user_data)
 {
   FlameWindow *self = user_data;
+
+  g_assert (GTK_IS_WIDGET (flap));
+  g_assert (GDK_IS_FRAME_CLOCK (clock));
+  g_assert (FLAME_IS_WINDOW (self));
 
   if (!reveal_sidebar_once (self))
     return G_SOURCE_CONTINUE;
@@ -537,10 +545,10 @@ on_pending_message (FlameWindow     *self,
                     GParamSpec      *pspec,
                     FlameComparison *comparison)
 {
+  const char *message = flame_comparison_get_message (comparison);
+
   g_assert (FLAME_IS_WINDOW (self));
   g_assert (FLAME_IS_COMPARISON (comparison));
-
-  const char *message = flame_comparison_get_message (comparison);
 
   gtk_label_set_text (self->progress_label, message ? message : "");
 }
@@ -1004,6 +1012,8 @@ flame_window_is_empty (FlameWindow *self)
 static void
 on_search_changed_cb (FlameWindow *self)
 {
+  g_assert (FLAME_IS_WINDOW (self));
+
   flame_graph_view_set_search_regex (self->graph_view,
                                      gtk_toggle_button_get_active (self->regex_button));
   flame_graph_view_set_search_text (self->graph_view,
@@ -1014,30 +1024,40 @@ on_search_changed_cb (FlameWindow *self)
 static void
 on_search_activate_cb (FlameWindow *self)
 {
+  g_assert (FLAME_IS_WINDOW (self));
+
   flame_graph_view_next_match (self->graph_view);
 }
 
 static void
 on_search_next_cb (FlameWindow *self)
 {
+  g_assert (FLAME_IS_WINDOW (self));
+
   flame_graph_view_next_match (self->graph_view);
 }
 
 static void
 on_search_previous_cb (FlameWindow *self)
 {
+  g_assert (FLAME_IS_WINDOW (self));
+
   flame_graph_view_previous_match (self->graph_view);
 }
 
 static void
 on_search_stop_cb (FlameWindow *self)
 {
+  g_assert (FLAME_IS_WINDOW (self));
+
   gtk_search_bar_set_search_mode (self->search_bar, FALSE);
 }
 
 static void
 on_search_mode_changed (FlameWindow *self)
 {
+  g_assert (FLAME_IS_WINDOW (self));
+
   if (!gtk_search_bar_get_search_mode (self->search_bar))
     flame_graph_view_set_search_text (self->graph_view, "");
   else
@@ -1048,6 +1068,8 @@ on_search_mode_changed (FlameWindow *self)
 static void
 on_reveal_flap_changed (FlameWindow *self)
 {
+  g_assert (FLAME_IS_WINDOW (self));
+
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SHOW_SIDEBAR]);
 }
 
@@ -1059,6 +1081,8 @@ on_popover_visible (GtkWidget  *popover,
                     gpointer    user_data)
 {
   GtkWidget *button = gtk_widget_get_parent (popover);
+
+  g_assert (GTK_IS_WIDGET (popover));
 
   if (button == NULL)
     return;
@@ -1180,6 +1204,8 @@ on_orientation_changed (FlameWindow *self)
 {
   g_autofree char *orientation = g_settings_get_string (self->settings, "orientation");
 
+  g_assert (FLAME_IS_WINDOW (self));
+
   flame_graph_view_set_orientation (self->graph_view,
                                     g_strcmp0 (orientation, "icicle") == 0 ? FLAME_ORIENTATION_ICICLE
                                                                            : FLAME_ORIENTATION_FLAME);
@@ -1189,6 +1215,8 @@ static void
 on_theme_changed (FlameWindow *self)
 {
   g_autofree char *theme = g_settings_get_string (self->settings, "theme");
+
+  g_assert (FLAME_IS_WINDOW (self));
 
   flame_graph_view_set_palette_style (self->graph_view,
                                       g_strcmp0 (theme, "high-contrast") == 0

@@ -29,6 +29,9 @@ on_recorded (GObject      *source,
 {
   RecordRun *run = data;
 
+  g_assert (G_IS_OBJECT (source));
+  g_assert (G_IS_ASYNC_RESULT (result));
+
   run->profile = flame_recorder_record_finish (FLAME_RECORDER (source), result, &run->error);
   g_main_loop_quit (run->loop);
 }
