@@ -568,21 +568,20 @@ static void
 append_elided_view (GString               *out,
                     FlameLayoutSource     *source,
                     guint32                node,
-                    const FlameDiffValues *vp,
+                    const FlameDiffValues *v,
                     FlameQuantity          q,
                     gdouble                root_w)
 {
   FlameDiff *diff = flame_layout_source_get_diff (source);
-  FlameDiffValues v = *vp;
   gdouble w = flame_layout_source_get_weight (source, node);
 
   if (node != FLAME_TREE_ROOT && flame_diff_is_elided (diff, node))
     {
       /* nothing of it runs now: no share of the current zoom root */
       append_current_line (out, source, node, FLAME_TREE_ROOT, 0, 1, 0);
-      append_baseline_line (out, source, node, v.total_b, v.self_b);
-      append_difference_line (out, q, FLAME_METRIC_SELF, -v.self_b,
-                              v.self_b > 0 ? -100.0 : 0.0);
+      append_baseline_line (out, source, node, v->total_b, v->self_b);
+      append_difference_line (out, q, FLAME_METRIC_SELF, -v->self_b,
+                              v->self_b > 0 ? -100.0 : 0.0);
       /* TRANSLATORS: a frame's tooltip: the call path only the baseline has */
       append_line (out, "%s", C_("tooltip", "Removed — no counterpart in current"));
     }
@@ -607,22 +606,21 @@ append_inverted_view (GString               *out,
                       FlameLayoutSource     *source,
                       guint32                node,
                       guint32                zoom,
-                      const FlameDiffValues *vp,
+                      const FlameDiffValues *v,
                       FlameQuantity          q,
                       gdouble                root_w)
 {
   const FlameTree *tree = flame_layout_source_get_tree (source);
-  FlameDiffValues v = *vp;
-  g_autofree char *c = format_quantity (q, v.total_c, v.total_c);
-  g_autofree char *b = format_quantity (q, v.total_b, v.total_b);
+  g_autofree char *c = format_quantity (q, v->total_c, v->total_c);
+  g_autofree char *b = format_quantity (q, v->total_b, v->total_b);
 
   if (node != FLAME_TREE_ROOT)
     {
       guint32 leaf = node;
-      g_autofree char *pct = format_share (v.total_c, root_w);
+      g_autofree char *pct = format_share (v->total_c, root_w);
       g_autofree char *zpct = format_zoom_share (source, node, zoom);
-      gdouble dpct = flame_diff_percent (&v, FLAME_METRIC_TOTAL);
-      g_autofree char *d = flame_format_difference_in (q, v.total_c - v.total_b, dpct);
+      gdouble dpct = flame_diff_percent (v, FLAME_METRIC_TOTAL);
+      g_autofree char *d = flame_format_difference_in (q, v->total_c - v->total_b, dpct);
 
       while (tree->nodes[leaf].parent != FLAME_TREE_ROOT)
         leaf = tree->nodes[leaf].parent;
@@ -642,7 +640,7 @@ append_inverted_view (GString               *out,
       /* TRANSLATORS: a frame's tooltip: current minus baseline, e.g.
        * "+1.23 ms (+50.0%)" */
       append_line (out, C_("tooltip", "Difference: %s"), d);
-      if (v.total_b <= 0 && v.total_c > 0)
+      if (v->total_b <= 0 && v->total_c > 0)
         append_new_line (out);
       append_runs (out, source, node, TRUE);
     }
@@ -662,26 +660,25 @@ append_differential_view (GString               *out,
                           FlameLayoutSource     *source,
                           guint32                node,
                           guint32                zoom,
-                          const FlameDiffValues *vp,
+                          const FlameDiffValues *v,
                           FlameQuantity          q,
                           gdouble                root_w)
 {
   FlameDiff *diff = flame_layout_source_get_diff (source);
-  FlameDiffValues v = *vp;
 
-  append_current_line (out, source, node, zoom, v.total_c, root_w, v.self_c);
-  append_baseline_line (out, source, node, v.total_b, v.self_b);
+  append_current_line (out, source, node, zoom, v->total_c, root_w, v->self_c);
+  append_baseline_line (out, source, node, v->total_b, v->self_b);
   if (diff != NULL && flame_diff_get_options (diff)->metric == FLAME_METRIC_TOTAL)
     {
       /* coloured by total: the number the colour stands for comes first
        * (a caller's own self difference is mostly +0.0 %) */
-      append_difference_line (out, q, FLAME_METRIC_TOTAL, v.total_c - v.total_b,
-                              flame_diff_percent (&v, FLAME_METRIC_TOTAL));
+      append_difference_line (out, q, FLAME_METRIC_TOTAL, v->total_c - v->total_b,
+                              flame_diff_percent (v, FLAME_METRIC_TOTAL));
       if (node != FLAME_TREE_ROOT)
         {
-          append_difference_line (out, q, FLAME_METRIC_SELF, v.self_c - v.self_b,
-                                  flame_diff_percent (&v, FLAME_METRIC_SELF));
-          if (v.total_b <= 0 && v.total_c > 0)
+          append_difference_line (out, q, FLAME_METRIC_SELF, v->self_c - v->self_b,
+                                  flame_diff_percent (v, FLAME_METRIC_SELF));
+          if (v->total_b <= 0 && v->total_c > 0)
             append_new_line (out);
           append_runs (out, source, node, TRUE);
         }
@@ -689,9 +686,9 @@ append_differential_view (GString               *out,
     }
   if (node != FLAME_TREE_ROOT)
     {
-      append_difference_line (out, q, FLAME_METRIC_SELF, v.self_c - v.self_b,
-                              flame_diff_percent (&v, FLAME_METRIC_SELF));
-      if (v.total_b <= 0 && v.total_c > 0)
+      append_difference_line (out, q, FLAME_METRIC_SELF, v->self_c - v->self_b,
+                              flame_diff_percent (v, FLAME_METRIC_SELF));
+      if (v->total_b <= 0 && v->total_c > 0)
         append_new_line (out);
       append_runs (out, source, node, FALSE);
     }
