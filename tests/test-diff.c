@@ -20,6 +20,7 @@
 #include <json-glib/json-glib.h>
 #include <glib/gstdio.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "flame-comparison.h"
@@ -886,6 +887,101 @@ test_folded_order (void)
   g_assert_cmpstr (lines[3], ==, "main;ab 2");
 }
 
+/* The lines of @out after its header, if any. */
+static const char *
+folded_body (const GString *out)
+{
+  const char *nl;
+
+  if (out->str[0] != '#')
+    return out->str;
+  nl = strchr (out->str, '\n');
+  return nl != NULL ? nl + 1 : "";
+}
+
+static gint
+compare_strings (gconstpointer a,
+                 gconstpointer b)
+{
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+/* Random stacks over names that are prefixes of each other followed by
+ * bytes below ';' (and, in the second round, by a blank, which the
+ * writer's walk leaves to sorting): the output is the distinct stacks
+ * with their counts, the lines in strcmp order as an independent sort
+ * gives them. */
+static void
+test_folded_order_random (void)
+{
+  static const char *const names[] = { "a", "a!", "a.b", "a::c", "a(int)", "ab", "b", "a0",
+                                       "[no stack]", "a 1", "a 12" };
+
+  for (guint round = 0; round < 2; round++)
+    {
+      guint n_names = G_N_ELEMENTS (names) - (round == 0 ? 2 : 0);
+      g_autoptr(FlameProfile) p = flame_profile_new (FLAME_FORMAT_FOLDED, 1);
+      g_autoptr(GHashTable) counts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+      g_autofree gpointer *keys = NULL;
+      guint n_keys;
+      g_autoptr(GString) expected = g_string_new (NULL);
+      g_autoptr(GString) out = g_string_new (NULL);
+      GRand *rand = g_rand_new_with_seed (17 + round);
+
+      for (guint i = 0; i < 400; i++)
+        {
+          guint depth = g_rand_int_range (rand, 1, 6);
+          guint32 ids[6];
+          GString *stack = g_string_new (NULL);
+          guint count = g_rand_int_range (rand, 1, 4);
+
+          for (guint d = 0; d < depth; d++)
+            {
+              const char *name = names[g_rand_int_range (rand, 0, n_names)];
+
+              ids[d] = flame_profile_intern_frame (p, name, strlen (name), NULL, 0, 0, 0);
+              if (d > 0)
+                g_string_append_c (stack, ';');
+              g_string_append (stack, name);
+            }
+          flame_profile_add_stack (p, 0, ids, depth, count);
+          flame_profile_add_samples (p, 0, count);
+          g_hash_table_insert (counts, g_strdup (stack->str),
+                               GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (counts, stack->str)) + count));
+          g_string_free (stack, TRUE);
+        }
+      g_rand_free (rand);
+      flame_profile_finish (p);
+
+      /* whole lines in byte order, as `LC_ALL=C sort` gives them */
+      keys = g_hash_table_get_keys_as_array (counts, &n_keys);
+      for (guint i = 0; i < n_keys; i++)
+        keys[i] = g_strdup_printf ("%s %u", (const char *) keys[i],
+                                   GPOINTER_TO_UINT (g_hash_table_lookup (counts, keys[i])));
+      qsort (keys, n_keys, sizeof (gpointer), compare_strings);
+      for (guint i = 0; i < n_keys; i++)
+        {
+          g_string_append_printf (expected, "%s\n", (const char *) keys[i]);
+          g_free (keys[i]);
+        }
+      flame_profile_write_folded (p, out);
+      g_assert_cmpstr (folded_body (out), ==, expected->str);
+    }
+}
+
+/* Two frames of one name under one parent (different files) write two
+ * lines of one stack, their subtrees' lines mixed in byte order. */
+static void
+test_folded_order_same_name (void)
+{
+  g_autoptr(FlameProfile) p = flame_test_profile (S ("main;x.c:1:f;h", "main;y.c:1:f;g",
+                                                     "main;x.c:1:f", "main;y.c:1:f;g", "main;x.c:1:f;g"));
+  g_autoptr(GString) out = g_string_new (NULL);
+
+  flame_profile_write_folded (p, out);
+  g_assert_cmpstr (folded_body (out), ==, "main;f 1\nmain;f;g 1\nmain;f;g 2\nmain;f;h 1\n");
+}
+
 /* Build-ids from the recorder's metadata: a rebuilt program, a library
  * only one run loaded, one that is the same; the reports say so, and
  * profiles without build-ids say nothing. */
@@ -1008,6 +1104,8 @@ main (int    argc,
   g_test_add_func ("/diff/noise", test_noise);
   g_test_add_func ("/diff/self-compare", test_self_compare);
   g_test_add_func ("/diff/folded-order", test_folded_order);
+  g_test_add_func ("/diff/folded-order-random", test_folded_order_random);
+  g_test_add_func ("/diff/folded-order-same-name", test_folded_order_same_name);
   g_test_add_func ("/diff/binaries", test_binaries);
   g_test_add_func ("/diff/binaries-absent", test_binaries_absent);
 

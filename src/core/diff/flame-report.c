@@ -405,12 +405,14 @@ flame_report_count (FlameReport *self,
 
 /* --- formatting helpers ------------------------------------------------ */
 
-/* Whole numbers print as integers, others with up to 6 decimals. */
-static void
-append_number (GString *out,
+/* Whole numbers print as integers, others with up to 6 decimals; writes
+ * into @buf (FLAME_NUMBER_BUF bytes, no NUL) and returns the length. */
+#define FLAME_NUMBER_BUF 64
+
+static gsize
+format_number (char    *buf,
                gdouble  v)
 {
-  char buf[64];
   gsize len;
 
   if (!isfinite (v))
@@ -421,7 +423,8 @@ append_number (GString *out,
     {
       /* as "%.0f" prints it, without printf's cost (folded output has
        * two numbers on each of millions of lines) */
-      char *end = buf + sizeof buf;
+      char digits[24];
+      char *end = digits + sizeof digits;
       char *p = end;
       guint64 u = (guint64) fabs (v);
 
@@ -430,15 +433,26 @@ append_number (GString *out,
       while ((u /= 10) != 0);
       if (v < 0)
         *--p = '-';
-      g_string_append_len (out, p, end - p);
-      return;
+      len = end - p;
+      memcpy (buf, p, len);
+      return len;
     }
-  g_ascii_formatd (buf, sizeof buf, "%.6f", v);
+  g_ascii_formatd (buf, FLAME_NUMBER_BUF, "%.6f", v);
   len = strlen (buf);
   while (len > 0 && buf[len - 1] == '0')
     len--;
   if (len > 0 && buf[len - 1] == '.')
     len--;
+  return len;
+}
+
+static void
+append_number (GString *out,
+               gdouble  v)
+{
+  char buf[FLAME_NUMBER_BUF];
+  gsize len = format_number (buf, v);
+
   g_string_append_len (out, buf, len);
 }
 
@@ -1378,8 +1392,9 @@ compare_folded_lines (gconstpointer pa,
 typedef struct
 {
   FlameTree     *tree;
-  const char   **names;
-  guint32       *name_lens;
+  const char   **names;      /* per frame, then "[no stack]" */
+  gsize         *name_lens;
+  guint          n_frames;
   guint          n_columns;
   const gdouble *factors;
   GArray        *path;
@@ -1414,38 +1429,20 @@ append_folded_line (FoldedWriter *w,
     }
 }
 
-/* Every node with self weight in any column as "a;b;c N [M]" (root
- * first), each column's weight multiplied by its factor; lines sorted
- * byte-wise. Samples without a stack (weight on the root) become
- * "[no stack] N", so that the totals read back the same. Serves both
- * `convert -o x.folded` and the diff's 3-column output. The lines are
- * built back to back in one buffer (names' lengths looked up once per
- * frame) and sorted as (8-byte key, offset) records; the buffer is then
- * freed and each line built again, in order, into @out: building a line
- * costs less than the buffer would, kept beside @out (a second copy of
- * the output, 187 MB for the issue 17 pair). */
+/* The general way of write_folded_tree(), for names that its walk
+ * cannot order: the lines are built back to back in one buffer and
+ * sorted as (8-byte key, offset) records; the buffer is then freed and
+ * each line built again, in order, into @out. */
 static void
-write_folded_tree (FlameTree     *tree,
-                   FlameFrames   *frames,
-                   guint          n_columns,
-                   const gdouble *factors,
-                   GString       *out)
+write_folded_sorted (FoldedWriter *w,
+                     GString      *out)
 {
-  guint n_frames = flame_frames_count (frames);
-  g_autofree const char **names = g_new (const char *, MAX (n_frames, 1));
-  g_autofree guint32 *name_lens = g_new (guint32, MAX (n_frames, 1));
+  FlameTree *tree = w->tree;
+  guint n_columns = w->n_columns;
   g_autoptr(GArray) lines = g_array_new (FALSE, FALSE, sizeof (FoldedLine));
-  g_autoptr(GArray) path = g_array_new (FALSE, FALSE, sizeof (guint32));
-  FoldedWriter w = { tree, names, name_lens, n_columns, factors, path };
   GString *buf = g_string_sized_new (1 << 20);
   gsize total = 0;
   gsize at;
-
-  for (guint f = 0; f < n_frames; f++)
-    {
-      names[f] = flame_frames_get_name (frames, f);
-      name_lens[f] = strlen (names[f]);
-    }
 
   for (guint32 n = 0; n < tree->n_nodes; n++)
     {
@@ -1458,7 +1455,7 @@ write_folded_tree (FlameTree     *tree,
         continue;
 
       line.offset = buf->len;
-      append_folded_line (&w, n, buf);
+      append_folded_line (w, n, buf);
       line.len = buf->len - line.offset;
       line.node = n;
       line.key = 0;
@@ -1478,9 +1475,305 @@ write_folded_tree (FlameTree     *tree,
   g_string_truncate (out, at);
   for (guint i = 0; i < lines->len; i++)
     {
-      append_folded_line (&w, g_array_index (lines, FoldedLine, i).node, out);
+      append_folded_line (w, g_array_index (lines, FoldedLine, i).node, out);
       g_string_append_c (out, '\n');
     }
+}
+
+/* Byte order of @a's name followed by @ta against @b's followed by @tb. */
+static int
+compare_terminated (const FoldedWriter *w,
+                    guint32             a,
+                    char                ta,
+                    guint32             b,
+                    char                tb)
+{
+  gsize la = w->name_lens[a], lb = w->name_lens[b];
+  int r = memcmp (w->names[a], w->names[b], MIN (la, lb));
+
+  if (r != 0)
+    return r;
+  if (la == lb)
+    return (guchar) ta - (guchar) tb;
+  if (la < lb)
+    return (guchar) ta == (guchar) w->names[b][la] ? -1 : (guchar) ta - (guchar) w->names[b][la];
+  return (guchar) w->names[a][lb] == (guchar) tb ? 1 : (guchar) w->names[a][lb] - (guchar) tb;
+}
+
+/* folded_ranks()' entries: frame * 2 + 0 for "name ", + 1 for "name;" */
+static inline char
+entry_terminator (guint32 e)
+{
+  return (e & 1) ? ';' : ' ';
+}
+
+static int
+compare_entries (gconstpointer pa,
+                 gconstpointer pb,
+                 gpointer      data)
+{
+  guint32 a = *(const guint32 *) pa, b = *(const guint32 *) pb;
+
+  return compare_terminated (data, a >> 1, entry_terminator (a), b >> 1, entry_terminator (b));
+}
+
+/* The rank, in byte order, of every frame's name followed by ' ' (where
+ * its own line goes) and by ';' (where its descendants' lines go), equal
+ * names ranking equal; NULL when some name holds a ';' or begins with
+ * another name and a blank, where the rank of a name alone does not
+ * decide the order of the lines. */
+static guint32 *
+folded_ranks (const FoldedWriter *w)
+{
+  guint n = w->n_frames + 1;
+  g_autofree guint32 *entries = NULL;
+  g_autofree guint32 *ranks = NULL;
+  guint32 rank = 0;
+
+  if (n >= G_MAXUINT32 / 4)
+    return NULL;
+  entries = g_new (guint32, (gsize) n * 2);
+  ranks = g_new (guint32, (gsize) n * 2);
+  for (guint f = 0; f < n; f++)
+    if (memchr (w->names[f], ';', w->name_lens[f]) != NULL)
+      return NULL;
+  for (guint32 e = 0; e < n * 2; e++)
+    entries[e] = e;
+  g_qsort_with_data (entries, n * 2, sizeof (guint32), compare_entries, (gpointer) w);
+
+  for (guint i = 0; i < n * 2; i++)
+    {
+      guint32 e = entries[i];
+
+      if (i > 0 && compare_entries (&entries[i - 1], &e, (gpointer) w) != 0)
+        {
+          guint32 p = entries[i - 1];
+          gsize lp = w->name_lens[p >> 1];
+
+          rank++;
+          /* "name x" after "name ": the counts would take part */
+          if (!(p & 1) && w->name_lens[e >> 1] > lp &&
+              memcmp (w->names[e >> 1], w->names[p >> 1], lp) == 0 && w->names[e >> 1][lp] == ' ')
+            return NULL;
+        }
+      ranks[e] = rank;
+    }
+  return g_steal_pointer (&ranks);
+}
+
+/* Room for @need more bytes after out->len. */
+static inline char *
+folded_reserve (GString *out,
+                gsize    need)
+{
+  if (G_UNLIKELY (out->len + need >= out->allocated_len))
+    {
+      gsize len = out->len;
+
+      g_string_set_size (out, MAX (len + need, out->allocated_len * 2));
+      g_string_truncate (out, len);
+    }
+  return out->str + out->len;
+}
+
+/* Node @n's line: @prefix (its ancestors' names, each followed by ';'),
+ * its name, its weights, '\n'. */
+static void
+emit_folded_line (const FoldedWriter *w,
+                  guint32             n,
+                  const GString      *prefix,
+                  GString            *out)
+{
+  guint32 f = n == FLAME_TREE_ROOT ? w->n_frames : w->tree->nodes[n].frame;
+  gsize len = w->name_lens[f];
+  char *p = folded_reserve (out, prefix->len + len + w->n_columns * (FLAME_NUMBER_BUF + 1) + 1);
+  char *start = p;
+
+  memcpy (p, prefix->str, prefix->len);
+  p += prefix->len;
+  memcpy (p, w->names[f], len);
+  p += len;
+  for (guint c = 0; c < w->n_columns; c++)
+    {
+      *p++ = ' ';
+      p += format_number (p, w->tree->self[c][n] * w->factors[c]);
+    }
+  *p++ = '\n';
+  out->len += p - start;
+}
+
+/* The walk's items: (rank of "name " or "name;" << 1 | 0 for a node's
+ * own line, 1 for its subtree) << 32 | node; sorted as integers. */
+#define WALK_POP G_MAXUINT64
+
+static inline guint64
+walk_item (guint32 rank,
+           guint   subtree,
+           guint32 node)
+{
+  return ((guint64) ((rank << 1) | subtree) << 32) | node;
+}
+
+static inline gboolean
+folded_has_weight (const FoldedWriter *w,
+                   guint32             n)
+{
+  for (guint c = 0; c < w->n_columns; c++)
+    if (w->tree->self[c][n] != 0)
+      return TRUE;
+  return FALSE;
+}
+
+static int
+compare_u64 (gconstpointer pa,
+             gconstpointer pb,
+             gpointer      data)
+{
+  guint64 a = *(const guint64 *) pa, b = *(const guint64 *) pb;
+
+  return (a > b) - (a < b);
+}
+
+/* Pushes, in reverse order, the items under @parent: each child's own
+ * line (when it has weight) and its subtree (when it has children).
+ * FALSE when two children rank equal (two frames of one name). */
+static gboolean
+push_children (const FoldedWriter *w,
+               const guint32      *ranks,
+               guint32             parent,
+               GArray             *scratch,
+               GArray             *stack)
+{
+  const FlameNode *nodes = w->tree->nodes;
+  guint64 *items;
+
+  g_array_set_size (scratch, 0);
+  if (parent == FLAME_TREE_ROOT && folded_has_weight (w, FLAME_TREE_ROOT))
+    {
+      guint64 item = walk_item (ranks[w->n_frames * 2], 0, FLAME_TREE_ROOT);
+      g_array_append_val (scratch, item);
+    }
+  for (guint32 c = nodes[parent].first_child; c != FLAME_TREE_NONE; c = nodes[c].next_sibling)
+    {
+      guint64 item;
+
+      if (folded_has_weight (w, c))
+        {
+          item = walk_item (ranks[nodes[c].frame * 2], 0, c);
+          g_array_append_val (scratch, item);
+        }
+      if (nodes[c].first_child != FLAME_TREE_NONE)
+        {
+          item = walk_item (ranks[nodes[c].frame * 2 + 1], 1, c);
+          g_array_append_val (scratch, item);
+        }
+    }
+
+  items = (guint64 *) scratch->data;
+  if (scratch->len <= 16)
+    {
+      for (guint i = 1; i < scratch->len; i++)
+        {
+          guint64 v = items[i];
+          guint j = i;
+
+          for (; j > 0 && items[j - 1] > v; j--)
+            items[j] = items[j - 1];
+          items[j] = v;
+        }
+    }
+  else
+    g_qsort_with_data (items, scratch->len, sizeof (guint64), compare_u64, NULL);
+
+  for (guint i = scratch->len; i > 0; i--)
+    {
+      if (i > 1 && (items[i - 1] >> 33) == (items[i - 2] >> 33))
+        return FALSE;
+      g_array_append_val (stack, items[i - 1]);
+    }
+  return TRUE;
+}
+
+/* The lines of write_folded_tree() in byte order without sorting them: a
+ * walk down the tree, each node's children in the order of their names
+ * (folded_ranks()), the path so far kept as a prefix. FALSE, with @out
+ * partly written, when the names do not allow it. */
+static gboolean
+write_folded_walk (FoldedWriter *w,
+                   GString      *out)
+{
+  const FlameNode *nodes = w->tree->nodes;
+  g_autofree guint32 *ranks = folded_ranks (w);
+  g_autoptr(GArray) stack = g_array_new (FALSE, FALSE, sizeof (guint64));
+  g_autoptr(GArray) scratch = g_array_new (FALSE, FALSE, sizeof (guint64));
+  g_autoptr(GArray) lens = g_array_new (FALSE, FALSE, sizeof (gsize));
+  g_autoptr(GString) prefix = g_string_new (NULL);
+
+  if (ranks == NULL || !push_children (w, ranks, FLAME_TREE_ROOT, scratch, stack))
+    return FALSE;
+  while (stack->len > 0)
+    {
+      guint64 item = g_array_index (stack, guint64, stack->len - 1);
+      guint32 n = (guint32) item;
+
+      g_array_set_size (stack, stack->len - 1);
+      if (item == WALK_POP)
+        {
+          g_string_truncate (prefix, g_array_index (lens, gsize, lens->len - 1));
+          g_array_set_size (lens, lens->len - 1);
+        }
+      else if (!((item >> 32) & 1))
+        emit_folded_line (w, n, prefix, out);
+      else
+        {
+          guint64 pop = WALK_POP;
+
+          g_array_append_val (lens, prefix->len);
+          g_string_append_len (prefix, w->names[nodes[n].frame], w->name_lens[nodes[n].frame]);
+          g_string_append_c (prefix, ';');
+          g_array_append_val (stack, pop);
+          if (!push_children (w, ranks, n, scratch, stack))
+            return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+/* Every node with self weight in any column as "a;b;c N [M]" (root
+ * first), each column's weight multiplied by its factor; lines sorted
+ * byte-wise. Samples without a stack (weight on the root) become
+ * "[no stack] N", so that the totals read back the same. Serves both
+ * `convert -o x.folded` and the diff's 3-column output. Written by a walk
+ * down the tree where the names allow (write_folded_walk()), else by
+ * sorting the lines (a name with a ';', two siblings of one name). */
+static void
+write_folded_tree (FlameTree     *tree,
+                   FlameFrames   *frames,
+                   guint          n_columns,
+                   const gdouble *factors,
+                   GString       *out)
+{
+  guint n_frames = flame_frames_count (frames);
+  g_autofree const char **names = g_new (const char *, n_frames + 1);
+  g_autofree gsize *name_lens = g_new (gsize, n_frames + 1);
+  g_autoptr(GArray) path = g_array_new (FALSE, FALSE, sizeof (guint32));
+  FoldedWriter w = { tree, names, name_lens, n_frames, n_columns, factors, path };
+  gsize at = out->len;
+
+  for (guint f = 0; f < n_frames; f++)
+    {
+      names[f] = flame_frames_get_name (frames, f);
+      name_lens[f] = strlen (names[f]);
+    }
+  names[n_frames] = "[no stack]";
+  name_lens[n_frames] = strlen (names[n_frames]);
+
+  if (!write_folded_walk (&w, out))
+    {
+      g_string_truncate (out, at);
+      write_folded_sorted (&w, out);
+    }
+  out->str[out->len] = '\0';
 }
 
 /**
