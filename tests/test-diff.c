@@ -946,8 +946,8 @@ test_folded_order_random (void)
             }
           flame_profile_add_stack (p, 0, ids, depth, count);
           flame_profile_add_samples (p, 0, count);
-          g_hash_table_insert (counts, g_strdup (stack->str),
-                               GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (counts, stack->str)) + count));
+          count += GPOINTER_TO_UINT (g_hash_table_lookup (counts, stack->str));
+          g_hash_table_insert (counts, g_strdup (stack->str), GUINT_TO_POINTER (count));
           g_string_free (stack, TRUE);
         }
       g_rand_free (rand);
@@ -975,7 +975,8 @@ static void
 test_folded_order_same_name (void)
 {
   g_autoptr(FlameProfile) p = flame_test_profile (S ("main;x.c:1:f;h", "main;y.c:1:f;g",
-                                                     "main;x.c:1:f", "main;y.c:1:f;g", "main;x.c:1:f;g"));
+                                                     "main;x.c:1:f", "main;y.c:1:f;g",
+                                                     "main;x.c:1:f;g"));
   g_autoptr(GString) out = g_string_new (NULL);
 
   flame_profile_write_folded (p, out);
