@@ -763,6 +763,175 @@ test_rust_names (void)
   g_assert_cmpfloat (self_w, ==, 1);
 }
 
+/* @text loaded by @n_threads threads handing on @chunk_words at a time
+ * (flame_folded_load_threads()). */
+static FlameProfile *
+load_threads (const GString  *text,
+              guint           n_threads,
+              gsize           chunk_words,
+              GError        **error)
+{
+  FlameInput in = { "test.folded", text->str, text->len, NULL, NULL, NULL, 0 };
+
+  return flame_folded_load_threads (&in, n_threads, chunk_words, error);
+}
+
+/* The same profile, node for node, frame for frame. */
+static void
+assert_same_profile (FlameProfile *a,
+                     FlameProfile *b)
+{
+  FlameTree *ta = flame_profile_get_tree (a), *tb = flame_profile_get_tree (b);
+  FlameFrames *fa = flame_profile_get_frames (a), *fb = flame_profile_get_frames (b);
+  GPtrArray *wa = flame_profile_get_warnings (a), *wb = flame_profile_get_warnings (b);
+  guint n_columns = flame_profile_get_n_columns (a);
+
+  g_assert_cmpint (flame_profile_get_format (a), ==, flame_profile_get_format (b));
+  g_assert_cmpuint (n_columns, ==, flame_profile_get_n_columns (b));
+  g_assert_cmpint (flame_profile_get_unit (a), ==, flame_profile_get_unit (b));
+  g_assert_cmpuint (flame_frames_count (fa), ==, flame_frames_count (fb));
+  for (guint f = 0; f < flame_frames_count (fa); f++)
+    g_assert_cmpstr (flame_frames_get_name (fa, f), ==, flame_frames_get_name (fb, f));
+  g_assert_cmpuint (ta->n_nodes, ==, tb->n_nodes);
+  for (guint32 n = 0; n < ta->n_nodes; n++)
+    {
+      g_assert_cmpuint (ta->nodes[n].frame, ==, tb->nodes[n].frame);
+      g_assert_cmpuint (ta->nodes[n].parent, ==, tb->nodes[n].parent);
+      g_assert_cmpuint (ta->nodes[n].first_child, ==, tb->nodes[n].first_child);
+      g_assert_cmpuint (ta->nodes[n].next_sibling, ==, tb->nodes[n].next_sibling);
+      g_assert_cmpuint (ta->nodes[n].depth, ==, tb->nodes[n].depth);
+      for (guint c = 0; c < n_columns; c++)
+        {
+          g_assert_cmpfloat (ta->self[c][n], ==, tb->self[c][n]);
+          g_assert_cmpfloat (ta->total[c][n], ==, tb->total[c][n]);
+        }
+    }
+  for (guint c = 0; c < n_columns; c++)
+    g_assert_cmpfloat (flame_profile_get_samples (a, c), ==, flame_profile_get_samples (b, c));
+  g_assert_cmpuint (wa->len, ==, wb->len);
+  for (guint i = 0; i < wa->len; i++)
+    g_assert_cmpstr (g_ptr_array_index (wa, i), ==, g_ptr_array_index (wb, i));
+}
+
+/* Random stacks sharing random prefixes, some lines ending in CRLF, a
+ * few comments and bad lines, the last line without its newline; in the
+ * 3-column pair form when @pair, under a header when @header. */
+static void
+random_folded_text (GString  *text,
+                    guint     seed,
+                    guint     n_lines,
+                    gboolean  pair,
+                    gboolean  header)
+{
+  g_autoptr(GRand) rand = g_rand_new_with_seed (seed);
+  g_autoptr(GString) prev = g_string_new (NULL);
+
+  g_string_truncate (text, 0);
+  if (header)
+    g_string_append (text, "# flamediff-folded unit=ms samples=500,600 interval_ms=2\n");
+  for (guint i = 0; i < n_lines; i++)
+    {
+      g_autoptr(GString) stack = g_string_new (NULL);
+      guint depth = g_rand_int_range (rand, 1, 12);
+
+      if (g_rand_int_range (rand, 0, 40) == 0)
+        {
+          g_string_append (text, g_rand_boolean (rand) ? "# a comment\n" : "not a stack line\n");
+          continue;
+        }
+      if (prev->len > 0 && g_rand_boolean (rand))
+        {
+          const char *cut = prev->str + g_rand_int_range (rand, 0, prev->len);
+          while (*cut != '\0' && *cut != ';')
+            cut++;
+          g_string_append_len (stack, prev->str, cut - prev->str);
+          if (*cut == '\0')
+            depth = 0;
+        }
+      for (guint d = 0; d < depth; d++)
+        g_string_append_printf (stack, "%sfn_%u", stack->len > 0 ? ";" : "",
+                                g_rand_int_range (rand, 0, d < 2 ? 3 : 60));
+      g_string_append_printf (text, "%s %d", stack->str, g_rand_int_range (rand, 0, 100));
+      if (pair)
+        g_string_append_printf (text, " %d.5", g_rand_int_range (rand, 0, 100));
+      if (i + 1 < n_lines)
+        g_string_append (text, g_rand_int_range (rand, 0, 3) == 0 ? "\r\n" : "\n");
+      g_string_assign (prev, stack->str);
+    }
+}
+
+/* A file loaded by two threads (one reading the lines, one building the
+ * tree) gives the profile one thread gives: the same nodes in the same
+ * order, frames, weights, samples, warnings; wherever the chunks the
+ * reader hands on end (down to a line or two per chunk: lines at every
+ * chunk boundary), with CRLF, a last line without '\n', the pair form
+ * and a header. */
+static void
+test_threads (void)
+{
+  static const gsize chunks[] = { 8, 9, 13, 64, 1000, 0 };
+  g_autoptr(GString) text = g_string_new (NULL);
+
+  for (guint variant = 0; variant < 4; variant++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(FlameProfile) one = NULL;
+
+      random_folded_text (text, 17 + variant, 4000, variant & 1, variant == 2);
+      one = load_threads (text, 1, 0, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (flame_profile_get_tree (one)->n_nodes, >, 1000);
+      for (guint i = 0; i < G_N_ELEMENTS (chunks); i++)
+        for (guint n = 1; n <= 2; n++)
+          {
+            g_autoptr(FlameProfile) other = load_threads (text, n, chunks[i], &error);
+
+            g_assert_no_error (error);
+            assert_same_profile (one, other);
+          }
+    }
+}
+
+/* An error names the same line with two threads as with one. */
+static void
+test_threads_errors (void)
+{
+  g_autoptr(GString) text = g_string_new (NULL);
+  g_autoptr(GString) late = g_string_new (NULL);
+  g_autoptr(GError) one = NULL;
+  g_autoptr(GError) two = NULL;
+  g_autoptr(FlameProfile) p = NULL;
+  g_autoptr(FlameProfile) a = NULL;
+  g_autoptr(FlameProfile) b = NULL;
+  g_autofree char *name = g_strnfill (64 * 1024 + 1, 'x');
+
+  for (guint i = 0; i < 3000; i++)
+    g_string_append_printf (text, "main;f%u;g %u\n", i % 37, i);
+  g_string_append_printf (text, "main;%s 1\n", name);
+  for (guint i = 0; i < 500; i++)
+    g_string_append_printf (text, "main;h%u 1\n", i);
+
+  p = load_threads (text, 1, 0, &one);
+  g_assert_null (p);
+  g_assert_error (one, FLAME_ERROR, FLAME_ERROR_TOO_LARGE);
+  g_assert_nonnull (strstr (one->message, "test.folded:3001:"));
+  p = load_threads (text, 2, 16, &two);
+  g_assert_null (p);
+  g_assert_error (two, FLAME_ERROR, FLAME_ERROR_TOO_LARGE);
+  g_assert_cmpstr (one->message, ==, two->message);
+
+  /* a bad line near the end: the warning names its line */
+  for (guint i = 0; i < 3000; i++)
+    g_string_append_printf (late, "main;f%u;g %u\n", i % 37, i);
+  g_string_append (late, "main;bad line\nmain;h 1\n");
+  a = load_threads (late, 1, 0, NULL);
+  b = load_threads (late, 2, 16, NULL);
+  assert_same_profile (a, b);
+  g_assert_cmpuint (flame_profile_get_warnings (b)->len, ==, 1);
+  g_assert_nonnull (strstr (g_ptr_array_index (flame_profile_get_warnings (b), 0),
+                            "first at line 3001"));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -782,6 +951,8 @@ main (int    argc,
   g_test_add_func ("/folded/prefix-reuse", test_prefix_reuse);
   g_test_add_func ("/folded/same-tree-as-one-by-one", test_same_tree_as_one_by_one);
   g_test_add_func ("/folded/deep-recursion", test_deep_recursion);
+  g_test_add_func ("/folded/threads", test_threads);
+  g_test_add_func ("/folded/threads-errors", test_threads_errors);
   g_test_add_func ("/folded/speedscope-snapshots", test_speedscope_snapshots);
   g_test_add_func ("/folded/corpus", test_corpus_files);
   g_test_add_func ("/folded/sniff-negative", test_sniff_negative);

@@ -244,6 +244,7 @@ typedef struct
   GPtrArray    *todo;   /* Run, not owned */
   GCancellable *cancellable;
   gint          next;   /* atomic */
+  guint         threads_per_file;  /* the cores that one file's loader may use */
 } LoadPool;
 
 static gpointer
@@ -255,8 +256,10 @@ load_worker (gpointer data)
   while ((i = (guint) g_atomic_int_add (&pool->next, 1)) < pool->todo->len)
     {
       Run *run = g_ptr_array_index (pool->todo, i);
+      FlameLoadOptions options = run->owner->load_options;
 
-      run->profile = flame_load_file_full (run->path, &run->owner->load_options,
+      options.threads = pool->threads_per_file;
+      run->profile = flame_load_file_full (run->path, &options,
                                            pool->cancellable, run_progress, run, &run->error);
       g_atomic_int_set (&run->progress, 1000);
     }
@@ -347,8 +350,9 @@ load_and_compare (FlameComparison  *self,
                   GCancellable     *cancellable,
                   GError          **error)
 {
-  LoadPool pool = { todo, cancellable, 0 };
-  guint n_threads = MIN (todo->len, (guint) MAX (g_get_num_processors (), 1));
+  guint n_cores = MAX (g_get_num_processors (), 1);
+  guint n_threads = MIN (todo->len, n_cores);
+  LoadPool pool = { todo, cancellable, 0, MAX (n_cores / MAX (todo->len, 1), 1) };
   g_autoptr(GPtrArray) threads = g_ptr_array_new ();
   g_autoptr(GString) errors = NULL;
   FlameProfile *baseline, *current = NULL;

@@ -344,6 +344,73 @@ parse_header (FlameProfile *profile,
     }
 }
 
+/* "skipped N lines that are not folded stacks (first at line L)" */
+static void
+warn_skipped (FlameProfile *profile,
+              FlameInput   *in,
+              guint64       n_bad,
+              guint64       first_bad)
+{
+  if (n_bad > 0)
+    flame_profile_add_warning (profile,
+                               "%s: skipped %" G_GUINT64_FORMAT " line%s that %s not "
+                               "folded stacks (first at line %" G_GUINT64_FORMAT ")",
+                               in->name, n_bad, n_bad == 1 ? "" : "s",
+                               n_bad == 1 ? "is" : "are", first_bad);
+}
+
+/* The frames of one CPython stack into @ids, root first: the tid:N root
+ * goes to @tid (else -1), the profiler's own frames are left out and
+ * set @hidden. FALSE with @error set for a frame or stack too large. */
+static gboolean
+cpython_stack_frames (FlameProfile     *profile,
+                      FlameInput       *in,
+                      const FoldedLine *fl,
+                      guint64           lineno,
+                      GArray           *ids,
+                      gint64           *tid,
+                      gboolean         *hidden,
+                      GError          **error)
+{
+  gsize start = 0;
+
+  g_array_set_size (ids, 0);
+  *tid = -1;
+  *hidden = FALSE;
+  while (start <= fl->stack_len)
+    {
+      const char *f = fl->stack + start;
+      const char *semi = memchr (f, ';', fl->stack_len - start);
+      gsize flen = semi ? (gsize) (semi - f) : fl->stack_len - start;
+      const char *colon = memchr (f, ':', flen);
+      guint32 id;
+
+      if (G_UNLIKELY (flen > FLAME_MAX_NAME_LEN))
+        {
+          flame_input_set_error (in, error, FLAME_ERROR_TOO_LARGE, lineno,
+                                 "a frame name is longer than %d bytes", FLAME_MAX_NAME_LEN);
+          return FALSE;
+        }
+      if (G_UNLIKELY (ids->len >= FLAME_MAX_DEPTH))
+        {
+          flame_input_set_error (in, error, FLAME_ERROR_TOO_LARGE, lineno,
+                                 "a stack is deeper than %d frames", FLAME_MAX_DEPTH);
+          return FALSE;
+        }
+      start += flen + 1;
+      if (f == fl->stack && is_tid_frame (f, flen, tid))
+        continue;
+      if (colon != NULL && flame_cpython_is_internal_file (f, colon - f))
+        {
+          *hidden = TRUE;
+          continue;
+        }
+      id = intern_cpython_frame (profile, f, flen);
+      g_array_append_val (ids, id);
+    }
+  return TRUE;
+}
+
 /* CPython collapsed files are small (one line per distinct stack), so
  * this path favours simplicity over the prefix cache below. The tid:N
  * root becomes a thread of the profile and leaves the stack: CPython's
@@ -370,8 +437,7 @@ load_cpython (FlameInput  *in,
       FoldedLine fl;
       gsize line_len;
       const char *line;
-      gsize start = 0;
-      gint64 tid = -1;
+      gint64 tid;
       gboolean hidden;
 
       if (!flame_input_tick (in, pos, error))
@@ -386,46 +452,8 @@ load_cpython (FlameInput  *in,
             first_bad = lineno;
           continue;
         }
-
-      g_array_set_size (ids, 0);
-      hidden = FALSE;
-      while (start <= fl.stack_len)
-        {
-          const char *f = fl.stack + start;
-          const char *semi = memchr (f, ';', fl.stack_len - start);
-          gsize flen = semi ? (gsize) (semi - f) : fl.stack_len - start;
-          const char *colon = memchr (f, ':', flen);
-          guint32 id;
-
-          if (G_UNLIKELY (flen > FLAME_MAX_NAME_LEN))
-            {
-              flame_input_set_error (in, error, FLAME_ERROR_TOO_LARGE, lineno,
-                                     "a frame name is longer than %d bytes",
-                                     FLAME_MAX_NAME_LEN);
-              return NULL;
-            }
-          if (G_UNLIKELY (ids->len >= FLAME_MAX_DEPTH))
-            {
-              flame_input_set_error (in, error, FLAME_ERROR_TOO_LARGE, lineno,
-                                     "a stack is deeper than %d frames", FLAME_MAX_DEPTH);
-              return NULL;
-            }
-          if (start == 0 && is_tid_frame (f, flen, &tid))
-            {
-              start += flen + 1;
-              continue;
-            }
-          if (colon != NULL && flame_cpython_is_internal_file (f, colon - f))
-            {
-              hidden = TRUE;
-              start += flen + 1;
-              continue;
-            }
-          id = intern_cpython_frame (profile, f, flen);
-          g_array_append_val (ids, id);
-          start += flen + 1;
-        }
-
+      if (!cpython_stack_frames (profile, in, &fl, lineno, ids, &tid, &hidden, error))
+        return NULL;
       if (ids->len == 0)
         {
           /* a bare thread root holds no function; a stack of the
@@ -450,25 +478,19 @@ load_cpython (FlameInput  *in,
       flame_input_set_error (in, error, FLAME_ERROR_EMPTY, 0, "no stacks in the file");
       return NULL;
     }
-  if (n_bad > 0)
-    flame_profile_add_warning (profile,
-                               "%s: skipped %" G_GUINT64_FORMAT " line%s that %s not "
-                               "folded stacks (first at line %" G_GUINT64_FORMAT ")",
-                               in->name, n_bad, n_bad == 1 ? "" : "s",
-                               n_bad == 1 ? "is" : "are", first_bad);
+  warn_skipped (profile, in, n_bad, first_bad);
   flame_profile_finish (profile);
   return g_steal_pointer (&profile);
 }
 
 /* The current stack, frame by frame: kept for the next line, which
- * reuses the part it shares (see flame_folded_load()). */
+ * reuses the part it shares (see add_stack()). */
 typedef struct
 {
   gsize   *ends;    /* offset of the ';' (or the end) after frame k */
   guint32 *names;   /* flame_strings_hash() of frame k's name */
   guint32 *frames;  /* frame id of frame k */
   guint32 *hashes;  /* path hash of frame k's node (flame_tree_path_hash) */
-  guint32 *nodes;   /* tree node of frame k */
   guint    alloc;
 } PrefixCache;
 
@@ -483,7 +505,6 @@ prefix_cache_reserve (PrefixCache *pc,
   pc->names = g_renew (guint32, pc->names, pc->alloc);
   pc->frames = g_renew (guint32, pc->frames, pc->alloc);
   pc->hashes = g_renew (guint32, pc->hashes, pc->alloc);
-  pc->nodes = g_renew (guint32, pc->nodes, pc->alloc);
 }
 
 static void
@@ -493,7 +514,6 @@ prefix_cache_clear (PrefixCache *pc)
   g_free (pc->names);
   g_free (pc->frames);
   g_free (pc->hashes);
-  g_free (pc->nodes);
 }
 
 static inline gsize
@@ -517,224 +537,501 @@ common_prefix (const char *a,
   return i;
 }
 
-FlameProfile *
-flame_folded_load (FlameInput  *in,
-                   GError     **error)
+/* Files at least this large are loaded by two threads */
+#define PIPELINE_MIN_BYTES ((gsize) 4 << 20)
+/* words of a chunk of stacks (stacks_chunk_add()), and chunks in flight */
+#define CHUNK_WORDS ((gsize) 1 << 18)
+#define N_CHUNKS 4
+
+/* Stacks on their way from the reader (which splits the lines and
+ * interns the names) to the builder (which walks the tree): per line
+ * the number of frames shared with the line before, the depth, then a
+ * (frame, path hash) pair per frame that is not shared; its weights
+ * (already multiplied by the header's factor) in @weights. */
+typedef struct
 {
-  g_autoptr(FlameProfile) profile = NULL;
-  PrefixCache pc = { 0 };
-  FlameFrames *frames;
-  FlameTree *tree;
-  gboolean is_pair = FALSE;
-  guint n_columns;
-  const char *prev = NULL;
-  gsize prev_len = 0;
-  guint prev_depth = 0;
-  guint64 lineno = 0;
-  guint64 n_valid = 0;
-  guint64 n_bad = 0;
-  guint64 first_bad = 0;
-  const char *bad_reason = NULL;
+  guint32  *words;
+  gsize     n_words;
+  gsize     alloc_words;
+  gdouble  *weights;
+  guint     n_lines;
+  guint     alloc_lines;
+  gboolean  last;       /* the reader is done (or failed) */
+} StacksChunk;
+
+static StacksChunk *
+stacks_chunk_new (gsize n_words)
+{
+  StacksChunk *chunk = g_new0 (StacksChunk, 1);
+
+  chunk->alloc_words = n_words;
+  chunk->words = g_new (guint32, n_words);
+  chunk->alloc_lines = n_words / 4;
+  chunk->weights = g_new (gdouble, chunk->alloc_lines * 2);
+  return chunk;
+}
+
+static void
+stacks_chunk_free (gpointer data)
+{
+  StacksChunk *chunk = data;
+
+  g_free (chunk->words);
+  g_free (chunk->weights);
+  g_free (chunk);
+}
+
+/* The builder's side: the tree, and the node of each frame of the
+ * current stack. */
+typedef struct
+{
+  FlameTree  *tree;
+  guint       n_columns;
+  guint32    *nodes;
+  guint       alloc;
+  GAsyncQueue *full;   /* chunks to build, when the builder has a thread */
+  GAsyncQueue *empty;  /* chunks built, back to the reader */
+} FoldedBuilder;
+
+/* Adds the stacks of @chunk to the tree: index slots prefetched a line
+ * ahead, so that the lookups of a line wait for memory at once. */
+static void
+build_chunk (FoldedBuilder     *b,
+             const StacksChunk *chunk)
+{
+  const guint32 *w = chunk->words;
+  const gdouble *weights = chunk->weights;
+
+  for (guint line = 0; line < chunk->n_lines; line++, weights += b->n_columns)
+    {
+      guint first = w[0], depth = w[1];
+      guint32 node = first == 0 ? FLAME_TREE_ROOT : b->nodes[first - 1];
+
+      if (G_UNLIKELY (depth > b->alloc))
+        {
+          b->alloc = MAX (depth, b->alloc * 2);
+          b->nodes = g_renew (guint32, b->nodes, b->alloc);
+        }
+      w += 2;
+      for (guint d = first; d < depth; d++)
+        flame_tree_prefetch (b->tree, w[2 * (d - first) + 1]);
+      for (guint d = first; d < depth; d++, w += 2)
+        {
+          node = flame_tree_child_hashed (b->tree, node, w[0], w[1]);
+          b->nodes[d] = node;
+        }
+      for (guint c = 0; c < b->n_columns; c++)
+        b->tree->self[c][node] += weights[c];
+    }
+}
+
+static gpointer
+builder_thread (gpointer data)
+{
+  FoldedBuilder *b = data;
+  gboolean last = FALSE;
+
+  while (!last)
+    {
+      StacksChunk *chunk = g_async_queue_pop (b->full);
+
+      last = chunk->last;
+      build_chunk (b, chunk);
+      g_async_queue_push (b->empty, chunk);
+    }
+  return NULL;
+}
+
+/* The reader's side: one pass over the lines, front to back. */
+typedef struct
+{
+  FlameInput         *in;
+  guint               n_columns;
+  gboolean            is_pair;
+  const FoldedHeader *header;
+  FlameFrames        *frames;
+  FoldedBuilder      *builder;
+  GThread            *thread;      /* the builder's, or NULL: built here */
+  gsize               chunk_words;
+  guint               n_chunks;    /* made so far */
+  StacksChunk        *chunk;       /* being filled */
+  PrefixCache         pc;
+  FoldedLine          prev;
+  guint               prev_depth;
+  GString            *rust;
+  guint64             lineno, n_valid, n_bad, first_bad;
+  gdouble             samples[2];
+} FoldedReader;
+
+/* Hands the chunk being filled to the builder and takes an empty one. */
+static void
+reader_flush (FoldedReader *r,
+              gboolean      last)
+{
+  StacksChunk *chunk = r->chunk;
+
+  chunk->last = last;
+  if (r->thread == NULL)
+    {
+      build_chunk (r->builder, chunk);
+      chunk->n_words = chunk->n_lines = 0;
+      return;
+    }
+  g_async_queue_push (r->builder->full, chunk);
+  r->chunk = NULL;
+  if (last)
+    return;
+  if (r->n_chunks < N_CHUNKS)
+    {
+      r->chunk = stacks_chunk_new (r->chunk_words);
+      r->n_chunks++;
+    }
+  else
+    r->chunk = g_async_queue_pop (r->builder->empty);
+  r->chunk->n_words = r->chunk->n_lines = 0;
+}
+
+/* How many frames of @fl the previous stack shares, from the common
+ * prefix of the two lines; sets the offset of the first frame that is
+ * not shared. */
+static guint
+shared_frames (FoldedReader     *r,
+               const FoldedLine *fl,
+               gsize            *start)
+{
+  const FoldedLine *prev = &r->prev;
+  gsize shared_len;
+  guint depth = 0;
+
+  *start = 0;
+  if (prev->stack == NULL)
+    return 0;
+  shared_len = common_prefix (prev->stack, fl->stack, MIN (prev->stack_len, fl->stack_len));
+  if (shared_len == prev->stack_len && shared_len == fl->stack_len)
+    {
+      *start = fl->stack_len + 1;
+      return r->prev_depth;
+    }
+  /* frame k is shared when the previous stack has a ';' after it inside
+   * the common prefix, or ends there while the current stack goes on
+   * with a ';' */
+  while (depth < r->prev_depth &&
+         (r->pc.ends[depth] < shared_len ||
+          (r->pc.ends[depth] == shared_len && shared_len == prev->stack_len &&
+           shared_len < fl->stack_len && fl->stack[shared_len] == ';')))
+    depth++;
+  if (depth > 0)
+    *start = r->pc.ends[depth - 1] + 1;
+  return depth;
+}
+
+/* Pass 1 of add_stack(): the frames of @fl from offset @start split
+ * into the prefix cache as frame @depth on, their names hashed; returns
+ * the new depth, or 0 with @error set. */
+static guint
+split_frames (FoldedReader      *r,
+              const FoldedLine  *fl,
+              guint              depth,
+              gsize              start,
+              GError           **error)
+{
+  while (start <= fl->stack_len)
+    {
+      const char *f = fl->stack + start;
+      const char *semi = memchr (f, ';', fl->stack_len - start);
+      gsize flen = semi ? (gsize) (semi - f) : fl->stack_len - start;
+
+      if (G_UNLIKELY (flen > FLAME_MAX_NAME_LEN))
+        {
+          flame_input_set_error (r->in, error, FLAME_ERROR_TOO_LARGE, r->lineno,
+                                 "a frame name is longer than %d bytes", FLAME_MAX_NAME_LEN);
+          return 0;
+        }
+      if (G_UNLIKELY (depth >= FLAME_MAX_DEPTH))
+        {
+          flame_input_set_error (r->in, error, FLAME_ERROR_TOO_LARGE, r->lineno,
+                                 "a stack is deeper than %d frames", FLAME_MAX_DEPTH);
+          return 0;
+        }
+      prefix_cache_reserve (&r->pc, depth + 1);
+      r->pc.ends[depth] = start + flen;
+      r->pc.names[depth] = flame_strings_hash (f, flen);
+      depth++;
+      start += flen + 1;
+    }
+  return depth;
+}
+
+/* Pass 2: frames @first to @depth - 1 interned, and their path hashes. */
+static void
+intern_frames (FoldedReader     *r,
+               const FoldedLine *fl,
+               guint             first,
+               guint             depth)
+{
+  PrefixCache *pc = &r->pc;
+
+  for (guint d = first; d < depth; d++)
+    {
+      gsize fstart = d == 0 ? 0 : pc->ends[d - 1] + 1;
+
+      /* Rust legacy names as the perf script loader names them
+       * (stackcollapse-perf.pl leaves them half demangled) */
+      if (G_UNLIKELY (flame_names_rust_legacy (fl->stack + fstart, pc->ends[d] - fstart, r->rust)))
+        pc->frames[d] = flame_frames_intern_name (r->frames, r->rust->str, r->rust->len);
+      else
+        pc->frames[d] = flame_frames_intern_name_hashed (r->frames, fl->stack + fstart,
+                                                         pc->ends[d] - fstart, pc->names[d]);
+      pc->hashes[d] = flame_tree_path_hash (d == 0 ? FLAME_TREE_ROOT_HASH : pc->hashes[d - 1],
+                                            pc->frames[d], d + 1);
+    }
+}
+
+/* Stack @fl into the chunk for the builder. Stacks that share a prefix
+ * with the previous line (sorted output, or the same stack again) reuse
+ * its frames: only the frames after the first difference are split and
+ * interned, in two passes, so that the hash-table lookups of one pass do
+ * not wait for each other (in shuffled files, where lines share little
+ * with the line before, nearly every lookup misses the CPU caches): (1)
+ * split the frames and hash their names, then prefetch where the names
+ * are interned; (2) intern them and compute each level's path hash (it
+ * follows from the frames alone), which the builder then prefetches and
+ * looks up. Strings, frames and nodes are made in the same order as one
+ * frame at a time would make them. FALSE with @error set on a stack too
+ * large. */
+static gboolean
+add_stack (FoldedReader      *r,
+           const FoldedLine  *fl,
+           GError           **error)
+{
+  gsize start;
+  guint first = shared_frames (r, fl, &start);
+  guint depth = split_frames (r, fl, first, start, error);
+  StacksChunk *chunk;
+  guint32 *w;
+
+  if (depth == 0)
+    return FALSE;
+  flame_frames_prefetch_names (r->frames, r->pc.names + first, depth - first);
+  intern_frames (r, fl, first, depth);
+
+  if (r->chunk->n_words + 2 + 2 * (gsize) (depth - first) > r->chunk->alloc_words ||
+      r->chunk->n_lines == r->chunk->alloc_lines)
+    reader_flush (r, FALSE);
+  chunk = r->chunk;
+  if (G_UNLIKELY (2 + 2 * (gsize) (depth - first) > chunk->alloc_words))
+    {
+      /* a stack deeper than a chunk holds */
+      chunk->alloc_words = 2 + 2 * (gsize) (depth - first);
+      chunk->words = g_renew (guint32, chunk->words, chunk->alloc_words);
+    }
+  w = chunk->words + chunk->n_words;
+  *w++ = first;
+  *w++ = depth;
+  for (guint d = first; d < depth; d++)
+    {
+      *w++ = r->pc.frames[d];
+      *w++ = r->pc.hashes[d];
+    }
+  chunk->n_words = w - chunk->words;
+  for (guint c = 0; c < r->n_columns; c++)
+    {
+      chunk->weights[chunk->n_lines * r->n_columns + c] = fl->counts[c] * r->header->factor;
+      r->samples[c] += fl->counts[c];
+    }
+  chunk->n_lines++;
+
+  r->prev = *fl;
+  r->prev_depth = depth;
+  return TRUE;
+}
+
+/* Reads every line of the file into chunks for the builder; FALSE with
+ * @error set when cancelled or on a stack too large. */
+static gboolean
+read_lines (FoldedReader  *r,
+            GError       **error)
+{
+  FlameInput *in = r->in;
   gsize pos = 0;
   gsize released = 0;
-  FoldedHeader header = { 1.0, FALSE, { 0, 0 } };
-  g_autoptr(GString) rust = g_string_new (NULL);
-
-  flame_folded_sniff (in->data, in->len, &is_pair);
-  if (!is_pair && flame_folded_is_cpython (in->data, in->len))
-    return load_cpython (in, error);
-  n_columns = is_pair ? 2 : 1;
-  profile = flame_profile_new (is_pair ? FLAME_FORMAT_FOLDED_PAIR : FLAME_FORMAT_FOLDED,
-                               n_columns);
-  flame_profile_set_path (profile, in->name);
-  flame_profile_set_unit (profile, FLAME_UNIT_SAMPLES);
-  frames = flame_profile_get_frames (profile);
-  tree = flame_profile_get_tree (profile);
-  prefix_cache_reserve (&pc, 64);
-  /* The node arrays get room (address space only) for a node per 8
-   * bytes, so that they never move as the tree grows: a new node takes
-   * at least a name and a ';', and files of random stacks hold one per
-   * ~50 bytes. Typical collapsed files hold one node per 150–300 bytes;
-   * sizing the index for that saves most of its regrowing. */
-  flame_tree_set_huge_pages (tree, TRUE);
-  flame_tree_reserve_space (tree, (guint32) MIN (in->len / 8, (gsize) G_MAXUINT32));
-  flame_tree_reserve (tree, (guint32) MIN (in->len / 200, (gsize) 1 << 26));
-  flame_tree_ensure_index (tree);
 
   while (pos < in->len)
     {
       FoldedLine fl;
       gsize line_len;
       const char *line;
-      gsize shared_len;
-      guint depth;
-      guint first;
-      guint32 node;
-      gsize start;
 
       if (!flame_input_tick (in, pos, error))
-        goto fail;
-      /* one pass, front to back: what lies before the previous line
-       * (which the next one is compared with) is read for good, so its
-       * pages need not stay resident beside the tree */
-      if (G_UNLIKELY (prev != NULL && (gsize) (prev - in->data) >= released + RELEASE_STEP))
+        return FALSE;
+      /* what lies before the previous line (which the next one is
+       * compared with) is read for good, so its pages need not stay
+       * resident beside the tree */
+      if (G_UNLIKELY (r->prev.stack != NULL &&
+                      (gsize) (r->prev.stack - in->data) >= released + RELEASE_STEP))
         {
-          released = prev - in->data;
+          released = r->prev.stack - in->data;
           flame_mapped_release (in->data, released);
         }
 
       line = flame_next_line (in->data, in->len, &pos, &line_len);
-      lineno++;
+      r->lineno++;
       if (is_comment_or_empty (line, line_len))
+        continue;
+      if (!parse_line (line, line_len, r->n_columns, &fl))
         {
-          if (lineno == 1)
-            parse_header (profile, line, line_len, &header);
+          if (r->n_bad++ == 0)
+            r->first_bad = r->lineno;
           continue;
         }
-
-      if (!parse_line (line, line_len, n_columns, &fl))
-        {
-          if (n_bad++ == 0)
-            {
-              first_bad = lineno;
-              bad_reason = is_pair ? "expected \"stack before after\"" : "expected \"stack count\"";
-            }
-          continue;
-        }
-
-      /* Stacks that share a prefix with the previous line (sorted output,
-       * or the same stack again) reuse its nodes: only the frames after
-       * the first difference are looked up. */
-      depth = 0;
-      node = FLAME_TREE_ROOT;
-      start = 0;
-      if (prev != NULL)
-        {
-          shared_len = common_prefix (prev, fl.stack, MIN (prev_len, fl.stack_len));
-          if (shared_len == prev_len && shared_len == fl.stack_len)
-            {
-              depth = prev_depth;
-              node = pc.nodes[depth - 1];
-              start = fl.stack_len + 1;
-            }
-          else
-            {
-              /* frame k is shared when the previous stack has a ';' after
-               * it inside the common prefix, or ends there while the
-               * current stack goes on with a ';' */
-              while (depth < prev_depth &&
-                     (pc.ends[depth] < shared_len ||
-                      (pc.ends[depth] == shared_len && shared_len == prev_len &&
-                       shared_len < fl.stack_len && fl.stack[shared_len] == ';')))
-                depth++;
-              if (depth > 0)
-                {
-                  node = pc.nodes[depth - 1];
-                  start = pc.ends[depth - 1] + 1;
-                }
-            }
-        }
-
-      /* The rest goes in three passes, so that the hash-table lookups of
-       * one pass do not wait for each other: in shuffled files, where
-       * lines share little with the line before, nearly every lookup
-       * misses the CPU caches. (1) Split the frames and hash their
-       * names, then prefetch where the names are interned; (2) intern
-       * them, and prefetch where each level's node sits in the tree
-       * index (a node's path hash follows from the frames alone, not
-       * from the parent's node); (3) walk down the tree. Strings, frames
-       * and nodes are created in the same order as one frame at a time
-       * would create them. */
-      first = depth;
-      while (start <= fl.stack_len)
-        {
-          const char *f = fl.stack + start;
-          const char *semi = memchr (f, ';', fl.stack_len - start);
-          gsize flen = semi ? (gsize) (semi - f) : fl.stack_len - start;
-
-          if (G_UNLIKELY (flen > FLAME_MAX_NAME_LEN))
-            {
-              flame_input_set_error (in, error, FLAME_ERROR_TOO_LARGE, lineno,
-                                     "a frame name is longer than %d bytes",
-                                     FLAME_MAX_NAME_LEN);
-              goto fail;
-            }
-          if (G_UNLIKELY (depth >= FLAME_MAX_DEPTH))
-            {
-              flame_input_set_error (in, error, FLAME_ERROR_TOO_LARGE, lineno,
-                                     "a stack is deeper than %d frames", FLAME_MAX_DEPTH);
-              goto fail;
-            }
-
-          prefix_cache_reserve (&pc, depth + 1);
-          pc.ends[depth] = start + flen;
-          pc.names[depth] = flame_strings_hash (f, flen);
-          depth++;
-          start += flen + 1;
-        }
-      flame_frames_prefetch_names (frames, pc.names + first, depth - first);
-
-      for (guint d = first; d < depth; d++)
-        {
-          gsize fstart = d == 0 ? 0 : pc.ends[d - 1] + 1;
-
-          /* Rust legacy names as the perf script loader names them
-           * (stackcollapse-perf.pl leaves them half demangled) */
-          if (G_UNLIKELY (flame_names_rust_legacy (fl.stack + fstart, pc.ends[d] - fstart, rust)))
-            pc.frames[d] = flame_frames_intern_name (frames, rust->str, rust->len);
-          else
-            pc.frames[d] = flame_frames_intern_name_hashed (frames, fl.stack + fstart,
-                                                            pc.ends[d] - fstart, pc.names[d]);
-          pc.hashes[d] = flame_tree_path_hash (d == 0 ? FLAME_TREE_ROOT_HASH : pc.hashes[d - 1],
-                                               pc.frames[d], d + 1);
-          flame_tree_prefetch (tree, pc.hashes[d]);
-        }
-
-      for (guint d = first; d < depth; d++)
-        {
-          node = flame_tree_child_hashed (tree, node, pc.frames[d], pc.hashes[d]);
-          pc.nodes[d] = node;
-        }
-
-      prev = fl.stack;
-      prev_len = fl.stack_len;
-      prev_depth = depth;
-
-      for (guint c = 0; c < n_columns; c++)
-        {
-          tree->self[c][node] += fl.counts[c] * header.factor;
-          if (!header.has_samples)
-            flame_profile_add_samples (profile, c, fl.counts[c]);
-        }
-      n_valid++;
+      if (!add_stack (r, &fl, error))
+        return FALSE;
+      r->n_valid++;
     }
+  return TRUE;
+}
 
-  prefix_cache_clear (&pc);
+/* The profile once every line is in its tree, or the error of a file
+ * without a stack. */
+static FlameProfile *
+finish_folded (FoldedReader  *r,
+               FlameProfile  *loaded,
+               GError       **error)
+{
+  g_autoptr(FlameProfile) profile = loaded;
 
-  if (n_valid == 0)
+  if (r->n_valid == 0)
     {
-      if (n_bad > 0)
-        flame_input_set_error (in, error, FLAME_ERROR_PARSE, first_bad,
+      if (r->n_bad > 0)
+        flame_input_set_error (r->in, error, FLAME_ERROR_PARSE, r->first_bad,
                                "not a folded stack line (%s); the file has no valid line",
-                               bad_reason);
+                               r->is_pair ? "expected \"stack before after\""
+                                          : "expected \"stack count\"");
       else
-        flame_input_set_error (in, error, FLAME_ERROR_EMPTY, 0, "no stacks in the file");
+        flame_input_set_error (r->in, error, FLAME_ERROR_EMPTY, 0, "no stacks in the file");
       return NULL;
     }
-  if (n_bad > 0)
-    flame_profile_add_warning (profile,
-                               "%s: skipped %" G_GUINT64_FORMAT " line%s that %s not "
-                               "folded stacks (first at line %" G_GUINT64_FORMAT ")",
-                               in->name, n_bad, n_bad == 1 ? "" : "s",
-                               n_bad == 1 ? "is" : "are", first_bad);
-  if (header.has_samples)
-    for (guint c = 0; c < n_columns; c++)
-      flame_profile_add_samples (profile, c, header.samples[c]);
-
+  warn_skipped (profile, r->in, r->n_bad, r->first_bad);
+  for (guint c = 0; c < r->n_columns; c++)
+    flame_profile_add_samples (profile, c,
+                               r->header->has_samples ? r->header->samples[c] : r->samples[c]);
   flame_profile_finish (profile);
   return g_steal_pointer (&profile);
+}
 
-fail:
-  prefix_cache_clear (&pc);
-  return NULL;
+/* The node arrays get room (address space only) for a node per 8
+ * bytes, so that they never move as the tree grows: a new node takes at
+ * least a name and a ';', and files of random stacks hold one per ~50
+ * bytes. Typical collapsed files hold one node per 150–300 bytes; sizing
+ * the index for that saves most of its regrowing. */
+static void
+reserve_tree (FlameTree *tree,
+              gsize      len)
+{
+  flame_tree_set_huge_pages (tree, TRUE);
+  flame_tree_reserve_space (tree, (guint32) MIN (len / 8, (gsize) G_MAXUINT32));
+  flame_tree_reserve (tree, (guint32) MIN (len / 200, (gsize) 1 << 26));
+  flame_tree_ensure_index (tree);
+}
+
+/* Starts the builder: on its own thread when @n_threads > 1. */
+static void
+start_builder (FoldedReader  *r,
+               FoldedBuilder *b,
+               guint          n_threads)
+{
+  r->builder = b;
+  r->chunk = stacks_chunk_new (r->chunk_words);
+  r->n_chunks = 1;
+  if (n_threads < 2)
+    return;
+  b->full = g_async_queue_new ();
+  b->empty = g_async_queue_new_full (stacks_chunk_free);
+  r->thread = g_thread_new ("flame-folded", builder_thread, b);
+}
+
+/* Sends the last chunk and waits for the builder. */
+static void
+stop_builder (FoldedReader  *r,
+              FoldedBuilder *b)
+{
+  if (r->thread != NULL)
+    {
+      reader_flush (r, TRUE);
+      g_thread_join (r->thread);
+      g_async_queue_unref (b->full);
+      g_async_queue_unref (b->empty);
+    }
+  else
+    {
+      reader_flush (r, TRUE);
+      stacks_chunk_free (r->chunk);
+    }
+  r->chunk = NULL;
+  g_free (b->nodes);
+}
+
+/**
+ * flame_folded_load_threads:
+ * @n_threads: 1: one thread reads the lines and builds the tree; 2 (or
+ *   more): a second thread builds the tree from what the first read
+ * @chunk_words: how much one thread hands the other at a time (words of
+ *   4 bytes, 2 per frame); 0: the default
+ *
+ * flame_folded_load() with the number of threads given; the profile is
+ * the same, node for node, for any number (tests compare them).
+ */
+FlameProfile *
+flame_folded_load_threads (FlameInput  *in,
+                           guint        n_threads,
+                           gsize        chunk_words,
+                           GError     **error)
+{
+  g_autoptr(FlameProfile) profile = NULL;
+  FoldedHeader header = { 1.0, FALSE, { 0, 0 } };
+  FoldedReader r = { 0 };
+  FoldedBuilder b = { 0 };
+  gboolean is_pair = FALSE;
+  gboolean ok;
+  gsize first_len, pos = 0;
+  const char *first = flame_next_line (in->data, in->len, &pos, &first_len);
+
+  flame_folded_sniff (in->data, in->len, &is_pair);
+  if (!is_pair && flame_folded_is_cpython (in->data, in->len))
+    return load_cpython (in, error);
+  r.in = in;
+  r.is_pair = is_pair;
+  r.n_columns = is_pair ? 2 : 1;
+  r.header = &header;
+  r.chunk_words = MAX (chunk_words > 0 ? chunk_words : CHUNK_WORDS, 8);
+  r.rust = g_string_new (NULL);
+  profile = flame_profile_new (is_pair ? FLAME_FORMAT_FOLDED_PAIR : FLAME_FORMAT_FOLDED,
+                               r.n_columns);
+  flame_profile_set_path (profile, in->name);
+  flame_profile_set_unit (profile, FLAME_UNIT_SAMPLES);
+  if (is_comment_or_empty (first, first_len))
+    parse_header (profile, first, first_len, &header);
+  r.frames = flame_profile_get_frames (profile);
+  b.tree = flame_profile_get_tree (profile);
+  b.n_columns = r.n_columns;
+  reserve_tree (b.tree, in->len);
+  prefix_cache_reserve (&r.pc, 64);
+
+  start_builder (&r, &b, n_threads);
+  ok = read_lines (&r, error);
+  stop_builder (&r, &b);
+  prefix_cache_clear (&r.pc);
+  g_string_free (r.rust, TRUE);
+  if (!ok)
+    return NULL;
+  return finish_folded (&r, g_steal_pointer (&profile), error);
+}
+
+FlameProfile *
+flame_folded_load (FlameInput  *in,
+                   GError     **error)
+{
+  guint n = in->max_threads > 0 ? in->max_threads : g_get_num_processors ();
+
+  return flame_folded_load_threads (in, in->len >= PIPELINE_MIN_BYTES ? n : 1, 0, error);
 }

@@ -15,6 +15,10 @@ gboolean      flame_folded_sniff (const char  *data,
                                   gboolean    *is_pair);
 FlameProfile *flame_folded_load  (FlameInput  *in,
                                   GError     **error);
+FlameProfile *flame_folded_load_threads (FlameInput  *in,
+                                         guint        n_threads,
+                                         gsize        chunk_words,
+                                         GError     **error);
 /* CPython profiling.sampling --collapsed: every stack has a tid:N root */
 gboolean      flame_folded_is_cpython (const char *data,
                                        gsize       len);

@@ -24,6 +24,7 @@ typedef struct
   gpointer           progress_data;
   gsize              next_check;  /* offset of the next progress report */
   gboolean           changed_for_test;  /* flame-loader.c */
+  guint              max_threads; /* a loader's threads; 0: one per core */
 } FlameInput;
 
 /* Longest frame name any loader accepts. Real symbols (C++ templates,

@@ -632,6 +632,7 @@ flame_load_bytes_full (const char              *name,
   in.cancellable = cancellable;
   in.progress = progress;
   in.progress_data = progress_data;
+  in.max_threads = options != NULL ? options->threads : 0;
 
   switch (flame_sniff_format (in.data, len))
     {

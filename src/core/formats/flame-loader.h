@@ -20,9 +20,10 @@ typedef struct
   gint64 thread;   /* thread id to keep; -1: all threads, merged */
   const char *sample_type;  /* pprof: the sample type to load ("alloc_space"
                              * or "alloc_space/bytes"); NULL: as pprof picks */
+  guint  threads;  /* threads a loader may use for one file; 0: one per core */
 } FlameLoadOptions;
 
-#define FLAME_LOAD_OPTIONS_DEFAULT { -1, -1, NULL }
+#define FLAME_LOAD_OPTIONS_DEFAULT { -1, -1, NULL, 0 }
 
 /* Largest decompressed size we accept from a gzip file. */
 #define FLAME_MAX_DECOMPRESSED ((gsize) 16 << 30)
