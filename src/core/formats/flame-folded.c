@@ -813,6 +813,8 @@ add_stack (FoldedReader      *r,
   if (depth == 0)
     return FALSE;
   flame_frames_prefetch_names (r->frames, r->pc.names + first, depth - first);
+  flame_frames_prefetch_found (r->frames, r->pc.names + first, depth - first, FALSE);
+  flame_frames_prefetch_found (r->frames, r->pc.names + first, depth - first, TRUE);
   intern_frames (r, fl, first, depth);
 
   if (r->chunk->n_words + 2 + 2 * (gsize) (depth - first) > r->chunk->alloc_words ||

@@ -128,6 +128,16 @@ flame_frames_prefetch_names (const FlameFrames *self,
   flame_strings_prefetch (self->strings, hashes, n);
 }
 
+/* The next steps: flame_strings_prefetch_found(). */
+void
+flame_frames_prefetch_found (const FlameFrames *self,
+                             const guint32     *hashes,
+                             guint              n,
+                             gboolean           chars)
+{
+  flame_strings_prefetch_found (self->strings, hashes, n, chars);
+}
+
 /**
  * flame_frames_intern_name_hashed:
  * @hash: flame_strings_hash (@name, @len)

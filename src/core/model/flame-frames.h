@@ -45,6 +45,10 @@ guint32           flame_frames_intern_name_hashed (FlameFrames *self,
 void              flame_frames_prefetch_names (const FlameFrames *self,
                                                const guint32     *hashes,
                                                guint              n);
+void              flame_frames_prefetch_found (const FlameFrames *self,
+                                               const guint32     *hashes,
+                                               guint              n,
+                                               gboolean           chars);
 guint             flame_frames_count       (const FlameFrames *self);
 const FlameFrame *flame_frames_get         (const FlameFrames *self,
                                             guint32            frame);

@@ -27,6 +27,10 @@ guint32       flame_strings_intern_hashed (FlameStrings *self,
 void          flame_strings_prefetch (const FlameStrings *self,
                                       const guint32      *hashes,
                                       guint               n);
+void          flame_strings_prefetch_found (const FlameStrings *self,
+                                            const guint32      *hashes,
+                                            guint               n,
+                                            gboolean            chars);
 const char   *flame_strings_get     (const FlameStrings *self,
                                      guint32             id);
 gsize         flame_strings_get_len (const FlameStrings *self,
