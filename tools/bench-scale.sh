@@ -16,7 +16,10 @@
 #   - --format folded vs FlameGraph's difffolded.pl on the same pair (when
 #     difffolded.pl is on PATH or $DIFFFOLDED names it; skipped visibly);
 #   - the JSON files (big-speedscope.json, big-chrome.json from bench.sh
-#     when present, and the fresh-random-stacks file) vs node's JSON.parse.
+#     when present, and the fresh-random-stacks file) vs node's JSON.parse;
+#   - with BENCH_10X=1, a pair ten times as large (3 M stacks, ~1.9 GB per
+#     file; needs ~4 GB of disk): compare --format json once, MB/s and
+#     peak RSS (per node).
 # Inputs are generated under BUILDDIR/bench (never committed).
 #
 # Copyright 2026 The Flamediff developers
@@ -112,6 +115,9 @@ STRUCT_BPN=$(calc "%.1f" "($(c base_with_index_bytes) + $(c cur_with_index_bytes
   CORES=$(median "${cores[@]}")
   printf '  %-40s %7s  (target >= %s: %s; runs: %s)\n' "info BASE: cores busy (CPU / wall)" "$CORES" \
     "$T_CORES" "$(verdict "$CORES >= $T_CORES")" "${cores[*]}"
+  measure "$CLI" info "$BASE"
+  printf '  %-40s %7.3f (%.3f) %7s MB/s, peak RSS %s MB\n' "info BASE (one file)" "$M_MED" "$M_BEST" \
+    "$(calc "%.0f" "$(size "$BASE") / 1e6 / $M_MED")" "$((M_RSS / 1024))"
 
   DF=${DIFFFOLDED:-$(command -v difffolded.pl || true)}
   if [[ -n $DF && -x $DF ]]; then
@@ -148,5 +154,25 @@ STRUCT_BPN=$(calc "%.1f" "($(c base_with_index_bytes) + $(c cur_with_index_bytes
       echo "    node: not installed, ratio SKIPPED"
     fi
   done
+  if [[ ${BENCH_10X:-0} == 1 ]]; then
+    BASE10=$OUT/scale10-base.folded CUR10=$OUT/scale10-cur.folded
+    GEN10=("${GEN_ARGS[@]}")
+    GEN10[1]=$(( ${GEN_ARGS[1]} * 10 ))
+    stamp10="$(sha256sum "$GEN" | cut -d' ' -f1) ${GEN10[*]}"
+    if [[ ! -f $OUT/scale10.stamp || $(cat "$OUT/scale10.stamp") != "$stamp10" ||
+          ! -f $BASE10 || ! -f $CUR10 ]]; then
+      "$GEN" "${GEN10[@]}" "$BASE10" "$CUR10" > "$OUT/scale10-inputs.log"
+      echo "$stamp10" > "$OUT/scale10.stamp"
+    fi
+    BYTES10=$(( $(size "$BASE10") + $(size "$CUR10") ))
+    NODES10=$(( $(nodes_of "$BASE10") + $(nodes_of "$CUR10") ))
+    read -r M_MED _ _ M_RSS < <($RUN 1 "$CLI" compare "$BASE10" "$CUR10" --format json -o /dev/null)
+    echo
+    printf '  %-40s %7.3f s %7s MB/s, peak RSS %s MB = %s B per base+cur node (%s MB both files)\n' \
+      "10x pair (BENCH_10X=1): --format json" "$M_MED" "$(calc "%.0f" "$BYTES10 / 1e6 / $M_MED")" \
+      "$((M_RSS / 1024))" "$(calc "%.1f" "$M_RSS * 1024 / $NODES10")" "$(calc "%.0f" "$BYTES10 / 1e6")"
+  else
+    echo "  10x pair: SKIPPED (BENCH_10X=1 runs it: ~1.9 GB per file, ~4 GB of disk)"
+  fi
 } | tee "$RESULTS"
 echo "Written to $RESULTS"

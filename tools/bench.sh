@@ -341,7 +341,8 @@ fi
 # deep) under the system's python3, alone and under `flamediff-cli record
 # -F 999`, which reads its frame chain at every sample. CPU seconds of
 # the program (time.process_time), median of $BENCH_RUNS interleaved runs.
-PY=/usr/bin/python3
+# BENCH_PYTHON names another interpreter (a CPython build of one's own).
+PY=${BENCH_PYTHON:-/usr/bin/python3}
 PYWORK=${BENCH_PY_ROUNDS:-1500}
 if [[ -x $PY ]]; then
   echo
