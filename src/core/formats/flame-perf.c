@@ -230,27 +230,21 @@ event_base_len (const char *name,
   return colon - name;
 }
 
-/* Finds the comm, [pid/]tid, optional [cpu], time, period and event of an
- * event line. The [pid/]tid is the first all-digit word after a non-empty
- * comm (comm may contain spaces: "V8 WorkerThread 25607 ..."). Blanks are
- * spaces or TABs (Android simpleperf separates fields with TABs). */
-static gboolean
-parse_event_line (const char *line,
-                  gsize       len,
-                  EventLine  *ev)
+/* The [pid/]tid word of an event line: [w, end), slash at the '/' or NULL */
+typedef struct
 {
-  const char *end = line + len;
-  const char *p = line;
-  const char *comm_start;
-  const char *comm_end = NULL;
-  const char *w = NULL, *w_end = NULL, *slash = NULL;
+  const char *w;
+  const char *end;
+  const char *slash;
+} IdWord;
 
-  memset (ev, 0, sizeof *ev);
-  ev->time = -1;
-
-  while (p < end && flame_is_blank (*p))
-    p++;
-  comm_start = p;
+/* The first all-digit word after a non-empty comm starting at @comm_start */
+static gboolean
+find_id_word (const char *comm_start,
+              const char *end,
+              IdWord     *id)
+{
+  const char *p = comm_start;
 
   while (p < end)
     {
@@ -261,23 +255,27 @@ parse_event_line (const char *line,
         p++;
       if (word > comm_start && is_pid_tid_word (word, p, &s))
         {
-          w = word;
-          w_end = p;
-          slash = s;
-          break;
+          id->w = word;
+          id->end = p;
+          id->slash = s;
+          return TRUE;
         }
       while (p < end && flame_is_blank (*p))
         p++;
     }
-  if (w == NULL)
-    return FALSE;
+  return FALSE;
+}
 
-  /* A comm ending in a number ("Worker 2 31337 [001] 1.5: cycles:") would
-   * stop at "2"; prefer a later all-digit word when it is the one that a
-   * [cpu] or a time: follows. */
+/* A comm ending in a number ("Worker 2 31337 [001] 1.5: cycles:") would
+ * stop at "2"; prefer a later all-digit word when it is the one that a
+ * [cpu] or a time: follows. */
+static void
+prefer_later_id_word (const char *end,
+                      IdWord     *id)
+{
   for (;;)
     {
-      const char *q = w_end, *n, *n_end, *n_slash, *m, *m_end;
+      const char *q = id->end, *n, *n_end, *n_slash, *m, *m_end;
 
       while (q < end && flame_is_blank (*q))
         q++;
@@ -298,35 +296,48 @@ parse_event_line (const char *line,
       /* ...unless the word after the current one is already one of those */
       if (is_cpu_word (n, n_end) || is_time_word (n, n_end))
         break;
-      w = n;
-      w_end = n_end;
-      slash = n_slash;
+      id->w = n;
+      id->end = n_end;
+      id->slash = n_slash;
     }
+}
 
-  comm_end = w;
+/* The comm before @id, and the pid and tid of @id */
+static void
+set_comm_and_ids (EventLine    *ev,
+                  const char   *comm_start,
+                  const IdWord *id)
+{
+  const char *comm_end = id->w;
+
   while (comm_end > comm_start && flame_is_blank (comm_end[-1]))
     comm_end--;
   ev->comm = comm_start;
   ev->comm_len = comm_end - comm_start;
-  if (slash != NULL)
+  if (id->slash != NULL)
     {
-      ev->pid_str = w;
-      ev->pid_len = slash - w;
-      ev->pid = parse_id (w, slash);
-      ev->tid_str = slash + 1;
-      ev->tid_len = w_end - (slash + 1);
-      ev->tid = parse_id (slash + 1, w_end);
+      ev->pid_str = id->w;
+      ev->pid_len = id->slash - id->w;
+      ev->pid = parse_id (id->w, id->slash);
+      ev->tid_str = id->slash + 1;
+      ev->tid_len = id->end - (id->slash + 1);
+      ev->tid = parse_id (id->slash + 1, id->end);
     }
   else
     {
       ev->pid = -1;
-      ev->tid_str = w;
-      ev->tid_len = w_end - w;
-      ev->tid = parse_id (w, w_end);
+      ev->tid_str = id->w;
+      ev->tid_len = id->end - id->w;
+      ev->tid = parse_id (id->w, id->end);
     }
+}
 
-  /* [cpu] time: period event: [one-frame stack] */
-  p = w_end;
+/* After the [pid/]tid, from @p: [cpu] time: period event: [one-frame stack] */
+static void
+parse_event_fields (EventLine  *ev,
+                    const char *p,
+                    const char *end)
+{
   while (p < end)
     {
       const char *word;
@@ -373,6 +384,31 @@ parse_event_line (const char *line,
         }
       break;
     }
+}
+
+/* Finds the comm, [pid/]tid, optional [cpu], time, period and event of an
+ * event line. The [pid/]tid is the first all-digit word after a non-empty
+ * comm (comm may contain spaces: "V8 WorkerThread 25607 ..."). Blanks are
+ * spaces or TABs (Android simpleperf separates fields with TABs). */
+static gboolean
+parse_event_line (const char *line,
+                  gsize       len,
+                  EventLine  *ev)
+{
+  const char *end = line + len;
+  const char *comm_start = line;
+  IdWord id;
+
+  memset (ev, 0, sizeof *ev);
+  ev->time = -1;
+
+  while (comm_start < end && flame_is_blank (*comm_start))
+    comm_start++;
+  if (!find_id_word (comm_start, end, &id))
+    return FALSE;
+  prefer_later_id_word (end, &id);
+  set_comm_and_ids (ev, comm_start, &id);
+  parse_event_fields (ev, id.end, end);
   return TRUE;
 }
 
