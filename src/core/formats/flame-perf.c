@@ -654,22 +654,14 @@ note_weird (Parser  *ps,
 
 /* Builds one frame name at the end of the names buffer. Returns FALSE with
  * @error set when it is too long. */
-static gboolean
-add_frame (Parser           *ps,
-           const StackLine  *sl,
-           const char       *func,
-           gsize             func_len,
-           gboolean          inlined_part,
-           guint64           lineno,
-           GError          **error)
+/* FALSE (and @error) when the stack is too deep or a name too long */
+static inline gboolean
+check_frame_limits (Parser          *ps,
+                    const StackLine *sl,
+                    gsize            func_len,
+                    guint64          lineno,
+                    GError         **error)
 {
-  const FlamePerfOptions *o = ps->options;
-  gsize start = ps->names_len;
-  char *name;
-  gsize len, j;
-  guint32 flags = 0;
-  const char *suffix = NULL;
-
   if (G_UNLIKELY (ps->n_frames >= FLAME_MAX_DEPTH))
     {
       set_error (ps, error, FLAME_ERROR_TOO_LARGE, lineno,
@@ -683,44 +675,53 @@ add_frame (Parser           *ps,
                  "a frame name is longer than %d bytes", FLAME_MAX_NAME_LEN);
       return FALSE;
     }
+  return TRUE;
+}
 
-  if (equals (func, func_len, "[unknown]"))
+/* The dso's base name stands in for an unknown symbol: "[libc-2.27.so]",
+ * "[[kernel.kallsyms]]"; --addrs adds the address */
+static void
+append_unknown_name (Parser          *ps,
+                     const StackLine *sl)
+{
+  const char *base = sl->dso;
+  gsize base_len = sl->dso_len;
+  const char *slash;
+
+  if (equals (sl->dso, sl->dso_len, "[unknown]"))
     {
-      /* the dso's base name stands in for an unknown symbol:
-       * "[libc-2.27.so]", "[[kernel.kallsyms]]"; --addrs adds the address */
-      const char *base = sl->dso;
-      gsize base_len = sl->dso_len;
-      const char *slash;
-
-      if (equals (sl->dso, sl->dso_len, "[unknown]"))
-        {
-          base = "unknown";
-          base_len = 7;
-        }
-      while ((slash = memchr (base, '/', base_len)) != NULL)
-        {
-          base_len -= slash + 1 - base;
-          base = slash + 1;
-        }
-      names_append (ps, "[", 1);
-      names_append (ps, base, base_len);
-      if (o->include_addrs)
-        {
-          names_append (ps, " <", 2);
-          names_append (ps, sl->pc, sl->pc_len);
-          names_append (ps, ">", 1);
-        }
-      names_append (ps, "]", 1);
+      base = "unknown";
+      base_len = 7;
     }
-  else
-    names_append (ps, func, func_len);
+  while ((slash = memchr (base, '/', base_len)) != NULL)
+    {
+      base_len -= slash + 1 - base;
+      base = slash + 1;
+    }
+  names_append (ps, "[", 1);
+  names_append (ps, base, base_len);
+  if (ps->options->include_addrs)
+    {
+      names_append (ps, " <", 2);
+      names_append (ps, sl->pc, sl->pc_len);
+      names_append (ps, ">", 1);
+    }
+  names_append (ps, "]", 1);
+}
 
-  /* tidy: cut the argument list, ';' would split the folded stack, and
-   * quotes go as in stackcollapse-perf.pl ("RegExp:[&<>\"\']") */
-  name = ps->names + start;
-  len = ps->names_len - start;
+/* Tidies the name appended at @start, in place: cut the argument list,
+ * ';' would split the folded stack, and quotes go as in
+ * stackcollapse-perf.pl ("RegExp:[&<>\"\']"); then the Rust and Java
+ * rewrites. */
+static inline void
+tidy_name (Parser *ps,
+           gsize   start)
+{
+  char *name = ps->names + start;
+  gsize len = ps->names_len - start;
+  gsize j = 0;
+
   len = args_start (name, len);
-  j = 0;
   for (gsize i = 0; i < len; i++)
     {
       char c = name[i];
@@ -749,32 +750,47 @@ add_frame (Parser           *ps,
       len--;
     }
   ps->names_len = start + len;
+}
 
+/* The frame's FLAME_FRAME_* flags; *suffix the annotation the options ask
+ * for ("_[i]", "_[k]", "_[j]"), or NULL */
+static inline guint32
+frame_flags (Parser           *ps,
+             const StackLine  *sl,
+             gboolean          inlined_part,
+             const char      **suffix)
+{
+  guint32 flags = 0;
+
+  *suffix = NULL;
   if (inlined_part)
     {
-      flags |= FLAME_FRAME_INLINED;
-      suffix = "_[i]";
+      *suffix = "_[i]";
+      return FLAME_FRAME_INLINED;
     }
-  else
+  if (equals (sl->dso, sl->dso_len, "inlined"))
+    flags |= FLAME_FRAME_INLINED;
+  if (is_kernel_dso (sl->dso, sl->dso_len))
     {
-      if (equals (sl->dso, sl->dso_len, "inlined"))
-        flags |= FLAME_FRAME_INLINED;
-      if (is_kernel_dso (sl->dso, sl->dso_len))
-        {
-          flags |= FLAME_FRAME_KERNEL;
-          if (o->annotate_kernel)
-            suffix = "_[k]";
-        }
-      else if (is_jit_dso (sl->dso, sl->dso_len))
-        {
-          flags |= FLAME_FRAME_JIT;
-          if (o->annotate_jit)
-            suffix = "_[j]";
-        }
+      flags |= FLAME_FRAME_KERNEL;
+      if (ps->options->annotate_kernel)
+        *suffix = "_[k]";
     }
-  if (suffix != NULL)
-    names_append (ps, suffix, 4);
+  else if (is_jit_dso (sl->dso, sl->dso_len))
+    {
+      flags |= FLAME_FRAME_JIT;
+      if (ps->options->annotate_jit)
+        *suffix = "_[j]";
+    }
+  return flags;
+}
 
+/* The name from @start to the end of the names as the next frame */
+static inline void
+push_frame (Parser  *ps,
+            gsize    start,
+            guint32  flags)
+{
   if (ps->n_frames == ps->frames_alloc)
     {
       ps->frames_alloc = MAX (64, ps->frames_alloc * 2);
@@ -784,6 +800,33 @@ add_frame (Parser           *ps,
   ps->frames[ps->n_frames].len = ps->names_len - start;
   ps->frames[ps->n_frames].flags = flags;
   ps->n_frames++;
+}
+
+static gboolean
+add_frame (Parser           *ps,
+           const StackLine  *sl,
+           const char       *func,
+           gsize             func_len,
+           gboolean          inlined_part,
+           guint64           lineno,
+           GError          **error)
+{
+  gsize start = ps->names_len;
+  const char *suffix;
+  guint32 flags;
+
+  if (!check_frame_limits (ps, sl, func_len, lineno, error))
+    return FALSE;
+  if (equals (func, func_len, "[unknown]"))
+    append_unknown_name (ps, sl);
+  else
+    names_append (ps, func, func_len);
+  tidy_name (ps, start);
+
+  flags = frame_flags (ps, sl, inlined_part, &suffix);
+  if (suffix != NULL)
+    names_append (ps, suffix, 4);
+  push_frame (ps, start, flags);
   return TRUE;
 }
 
