@@ -1620,6 +1620,97 @@ compare_doubles (const void *a,
   return (x > y) - (x < y);
 }
 
+/* FALSE (and @error) when the file had no sample with a stack */
+static gboolean
+check_samples (FlameInput           *in,
+               const FlamePerfStats *stats,
+               GError              **error)
+{
+  if (stats->samples > 0)
+    return TRUE;
+  if (stats->weird_lines > 0)
+    flame_input_set_error (in, error, FLAME_ERROR_EMPTY, stats->first_weird_line,
+                           "no samples with a stack (this line is not a perf "
+                           "script event or stack line)");
+  else
+    flame_input_set_error (in, error, FLAME_ERROR_EMPTY, 0,
+                           "no samples with a stack in the perf script output");
+  return FALSE;
+}
+
+/* Weights: periods when perf printed them. For cpu-clock and task-clock
+ * the period is the time the sample stands for, in nanoseconds; other
+ * periods count events (cycles, instructions, faults), which are not
+ * time. Without periods each record is one sample. */
+static void
+set_unit_and_event (FlameProfile         *profile,
+                    const FlamePerfStats *stats)
+{
+  if (!stats->have_period)
+    flame_profile_set_unit (profile, FLAME_UNIT_SAMPLES);
+  else if (g_strcmp0 (stats->event, "cpu-clock") == 0 ||
+           g_strcmp0 (stats->event, "task-clock") == 0)
+    flame_profile_set_unit (profile, FLAME_UNIT_NANOSECONDS);
+  else
+    flame_profile_set_unit (profile, FLAME_UNIT_EVENTS);
+  flame_profile_set_event (profile, stats->event);
+}
+
+/* The sampling interval is the median gap between consecutive samples
+ * of the same thread: the gap between any two records shrinks with the
+ * number of threads running at once, and a mean would be dragged up by
+ * the long gaps of threads that slept. When no thread was sampled twice,
+ * fall back to duration / samples, and then, for clock events, to the
+ * mean period. Sorts @gaps. */
+static gdouble
+estimate_interval_ms (FlameProfile         *profile,
+                      const FlamePerfStats *stats,
+                      GArray               *gaps,
+                      gdouble               duration_ms)
+{
+  if (gaps->len > 0)
+    {
+      gdouble *g = (gdouble *) gaps->data;
+      guint n = gaps->len;
+
+      qsort (g, n, sizeof (gdouble), compare_doubles);
+      return (n % 2 ? g[n / 2] : (g[n / 2 - 1] + g[n / 2]) / 2) * 1000;
+    }
+  if (duration_ms > 0 && stats->samples > 1)
+    return duration_ms / (stats->samples - 1);
+  if (flame_profile_get_unit (profile) == FLAME_UNIT_NANOSECONDS)
+    return flame_profile_get_total_weight (profile, 0) / stats->samples / 1e6;
+  return 0;
+}
+
+/* What the parser skipped, and the perf.data reader's notes */
+static void
+add_stats_warnings (FlameProfile         *profile,
+                    const char           *name,
+                    const FlamePerfStats *stats)
+{
+  if (stats->other_events > 0)
+    flame_profile_add_warning (profile,
+                               "%s: kept only the first event type, “%s”; skipped %"
+                               G_GUINT64_FORMAT " sample%s of other events (first: “%s”)",
+                               name, stats->event, stats->other_events,
+                               stats->other_events == 1 ? "" : "s", stats->other_event);
+  if (stats->weird_lines > 0)
+    flame_profile_add_warning (profile,
+                               "%s: skipped %" G_GUINT64_FORMAT " line%s that %s not perf "
+                               "script event or stack lines (first at line %" G_GUINT64_FORMAT ")",
+                               name, stats->weird_lines, stats->weird_lines == 1 ? "" : "s",
+                               stats->weird_lines == 1 ? "is" : "are", stats->first_weird_line);
+  if (stats->empty_records > 0)
+    flame_profile_add_warning (profile,
+                               "%s: skipped %" G_GUINT64_FORMAT " sample%s without a stack",
+                               name, stats->empty_records,
+                               stats->empty_records == 1 ? "" : "s");
+
+  for (guint i = 0; stats->warnings != NULL && i < stats->warnings->len; i++)
+    flame_profile_add_warning (profile, "%s", (const char *) g_ptr_array_index (stats->warnings, i));
+}
+
 FlameProfile *
 flame_perf_load (FlameInput  *in,
                  GError     **error)
@@ -1628,7 +1719,6 @@ flame_perf_load (FlameInput  *in,
   FlamePerfStats stats = { 0 };
   Loader ld;
   gboolean ok;
-  gdouble interval_ms = 0;
   gdouble duration_ms = 0;
 
   profile = flame_profile_new (flame_perfdata_sniff (in->data, in->len) ? FLAME_FORMAT_PERF_DATA
@@ -1639,93 +1729,27 @@ flame_perf_load (FlameInput  *in,
   ld.threads = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
   ld.gaps = g_array_new (FALSE, FALSE, sizeof (gdouble));
 
-  ok = flame_perf_parse (in, NULL, load_stack, &ld, &stats, error);
+  ok = flame_perf_parse (in, NULL, load_stack, &ld, &stats, error) &&
+       check_samples (in, &stats, error);
 
   g_array_unref (ld.ids);
   g_hash_table_unref (ld.threads);
   if (!ok)
-    goto fail;
-
-  if (stats.samples == 0)
     {
-      if (stats.weird_lines > 0)
-        flame_input_set_error (in, error, FLAME_ERROR_EMPTY, stats.first_weird_line,
-                               "no samples with a stack (this line is not a perf "
-                               "script event or stack line)");
-      else
-        flame_input_set_error (in, error, FLAME_ERROR_EMPTY, 0,
-                               "no samples with a stack in the perf script output");
-      goto fail;
+      g_array_unref (ld.gaps);
+      flame_perf_stats_clear (&stats);
+      return NULL;
     }
 
-  /* Weights: periods when perf printed them. For cpu-clock and task-clock
-   * the period is the time the sample stands for, in nanoseconds; other
-   * periods count events (cycles, instructions, faults), which are not
-   * time. Without periods each record is one sample. */
-  if (!stats.have_period)
-    flame_profile_set_unit (profile, FLAME_UNIT_SAMPLES);
-  else if (g_strcmp0 (stats.event, "cpu-clock") == 0 ||
-           g_strcmp0 (stats.event, "task-clock") == 0)
-    flame_profile_set_unit (profile, FLAME_UNIT_NANOSECONDS);
-  else
-    flame_profile_set_unit (profile, FLAME_UNIT_EVENTS);
-  flame_profile_set_event (profile, stats.event);
-
+  set_unit_and_event (profile, &stats);
   if (stats.first_time >= 0 && stats.last_time > stats.first_time)
     duration_ms = (stats.last_time - stats.first_time) * 1000;
-
-  /* The sampling interval is the median gap between consecutive samples
-   * of the same thread: the gap between any two records shrinks with the
-   * number of threads running at once, and a mean would be dragged up by
-   * the long gaps of threads that slept. When no thread was sampled twice,
-   * fall back to duration / samples, and then, for clock events, to the
-   * mean period. */
-  if (ld.gaps->len > 0)
-    {
-      gdouble *gaps = (gdouble *) ld.gaps->data;
-      guint n = ld.gaps->len;
-
-      qsort (gaps, n, sizeof (gdouble), compare_doubles);
-      interval_ms = (n % 2 ? gaps[n / 2] : (gaps[n / 2 - 1] + gaps[n / 2]) / 2) * 1000;
-    }
-  else if (duration_ms > 0 && stats.samples > 1)
-    interval_ms = duration_ms / (stats.samples - 1);
-  else if (flame_profile_get_unit (profile) == FLAME_UNIT_NANOSECONDS)
-    interval_ms = flame_profile_get_total_weight (profile, 0) / stats.samples / 1e6;
-  g_array_unref (ld.gaps);
-  ld.gaps = NULL;
-
-  flame_profile_set_interval_ms (profile, interval_ms);
+  flame_profile_set_interval_ms (profile, estimate_interval_ms (profile, &stats, ld.gaps, duration_ms));
   flame_profile_set_duration_ms (profile, duration_ms);
+  g_array_unref (ld.gaps);
 
-  if (stats.other_events > 0)
-    flame_profile_add_warning (profile,
-                               "%s: kept only the first event type, “%s”; skipped %"
-                               G_GUINT64_FORMAT " sample%s of other events (first: “%s”)",
-                               in->name, stats.event, stats.other_events,
-                               stats.other_events == 1 ? "" : "s", stats.other_event);
-  if (stats.weird_lines > 0)
-    flame_profile_add_warning (profile,
-                               "%s: skipped %" G_GUINT64_FORMAT " line%s that %s not perf "
-                               "script event or stack lines (first at line %" G_GUINT64_FORMAT ")",
-                               in->name, stats.weird_lines, stats.weird_lines == 1 ? "" : "s",
-                               stats.weird_lines == 1 ? "is" : "are", stats.first_weird_line);
-  if (stats.empty_records > 0)
-    flame_profile_add_warning (profile,
-                               "%s: skipped %" G_GUINT64_FORMAT " sample%s without a stack",
-                               in->name, stats.empty_records,
-                               stats.empty_records == 1 ? "" : "s");
-
-  for (guint i = 0; stats.warnings != NULL && i < stats.warnings->len; i++)
-    flame_profile_add_warning (profile, "%s", (const char *) g_ptr_array_index (stats.warnings, i));
-
+  add_stats_warnings (profile, in->name, &stats);
   flame_perf_stats_clear (&stats);
   flame_profile_finish (profile);
   return g_steal_pointer (&profile);
-
-fail:
-  if (ld.gaps != NULL)
-    g_array_unref (ld.gaps);
-  flame_perf_stats_clear (&stats);
-  return NULL;
 }
