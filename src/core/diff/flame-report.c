@@ -912,16 +912,37 @@ append_modules (GString *out,
   g_string_append_printf (out, g_dngettext (GETTEXT_PACKAGE, "%u module", "%u modules", n), n);
 }
 
-void
-flame_report_write_text (FlameReport *self,
-                         GString     *out)
+/* "  Binaries:      same build-ids (3 modules)", or a line per difference */
+static void
+append_text_binaries (FlameReport *self,
+                      GString     *out)
+{
+  guint n = flame_binaries_count_differences (self->binaries);
+
+  if (n == 0)
+    {
+      g_string_append (out, "  Binaries:      same build-ids (");
+      append_modules (out, self->binaries->len);
+      g_string_append (out, ")\n");
+    }
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *line = flame_binary_describe (g_ptr_array_index (self->binaries, i));
+
+      g_string_append_printf (out, "  %s %s\n", i ? "              " : "Binaries:     ", line);
+    }
+}
+
+/* The lines above the tables: sides, totals, options, summary, gate */
+static void
+append_text_header (FlameReport *self,
+                    GString     *out)
 {
   g_autofree char *base = describe_side (self, FLAME_DIFF_BASELINE);
   g_autofree char *cur = describe_side (self, FLAME_DIFF_CURRENT);
   g_autofree char *norm = describe_normalization (self);
   g_autofree char *gate = describe_gate (self);
   g_autofree char *runs = describe_runs (self);
-  const char *titles[N_COLUMNS];
   char buf[G_ASCII_DTOSTR_BUF_SIZE];
 
   g_string_append (out, "Flamediff comparison\n");
@@ -945,71 +966,74 @@ flame_report_write_text (FlameReport *self,
   if (approximated_tree (self) != NULL)
     g_string_append_printf (out, "  Flame graph:   %s\n", approximated_tree (self));
   if (self->binaries != NULL)
+    append_text_binaries (self, out);
+}
+
+/* One line of a table: the cells padded to @widths, numbers to the right */
+static void
+append_text_row (GString           *out,
+                 const char *const *cells,
+                 const gsize       *widths)
+{
+  g_string_append (out, " ");
+  for (guint c = 0; c < N_COLUMNS; c++)
     {
-      guint n = flame_binaries_count_differences (self->binaries);
+      g_string_append (out, " ");
+      append_padded (out, cells[c], widths[c], c >= 2);
+    }
+  g_string_append_c (out, '\n');
+}
 
-      if (n == 0)
-        {
-          g_string_append (out, "  Binaries:      same build-ids (");
-          append_modules (out, self->binaries->len);
-          g_string_append (out, ")\n");
-        }
-      for (guint i = 0; i < n; i++)
-        {
-          g_autofree char *line = flame_binary_describe (g_ptr_array_index (self->binaries, i));
+/* The table of one section, "(none)" when it is empty */
+static void
+append_text_section (FlameReport       *self,
+                     const Section     *section,
+                     const char *const *titles,
+                     GString           *out)
+{
+  g_autoptr(GArray) idx = select_top (self, section->status);
+  g_autofree char *title = section_title (self, section);
+  FlameMetric m = section_metric (self, section->status);
+  gsize widths[N_COLUMNS];
+  char **cells;
 
-          g_string_append_printf (out, "  %s %s\n", i ? "              " : "Binaries:     ", line);
-        }
+  g_string_append_printf (out, "\n%s\n", title);
+  if (idx->len == 0)
+    {
+      g_string_append (out, "  (none)\n");
+      return;
     }
 
+  cells = g_new0 (char *, (gsize) idx->len * N_COLUMNS);
+  for (guint c = 0; c < N_COLUMNS; c++)
+    widths[c] = display_width (titles[c]);
+  for (guint r = 0; r < idx->len; r++)
+    {
+      row_cells (self, &self->functions[g_array_index (idx, guint, r)], m, cells + r * N_COLUMNS);
+      for (guint c = 0; c < N_COLUMNS; c++)
+        widths[c] = MAX (widths[c], display_width (cells[r * N_COLUMNS + c]));
+    }
+  widths[0] = MIN (widths[0], 60);
+  widths[1] = MIN (widths[1], 40);
+
+  append_text_row (out, titles, widths);
+  for (guint r = 0; r < idx->len; r++)
+    append_text_row (out, (const char *const *) cells + r * N_COLUMNS, widths);
+  for (gsize i = 0; i < (gsize) idx->len * N_COLUMNS; i++)
+    g_free (cells[i]);
+  g_free (cells);
+}
+
+void
+flame_report_write_text (FlameReport *self,
+                         GString     *out)
+{
+  const char *titles[N_COLUMNS];
+
+  append_text_header (self, out);
   column_titles (self, titles);
   for (guint si = 0; si < G_N_ELEMENTS (sections); si++)
-    {
-      g_autoptr(GArray) idx = select_top (self, sections[si].status);
-      g_autofree char *title = section_title (self, &sections[si]);
-      FlameMetric m = section_metric (self, sections[si].status);
-      gsize widths[N_COLUMNS];
-      char **cells;
-
-      g_string_append_printf (out, "\n%s\n", title);
-      if (idx->len == 0)
-        {
-          g_string_append (out, "  (none)\n");
-          continue;
-        }
-
-      cells = g_new0 (char *, (gsize) idx->len * N_COLUMNS);
-      for (guint c = 0; c < N_COLUMNS; c++)
-        widths[c] = display_width (titles[c]);
-      for (guint r = 0; r < idx->len; r++)
-        {
-          row_cells (self, &self->functions[g_array_index (idx, guint, r)], m, cells + r * N_COLUMNS);
-          for (guint c = 0; c < N_COLUMNS; c++)
-            widths[c] = MAX (widths[c], display_width (cells[r * N_COLUMNS + c]));
-        }
-      widths[0] = MIN (widths[0], 60);
-      widths[1] = MIN (widths[1], 40);
-
-      g_string_append (out, " ");
-      for (guint c = 0; c < N_COLUMNS; c++)
-        {
-          g_string_append (out, " ");
-          append_padded (out, titles[c], widths[c], c >= 2);
-        }
-      g_string_append_c (out, '\n');
-      for (guint r = 0; r < idx->len; r++)
-        {
-          g_string_append (out, " ");
-          for (guint c = 0; c < N_COLUMNS; c++)
-            {
-              g_string_append (out, " ");
-              append_padded (out, cells[r * N_COLUMNS + c], widths[c], c >= 2);
-              g_free (cells[r * N_COLUMNS + c]);
-            }
-          g_string_append_c (out, '\n');
-        }
-      g_free (cells);
-    }
+    append_text_section (self, &sections[si], titles, out);
 }
 
 static void
