@@ -1215,20 +1215,14 @@ append_json_side (FlameReport *self,
   g_string_append_printf (out, ", \"runs\": %u}", self->n_runs[column]);
 }
 
-/* Schema: docs/report-schema.md (schema_version 3). */
-void
-flame_report_write_json (FlameReport *self,
-                         GString     *out)
+/* "normalization", "metric", "match", "thresholds" and "runs_test" */
+static void
+append_json_options (FlameReport *self,
+                     GString     *out)
 {
   FlameDiff *diff = self->diff;
   const FlameDiffOptions *dopts = flame_diff_get_options (diff);
 
-  g_string_append (out, "{\n  \"schema_version\": 3,\n  \"unit\": ");
-  append_json_string (out, flame_quantity_to_string (self->quantity));
-  g_string_append (out, ",\n  \"baseline\": ");
-  append_json_side (self, out, FLAME_DIFF_BASELINE);
-  g_string_append (out, ",\n  \"current\": ");
-  append_json_side (self, out, FLAME_DIFF_CURRENT);
   g_string_append_printf (out, ",\n  \"normalization\": {\"mode\": \"%s\", \"scale\": ",
                           flame_normalize_to_string (dopts->normalize));
   append_ratio (out, flame_diff_get_scale (diff));
@@ -1247,6 +1241,103 @@ flame_report_write_json (FlameReport *self,
                           self->options.gate_on_noise ? "true" : "false");
   g_string_append_printf (out, "  \"runs_test\": %s,\n",
                           self->tested ? "\"welch-bh\"" : "null");
+}
+
+static void
+append_json_string_or_null (GString    *out,
+                            const char *s)
+{
+  if (s != NULL)
+    append_json_string (out, s);
+  else
+    g_string_append (out, "null");
+}
+
+/* "binaries": the build-ids of each module on both sides */
+static void
+append_json_binaries (FlameReport *self,
+                      GString     *out)
+{
+  g_string_append (out, "  \"binaries\": [");
+  for (guint i = 0; i < self->binaries->len; i++)
+    {
+      const FlameBinary *b = g_ptr_array_index (self->binaries, i);
+
+      g_string_append (out, i ? ",\n    {\"path\": " : "\n    {\"path\": ");
+      append_json_string (out, b->path);
+      g_string_append (out, ", \"baseline_build_id\": ");
+      append_json_string_or_null (out, b->baseline_build_id);
+      g_string_append (out, ", \"current_build_id\": ");
+      append_json_string_or_null (out, b->current_build_id);
+      g_string_append_printf (out, ", \"status\": \"%s\"}",
+                              flame_binary_status_to_string (b->status));
+    }
+  g_string_append (out, self->binaries->len ? "\n  ],\n" : "],\n");
+}
+
+/* A function's "runs": the test of the metric over repeated runs */
+static void
+append_json_runs (FlameReport             *self,
+                  GString                 *out,
+                  const FlameFunctionStat *s)
+{
+  g_string_append (out, ", \"runs\": {\"baseline_mean\": ");
+  append_number (out, metric_b (s, self->options.metric));
+  g_string_append (out, ", \"current_mean\": ");
+  append_number (out, metric_c (s, self->options.metric));
+  g_string_append (out, ", \"diff\": ");
+  append_number (out, metric_delta (s, self->options.metric));
+  g_string_append (out, ", \"ci_low\": ");
+  append_number (out, s->ci_low);
+  g_string_append (out, ", \"ci_high\": ");
+  append_number (out, s->ci_high);
+  g_string_append (out, ", \"half_width\": ");
+  append_number (out, (s->ci_high - s->ci_low) / 2);
+  g_string_append (out, ", \"p\": ");
+  append_p (out, s->p);
+  g_string_append (out, ", \"q\": ");
+  append_p (out, s->q);
+  g_string_append (out, "}");
+}
+
+/* One entry of "functions", after its "{\"name\": " */
+static void
+append_json_function (FlameReport             *self,
+                      GString                 *out,
+                      const FlameFunctionStat *s)
+{
+  append_json_string (out, flame_report_get_name (self, s));
+  g_string_append (out, ", \"file\": ");
+  append_json_string (out, flame_report_get_file (self, s));
+  append_json_value (self, out, "baseline_self", s->self_b);
+  append_json_value (self, out, "current_self", s->self_c);
+  append_json_value (self, out, "baseline_total", s->total_b);
+  append_json_value (self, out, "current_total", s->total_c);
+  append_json_value (self, out, "delta_self", s->delta_self);
+  append_json_value (self, out, "delta_total", s->delta_total);
+  g_string_append (out, ", \"delta_pct\": ");
+  append_number (out, s->delta_pct);
+  g_string_append_printf (out, ", \"status\": \"%s\", \"significant\": %s, \"gate\": %s",
+                          flame_status_to_string (s->status),
+                          s->significant ? "true" : "false",
+                          s->gate ? "true" : "false");
+  if (s->tested)
+    append_json_runs (self, out, s);
+  g_string_append_c (out, '}');
+}
+
+/* Schema: docs/report-schema.md (schema_version 3). */
+void
+flame_report_write_json (FlameReport *self,
+                         GString     *out)
+{
+  g_string_append (out, "{\n  \"schema_version\": 3,\n  \"unit\": ");
+  append_json_string (out, flame_quantity_to_string (self->quantity));
+  g_string_append (out, ",\n  \"baseline\": ");
+  append_json_side (self, out, FLAME_DIFF_BASELINE);
+  g_string_append (out, ",\n  \"current\": ");
+  append_json_side (self, out, FLAME_DIFF_CURRENT);
+  append_json_options (self, out);
   g_string_append_printf (out,
                           "  \"summary\": {\"regressions\": %u, \"improvements\": %u, "
                           "\"new\": %u, \"removed\": %u, \"unchanged\": %u, "
@@ -1256,73 +1347,14 @@ flame_report_write_json (FlameReport *self,
                           self->counts[FLAME_STATUS_NEW],
                           self->counts[FLAME_STATUS_REMOVED],
                           self->counts[FLAME_STATUS_UNCHANGED],
-                          flame_diff_get_elided_count (diff), self->n_gate);
+                          flame_diff_get_elided_count (self->diff), self->n_gate);
   if (self->binaries != NULL)
-    {
-      g_string_append (out, "  \"binaries\": [");
-      for (guint i = 0; i < self->binaries->len; i++)
-        {
-          const FlameBinary *b = g_ptr_array_index (self->binaries, i);
-
-          g_string_append (out, i ? ",\n    {\"path\": " : "\n    {\"path\": ");
-          append_json_string (out, b->path);
-          g_string_append (out, ", \"baseline_build_id\": ");
-          if (b->baseline_build_id != NULL)
-            append_json_string (out, b->baseline_build_id);
-          else
-            g_string_append (out, "null");
-          g_string_append (out, ", \"current_build_id\": ");
-          if (b->current_build_id != NULL)
-            append_json_string (out, b->current_build_id);
-          else
-            g_string_append (out, "null");
-          g_string_append_printf (out, ", \"status\": \"%s\"}",
-                                  flame_binary_status_to_string (b->status));
-        }
-      g_string_append (out, self->binaries->len ? "\n  ],\n" : "],\n");
-    }
+    append_json_binaries (self, out);
   g_string_append (out, "  \"functions\": [");
   for (guint i = 0; i < self->n_functions; i++)
     {
-      const FlameFunctionStat *s = &self->functions[i];
-
       g_string_append (out, i ? ",\n    {\"name\": " : "\n    {\"name\": ");
-      append_json_string (out, flame_report_get_name (self, s));
-      g_string_append (out, ", \"file\": ");
-      append_json_string (out, flame_report_get_file (self, s));
-      append_json_value (self, out, "baseline_self", s->self_b);
-      append_json_value (self, out, "current_self", s->self_c);
-      append_json_value (self, out, "baseline_total", s->total_b);
-      append_json_value (self, out, "current_total", s->total_c);
-      append_json_value (self, out, "delta_self", s->delta_self);
-      append_json_value (self, out, "delta_total", s->delta_total);
-      g_string_append (out, ", \"delta_pct\": ");
-      append_number (out, s->delta_pct);
-      g_string_append_printf (out, ", \"status\": \"%s\", \"significant\": %s, \"gate\": %s",
-                              flame_status_to_string (s->status),
-                              s->significant ? "true" : "false",
-                              s->gate ? "true" : "false");
-      if (s->tested)
-        {
-          g_string_append (out, ", \"runs\": {\"baseline_mean\": ");
-          append_number (out, metric_b (s, self->options.metric));
-          g_string_append (out, ", \"current_mean\": ");
-          append_number (out, metric_c (s, self->options.metric));
-          g_string_append (out, ", \"diff\": ");
-          append_number (out, metric_delta (s, self->options.metric));
-          g_string_append (out, ", \"ci_low\": ");
-          append_number (out, s->ci_low);
-          g_string_append (out, ", \"ci_high\": ");
-          append_number (out, s->ci_high);
-          g_string_append (out, ", \"half_width\": ");
-          append_number (out, (s->ci_high - s->ci_low) / 2);
-          g_string_append (out, ", \"p\": ");
-          append_p (out, s->p);
-          g_string_append (out, ", \"q\": ");
-          append_p (out, s->q);
-          g_string_append (out, "}");
-        }
-      g_string_append_c (out, '}');
+      append_json_function (self, out, &self->functions[i]);
     }
   g_string_append (out, self->n_functions ? "\n  ]\n}\n" : "]\n}\n");
 }
