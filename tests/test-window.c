@@ -247,7 +247,8 @@ test_compare_example (void)
   gtk_single_selection_set_selected (window->changes_panel->selection, GTK_INVALID_LIST_POSITION);
 }
 
-/* Every label's text under @widget, one a line, in widget order. */
+/* Every label's text under @widget, one a line, in widget order (of a
+ * stack, its visible page's). */
 static void
 collect_labels (GtkWidget *widget,
                 GString   *out)
@@ -259,6 +260,9 @@ collect_labels (GtkWidget *widget,
     {
       GtkWidget *n = g_ptr_array_steal_index (todo, todo->len - 1);
 
+      /* the pages a stack does not show (the status pills) */
+      if (!gtk_widget_get_child_visible (n))
+        continue;
       if (GTK_IS_LABEL (n) && gtk_widget_get_visible (n))
         g_string_append_printf (out, "%s\n", gtk_label_get_text (GTK_LABEL (n)));
       for (GtkWidget *c = gtk_widget_get_last_child (n); c; c = gtk_widget_get_prev_sibling (c))
