@@ -123,8 +123,9 @@ _flame_window_panel_width_for (FlameWindow *self,
   return CLAMP (self->panel_user_width, min, max);
 }
 
-/* gives the panel @width now (not during an allocation: from a gesture,
- * a key, a setting, or an idle after an allocation) */
+/* gives the panel @width now: from a gesture, a key, a setting, an idle
+ * after an allocation, or the window's allocation before it allocates
+ * its children (flame-window-narrow.c) */
 void
 _flame_window_apply_panel_width (FlameWindow *self,
                                  int          width)
