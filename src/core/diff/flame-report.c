@@ -1055,15 +1055,39 @@ append_markdown_code (GString    *out,
   g_string_append_c (out, '`');
 }
 
-void
-flame_report_write_markdown (FlameReport *self,
-                             GString     *out)
+/* "### Binaries": the same build-ids, or a line per difference */
+static void
+append_markdown_binaries (FlameReport *self,
+                          GString     *out)
+{
+  guint n = flame_binaries_count_differences (self->binaries);
+
+  g_string_append (out, "\n### Binaries\n\n");
+  if (n == 0)
+    {
+      g_string_append (out, "Same build-ids in both runs (");
+      append_modules (out, self->binaries->len);
+      g_string_append (out, ").\n");
+    }
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *line = flame_binary_describe (g_ptr_array_index (self->binaries, i));
+
+      g_string_append (out, "- ");
+      append_markdown_code (out, line);
+      g_string_append_c (out, '\n');
+    }
+}
+
+/* The marker and the lines above the tables */
+static void
+append_markdown_header (FlameReport *self,
+                        GString     *out)
 {
   g_autofree char *norm = describe_normalization (self);
   g_autofree char *gate = describe_gate (self);
   g_autofree char *runs = describe_runs (self);
   FlameDiff *diff = self->diff;
-  const char *titles[N_COLUMNS];
   char buf[G_ASCII_DTOSTR_BUF_SIZE];
 
   g_string_append (out, FLAME_REPORT_MARKDOWN_MARKER "\n");
@@ -1094,62 +1118,68 @@ flame_report_write_markdown (FlameReport *self,
                             g_ascii_formatd (buf, sizeof buf, "%g",
                                              flame_diff_get_options (diff)->default_interval_ms));
   if (self->binaries != NULL)
+    append_markdown_binaries (self, out);
+}
+
+/* One row of a table; the function and its file as code */
+static void
+append_markdown_row (FlameReport             *self,
+                     const FlameFunctionStat *s,
+                     FlameMetric              m,
+                     GString                 *out)
+{
+  char *cells[N_COLUMNS];
+
+  row_cells (self, s, m, cells);
+  g_string_append (out, "| ");
+  append_markdown_code (out, cells[0]);
+  g_string_append (out, " | ");
+  if (g_strcmp0 (cells[1], "—") == 0)
+    g_string_append (out, cells[1]);
+  else
+    append_markdown_code (out, cells[1]);
+  g_string_append_printf (out, " | %s | %s | %s | %s |\n",
+                          cells[2], cells[3], cells[4], cells[5]);
+  for (guint c = 0; c < N_COLUMNS; c++)
+    g_free (cells[c]);
+}
+
+/* The table of one section, "None." when it is empty */
+static void
+append_markdown_section (FlameReport       *self,
+                         const Section     *section,
+                         const char *const *titles,
+                         GString           *out)
+{
+  g_autoptr(GArray) idx = select_top (self, section->status);
+  g_autofree char *title = section_title (self, section);
+  FlameMetric m = section_metric (self, section->status);
+
+  g_string_append_printf (out, "\n### %s\n\n", title);
+  if (idx->len == 0)
     {
-      guint n = flame_binaries_count_differences (self->binaries);
-
-      g_string_append (out, "\n### Binaries\n\n");
-      if (n == 0)
-        {
-          g_string_append (out, "Same build-ids in both runs (");
-          append_modules (out, self->binaries->len);
-          g_string_append (out, ").\n");
-        }
-      for (guint i = 0; i < n; i++)
-        {
-          g_autofree char *line = flame_binary_describe (g_ptr_array_index (self->binaries, i));
-
-          g_string_append (out, "- ");
-          append_markdown_code (out, line);
-          g_string_append_c (out, '\n');
-        }
+      g_string_append (out, "None.\n");
+      return;
     }
+  g_string_append (out, "|");
+  for (guint c = 0; c < N_COLUMNS; c++)
+    g_string_append_printf (out, " %s |", titles[c]);
+  g_string_append_c (out, '\n');
+  g_string_append (out, "|---|---|--:|--:|--:|--:|\n");
+  for (guint r = 0; r < idx->len; r++)
+    append_markdown_row (self, &self->functions[g_array_index (idx, guint, r)], m, out);
+}
 
+void
+flame_report_write_markdown (FlameReport *self,
+                             GString     *out)
+{
+  const char *titles[N_COLUMNS];
+
+  append_markdown_header (self, out);
   column_titles (self, titles);
   for (guint si = 0; si < G_N_ELEMENTS (sections); si++)
-    {
-      g_autoptr(GArray) idx = select_top (self, sections[si].status);
-      g_autofree char *title = section_title (self, &sections[si]);
-      FlameMetric m = section_metric (self, sections[si].status);
-
-      g_string_append_printf (out, "\n### %s\n\n", title);
-      if (idx->len == 0)
-        {
-          g_string_append (out, "None.\n");
-          continue;
-        }
-      g_string_append (out, "|");
-      for (guint c = 0; c < N_COLUMNS; c++)
-        g_string_append_printf (out, " %s |", titles[c]);
-      g_string_append_c (out, '\n');
-      g_string_append (out, "|---|---|--:|--:|--:|--:|\n");
-      for (guint r = 0; r < idx->len; r++)
-        {
-          char *cells[N_COLUMNS];
-
-          row_cells (self, &self->functions[g_array_index (idx, guint, r)], m, cells);
-          g_string_append (out, "| ");
-          append_markdown_code (out, cells[0]);
-          g_string_append (out, " | ");
-          if (g_strcmp0 (cells[1], "—") == 0)
-            g_string_append (out, cells[1]);
-          else
-            append_markdown_code (out, cells[1]);
-          g_string_append_printf (out, " | %s | %s | %s | %s |\n",
-                                  cells[2], cells[3], cells[4], cells[5]);
-          for (guint c = 0; c < N_COLUMNS; c++)
-            g_free (cells[c]);
-        }
-    }
+    append_markdown_section (self, &sections[si], titles, out);
 }
 
 /* a probability: small ones keep their digits, unlike append_number() */
