@@ -925,33 +925,17 @@ on_frame (Parser          *ps,
   return TRUE;
 }
 
-static gboolean
-end_record (Parser  *ps,
-            GError **error)
+/* Appends the root frame: "comm", "comm-pid" or "comm-pid/tid", spaces
+ * → '_'. Returns its offset in the names. */
+static inline gsize
+append_root_name (Parser *ps)
 {
-  FlamePerfSample sample;
-  gsize root_off;
-  gboolean ok = TRUE;
-  guint n;
+  gsize root_off = ps->names_len;
+  char *dst = names_reserve (ps, ps->ev.comm_len);
 
-  if (!ps->in_record || ps->skip)
-    goto reset;
-  if (ps->n_frames == 0)
-    {
-      /* inferno drops records without frames (perf record without -g and
-       * without ip/sym fields) */
-      ps->stats->empty_records++;
-      goto reset;
-    }
-
-  /* the root frame: "comm", "comm-pid" or "comm-pid/tid", spaces → '_' */
-  root_off = ps->names_len;
-  {
-    char *dst = names_reserve (ps, ps->ev.comm_len);
-    for (gsize i = 0; i < ps->ev.comm_len; i++)
-      dst[i] = ps->ev.comm[i] == ' ' ? '_' : ps->ev.comm[i];
-    ps->names_len += ps->ev.comm_len;
-  }
+  for (gsize i = 0; i < ps->ev.comm_len; i++)
+    dst[i] = ps->ev.comm[i] == ' ' ? '_' : ps->ev.comm[i];
+  ps->names_len += ps->ev.comm_len;
   if (ps->options->include_pid || ps->options->include_tid)
     {
       names_append (ps, "-", 1);
@@ -965,8 +949,18 @@ end_record (Parser  *ps,
           names_append (ps, ps->ev.tid_str, ps->ev.tid_len);
         }
     }
+  return root_off;
+}
 
-  n = ps->n_frames + 1;
+/* The frames for the callback, root first: the root frame at
+ * @root_off, then the record's frames in reverse (perf prints the leaf
+ * first). Returns their number. */
+static inline guint
+fill_out_frames (Parser *ps,
+                 gsize   root_off)
+{
+  guint n = ps->n_frames + 1;
+
   if (n > ps->out_alloc)
     {
       ps->out_alloc = MAX (n, ps->out_alloc * 2);
@@ -982,13 +976,13 @@ end_record (Parser  *ps,
       ps->out[i + 1].len = f->len;
       ps->out[i + 1].flags = f->flags;
     }
+  return n;
+}
 
-  sample.comm = ps->ev.comm;
-  sample.comm_len = ps->ev.comm_len;
-  sample.pid = ps->ev.pid;
-  sample.tid = ps->ev.tid;
-  sample.time = ps->ev.time;
-
+/* The record's sample count, period and time in the stats */
+static inline void
+count_record (Parser *ps)
+{
   ps->stats->samples++;
   if (ps->ev.has_period)
     ps->stats->have_period = TRUE;
@@ -999,6 +993,34 @@ end_record (Parser  *ps,
       if (ps->ev.time > ps->stats->last_time)
         ps->stats->last_time = ps->ev.time;
     }
+}
+
+/* Hands the record read to the callback, unless it is skipped or has
+ * no frames (inferno drops those: perf record without -g and without
+ * ip/sym fields); then forgets it */
+static gboolean
+end_record (Parser  *ps,
+            GError **error)
+{
+  FlamePerfSample sample;
+  gboolean ok = TRUE;
+  guint n;
+
+  if (!ps->in_record || ps->skip)
+    goto reset;
+  if (ps->n_frames == 0)
+    {
+      ps->stats->empty_records++;
+      goto reset;
+    }
+
+  n = fill_out_frames (ps, append_root_name (ps));
+  sample.comm = ps->ev.comm;
+  sample.comm_len = ps->ev.comm_len;
+  sample.pid = ps->ev.pid;
+  sample.tid = ps->ev.tid;
+  sample.time = ps->ev.time;
+  count_record (ps);
 
   if (!ps->func (&sample, ps->out, n, ps->ev.has_period ? ps->ev.period : 1, ps->user_data))
     {
