@@ -5,8 +5,8 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The files load once one after the other (base_load_s, cur_load_s: each
- * load on its own), then again in two threads as flamediff-cli compare
- * does (parallel_load_s); the second pair is diffed (diff_s), and the
+ * load on its own, one thread each), then again in two threads as
+ * flamediff-cli compare does (parallel_load_s); the second pair is diffed (diff_s), and the
  * report is built (report_s) and written as JSON (json_s). Memory:
  * - *_live_bytes, *_with_index_bytes, *_used_bytes: see print_tree();
  * - *_frames_bytes: interned strings and frame records;
@@ -54,8 +54,14 @@ load (const char *path,
       const char *name)
 {
   g_autoptr(GError) error = NULL;
+  /* one thread per file, as a comparison of two files on two cores
+   * loads them: the ratio measures the parallel load, not the loader */
+  FlameLoadOptions options = FLAME_LOAD_OPTIONS_DEFAULT;
   gint64 t0 = g_get_monotonic_time ();
-  FlameProfile *profile = flame_load_file (path, NULL, NULL, NULL, &error);
+  FlameProfile *profile = NULL;
+
+  options.threads = 1;
+  profile = flame_load_file_full (path, &options, NULL, NULL, NULL, &error);
 
   if (profile == NULL)
     {
