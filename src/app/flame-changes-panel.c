@@ -126,6 +126,40 @@ name_chars_for_compact (GBinding     *binding,
   return TRUE;
 }
 
+/* The name's tooltip: the whole name and its file; the status pill's:
+ * the report's word. Asked for when shown: gtk_widget_set_tooltip_text()
+ * in cell_bind() asked the display where the pointer is, a round trip
+ * to the X server for each row bound. */
+static gboolean
+cell_query_tooltip (GtkWidget  *label,
+                    int         x,
+                    int         y,
+                    gboolean    keyboard,
+                    GtkTooltip *tooltip,
+                    gpointer    user_data)
+{
+  GtkListItem *item = user_data;
+  ColumnKind kind = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (label), "flame-column"));
+  FlameChangeRow *row = gtk_list_item_get_item (item);
+
+  g_assert (GTK_IS_LIST_ITEM (item));
+
+  if (row == NULL)
+    return FALSE;
+  if (kind == COL_STATUS)
+    gtk_tooltip_set_text (tooltip, flame_status_label (flame_change_row_get_status (row)));
+  else if (*flame_change_row_get_file (row))
+    {
+      g_autofree char *tip = g_strdup_printf ("%s\n%s", flame_change_row_get_name (row),
+                                              flame_change_row_get_file (row));
+
+      gtk_tooltip_set_text (tooltip, tip);
+    }
+  else
+    gtk_tooltip_set_text (tooltip, flame_change_row_get_name (row));
+  return TRUE;
+}
+
 static void
 cell_setup (GtkSignalListItemFactory *factory,
             GtkListItem              *item,
@@ -162,6 +196,12 @@ cell_setup (GtkSignalListItemFactory *factory,
       gtk_label_set_xalign (GTK_LABEL (label), 1);
       gtk_widget_add_css_class (label, "numeric");
       break;
+    }
+  if (kind == COL_NAME || kind == COL_STATUS)
+    {
+      g_object_set_data (G_OBJECT (label), "flame-column", GINT_TO_POINTER (kind));
+      gtk_widget_set_has_tooltip (label, TRUE);
+      g_signal_connect (label, "query-tooltip", G_CALLBACK (cell_query_tooltip), item);
     }
   if (has_second_line (kind))
     {
@@ -211,14 +251,6 @@ cell_bind (GtkSignalListItemFactory *factory,
     {
     case COL_NAME:
       text = g_strdup (flame_change_row_get_name (row));
-      if (*flame_change_row_get_file (row))
-        {
-          g_autofree char *tip = g_strdup_printf ("%s\n%s", text, flame_change_row_get_file (row));
-
-          gtk_widget_set_tooltip_text (label, tip);
-        }
-      else
-        gtk_widget_set_tooltip_text (label, text);
       {
         gdouble before = flame_change_row_get_baseline_ms (row);
         gdouble after = flame_change_row_get_current_ms (row);
@@ -251,9 +283,9 @@ cell_bind (GtkSignalListItemFactory *factory,
       text = delta_pct_text (row);
       break;
     case COL_STATUS:
-      /* a short word in the pill, the report's term in its tooltip */
+      /* a short word in the pill, the report's term in its tooltip
+       * (cell_query_tooltip()) */
       text = g_strdup (status_pill_label (status, q));
-      gtk_widget_set_tooltip_text (label, flame_status_label (status));
       gtk_widget_set_visible (label, status != FLAME_STATUS_UNCHANGED);
       if (status < G_N_ELEMENTS (classes))
         gtk_widget_add_css_class (label, classes[status]);
