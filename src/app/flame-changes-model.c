@@ -11,7 +11,7 @@
  * The main loop stays free (issue 17): a table of more than
  * SYNC_MAX_ROWS rows is built and sorted in a worker (GTask), the
  * current rows staying until the new ones are ready; and the rows are
- * handed to the list STAGE_ROWS at a time, one step per idle, until
+ * handed to the list STAGE_ROWS at a time, a step about every frame, until
  * GTK 4.8's list view has made widgets for all it keeps (the 200 rows
  * around its anchor, GTK_LIST_VIEW_MAX_LIST_ITEMS), then the rest at
  * once: the view makes the widgets of all the rows it is given in one
@@ -37,6 +37,7 @@
 #define SYNC_MAX_ROWS 4096
 #define STAGE_ROWS    40
 #define STAGE_LIMIT   240
+#define STAGE_INTERVAL_MS 20   /* about a frame: the widgets of a step are measured in it */
 
 typedef struct
 {
@@ -224,7 +225,8 @@ struct _FlameChangesModel
   guint32          *order;       /* rs->n row indices, sorted */
   guint32          *visible;     /* the ones the status mask keeps, in order */
   guint             n_visible;
-  guint             n_shown;     /* what the list has been told of */
+  guint             n_shown;     /* of them, what the list has been told of */
+  GPtrArray        *tail;        /* FlameChangeRows: the old rows below those, still listed */
   guint             status_mask; /* 1 << FlameStatus */
   FlameChangesSort  levels[FLAME_CHANGES_N_KEYS];
   guint             n_levels;
@@ -257,7 +259,9 @@ flame_changes_model_get_item_type (GListModel *model)
 static guint
 flame_changes_model_get_n_items (GListModel *model)
 {
-  return FLAME_CHANGES_MODEL (model)->n_shown;
+  FlameChangesModel *self = FLAME_CHANGES_MODEL (model);
+
+  return self->n_shown + self->tail->len;
 }
 
 static gpointer
@@ -268,7 +272,8 @@ flame_changes_model_get_item (GListModel *model,
   const Row *row;
 
   if (position >= self->n_shown)
-    return NULL;
+    return position - self->n_shown < self->tail->len
+      ? g_object_ref (g_ptr_array_index (self->tail, position - self->n_shown)) : NULL;
   row = &self->rs->rows[self->visible[position]];
   return flame_change_row_new (self->rs->report, flame_report_get_function (self->rs->report,
                                                                             row->stat),
@@ -298,56 +303,118 @@ set_pending (FlameChangesModel *self,
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PENDING]);
 }
 
+/* One step of the change to new rows: the next old rows (at most
+ * STAGE_ROWS) replaced by the next new ones, in place, so that no row
+ * moves into or out of the widgets the list keeps; old rows left over
+ * go from the end. Once the old rows are gone and the list has made
+ * the widgets it keeps, all the rest. @all: every step at once. */
 static void
-show_more (FlameChangesModel *self,
-           guint              n)
+step (FlameChangesModel *self,
+      gboolean           all)
 {
-  guint old = self->n_shown;
+  guint at = self->n_shown;
+  guint removed = all ? self->tail->len : MIN (STAGE_ROWS, self->tail->len);
+  guint added = MIN (STAGE_ROWS, self->n_visible - self->n_shown);
+  guint in_place;
 
-  self->n_shown = MIN (MAX (n, old), self->n_visible);
-  if (self->n_shown != old)
-    g_list_model_items_changed (G_LIST_MODEL (self), old, 0, self->n_shown - old);
+  if (all || (removed == self->tail->len && at + added >= STAGE_LIMIT))
+    added = self->n_visible - self->n_shown;
+  in_place = MIN (removed, added);
+  g_ptr_array_remove_range (self->tail, 0, in_place);
+  self->n_shown += added;
+  if (in_place > 0 || added > 0)
+    g_list_model_items_changed (G_LIST_MODEL (self), at, in_place, added);
+  if (removed > in_place)
+    {
+      guint extra = removed - in_place;
+
+      g_ptr_array_remove_range (self->tail, self->tail->len - extra, extra);
+      g_list_model_items_changed (G_LIST_MODEL (self), self->n_shown + self->tail->len, extra, 0);
+    }
 }
 
 static gboolean
 stage_cb (gpointer user_data)
 {
   FlameChangesModel *self = user_data;
-  guint next = self->n_shown + STAGE_ROWS;
 
-  show_more (self, next >= STAGE_LIMIT ? G_MAXUINT : next);
-  if (self->n_shown < self->n_visible)
+  step (self, FALSE);
+  if (self->n_shown < self->n_visible || self->tail->len > 0)
     return G_SOURCE_CONTINUE;
   self->stage_source = 0;
   set_pending (self, self->job_running);
   return G_SOURCE_REMOVE;
 }
 
-/* the rows the mask keeps, then the list told in one change (or the
- * first STAGE_ROWS of them, the rest from idles) */
-static void
-refilter (FlameChangesModel *self)
+/* The rows the mask keeps become the list's. A small list changes in
+ * one step; a larger one a step every STAGE_INTERVAL_MS (stage_cb(),
+ * so that a frame lays out the widgets of one step, not of several):
+ * the list view
+ * makes (and drops) the widgets of all the rows it keeps that change in
+ * one items-changed. The first rows listed now (up to the 240 that can
+ * have widgets) stay as the tail, below the new ones, until steps
+ * replace them. */
+static GPtrArray *
+begin_reset (FlameChangesModel *self)
 {
-  guint old = self->n_shown;
-  gboolean was = flame_changes_model_get_pending (self);
+  guint old = self->n_shown + self->tail->len;
+  guint keep = MIN (old, STAGE_LIMIT);
+  GPtrArray *tail = g_ptr_array_new_full (keep, g_object_unref);
 
   g_signal_emit (self, signals[SIGNAL_RESETTING], 0);
+  for (guint i = 0; i < keep && old > 2 * STAGE_ROWS; i++)
+    g_ptr_array_add (tail, g_list_model_get_item (G_LIST_MODEL (self), i));
+  return tail;
+}
+
+/* @tail: from begin_reset(), before the rows changed */
+static void
+end_reset (FlameChangesModel *self,
+           GPtrArray         *tail)
+{
+  guint old = self->n_shown + self->tail->len;
+  gboolean was = flame_changes_model_get_pending (self);
+
   self->n_visible = 0;
   for (guint i = 0; self->rs != NULL && i < self->rs->n; i++)
     if (self->status_mask & (1u << self->rs->rows[self->order[i]].status))
       self->visible[self->n_visible++] = self->order[i];
-  self->n_shown = self->n_visible <= 2 * STAGE_ROWS ? self->n_visible : STAGE_ROWS;
-  g_list_model_items_changed (G_LIST_MODEL (self), 0, old, self->n_shown);
-  if (self->n_shown < self->n_visible && self->stage_source == 0)
+  self->n_shown = 0;
+  g_ptr_array_set_size (self->tail, 0);
+
+  if (old <= 2 * STAGE_ROWS && self->n_visible <= 2 * STAGE_ROWS)
     {
-      self->stage_source = g_idle_add (stage_cb, self);
+      self->n_shown = self->n_visible;
+      g_list_model_items_changed (G_LIST_MODEL (self), 0, old, self->n_shown);
+    }
+  else
+    {
+      /* the rows beyond the tail have no widgets (the list is at its
+       * top), the first step now */
+      g_ptr_array_extend_and_steal (self->tail, g_ptr_array_ref (tail));
+      if (old > self->tail->len)
+        g_list_model_items_changed (G_LIST_MODEL (self), self->tail->len,
+                                    old - self->tail->len, 0);
+      step (self, FALSE);
+    }
+  if ((self->n_shown < self->n_visible || self->tail->len > 0) && self->stage_source == 0)
+    {
+      self->stage_source = g_timeout_add_full (G_PRIORITY_DEFAULT_IDLE, STAGE_INTERVAL_MS,
+                                               stage_cb, self, NULL);
       g_source_set_name_by_id (self->stage_source, "[flamediff] changes rows");
     }
-  else if (self->n_shown == self->n_visible)
+  else if (self->n_shown == self->n_visible && self->tail->len == 0)
     g_clear_handle_id (&self->stage_source, g_source_remove);
   if (was != flame_changes_model_get_pending (self))
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PENDING]);
+  g_ptr_array_unref (tail);
   g_signal_emit (self, signals[SIGNAL_RESET], 0);
+}
+
+static void
+refilter (FlameChangesModel *self)
+{
+  end_reset (self, begin_reset (self));
 }
 
 /* a job's result replaces the rows */
@@ -355,6 +422,8 @@ static void
 adopt_job (FlameChangesModel *self,
            Job               *job)
 {
+  GPtrArray *tail = begin_reset (self);
+
   if (job->rs != self->rs)
     {
       g_clear_pointer (&self->rs, row_set_unref);
@@ -369,7 +438,7 @@ adopt_job (FlameChangesModel *self,
     }
   g_free (self->order);
   self->order = g_steal_pointer (&job->order);
-  refilter (self);
+  end_reset (self, tail);
 }
 
 static void
@@ -450,13 +519,16 @@ flame_changes_model_set_comparison (FlameChangesModel *self,
                                     FlameComparison   *comparison,
                                     FlameMetric        metric)
 {
+  GPtrArray *tail;
+
   g_return_if_fail (FLAME_IS_CHANGES_MODEL (self));
   g_return_if_fail (comparison == NULL || FLAME_IS_COMPARISON (comparison));
 
   self->generation++;   /* a running job's result is dropped */
+  tail = begin_reset (self);
   g_clear_pointer (&self->rs, row_set_unref);
   g_clear_pointer (&self->order, g_free);
-  refilter (self);
+  end_reset (self, tail);
   if (comparison != NULL && flame_comparison_get_report (comparison) != NULL)
     start_job (self, comparison, metric);
   else
@@ -534,8 +606,20 @@ flame_changes_model_show_at_least (FlameChangesModel *self,
 {
   g_return_if_fail (FLAME_IS_CHANGES_MODEL (self));
 
-  show_more (self, n);
-  if (self->n_shown == self->n_visible && self->stage_source != 0)
+  if (self->n_shown >= MIN (n, self->n_visible))
+    return;
+  if (n > STAGE_LIMIT)
+    step (self, TRUE);
+  else
+    {
+      guint at = self->n_shown;
+      guint removed = MIN (n - at, self->tail->len);
+
+      g_ptr_array_remove_range (self->tail, 0, removed);
+      self->n_shown = MIN (n, self->n_visible);
+      g_list_model_items_changed (G_LIST_MODEL (self), at, removed, self->n_shown - at);
+    }
+  if (self->n_shown == self->n_visible && self->tail->len == 0 && self->stage_source != 0)
     {
       g_clear_handle_id (&self->stage_source, g_source_remove);
       set_pending (self, self->job_running);
@@ -556,6 +640,7 @@ flame_changes_model_finalize (GObject *object)
   FlameChangesModel *self = FLAME_CHANGES_MODEL (object);
 
   g_clear_handle_id (&self->stage_source, g_source_remove);
+  g_clear_pointer (&self->tail, g_ptr_array_unref);
   g_clear_pointer (&self->rs, row_set_unref);
   g_free (self->order);
   g_free (self->visible);
@@ -606,4 +691,5 @@ static void
 flame_changes_model_init (FlameChangesModel *self)
 {
   self->status_mask = ~0u;
+  self->tail = g_ptr_array_new_with_free_func (g_object_unref);
 }
