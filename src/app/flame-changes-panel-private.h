@@ -35,6 +35,7 @@ struct _FlameChangesPanel
   guint32              selected;    /* frame of the selected row, FLAME_TREE_NONE */
   gboolean             compact;     /* three columns, for a narrow window */
   gboolean             resetting;   /* the model replaces its rows */
+  int                  pill_width;  /* the widest status pill, 0: not measured yet */
 
   /* the column view's sort, read from its sorter (probe_sort()) */
   int                  probe_answer;  /* the column whose sorter says "smaller", or -1 */

@@ -12,6 +12,7 @@
  */
 #include "config.h"
 
+#include <adwaita.h>
 #include <glib/gi18n.h>
 #include <math.h>
 
@@ -26,6 +27,7 @@ enum {
   PROP_SELECTED_FUNCTION,
   PROP_COMPACT,
   PROP_PENDING,
+  PROP_PILL_WIDTH,
   N_PROPS
 };
 
@@ -106,49 +108,72 @@ delta_pct_text (FlameChangeRow *row)
   return g_strdup_printf ("%+.1f", pct);
 }
 
-/* the status cells: one pill per word (a time's and a count's), of
- * which the row's is shown. GTK 4.8 keeps a column as wide as its cells
- * were when it first measured them, before rows were bound: a cell whose
- * width followed its word cut "Removed" and German "Langsamer". A stack
- * is as wide as its widest pill, whichever row it shows. */
+/* the status cells: one pill, its word the row's, in a box as wide as
+ * the widest pill (of a time's and a count's words). GTK 4.8 keeps a
+ * column as wide as its cells were when it first measured them, before
+ * rows were bound: a cell whose width followed its word cut "Removed"
+ * and German "Langsamer". (A stack of all the pills per cell did that
+ * too, but with 11 widgets a cell, all measured whenever the column is:
+ * 10-20 ms a frame while the table fills.) */
 static const char *status_classes[] = { "unchanged", "regression", "improvement", "new", "removed" };
 
-static char *
-pill_name (FlameStatus   status,
-           FlameQuantity quantity)
+static void
+pill_set_status (GtkWidget    *pill,
+                 FlameStatus   status,
+                 FlameQuantity quantity)
 {
-  gboolean time = quantity == FLAME_QUANTITY_TIME;
-
-  return g_strdup_printf ("%d-%s", (int) status, time ? "time" : "other");
+  for (guint i = 0; i < G_N_ELEMENTS (status_classes); i++)
+    gtk_widget_remove_css_class (pill, status_classes[i]);
+  gtk_label_set_text (GTK_LABEL (pill), status_pill_label (status, quantity));
+  gtk_widget_set_visible (pill, status != FLAME_STATUS_UNCHANGED);
+  if (status < G_N_ELEMENTS (status_classes))
+    gtk_widget_add_css_class (pill, status_classes[status]);
 }
 
 static GtkWidget *
-status_pills_new (void)
+pill_new (void)
 {
-  GtkWidget *stack = gtk_stack_new ();
+  GtkWidget *pill = gtk_label_new (NULL);
 
-  gtk_stack_set_hhomogeneous (GTK_STACK (stack), TRUE);
-  gtk_widget_set_halign (stack, GTK_ALIGN_START);
-  for (FlameStatus status = 0; status < FLAME_N_STATUSES; status++)
+  /* a small coloured pill at the start of its column; none when
+   * unchanged */
+  gtk_widget_set_halign (pill, GTK_ALIGN_START);
+  gtk_widget_set_valign (pill, GTK_ALIGN_CENTER);
+  gtk_widget_add_css_class (pill, "flame-status");
+  gtk_widget_add_css_class (pill, "caption");
+  return pill;
+}
+
+/* The widest pill, measured in the panel (its style), once per style:
+ * see on_pill_style_changed() */
+static int
+pill_width (FlameChangesPanel *self)
+{
+  if (self->pill_width > 0)
+    return self->pill_width;
+  for (FlameStatus status = FLAME_STATUS_REGRESSION; status < FLAME_N_STATUSES; status++)
     for (guint time = 0; time < 2; time++)
       {
-        FlameQuantity q = time ? FLAME_QUANTITY_TIME : FLAME_QUANTITY_COUNT;
-        g_autofree char *name = pill_name (status, q);
-        GtkWidget *pill = gtk_label_new (status_pill_label (status, q));
+        GtkWidget *pill = pill_new ();
+        int min = 0;
 
-        /* a small coloured pill at the start of its column; none when
-         * unchanged */
-        gtk_widget_set_halign (pill, GTK_ALIGN_START);
-        gtk_widget_set_valign (pill, GTK_ALIGN_CENTER);
-        if (status != FLAME_STATUS_UNCHANGED)
-          {
-            gtk_widget_add_css_class (pill, "flame-status");
-            gtk_widget_add_css_class (pill, "caption");
-            gtk_widget_add_css_class (pill, status_classes[status]);
-          }
-        gtk_stack_add_named (GTK_STACK (stack), pill, name);
+        pill_set_status (pill, status, time ? FLAME_QUANTITY_TIME : FLAME_QUANTITY_COUNT);
+        gtk_widget_set_parent (pill, GTK_WIDGET (self));
+        gtk_widget_measure (pill, GTK_ORIENTATION_HORIZONTAL, -1, &min, NULL, NULL, NULL);
+        gtk_widget_unparent (pill);
+        self->pill_width = MAX (self->pill_width, min);
       }
-  return stack;
+  return self->pill_width;
+}
+
+/* fonts and the high-contrast style change a pill's width */
+static void
+on_pill_style_changed (FlameChangesPanel *self)
+{
+  g_assert (FLAME_IS_CHANGES_PANEL (self));
+
+  self->pill_width = 0;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PILL_WIDTH]);
 }
 
 /* The cells of the name and change columns hold a second, smaller line,
@@ -231,7 +256,10 @@ cell_setup (GtkSignalListItemFactory *factory,
     case COL_STATUS:
       g_object_ref_sink (label);
       g_object_unref (label);
-      label = status_pills_new ();
+      label = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
+      gtk_box_append (GTK_BOX (label), pill_new ());
+      if (self != NULL)
+        g_object_bind_property (self, "pill-width", label, "width-request", G_BINDING_SYNC_CREATE);
       /* as the header's padding (style.css) */
       gtk_widget_set_margin_start (label, 2);
       gtk_widget_set_margin_end (label, 10);
@@ -299,12 +327,9 @@ cell_bind (GtkSignalListItemFactory *factory,
   status = flame_change_row_get_status (row);
   if (kind == COL_STATUS)
     {
-      g_autofree char *name = pill_name (status < FLAME_N_STATUSES ? status
-                                                                   : FLAME_STATUS_UNCHANGED, q);
-
       /* a short word in the pill, the report's term in its tooltip
        * (cell_query_tooltip()) */
-      gtk_stack_set_visible_child_name (GTK_STACK (child), name);
+      pill_set_status (gtk_widget_get_first_child (child), status, q);
       return;
     }
 
@@ -794,6 +819,9 @@ flame_changes_panel_get_property (GObject    *object,
     case PROP_PENDING:
       g_value_set_boolean (value, flame_changes_model_get_pending (self->changes));
       break;
+    case PROP_PILL_WIDTH:
+      g_value_set_int (value, pill_width (self));
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -845,6 +873,10 @@ flame_changes_panel_class_init (FlameChangesPanelClass *klass)
   properties[PROP_PENDING] =
     g_param_spec_boolean ("pending", NULL, NULL, FALSE,
                           G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* the status cells' width: the widest pill */
+  properties[PROP_PILL_WIDTH] =
+    g_param_spec_int ("pill-width", NULL, NULL, 0, G_MAXINT, 0,
+                      G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BOX_LAYOUT);
@@ -861,6 +893,12 @@ flame_changes_panel_init (FlameChangesPanel *self)
 {
   self->selected = FLAME_TREE_NONE;
   self->probe_answer = -1;
+  g_signal_connect_object (gtk_settings_get_default (), "notify::gtk-font-name",
+                           G_CALLBACK (on_pill_style_changed), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (gtk_settings_get_default (), "notify::gtk-xft-dpi",
+                           G_CALLBACK (on_pill_style_changed), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (adw_style_manager_get_default (), "notify::high-contrast",
+                           G_CALLBACK (on_pill_style_changed), self, G_CONNECT_SWAPPED);
   gtk_widget_init_template (GTK_WIDGET (self));
   setup_changes_view (self);
 }
