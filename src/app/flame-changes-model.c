@@ -572,15 +572,6 @@ flame_changes_model_set_status_mask (FlameChangesModel *self,
   refilter (self);
 }
 
-/* the rows the filter keeps, all of them (the list may not have been
- * told of them all yet) */
-guint
-flame_changes_model_get_n_rows (FlameChangesModel *self)
-{
-  g_return_val_if_fail (FLAME_IS_CHANGES_MODEL (self), 0);
-  return self->n_visible;
-}
-
 /**
  * flame_changes_model_find_frame:
  *

@@ -42,7 +42,6 @@ void               flame_changes_model_set_sort        (FlameChangesModel      *
                                                         guint                   n_levels);
 void               flame_changes_model_set_status_mask (FlameChangesModel      *self,
                                                         guint                   mask);
-guint              flame_changes_model_get_n_rows      (FlameChangesModel      *self);
 guint              flame_changes_model_find_frame      (FlameChangesModel      *self,
                                                         guint32                 frame);
 void               flame_changes_model_show_at_least   (FlameChangesModel      *self,

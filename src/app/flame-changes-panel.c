@@ -481,7 +481,8 @@ probe_sort (FlameChangesPanel *self,
     {
       levels[i].key = (FlameChangesKey) self->probed[i];
       self->probe_answer = self->probed[i];
-      levels[i].descending = gtk_sorter_compare (sorter, self, self->changes) == GTK_ORDERING_LARGER;
+      levels[i].descending =
+        gtk_sorter_compare (sorter, self, self->changes) == GTK_ORDERING_LARGER;
     }
   self->probe_answer = -1;
   return n;
