@@ -558,6 +558,15 @@ test_panel_large_sorted (void)
   gtk_column_view_sort_by_column (panel->changes_view, panel->before_column, GTK_SORT_ASCENDING);
   assert_panel_sorted (report, index, 1, FALSE, -1);
 
+  /* sorts and filters one after another, without waiting: the last
+   * of each counts (a worker's result for an older sort is dropped) */
+  gtk_column_view_sort_by_column (panel->changes_view, panel->name_column, GTK_SORT_ASCENDING);
+  gtk_drop_down_set_selected (panel->filter_dropdown, 1);
+  gtk_column_view_sort_by_column (panel->changes_view, panel->delta_column, GTK_SORT_ASCENDING);
+  gtk_drop_down_set_selected (panel->filter_dropdown, 5);
+  gtk_column_view_sort_by_column (panel->changes_view, panel->name_column, GTK_SORT_DESCENDING);
+  assert_panel_sorted (report, index, 0, TRUE, -1);
+
   /* the filter keeps its rows in that order */
   gtk_drop_down_set_selected (panel->filter_dropdown, 1);   /* Regressions */
   flame_test_gui_wait_for (!_flame_changes_panel_get_pending (panel));
