@@ -17,6 +17,12 @@
 
 #include "flame-error.h"
 #include "flame-json.h"
+#include "flame-mapped.h"
+
+/* How far behind the parser a mapped file's pages are given back
+ * (flame_mapped_release): the loaders copy what they keep, so a file is
+ * not resident as a whole besides what is built from it */
+#define RELEASE_LAG ((gsize) 16 << 20)
 
 /* What the parser expects next */
 typedef enum
@@ -40,6 +46,7 @@ struct _FlameJson
   gboolean        keys;      /* deliver FLAME_JSON_KEY events */
   gboolean        partial;   /* FLAME_JSON_ALLOW_PARTIAL */
   gboolean        ended;     /* a partial text ended inside a value */
+  gsize           release_at;  /* offset of the next flame_mapped_release() */
   guint           sink_depth;  /* level of the array with an int sink, 0 = none */
   FlameJsonIntFunc sink;
   GString        *scratch;   /* strings with escapes, decoded */
@@ -609,7 +616,8 @@ sink_ints (FlameJson  *json,
         return p;
       p = skip_space (p + 1, end);
       /* the general loop reports progress and the end of the text */
-      if (G_UNLIKELY (p >= end || (gsize) (p - json->data) >= json->in->next_check))
+      if (G_UNLIKELY (p >= end || (gsize) (p - json->data) >= json->in->next_check ||
+                      (gsize) (p - json->data) >= json->release_at))
         return q;
       *expect = EXPECT_VALUE;
     }
@@ -726,6 +734,21 @@ parse_end (FlameJson  *json,
   return FALSE;
 }
 
+/* Progress, cancellation and the pages behind, every few MB */
+static G_NO_INLINE gboolean
+parse_tick (FlameJson  *json,
+            const char *p)
+{
+  gsize off = p - json->data;
+
+  if (off >= json->release_at)
+    {
+      flame_mapped_release (json->data, off - RELEASE_LAG);
+      json->release_at = off + RELEASE_LAG;
+    }
+  return flame_input_tick (json->in, off, &json->error);
+}
+
 static gboolean
 parse_text (FlameJson *json)
 {
@@ -741,8 +764,8 @@ parse_text (FlameJson *json)
       p = skip_space (p, end);
       if (G_UNLIKELY (p >= end))
         return parse_end (json, end, expect);
-      if (G_UNLIKELY ((gsize) (p - json->data) >= json->in->next_check) &&
-          !flame_input_tick (json->in, p - json->data, &json->error))
+      if (G_UNLIKELY ((gsize) (p - json->data) >= MIN (json->in->next_check, json->release_at)) &&
+          !parse_tick (json, p))
         return FALSE;
       switch (expect)
         {
@@ -811,6 +834,7 @@ flame_json_parse (FlameInput      *in,
   json->keys = FALSE;
   json->partial = (flags & FLAME_JSON_ALLOW_PARTIAL) != 0;
   json->ended = FALSE;
+  json->release_at = 2 * RELEASE_LAG;
   json->sink_depth = 0;
   json->sink = NULL;
   json->scratch = g_string_new (NULL);
