@@ -37,6 +37,15 @@ typedef struct
 
 enum { TYPE_UNKNOWN, TYPE_SAMPLED, TYPE_EVENTED };
 
+/* The frame indices of the sample being read: appended per index, so
+ * a plain array rather than a GArray call each */
+typedef struct
+{
+  guint32 *idx;
+  guint    len;
+  guint    cap;
+} Stack;
+
 /* a level of the previous sample's stack: its tree node and path hash */
 typedef struct
 {
@@ -96,7 +105,7 @@ typedef struct
   gint64      chosen;       /* index of the profile loaded, -1 none yet */
   gboolean    pending;      /* cur (chosen) waits for the frames */
   Section     section;
-  GArray     *stack;        /* guint32 raw indices of the sample being read */
+  Stack       stack;        /* raw indices of the sample being read */
   GArray     *prev_stack;
   GArray     *prev_nodes;   /* StackNode of each level of prev_stack */
   Event       cur_event;
@@ -570,21 +579,21 @@ on_sample_end (Loader     *ld,
                GError    **error)
 {
   Prof *p = &ld->cur;
-  guint n = ld->stack->len;
+  guint n = ld->stack.len;
 
   p->n_samples++;
   if (!ld->cur_selected)
     return TRUE;
   if (ld->frames_done)
     {
-      guint32 node = resolve_stack (ld, (const guint32 *) ld->stack->data, n);
+      guint32 node = resolve_stack (ld, ld->stack.idx, n);
       g_array_append_val (p->nodes, node);
     }
   else
     {
       guint64 end;
 
-      g_array_append_vals (p->stack_idx, ld->stack->data, n);
+      g_array_append_vals (p->stack_idx, ld->stack.idx, n);
       end = p->stack_idx->len;
       g_array_append_val (p->stack_end, end);
     }
@@ -595,14 +604,14 @@ on_sample_end (Loader     *ld,
 
 /* A frame index inside profiles[i].samples[j]: the hot path */
 static inline gboolean
-on_sample_frame (Loader               *ld,
-                 FlameJson            *json,
-                 const FlameJsonValue *v,
-                 GError              **error)
+on_sample_index (Loader     *ld,
+                 FlameJson  *json,
+                 gint64      i,
+                 GError    **error)
 {
-  guint32 idx;
+  Stack *st = &ld->stack;
 
-  if (G_UNLIKELY (v->type != FLAME_JSON_INT || v->i < 0 || v->i >= G_MAXUINT32))
+  if (G_UNLIKELY (i < 0 || i >= G_MAXUINT32))
     {
       flame_json_set_error (json, error, FLAME_ERROR_PARSE,
                             "a sample must be a list of frame indices (non-negative integers)");
@@ -610,18 +619,75 @@ on_sample_frame (Loader               *ld,
     }
   if (!ld->cur_selected)
     return TRUE;
-  if (ld->frames_done && G_UNLIKELY (v->i >= ld->frames->len) &&
-      !check_index (ld, v->i, flame_json_offset (json), error))
+  if (ld->frames_done && G_UNLIKELY (i >= ld->frames->len) &&
+      !check_index (ld, i, flame_json_offset (json), error))
     return FALSE;
-  if (G_UNLIKELY (ld->stack->len >= FLAME_MAX_DEPTH))
+  if (G_UNLIKELY (st->len >= st->cap))
     {
-      flame_json_set_error (json, error, FLAME_ERROR_TOO_LARGE,
-                            "a stack is deeper than %d frames", FLAME_MAX_DEPTH);
-      return FALSE;
+      if (st->len >= FLAME_MAX_DEPTH)
+        {
+          flame_json_set_error (json, error, FLAME_ERROR_TOO_LARGE,
+                                "a stack is deeper than %d frames", FLAME_MAX_DEPTH);
+          return FALSE;
+        }
+      st->cap = MIN (MAX (st->cap * 2, 64u), (guint) FLAME_MAX_DEPTH);
+      st->idx = g_renew (guint32, st->idx, st->cap);
     }
-  idx = (guint32) v->i;
-  g_array_append_val (ld->stack, idx);
+  st->idx[st->len++] = (guint32) i;
   return TRUE;
+}
+
+/* A scalar inside profiles[i].samples[j] that is no short integer */
+static gboolean
+on_sample_frame (Loader               *ld,
+                 FlameJson            *json,
+                 const FlameJsonValue *v,
+                 GError              **error)
+{
+  return on_sample_index (ld, json, v->type == FLAME_JSON_INT ? v->i : -1, error);
+}
+
+/* The integers of profiles[i].samples[j] (flame_json_set_int_sink) */
+static gboolean
+on_sample_int (FlameJson  *json,
+               guint       depth,
+               gint64      value,
+               gpointer    user_data,
+               GError    **error)
+{
+  return on_sample_index (user_data, json, value, error);
+}
+
+static inline gboolean
+add_weight (Loader  *ld,
+            gdouble  w)
+{
+  if (ld->cur_selected)
+    g_array_append_val (ld->cur.weights, w);
+  return TRUE;
+}
+
+/* The integers of profiles[i].weights (flame_json_set_int_sink) */
+static gboolean
+on_weight_int (FlameJson  *json,
+               guint       depth,
+               gint64      value,
+               gpointer    user_data,
+               GError    **error)
+{
+  return add_weight (user_data, (gdouble) value);
+}
+
+/* Any other value of profiles[i].weights */
+static gboolean
+on_weight (Loader               *ld,
+           FlameJson            *json,
+           const FlameJsonValue *v,
+           GError              **error)
+{
+  if (G_UNLIKELY (!flame_json_want (json, v, WANT_NUMBER, "a weight", error)))
+    return FALSE;
+  return add_weight (ld, v->type == FLAME_JSON_NULL ? 0 : v->d);
 }
 
 /* The end of profiles[i]: its name and count kept for the chooser, and
@@ -709,11 +775,130 @@ on_top_scalar (Loader               *ld,
     }
 }
 
+static gboolean
+on_start_array (Loader     *ld,
+                FlameJson  *json,
+                guint       depth,
+                GError    **error)
+{
+  if (depth == 5 && ld->section == SECTION_SAMPLES)
+    {
+      ld->stack.len = 0;
+      flame_json_set_int_sink (json, on_sample_int);
+    }
+  else if (depth == 4 && flame_json_key_is (json, 1, "profiles"))
+    {
+      if (flame_json_key_is (json, 3, "samples"))
+        ld->section = SECTION_SAMPLES;
+      else if (flame_json_key_is (json, 3, "weights"))
+        {
+          ld->section = SECTION_WEIGHTS;
+          flame_json_set_int_sink (json, on_weight_int);
+        }
+      else if (flame_json_key_is (json, 3, "events"))
+        ld->section = SECTION_EVENTS;
+    }
+  else if (depth == 3 && flame_json_key_is (json, 1, "shared") &&
+           flame_json_key_is (json, 2, "frames") && ld->frames_done)
+    {
+      flame_json_set_error (json, error, FLAME_ERROR_PARSE, "shared.frames appears twice");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+on_end_array (Loader     *ld,
+              FlameJson  *json,
+              guint       depth,
+              GError    **error)
+{
+  if (depth == 5 && ld->section == SECTION_SAMPLES)
+    return on_sample_end (ld, json, error);
+  if (depth == 4 && ld->section != SECTION_NONE)
+    ld->section = SECTION_NONE;
+  else if (depth == 3 && flame_json_key_is (json, 1, "shared") &&
+           flame_json_key_is (json, 2, "frames"))
+    frames_finished (ld);
+  return TRUE;
+}
+
+static gboolean
+in_frames (FlameJson *json,
+           guint      depth)
+{
+  return depth == 4 && flame_json_key_is (json, 1, "shared") && flame_json_key_is (json, 2, "frames");
+}
+
+static void
+on_start_map (Loader    *ld,
+              FlameJson *json,
+              guint      depth)
+{
+  if (in_frames (json, depth))
+    memset (&ld->cur_frame, 0, sizeof ld->cur_frame);
+  else if (depth == 3 && flame_json_key_is (json, 1, "profiles"))
+    {
+      gint64 index = flame_json_level (json, 2)->index;
+
+      prof_init (&ld->cur, flame_json_offset (json));
+      g_array_set_size (ld->prev_stack, 0);
+      if (ld->opts->profile >= 0)
+        ld->cur_selected = index == ld->opts->profile;
+      else
+        ld->cur_selected = ld->chosen < 0;  /* by name: decided at its end */
+    }
+  else if (depth == 5 && ld->section == SECTION_EVENTS)
+    ld->event_fields = 0;
+}
+
+static gboolean
+on_end_map (Loader     *ld,
+            FlameJson  *json,
+            guint       depth,
+            GError    **error)
+{
+  if (in_frames (json, depth))
+    g_array_append_val (ld->frames, ld->cur_frame);
+  else if (depth == 5 && ld->section == SECTION_EVENTS)
+    {
+      if (ld->event_fields != 7)
+        {
+          flame_json_set_error (json, error, FLAME_ERROR_PARSE,
+                                "an event needs \"type\", \"frame\" and \"at\"");
+          return FALSE;
+        }
+      ld->cur.n_events++;
+      if (ld->cur_selected)
+        g_array_append_val (ld->cur.events, ld->cur_event);
+    }
+  else if (depth == 3 && flame_json_key_is (json, 1, "profiles"))
+    return on_profile_end (ld, json, error);
+  return TRUE;
+}
+
+static gboolean
+on_scalar (Loader               *ld,
+           FlameJson            *json,
+           const FlameJsonValue *v,
+           guint                 depth,
+           GError              **error)
+{
+  if (in_frames (json, depth))
+    return on_frame_field (ld, json, v, error);
+  if (depth == 5 && ld->section == SECTION_EVENTS)
+    return on_event_field (ld, json, v, error);
+  if (depth == 3 && flame_json_key_is (json, 1, "profiles"))
+    return on_profile_field (ld, json, v, error);
+  on_top_scalar (ld, json, v);
+  return TRUE;
+}
+
 /* Paths, with the depth at which their values arrive (the root object is
  * level 1):  shared.frames[i].name ........ 4
  *            profiles[i].type ............. 3
- *            profiles[i].samples[j][k] .... 5
- *            profiles[i].weights[j] ....... 4
+ *            profiles[i].samples[j][k] .... 5  (integers: on_sample_int)
+ *            profiles[i].weights[j] ....... 4  (integers: on_weight_int)
  *            profiles[i].events[j].at ..... 5
  *            flamediff.metadata.KEY ....... 3 */
 static gboolean
@@ -725,103 +910,25 @@ on_event (FlameJson            *json,
   Loader *ld = user_data;
   guint depth = flame_json_depth (json);
 
-  /* the hot path first: frame indices inside profiles[i].samples[j] */
   if (ld->section == SECTION_SAMPLES && depth == 5 && IS_SCALAR (v))
     return on_sample_frame (ld, json, v, error);
   if (ld->section == SECTION_WEIGHTS && depth == 4 && IS_SCALAR (v))
-    {
-      gdouble w;
-
-      if (G_UNLIKELY (!flame_json_want (json, v, WANT_NUMBER, "a weight", error)))
-        return FALSE;
-      if (!ld->cur_selected)
-        return TRUE;
-      w = v->type == FLAME_JSON_NULL ? 0 : v->d;
-      g_array_append_val (ld->cur.weights, w);
-      return TRUE;
-    }
+    return on_weight (ld, json, v, error);
 
   switch (v->type)
     {
     case FLAME_JSON_START_ARRAY:
-      if (depth == 5 && ld->section == SECTION_SAMPLES)
-        g_array_set_size (ld->stack, 0);
-      else if (depth == 4 && flame_json_key_is (json, 1, "profiles"))
-        {
-          if (flame_json_key_is (json, 3, "samples"))
-            ld->section = SECTION_SAMPLES;
-          else if (flame_json_key_is (json, 3, "weights"))
-            ld->section = SECTION_WEIGHTS;
-          else if (flame_json_key_is (json, 3, "events"))
-            ld->section = SECTION_EVENTS;
-        }
-      else if (depth == 3 && flame_json_key_is (json, 1, "shared") &&
-               flame_json_key_is (json, 2, "frames") && ld->frames_done)
-        {
-          flame_json_set_error (json, error, FLAME_ERROR_PARSE, "shared.frames appears twice");
-          return FALSE;
-        }
-      break;
-
+      return on_start_array (ld, json, depth, error);
     case FLAME_JSON_END_ARRAY:
-      if (depth == 5 && ld->section == SECTION_SAMPLES)
-        return on_sample_end (ld, json, error);
-      if (depth == 4 && ld->section != SECTION_NONE)
-        ld->section = SECTION_NONE;
-      else if (depth == 3 && flame_json_key_is (json, 1, "shared") &&
-               flame_json_key_is (json, 2, "frames"))
-        frames_finished (ld);
-      break;
-
+      return on_end_array (ld, json, depth, error);
     case FLAME_JSON_START_MAP:
-      if (depth == 4 && flame_json_key_is (json, 1, "shared") && flame_json_key_is (json, 2, "frames"))
-        memset (&ld->cur_frame, 0, sizeof ld->cur_frame);
-      else if (depth == 3 && flame_json_key_is (json, 1, "profiles"))
-        {
-          gint64 index = flame_json_level (json, 2)->index;
-
-          prof_init (&ld->cur, flame_json_offset (json));
-          g_array_set_size (ld->prev_stack, 0);
-          if (ld->opts->profile >= 0)
-            ld->cur_selected = index == ld->opts->profile;
-          else
-            ld->cur_selected = ld->chosen < 0;  /* by name: decided at its end */
-        }
-      else if (depth == 5 && ld->section == SECTION_EVENTS)
-        ld->event_fields = 0;
-      break;
-
+      on_start_map (ld, json, depth);
+      return TRUE;
     case FLAME_JSON_END_MAP:
-      if (depth == 4 && flame_json_key_is (json, 1, "shared") && flame_json_key_is (json, 2, "frames"))
-        g_array_append_val (ld->frames, ld->cur_frame);
-      else if (depth == 5 && ld->section == SECTION_EVENTS)
-        {
-          if (ld->event_fields != 7)
-            {
-              flame_json_set_error (json, error, FLAME_ERROR_PARSE,
-                                    "an event needs \"type\", \"frame\" and \"at\"");
-              return FALSE;
-            }
-          ld->cur.n_events++;
-          if (ld->cur_selected)
-            g_array_append_val (ld->cur.events, ld->cur_event);
-        }
-      else if (depth == 3 && flame_json_key_is (json, 1, "profiles"))
-        return on_profile_end (ld, json, error);
-      break;
-
+      return on_end_map (ld, json, depth, error);
     default:
-      /* scalars */
-      if (depth == 4 && flame_json_key_is (json, 1, "shared") && flame_json_key_is (json, 2, "frames"))
-        return on_frame_field (ld, json, v, error);
-      if (depth == 5 && ld->section == SECTION_EVENTS)
-        return on_event_field (ld, json, v, error);
-      if (depth == 3 && flame_json_key_is (json, 1, "profiles"))
-        return on_profile_field (ld, json, v, error);
-      on_top_scalar (ld, json, v);
-      break;
+      return on_scalar (ld, json, v, depth, error);
     }
-  return TRUE;
 }
 
 FlameProfile *
@@ -847,7 +954,6 @@ flame_speedscope_load (FlameInput              *in,
   ld.pool = g_byte_array_new ();
   g_byte_array_append (ld.pool, (const guint8 *) "", 1);
   ld.chosen = -1;
-  ld.stack = g_array_new (FALSE, FALSE, sizeof (guint32));
   ld.prev_stack = g_array_new (FALSE, FALSE, sizeof (guint32));
   ld.prev_nodes = g_array_new (FALSE, FALSE, sizeof (StackNode));
   ld.profile_names = g_ptr_array_new_with_free_func (g_free);
@@ -939,7 +1045,7 @@ out:
   g_array_unref (ld.frames);
   g_byte_array_unref (ld.pool);
   g_free (ld.frame_map);
-  g_array_unref (ld.stack);
+  g_free (ld.stack.idx);
   g_array_unref (ld.prev_stack);
   g_array_unref (ld.prev_nodes);
   g_ptr_array_unref (ld.profile_names);
