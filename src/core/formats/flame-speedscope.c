@@ -931,36 +931,155 @@ on_event (FlameJson            *json,
     }
 }
 
+static void
+loader_init (Loader                 *ld,
+             FlameInput             *in,
+             const FlameLoadOptions *options)
+{
+  static const FlameLoadOptions defaults = FLAME_LOAD_OPTIONS_DEFAULT;
+
+  ld->in = in;
+  ld->opts = options ? options : &defaults;
+  ld->profile = flame_profile_new (FLAME_FORMAT_SPEEDSCOPE, 1);
+  /* a node per frame index in the samples at most, and an index takes
+   * at least two bytes ("0,"); random stacks hold one per ~6 bytes. Only
+   * address space (flame_tree_reserve_space()); the node arrays then
+   * never move as the tree grows. */
+  flame_tree_reserve_space (flame_profile_get_tree (ld->profile),
+                            (guint32) MIN (in->len / 4, (gsize) G_MAXUINT32));
+  flame_profile_set_path (ld->profile, in->name);
+  ld->frames = g_array_new (FALSE, FALSE, sizeof (RawFrame));
+  ld->pool = g_byte_array_new ();
+  g_byte_array_append (ld->pool, (const guint8 *) "", 1);
+  ld->chosen = -1;
+  ld->prev_stack = g_array_new (FALSE, FALSE, sizeof (guint32));
+  ld->prev_nodes = g_array_new (FALSE, FALSE, sizeof (StackNode));
+  ld->profile_names = g_ptr_array_new_with_free_func (g_free);
+  ld->profile_samples = g_array_new (FALSE, FALSE, sizeof (gdouble));
+  ld->meta = g_ptr_array_new_with_free_func (g_free);
+  ld->fd_profile_units = g_ptr_array_new_with_free_func (g_free);
+}
+
+static void
+loader_clear (Loader *ld)
+{
+  g_clear_object (&ld->profile);
+  prof_clear (&ld->cur);
+  prof_clear (&ld->done);
+  g_array_unref (ld->frames);
+  g_byte_array_unref (ld->pool);
+  g_free (ld->frame_map);
+  g_free (ld->stack.idx);
+  g_array_unref (ld->prev_stack);
+  g_array_unref (ld->prev_nodes);
+  g_ptr_array_unref (ld->profile_names);
+  g_array_unref (ld->profile_samples);
+  g_ptr_array_unref (ld->meta);
+  g_ptr_array_unref (ld->fd_profile_units);
+  g_free (ld->fd_unit);
+}
+
+/* The profile names, NULL-terminated for g_strjoinv() and friends: call
+ * names_unterminate() after use */
+static const char *const *
+names_terminated (Loader *ld)
+{
+  g_ptr_array_add (ld->profile_names, NULL);
+  return (const char *const *) ld->profile_names->pdata;
+}
+
+static void
+names_unterminate (Loader *ld)
+{
+  g_ptr_array_remove_index (ld->profile_names, ld->profile_names->len - 1);
+}
+
+/* No profile was chosen: why */
+static void
+set_no_profile_error (Loader  *ld,
+                      GError **error)
+{
+  if (ld->opts->profile >= 0)
+    flame_input_set_error (ld->in, error, FLAME_ERROR_INVALID, 0,
+                           "there is no profile %d (the file has %u)",
+                           ld->opts->profile, ld->profile_names->len);
+  else if (ld->opts->sample_type != NULL)
+    {
+      g_autofree char *names = g_strjoinv (", ", (char **) names_terminated (ld));
+
+      names_unterminate (ld);
+      flame_input_set_error (ld->in, error, FLAME_ERROR_INVALID, 0,
+                             "no profile is named “%s” (the file has: %s)",
+                             ld->opts->sample_type, names);
+    }
+  else
+    flame_input_set_error (ld->in, error, FLAME_ERROR_EMPTY, 0,
+                           "no profile in the file has samples");
+}
+
+/* The file's metadata, its profiles as threads, and which one was read */
+static void
+apply_metadata (Loader *ld)
+{
+  char buf[32];
+
+  for (guint i = 0; i + 1 < ld->meta->len; i += 2)
+    flame_profile_set_metadata (ld->profile, g_ptr_array_index (ld->meta, i),
+                                g_ptr_array_index (ld->meta, i + 1));
+  for (guint i = 0; i < ld->profile_names->len; i++)
+    {
+      FlameThread *t = flame_profile_ensure_thread (ld->profile,
+                                                    g_ptr_array_index (ld->profile_names, i),
+                                                    -1, -1);
+      t->samples = g_array_index (ld->profile_samples, gdouble, i);
+    }
+  g_snprintf (buf, sizeof buf, "%" G_GINT64_FORMAT, ld->chosen);
+  flame_profile_set_metadata (ld->profile, "selected-profile", buf);
+}
+
+/* What Flamediff's own files say beside speedscope's fields (the
+ * "flamediff" object): interval, sample count, units */
+static void
+apply_flamediff (Loader *ld)
+{
+  if (ld->fd_interval > 0)
+    flame_profile_set_interval_ms (ld->profile, ld->fd_interval);
+  /* Our own files list each distinct stack once with its weight; the
+   * number of samples behind them (which the noise test needs) is kept
+   * beside. Only for the profile we wrote: the first. */
+  if (ld->fd_samples > 0 && isfinite (ld->fd_samples) && ld->chosen == 0)
+    flame_profile_add_samples (ld->profile, 0,
+                               ld->fd_samples - flame_profile_get_samples (ld->profile, 0));
+  if (g_strcmp0 (ld->fd_unit, "events") == 0)
+    flame_profile_set_unit (ld->profile, FLAME_UNIT_EVENTS);
+  else if (g_strcmp0 (ld->fd_unit, "samples") == 0)
+    flame_profile_set_unit (ld->profile, FLAME_UNIT_SAMPLES);
+  if ((guint64) ld->chosen < ld->fd_profile_units->len)
+    {
+      const char *u = g_ptr_array_index (ld->fd_profile_units, ld->chosen);
+
+      flame_profile_set_unit (ld->profile, strcmp (u, "count") == 0 ? FLAME_UNIT_COUNT :
+                                           strcmp (u, "bytes") == 0 ? FLAME_UNIT_BYTES :
+                                           flame_profile_get_unit (ld->profile));
+      /* the metric's name, as a pprof sample type is shown */
+      flame_profile_set_metadata (ld->profile, "sample-type",
+                                  g_ptr_array_index (ld->profile_names, ld->chosen));
+      /* our memory recordings: one profile per metric, each a sample
+       * type (profiles of other speedscope files are threads) */
+      flame_profile_set_sample_types (ld->profile, names_terminated (ld));
+      names_unterminate (ld);
+    }
+}
+
 FlameProfile *
 flame_speedscope_load (FlameInput              *in,
                        const FlameLoadOptions  *options,
                        GError                 **error)
 {
-  static const FlameLoadOptions defaults = FLAME_LOAD_OPTIONS_DEFAULT;
   Loader ld = { 0 };
   FlameProfile *result = NULL;
 
-  ld.in = in;
-  ld.opts = options ? options : &defaults;
-  ld.profile = flame_profile_new (FLAME_FORMAT_SPEEDSCOPE, 1);
-  /* a node per frame index in the samples at most, and an index takes
-   * at least two bytes ("0,"); random stacks hold one per ~6 bytes. Only
-   * address space (flame_tree_reserve_space()); the node arrays then
-   * never move as the tree grows. */
-  flame_tree_reserve_space (flame_profile_get_tree (ld.profile),
-                            (guint32) MIN (in->len / 4, (gsize) G_MAXUINT32));
-  flame_profile_set_path (ld.profile, in->name);
-  ld.frames = g_array_new (FALSE, FALSE, sizeof (RawFrame));
-  ld.pool = g_byte_array_new ();
-  g_byte_array_append (ld.pool, (const guint8 *) "", 1);
-  ld.chosen = -1;
-  ld.prev_stack = g_array_new (FALSE, FALSE, sizeof (guint32));
-  ld.prev_nodes = g_array_new (FALSE, FALSE, sizeof (StackNode));
-  ld.profile_names = g_ptr_array_new_with_free_func (g_free);
-  ld.profile_samples = g_array_new (FALSE, FALSE, sizeof (gdouble));
-  ld.meta = g_ptr_array_new_with_free_func (g_free);
-  ld.fd_profile_units = g_ptr_array_new_with_free_func (g_free);
-
+  loader_init (&ld, in, options);
   if (!flame_json_parse (in, 0, on_event, &ld, error))
     goto out;
 
@@ -970,89 +1089,16 @@ flame_speedscope_load (FlameInput              *in,
     goto out;
   if (ld.chosen < 0)
     {
-      if (ld.opts->profile >= 0)
-        flame_input_set_error (in, error, FLAME_ERROR_INVALID, 0,
-                               "there is no profile %d (the file has %u)",
-                               ld.opts->profile, ld.profile_names->len);
-      else if (ld.opts->sample_type != NULL)
-        {
-          g_ptr_array_add (ld.profile_names, NULL);
-          {
-            g_autofree char *names = g_strjoinv (", ", (char **) ld.profile_names->pdata);
-
-            flame_input_set_error (in, error, FLAME_ERROR_INVALID, 0,
-                                   "no profile is named “%s” (the file has: %s)",
-                                   ld.opts->sample_type, names);
-          }
-          g_ptr_array_remove_index (ld.profile_names, ld.profile_names->len - 1);
-        }
-      else
-        flame_input_set_error (in, error, FLAME_ERROR_EMPTY, 0,
-                               "no profile in the file has samples");
+      set_no_profile_error (&ld, error);
       goto out;
     }
-
-  for (guint i = 0; i + 1 < ld.meta->len; i += 2)
-    flame_profile_set_metadata (ld.profile, g_ptr_array_index (ld.meta, i),
-                                g_ptr_array_index (ld.meta, i + 1));
-  for (guint i = 0; i < ld.profile_names->len; i++)
-    {
-      FlameThread *t = flame_profile_ensure_thread (ld.profile, g_ptr_array_index (ld.profile_names, i),
-                                                    -1, -1);
-      t->samples = g_array_index (ld.profile_samples, gdouble, i);
-    }
-  {
-    char buf[32];
-    g_snprintf (buf, sizeof buf, "%" G_GINT64_FORMAT, ld.chosen);
-    flame_profile_set_metadata (ld.profile, "selected-profile", buf);
-  }
-  if (ld.fd_interval > 0)
-    flame_profile_set_interval_ms (ld.profile, ld.fd_interval);
-  /* Our own files list each distinct stack once with its weight; the
-   * number of samples behind them (which the noise test needs) is kept
-   * beside. Only for the profile we wrote: the first. */
-  if (ld.fd_samples > 0 && isfinite (ld.fd_samples) && ld.chosen == 0)
-    flame_profile_add_samples (ld.profile, 0,
-                               ld.fd_samples - flame_profile_get_samples (ld.profile, 0));
-  if (g_strcmp0 (ld.fd_unit, "events") == 0)
-    flame_profile_set_unit (ld.profile, FLAME_UNIT_EVENTS);
-  else if (g_strcmp0 (ld.fd_unit, "samples") == 0)
-    flame_profile_set_unit (ld.profile, FLAME_UNIT_SAMPLES);
-  if ((guint64) ld.chosen < ld.fd_profile_units->len)
-    {
-      const char *u = g_ptr_array_index (ld.fd_profile_units, ld.chosen);
-
-      flame_profile_set_unit (ld.profile, strcmp (u, "count") == 0 ? FLAME_UNIT_COUNT :
-                                          strcmp (u, "bytes") == 0 ? FLAME_UNIT_BYTES :
-                                          flame_profile_get_unit (ld.profile));
-      /* the metric's name, as a pprof sample type is shown */
-      flame_profile_set_metadata (ld.profile, "sample-type",
-                                  g_ptr_array_index (ld.profile_names, ld.chosen));
-      /* our memory recordings: one profile per metric, each a sample
-       * type (profiles of other speedscope files are threads) */
-      g_ptr_array_add (ld.profile_names, NULL);
-      flame_profile_set_sample_types (ld.profile, (const char * const *) ld.profile_names->pdata);
-      g_ptr_array_remove_index (ld.profile_names, ld.profile_names->len - 1);
-    }
-
+  apply_metadata (&ld);
+  apply_flamediff (&ld);
   flame_profile_finish (ld.profile);
   result = g_steal_pointer (&ld.profile);
 
 out:
-  g_clear_object (&ld.profile);
-  prof_clear (&ld.cur);
-  prof_clear (&ld.done);
-  g_array_unref (ld.frames);
-  g_byte_array_unref (ld.pool);
-  g_free (ld.frame_map);
-  g_free (ld.stack.idx);
-  g_array_unref (ld.prev_stack);
-  g_array_unref (ld.prev_nodes);
-  g_ptr_array_unref (ld.profile_names);
-  g_array_unref (ld.profile_samples);
-  g_ptr_array_unref (ld.meta);
-  g_ptr_array_unref (ld.fd_profile_units);
-  g_free (ld.fd_unit);
+  loader_clear (&ld);
   return result;
 }
 
@@ -1138,28 +1184,16 @@ flame_speedscope_write (FlameProfile  *profile,
   return flame_speedscope_write_columns (profile, NULL, NULL, out, error);
 }
 
-gboolean
-flame_speedscope_write_columns (FlameProfile      *profile,
-                                const char *const *names,
-                                const FlameUnit   *units,
-                                GString           *out,
-                                GError           **error)
+/* The top of the file: schema, exporter, name, and our "flamediff"
+ * object (units, source format, interval, samples, metadata) */
+static void
+write_header (FlameProfile    *profile,
+              const FlameUnit *units,
+              const char      *base,
+              GString         *out)
 {
-  FlameFrames *frames = flame_profile_get_frames (profile);
-  FlameTree *tree = flame_profile_get_tree (profile);
-  guint n_frames = flame_frames_count (frames);
   guint n_columns = flame_profile_get_n_columns (profile);
   g_auto(GStrv) keys = flame_profile_dup_metadata_keys (profile);
-  g_autofree guint32 *path = NULL;
-  const char *file_path = flame_profile_get_path (profile);
-  g_autofree char *base = file_path ? g_path_get_basename (file_path) : g_strdup ("profile");
-  guint max_depth = 0;
-
-  g_return_val_if_fail (FLAME_IS_PROFILE (profile), FALSE);
-
-  for (guint32 n = 0; n < tree->n_nodes; n++)
-    max_depth = MAX (max_depth, tree->nodes[n].depth);
-  path = g_new (guint32, max_depth + 1);
 
   g_string_append (out, "{\"$schema\":\"" FLAME_SPEEDSCOPE_SCHEMA "\",\n\"exporter\":\"flamediff " PACKAGE_VERSION "\",\n\"name\":");
   flame_json_append_string (out, base);
@@ -1196,7 +1230,17 @@ flame_speedscope_write_columns (FlameProfile      *profile,
       g_string_append_c (out, ':');
       flame_json_append_string (out, flame_profile_get_metadata (profile, keys[i]));
     }
-  g_string_append (out, "}},\n\"shared\":{\"frames\":[");
+  g_string_append (out, "}},\n");
+}
+
+static void
+write_frames (FlameProfile *profile,
+              GString      *out)
+{
+  FlameFrames *frames = flame_profile_get_frames (profile);
+  guint n_frames = flame_frames_count (frames);
+
+  g_string_append (out, "\"shared\":{\"frames\":[");
   for (guint f = 0; f < n_frames; f++)
     {
       const FlameFrame *fr = flame_frames_get (frames, f);
@@ -1213,46 +1257,84 @@ flame_speedscope_write_columns (FlameProfile      *profile,
         g_string_append_printf (out, ",\"line\":%u", fr->line);
       g_string_append_c (out, '}');
     }
-  g_string_append (out, "]},\n\"profiles\":[");
+  g_string_append (out, "]},\n");
+}
 
-  for (guint c = 0; c < n_columns; c++)
+/* Column @c as a sampled profile: a sample per node with weight of its
+ * own, its frames root first (@path: room for the deepest stack) */
+static void
+write_profile (FlameProfile *profile,
+               guint         c,
+               const char   *name,
+               FlameUnit     unit,
+               guint32      *path,
+               GString      *out)
+{
+  FlameTree *tree = flame_profile_get_tree (profile);
+  g_autoptr(GString) weights = g_string_new (NULL);
+  gdouble total = 0;
+  gboolean first = TRUE;
+
+  g_string_append (out, c > 0 ? ",\n{\"type\":\"sampled\",\"name\":" : "\n{\"type\":\"sampled\",\"name\":");
+  flame_json_append_string (out, name);
+  g_string_append (out, ",\"unit\":");
+  flame_json_append_string (out, unit_name (unit));
+  g_string_append (out, ",\"startValue\":0,\"endValue\":");
+  for (guint32 n = 1; n < tree->n_nodes; n++)
+    total += tree->self[c][n];
+  append_number (out, total);
+  g_string_append (out, ",\n\"samples\":[");
+  for (guint32 n = 1; n < tree->n_nodes; n++)
     {
-      g_autoptr(GString) weights = g_string_new (NULL);
-      gdouble total = 0;
-      gboolean first = TRUE;
+      gdouble w = tree->self[c][n];
+      guint d = 0;
 
-      g_string_append (out, c > 0 ? ",\n{\"type\":\"sampled\",\"name\":" : "\n{\"type\":\"sampled\",\"name\":");
-      flame_json_append_string (out, names != NULL ? names[c] :
-                                     n_columns == 1 ? base : (c == 0 ? "baseline" : "current"));
-      g_string_append (out, ",\"unit\":");
-      flame_json_append_string (out, unit_name (units != NULL ? units[c] : flame_profile_get_unit (profile)));
-      g_string_append (out, ",\"startValue\":0,\"endValue\":");
-      for (guint32 n = 1; n < tree->n_nodes; n++)
-        total += tree->self[c][n];
-      append_number (out, total);
-      g_string_append (out, ",\n\"samples\":[");
-      for (guint32 n = 1; n < tree->n_nodes; n++)
-        {
-          gdouble w = tree->self[c][n];
-          guint d = 0;
-
-          if (w == 0)
-            continue;
-          for (guint32 a = n; a != FLAME_TREE_ROOT; a = tree->nodes[a].parent)
-            path[d++] = tree->nodes[a].frame;
-          g_string_append (out, first ? "\n[" : ",\n[");
-          for (guint i = d; i > 0; i--)
-            g_string_append_printf (out, i < d ? ",%u" : "%u", path[i - 1]);
-          g_string_append_c (out, ']');
-          if (!first)
-            g_string_append_c (weights, ',');
-          append_number (weights, w);
-          first = FALSE;
-        }
-      g_string_append (out, "],\n\"weights\":[");
-      g_string_append_len (out, weights->str, weights->len);
-      g_string_append (out, "]}");
+      if (w == 0)
+        continue;
+      for (guint32 a = n; a != FLAME_TREE_ROOT; a = tree->nodes[a].parent)
+        path[d++] = tree->nodes[a].frame;
+      g_string_append (out, first ? "\n[" : ",\n[");
+      for (guint i = d; i > 0; i--)
+        g_string_append_printf (out, i < d ? ",%u" : "%u", path[i - 1]);
+      g_string_append_c (out, ']');
+      if (!first)
+        g_string_append_c (weights, ',');
+      append_number (weights, w);
+      first = FALSE;
     }
+  g_string_append (out, "],\n\"weights\":[");
+  g_string_append_len (out, weights->str, weights->len);
+  g_string_append (out, "]}");
+}
+
+gboolean
+flame_speedscope_write_columns (FlameProfile      *profile,
+                                const char *const *names,
+                                const FlameUnit   *units,
+                                GString           *out,
+                                GError           **error)
+{
+  FlameTree *tree = flame_profile_get_tree (profile);
+  guint n_columns = flame_profile_get_n_columns (profile);
+  g_autofree guint32 *path = NULL;
+  const char *file_path = flame_profile_get_path (profile);
+  g_autofree char *base = file_path ? g_path_get_basename (file_path) : g_strdup ("profile");
+  guint max_depth = 0;
+
+  g_return_val_if_fail (FLAME_IS_PROFILE (profile), FALSE);
+
+  for (guint32 n = 0; n < tree->n_nodes; n++)
+    max_depth = MAX (max_depth, tree->nodes[n].depth);
+  path = g_new (guint32, max_depth + 1);
+
+  write_header (profile, units, base, out);
+  write_frames (profile, out);
+  g_string_append (out, "\"profiles\":[");
+  for (guint c = 0; c < n_columns; c++)
+    write_profile (profile, c,
+                   names != NULL ? names[c] :
+                   n_columns == 1 ? base : (c == 0 ? "baseline" : "current"),
+                   units != NULL ? units[c] : flame_profile_get_unit (profile), path, out);
   g_string_append (out, "]}\n");
   return TRUE;
 }
