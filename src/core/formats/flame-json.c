@@ -267,19 +267,23 @@ pop (FlameJson  *json,
 #define HAS_ZERO(w) (((w) - 0x0101010101010101ull) & ~(w) & 0x8080808080808080ull)
 
 /* The first '"', '\\' or control character at or after @p, or @end:
- * eight bytes at a time while no byte of them is one */
+ * eight bytes at a time. The lowest flagged byte of a word is exact (a
+ * false flag can only follow a true one), so its position is the
+ * answer. */
 static inline const char *
 scan_string (const char *p,
              const char *end)
 {
   while (end - p >= 8)
     {
-      guint64 w;
+      guint64 w, hit;
 
       memcpy (&w, p, 8);
-      if (HAS_ZERO (w ^ 0x2222222222222222ull) | HAS_ZERO (w ^ 0x5c5c5c5c5c5c5c5cull) |
-          ((w - 0x2020202020202020ull) & ~w & 0x8080808080808080ull))
-        break;
+      w = GUINT64_FROM_LE (w);  /* the first byte lowest */
+      hit = HAS_ZERO (w ^ 0x2222222222222222ull) | HAS_ZERO (w ^ 0x5c5c5c5c5c5c5c5cull) |
+            ((w - 0x2020202020202020ull) & ~w & 0x8080808080808080ull);
+      if (hit != 0)
+        return p + __builtin_ctzll (hit) / 8;
       p += 8;
     }
   while (p < end && *p != '"' && *p != '\\' && (guchar) *p >= 0x20)
@@ -446,8 +450,9 @@ parse_key (FlameJson  *json,
     {
       memcpy (l->key, key, len);
       l->key[len] = '\0';
-      /* a key with a NUL in it ("a\u0000b") must not match "a" */
-      l->key_len = memchr (key, 0, len) ? 255 : (guint8) len;
+      /* a key with a NUL in it ("a\u0000b") must not match "a"; only an
+       * escape makes one (raw control characters are refused) */
+      l->key_len = key == json->scratch->str && memchr (key, 0, len) ? 255 : (guint8) len;
     }
   if (json->keys)
     {
