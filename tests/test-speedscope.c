@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <gio/gio.h>
+#include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
 
@@ -295,6 +296,60 @@ test_cancel (void)
 }
 
 
+/* A mapped file larger than the parser's release lag (16 MB): the pages
+ * behind it are given back while it loads, and the result is what the
+ * same text gives from memory */
+static void
+test_large_mapped (void)
+{
+  static const char *const stacks[] = { "[0,1]", "[0,2]", "[0,1,2]" };
+  g_autoptr(GString) s = g_string_new ("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
+                                       "\"shared\":{\"frames\":[{\"name\":\"a\"},{\"name\":\"b\"},{\"name\":\"c\"}]},"
+                                       "\"profiles\":[{\"type\":\"sampled\",\"unit\":\"none\",\"name\":\"p\",\"samples\":[");
+  g_autofree char *dir = g_dir_make_tmp ("flamediff-json-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "big.speedscope.json", NULL);
+  g_autoptr(GBytes) bytes = NULL;
+  g_autoptr(FlameProfile) mapped = NULL;
+  g_autoptr(FlameProfile) memory = NULL;
+  g_autoptr(GError) error = NULL;
+  const guint n = 6000000;
+  FlameTree *tm, *tb;
+
+  for (guint i = 0; i < n; i++)
+    {
+      if (i > 0)
+        g_string_append_c (s, ',');
+      g_string_append (s, stacks[i % 3]);
+    }
+  g_string_append (s, "],\"weights\":[");
+  for (guint i = 0; i < n; i++)
+    g_string_append (s, i % 3 == 0 ? (i ? ",1" : "1") : i % 3 == 1 ? ",2" : ",3");
+  g_string_append (s, "]}]}");
+  g_assert_cmpuint (s->len, >, 40 << 20);
+  g_assert_true (g_file_set_contents (path, s->str, s->len, &error));
+
+  mapped = flame_load_file (path, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  bytes = g_bytes_new (s->str, s->len);
+  memory = flame_load_bytes ("big.json", bytes, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+
+  g_assert_cmpfloat (flame_profile_get_total_weight (mapped, 0), ==, 2.0 * n);
+  g_assert_cmpfloat (flame_profile_get_samples (mapped, 0), ==, 2.0 * n);
+  tm = flame_profile_get_tree (mapped);
+  tb = flame_profile_get_tree (memory);
+  g_assert_cmpuint (tm->n_nodes, ==, 5);   /* root, a, a;b, a;c, a;b;c */
+  g_assert_cmpuint (tm->n_nodes, ==, tb->n_nodes);
+  for (guint32 i = 0; i < tm->n_nodes; i++)
+    {
+      g_assert_cmpuint (tm->nodes[i].frame, ==, tb->nodes[i].frame);
+      g_assert_cmpuint (tm->nodes[i].parent, ==, tb->nodes[i].parent);
+      g_assert_cmpfloat (tm->self[0][i], ==, tb->self[0][i]);
+    }
+  g_assert_cmpint (g_unlink (path), ==, 0);
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
 /* ---- the JSON parser itself (flame-json.c) ---- */
 
 typedef struct
@@ -509,5 +564,6 @@ main (int    argc,
   g_test_add_func ("/speedscope/malformed", test_malformed);
   g_test_add_func ("/speedscope/cancel", test_cancel);
   g_test_add_func ("/speedscope/json-parser", test_json_parser);
+  g_test_add_func ("/speedscope/large-mapped", test_large_mapped);
   return g_test_run ();
 }
