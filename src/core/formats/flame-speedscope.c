@@ -261,6 +261,46 @@ check_index (Loader   *ld,
   return TRUE;
 }
 
+/* How many events finish_evented()'s prefetching runs ahead */
+#define LOOKAHEAD 16
+
+/* Runs ahead of finish_evented()'s walk over the events: replays the
+ * opens and closes with path hashes only and prefetches the tree-index
+ * slot each open will look up (the index misses the caches on most opens
+ * of a large tree). A hint: on bad input it prefetches something useless,
+ * and the walk reports the error. Frames are interned in the same order
+ * as the walk would (their first opens, in event order). */
+static void
+lookahead_to (Loader     *ld,
+              const Prof *p,
+              GArray     *hashes,
+              guint      *next,
+              guint       upto)
+{
+  FlameTree *tree = flame_profile_get_tree (ld->profile);
+
+  for (upto = MIN (upto, p->events->len); *next < upto; (*next)++)
+    {
+      const Event *ev = &g_array_index (p->events, Event, *next);
+      guint depth = hashes->len;
+      guint32 h;
+
+      if (!ev->open)
+        {
+          if (depth > 0)
+            g_array_set_size (hashes, depth - 1);
+          continue;
+        }
+      if (ev->frame >= ld->frames->len || depth >= FLAME_MAX_DEPTH)
+        continue;
+      h = flame_tree_path_hash (depth > 0 ? g_array_index (hashes, guint32, depth - 1)
+                                          : FLAME_TREE_ROOT_HASH,
+                                map_frame (ld, ev->frame), depth + 1);
+      flame_tree_prefetch (tree, h);
+      g_array_append_val (hashes, h);
+    }
+}
+
 /* An evented profile: open and close events, time weighted to the
  * innermost open frame */
 static gboolean
@@ -272,14 +312,18 @@ finish_evented (Loader    *ld,
 {
   FlameTree *tree = flame_profile_get_tree (ld->profile);
   g_autoptr(GArray) open = g_array_new (FALSE, FALSE, sizeof (guint32) * 2);
+  g_autoptr(GArray) ahead = g_array_new (FALSE, FALSE, sizeof (guint32));
   gdouble last = p->start_value, total = 0;
   guint64 n_open = 0;
+  guint next = 0;
 
+  flame_tree_ensure_index (tree);
   for (guint i = 0; i < p->events->len; i++)
     {
       const Event *ev = &g_array_index (p->events, Event, i);
       guint32 pair[2];
 
+      lookahead_to (ld, p, ahead, &next, i + LOOKAHEAD);
       if (!check_index (ld, ev->frame, p->offset, error))
         return FALSE;
       if (ev->at < last && i > 0)
