@@ -160,8 +160,9 @@ flame_json_want_failed (FlameJson     *json,
  * allocated per token. Its own stack (levels[]) holds the path; no
  * recursion. */
 
-/* A syntax error at @p: "invalid JSON (reason)" */
-static gboolean
+/* A syntax error at @p: "invalid JSON (reason)"; NULL, for the
+ * functions that return where the text goes on */
+static const char *
 syntax_error (FlameJson  *json,
               const char *p,
               const char *reason)
@@ -169,7 +170,7 @@ syntax_error (FlameJson  *json,
   json->pos = p - json->data;
   g_clear_error (&json->error);
   flame_json_set_error (json, &json->error, FLAME_ERROR_PARSE, "invalid JSON (%s)", reason);
-  return FALSE;
+  return NULL;
 }
 
 /* A partial text ends inside a token: quietly. NULL, or the syntax
@@ -334,7 +335,7 @@ decode_escape (FlameJson  *json,
     {
       hit = p[1] != '\0' ? strchr (plain, p[1]) : NULL;
       if (hit == NULL)
-        return syntax_error (json, p, "a string has an unknown escape"), NULL;
+        return syntax_error (json, p, "a string has an unknown escape");
       g_string_append_c (json->scratch, meant[hit - plain]);
       return p + 2;
     }
@@ -342,12 +343,13 @@ decode_escape (FlameJson  *json,
     return ends_early (json, p, "the text ends inside a string");
   c = hex_value (p + 2);
   if (c < 0)
-    return syntax_error (json, p, "a \\u escape needs four hex digits"), NULL;
+    return syntax_error (json, p, "a \\u escape needs four hex digits");
   p += 6;
   if (c >= 0xd800 && c <= 0xdbff && end - p >= 6 && p[0] == '\\' && p[1] == 'u' &&
       (lo = hex_value (p + 2)) >= 0xdc00 && lo <= 0xdfff)
     {
-      append_utf8 (json->scratch, 0x10000 + ((guint32) (c - 0xd800) << 10) + (guint32) (lo - 0xdc00));
+      append_utf8 (json->scratch,
+                   0x10000 + ((guint32) (c - 0xd800) << 10) + (guint32) (lo - 0xdc00));
       return p + 6;
     }
   if (c >= 0xd800 && c <= 0xdfff)
@@ -384,7 +386,7 @@ lex_string (FlameJson   *json,
       if (q >= end)
         return ends_early (json, p, "the text ends inside a string");
       if ((guchar) *q < 0x20)
-        return syntax_error (json, q, "a control character in a string"), NULL;
+        return syntax_error (json, q, "a control character in a string");
       g_string_append_len (json->scratch, s, q - s);
       if (*q == '"')
         break;
@@ -503,8 +505,7 @@ lex_number (FlameJson  *json,
 bad:
   if (p >= end)
     return ends_early (json, start, "a malformed number");
-  syntax_error (json, start, "a malformed number");
-  return NULL;
+  return syntax_error (json, start, "a malformed number");
 }
 
 /* Any number but a short integer: strtod */
@@ -551,7 +552,8 @@ lex_short_int (const char *p,
   const char *q = d;
   guint64 acc = 0;
 
-  while (q < end && (guint) (guchar) *q - '0' <= 9 && q - d < 19)
+  /* past 18 digits acc wraps, and the number goes to parse_double() */
+  while (q < end && (guint) (guchar) *q - '0' <= 9)
     acc = acc * 10 + ((guchar) *q++ - '0');
   if (q == d || q - d > 18 || (*d == '0' && q - d > 1) ||
       (q < end && (*q == '.' || *q == 'e' || *q == 'E')))
@@ -600,6 +602,10 @@ sink_ints (FlameJson  *json,
   FlameJsonLevel *top = &json->levels[json->depth];
   FlameJsonIntFunc sink = json->sink;
   guint depth = json->depth;
+  /* where the general loop must look again: progress (a callback that
+   * reports it only moves next_check on), pages to release, the end */
+  const char *stop = json->data + MIN (MIN (json->in->next_check, json->release_at),
+                                       json->in->len);
 
   *expect = EXPECT_VALUE;
   for (;;)
@@ -621,8 +627,7 @@ sink_ints (FlameJson  *json,
         return p;
       p = skip_space (p + 1, end);
       /* the general loop reports progress and the end of the text */
-      if (G_UNLIKELY (p >= end || (gsize) (p - json->data) >= json->in->next_check ||
-                      (gsize) (p - json->data) >= json->release_at))
+      if (G_UNLIKELY (p >= stop))
         return q;
       *expect = EXPECT_VALUE;
     }
@@ -641,7 +646,7 @@ parse_literal (FlameJson  *json,
   if ((gsize) (end - p) < n && memcmp (p, words[w], end - p) == 0)
     return ends_early (json, p, "the text ends inside a word");
   if ((gsize) (end - p) < n || memcmp (p, words[w], n) != 0)
-    return syntax_error (json, p, "an unknown word"), NULL;
+    return syntax_error (json, p, "an unknown word");
   begin_value (json);
   if (w < 2)
     v = (FlameJsonValue) { .type = FLAME_JSON_BOOL, .b = w == 0, .i = w == 0, .d = w == 0 };
@@ -680,7 +685,7 @@ parse_value (FlameJson  *json,
           *expect = EXPECT_AFTER;
           return parse_number (json, p, end);
         }
-      return syntax_error (json, p, "a value was expected"), NULL;
+      return syntax_error (json, p, "a value was expected");
     }
 }
 
@@ -691,7 +696,7 @@ parse_member_key (FlameJson  *json,
                   const char *end)
 {
   if (*p != '"')
-    return syntax_error (json, p, "a key was expected"), NULL;
+    return syntax_error (json, p, "a key was expected");
   p = parse_key (json, p, end);
   if (p == NULL)
     return NULL;
@@ -699,7 +704,7 @@ parse_member_key (FlameJson  *json,
   if (p >= end)
     return ends_early (json, p, "the text ends after a key");
   if (*p != ':')
-    return syntax_error (json, p, "“:” was expected after a key"), NULL;
+    return syntax_error (json, p, "“:” was expected after a key");
   return p + 1;
 }
 
@@ -713,7 +718,7 @@ parse_after (FlameJson  *json,
   gboolean is_array = json->levels[json->depth].is_array;
 
   if (json->depth == 0)
-    return syntax_error (json, p, "text after the end of the JSON value"), NULL;
+    return syntax_error (json, p, "text after the end of the JSON value");
   if (*p == ',')
     {
       *expect = is_array ? EXPECT_VALUE : EXPECT_KEY;
@@ -721,8 +726,8 @@ parse_after (FlameJson  *json,
     }
   if (*p == (is_array ? ']' : '}'))
     return pop (json, p) ? p + 1 : NULL;
-  return syntax_error (json, p, is_array ? "“,” or “]” was expected" : "“,” or “}” was expected"),
-         NULL;
+  return syntax_error (json, p, is_array ? "“,” or “]” was expected"
+                                         : "“,” or “}” was expected");
 }
 
 /* The text ends: fine after a whole value, or anywhere when partial */

@@ -881,7 +881,8 @@ static gboolean
 in_frames (FlameJson *json,
            guint      depth)
 {
-  return depth == 4 && flame_json_key_is (json, 1, "shared") && flame_json_key_is (json, 2, "frames");
+  return depth == 4 && flame_json_key_is (json, 1, "shared") &&
+         flame_json_key_is (json, 2, "frames");
 }
 
 static void
@@ -1329,7 +1330,8 @@ write_profile (FlameProfile *profile,
   gdouble total = 0;
   gboolean first = TRUE;
 
-  g_string_append (out, c > 0 ? ",\n{\"type\":\"sampled\",\"name\":" : "\n{\"type\":\"sampled\",\"name\":");
+  g_string_append (out, c > 0 ? ",\n{\"type\":\"sampled\",\"name\":"
+                               : "\n{\"type\":\"sampled\",\"name\":");
   flame_json_append_string (out, name);
   g_string_append (out, ",\"unit\":");
   flame_json_append_string (out, unit_name (unit));
