@@ -1444,53 +1444,68 @@ test_unshare (void)
   g_assert_cmpstr (flame_profile_get_metadata (r.profile, "exit_status"), ==, "exited with status 0");
 }
 
+/* A build of the sampler for programs outside a Flatpak sandbox must
+ * load on any host: it needs libc and libgcc_s only, and no glibc
+ * symbol version newer than 2.34 */
+static void
+check_host_build (const char *path)
+{
+  g_autofree char *objdump = g_find_program_in_path ("objdump");
+  const char *args[] = { objdump, "-p", path, NULL };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *out = NULL;
+  g_auto(GStrv) lines = NULL;
+  int status;
+  guint newest = 0;
+
+  if (objdump == NULL)
+    {
+      g_test_message ("objdump not found: the dependencies of %s not checked", path);
+      return;
+    }
+  g_spawn_sync (NULL, (char **) args, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL,
+                &out, NULL, &status, &error);
+  g_assert_no_error (error);
+  lines = g_strsplit (out, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      const char *needed = strstr (lines[i], "NEEDED");
+      const char *version = strstr (lines[i], "GLIBC_2.");
+
+      if (needed != NULL)
+        {
+          g_autofree char *lib = g_strstrip (g_strdup (needed + strlen ("NEEDED")));
+
+          g_test_message ("%s needs %s", path, lib);
+          g_assert_true (g_str_equal (lib, "libc.so.6") || g_str_equal (lib, "libgcc_s.so.1"));
+        }
+      if (version != NULL)
+        newest = MAX (newest, (guint) g_ascii_strtoull (version + strlen ("GLIBC_2."), NULL, 10));
+    }
+  g_test_message ("newest glibc symbol version: 2.%u", newest);
+  g_assert_cmpuint (newest, >, 0);
+  g_assert_cmpuint (newest, <=, 34);
+}
+
 /* The sampler for programs outside a Flatpak sandbox: the same code on
- * libgcc's unwinder. It must load on any host (libc and libgcc_s only,
- * glibc symbol versions no newer than 2.34) and record as well. */
+ * libgcc's unwinder, for CPU time and for memory (the latter recorded
+ * by tests/test-memory.c /memory/host). It must load on any host and
+ * record as well. */
 static void
 test_host_sampler (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autofree char *host = flame_recorder_find_host_sampler (&error);
+  g_autofree char *host = flame_recorder_find_host_sampler (FALSE, &error);
+  g_autofree char *memory = NULL;
   g_autofree char *saved = g_strdup (g_getenv ("FLAMEDIFF_SAMPLER"));
-  g_autofree char *objdump = g_find_program_in_path ("objdump");
 
   g_assert_no_error (error);
   g_assert_true (g_str_has_suffix (host, "/libflamediff-sampler-host.so"));
-
-  if (objdump != NULL)
-    {
-      const char *args[] = { objdump, "-p", host, NULL };
-      g_autofree char *out = NULL;
-      g_auto(GStrv) lines = NULL;
-      int status;
-      guint newest = 0;
-
-      g_spawn_sync (NULL, (char **) args, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL,
-                    &out, NULL, &status, &error);
-      g_assert_no_error (error);
-      lines = g_strsplit (out, "\n", -1);
-      for (guint i = 0; lines[i] != NULL; i++)
-        {
-          const char *needed = strstr (lines[i], "NEEDED");
-          const char *version = strstr (lines[i], "GLIBC_2.");
-
-          if (needed != NULL)
-            {
-              g_autofree char *lib = g_strstrip (g_strdup (needed + strlen ("NEEDED")));
-
-              g_test_message ("needs %s", lib);
-              g_assert_true (g_str_equal (lib, "libc.so.6") || g_str_equal (lib, "libgcc_s.so.1"));
-            }
-          if (version != NULL)
-            newest = MAX (newest, (guint) g_ascii_strtoull (version + strlen ("GLIBC_2."), NULL, 10));
-        }
-      g_test_message ("newest glibc symbol version: 2.%u", newest);
-      g_assert_cmpuint (newest, >, 0);
-      g_assert_cmpuint (newest, <=, 34);
-    }
-  else
-    g_test_message ("objdump not found: the host sampler's dependencies not checked");
+  check_host_build (host);
+  memory = flame_recorder_find_host_sampler (TRUE, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_str_has_suffix (memory, "/libflamediff-sampler-memory-host.so"));
+  check_host_build (memory);
 
   g_setenv ("FLAMEDIFF_SAMPLER", host, TRUE);
   check_accuracy ("host-accuracy.json");

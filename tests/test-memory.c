@@ -8,6 +8,7 @@
  */
 #include "config.h"
 
+#include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <math.h>
 #include <string.h>
@@ -15,6 +16,8 @@
 #include "flame-loader.h"
 #include "flame-memory.h"
 #include "flame-profile.h"
+#include "flame-recorder.h"
+#include "flame-sandbox.h"
 #include "flame-test-utils.h"
 
 #define MIB (1024.0 * 1024.0)
@@ -102,10 +105,11 @@ assert_share (FlameProfile *profile,
                        flame_test_share_tolerance (want_pct / 100, flame_profile_get_samples (profile, 0)));
 }
 
+/* A recording of the workload without arguments: 30 + 10 + 8 MiB, each
+ * function's share within 5 points, the peak and the leaks within 10 % */
 static void
-test_attribution (void)
+check_attribution (const char *path)
 {
-  g_autofree char *path = record ("plain.json", NULL);
   g_autoptr(FlameProfile) allocated = load (path, "allocated");
   g_autoptr(FlameProfile) peak = load (path, "peak");
   g_autoptr(FlameProfile) leaked = load (path, "leaked");
@@ -132,6 +136,104 @@ test_attribution (void)
   assert_share (leaked, "keep_8", 100);
   /* the column sums are the exact figures */
   g_assert_cmpfloat (fabs (flame_profile_get_total_weight (peak, 0) - t.peak_bytes), <=, 1);
+}
+
+static void
+test_attribution (void)
+{
+  g_autofree char *path = record ("plain.json", NULL);
+
+  check_attribution (path);
+}
+
+/* A stand-in for flatpak-spawn: --host runs the command here, in the
+ * directory of --directory, with nothing of the caller's environment but
+ * PATH and HOME and what --env passes, as the real one starts it on the
+ * host; its arguments go to flatpak-spawn.log, one a line */
+static const char fake_flatpak_spawn[] =
+  "#!/bin/bash\n"
+  "printf '%s\\n' \"$@\" >\"$(dirname \"$0\")/flatpak-spawn.log\"\n"
+  "[[ $1 == --host ]] || { echo 'fake flatpak-spawn: --host expected' >&2; exit 97; }\n"
+  "shift\n"
+  "envs=() dir=.\n"
+  "while [[ $# -gt 0 ]]; do\n"
+  "  case $1 in\n"
+  "    --watch-bus|--forward-fd=*) ;;\n"
+  "    --directory=*) dir=${1#--directory=} ;;\n"
+  "    --env=*) envs+=(\"${1#--env=}\") ;;\n"
+  "    --) shift; break ;;\n"
+  "    *) echo \"fake flatpak-spawn: unknown option $1\" >&2; exit 97 ;;\n"
+  "  esac\n"
+  "  shift\n"
+  "done\n"
+  "cd \"$dir\" || exit 97\n"
+  "exec env -i PATH=\"$PATH\" HOME=\"$HOME\" \"${envs[@]}\" \"$@\"\n";
+
+/* A memory recording of a program on the host, as the Record dialog
+ * makes it from the Flatpak (flame_recorder_use_host): a fake
+ * /.flatpak-info with talk access to org.freedesktop.Flatpak, the fake
+ * flatpak-spawn above on PATH, "/" as the host's files (FLAMEDIFF_HOST_ROOT,
+ * /run/host in the sandbox). The host build of the memory sampler is
+ * copied to $XDG_RUNTIME_DIR/app/APP-ID (main() points it into tmpdir)
+ * and preloaded through --env; the attribution is checked as for
+ * /memory/attribution. */
+static void
+test_host (void)
+{
+  g_autofree char *info_path = g_build_filename (tmpdir, "flatpak-info", NULL);
+  g_autofree char *bin = g_build_filename (tmpdir, "bin", NULL);
+  g_autofree char *spawn = g_build_filename (bin, "flatpak-spawn", NULL);
+  g_autofree char *spawn_log = g_build_filename (bin, "flatpak-spawn.log", NULL);
+  g_autofree char *old_path = g_strdup (g_getenv ("PATH"));
+  g_autofree char *new_path = g_strconcat (bin, ":", old_path, NULL);
+  g_autofree char *exported = g_build_filename (g_get_user_runtime_dir (), "app",
+                                                "io.github.flamediff.Test",
+                                                "libflamediff-sampler-memory-host.so", NULL);
+  g_autofree char *preload = g_strconcat ("--env=LD_PRELOAD=", exported, NULL);
+  g_autofree char *out = g_build_filename (tmpdir, "host.json", NULL);
+  g_autofree char *prog = workload ();
+  g_autofree char *log = NULL;
+  g_auto(GStrv) args = NULL;
+  const char *argv[] = { prog, NULL };
+  g_autoptr(FlameSandboxInfo) info = NULL;
+  g_autoptr(FlameRecorder) recorder = NULL;
+  g_autoptr(FlameProfile) profile = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (g_file_set_contents (info_path,
+                                      "[Application]\nname=io.github.flamediff.Test\n\n"
+                                      "[Session Bus Policy]\norg.freedesktop.Flatpak=talk\n",
+                                      -1, NULL));
+  g_assert_cmpint (g_mkdir_with_parents (bin, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (spawn, fake_flatpak_spawn, -1, NULL));
+  g_assert_cmpint (g_chmod (spawn, 0755), ==, 0);
+  info = flame_sandbox_info_new (info_path);
+  g_assert_true (info->host_talk);
+
+  g_setenv ("PATH", new_path, TRUE);
+  g_setenv ("FLAMEDIFF_HOST_ROOT", "/", TRUE);
+  recorder = flame_recorder_new (argv);
+  flame_recorder_set_memory (recorder, (guint) g_ascii_strtoull (TEST_MEAN, NULL, 10));
+  flame_recorder_set_capture_output (recorder, TRUE);
+  flame_recorder_set_output_path (recorder, out);
+  flame_recorder_set_cwd (recorder, tmpdir);
+  g_assert_true (flame_recorder_use_host (recorder, info, &error));
+  g_assert_no_error (error);
+  profile = flame_recorder_record (recorder, NULL, &error);
+  g_setenv ("PATH", old_path, TRUE);
+  g_unsetenv ("FLAMEDIFF_HOST_ROOT");
+  g_assert_no_error (error);
+  g_assert_cmpstr (flame_profile_get_metadata (profile, "exit_status"), ==, "exited with status 0");
+
+  /* it went through flatpak-spawn --host, with the memory build for the host */
+  g_assert_true (g_file_get_contents (spawn_log, &log, NULL, NULL));
+  args = g_strsplit (log, "\n", -1);
+  g_assert_cmpstr (args[0], ==, "--host");
+  g_assert_true (g_strv_contains ((const char * const *) args, preload));
+  g_assert_true (g_strv_contains ((const char * const *) args,
+                                  "--env=FLAMEDIFF_SAMPLER_MEMORY=" TEST_MEAN));
+  g_assert_true (g_file_test (exported, G_FILE_TEST_IS_REGULAR));
+  check_attribution (out);
 }
 
 static void
@@ -282,12 +384,19 @@ main (int    argc,
   g_test_init (&argc, &argv, NULL);
   tmpdir = g_dir_make_tmp ("flamediff-memory-XXXXXX", &error);
   g_assert_no_error (error);
+  /* where flame_sandbox_export_sampler() puts the host's sampler */
+  {
+    g_autofree char *runtime = g_build_filename (tmpdir, "runtime", NULL);
+
+    g_setenv ("XDG_RUNTIME_DIR", runtime, TRUE);
+  }
   g_test_add_func ("/memory/attribution", test_attribution);
   g_test_add_func ("/memory/threads", test_threads);
   g_test_add_func ("/memory/thread-start", test_thread_start);
   g_test_add_func ("/memory/fork", test_fork);
   g_test_add_func ("/memory/mmap", test_mmap);
   g_test_add_func ("/memory/compare", test_compare);
+  g_test_add_func ("/memory/host", test_host);
   status = g_test_run ();
   {
     g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", tmpdir);

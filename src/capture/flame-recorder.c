@@ -46,6 +46,8 @@
 #define HOST_SAMPLER_NAME "libflamediff-sampler-host.so"
 /* the same with the allocator interposed: memory recordings */
 #define MEMORY_SAMPLER_NAME "libflamediff-sampler-memory.so"
+/* and both: memory recordings of programs on the host */
+#define MEMORY_HOST_SAMPLER_NAME "libflamediff-sampler-memory-host.so"
 #define SAMPLER_PREFIX "libflamediff-sampler"
 #define DEFAULT_GRACE_MS 2000
 /* what node needs for its JIT functions to be named: a perf map of its
@@ -653,15 +655,12 @@ flame_recorder_find_sampler (GError **error)
   return NULL;
 }
 
-/**
- * flame_recorder_find_host_sampler:
- *
- * The libgcc-unwinding build of the sampler, next to the one
- * flame_recorder_find_sampler() finds: what a program outside the
- * sandbox can preload.
- */
-char *
-flame_recorder_find_host_sampler (GError **error)
+/* Another build of the sampler, @name, next to the one
+ * flame_recorder_find_sampler() finds; @what names it in the error */
+static char *
+find_sampler_build (const char  *name,
+                    const char  *what,
+                    GError     **error)
 {
   g_autofree char *sampler = flame_recorder_find_sampler (error);
   g_autofree char *dir = NULL;
@@ -670,13 +669,54 @@ flame_recorder_find_host_sampler (GError **error)
   if (sampler == NULL)
     return NULL;
   dir = g_path_get_dirname (sampler);
-  path = g_build_filename (dir, HOST_SAMPLER_NAME, NULL);
+  path = g_build_filename (dir, name, NULL);
   if (g_file_test (path, G_FILE_TEST_IS_REGULAR))
     return path;
   g_set_error (error, FLAME_RECORDER_ERROR, FLAME_RECORDER_ERROR_NOT_FOUND,
-               "the sampler for host programs %s is not installed", path);
+               "the %s %s is not installed", what, path);
   g_free (path);
   return NULL;
+}
+
+/**
+ * flame_recorder_find_host_sampler:
+ * @memory: the build for memory recordings (the allocator interposed)
+ *
+ * The libgcc-unwinding build of the sampler, next to the one
+ * flame_recorder_find_sampler() finds: what a program outside the
+ * sandbox can preload.
+ */
+char *
+flame_recorder_find_host_sampler (gboolean   memory,
+                                  GError   **error)
+{
+  return memory ? find_sampler_build (MEMORY_HOST_SAMPLER_NAME,
+                                      "memory sampler for host programs", error)
+                : find_sampler_build (HOST_SAMPLER_NAME, "sampler for host programs", error);
+}
+
+/**
+ * flame_recorder_use_host:
+ * @info: the sandbox Flamediff runs in
+ *
+ * Makes the recording run on the host through `flatpak-spawn --host`:
+ * the host build of the sampler that fits it (CPU time, or memory when
+ * flame_recorder_set_memory() was called before) is copied where the
+ * host's loader finds it (flame_sandbox_export_sampler()) and preloaded
+ * there (flame_recorder_set_host_sampler()).
+ */
+gboolean
+flame_recorder_use_host (FlameRecorder           *self,
+                         const FlameSandboxInfo  *info,
+                         GError                 **error)
+{
+  g_autofree char *sampler = flame_recorder_find_host_sampler (self->memory_mean > 0, error);
+  g_autofree char *host = NULL;
+
+  if (sampler == NULL || !flame_sandbox_export_sampler (info, sampler, &host, error))
+    return FALSE;
+  flame_recorder_set_host_sampler (self, host);
+  return TRUE;
 }
 
 /* @root: where @path_in_root is seen (the host's files in a Flatpak), or NULL */
@@ -2170,6 +2210,92 @@ strv_take (GStrvBuilder *b,
   g_free (s);
 }
 
+/* The program on the host: flatpak-spawn --host, its environment in
+ * --env; the descriptor keeps its number (--forward-fd) and the socket
+ * its inode, so the sampler's checks hold on the host */
+static GSubprocess *
+spawn_host (FlameRecorder       *self,
+            GSubprocessLauncher *launcher,
+            int                  child_fd,
+            int                  fd_number,
+            guint64              ino,
+            GError             **error)
+{
+  GStrvBuilder *env;
+  g_auto(GStrv) env_v = NULL;
+  g_auto(GStrv) argv = NULL;
+
+  /* a CPU build would take the memory setting for CPU sampling */
+  if (self->memory_mean > 0 && !g_str_has_suffix (self->host_sampler, "/" MEMORY_HOST_SAMPLER_NAME))
+    {
+      g_set_error (error, FLAME_RECORDER_ERROR, FLAME_RECORDER_ERROR_UNSUPPORTED,
+                   "memory recordings of programs on the host need %s, not %s",
+                   MEMORY_HOST_SAMPLER_NAME, self->host_sampler);
+      return NULL;
+    }
+  env = g_strv_builder_new ();
+  for (guint i = 0; i < self->env->len; i++)
+    g_strv_builder_add (env, g_ptr_array_index (self->env, i));
+  strv_take (env, g_strdup_printf ("LD_PRELOAD=%s", self->host_sampler));
+  strv_take (env, g_strdup_printf ("%s=%d", FLAME_SAMPLER_ENV_FD, fd_number));
+  strv_take (env, g_strdup_printf ("%s=%" G_GUINT64_FORMAT, FLAME_SAMPLER_ENV_INO, ino));
+  strv_take (env, g_strdup_printf ("%s=%u", FLAME_SAMPLER_ENV_HZ, self->hz));
+  strv_take (env, g_strdup_printf ("%s=%s", FLAME_SAMPLER_ENV_CHILDREN,
+                                   self->follow_children ? "1" : "0"));
+  if (self->memory_mean > 0)
+    strv_take (env, g_strdup_printf ("%s=%u", FLAME_SAMPLER_ENV_MEMORY, self->memory_mean));
+  env_v = g_strv_builder_end (env);
+  g_strv_builder_unref (env);
+  argv = flame_sandbox_host_argv ((const char * const *) self->argv, self->cwd,
+                                  (const char * const *) env_v, fd_number);
+  g_subprocess_launcher_take_fd (launcher, child_fd, fd_number);
+  return g_subprocess_launcher_spawnv (launcher, (const char * const *) argv, error);
+}
+
+/* The program here, @sampler preloaded */
+static GSubprocess *
+spawn_local (FlameRecorder       *self,
+             GSubprocessLauncher *launcher,
+             const char          *sampler,
+             int                  child_fd,
+             int                  fd_number,
+             guint64              ino,
+             GError             **error)
+{
+  const char *old_preload, *old_node;
+  g_autofree char *preload = NULL;
+  g_autofree char *node = NULL;
+  char num[32];
+
+  old_node = g_subprocess_launcher_getenv (launcher, "NODE_OPTIONS");
+  node = old_node != NULL && *old_node ?
+         g_strdup_printf ("%s %s", old_node, NODE_JIT_OPTIONS) : g_strdup (NODE_JIT_OPTIONS);
+  g_subprocess_launcher_setenv (launcher, "NODE_OPTIONS", node, TRUE);
+  old_preload = g_subprocess_launcher_getenv (launcher, "LD_PRELOAD");
+  preload = old_preload != NULL && *old_preload ?
+            g_strdup_printf ("%s:%s", sampler, old_preload) : g_strdup (sampler);
+  g_subprocess_launcher_setenv (launcher, "LD_PRELOAD", preload, TRUE);
+  g_snprintf (num, sizeof num, "%d", fd_number);
+  g_subprocess_launcher_setenv (launcher, FLAME_SAMPLER_ENV_FD, num, TRUE);
+  g_snprintf (num, sizeof num, "%" G_GUINT64_FORMAT, ino);
+  g_subprocess_launcher_setenv (launcher, FLAME_SAMPLER_ENV_INO, num, TRUE);
+  g_snprintf (num, sizeof num, "%u", self->hz);
+  g_subprocess_launcher_setenv (launcher, FLAME_SAMPLER_ENV_HZ, num, TRUE);
+  g_subprocess_launcher_setenv (launcher, FLAME_SAMPLER_ENV_CHILDREN,
+                                self->follow_children ? "1" : "0", TRUE);
+  g_subprocess_launcher_unsetenv (launcher, FLAME_SAMPLER_ENV_ROOT);
+  if (self->memory_mean > 0)
+    {
+      g_snprintf (num, sizeof num, "%u", self->memory_mean);
+      g_subprocess_launcher_setenv (launcher, FLAME_SAMPLER_ENV_MEMORY, num, TRUE);
+    }
+  else
+    g_subprocess_launcher_unsetenv (launcher, FLAME_SAMPLER_ENV_MEMORY);
+  g_subprocess_launcher_take_fd (launcher, child_fd, fd_number);
+
+  return g_subprocess_launcher_spawnv (launcher, (const char * const *) self->argv, error);
+}
+
 static GSubprocess *
 spawn (FlameRecorder  *self,
        int             child_fd,
@@ -2178,35 +2304,16 @@ spawn (FlameRecorder  *self,
 {
   g_autoptr(GSubprocessLauncher) launcher = NULL;
   g_autofree char *sampler = NULL;
-  g_autofree char *preload = NULL;
-  const char *old_preload, *old_node;
-  g_autofree char *node = NULL;
   struct stat st;
-  char num[32];
 
-  sampler = flame_recorder_find_sampler (error);
-  if (sampler == NULL)
-    return NULL;
-  if (self->memory_mean > 0)
+  /* in the sandbox (or without one): the memory build beside the sampler
+   * for memory recordings */
+  if (self->host_sampler == NULL)
     {
-      /* its memory build, beside it */
-      g_autofree char *dir = g_path_get_dirname (sampler);
-      char *memory = g_build_filename (dir, MEMORY_SAMPLER_NAME, NULL);
-
-      g_free (sampler);
-      sampler = memory;
-      if (!g_file_test (sampler, G_FILE_TEST_IS_REGULAR))
-        {
-          g_set_error (error, FLAME_RECORDER_ERROR, FLAME_RECORDER_ERROR_NOT_FOUND,
-                       "the memory sampler %s is not installed", sampler);
-          return NULL;
-        }
-      if (self->host_sampler != NULL)
-        {
-          g_set_error (error, FLAME_RECORDER_ERROR, FLAME_RECORDER_ERROR_UNSUPPORTED,
-                       "memory recordings of programs on the host are not supported");
-          return NULL;
-        }
+      sampler = self->memory_mean > 0 ? find_sampler_build (MEMORY_SAMPLER_NAME, "memory sampler", error)
+                                      : flame_recorder_find_sampler (error);
+      if (sampler == NULL)
+        return NULL;
     }
   if (fstat (child_fd, &st) != 0)
     {
@@ -2229,59 +2336,8 @@ spawn (FlameRecorder  *self,
       g_subprocess_launcher_setenv (launcher, name, eq + 1, TRUE);
     }
   if (self->host_sampler != NULL)
-    {
-      /* the host program's environment goes through flatpak-spawn's
-       * --env; the descriptor keeps its number (--forward-fd) and the
-       * socket its inode, so the sampler's checks hold on the host */
-      GStrvBuilder *env = g_strv_builder_new ();
-      g_auto(GStrv) env_v = NULL;
-      g_auto(GStrv) argv = NULL;
-
-      for (guint i = 0; i < self->env->len; i++)
-        g_strv_builder_add (env, g_ptr_array_index (self->env, i));
-      preload = g_strdup_printf ("LD_PRELOAD=%s", self->host_sampler);
-      g_strv_builder_add (env, preload);
-      strv_take (env, g_strdup_printf ("%s=%d", FLAME_SAMPLER_ENV_FD, fd_number));
-      strv_take (env, g_strdup_printf ("%s=%" G_GUINT64_FORMAT, FLAME_SAMPLER_ENV_INO,
-                                                 (guint64) st.st_ino));
-      strv_take (env, g_strdup_printf ("%s=%u", FLAME_SAMPLER_ENV_HZ, self->hz));
-      strv_take (env, g_strdup_printf ("%s=%s", FLAME_SAMPLER_ENV_CHILDREN,
-                                                 self->follow_children ? "1" : "0"));
-      env_v = g_strv_builder_end (env);
-      g_strv_builder_unref (env);
-      argv = flame_sandbox_host_argv ((const char * const *) self->argv, self->cwd,
-                                      (const char * const *) env_v, fd_number);
-      g_subprocess_launcher_take_fd (launcher, child_fd, fd_number);
-      return g_subprocess_launcher_spawnv (launcher, (const char * const *) argv, error);
-    }
-
-  old_node = g_subprocess_launcher_getenv (launcher, "NODE_OPTIONS");
-  node = old_node != NULL && *old_node ?
-         g_strdup_printf ("%s %s", old_node, NODE_JIT_OPTIONS) : g_strdup (NODE_JIT_OPTIONS);
-  g_subprocess_launcher_setenv (launcher, "NODE_OPTIONS", node, TRUE);
-  old_preload = g_subprocess_launcher_getenv (launcher, "LD_PRELOAD");
-  preload = old_preload != NULL && *old_preload ?
-            g_strdup_printf ("%s:%s", sampler, old_preload) : g_strdup (sampler);
-  g_subprocess_launcher_setenv (launcher, "LD_PRELOAD", preload, TRUE);
-  g_snprintf (num, sizeof num, "%d", fd_number);
-  g_subprocess_launcher_setenv (launcher, FLAME_SAMPLER_ENV_FD, num, TRUE);
-  g_snprintf (num, sizeof num, "%" G_GUINT64_FORMAT, (guint64) st.st_ino);
-  g_subprocess_launcher_setenv (launcher, FLAME_SAMPLER_ENV_INO, num, TRUE);
-  g_snprintf (num, sizeof num, "%u", self->hz);
-  g_subprocess_launcher_setenv (launcher, FLAME_SAMPLER_ENV_HZ, num, TRUE);
-  g_subprocess_launcher_setenv (launcher, FLAME_SAMPLER_ENV_CHILDREN,
-                                self->follow_children ? "1" : "0", TRUE);
-  g_subprocess_launcher_unsetenv (launcher, FLAME_SAMPLER_ENV_ROOT);
-  if (self->memory_mean > 0)
-    {
-      g_snprintf (num, sizeof num, "%u", self->memory_mean);
-      g_subprocess_launcher_setenv (launcher, FLAME_SAMPLER_ENV_MEMORY, num, TRUE);
-    }
-  else
-    g_subprocess_launcher_unsetenv (launcher, FLAME_SAMPLER_ENV_MEMORY);
-  g_subprocess_launcher_take_fd (launcher, child_fd, fd_number);
-
-  return g_subprocess_launcher_spawnv (launcher, (const char * const *) self->argv, error);
+    return spawn_host (self, launcher, child_fd, fd_number, (guint64) st.st_ino, error);
+  return spawn_local (self, launcher, sampler, child_fd, fd_number, (guint64) st.st_ino, error);
 }
 
 static FlameProfile *
