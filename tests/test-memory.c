@@ -148,11 +148,13 @@ test_attribution (void)
 
 /* A stand-in for flatpak-spawn: --host runs the command here, in the
  * directory of --directory, with nothing of the caller's environment but
- * PATH and HOME and what --env passes, as the real one starts it on the
- * host; its arguments go to flatpak-spawn.log, one a line */
+ * HOME and what --env passes, as the real one starts it on the host. The
+ * host's PATH has the folder host-bin beside it, which the "sandbox"
+ * does not; the arguments go to flatpak-spawn.log, one a line. */
 static const char fake_flatpak_spawn[] =
   "#!/bin/bash\n"
-  "printf '%s\\n' \"$@\" >\"$(dirname \"$0\")/flatpak-spawn.log\"\n"
+  "here=$(dirname \"$0\")\n"
+  "printf '%s\\n' \"$@\" >\"$here/flatpak-spawn.log\"\n"
   "[[ $1 == --host ]] || { echo 'fake flatpak-spawn: --host expected' >&2; exit 97; }\n"
   "shift\n"
   "envs=() dir=.\n"
@@ -167,49 +169,83 @@ static const char fake_flatpak_spawn[] =
   "  shift\n"
   "done\n"
   "cd \"$dir\" || exit 97\n"
-  "exec env -i PATH=\"$PATH\" HOME=\"$HOME\" \"${envs[@]}\" \"$@\"\n";
+  "exec env -i PATH=\"$here/../host-bin:$PATH\" HOME=\"$HOME\" \"${envs[@]}\" \"$@\"\n";
+
+#define FAKE_APP_ID "io.github.flamediff.Test"
+
+/* A Flatpak as far as the recorder can tell: a fake /.flatpak-info (its
+ * path returned) with talk access to org.freedesktop.Flatpak, the fake
+ * flatpak-spawn above in tmpdir/bin (*bin), the workload in
+ * tmpdir/host-bin as fd-test-memory (a program only the host has) */
+static char *
+fake_flatpak (char **bin)
+{
+  g_autofree char *info_path = g_build_filename (tmpdir, "flatpak-info", NULL);
+  g_autofree char *spawn = NULL;
+  g_autofree char *host_bin = g_build_filename (tmpdir, "host-bin", NULL);
+  g_autofree char *host_prog = g_build_filename (host_bin, "fd-test-memory", NULL);
+  g_autofree char *prog = workload ();
+  g_autofree char *contents = NULL;
+  gsize len;
+
+  *bin = g_build_filename (tmpdir, "bin", NULL);
+  spawn = g_build_filename (*bin, "flatpak-spawn", NULL);
+  g_assert_true (g_file_set_contents (info_path,
+                                      "[Application]\nname=" FAKE_APP_ID "\n\n"
+                                      "[Session Bus Policy]\norg.freedesktop.Flatpak=talk\n",
+                                      -1, NULL));
+  g_assert_cmpint (g_mkdir_with_parents (*bin, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (spawn, fake_flatpak_spawn, -1, NULL));
+  g_assert_cmpint (g_chmod (spawn, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (host_bin, 0755), ==, 0);
+  g_assert_true (g_file_get_contents (prog, &contents, &len, NULL));
+  g_assert_true (g_file_set_contents (host_prog, contents, len, NULL));
+  g_assert_cmpint (g_chmod (host_prog, 0755), ==, 0);
+  return g_steal_pointer (&info_path);
+}
+
+/* It went through flatpak-spawn --host, with the memory build for the
+ * host, copied to $XDG_RUNTIME_DIR/app/APP-ID */
+static void
+assert_host_spawned (void)
+{
+  g_autofree char *spawn_log = g_build_filename (tmpdir, "bin", "flatpak-spawn.log", NULL);
+  g_autofree char *exported = g_build_filename (g_get_user_runtime_dir (), "app", FAKE_APP_ID,
+                                                "libflamediff-sampler-memory-host.so", NULL);
+  g_autofree char *preload = g_strconcat ("--env=LD_PRELOAD=", exported, NULL);
+  g_autofree char *log = NULL;
+  g_auto(GStrv) args = NULL;
+
+  g_assert_true (g_file_get_contents (spawn_log, &log, NULL, NULL));
+  args = g_strsplit (log, "\n", -1);
+  g_assert_cmpstr (args[0], ==, "--host");
+  g_assert_true (g_strv_contains ((const char * const *) args, preload));
+  g_assert_true (g_strv_contains ((const char * const *) args,
+                                  "--env=FLAMEDIFF_SAMPLER_MEMORY=" TEST_MEAN));
+  g_assert_true (g_file_test (exported, G_FILE_TEST_IS_REGULAR));
+  g_assert_cmpint (g_unlink (spawn_log), ==, 0);
+}
 
 /* A memory recording of a program on the host, as the Record dialog
- * makes it from the Flatpak (flame_recorder_use_host): a fake
- * /.flatpak-info with talk access to org.freedesktop.Flatpak, the fake
- * flatpak-spawn above on PATH, "/" as the host's files (FLAMEDIFF_HOST_ROOT,
- * /run/host in the sandbox). The host build of the memory sampler is
- * copied to $XDG_RUNTIME_DIR/app/APP-ID (main() points it into tmpdir)
- * and preloaded through --env; the attribution is checked as for
- * /memory/attribution. */
+ * makes it from the Flatpak (flame_recorder_use_host), in a fake one
+ * (fake_flatpak), "/" as the host's files (FLAMEDIFF_HOST_ROOT;
+ * /run/host in the sandbox); main() points $XDG_RUNTIME_DIR into
+ * tmpdir. The attribution is checked as for /memory/attribution. */
 static void
 test_host (void)
 {
-  g_autofree char *info_path = g_build_filename (tmpdir, "flatpak-info", NULL);
-  g_autofree char *bin = g_build_filename (tmpdir, "bin", NULL);
-  g_autofree char *spawn = g_build_filename (bin, "flatpak-spawn", NULL);
-  g_autofree char *spawn_log = g_build_filename (bin, "flatpak-spawn.log", NULL);
+  g_autofree char *bin = NULL;
+  g_autofree char *info_path = fake_flatpak (&bin);
   g_autofree char *old_path = g_strdup (g_getenv ("PATH"));
   g_autofree char *new_path = g_strconcat (bin, ":", old_path, NULL);
-  g_autofree char *exported = g_build_filename (g_get_user_runtime_dir (), "app",
-                                                "io.github.flamediff.Test",
-                                                "libflamediff-sampler-memory-host.so", NULL);
-  g_autofree char *preload = g_strconcat ("--env=LD_PRELOAD=", exported, NULL);
   g_autofree char *out = g_build_filename (tmpdir, "host.json", NULL);
-  g_autofree char *prog = workload ();
-  g_autofree char *log = NULL;
-  g_auto(GStrv) args = NULL;
-  const char *argv[] = { prog, NULL };
-  g_autoptr(FlameSandboxInfo) info = NULL;
+  const char *argv[] = { "fd-test-memory", NULL };
+  g_autoptr(FlameSandboxInfo) info = flame_sandbox_info_new (info_path);
   g_autoptr(FlameRecorder) recorder = NULL;
   g_autoptr(FlameProfile) profile = NULL;
   g_autoptr(GError) error = NULL;
 
-  g_assert_true (g_file_set_contents (info_path,
-                                      "[Application]\nname=io.github.flamediff.Test\n\n"
-                                      "[Session Bus Policy]\norg.freedesktop.Flatpak=talk\n",
-                                      -1, NULL));
-  g_assert_cmpint (g_mkdir_with_parents (bin, 0755), ==, 0);
-  g_assert_true (g_file_set_contents (spawn, fake_flatpak_spawn, -1, NULL));
-  g_assert_cmpint (g_chmod (spawn, 0755), ==, 0);
-  info = flame_sandbox_info_new (info_path);
-  g_assert_true (info->host_talk);
-
+  g_assert_cmpint (flame_sandbox_plan (info, argv[0], tmpdir), ==, FLAME_SANDBOX_PLAN_HOST_SPAWN);
   g_setenv ("PATH", new_path, TRUE);
   g_setenv ("FLAMEDIFF_HOST_ROOT", "/", TRUE);
   recorder = flame_recorder_new (argv);
@@ -224,15 +260,43 @@ test_host (void)
   g_unsetenv ("FLAMEDIFF_HOST_ROOT");
   g_assert_no_error (error);
   g_assert_cmpstr (flame_profile_get_metadata (profile, "exit_status"), ==, "exited with status 0");
+  assert_host_spawned ();
+  check_attribution (out);
 
-  /* it went through flatpak-spawn --host, with the memory build for the host */
-  g_assert_true (g_file_get_contents (spawn_log, &log, NULL, NULL));
-  args = g_strsplit (log, "\n", -1);
-  g_assert_cmpstr (args[0], ==, "--host");
-  g_assert_true (g_strv_contains ((const char * const *) args, preload));
-  g_assert_true (g_strv_contains ((const char * const *) args,
-                                  "--env=FLAMEDIFF_SAMPLER_MEMORY=" TEST_MEAN));
-  g_assert_true (g_file_test (exported, G_FILE_TEST_IS_REGULAR));
+  /* a CPU build of the host sampler is no memory sampler: refused */
+  {
+    g_autoptr(FlameRecorder) wrong = flame_recorder_new (argv);
+    g_autofree char *cpu = flame_recorder_find_host_sampler (FALSE, &error);
+
+    g_assert_no_error (error);
+    flame_recorder_set_memory (wrong, 16384);
+    flame_recorder_set_host_sampler (wrong, cpu);
+    flame_recorder_set_output_path (wrong, out);
+    g_assert_null (flame_recorder_record (wrong, NULL, &error));
+    g_assert_error (error, FLAME_RECORDER_ERROR, FLAME_RECORDER_ERROR_UNSUPPORTED);
+  }
+}
+
+/* flamediff-cli record --memory in the fake Flatpak: the program only
+ * the host has runs there, as from the dialog */
+static void
+test_host_cli (void)
+{
+  g_autofree char *bin = NULL;
+  g_autofree char *info_path = fake_flatpak (&bin);
+  g_autofree char *path = g_strconcat (bin, ":", g_getenv ("PATH"), NULL);
+  g_autofree char *out = g_build_filename (tmpdir, "host-cli.json", NULL);
+  const char *args[] = { "record", "--memory", "--memory-mean=" TEST_MEAN, "-o", out,
+                         "--cwd", tmpdir, "--", "fd-test-memory", NULL };
+  const char *env[] = { "PATH", path, "FLAMEDIFF_FLATPAK_INFO", info_path,
+                        "FLAMEDIFF_HOST_ROOT", "/", NULL };
+  g_auto(FlameTestRun) r = { 0 };
+
+  flame_test_run_cli_env (&r, args, env);
+  if (r.status != 0)
+    g_printerr ("%s", r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  assert_host_spawned ();
   check_attribution (out);
 }
 
@@ -397,6 +461,7 @@ main (int    argc,
   g_test_add_func ("/memory/mmap", test_mmap);
   g_test_add_func ("/memory/compare", test_compare);
   g_test_add_func ("/memory/host", test_host);
+  g_test_add_func ("/memory/host-cli", test_host_cli);
   status = g_test_run ();
   {
     g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", tmpdir);
