@@ -1522,6 +1522,59 @@ test_host_sampler (void)
   g_setenv ("FLAMEDIFF_SAMPLER", saved, TRUE);
 }
 
+/* A thread that drains the rings (here one loading a module) holds the
+ * drain lock up to a second while the socket is full: the writer thread
+ * must sleep meanwhile, not spin (it did, and under valgrind, which runs
+ * one thread at a time, kept the holder from finishing). No one reads
+ * the socket until the workload has said how long it held the lock and
+ * what the writer used of the CPU meanwhile. */
+static void
+test_writer_sleeps (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *exe = workload ("drain-hold");
+  g_autofree char *sampler = flame_recorder_find_sampler (&error);
+  const char *module = g_getenv ("FLAMEDIFF_TINY_MODULE");
+  const char *argv[] = { exe, module, NULL };
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_autoptr(GSubprocess) proc = NULL;
+  g_autoptr(GDataInputStream) out = NULL;
+  g_autofree char *line = NULL;
+  g_autofree char *ino = NULL;
+  int fds[2], size = 16384;
+  long held = 0, writer = -1;
+  struct stat st;
+
+  g_assert_no_error (error);
+  g_assert_nonnull (module);
+  g_assert_cmpint (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds), ==, 0);
+  g_assert_cmpint (setsockopt (fds[1], SOL_SOCKET, SO_SNDBUF, &size, sizeof size), ==, 0);
+  g_assert_cmpint (fstat (fds[1], &st), ==, 0);
+  ino = g_strdup_printf ("%" G_GUINT64_FORMAT, (guint64) st.st_ino);
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE);
+  g_subprocess_launcher_setenv (launcher, "LD_PRELOAD", sampler, TRUE);
+  g_subprocess_launcher_setenv (launcher, FLAME_SAMPLER_ENV_FD, "1000", TRUE);
+  g_subprocess_launcher_setenv (launcher, FLAME_SAMPLER_ENV_INO, ino, TRUE);
+  g_subprocess_launcher_setenv (launcher, FLAME_SAMPLER_ENV_HZ, "999", TRUE);
+  g_subprocess_launcher_take_fd (launcher, fds[1], 1000);
+  proc = g_subprocess_launcher_spawnv (launcher, argv, &error);
+  g_assert_no_error (error);
+  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (proc));
+  line = g_data_input_stream_read_line (out, NULL, NULL, &error);
+  g_assert_no_error (error);
+  /* the program's last records fail at once from now on */
+  close (fds[0]);
+  g_subprocess_wait_check (proc, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (line);
+  g_assert_cmpint (sscanf (line, "held_ms %ld writer_ms %ld", &held, &writer), ==, 2);
+  g_test_message ("the drain lock held %ld ms, the writer's CPU meanwhile %ld ms", held, writer);
+  /* the socket was full: the drain waited its second for room */
+  g_assert_cmpint (held, >=, 500);
+  g_assert_cmpint (writer, >=, 0);
+  g_assert_cmpint (writer, <=, held / 20);
+}
+
 static void
 copy_file (const char *from,
            const char *to,
@@ -1916,6 +1969,7 @@ main (int    argc,
   g_test_add_func ("/capture/close-fds", test_close_fds);
   g_test_add_func ("/capture/python-subprocess", test_python_subprocess);
   g_test_add_func ("/capture/host-sampler", test_host_sampler);
+  g_test_add_func ("/capture/writer-sleeps", test_writer_sleeps);
   g_test_add_func ("/capture/host-root", test_host_root);
   g_test_add_func ("/capture/symbolizer-shared", test_symbolizer_shared);
   g_test_add_func ("/capture/vdso", test_vdso);

@@ -412,32 +412,48 @@ ring_reset (Ring *r)
 
 /* ---- draining ---- */
 
-static int drain_owner;           /* tid holding the drain lock, 0 = free */
+static int drain_owner;           /* futex: tid holding the drain lock, 0 = free */
+static int drain_waiters;         /* atomic: threads asleep on drain_owner */
 
-/* Waits up to @wait_ms for the lock; never succeeds for the thread that
- * already holds it (a signal that interrupted its own drain). */
+/* Waits up to @wait_ms for the lock, asleep on the futex until its
+ * holder lets go; never succeeds for the thread that already holds it
+ * (a signal that interrupted its own drain). */
 static int
 drain_lock (long wait_ms)
 {
   int self = (int) my_gettid ();
+  int64_t deadline = wait_ms > 0 ? now_ms () + wait_ms : 0;
 
-  for (long waited = 0; ; waited++)
+  for (;;)
     {
       int expected = 0;
+      int64_t left;
 
       if (__atomic_compare_exchange_n (&drain_owner, &expected, self, 0,
                                        __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
         return 1;
-      if (expected == self || waited >= wait_ms)
+      if (expected == self || wait_ms <= 0 || (left = deadline - now_ms ()) <= 0)
         return 0;
-      sleep_ms (1);
+      {
+        struct timespec ts = { left / 1000, (left % 1000) * 1000000 };
+
+        /* asleep while the holder is still @expected: an unlock between
+         * the look and the wait makes the wait return at once */
+        __atomic_add_fetch (&drain_waiters, 1, __ATOMIC_SEQ_CST);
+        syscall (SYS_futex, &drain_owner, FUTEX_WAIT_PRIVATE, expected, &ts, NULL, 0);
+        __atomic_sub_fetch (&drain_waiters, 1, __ATOMIC_SEQ_CST);
+      }
     }
 }
 
 static void
 drain_unlock (void)
 {
-  __atomic_store_n (&drain_owner, 0, __ATOMIC_RELEASE);
+  __atomic_store_n (&drain_owner, 0, __ATOMIC_SEQ_CST);
+  /* all of them (few): one that wakes as its time runs out takes no
+   * lock and wakes no one */
+  if (__atomic_load_n (&drain_waiters, __ATOMIC_SEQ_CST) > 0)
+    syscall (SYS_futex, &drain_owner, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
 }
 
 /* Sends up to DRAIN_BATCH records per sendmmsg: one system call (and one
@@ -616,13 +632,17 @@ writer_main (void *data)
 
   while (!__atomic_load_n (&writer_quit, __ATOMIC_ACQUIRE))
     {
-      int taken = 0;
+      int taken;
 
-      if (drain_lock (0))
-        {
-          taken = drain_all (0);
-          drain_unlock ();
-        }
+      /* While another thread drains (one about to exit, exec or load
+       * modules, which may wait up to a second for room), asleep until
+       * it is done: trying again at once would spin for all that time,
+       * and under valgrind, which runs one thread at a time, keep the
+       * holder from finishing. */
+      if (!drain_lock (flush_ms))
+        continue;
+      taken = drain_all (0);
+      drain_unlock ();
       if (taken < 0)
         {
           /* the recorder is behind: wait for room, not holding the lock */
