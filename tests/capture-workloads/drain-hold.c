@@ -2,7 +2,8 @@
  *
  *   drain-hold MODULE
  *
- * A thread spins while the main thread waits 0.3 s, then dlopens MODULE:
+ * A thread spins; once it has used 0.3 s of CPU (300 samples, more than
+ * the socket holds), the main thread dlopens MODULE:
  * the sampler drains its rings first, holding its drain lock, up to a
  * second when the socket is full (the test reads nothing). Prints
  * "held_ms H writer_ms W": how long dlopen took, and the CPU time the
@@ -94,11 +95,23 @@ thread_cpu_ms (const char *name)
   return ms;
 }
 
+/* CPU seconds @thread used */
+static double
+thread_cpu_s (pthread_t thread)
+{
+  clockid_t clock;
+  struct timespec ts;
+
+  if (pthread_getcpuclockid (thread, &clock) != 0 || clock_gettime (clock, &ts) != 0)
+    return -1;
+  return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 int
 main (int    argc,
       char **argv)
 {
-  struct timespec pause = { 0, 300000000 };
+  struct timespec pause = { 0, 10000000 };
   pthread_t t;
   long before, t0, held;
 
@@ -109,8 +122,12 @@ main (int    argc,
     }
   if (pthread_create (&t, NULL, spin_until_stopped, NULL) != 0)
     return 6;
-  /* its samples fill the socket */
-  nanosleep (&pause, NULL);
+  /* its samples fill the socket, however busy the machine is */
+  while (thread_cpu_s (t) < 0.3)
+    if (thread_cpu_s (t) < 0)
+      return 9;
+    else
+      nanosleep (&pause, NULL);
   before = thread_cpu_ms ("flamediff-out");
   t0 = now_ms ();
   if (dlopen (argv[1], RTLD_NOW) == NULL)
