@@ -1524,6 +1524,135 @@ find_eval_frame (FlameRecorder *self,
   return g_strdup (best);
 }
 
+/* What add_image_samples() turns one process image's samples into
+ * stacks with */
+typedef struct
+{
+  FlameRecorder *self;
+  FlameProfile  *profile;
+  Image         *img;
+  GArray        *stack;        /* guint32 frame ids, leaf first until turned */
+  FlamePerfMap  *jit;          /* the process's perf map, or NULL */
+  const char    *eval_frame;   /* CPython's evaluation loop, or NULL */
+  gboolean       python_only;  /* Python frames only (this process ran Python) */
+  guint32        root, truncated, py_truncated, py_unknown, native;
+} StackBuilder;
+
+/* Native frame @i of sample @s (frames at @ips, Python frames at @py,
+ * *next_py the next of them not placed yet) onto the stack: a run of
+ * Python frames where the sampler placed one or the evaluation loop is,
+ * a JIT function, or the frames the symbols give (inlined ones too) */
+static void
+append_native (StackBuilder         *b,
+               Epoch                *epoch,
+               const FlameRecSample *s,
+               const guint8         *ips,
+               const guint8         *py,
+               guint                *next_py,
+               guint                 i)
+{
+  const FlameSymFrame *frames;
+  const char *jit_name;
+  gboolean replaced = FALSE;
+  guint64 ip;
+  guint n;
+  int k;
+
+  /* runs the sampler placed: this frame is the evaluation loop */
+  while (*next_py < s->n_py && (k = run_native (py, *next_py, s->n_py)) >= 0 && (guint) k <= i)
+    {
+      *next_py = append_python (b->profile, b->img->py, py, *next_py, s->n_py, FALSE,
+                                b->self->python_lines, b->py_unknown, b->stack);
+      replaced |= (guint) k == i;
+    }
+  if (replaced)
+    return;
+  memcpy (&ip, ips + i * 8, sizeof ip);
+  if (b->jit != NULL && (jit_name = flame_perf_map_lookup (b->jit, ip)) != NULL)
+    {
+      /* JIT-compiled code: in no module, named by the runtime */
+      guint32 id = intern_jit (b->profile, jit_name);
+
+      if (!b->python_only)
+        g_array_append_val (b->stack, id);
+      return;
+    }
+  n = flame_symbolizer_lookup (epoch->sym, ip, i == 0, &frames);
+  for (guint j = 0; j < n; j++)
+    {
+      guint32 id;
+
+      if (frames[j].own)
+        continue;  /* the sampler's thread trampoline */
+      if (*next_py < s->n_py && b->eval_frame != NULL && run_native (py, *next_py, s->n_py) < 0 &&
+          strcmp (frames[j].name, b->eval_frame) == 0)
+        {
+          *next_py = append_python (b->profile, b->img->py, py, *next_py, s->n_py, FALSE,
+                                    b->self->python_lines, b->py_unknown, b->stack);
+          continue;
+        }
+      if (b->python_only)
+        continue;
+      id = intern (b->profile, frames[j].name, frames[j].file, frames[j].line,
+                   frames[j].inlined ? FLAME_FRAME_INLINED : 0);
+      g_array_append_val (b->stack, id);
+    }
+}
+
+/* The stack of sample @s, whose frames are at @ips, into b->stack, root
+ * first. Leaf first from the sampler; each run of Python frames (up to
+ * one marked as an entry) takes the place of the next evaluation-loop
+ * frame of the native stack; what is left over (the native stack ended
+ * early) goes at its root end. */
+static void
+build_stack (StackBuilder         *b,
+             Epoch                *epoch,
+             const FlameRecSample *s,
+             const guint8         *ips)
+{
+  const guint8 *py = ips + s->n_frames * 8;
+  GArray *stack = b->stack;
+  guint next_py = 0;
+
+  g_array_set_size (stack, 0);
+  for (guint i = 0; i < s->n_frames; i++)
+    append_native (b, epoch, s, ips, py, &next_py, i);
+  append_python (b->profile, b->img->py, py, next_py, s->n_py, TRUE, b->self->python_lines,
+                 b->py_unknown, stack);
+  if (s->h.flags & FLAME_SAMPLE_PY_TRUNCATED)
+    g_array_append_val (stack, b->py_truncated);
+  if ((s->h.flags & FLAME_SAMPLE_TRUNCATED) && !b->python_only)
+    g_array_append_val (stack, b->truncated);
+  if (b->python_only && stack->len == 0)
+    g_array_append_val (stack, b->native);
+  g_array_append_val (stack, b->root);
+  for (guint i = 0; i < stack->len / 2; i++)
+    {
+      guint32 t = g_array_index (stack, guint32, i);
+
+      g_array_index (stack, guint32, i) = g_array_index (stack, guint32, stack->len - 1 - i);
+      g_array_index (stack, guint32, stack->len - 1 - i) = t;
+    }
+}
+
+/* The sample's thread, counted */
+static void
+count_thread_sample (FlameProfile *profile,
+                     GHashTable   *threads,
+                     const char   *name,
+                     int           pid,
+                     int           tid)
+{
+  FlameThread *thread = g_hash_table_lookup (threads, GINT_TO_POINTER (tid));
+
+  if (thread == NULL)
+    {
+      thread = flame_profile_ensure_thread (profile, name, pid, tid);
+      g_hash_table_insert (threads, GINT_TO_POINTER (tid), thread);
+    }
+  thread->samples += 1;
+}
+
 static void
 add_image_samples (FlameRecorder *self,
                    FlameProfile  *profile,
@@ -1539,107 +1668,32 @@ add_image_samples (FlameRecorder *self,
   /* no samples: no data either, and NULL + 0 is undefined */
   const guint8 *end = p != NULL ? p + img->samples->len : NULL;
   const char *name = img->comm != NULL && *img->comm ? img->comm : "[process]";
-  guint32 root = intern (profile, name, NULL, 0, FLAME_FRAME_THREAD);
-  guint32 truncated = intern (profile, "[truncated]", NULL, 0, 0);
-  guint32 py_truncated = intern (profile, "[truncated Python stack]", NULL, 0, 0);
-  guint32 py_unknown = intern (profile, "[unknown Python code]", NULL, 0, 0);
   GHashTable *threads = g_hash_table_new (NULL, NULL);
+  g_autoptr(FlamePerfMap) jit = NULL;
+  g_autofree char *eval_frame = NULL;
+  StackBuilder b = { .self = self, .profile = profile, .img = img, .stack = stack };
+
+  /* one statement each: the frames' order in the file is theirs */
+  b.root = intern (profile, name, NULL, 0, FLAME_FRAME_THREAD);
+  b.truncated = intern (profile, "[truncated]", NULL, 0, 0);
+  b.py_truncated = intern (profile, "[truncated Python stack]", NULL, 0, 0);
+  b.py_unknown = intern (profile, "[unknown Python code]", NULL, 0, 0);
   /* Python frames only: in the processes that ran Python code */
-  gboolean python_only = self->python_only && !flame_py_codes_is_empty (img->py);
-  guint32 native = intern (profile, "[native code]", NULL, 0, 0);
-  g_autoptr(FlamePerfMap) jit = load_perf_map (self, img);
-  g_autofree char *eval_frame = find_eval_frame (self, cache, img);
+  b.python_only = self->python_only && !flame_py_codes_is_empty (img->py);
+  b.native = intern (profile, "[native code]", NULL, 0, 0);
+  b.jit = jit = load_perf_map (self, img);
+  b.eval_frame = eval_frame = find_eval_frame (self, cache, img);
 
   while (p < end)
     {
       guint32 epoch_index;
       FlameRecSample s;
-      const guint8 *py;
-      guint next_py;
-      Epoch *epoch;
-      FlameThread *thread;
 
       memcpy (&epoch_index, p, sizeof epoch_index);
       memcpy (&s, p + sizeof epoch_index, sizeof s);
       p += sizeof epoch_index + sizeof s;
-
-      epoch = epoch_symbolizer (self, cache, img, epoch_index);
-
-      /* leaf first from the sampler; the profile wants the root first.
-       * Each run of Python frames (up to one marked as an entry) takes
-       * the place of the next evaluation-loop frame of the native stack;
-       * what is left over (the native stack ended early) goes at its
-       * root end. */
-      g_array_set_size (stack, 0);
-      py = p + s.n_frames * 8;
-      next_py = 0;
-      for (guint i = 0; i < s.n_frames; i++)
-        {
-          guint64 ip;
-          const FlameSymFrame *frames;
-          guint n;
-
-          gboolean replaced = FALSE;
-          const char *jit_name;
-          int k;
-
-          /* runs the sampler placed: this frame is the evaluation loop */
-          while (next_py < s.n_py && (k = run_native (py, next_py, s.n_py)) >= 0 && (guint) k <= i)
-            {
-              next_py = append_python (profile, img->py, py, next_py, s.n_py, FALSE,
-                                       self->python_lines, py_unknown, stack);
-              replaced |= (guint) k == i;
-            }
-          if (replaced)
-            continue;
-          memcpy (&ip, p + i * 8, sizeof ip);
-          if (jit != NULL && (jit_name = flame_perf_map_lookup (jit, ip)) != NULL)
-            {
-              /* JIT-compiled code: in no module, named by the runtime */
-              guint32 id = intern_jit (profile, jit_name);
-
-              if (!python_only)
-                g_array_append_val (stack, id);
-              continue;
-            }
-          n = flame_symbolizer_lookup (epoch->sym, ip, i == 0, &frames);
-          for (guint j = 0; j < n; j++)
-            {
-              guint32 id;
-
-              if (frames[j].own)
-                continue;  /* the sampler's thread trampoline */
-              if (next_py < s.n_py && eval_frame != NULL && run_native (py, next_py, s.n_py) < 0 &&
-                  strcmp (frames[j].name, eval_frame) == 0)
-                {
-                  next_py = append_python (profile, img->py, py, next_py, s.n_py, FALSE,
-                                           self->python_lines, py_unknown, stack);
-                  continue;
-                }
-              if (python_only)
-                continue;
-              id = intern (profile, frames[j].name, frames[j].file, frames[j].line,
-                           frames[j].inlined ? FLAME_FRAME_INLINED : 0);
-              g_array_append_val (stack, id);
-            }
-        }
-      append_python (profile, img->py, py, next_py, s.n_py, TRUE, self->python_lines,
-                     py_unknown, stack);
+      build_stack (&b, epoch_symbolizer (self, cache, img, epoch_index), &s, p);
       p += (s.n_frames + s.n_py) * 8;
-      if (s.h.flags & FLAME_SAMPLE_PY_TRUNCATED)
-        g_array_append_val (stack, py_truncated);
-      if ((s.h.flags & FLAME_SAMPLE_TRUNCATED) && !python_only)
-        g_array_append_val (stack, truncated);
-      if (python_only && stack->len == 0)
-        g_array_append_val (stack, native);
-      g_array_append_val (stack, root);
-      for (guint i = 0; i < stack->len / 2; i++)
-        {
-          guint32 t = g_array_index (stack, guint32, i);
-
-          g_array_index (stack, guint32, i) = g_array_index (stack, guint32, stack->len - 1 - i);
-          g_array_index (stack, guint32, stack->len - 1 - i) = t;
-        }
       if (mem_weights != NULL)
         {
           for (guint c = 0; c < FLAME_RECORDER_N_METRICS; c++)
@@ -1652,14 +1706,7 @@ add_image_samples (FlameRecorder *self,
                                  s.weight * period_ns);
       index++;
       *total_weight += s.weight;
-
-      thread = g_hash_table_lookup (threads, GINT_TO_POINTER (s.h.tid));
-      if (thread == NULL)
-        {
-          thread = flame_profile_ensure_thread (profile, name, img->pid, s.h.tid);
-          g_hash_table_insert (threads, GINT_TO_POINTER (s.h.tid), thread);
-        }
-      thread->samples += 1;
+      count_thread_sample (profile, threads, name, img->pid, s.h.tid);
     }
   g_hash_table_unref (threads);
 
@@ -1706,31 +1753,21 @@ scale_column (gdouble *w,
     w[i * FLAME_RECORDER_N_METRICS + column] *= want / sum;
 }
 
-/* Each sampled allocation of @img stands for size / p bytes and 1 / p
- * allocations, p = 1 - exp (-size / mean) being its chance to be
- * sampled. Replayed in order, the sampled allocations live at the
- * process's peak (the last seq before it, which the process sent) give
- * the stack mix at the peak, those never freed the leaks. With the
- * exact totals, each column is scaled to them: the sampling gives the
- * split among stacks, the counters the sums. */
-static gdouble *
-memory_weights (FlameRecorder *self,
-                Image         *img,
-                MemTotals     *totals)
-{
-  guint64 n = img->n_samples;
-  gdouble *w = g_new0 (gdouble, MAX (n, 1) * FLAME_RECORDER_N_METRICS);
-  g_autoptr(GHashTable) by_seq = g_hash_table_new (g_int64_hash, g_int64_equal);
-  g_autofree gboolean *freed_by_peak = g_new0 (gboolean, MAX (n, 1));
-  g_autofree gboolean *freed = g_new0 (gboolean, MAX (n, 1));
-  gdouble mean = img->have_stat && img->stat.mean > 0 ? img->stat.mean : self->memory_mean;
-  guint64 peak_seq = G_MAXUINT64;
-  gdouble live = 0, best = 0;
+#define W(w, sample, metric) ((w)[(sample) * FLAME_RECORDER_N_METRICS + FLAME_RECORDER_METRIC_##metric])
 
-  g_array_sort (img->mem, compare_mem_events);
-  for (guint i = 0; i < img->mem->len; i++)
+/* Each sampled allocation stands for size / p bytes and 1 / p
+ * allocations, p = 1 - exp (-size / mean) being its chance to be
+ * sampled; @by_seq gets the allocations by their seq */
+static void
+weigh_allocations (GArray     *mem,
+                   guint64     n,
+                   gdouble     mean,
+                   gdouble    *w,
+                   GHashTable *by_seq)
+{
+  for (guint i = 0; i < mem->len; i++)
     {
-      MemEvent *ev = &g_array_index (img->mem, MemEvent, i);
+      MemEvent *ev = &g_array_index (mem, MemEvent, i);
 
       if (ev->alloc_seq == 0 && ev->sample < n)
         {
@@ -1738,33 +1775,55 @@ memory_weights (FlameRecorder *self,
 
           if (p <= 0)
             continue;
-          w[ev->sample * FLAME_RECORDER_N_METRICS + FLAME_RECORDER_METRIC_ALLOCATED] = ev->size / p;
-          w[ev->sample * FLAME_RECORDER_N_METRICS + FLAME_RECORDER_METRIC_ALLOCATIONS] = 1 / p;
+          W (w, ev->sample, ALLOCATED) = ev->size / p;
+          W (w, ev->sample, ALLOCATIONS) = 1 / p;
           g_hash_table_insert (by_seq, &ev->seq, ev);
         }
     }
-  /* without the process's own peak (it was killed): the highest
-   * sampled estimate */
-  for (guint i = 0; i < img->mem->len; i++)
+}
+
+/* Without the process's own peak (it was killed): the seq at the
+ * highest sampled estimate of the live bytes, replayed in order */
+static guint64
+estimate_peak_seq (GArray     *mem,
+                   gdouble    *w,
+                   GHashTable *by_seq)
+{
+  guint64 peak_seq = G_MAXUINT64;
+  gdouble live = 0, best = 0;
+
+  for (guint i = 0; i < mem->len; i++)
     {
-      MemEvent *ev = &g_array_index (img->mem, MemEvent, i);
+      MemEvent *ev = &g_array_index (mem, MemEvent, i);
       MemEvent *a = ev->alloc_seq == 0 ? ev : g_hash_table_lookup (by_seq, &ev->alloc_seq);
 
       if (a == NULL || (ev->alloc_seq == 0 && g_hash_table_lookup (by_seq, &ev->seq) == NULL))
         continue;  /* freed here, allocated before the fork */
-      live += (ev->alloc_seq == 0 ? 1 : -1) *
-              w[a->sample * FLAME_RECORDER_N_METRICS + FLAME_RECORDER_METRIC_ALLOCATED];
+      live += (ev->alloc_seq == 0 ? 1 : -1) * W (w, a->sample, ALLOCATED);
       if (live > best)
         {
           best = live;
           peak_seq = ev->seq;
         }
     }
-  if (img->have_stat)
-    peak_seq = img->stat.peak_seq;
-  for (guint i = 0; i < img->mem->len; i++)
+  return peak_seq;
+}
+
+/* The sampled allocations still live at @peak_seq make the peak's
+ * column, those never freed the leaks' */
+static void
+weigh_live (GArray     *mem,
+            guint64     n,
+            guint64     peak_seq,
+            gdouble    *w,
+            GHashTable *by_seq)
+{
+  g_autofree gboolean *freed_by_peak = g_new0 (gboolean, MAX (n, 1));
+  g_autofree gboolean *freed = g_new0 (gboolean, MAX (n, 1));
+
+  for (guint i = 0; i < mem->len; i++)
     {
-      MemEvent *ev = &g_array_index (img->mem, MemEvent, i);
+      MemEvent *ev = &g_array_index (mem, MemEvent, i);
       MemEvent *a;
 
       if (ev->alloc_seq == 0 || (a = g_hash_table_lookup (by_seq, &ev->alloc_seq)) == NULL)
@@ -1773,19 +1832,29 @@ memory_weights (FlameRecorder *self,
       if (ev->seq <= peak_seq)
         freed_by_peak[a->sample] = TRUE;
     }
-  for (guint i = 0; i < img->mem->len; i++)
+  for (guint i = 0; i < mem->len; i++)
     {
-      MemEvent *ev = &g_array_index (img->mem, MemEvent, i);
+      MemEvent *ev = &g_array_index (mem, MemEvent, i);
       gdouble bytes;
 
       if (ev->alloc_seq != 0 || ev->sample >= n)
         continue;
-      bytes = w[ev->sample * FLAME_RECORDER_N_METRICS + FLAME_RECORDER_METRIC_ALLOCATED];
+      bytes = W (w, ev->sample, ALLOCATED);
       if (ev->seq <= peak_seq && !freed_by_peak[ev->sample])
-        w[ev->sample * FLAME_RECORDER_N_METRICS + FLAME_RECORDER_METRIC_PEAK] = bytes;
+        W (w, ev->sample, PEAK) = bytes;
       if (!freed[ev->sample])
-        w[ev->sample * FLAME_RECORDER_N_METRICS + FLAME_RECORDER_METRIC_LEAKED] = bytes;
+        W (w, ev->sample, LEAKED) = bytes;
     }
+}
+
+/* The columns scaled to the process's exact totals, added to @totals;
+ * without them, the sampled estimates added */
+static void
+add_memory_totals (Image     *img,
+                   guint64    n,
+                   gdouble   *w,
+                   MemTotals *totals)
+{
   if (img->have_stat)
     {
       const FlameRecMemStat *st = &img->stat;
@@ -1801,17 +1870,45 @@ memory_weights (FlameRecorder *self,
       totals->peak += peak;
       totals->leaked += leaked;
       totals->exact = TRUE;
+      return;
     }
-  else
-    for (guint64 i = 0; i < n; i++)
-      {
-        totals->allocated += w[i * FLAME_RECORDER_N_METRICS + FLAME_RECORDER_METRIC_ALLOCATED];
-        totals->allocations += w[i * FLAME_RECORDER_N_METRICS + FLAME_RECORDER_METRIC_ALLOCATIONS];
-        totals->peak += w[i * FLAME_RECORDER_N_METRICS + FLAME_RECORDER_METRIC_PEAK];
-        totals->leaked += w[i * FLAME_RECORDER_N_METRICS + FLAME_RECORDER_METRIC_LEAKED];
-      }
+  for (guint64 i = 0; i < n; i++)
+    {
+      totals->allocated += W (w, i, ALLOCATED);
+      totals->allocations += W (w, i, ALLOCATIONS);
+      totals->peak += W (w, i, PEAK);
+      totals->leaked += W (w, i, LEAKED);
+    }
+}
+
+/* The weights of @img's samples, FLAME_RECORDER_N_METRICS per sample.
+ * Replayed in order, the sampled allocations live at the process's peak
+ * (the last seq before it, which the process sent) give the stack mix
+ * at the peak, those never freed the leaks. With the exact totals, each
+ * column is scaled to them: the sampling gives the split among stacks,
+ * the counters the sums. */
+static gdouble *
+memory_weights (FlameRecorder *self,
+                Image         *img,
+                MemTotals     *totals)
+{
+  guint64 n = img->n_samples;
+  gdouble *w = g_new0 (gdouble, MAX (n, 1) * FLAME_RECORDER_N_METRICS);
+  g_autoptr(GHashTable) by_seq = g_hash_table_new (g_int64_hash, g_int64_equal);
+  gdouble mean = img->have_stat && img->stat.mean > 0 ? img->stat.mean : self->memory_mean;
+  guint64 peak_seq;
+
+  g_array_sort (img->mem, compare_mem_events);
+  weigh_allocations (img->mem, n, mean, w, by_seq);
+  peak_seq = estimate_peak_seq (img->mem, w, by_seq);
+  if (img->have_stat)
+    peak_seq = img->stat.peak_seq;
+  weigh_live (img->mem, n, peak_seq, w, by_seq);
+  add_memory_totals (img, n, w, totals);
   return w;
 }
+
+#undef W
 
 /* g_qsort_with_data passes pointers to the elements */
 static gint
@@ -1977,91 +2074,87 @@ set_command_metadata (FlameRecorder *self,
   flame_profile_set_metadata (profile, "start_time", started_s);
 }
 
-static FlameProfile *
-build_profile (FlameRecorder *self,
-               GDateTime     *started)
+/* What build_profile() counts over the processes */
+typedef struct
 {
-  FlameProfile *profile = flame_profile_new (FLAME_FORMAT_SPEEDSCOPE,
-                                            self->memory_mean > 0 ? FLAME_RECORDER_N_METRICS : 1);
-  MemTotals mem = { 0 };
+  MemTotals mem;
+  gdouble   total_weight;   /* CPU: periods */
+  guint64   n_samples, n_lost;
+  guint     n_processes, n_unrecorded;
+} RecordingCounts;
+
+/* Every process's samples into @profile, their build IDs into @ids,
+ * the symbol files' warnings (once per file) into the profile */
+static void
+add_processes (FlameRecorder   *self,
+               FlameProfile    *profile,
+               GHashTable      *ids,
+               RecordingCounts *c)
+{
   g_autoptr(GArray) stack = g_array_new (FALSE, FALSE, sizeof (guint32));
-  g_autoptr(GHashTable) ids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  g_autofree char *build_ids = NULL;
   /* every module file is read once for all the processes */
   g_autoptr(FlameSymCache) cache = flame_sym_cache_new (SAMPLER_PREFIX);
-  GPtrArray *warnings;
   gdouble period_ns = 1e9 / self->hz;
-  gdouble total_weight = 0, duration_ms;
-  guint64 n_samples = 0, n_lost = 0;
-  guint n_processes = 0, n_unrecorded = 0;
-  char num[64];
-
-  if (self->memory_mean > 0)
-    {
-      flame_profile_set_unit (profile, FLAME_UNIT_BYTES);
-      flame_profile_set_event (profile, "malloc");
-    }
-  else
-    {
-      flame_profile_set_unit (profile, FLAME_UNIT_NANOSECONDS);
-      flame_profile_set_interval_ms (profile, 1000.0 / self->hz);
-      flame_profile_set_event (profile, "cpu-clock");
-    }
+  GPtrArray *warnings;
 
   for (guint i = 0; i < self->images->len; i++)
     {
       Image *img = g_ptr_array_index (self->images, i);
+      g_autofree gdouble *w = NULL;
 
-      n_processes++;
+      c->n_processes++;
       if (img->disabled)
-        n_unrecorded++;
-      n_samples += img->n_samples;
-      n_lost += img->lost;
-      {
-        g_autofree gdouble *w = self->memory_mean > 0 ? memory_weights (self, img, &mem) : NULL;
-
-        add_image_samples (self, profile, cache, img, stack, period_ns, w, &total_weight);
-      }
+        c->n_unrecorded++;
+      c->n_samples += img->n_samples;
+      c->n_lost += img->lost;
+      w = self->memory_mean > 0 ? memory_weights (self, img, &c->mem) : NULL;
+      add_image_samples (self, profile, cache, img, stack, period_ns, w, &c->total_weight);
       collect_build_ids (img, ids);
     }
   /* once per file for the whole recording */
   warnings = flame_sym_cache_get_warnings (cache);
   for (guint i = 0; i < warnings->len; i++)
     flame_profile_add_warning (profile, "%s", (const char *) g_ptr_array_index (warnings, i));
-  flame_profile_add_samples (profile, 0, n_samples);
-  if (self->memory_mean > 0)
-    set_memory_metadata (self, profile, &mem, n_samples);
-  else if (n_samples == 0)
-    flame_profile_add_warning (profile, "no samples: the command used less CPU time than "
-                               "one timer tick (4 ms with a 250 Hz kernel), or was not sampled");
+}
 
-  build_ids = build_ids_text (ids);
+/* The recording's figures as metadata (a '.' in every locale: metadata
+ * is data) */
+static void
+set_counts_metadata (FlameRecorder         *self,
+                     FlameProfile          *profile,
+                     const RecordingCounts *c,
+                     gdouble                duration_ms)
+{
+  char num[64];
 
-  duration_ms = (self->end_us - self->start_us) / 1000.0;
-  flame_profile_set_duration_ms (profile, duration_ms);
-  self->effective_hz = total_weight > 0 && self->memory_mean == 0 ?
-                       n_samples / (total_weight * period_ns / 1e9) : 0;
-
-  set_command_metadata (self, profile, started);
-  /* metadata is data: a '.' in every locale */
   g_ascii_formatd (num, sizeof num, "%.3f", duration_ms);
   flame_profile_set_metadata (profile, "duration_ms", num);
   g_snprintf (num, sizeof num, "%u", self->hz);
   flame_profile_set_metadata (profile, "frequency_hz", num);
   g_ascii_formatd (num, sizeof num, "%.1f", self->effective_hz);
   flame_profile_set_metadata (profile, "effective_frequency_hz", num);
-  g_snprintf (num, sizeof num, "%" G_GUINT64_FORMAT, n_samples);
+  g_snprintf (num, sizeof num, "%" G_GUINT64_FORMAT, c->n_samples);
   flame_profile_set_metadata (profile, "samples", num);
-  g_snprintf (num, sizeof num, "%" G_GUINT64_FORMAT, n_lost);
+  g_snprintf (num, sizeof num, "%" G_GUINT64_FORMAT, c->n_lost);
   flame_profile_set_metadata (profile, "samples_lost", num);
-  g_snprintf (num, sizeof num, "%u", n_processes);
+  g_snprintf (num, sizeof num, "%u", c->n_processes);
   flame_profile_set_metadata (profile, "processes", num);
   set_period_metadata (self, profile);
-  if (n_unrecorded > 0)
+  if (c->n_unrecorded > 0)
     {
-      g_snprintf (num, sizeof num, "%u", n_unrecorded);
+      g_snprintf (num, sizeof num, "%u", c->n_unrecorded);
       flame_profile_set_metadata (profile, "processes_not_sampled", num);
     }
+}
+
+/* How it ended, the build IDs, what the runtimes and the sampler said */
+static void
+set_run_metadata (FlameRecorder *self,
+                  FlameProfile  *profile,
+                  GHashTable    *ids)
+{
+  g_autofree char *build_ids = build_ids_text (ids);
+
   if (self->have_status)
     {
       g_autofree char *status = describe_status (self->wait_status);
@@ -2077,6 +2170,47 @@ build_profile (FlameRecorder *self,
   set_joined_metadata (profile, "notes", self->notes, "\n");
   for (guint i = 0; i < self->notes->len; i++)
     flame_profile_add_warning (profile, "%s", (const char *) g_ptr_array_index (self->notes, i));
+}
+
+static FlameProfile *
+build_profile (FlameRecorder *self,
+               GDateTime     *started)
+{
+  FlameProfile *profile = flame_profile_new (FLAME_FORMAT_SPEEDSCOPE,
+                                            self->memory_mean > 0 ? FLAME_RECORDER_N_METRICS : 1);
+  g_autoptr(GHashTable) ids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  RecordingCounts c = { 0 };
+  gdouble period_ns = 1e9 / self->hz;
+  gdouble duration_ms;
+
+  if (self->memory_mean > 0)
+    {
+      flame_profile_set_unit (profile, FLAME_UNIT_BYTES);
+      flame_profile_set_event (profile, "malloc");
+    }
+  else
+    {
+      flame_profile_set_unit (profile, FLAME_UNIT_NANOSECONDS);
+      flame_profile_set_interval_ms (profile, 1000.0 / self->hz);
+      flame_profile_set_event (profile, "cpu-clock");
+    }
+
+  add_processes (self, profile, ids, &c);
+  flame_profile_add_samples (profile, 0, c.n_samples);
+  if (self->memory_mean > 0)
+    set_memory_metadata (self, profile, &c.mem, c.n_samples);
+  else if (c.n_samples == 0)
+    flame_profile_add_warning (profile, "no samples: the command used less CPU time than "
+                               "one timer tick (4 ms with a 250 Hz kernel), or was not sampled");
+
+  duration_ms = (self->end_us - self->start_us) / 1000.0;
+  flame_profile_set_duration_ms (profile, duration_ms);
+  self->effective_hz = c.total_weight > 0 && self->memory_mean == 0 ?
+                       c.n_samples / (c.total_weight * period_ns / 1e9) : 0;
+
+  set_command_metadata (self, profile, started);
+  set_counts_metadata (self, profile, &c, duration_ms);
+  set_run_metadata (self, profile, ids);
 
   flame_profile_finish (profile);
   return profile;
@@ -2340,141 +2474,165 @@ spawn (FlameRecorder  *self,
   return spawn_local (self, launcher, sampler, child_fd, fd_number, (guint64) st.st_ino, error);
 }
 
-static FlameProfile *
-record_run (FlameRecorder  *self,
-            GCancellable   *cancellable,
-            GError        **error)
+/* The command can be recorded: there is one, and it is no static or
+ * set-user-ID program (as far as the sandbox sees the host's, for one
+ * that runs there) */
+static gboolean
+check_command (FlameRecorder  *self,
+               GError        **error)
 {
-  g_autoptr(GSubprocess) proc = NULL;
-  g_autoptr(GDateTime) started = NULL;
-  g_autofree guint8 *buf = NULL;
-  g_autoptr(FlameProfile) profile = NULL;
-  int fds[2];
-  int out_fd = -1;
-  int size = 4 << 20;
-  gint64 exited_us = 0, sigint_us = 0, last_publish = 0;
-  gboolean killed = FALSE, eof = FALSE;
-
   if (self->argv == NULL || self->argv[0] == NULL)
     {
       g_set_error (error, FLAME_RECORDER_ERROR, FLAME_RECORDER_ERROR_NO_COMMAND,
                    "no command to record");
-      return NULL;
+      return FALSE;
     }
   if (self->host_sampler == NULL)
-    {
-      if (!flame_recorder_check_program (self->argv[0], self->cwd, NULL, error))
-        return NULL;
-    }
-  else if (self->host_root != NULL &&
-           !flame_recorder_check_host_program (self->host_root, self->argv[0], self->cwd, error))
-    return NULL;
+    return flame_recorder_check_program (self->argv[0], self->cwd, NULL, error);
+  return self->host_root == NULL ||
+         flame_recorder_check_host_program (self->host_root, self->argv[0], self->cwd, error);
+}
+
+/* The socket pair the records come through: fds[0] ours, fds[1] the
+ * program's */
+static gboolean
+open_socket (int      fds[2],
+             GError **error)
+{
+  int size = 4 << 20;
 
   if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) != 0)
     {
       g_set_error (error, FLAME_RECORDER_ERROR, FLAME_RECORDER_ERROR_FAILED,
                    "socketpair: %s", g_strerror (errno));
-      return NULL;
+      return FALSE;
     }
   /* as much room as the kernel grants: a slow reader costs lost samples,
    * never a stalled program */
   setsockopt (fds[1], SOL_SOCKET, SO_SNDBUF, &size, sizeof size);
   setsockopt (fds[0], SOL_SOCKET, SO_RCVBUF, &size, sizeof size);
+  return TRUE;
+}
 
-  started = g_date_time_new_now_local ();
+/* The recording runs from now on, or (@running FALSE) ended at @end_us */
+static void
+set_running (FlameRecorder *self,
+             gboolean       running,
+             gint64         end_us)
+{
   g_mutex_lock (&self->lock);
-  self->start_us = g_get_monotonic_time ();
-  self->start_wall_s = g_get_real_time () / G_USEC_PER_SEC;
-  self->running = TRUE;
+  if (running)
+    {
+      self->start_us = g_get_monotonic_time ();
+      self->start_wall_s = g_get_real_time () / G_USEC_PER_SEC;
+    }
+  else if (end_us != 0)
+    self->end_us = end_us;
+  self->running = running;
   g_mutex_unlock (&self->lock);
-  schedule_publish (self);
+}
 
-  if (self->output_path == NULL)
-    self->output_path = unique_output_path (self->argv[0]);
-  spool_open (self, started);
+/* What the program printed, to the "output" signal; returns the
+ * descriptor, or -1 once it is at its end */
+static int
+forward_output (FlameRecorder *self,
+                int            out_fd)
+{
+  char text[4096];
+  gssize n = read (out_fd, text, sizeof text);
 
-  /* the launcher owns fds[1] and closes it when it goes, so only the
-   * recorded processes hold that end: end of stream = all gone */
-  proc = spawn (self, fds[1], target_fd (), error);
-  if (proc == NULL)
+  if (n > 0 && self->context != NULL)
     {
-      spool_close (self, TRUE);
-      close (fds[0]);
-      g_mutex_lock (&self->lock);
-      self->running = FALSE;
-      g_mutex_unlock (&self->lock);
+      Output *o = g_new0 (Output, 1);
+
+      o->self = g_object_ref (self);
+      o->text = g_utf8_make_valid (text, n);
+      g_main_context_invoke (self->context, emit_output, o);
+    }
+  else if (n == 0)
+    return -1;
+  return out_fd;
+}
+
+/* The watch over a running command (record_run) */
+typedef struct
+{
+  GSubprocess *proc;
+  int          sock_fd;     /* our end of the socket */
+  int          out_fd;      /* its output, or -1 */
+  guint8      *buf;         /* RECORD_BUF_SIZE */
+  gint64       exited_us;   /* 0: still running */
+  gint64       sigint_us;   /* when it was asked to stop */
+  gint64       last_publish;
+  gboolean     killed;
+  gboolean     eof;         /* every recorded process closed the socket */
+} Watch;
+
+/* A stop request: SIGINT first, SIGKILL after the grace period */
+static void
+stop_command (FlameRecorder *self,
+              Watch         *w,
+              gint64         now)
+{
+  if (w->sigint_us == 0)
+    {
+      w->sigint_us = now;
+      g_subprocess_send_signal (w->proc, SIGINT);
+    }
+  else if (!w->killed && now - w->sigint_us > (gint64) self->grace_ms * 1000)
+    {
+      w->killed = TRUE;
+      g_subprocess_force_exit (w->proc);
+    }
+}
+
+/* One turn of the watch: records, output, the command's end, a stop
+ * request, the counters; FALSE when the recording is over */
+static gboolean
+watch_step (FlameRecorder *self,
+            Watch         *w,
+            GCancellable  *cancellable)
+{
+  struct pollfd p[2] = {
+    { .fd = w->sock_fd, .events = POLLIN },
+    { .fd = w->out_fd, .events = POLLIN },
+  };
+  gint64 now;
+
+  poll (p, w->out_fd >= 0 ? 2 : 1, 50);
+  if (!w->eof && !drain (self, w->sock_fd, w->buf, RECORD_BUF_SIZE))
+    w->eof = TRUE;
+  if (w->out_fd >= 0 && (p[1].revents & (POLLIN | POLLHUP)))
+    w->out_fd = forward_output (self, w->out_fd);
+
+  now = g_get_monotonic_time ();
+  flame_spool_writer_sync_due (self->spool_writer, now);
+  if (w->exited_us == 0 && g_subprocess_get_identifier (w->proc) == NULL)
+    {
+      w->exited_us = now;
+      set_running (self, FALSE, now);
+    }
+  if (w->exited_us == 0 && take_stop_request (self, cancellable))
+    stop_command (self, w, now);
+  if (now - w->last_publish > 100000 || w->exited_us != 0)
+    {
+      w->last_publish = now;
+      update_live_counts (self);
       schedule_publish (self);
-      return NULL;
     }
-  if (self->capture_output)
-    out_fd = g_unix_input_stream_get_fd (G_UNIX_INPUT_STREAM (g_subprocess_get_stdout_pipe (proc)));
+  /* after the command: what its children still send, for a while */
+  return !(w->exited_us != 0 && (w->eof || now - w->exited_us > TAIL_MS * 1000 ||
+                                 take_stop_request (self, cancellable)));
+}
 
-  buf = g_malloc (RECORD_BUF_SIZE);
-  for (;;)
-    {
-      struct pollfd p[2] = {
-        { .fd = fds[0], .events = POLLIN },
-        { .fd = out_fd, .events = POLLIN },
-      };
-      gint64 now;
-
-      poll (p, out_fd >= 0 ? 2 : 1, 50);
-      if (!eof && !drain (self, fds[0], buf, RECORD_BUF_SIZE))
-        eof = TRUE;
-      if (out_fd >= 0 && (p[1].revents & (POLLIN | POLLHUP)))
-        {
-          char text[4096];
-          gssize n = read (out_fd, text, sizeof text);
-
-          if (n > 0 && self->context != NULL)
-            {
-              Output *o = g_new0 (Output, 1);
-
-              o->self = g_object_ref (self);
-              o->text = g_utf8_make_valid (text, n);
-              g_main_context_invoke (self->context, emit_output, o);
-            }
-          else if (n == 0)
-            out_fd = -1;
-        }
-
-      now = g_get_monotonic_time ();
-      flame_spool_writer_sync_due (self->spool_writer, now);
-      if (exited_us == 0 && g_subprocess_get_identifier (proc) == NULL)
-        {
-          exited_us = now;
-          g_mutex_lock (&self->lock);
-          self->end_us = now;
-          self->running = FALSE;
-          g_mutex_unlock (&self->lock);
-        }
-      if (exited_us == 0 && take_stop_request (self, cancellable))
-        {
-          if (sigint_us == 0)
-            {
-              sigint_us = now;
-              g_subprocess_send_signal (proc, SIGINT);
-            }
-          else if (!killed && now - sigint_us > (gint64) self->grace_ms * 1000)
-            {
-              killed = TRUE;
-              g_subprocess_force_exit (proc);
-            }
-        }
-      if (now - last_publish > 100000 || exited_us != 0)
-        {
-          last_publish = now;
-          update_live_counts (self);
-          schedule_publish (self);
-        }
-      /* after the command: what its children still send, for a while */
-      if (exited_us != 0 && (eof || now - exited_us > TAIL_MS * 1000 ||
-                             take_stop_request (self, cancellable)))
-        break;
-    }
-  drain (self, fds[0], buf, RECORD_BUF_SIZE);
-  close (fds[0]);
-  update_live_counts (self);
+/* The command has ended: its status, then the profile, written */
+static FlameProfile *
+finish_run (FlameRecorder  *self,
+            GSubprocess    *proc,
+            GDateTime      *started,
+            GError        **error)
+{
+  g_autoptr(FlameProfile) profile = NULL;
 
   g_subprocess_wait (proc, NULL, NULL);
   self->wait_status = g_subprocess_get_status (proc);
@@ -2491,6 +2649,54 @@ record_run (FlameRecorder  *self,
     }
   spool_close (self, TRUE);
   return g_steal_pointer (&profile);
+}
+
+static FlameProfile *
+record_run (FlameRecorder  *self,
+            GCancellable   *cancellable,
+            GError        **error)
+{
+  g_autoptr(GSubprocess) proc = NULL;
+  g_autoptr(GDateTime) started = NULL;
+  g_autofree guint8 *buf = NULL;
+  Watch w = { 0 };
+  int fds[2];
+
+  if (!check_command (self, error) || !open_socket (fds, error))
+    return NULL;
+
+  started = g_date_time_new_now_local ();
+  set_running (self, TRUE, 0);
+  schedule_publish (self);
+
+  if (self->output_path == NULL)
+    self->output_path = unique_output_path (self->argv[0]);
+  spool_open (self, started);
+
+  /* the launcher owns fds[1] and closes it when it goes, so only the
+   * recorded processes hold that end: end of stream = all gone */
+  proc = spawn (self, fds[1], target_fd (), error);
+  if (proc == NULL)
+    {
+      spool_close (self, TRUE);
+      close (fds[0]);
+      set_running (self, FALSE, 0);
+      schedule_publish (self);
+      return NULL;
+    }
+
+  buf = g_malloc (RECORD_BUF_SIZE);
+  w.proc = proc;
+  w.sock_fd = fds[0];
+  w.out_fd = self->capture_output ?
+             g_unix_input_stream_get_fd (G_UNIX_INPUT_STREAM (g_subprocess_get_stdout_pipe (proc))) : -1;
+  w.buf = buf;
+  while (watch_step (self, &w, cancellable))
+    ;
+  drain (self, fds[0], buf, RECORD_BUF_SIZE);
+  close (fds[0]);
+  update_live_counts (self);
+  return finish_run (self, proc, started, error);
 }
 
 static void
