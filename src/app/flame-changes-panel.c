@@ -100,6 +100,51 @@ delta_pct_text (FlameChangeRow *row)
   return g_strdup_printf ("%+.1f", pct);
 }
 
+/* the status cells: one pill per word (a time's and a count's), of
+ * which the row's is shown. GTK 4.8 keeps a column as wide as its cells
+ * were when it first measured them, before rows were bound: a cell whose
+ * width followed its word cut "Removed" and German "Langsamer". A stack
+ * is as wide as its widest pill, whichever row it shows. */
+static const char *status_classes[] = { "unchanged", "regression", "improvement", "new", "removed" };
+
+static char *
+pill_name (FlameStatus   status,
+           FlameQuantity quantity)
+{
+  gboolean time = quantity == FLAME_QUANTITY_TIME;
+
+  return g_strdup_printf ("%d-%s", (int) status, time ? "time" : "other");
+}
+
+static GtkWidget *
+status_pills_new (void)
+{
+  GtkWidget *stack = gtk_stack_new ();
+
+  gtk_stack_set_hhomogeneous (GTK_STACK (stack), TRUE);
+  gtk_widget_set_halign (stack, GTK_ALIGN_START);
+  for (FlameStatus status = 0; status < FLAME_N_STATUSES; status++)
+    for (guint time = 0; time < 2; time++)
+      {
+        FlameQuantity q = time ? FLAME_QUANTITY_TIME : FLAME_QUANTITY_COUNT;
+        g_autofree char *name = pill_name (status, q);
+        GtkWidget *pill = gtk_label_new (status_pill_label (status, q));
+
+        /* a small coloured pill at the start of its column; none when
+         * unchanged */
+        gtk_widget_set_halign (pill, GTK_ALIGN_START);
+        gtk_widget_set_valign (pill, GTK_ALIGN_CENTER);
+        if (status != FLAME_STATUS_UNCHANGED)
+          {
+            gtk_widget_add_css_class (pill, "flame-status");
+            gtk_widget_add_css_class (pill, "caption");
+            gtk_widget_add_css_class (pill, status_classes[status]);
+          }
+        gtk_stack_add_named (GTK_STACK (stack), pill, name);
+      }
+  return stack;
+}
+
 /* The cells of the name and change columns hold a second, smaller line,
  * shown when compact: the columns it stands for are hidden then */
 static gboolean
@@ -143,11 +188,14 @@ cell_setup (GtkSignalListItemFactory *factory,
                                      name_chars_for_compact, NULL, NULL, NULL);
       break;
     case COL_STATUS:
-      /* a small coloured pill, centred in its column */
-      gtk_widget_set_halign (label, GTK_ALIGN_START);
-      gtk_widget_add_css_class (label, "flame-status");
-      gtk_widget_add_css_class (label, "caption");
-      break;
+      g_object_ref_sink (label);
+      g_object_unref (label);
+      label = status_pills_new ();
+      /* as the header's padding (style.css) */
+      gtk_widget_set_margin_start (label, 2);
+      gtk_widget_set_margin_end (label, 10);
+      gtk_list_item_set_child (item, label);
+      return;
     case COL_BASELINE:
     case COL_CURRENT:
     case COL_DELTA_MS:
@@ -172,10 +220,12 @@ cell_setup (GtkSignalListItemFactory *factory,
       /* the panel outlives its cells: the binding goes with the label */
       if (self != NULL)
         g_object_bind_property (self, "compact", second, "visible", G_BINDING_SYNC_CREATE);
-      gtk_list_item_set_child (item, box);
+      label = box;
     }
-  else
-    gtk_list_item_set_child (item, label);
+  /* the cells' padding (style.css): the first column's as its header's */
+  gtk_widget_set_margin_start (label, kind == COL_NAME ? 10 : 2);
+  gtk_widget_set_margin_end (label, 2);
+  gtk_list_item_set_child (item, label);
 }
 
 static void
@@ -191,15 +241,23 @@ cell_bind (GtkSignalListItemFactory *factory,
   FlameChangeRow *row = gtk_list_item_get_item (item);
   g_autofree char *text = NULL;
   g_autofree char *second = NULL;
-  static const char *classes[] = { "unchanged", "regression", "improvement", "new", "removed" };
   FlameStatus status;
 
   g_assert (GTK_IS_SIGNAL_LIST_ITEM_FACTORY (factory));
   g_assert (FLAME_IS_CHANGE_ROW (row));
 
   status = flame_change_row_get_status (row);
-  for (guint i = 0; i < G_N_ELEMENTS (classes); i++)
-    gtk_widget_remove_css_class (label, classes[i]);
+  if (kind == COL_STATUS)
+    {
+      g_autofree char *name = pill_name (status < FLAME_N_STATUSES ? status
+                                                                   : FLAME_STATUS_UNCHANGED, q);
+
+      /* a short word in the pill, the report's term in its tooltip */
+      gtk_stack_set_visible_child_name (GTK_STACK (child), name);
+      gtk_widget_set_tooltip_text (child, status != FLAME_STATUS_UNCHANGED
+                                          ? flame_status_label (status) : NULL);
+      return;
+    }
 
   switch (kind)
     {
@@ -245,13 +303,6 @@ cell_bind (GtkSignalListItemFactory *factory,
       text = delta_pct_text (row);
       break;
     case COL_STATUS:
-      /* a short word in the pill, the report's term in its tooltip */
-      text = g_strdup (status_pill_label (status, q));
-      gtk_widget_set_tooltip_text (label, flame_status_label (status));
-      gtk_widget_set_visible (label, status != FLAME_STATUS_UNCHANGED);
-      if (status < G_N_ELEMENTS (classes))
-        gtk_widget_add_css_class (label, classes[status]);
-      break;
     default:
       g_assert_not_reached ();
     }

@@ -15,27 +15,6 @@
  * it and switch back */
 #define NARROW_BELOW 640
 
-/* the changes panel: 320 px when narrow; else 500 px, and two fifths of
- * a wider window, up to 720 px, so that long names show in full on a
- * large screen (in steps of 20 px, so that a resize by a pixel does not
- * lay the window out again). The panel is never narrower than its table
- * needs (flame-changes-panel.ui): longer words in other languages widen it. */
-#define PANEL_NARROW 320
-#define PANEL_MIN    500
-#define PANEL_MAX    720
-
-static int
-panel_width_for (int      window_width,
-                 gboolean narrow)
-{
-  int w = window_width * 2 / 5;
-
-  if (narrow)
-    return PANEL_NARROW;
-  w -= w % 20;
-  return CLAMP (w, PANEL_MIN, PANEL_MAX);
-}
-
 /* The header bar's view switcher, search and view-options buttons move
  * into the main menu (a section at its top), the Open button shows an
  * icon, and the rest stacks: summary, colour key, a narrower panel.
@@ -138,19 +117,15 @@ apply_narrow_idle (gpointer user_data)
       apply_narrow (self);
     }
   if (self->panel_width != self->panel_width_applied)
-    {
-      GtkWidget *sidebar = adw_flap_get_flap (self->flap);
-
-      self->panel_width_applied = self->panel_width;
-      if (sidebar != NULL)
-        gtk_widget_set_size_request (sidebar, self->panel_width, -1);
-    }
+    _flame_window_apply_panel_width (self, self->panel_width);
   return G_SOURCE_REMOVE;
 }
 
 /* the window's size_allocate: chains up, then switches the layout from
  * an idle, as widgets shown or hidden during allocation would need it
- * again */
+ * again. The panel's width is set before: a window made narrower would
+ * first fold the flap with the old width (and hide the panel) and
+ * unfold it again from the idle, at every step of a resize. */
 void
 _flame_window_size_allocate (GtkWidget *widget,
                              int        width,
@@ -159,10 +134,26 @@ _flame_window_size_allocate (GtkWidget *widget,
 {
   FlameWindow *self = FLAME_WINDOW (widget);
   GtkWidgetClass *parent = g_type_class_peek (ADW_TYPE_APPLICATION_WINDOW);
+  int flap_width;
+
+  self->narrow = width < NARROW_BELOW;
+  /* the flap's width, for the graph's room beside the panel: the
+   * window's but its border, as at the last allocation that showed it */
+  self->window_width = width - self->flap_inset;
+  self->panel_width = _flame_window_panel_width_for (self, self->window_width, self->narrow);
+  if (!self->narrow && self->narrow_applied == self->narrow &&
+      self->panel_width != self->panel_width_applied)
+    _flame_window_apply_panel_width (self, self->panel_width);
 
   parent->size_allocate (widget, width, height, baseline);
-  self->narrow = width < NARROW_BELOW;
-  self->panel_width = panel_width_for (width, self->narrow);
+
+  flap_width = gtk_widget_get_width (GTK_WIDGET (self->flap));
+  if (flap_width > 0 && gtk_widget_get_mapped (GTK_WIDGET (self->flap)))
+    {
+      self->flap_inset = width - flap_width;
+      self->window_width = flap_width;
+      self->panel_width = _flame_window_panel_width_for (self, flap_width, self->narrow);
+    }
   if ((self->narrow != self->narrow_applied || self->panel_width != self->panel_width_applied) &&
       self->narrow_idle == 0)
     self->narrow_idle = g_idle_add (apply_narrow_idle, self);

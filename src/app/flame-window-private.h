@@ -93,6 +93,12 @@ struct _FlameWindow
   guint                 narrow_idle;
   int                   panel_width;     /* the changes panel's, for this width */
   int                   panel_width_applied;
+  int                   window_width;    /* the flap's, at the last allocation */
+  int                   flap_inset;      /* the window's width less the flap's */
+  GtkWidget            *panel_handle;    /* flame-window-panel.c: the flap's separator */
+  int                   panel_user_width;  /* changes-panel-width */
+  int                   drag_start_width;
+  gboolean              dragging;
 };
 
 /* flame-window.c */
@@ -120,6 +126,14 @@ void             _flame_window_size_allocate      (GtkWidget       *widget,
                                                    int              width,
                                                    int              height,
                                                    int              baseline);
+
+/* flame-window-panel.c */
+void             _flame_window_setup_panel_handle (FlameWindow     *self);
+void             _flame_window_apply_panel_width  (FlameWindow     *self,
+                                                   int              width);
+int              _flame_window_panel_width_for    (FlameWindow     *self,
+                                                   int              window_width,
+                                                   gboolean         narrow);
 
 /* flame-window-recent.c */
 void             _flame_window_add_to_recent      (FlameWindow     *self);

@@ -1575,6 +1575,7 @@ flame_window_init (FlameWindow *self)
   on_theme_changed (self);
 
   _flame_window_setup_dnd (self);
+  _flame_window_setup_panel_handle (self);
 
   g_signal_connect_object (gtk_recent_manager_get_default (), "changed",
                            G_CALLBACK (_flame_window_rebuild_recent_menu), self, G_CONNECT_SWAPPED);
