@@ -1029,6 +1029,73 @@ on_alloc (FlameRecorder *self,
     img->lost = a->lost;
 }
 
+/* A process ends: what it lost, and the periods its timer drew */
+static void
+on_exit_record (FlameRecorder *self,
+                const guint8  *buf,
+                gsize          len)
+{
+  const FlameRecHeader *h = (const FlameRecHeader *) buf;
+  Image *img = image_for (self, h->pid);
+  FlameRecExit e = { 0 };
+
+  memcpy (&e, buf, MIN (len, sizeof e));
+  img->exited = TRUE;
+  img->lost = MAX (img->lost, e.lost);
+  if (len >= sizeof e && e.periods > 0)
+    {
+      img->periods = e.periods;
+      img->period_sum_ns = e.period_sum_ns;
+      img->period_min_ns = e.period_min_ns;
+      img->period_max_ns = e.period_max_ns;
+    }
+}
+
+/* A runtime the process runs (CPython): named once in the metadata, and
+ * a note when its frames cannot be read */
+static void
+on_runtime (FlameRecorder *self,
+            const guint8  *buf,
+            gsize          len)
+{
+  const FlameRecHeader *h = (const FlameRecHeader *) buf;
+  g_autofree char *text = g_utf8_make_valid ((const char *) buf + sizeof (FlameRecRuntime),
+                                             len - sizeof (FlameRecRuntime));
+  gboolean seen = FALSE;
+
+  for (guint i = 0; i < self->runtimes->len && !seen; i++)
+    seen = strcmp (g_ptr_array_index (self->runtimes, i), text) == 0;
+  if (!seen)
+    g_ptr_array_add (self->runtimes, g_strdup (text));
+  if (h->flags & FLAME_RUNTIME_UNSUPPORTED)
+    g_ptr_array_add (self->notes, g_strdup_printf ("process %d: %s: native stacks only",
+                                                   h->pid, text));
+}
+
+/* Memory mode's records other than allocations: a free, the totals */
+static void
+on_memory_record (FlameRecorder *self,
+                  const guint8  *buf,
+                  gsize          len)
+{
+  const FlameRecHeader *h = (const FlameRecHeader *) buf;
+
+  if (h->type == FLAME_REC_FREE && len >= sizeof (FlameRecFree))
+    {
+      const FlameRecFree *f = (const FlameRecFree *) buf;
+      MemEvent ev = { f->seq, f->alloc_seq, 0, 0 };
+
+      g_array_append_val (image_for (self, h->pid)->mem, ev);
+    }
+  else if (h->type == FLAME_REC_MEMSTAT && len >= sizeof (FlameRecMemStat))
+    {
+      Image *img = image_for (self, h->pid);
+
+      memcpy (&img->stat, buf, sizeof img->stat);
+      img->have_stat = TRUE;
+    }
+}
+
 static void
 handle_record (FlameRecorder *self,
                const guint8  *buf,
@@ -1054,65 +1121,26 @@ handle_record (FlameRecorder *self,
       break;
     case FLAME_REC_EXIT:
       if (len >= FLAME_REC_EXIT_V1_SIZE)
-        {
-          Image *img = image_for (self, h->pid);
-          FlameRecExit e = { 0 };
-
-          memcpy (&e, buf, MIN (len, sizeof e));
-          img->exited = TRUE;
-          img->lost = MAX (img->lost, e.lost);
-          if (len >= sizeof e && e.periods > 0)
-            {
-              img->periods = e.periods;
-              img->period_sum_ns = e.period_sum_ns;
-              img->period_min_ns = e.period_min_ns;
-              img->period_max_ns = e.period_max_ns;
-            }
-        }
+        on_exit_record (self, buf, len);
       break;
     case FLAME_REC_ALLOC:
       if (len >= sizeof (FlameRecAlloc))
         on_alloc (self, buf, len);
       break;
     case FLAME_REC_FREE:
-      if (len >= sizeof (FlameRecFree))
-        {
-          const FlameRecFree *f = (const FlameRecFree *) buf;
-          MemEvent ev = { f->seq, f->alloc_seq, 0, 0 };
-
-          g_array_append_val (image_for (self, h->pid)->mem, ev);
-        }
-      break;
     case FLAME_REC_MEMSTAT:
-      if (len >= sizeof (FlameRecMemStat))
-        {
-          Image *img = image_for (self, h->pid);
-
-          memcpy (&img->stat, buf, sizeof img->stat);
-          img->have_stat = TRUE;
-        }
+      on_memory_record (self, buf, len);
       break;
     case FLAME_REC_PYCODE:
       flame_py_codes_add (image_for (self, h->pid)->py, buf, len);
       break;
     case FLAME_REC_RUNTIME:
       if (len >= sizeof (FlameRecRuntime))
-        {
-          g_autofree char *text = g_utf8_make_valid ((const char *) buf + sizeof (FlameRecRuntime),
-                                                     len - sizeof (FlameRecRuntime));
-          gboolean seen = FALSE;
-
-          for (guint i = 0; i < self->runtimes->len && !seen; i++)
-            seen = strcmp (g_ptr_array_index (self->runtimes, i), text) == 0;
-          if (!seen)
-            g_ptr_array_add (self->runtimes, g_strdup (text));
-          if (h->flags & FLAME_RUNTIME_UNSUPPORTED)
-            g_ptr_array_add (self->notes, g_strdup_printf ("process %d: %s: native stacks only",
-                                                           h->pid, text));
-        }
+        on_runtime (self, buf, len);
       break;
     case FLAME_REC_NOTE:
       {
+        /* a note is its header and its text */
         g_autofree char *text = g_strndup ((const char *) buf + sizeof (FlameRecNote),
                                            len - sizeof (FlameRecNote));
 
@@ -2770,48 +2798,31 @@ flame_recorder_record (FlameRecorder  *self,
  * the spool's header is never written to.
  * Fails with %G_IO_ERROR_BUSY when a running recorder still writes it.
  */
-FlameProfile *
-flame_recorder_recover (const char  *spool_path,
-                        GError     **error)
+/* A recorder set up as the one that wrote the spool whose header is
+ * @kf, writing next to @spool_path; NULL when the header is damaged */
+static FlameRecorder *
+recorder_from_spool (GKeyFile    *kf,
+                     const char  *spool_path,
+                     GError     **error)
 {
-  g_autoptr(FlameSpoolReader) spool = NULL;
-  g_autoptr(FlameRecorder) self = NULL;
-  g_autoptr(GDateTime) started = NULL;
-  g_autoptr(FlameProfile) profile = NULL;
-  g_auto(GStrv) argv = NULL;
+  g_auto(GStrv) argv = g_key_file_get_string_list (kf, "recording", "argv", NULL, NULL);
+  g_autofree char *header_output = g_key_file_get_string (kf, "recording", "output", NULL);
   g_autofree char *cwd = NULL;
   g_autofree char *output = NULL;
-  g_autofree char *start_s = NULL;
-  g_autofree guint8 *buf = NULL;
-  const guint8 *data;
-  GKeyFile *kf;
-  gsize len;
-  gint64 start_real;
-  gint64 mtime;
+  FlameRecorder *self;
+  gint64 start_real = g_key_file_get_int64 (kf, "recording", "start-realtime-us", NULL);
+  gint mean = g_key_file_get_integer (kf, "recording", "memory-mean", NULL);
 
-  spool = flame_spool_reader_new (spool_path, error);
-  if (spool == NULL)
-    return NULL;
-  kf = flame_spool_reader_get_header (spool);
-  if ((argv = g_key_file_get_string_list (kf, "recording", "argv", NULL, NULL)) == NULL ||
-      argv[0] == NULL ||
-      (output = g_key_file_get_string (kf, "recording", "output", NULL)) == NULL)
+  if (argv == NULL || argv[0] == NULL || header_output == NULL)
     {
       g_set_error (error, FLAME_RECORDER_ERROR, FLAME_RECORDER_ERROR_FAILED,
                    "%s: the spool's header is damaged", spool_path);
       return NULL;
     }
   cwd = g_key_file_get_string (kf, "recording", "cwd", NULL);
-  start_s = g_key_file_get_string (kf, "recording", "start-time", NULL);
-  start_real = g_key_file_get_int64 (kf, "recording", "start-realtime-us", NULL);
-
   self = flame_recorder_new ((const char * const *) argv);
   self->host_root = g_key_file_get_string (kf, "recording", "host-root", NULL);
-  {
-    gint mean = g_key_file_get_integer (kf, "recording", "memory-mean", NULL);
-
-    self->memory_mean = mean > 0 ? (guint) mean : 0;
-  }
+  self->memory_mean = mean > 0 ? (guint) mean : 0;
   flame_recorder_set_cwd (self, cwd);
   flame_recorder_set_frequency (self, g_key_file_get_integer (kf, "recording", "hz", NULL));
   /* perf maps older than the recording are not its own; without a start
@@ -2821,16 +2832,26 @@ flame_recorder_recover (const char  *spool_path,
    * have been moved or copied since. Never where the header says: the
    * spool is a file read back from disk, and its header can name any
    * path. A spool by another name gets ".speedscope.json" added. */
-  g_free (output);
   if (g_str_has_suffix (spool_path, ".spool"))
     output = g_strndup (spool_path, strlen (spool_path) - strlen (".spool"));
   else
     output = g_strconcat (spool_path, ".speedscope.json", NULL);
   flame_recorder_set_output_path (self, output);
+  return self;
+}
+
+/* Every record of the spool, as if received */
+static void
+replay_spool (FlameRecorder    *self,
+              FlameSpoolReader *spool)
+{
+  g_autofree guint8 *buf = g_malloc (RECORD_BUF_SIZE);
+  const guint8 *data;
+  gsize len;
+
   /* A record sits at any offset of the file, and the structs want their
    * alignment: each is copied into the receive buffer first. Longer ones
    * were never received, so never spooled. */
-  buf = g_malloc (RECORD_BUF_SIZE);
   while (flame_spool_reader_next (spool, &data, &len))
     {
       if (len > RECORD_BUF_SIZE)
@@ -2838,17 +2859,59 @@ flame_recorder_recover (const char  *spool_path,
       memcpy (buf, data, len);
       handle_record (self, buf, len);
     }
-  mtime = flame_spool_reader_get_mtime (spool);
-  g_clear_pointer (&spool, flame_spool_reader_free);
+}
 
-  /* the last write to the spool is as near to the end as we know; with
-   * a start time after it (the clock was set back) or before 1970
-   * (damage, and the subtraction could overflow) the duration is 0 */
+/* The last write to the spool (@mtime, seconds) is as near to the end
+ * as we know; with a start time after it (the clock was set back) or
+ * before 1970 (damage, and the subtraction could overflow) the duration
+ * is 0 */
+static void
+set_recovered_duration (FlameRecorder *self,
+                        gint64         start_real,
+                        gint64         mtime)
+{
   self->start_us = 1;
   self->end_us = 1;
   if (start_real > 0 && mtime > 0 && mtime < G_MAXINT64 / G_USEC_PER_SEC &&
       mtime * G_USEC_PER_SEC > start_real)
     self->end_us += mtime * G_USEC_PER_SEC - start_real;
+}
+
+/**
+ * flame_recorder_recover:
+ * @spool_path: a FILE.spool left behind by a recorder that did not finish
+ *
+ * Builds the recording from the spooled records and writes it atomically
+ * to FILE (next to the spool; a spool not named *.spool gets
+ * ".speedscope.json" added), then removes the spool. The output path in
+ * the spool's header is never written to.
+ * Fails with %G_IO_ERROR_BUSY when a running recorder still writes it.
+ */
+FlameProfile *
+flame_recorder_recover (const char  *spool_path,
+                        GError     **error)
+{
+  g_autoptr(FlameSpoolReader) spool = NULL;
+  g_autoptr(FlameRecorder) self = NULL;
+  g_autoptr(GDateTime) started = NULL;
+  g_autoptr(FlameProfile) profile = NULL;
+  g_autofree char *start_s = NULL;
+  GKeyFile *kf;
+  gint64 start_real;
+
+  spool = flame_spool_reader_new (spool_path, error);
+  if (spool == NULL)
+    return NULL;
+  kf = flame_spool_reader_get_header (spool);
+  self = recorder_from_spool (kf, spool_path, error);
+  if (self == NULL)
+    return NULL;
+  start_s = g_key_file_get_string (kf, "recording", "start-time", NULL);
+  start_real = g_key_file_get_int64 (kf, "recording", "start-realtime-us", NULL);
+  replay_spool (self, spool);
+  set_recovered_duration (self, start_real, flame_spool_reader_get_mtime (spool));
+  g_clear_pointer (&spool, flame_spool_reader_free);
+
   started = start_s ? g_date_time_new_from_iso8601 (start_s, NULL) : NULL;
   if (started == NULL)
     started = g_date_time_new_now_local ();
