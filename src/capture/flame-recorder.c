@@ -719,20 +719,14 @@ flame_recorder_use_host (FlameRecorder           *self,
   return TRUE;
 }
 
-/* @root: where @path_in_root is seen (the host's files in a Flatpak), or NULL */
+/* Neither set-user-ID nor set-group-ID, nor with file capabilities:
+ * the dynamic loader would ignore LD_PRELOAD */
 static gboolean
-check_file (const char  *root,
-            const char  *path_in_root,
+check_mode (const char  *path,
             const char  *shown,
-            int          depth,
             GError     **error)
 {
-  g_autofree char *path = root != NULL ? g_build_filename (root, path_in_root, NULL)
-                                       : g_strdup (path_in_root);
   GStatBuf st;
-  guint8 buf[4096];
-  gssize n;
-  int fd;
 
   if (g_stat (path, &st) != 0)
     {
@@ -754,6 +748,69 @@ check_file (const char  *root,
                    "LD_PRELOAD for it, so it cannot be recorded", shown);
       return FALSE;
     }
+  return TRUE;
+}
+
+/* A 64-bit ELF file without an interpreter (PT_INTERP), judging by its
+ * first @n bytes at @buf; headers beyond them are left to the loader */
+static gboolean
+elf_is_static (const guint8 *buf,
+               gssize        n)
+{
+  Elf64_Ehdr eh;
+
+  if (n < (gssize) sizeof eh || memcmp (buf, ELFMAG, SELFMAG) != 0 || buf[EI_CLASS] != ELFCLASS64)
+    return FALSE;
+  memcpy (&eh, buf, sizeof eh);
+  /* headers out of reach (no sum that could wrap): let the loader judge */
+  if (eh.e_phoff > (guint64) n ||
+      (guint64) eh.e_phnum * sizeof (Elf64_Phdr) > (guint64) n - eh.e_phoff)
+    return FALSE;
+  for (guint i = 0; i < eh.e_phnum; i++)
+    {
+      Elf64_Phdr ph;
+
+      memcpy (&ph, buf + eh.e_phoff + i * sizeof ph, sizeof ph);
+      if (ph.p_type == PT_INTERP)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* The interpreter of the script whose first @n bytes are at @buf (n > 2,
+ * "#!"), when it is an absolute path; NULL otherwise */
+static char *
+script_interpreter (const guint8 *buf,
+                    gssize        n)
+{
+  g_autofree char *line = g_strndup ((char *) buf + 2, n - 2);
+  char *end = strchr (line, '\n');
+  g_auto(GStrv) words = NULL;
+
+  if (end != NULL)
+    *end = '\0';
+  words = g_strsplit_set (g_strstrip (line), " \t", 2);
+  if (words[0] == NULL || words[0][0] != '/')
+    return NULL;
+  return g_strdup (words[0]);
+}
+
+/* @root: where @path_in_root is seen (the host's files in a Flatpak), or NULL */
+static gboolean
+check_file (const char  *root,
+            const char  *path_in_root,
+            const char  *shown,
+            int          depth,
+            GError     **error)
+{
+  g_autofree char *path = root != NULL ? g_build_filename (root, path_in_root, NULL)
+                                       : g_strdup (path_in_root);
+  guint8 buf[4096];
+  gssize n;
+  int fd;
+
+  if (!check_mode (path, shown, error))
+    return FALSE;
   fd = g_open (path, O_RDONLY | O_CLOEXEC, 0);
   if (fd < 0)
     {
@@ -767,40 +824,16 @@ check_file (const char  *root,
   if (n > 2 && buf[0] == '#' && buf[1] == '!' && depth == 0)
     {
       /* a script: what matters is its interpreter */
-      g_autofree char *line = g_strndup ((char *) buf + 2, n - 2);
-      char *end = strchr (line, '\n');
-      g_auto(GStrv) words = NULL;
+      g_autofree char *interpreter = script_interpreter (buf, n);
 
-      if (end != NULL)
-        *end = '\0';
-      words = g_strsplit_set (g_strstrip (line), " \t", 2);
-      if (words[0] == NULL || words[0][0] != '/')
-        return TRUE;
-      return check_file (root, words[0], words[0], depth + 1, error);
+      return interpreter == NULL || check_file (root, interpreter, interpreter, depth + 1, error);
     }
-
-  if (n >= (gssize) sizeof (Elf64_Ehdr) && memcmp (buf, ELFMAG, SELFMAG) == 0 &&
-      buf[EI_CLASS] == ELFCLASS64)
+  if (elf_is_static (buf, n))
     {
-      const Elf64_Ehdr *eh = (const Elf64_Ehdr *) buf;
-      gboolean interp = FALSE;
-
-      if (eh->e_phoff + (guint64) eh->e_phnum * sizeof (Elf64_Phdr) > (guint64) n)
-        return TRUE;  /* headers out of reach: let the loader judge */
-      for (guint i = 0; i < eh->e_phnum; i++)
-        {
-          const Elf64_Phdr *ph = (const Elf64_Phdr *) (buf + eh->e_phoff + i * sizeof (Elf64_Phdr));
-
-          if (ph->p_type == PT_INTERP)
-            interp = TRUE;
-        }
-      if (!interp)
-        {
-          g_set_error (error, FLAME_RECORDER_ERROR, FLAME_RECORDER_ERROR_UNSUPPORTED,
-                       "%s is statically linked: there is no dynamic loader to "
-                       "preload the sampler, so it cannot be recorded", shown);
-          return FALSE;
-        }
+      g_set_error (error, FLAME_RECORDER_ERROR, FLAME_RECORDER_ERROR_UNSUPPORTED,
+                   "%s is statically linked: there is no dynamic loader to "
+                   "preload the sampler, so it cannot be recorded", shown);
+      return FALSE;
     }
   return TRUE;
 }
@@ -1457,6 +1490,104 @@ epoch_symbolizer (FlameRecorder *self,
   return epoch;
 }
 
+/* How many runs of Python frames sample @s (its frames at @frames) has
+ * that the sampler did not place on a native frame */
+static guint
+unplaced_runs (const FlameRecSample *s,
+               const guint8         *frames)
+{
+  guint runs = 0;
+
+  for (guint i = 0; i < s->n_py; i++)
+    {
+      guint64 f;
+
+      memcpy (&f, frames + (s->n_frames + i) * 8, sizeof f);
+      runs += FLAME_PY_FRAME_ENTRY (f) && FLAME_PY_FRAME_NATIVE (f) < 0;
+    }
+  return runs;
+}
+
+/* The functions of sample @s that occur @runs times in it score a
+ * point; @depth sums where each first appears. Returns the evaluation
+ * loop's name when the symbols give it, else NULL. */
+static const char *
+score_sample (Epoch                *epoch,
+              const FlameRecSample *s,
+              const guint8         *frames,
+              guint                 runs,
+              GHashTable           *occ,
+              GHashTable           *depth,
+              GHashTable           *score)
+{
+  GHashTableIter iter;
+  gpointer key, value;
+  guint pos = 0;
+
+  g_hash_table_remove_all (occ);
+  for (guint i = 0; i < s->n_frames; i++)
+    {
+      const FlameSymFrame *sym;
+      guint64 ip;
+      guint n;
+
+      memcpy (&ip, frames + i * 8, sizeof ip);
+      n = flame_symbolizer_lookup (epoch->sym, ip, i == 0, &sym);
+      for (guint j = 0; j < n; j++, pos++)
+        {
+          if (flame_py_is_eval_frame (sym[j].name))
+            return sym[j].name;
+          if (!g_hash_table_contains (occ, sym[j].name))
+            {
+              guint d = GPOINTER_TO_UINT (g_hash_table_lookup (depth, sym[j].name));
+
+              /* where it first appears, summed (for the tie-break) */
+              g_hash_table_replace (depth, g_strdup (sym[j].name), GUINT_TO_POINTER (d + pos));
+            }
+          guint seen = GPOINTER_TO_UINT (g_hash_table_lookup (occ, sym[j].name));
+
+          g_hash_table_replace (occ, (gpointer) sym[j].name, GUINT_TO_POINTER (seen + 1));
+        }
+    }
+  g_hash_table_iter_init (&iter, occ);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    if (GPOINTER_TO_UINT (value) == runs)
+      {
+        guint points = GPOINTER_TO_UINT (g_hash_table_lookup (score, key));
+
+        g_hash_table_replace (score, g_strdup (key), GUINT_TO_POINTER (points + 1));
+      }
+  return NULL;
+}
+
+/* The function of the highest score, of those the one nearest the leaf
+ * on average; NULL: none */
+static char *
+best_scored (GHashTable *score,
+             GHashTable *depth)
+{
+  GHashTableIter iter;
+  gpointer key, value;
+  char *best = NULL;
+  guint best_score = 0;
+  gdouble best_depth = 0;
+
+  g_hash_table_iter_init (&iter, score);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    {
+      guint sc = GPOINTER_TO_UINT (value);
+      gdouble d = GPOINTER_TO_UINT (g_hash_table_lookup (depth, key)) / (gdouble) sc;
+
+      if (sc > best_score || (sc == best_score && d < best_depth))
+        {
+          best = key;
+          best_score = sc;
+          best_depth = d;
+        }
+    }
+  return g_strdup (best);
+}
+
 /* The name of the evaluation loop's native frames in this image:
  * _PyEval_EvalFrameDefault when the interpreter exports it (3.11, 3.12).
  * Debian's 3.13+ does not, and its frames are named by their unwind
@@ -1473,11 +1604,6 @@ find_eval_frame (FlameRecorder *self,
   g_autoptr(GHashTable) score = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   g_autoptr(GHashTable) depth = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   g_autoptr(GHashTable) occ = g_hash_table_new (g_str_hash, g_str_equal);
-  GHashTableIter iter;
-  gpointer key, value;
-  char *best = NULL;
-  guint best_score = 0;
-  gdouble best_depth = 0;
 
   if (flame_py_codes_is_empty (img->py))
     return NULL;
@@ -1485,71 +1611,23 @@ find_eval_frame (FlameRecorder *self,
     {
       guint32 epoch_index;
       FlameRecSample s;
-      Epoch *epoch;
-      guint runs = 0, pos = 0;
+      guint runs;
 
       memcpy (&epoch_index, p, sizeof epoch_index);
       memcpy (&s, p + sizeof epoch_index, sizeof s);
       p += sizeof epoch_index + sizeof s;
-      for (guint i = 0; i < s.n_py; i++)
+      runs = unplaced_runs (&s, p);
+      if (runs > 0)
         {
-          guint64 f;
+          const char *eval = score_sample (epoch_symbolizer (self, cache, img, epoch_index),
+                                           &s, p, runs, occ, depth, score);
 
-          memcpy (&f, p + (s.n_frames + i) * 8, sizeof f);
-          /* the ones the sampler has not placed */
-          runs += FLAME_PY_FRAME_ENTRY (f) && FLAME_PY_FRAME_NATIVE (f) < 0;
+          if (eval != NULL)
+            return g_strdup (eval);
         }
-      if (runs == 0)
-        {
-          p += (s.n_frames + s.n_py) * 8;
-          continue;
-        }
-      epoch = epoch_symbolizer (self, cache, img, epoch_index);
-      g_hash_table_remove_all (occ);
-      for (guint i = 0; i < s.n_frames; i++)
-        {
-          guint64 ip;
-          const FlameSymFrame *frames;
-          guint n;
-
-          memcpy (&ip, p + i * 8, sizeof ip);
-          n = flame_symbolizer_lookup (epoch->sym, ip, i == 0, &frames);
-          for (guint j = 0; j < n; j++, pos++)
-            {
-              if (flame_py_is_eval_frame (frames[j].name))
-                return g_strdup (frames[j].name);
-              if (!g_hash_table_contains (occ, frames[j].name))
-                {
-                  guint d = GPOINTER_TO_UINT (g_hash_table_lookup (depth, frames[j].name));
-
-                  /* where it first appears, summed (for the tie-break) */
-                  g_hash_table_replace (depth, g_strdup (frames[j].name), GUINT_TO_POINTER (d + pos));
-                }
-              g_hash_table_replace (occ, (gpointer) frames[j].name,
-                                    GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (occ, frames[j].name)) + 1));
-            }
-        }
-      g_hash_table_iter_init (&iter, occ);
-      while (g_hash_table_iter_next (&iter, &key, &value))
-        if (GPOINTER_TO_UINT (value) == runs)
-          g_hash_table_replace (score, g_strdup (key),
-                                GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (score, key)) + 1));
       p += (s.n_frames + s.n_py) * 8;
     }
-  g_hash_table_iter_init (&iter, score);
-  while (g_hash_table_iter_next (&iter, &key, &value))
-    {
-      guint sc = GPOINTER_TO_UINT (value);
-      gdouble d = GPOINTER_TO_UINT (g_hash_table_lookup (depth, key)) / (gdouble) sc;
-
-      if (sc > best_score || (sc == best_score && d < best_depth))
-        {
-          best = key;
-          best_score = sc;
-          best_depth = d;
-        }
-    }
-  return g_strdup (best);
+  return best_scored (score, depth);
 }
 
 /* What add_image_samples() turns one process image's samples into
@@ -1781,7 +1859,8 @@ scale_column (gdouble *w,
     w[i * FLAME_RECORDER_N_METRICS + column] *= want / sum;
 }
 
-#define W(w, sample, metric) ((w)[(sample) * FLAME_RECORDER_N_METRICS + FLAME_RECORDER_METRIC_##metric])
+#define W(w, sample, metric) \
+  ((w)[(sample) * FLAME_RECORDER_N_METRICS + FLAME_RECORDER_METRIC_##metric])
 
 /* Each sampled allocation stands for size / p bytes and 1 / p
  * allocations, p = 1 - exp (-size / mean) being its chance to be
@@ -1886,8 +1965,10 @@ add_memory_totals (Image     *img,
   if (img->have_stat)
     {
       const FlameRecMemStat *st = &img->stat;
-      gdouble peak = st->peak_bytes > st->base_bytes ? (gdouble) (st->peak_bytes - st->base_bytes) : 0;
-      gdouble leaked = st->live_bytes > st->base_bytes ? (gdouble) (st->live_bytes - st->base_bytes) : 0;
+      gdouble peak = st->peak_bytes > st->base_bytes ?
+                     (gdouble) (st->peak_bytes - st->base_bytes) : 0;
+      gdouble leaked = st->live_bytes > st->base_bytes ?
+                       (gdouble) (st->live_bytes - st->base_bytes) : 0;
 
       scale_column (w, n, FLAME_RECORDER_METRIC_ALLOCATED, st->total_bytes);
       scale_column (w, n, FLAME_RECORDER_METRIC_ALLOCATIONS, st->total_count);
@@ -2472,8 +2553,9 @@ spawn (FlameRecorder  *self,
    * for memory recordings */
   if (self->host_sampler == NULL)
     {
-      sampler = self->memory_mean > 0 ? find_sampler_build (MEMORY_SAMPLER_NAME, "memory sampler", error)
-                                      : flame_recorder_find_sampler (error);
+      sampler = self->memory_mean > 0 ?
+                find_sampler_build (MEMORY_SAMPLER_NAME, "memory sampler", error) :
+                flame_recorder_find_sampler (error);
       if (sampler == NULL)
         return NULL;
     }
@@ -2716,8 +2798,9 @@ record_run (FlameRecorder  *self,
   buf = g_malloc (RECORD_BUF_SIZE);
   w.proc = proc;
   w.sock_fd = fds[0];
-  w.out_fd = self->capture_output ?
-             g_unix_input_stream_get_fd (G_UNIX_INPUT_STREAM (g_subprocess_get_stdout_pipe (proc))) : -1;
+  w.out_fd = -1;
+  if (self->capture_output)
+    w.out_fd = g_unix_input_stream_get_fd (G_UNIX_INPUT_STREAM (g_subprocess_get_stdout_pipe (proc)));
   w.buf = buf;
   while (watch_step (self, &w, cancellable))
     ;
