@@ -330,6 +330,48 @@ test_refuse_static (void)
   g_assert_nonnull (strstr (r.err, "statically linked"));
 }
 
+/* An ELF file's program headers are read from its first 4 KiB only:
+ * offsets beyond them (a sum that would wrap past the end included) and
+ * headers without PT_INTERP within them are judged as they are */
+static void
+test_check_elf_headers (void)
+{
+  g_autofree char *path = tmp_path ("crafted-elf");
+  guint8 file[512] = { 0 };
+  Elf64_Ehdr eh = { 0 };
+  Elf64_Phdr ph = { 0 };
+  g_autoptr(GError) error = NULL;
+
+  memcpy (eh.e_ident, ELFMAG, SELFMAG);
+  eh.e_ident[EI_CLASS] = ELFCLASS64;
+  eh.e_type = ET_EXEC;
+  eh.e_phnum = 1;
+  /* e_phoff + 56 wraps to 0x28, inside the buffer: never read there */
+  eh.e_phoff = G_MAXUINT64 - 15;
+  memcpy (file, &eh, sizeof eh);
+  g_assert_true (g_file_set_contents (path, (const char *) file, sizeof file, NULL));
+  g_assert_cmpint (g_chmod (path, 0755), ==, 0);
+  g_assert_true (flame_recorder_check_program (path, NULL, NULL, &error));
+  g_assert_no_error (error);
+
+  /* within reach, one PT_LOAD and no PT_INTERP: static */
+  eh.e_phoff = sizeof eh;
+  ph.p_type = PT_LOAD;
+  memcpy (file, &eh, sizeof eh);
+  memcpy (file + sizeof eh, &ph, sizeof ph);
+  g_assert_true (g_file_set_contents (path, (const char *) file, sizeof file, NULL));
+  g_assert_false (flame_recorder_check_program (path, NULL, NULL, &error));
+  g_assert_error (error, FLAME_RECORDER_ERROR, FLAME_RECORDER_ERROR_UNSUPPORTED);
+  g_clear_error (&error);
+
+  /* with PT_INTERP: dynamic */
+  ph.p_type = PT_INTERP;
+  memcpy (file + sizeof eh, &ph, sizeof ph);
+  g_assert_true (g_file_set_contents (path, (const char *) file, sizeof file, NULL));
+  g_assert_true (flame_recorder_check_program (path, NULL, NULL, &error));
+  g_assert_no_error (error);
+}
+
 /* Every recording: a file that loads back, with the same samples */
 static void
 check_file (Recording *r)
@@ -1970,6 +2012,7 @@ main (int    argc,
   g_test_add_func ("/capture/python-subprocess", test_python_subprocess);
   g_test_add_func ("/capture/host-sampler", test_host_sampler);
   g_test_add_func ("/capture/writer-sleeps", test_writer_sleeps);
+  g_test_add_func ("/capture/check-elf-headers", test_check_elf_headers);
   g_test_add_func ("/capture/host-root", test_host_root);
   g_test_add_func ("/capture/symbolizer-shared", test_symbolizer_shared);
   g_test_add_func ("/capture/vdso", test_vdso);
