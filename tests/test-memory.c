@@ -128,12 +128,14 @@ check_attribution (const char *path)
   g_assert_cmpfloat (fabs (t.leaked_bytes / MIB - 8), <=, 8 * 0.10);
   g_assert_cmpfloat (t.allocations, >=, 2700);
 
-  assert_share (allocated, "alloc_30", 100 * 30 / 48.0);
-  assert_share (allocated, "alloc_10", 100 * 10 / 48.0);
-  assert_share (allocated, "keep_8", 100 * 8 / 48.0);
+  /* the issue's bound, 5 points: with the small mean, the shares'
+   * standard error is below one */
+  assert_share_within (allocated, "alloc_30", 100 * 30 / 48.0, 5);
+  assert_share_within (allocated, "alloc_10", 100 * 10 / 48.0, 5);
+  assert_share_within (allocated, "keep_8", 100 * 8 / 48.0, 5);
   /* the peak and the leaks are what keep_8 holds */
-  assert_share (peak, "keep_8", 100);
-  assert_share (leaked, "keep_8", 100);
+  assert_share_within (peak, "keep_8", 100, 5);
+  assert_share_within (leaked, "keep_8", 100, 5);
   /* the column sums are the exact figures */
   g_assert_cmpfloat (fabs (flame_profile_get_total_weight (peak, 0) - t.peak_bytes), <=, 1);
 }
