@@ -2358,24 +2358,13 @@ env_long (const char *name,
   return 1;
 }
 
-__attribute__((constructor)) static void
-sampler_init (void)
+/* The recorder's settings from the environment (after the socket's);
+ * the memory sampling mean, or 0 for CPU time */
+static long
+read_settings (void)
 {
-  struct sigaction sa, old;
-  long v;
-  uintptr_t ldso_base;
-  long v_memory = 0;
-  char root[32];
+  long v, v_memory = 0;
 
-  resolve_all ();
-  my_pid = getpid ();
-  if (!env_long (FLAME_SAMPLER_ENV_FD, &v) || v < 0)
-    return;  /* loaded without a recorder: stay out of the way */
-  sock_fd = (int) v;
-  if (env_long (FLAME_SAMPLER_ENV_INO, &v))
-    sock_ino = (ino_t) v;
-  if (!socket_ok ())
-    return;
   if (env_long (FLAME_SAMPLER_ENV_HZ, &v) && v > 0 && v <= 100000)
     hz = (unsigned) v;
   period_ns = 1000000000L / (long) hz;
@@ -2404,9 +2393,20 @@ sampler_init (void)
       if (!env_long (FLAME_SAMPLER_ENV_RING_KB, &v))
         ring_bytes = 512 * 1024;
     }
+  return v_memory;
+}
 
-  /* The first image to load the sampler is the root of the recording;
-   * with children not followed, every other process only says hello. */
+/* Whether this process is to be sampled: the first image to load the
+ * sampler is the root of the recording; with children not followed,
+ * every other process only says hello. Someone (another profiler, a
+ * language runtime) may own SIGPROF already: then not either. */
+static int
+to_be_sampled (void)
+{
+  struct sigaction old;
+  char root[32];
+  long v;
+
   if (!env_long (FLAME_SAMPLER_ENV_ROOT, &v))
     {
       snprintf (root, sizeof root, "%d", (int) my_pid);
@@ -2416,17 +2416,37 @@ sampler_init (void)
   if (!follow_children && v != my_pid)
     {
       send_hello (FLAME_HELLO_DISABLED);
-      return;
+      return 0;
     }
-
-  /* Someone (another profiler, a language runtime) already owns SIGPROF */
   if (!memory_mode && real_sigaction (SIGPROF, NULL, &old) == 0 &&
       (old.sa_flags & SA_SIGINFO || (old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN)))
     {
       send_hello (FLAME_HELLO_DISABLED);
       send_note ("SIGPROF already has a handler in this process: not sampled");
-      return;
+      return 0;
     }
+  return 1;
+}
+
+__attribute__((constructor)) static void
+sampler_init (void)
+{
+  struct sigaction sa;
+  long v, v_memory;
+  uintptr_t ldso_base;
+
+  resolve_all ();
+  my_pid = getpid ();
+  if (!env_long (FLAME_SAMPLER_ENV_FD, &v) || v < 0)
+    return;  /* loaded without a recorder: stay out of the way */
+  sock_fd = (int) v;
+  if (env_long (FLAME_SAMPLER_ENV_INO, &v))
+    sock_ino = (ino_t) v;
+  if (!socket_ok ())
+    return;
+  v_memory = read_settings ();
+  if (!to_be_sampled ())
+    return;
 
   ldso_base = getauxval (AT_BASE);
   if (ldso_base != 0)
