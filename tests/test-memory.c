@@ -26,6 +26,9 @@
 #define TEST_MEAN "16384"
 
 static char *tmpdir;
+/* set: record() runs the workload as a program only the host has, in
+ * the fake Flatpak (fake_flatpak()), with this environment for the CLI */
+static const char *const *host_env;
 
 static char *
 workload (void)
@@ -41,7 +44,7 @@ static char *
 record (const char *name,
         ...)
 {
-  g_autofree char *prog = workload ();
+  g_autofree char *prog = host_env != NULL ? g_strdup ("fd-test-memory") : workload ();
   char *out = g_build_filename (tmpdir, name, NULL);
   g_autoptr(GPtrArray) argv = g_ptr_array_new ();
   g_auto(FlameTestRun) r = { 0 };
@@ -53,6 +56,8 @@ record (const char *name,
   g_ptr_array_add (argv, "--memory-mean=" TEST_MEAN);
   g_ptr_array_add (argv, "-o");
   g_ptr_array_add (argv, out);
+  g_ptr_array_add (argv, "--cwd");
+  g_ptr_array_add (argv, tmpdir);
   g_ptr_array_add (argv, "--");
   g_ptr_array_add (argv, prog);
   va_start (ap, name);
@@ -60,7 +65,7 @@ record (const char *name,
     g_ptr_array_add (argv, (char *) arg);
   va_end (ap);
   g_ptr_array_add (argv, NULL);
-  flame_test_run_cli (&r, (const char * const *) argv->pdata);
+  flame_test_run_cli_env (&r, (const char * const *) argv->pdata, host_env);
   if (r.status != 0)
     g_printerr ("%s", r.err);
   g_assert_cmpint (r.status, ==, 0);
@@ -280,26 +285,31 @@ test_host (void)
 }
 
 /* flamediff-cli record --memory in the fake Flatpak: the program only
- * the host has runs there, as from the dialog */
+ * the host has runs there, as from the dialog; so do those of
+ * /memory/threads and /memory/fork (libgcc's unwinder in threads and a
+ * fork child) */
+static void test_threads (void);
+static void test_fork (void);
+
 static void
 test_host_cli (void)
 {
   g_autofree char *bin = NULL;
   g_autofree char *info_path = fake_flatpak (&bin);
   g_autofree char *path = g_strconcat (bin, ":", g_getenv ("PATH"), NULL);
-  g_autofree char *out = g_build_filename (tmpdir, "host-cli.json", NULL);
-  const char *args[] = { "record", "--memory", "--memory-mean=" TEST_MEAN, "-o", out,
-                         "--cwd", tmpdir, "--", "fd-test-memory", NULL };
   const char *env[] = { "PATH", path, "FLAMEDIFF_FLATPAK_INFO", info_path,
                         "FLAMEDIFF_HOST_ROOT", "/", NULL };
-  g_auto(FlameTestRun) r = { 0 };
+  g_autofree char *out = NULL;
 
-  flame_test_run_cli_env (&r, args, env);
-  if (r.status != 0)
-    g_printerr ("%s", r.err);
-  g_assert_cmpint (r.status, ==, 0);
+  host_env = env;
+  out = record ("host-cli.json", NULL);
   assert_host_spawned ();
   check_attribution (out);
+  test_threads ();
+  assert_host_spawned ();
+  test_fork ();
+  assert_host_spawned ();
+  host_env = NULL;
 }
 
 static void
