@@ -9,6 +9,7 @@
 #include <gio/gio.h>
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
+#include <locale.h>
 #include <string.h>
 
 #include "flame-input.h"
@@ -622,6 +623,71 @@ test_several_runs (void)
   g_rmdir (dir);
 }
 
+/* The CLI binds its text domain (docs/DESIGN.md, Translations): under a
+ * German locale an error of the core is German, and the reports CI reads
+ * (JSON, Markdown, folded) are the same bytes as under C.UTF-8. The
+ * catalog is the build tree's (po/, built before this test). */
+static void
+run_in (FlameTestRun      *r,
+        gboolean           german,
+        const char *const *args)
+{
+  g_autofree char *localedir = g_build_filename (g_getenv ("G_TEST_BUILDDIR"), "..", "po", NULL);
+  const char *env[] = {
+    "LC_ALL", german ? "de_DE.UTF-8" : "C.UTF-8",
+    "LANGUAGE", german ? "de" : "",
+    "FLAMEDIFF_LOCALEDIR", localedir,
+    NULL
+  };
+
+  flame_test_run_cli_env (r, args, env);
+}
+
+static void
+test_messages_translated (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("flamediff-cli-l10n-XXXXXX", &error);
+  g_autofree char *base = example ("baseline.folded");
+  g_autofree char *cur = example ("current.folded");
+  g_autofree char *mo = g_build_filename (g_getenv ("G_TEST_BUILDDIR"), "..", "po", "de",
+                                          "LC_MESSAGES", GETTEXT_PACKAGE ".mo", NULL);
+  const char *empty_side[] = { "compare", dir, cur, NULL };
+  g_auto(FlameTestRun) de = { 0 };
+  g_auto(FlameTestRun) en = { 0 };
+
+  g_assert_no_error (error);
+  g_assert_true (g_file_test (mo, G_FILE_TEST_EXISTS));
+  if (setlocale (LC_ALL, "de_DE.UTF-8") == NULL)
+    g_error ("the locale de_DE.UTF-8 is not generated (make deps does it)");
+  flame_test_set_locale ();
+
+  /* an error of the core (flame-comparison.c), in German and in English */
+  run_in (&de, TRUE, empty_side);
+  run_in (&en, FALSE, empty_side);
+  g_assert_cmpint (de.status, ==, 1);
+  g_assert_cmpint (en.status, ==, 1);
+  g_assert_nonnull (strstr (de.err, ": kein Profil in diesem Ordner"));
+  g_assert_nonnull (strstr (en.err, ": no profile in this folder"));
+
+  /* the reports for machines and CI do not change */
+  for (guint i = 0; i < 3; i++)
+    {
+      const char *formats[] = { "json", "markdown", "folded" };
+      const char *args[] = { "compare", "--format", formats[i], "--top", "3", base, cur, NULL };
+      g_auto(FlameTestRun) rde = { 0 };
+      g_auto(FlameTestRun) ren = { 0 };
+
+      run_in (&rde, TRUE, args);
+      run_in (&ren, FALSE, args);
+      g_assert_cmpint (rde.status, ==, 0);
+      g_assert_cmpint (ren.status, ==, 0);
+      g_assert_cmpstr (rde.out, ==, ren.out);
+      g_assert_cmpstr (rde.err, ==, "");
+    }
+  g_rmdir (dir);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -644,6 +710,7 @@ main (int    argc,
   g_test_add_func ("/cli/help-usage", test_help_usage);
   g_test_add_func ("/cli/compare/thread", test_thread_option);
   g_test_add_func ("/cli/compare/several-runs", test_several_runs);
+  g_test_add_func ("/cli/messages-translated", test_messages_translated);
 
   return g_test_run ();
 }

@@ -13,6 +13,7 @@
 #include "flame-loader.h"
 #include "flame-palette.h"
 #include "flame-tooltip.h"
+#include "flame-test-layout.h"
 #include "flame-test-locale.h"
 
 static FlameProfile *
@@ -73,17 +74,6 @@ profile_from_stacks (const char *const *stacks)
     }
   flame_profile_finish (profile);
   return profile;
-}
-
-static guint32
-find (FlameLayoutSource *source,
-      const char        *spec)
-{
-  guint32 n = flame_layout_source_find (source, spec);
-
-  if (n == FLAME_TREE_NONE)
-    g_error ("no node %s", spec);
-  return n;
 }
 
 /* Structural checks every layout must pass: rows in order, frames in
@@ -164,14 +154,20 @@ test_layout_differential (void)
       g_assert_false (f->flags & FLAME_LAYOUT_FRAME_MERGED);
       g_assert_cmpfloat_with_epsilon (f->width, tree->total[FLAME_DIFF_CURRENT][f->node] / root * 1000, 1e-6);
     }
-  g_assert_cmpfloat_with_epsilon (frame_of (layout, find (source, "convolve_row"))->width, 275 / 1054.0 * 1000, 1e-9);
+  g_assert_cmpfloat_with_epsilon (frame_of (layout, flame_test_find (source, "convolve_row"))->width,
+                                  275 / 1054.0 * 1000, 1e-9);
 
   /* classes */
-  g_assert_cmpint (frame_of (layout, find (source, "convolve_row"))->klass, ==, FLAME_CHANGE_REGRESSION_MEDIUM);
-  g_assert_cmpint (frame_of (layout, find (source, "bilinear_sample"))->klass, ==, FLAME_CHANGE_IMPROVEMENT_MEDIUM);
-  g_assert_cmpint (frame_of (layout, find (source, "simd_color_convert"))->klass, ==, FLAME_CHANGE_NEW);
-  g_assert_cmpint (frame_of (layout, find (source, "rgb_to_ycc_avx2"))->klass, ==, FLAME_CHANGE_NEW);
-  g_assert_cmpint (frame_of (layout, find (source, "inflate"))->klass, ==, FLAME_CHANGE_NEUTRAL);
+  g_assert_cmpint (frame_of (layout, flame_test_find (source, "convolve_row"))->klass, ==,
+                   FLAME_CHANGE_REGRESSION_MEDIUM);
+  g_assert_cmpint (frame_of (layout, flame_test_find (source, "bilinear_sample"))->klass, ==,
+                   FLAME_CHANGE_IMPROVEMENT_MEDIUM);
+  g_assert_cmpint (frame_of (layout, flame_test_find (source, "simd_color_convert"))->klass, ==,
+                   FLAME_CHANGE_NEW);
+  g_assert_cmpint (frame_of (layout, flame_test_find (source, "rgb_to_ycc_avx2"))->klass, ==,
+                   FLAME_CHANGE_NEW);
+  g_assert_cmpint (frame_of (layout, flame_test_find (source, "inflate"))->klass, ==,
+                   FLAME_CHANGE_NEUTRAL);
   g_assert_cmpint (frame_of (layout, FLAME_TREE_ROOT)->klass, ==, FLAME_CHANGE_NEUTRAL);
   /* removed code is not in the main view */
   g_assert_cmpuint (flame_layout_source_find (source, "legacy_color_convert"), ==, FLAME_TREE_NONE);
@@ -235,14 +231,16 @@ test_layout_inverted (void)
   check_structure (layout);
 
   /* the roots are the functions with self time; 1 px per ms here */
-  conv = find (source, "convolve_row");
+  conv = flame_test_find (source, "convolve_row");
   g_assert_cmpuint (tree->nodes[conv].depth, ==, 1);
   g_assert_cmpfloat_with_epsilon (frame_of (layout, conv)->width, 275, 1e-9);
   g_assert_cmpint (frame_of (layout, conv)->klass, ==, FLAME_CHANGE_REGRESSION_MEDIUM);
-  blur = find (source, "convolve_row;blur");
+  blur = flame_test_find (source, "convolve_row;blur");
   g_assert_cmpfloat_with_epsilon (frame_of (layout, blur)->width, 275, 1e-9);
-  g_assert_cmpint (frame_of (layout, find (source, "rgb_to_ycc_avx2"))->klass, ==, FLAME_CHANGE_NEW);
-  g_assert_cmpint (frame_of (layout, find (source, "bilinear_sample"))->klass, ==, FLAME_CHANGE_IMPROVEMENT_MEDIUM);
+  g_assert_cmpint (frame_of (layout, flame_test_find (source, "rgb_to_ycc_avx2"))->klass, ==,
+                   FLAME_CHANGE_NEW);
+  g_assert_cmpint (frame_of (layout, flame_test_find (source, "bilinear_sample"))->klass, ==,
+                   FLAME_CHANGE_IMPROVEMENT_MEDIUM);
 
   flame_layout_get_row (layout, 1, &first, &n);
   g_assert_cmpuint (n, ==, 13); /* 13 functions with current self time */
@@ -263,8 +261,10 @@ test_layout_single (void)
   check_structure (layout);
   g_assert_cmpint (flame_layout_source_get_view (source), ==, FLAME_VIEW_SINGLE);
   g_assert_null (flame_layout_source_get_diff (source));
-  g_assert_cmpfloat_with_epsilon (frame_of (layout, find (source, "convolve_row"))->width, 275, 1e-9);
-  g_assert_cmpfloat_with_epsilon (frame_of (layout, find (source, "bilinear_sample"))->width, 121, 1e-9);
+  g_assert_cmpfloat_with_epsilon (frame_of (layout, flame_test_find (source, "convolve_row"))->width,
+                                  275, 1e-9);
+  g_assert_cmpfloat_with_epsilon (frame_of (layout, flame_test_find (source, "bilinear_sample"))->width,
+                                  121, 1e-9);
   for (guint i = 0; i < flame_layout_get_n_frames (layout); i++)
     g_assert_cmpint (flame_layout_get_frame (layout, i)->klass, ==, FLAME_CHANGE_NEUTRAL);
 }
@@ -276,10 +276,10 @@ test_layout_zoom (void)
   g_autoptr(FlameLayoutSource) source = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
   g_autoptr(FlameLayout) layout = NULL;
   FlameLayoutOptions opts;
-  guint32 blur = find (source, "imgconv;main;process;blur");
+  guint32 blur = flame_test_find (source, "imgconv;main;process;blur");
   const char *ancestors[] = { "all", "imgconv", "main", "process" };
 
-  g_assert_cmpuint (find (source, "blur"), ==, blur);
+  g_assert_cmpuint (flame_test_find (source, "blur"), ==, blur);
   flame_layout_options_init (&opts);
   opts.width = 426;
   opts.zoom = blur;
@@ -297,12 +297,15 @@ test_layout_zoom (void)
   g_assert_cmpstr (flame_layout_get_label (layout, 4), ==, "blur");
   g_assert_true (flame_layout_get_frame (layout, 4)->flags & FLAME_LAYOUT_FRAME_ZOOM_ROOT);
   /* blur = 275 + 151 ms: 1 px per ms */
-  g_assert_cmpfloat_with_epsilon (frame_of (layout, find (source, "convolve_row"))->width, 275, 1e-9);
-  g_assert_cmpfloat_with_epsilon (frame_of (layout, find (source, "convolve_col"))->width, 151, 1e-9);
-  g_assert_cmpfloat_with_epsilon (frame_of (layout, find (source, "convolve_col"))->x, 0, 1e-9);
+  g_assert_cmpfloat_with_epsilon (frame_of (layout, flame_test_find (source, "convolve_row"))->width,
+                                  275, 1e-9);
+  g_assert_cmpfloat_with_epsilon (frame_of (layout, flame_test_find (source, "convolve_col"))->width,
+                                  151, 1e-9);
+  g_assert_cmpfloat_with_epsilon (frame_of (layout, flame_test_find (source, "convolve_col"))->x,
+                                  0, 1e-9);
   /* nothing outside the zoomed subtree */
   g_assert_cmpuint (flame_layout_get_n_frames (layout), ==, 7);
-  g_assert_cmpint (flame_layout_find_node (layout, find (source, "inflate")), ==, -1);
+  g_assert_cmpint (flame_layout_find_node (layout, flame_test_find (source, "inflate")), ==, -1);
 
   /* a node not in the view falls back to the root */
   {
@@ -385,7 +388,7 @@ test_layout_hit_test (void)
       layout = flame_layout_new (source, &opts);
       check_hits (layout);
       /* above the deepest frame, in an empty part of a row */
-      f = frame_of (layout, find (source, "clamp_coord"));
+      f = frame_of (layout, flame_test_find (source, "clamp_coord"));
       if (o == FLAME_ORIENTATION_FLAME)
         g_assert_cmpint (flame_layout_hit_test (layout, f->x + 1, f->y - 5), ==, -1);
       else
@@ -432,12 +435,12 @@ test_layout_culling (void)
   g_assert_nonnull (merged);
   g_assert_cmpuint (merged->n_merged, ==, 100000);
   g_assert_cmpfloat_with_epsilon (merged->width, 100000 / 1300000.0 * 1300, 1e-6);
-  g_assert_cmpuint (merged->node, ==, find (source, "wide"));
+  g_assert_cmpuint (merged->node, ==, flame_test_find (source, "wide"));
   g_assert_null (flame_layout_get_label (layout, merged - flame_layout_get_frame (layout, 0)));
   check_hits (layout);
 
   /* zoomed in far enough, the small siblings appear */
-  opts.zoom = find (source, "wide");
+  opts.zoom = flame_test_find (source, "wide");
   opts.width = 200000;
   {
     g_autoptr(FlameLayout) l2 = flame_layout_new (source, &opts);
@@ -461,8 +464,10 @@ test_layout_search (void)
   g_autoptr(FlameLayout) layout = flame_layout_new (source, NULL);
 
   g_assert_cmpuint (flame_layout_search (layout, "CONVOLVE"), ==, 2);
-  g_assert_true (frame_of (layout, find (source, "convolve_col"))->flags & FLAME_LAYOUT_FRAME_MATCH);
-  g_assert_false (frame_of (layout, find (source, "blur"))->flags & FLAME_LAYOUT_FRAME_MATCH);
+  g_assert_true (frame_of (layout, flame_test_find (source, "convolve_col"))->flags
+                 & FLAME_LAYOUT_FRAME_MATCH);
+  g_assert_false (frame_of (layout, flame_test_find (source, "blur"))->flags
+                  & FLAME_LAYOUT_FRAME_MATCH);
   g_assert_cmpuint (flame_layout_search (layout, "png"), ==, 3);
   g_assert_cmpuint (flame_layout_search (layout, NULL), ==, 0);
   for (guint i = 0; i < flame_layout_get_n_frames (layout); i++)
@@ -488,7 +493,8 @@ test_layout_search_func (void)
   g_autoptr(FlameLayout) layout = flame_layout_new (source, NULL);
 
   g_assert_cmpuint (flame_layout_search_func (layout, match_prefix, (gpointer) "convolve"), ==, 2);
-  g_assert_true (frame_of (layout, find (source, "convolve_col"))->flags & FLAME_LAYOUT_FRAME_MATCH);
+  g_assert_true (frame_of (layout, flame_test_find (source, "convolve_col"))->flags
+                 & FLAME_LAYOUT_FRAME_MATCH);
   g_assert_cmpuint (flame_layout_search_func (layout, NULL, NULL), ==, 0);
   for (guint i = 0; i < flame_layout_get_n_frames (layout); i++)
     g_assert_false (flame_layout_get_frame (layout, i)->flags & FLAME_LAYOUT_FRAME_MATCH);
@@ -662,21 +668,31 @@ test_tooltip_text (void)
   g_autoptr(FlameDiff) diff = example_diff_full (FLAME_NORMALIZE_TOTAL);
   g_autoptr(FlameDiff) absolute = example_diff ();
   g_autoptr(FlameLayoutSource) abs_src = flame_layout_source_new_for_diff (absolute, FLAME_VIEW_DIFFERENTIAL);
-  g_autofree char *abs_conv = flame_tooltip_text (abs_src, find (abs_src, "convolve_row"), FLAME_TREE_ROOT);
+  g_autofree char *abs_conv = flame_tooltip_text (abs_src, flame_test_find (abs_src, "convolve_row"),
+                                                  FLAME_TREE_ROOT);
   g_autofree char *abs_norm = flame_normalization_text (absolute);
   g_autoptr(FlameLayoutSource) src = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
   g_autoptr(FlameLayoutSource) elided = flame_layout_source_new_for_diff (diff, FLAME_VIEW_ELIDED);
   g_autoptr(FlameLayoutSource) inv = flame_layout_source_new_for_diff (diff, FLAME_VIEW_INVERTED);
   g_autoptr(FlameProfile) profile = load_example ("current.folded");
   g_autoptr(FlameLayoutSource) single = flame_layout_source_new_for_profile (profile, 0, 1.0);
-  g_autofree char *conv = flame_tooltip_text (src, find (src, "convolve_row"), FLAME_TREE_ROOT);
-  g_autofree char *conv_zoom = flame_tooltip_text (src, find (src, "convolve_row"), find (src, "blur"));
-  g_autofree char *simd = flame_tooltip_text (src, find (src, "simd_color_convert"), FLAME_TREE_ROOT);
-  g_autofree char *avx = flame_tooltip_text (src, find (src, "rgb_to_ycc_avx2"), FLAME_TREE_ROOT);
-  g_autofree char *legacy = flame_tooltip_text (elided, find (elided, "legacy_color_convert"), FLAME_TREE_ROOT);
-  g_autofree char *save = flame_tooltip_text (elided, find (elided, "save_image"), FLAME_TREE_ROOT);
-  g_autofree char *inv_blur = flame_tooltip_text (inv, find (inv, "convolve_row;blur"), FLAME_TREE_ROOT);
-  g_autofree char *one = flame_tooltip_text (single, find (single, "bilinear_sample"), FLAME_TREE_ROOT);
+  g_autofree char *conv = flame_tooltip_text (src, flame_test_find (src, "convolve_row"),
+                                              FLAME_TREE_ROOT);
+  g_autofree char *conv_zoom = flame_tooltip_text (src, flame_test_find (src, "convolve_row"),
+                                                   flame_test_find (src, "blur"));
+  g_autofree char *simd = flame_tooltip_text (src, flame_test_find (src, "simd_color_convert"),
+                                              FLAME_TREE_ROOT);
+  g_autofree char *avx = flame_tooltip_text (src, flame_test_find (src, "rgb_to_ycc_avx2"),
+                                             FLAME_TREE_ROOT);
+  g_autofree char *legacy = flame_tooltip_text (elided,
+                                                flame_test_find (elided, "legacy_color_convert"),
+                                                FLAME_TREE_ROOT);
+  g_autofree char *save = flame_tooltip_text (elided, flame_test_find (elided, "save_image"),
+                                              FLAME_TREE_ROOT);
+  g_autofree char *inv_blur = flame_tooltip_text (inv, flame_test_find (inv, "convolve_row;blur"),
+                                                  FLAME_TREE_ROOT);
+  g_autofree char *one = flame_tooltip_text (single, flame_test_find (single, "bilinear_sample"),
+                                             FLAME_TREE_ROOT);
   g_autofree char *root = flame_tooltip_text (src, FLAME_TREE_ROOT, FLAME_TREE_ROOT);
   g_autofree char *norm = flame_normalization_text (diff);
 
@@ -759,8 +775,8 @@ test_tooltip_total (void)
   diff = flame_diff_new (b, c, &options, NULL, &error);
   g_assert_no_error (error);
   src = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
-  simd = flame_tooltip_text (src, find (src, "simd_color_convert"), FLAME_TREE_ROOT);
-  blur = flame_tooltip_text (src, find (src, "blur"), FLAME_TREE_ROOT);
+  simd = flame_tooltip_text (src, flame_test_find (src, "simd_color_convert"), FLAME_TREE_ROOT);
+  blur = flame_tooltip_text (src, flame_test_find (src, "blur"), FLAME_TREE_ROOT);
   root = flame_tooltip_text (src, FLAME_TREE_ROOT, FLAME_TREE_ROOT);
 
   g_assert_cmpstr (simd, ==,
@@ -835,7 +851,7 @@ test_tooltip_file_line (void)
   diff = flame_diff_new (b, c, &opts, NULL, NULL);
   g_assert_nonnull (diff);
   src = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
-  tip = flame_tooltip_text (src, find (src, "work"), FLAME_TREE_ROOT);
+  tip = flame_tooltip_text (src, flame_test_find (src, "work"), FLAME_TREE_ROOT);
   /* the diff matches name + file (the line moved from 10 to 12), so its
    * frames carry no line */
   g_assert_true (g_str_has_prefix (tip, flame_test_decimal ("work\napp.py\nCurrent: 3.00 ms total (100.00%)")));
@@ -844,7 +860,7 @@ test_tooltip_file_line (void)
   /* a single profile knows the line */
   {
     g_autoptr(FlameLayoutSource) one = flame_layout_source_new_for_profile (c, 0, 1.0);
-    g_autofree char *t = flame_tooltip_text (one, find (one, "work"), FLAME_TREE_ROOT);
+    g_autofree char *t = flame_tooltip_text (one, flame_test_find (one, "work"), FLAME_TREE_ROOT);
 
     g_assert_cmpstr (t, ==, flame_test_decimal ("work\napp.py:12\nTotal: 3.00 ms (100.00%)\nSelf: 3.00 ms"));
   }

@@ -20,6 +20,7 @@
 #include "flame-layout.h"
 #include "flame-loader.h"
 #include "flame-tooltip.h"
+#include "flame-test-layout.h"
 #include "flame-test-locale.h"
 #include "flame-test-runs.h"
 
@@ -62,16 +63,6 @@ example_diff (FlameMetric metric)
   diff = flame_diff_new (pb, pc, &opts, NULL, NULL);
   g_assert_nonnull (diff);
   return diff;
-}
-
-static guint32
-find (FlameLayoutSource *source,
-      const char        *spec)
-{
-  guint32 node = flame_layout_source_find (source, spec);
-
-  g_assert_cmpuint (node, !=, FLAME_TREE_NONE);
-  return node;
 }
 
 /* Messages in English: the C locale's, whatever the catalog */
@@ -143,21 +134,22 @@ test_views (void)
   g_autoptr(FlameProfile) profile = flame_load_file (path, NULL, NULL, NULL, NULL);
   g_autoptr(FlameLayoutSource) one = flame_layout_source_new_for_profile (profile, 0, 1.0);
   const Tip tips[] = {
-    { src, find (src, "convolve_row"), FLAME_TREE_ROOT, NULL },
-    { src, find (src, "convolve_row"), find (src, "blur"), NULL },
-    { src, find (src, "rgb_to_ycc_avx2"), FLAME_TREE_ROOT, NULL },
+    { src, flame_test_find (src, "convolve_row"), FLAME_TREE_ROOT, NULL },
+    { src, flame_test_find (src, "convolve_row"), flame_test_find (src, "blur"), NULL },
+    { src, flame_test_find (src, "rgb_to_ycc_avx2"), FLAME_TREE_ROOT, NULL },
     { src, FLAME_TREE_ROOT, FLAME_TREE_ROOT, NULL },
-    { tot, find (tot, "simd_color_convert"), FLAME_TREE_ROOT, NULL },
-    { tot, find (tot, "blur"), FLAME_TREE_ROOT, NULL },
+    { tot, flame_test_find (tot, "simd_color_convert"), FLAME_TREE_ROOT, NULL },
+    { tot, flame_test_find (tot, "blur"), FLAME_TREE_ROOT, NULL },
     { tot, FLAME_TREE_ROOT, FLAME_TREE_ROOT, NULL },
-    { eli, find (eli, "legacy_color_convert"), FLAME_TREE_ROOT, NULL },
-    { eli, find (eli, "save_image"), FLAME_TREE_ROOT, NULL },
+    { eli, flame_test_find (eli, "legacy_color_convert"), FLAME_TREE_ROOT, NULL },
+    { eli, flame_test_find (eli, "save_image"), FLAME_TREE_ROOT, NULL },
     { eli, FLAME_TREE_ROOT, FLAME_TREE_ROOT, NULL },
-    { inv, find (inv, "convolve_row;blur"), FLAME_TREE_ROOT, NULL },
-    { inv, find (inv, "convolve_row;blur"), find (inv, "convolve_row"), NULL },
+    { inv, flame_test_find (inv, "convolve_row;blur"), FLAME_TREE_ROOT, NULL },
+    { inv, flame_test_find (inv, "convolve_row;blur"), flame_test_find (inv,
+                            "convolve_row"), NULL },
     { inv, FLAME_TREE_ROOT, FLAME_TREE_ROOT, NULL },
-    { one, find (one, "bilinear_sample"), FLAME_TREE_ROOT, NULL },
-    { one, find (one, "bilinear_sample"), find (one, "resize"), NULL },
+    { one, flame_test_find (one, "bilinear_sample"), FLAME_TREE_ROOT, NULL },
+    { one, flame_test_find (one, "bilinear_sample"), flame_test_find (one, "resize"), NULL },
     { one, FLAME_TREE_ROOT, FLAME_TREE_ROOT, NULL },
   };
   g_autofree char *conv = tip_text (&tips[0]);
@@ -235,9 +227,9 @@ test_runs (void)
                                           FLAME_VIEW_INVERTED);
   {
     const Tip tips[] = {
-      { src, find (src, "main;work;fn_07"), FLAME_TREE_ROOT, NULL },
-      { src, find (src, "main;work;fn_12"), FLAME_TREE_ROOT, NULL },
-      { inv, find (inv, "fn_23"), FLAME_TREE_ROOT, NULL },
+      { src, flame_test_find (src, "main;work;fn_07"), FLAME_TREE_ROOT, NULL },
+      { src, flame_test_find (src, "main;work;fn_12"), FLAME_TREE_ROOT, NULL },
+      { inv, flame_test_find (inv, "fn_23"), FLAME_TREE_ROOT, NULL },
     };
     g_autofree char *up = tip_text (&tips[0]);
 

@@ -160,13 +160,6 @@ rebuild (FlameBreadcrumbs *self)
     }
 }
 
-FlameGraphView *
-flame_breadcrumbs_get_view (FlameBreadcrumbs *self)
-{
-  g_return_val_if_fail (FLAME_IS_BREADCRUMBS (self), NULL);
-  return self->view;
-}
-
 void
 flame_breadcrumbs_set_view (FlameBreadcrumbs *self,
                             FlameGraphView   *view)

@@ -16,7 +16,6 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (FlameBreadcrumbs, flame_breadcrumbs, FLAME, BREADCRUMBS, GtkBox)
 
 GtkWidget      *flame_breadcrumbs_new      (FlameGraphView   *view);
-FlameGraphView *flame_breadcrumbs_get_view (FlameBreadcrumbs *self);
 void            flame_breadcrumbs_set_view (FlameBreadcrumbs *self,
                                             FlameGraphView   *view);
 

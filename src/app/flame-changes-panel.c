@@ -521,19 +521,6 @@ fill_changes (FlameChangesPanel *self)
 /* ------------------------------------------------------------------ */
 /* Public API */
 
-GtkWidget *
-flame_changes_panel_new (void)
-{
-  return g_object_new (FLAME_TYPE_CHANGES_PANEL, NULL);
-}
-
-FlameComparison *
-flame_changes_panel_get_comparison (FlameChangesPanel *self)
-{
-  g_return_val_if_fail (FLAME_IS_CHANGES_PANEL (self), NULL);
-  return self->comparison;
-}
-
 /**
  * flame_changes_panel_set_comparison:
  * @comparison: (nullable): a loaded comparison; its report fills the

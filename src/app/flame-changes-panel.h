@@ -15,8 +15,6 @@ G_BEGIN_DECLS
 
 G_DECLARE_FINAL_TYPE (FlameChangesPanel, flame_changes_panel, FLAME, CHANGES_PANEL, GtkWidget)
 
-GtkWidget       *flame_changes_panel_new                   (void);
-FlameComparison *flame_changes_panel_get_comparison        (FlameChangesPanel *self);
 void             flame_changes_panel_set_comparison        (FlameChangesPanel *self,
                                                             FlameComparison   *comparison);
 guint32          flame_changes_panel_get_selected_function (FlameChangesPanel *self);

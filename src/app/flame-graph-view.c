@@ -1607,13 +1607,6 @@ flame_graph_view_highlight_function (FlameGraphView *self,
   invalidate_texture (self);
 }
 
-const char *
-flame_graph_view_get_search_text (FlameGraphView *self)
-{
-  g_return_val_if_fail (FLAME_IS_GRAPH_VIEW (self), NULL);
-  return self->search_text;
-}
-
 /**
  * flame_graph_view_set_search_text:
  * @text: (nullable): a substring of function names (ASCII case ignored),
@@ -1634,13 +1627,6 @@ flame_graph_view_set_search_text (FlameGraphView *self,
   self->search_text = g_strdup (text);
   update_search (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SEARCH_TEXT]);
-}
-
-gboolean
-flame_graph_view_get_search_regex (FlameGraphView *self)
-{
-  g_return_val_if_fail (FLAME_IS_GRAPH_VIEW (self), FALSE);
-  return self->search_regex;
 }
 
 void

@@ -59,10 +59,8 @@ guint32            flame_graph_view_get_node_at        (FlameGraphView    *self,
                                                         gdouble            x,
                                                         gdouble            y);
 
-const char        *flame_graph_view_get_search_text    (FlameGraphView    *self);
 void               flame_graph_view_set_search_text    (FlameGraphView    *self,
                                                         const char        *text);
-gboolean           flame_graph_view_get_search_regex   (FlameGraphView    *self);
 void               flame_graph_view_set_search_regex   (FlameGraphView    *self,
                                                         gboolean           regex);
 gboolean           flame_graph_view_get_search_valid   (FlameGraphView    *self);

@@ -291,13 +291,6 @@ flame_legend_get_n_swatches (FlameLegend *self)
   return n;
 }
 
-FlameGraphView *
-flame_legend_get_view (FlameLegend *self)
-{
-  g_return_val_if_fail (FLAME_IS_LEGEND (self), NULL);
-  return self->view;
-}
-
 void
 flame_legend_set_view (FlameLegend    *self,
                        FlameGraphView *view)
@@ -447,10 +440,4 @@ flame_legend_init (FlameLegend *self)
   g_signal_connect_object (sm, "notify::high-contrast", G_CALLBACK (redraw_swatches),
                            self, G_CONNECT_SWAPPED);
   update (self);
-}
-
-GtkWidget *
-flame_legend_new (FlameGraphView *view)
-{
-  return g_object_new (FLAME_TYPE_LEGEND, "view", view, NULL);
 }

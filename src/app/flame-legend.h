@@ -15,8 +15,6 @@ G_BEGIN_DECLS
 
 G_DECLARE_FINAL_TYPE (FlameLegend, flame_legend, FLAME, LEGEND, GtkBox)
 
-GtkWidget      *flame_legend_new         (FlameGraphView *view);
-FlameGraphView *flame_legend_get_view    (FlameLegend    *self);
 void            flame_legend_set_view    (FlameLegend    *self,
                                           FlameGraphView *view);
 const char     *flame_legend_get_summary (FlameLegend    *self);

@@ -279,19 +279,6 @@ update (FlameSummaryBar *self)
 /* ------------------------------------------------------------------ */
 /* Public API */
 
-GtkWidget *
-flame_summary_bar_new (void)
-{
-  return g_object_new (FLAME_TYPE_SUMMARY_BAR, NULL);
-}
-
-FlameComparison *
-flame_summary_bar_get_comparison (FlameSummaryBar *self)
-{
-  g_return_val_if_fail (FLAME_IS_SUMMARY_BAR (self), NULL);
-  return self->comparison;
-}
-
 /**
  * flame_summary_bar_set_comparison:
  * @comparison: (nullable): a loaded comparison, with a diff or one profile

@@ -15,8 +15,6 @@ G_BEGIN_DECLS
 
 G_DECLARE_FINAL_TYPE (FlameSummaryBar, flame_summary_bar, FLAME, SUMMARY_BAR, GtkWidget)
 
-GtkWidget       *flame_summary_bar_new             (void);
-FlameComparison *flame_summary_bar_get_comparison  (FlameSummaryBar *self);
 void             flame_summary_bar_set_comparison  (FlameSummaryBar *self,
                                                     FlameComparison *comparison);
 const char      *flame_summary_bar_get_sample_type (FlameSummaryBar *self);

@@ -439,20 +439,6 @@ flame_recorder_set_memory (FlameRecorder *self,
 }
 
 /**
- * flame_recorder_set_spool:
- *
- * Whether the raw records go to OUTPUT.spool as they arrive (on by
- * default), so that flame_recorder_recover() can still write the
- * recording when the recorder itself was killed.
- */
-void
-flame_recorder_set_spool (FlameRecorder *self,
-                          gboolean       spool)
-{
-  self->spool = spool;
-}
-
-/**
  * flame_recorder_set_host_sampler:
  * @host_path: the sampler as the host's loader sees it, or %NULL
  *
@@ -502,12 +488,6 @@ guint64
 flame_recorder_get_lost (FlameRecorder *self)
 {
   return self->lost;
-}
-
-gboolean
-flame_recorder_get_recording (FlameRecorder *self)
-{
-  return self->recording;
 }
 
 int

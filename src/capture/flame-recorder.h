@@ -64,8 +64,6 @@ void           flame_recorder_set_output_path   (FlameRecorder      *self,
                                                  const char         *path);
 void           flame_recorder_set_memory        (FlameRecorder      *self,
                                                  guint               mean);
-void           flame_recorder_set_spool         (FlameRecorder      *self,
-                                                 gboolean            spool);
 void           flame_recorder_set_host_sampler  (FlameRecorder      *self,
                                                  const char         *host_path);
 gboolean       flame_recorder_use_host          (FlameRecorder      *self,
@@ -76,7 +74,6 @@ const char    *flame_recorder_get_output_path   (FlameRecorder      *self);
 gdouble        flame_recorder_get_elapsed       (FlameRecorder      *self);
 guint64        flame_recorder_get_samples       (FlameRecorder      *self);
 guint64        flame_recorder_get_lost          (FlameRecorder      *self);
-gboolean       flame_recorder_get_recording     (FlameRecorder      *self);
 int            flame_recorder_get_wait_status   (FlameRecorder      *self);
 gdouble        flame_recorder_get_effective_hz  (FlameRecorder      *self);
 

@@ -37,9 +37,27 @@ print_stats_warnings (const char           *name,
                 name, stats->empty_records, stats->empty_records == 1 ? "" : "s");
 }
 
-int
-flame_cli_collapse (int    argc,
-                    char **argv)
+typedef struct
+{
+  FlamePerfOptions options;   /* event_filter: @event */
+  char            *event;
+  char            *output;
+  GStrv            files;
+} CollapseArgs;
+
+static void
+collapse_args_clear (CollapseArgs *args)
+{
+  g_clear_pointer (&args->event, g_free);
+  g_clear_pointer (&args->output, g_free);
+  g_clear_pointer (&args->files, g_strfreev);
+}
+
+/* The command line into @args; FALSE (and a message printed) on an error */
+static gboolean
+parse_collapse_options (int           argc,
+                        char        **argv,
+                        CollapseArgs *args)
 {
   gboolean include_pid = FALSE;
   gboolean include_tid = FALSE;
@@ -47,9 +65,6 @@ flame_cli_collapse (int    argc,
   gboolean annotate_jit = FALSE;
   gboolean annotate_all = FALSE;
   gboolean include_addrs = FALSE;
-  g_autofree char *event = NULL;
-  g_autofree char *output = NULL;
-  g_auto(GStrv) files = NULL;
   GOptionEntry entries[] = {
     { "pid", 0, 0, G_OPTION_ARG_NONE, &include_pid, "Root frames are “comm-PID”", NULL },
     { "tid", 0, 0, G_OPTION_ARG_NONE, &include_tid, "Root frames are “comm-PID/TID”", NULL },
@@ -57,21 +72,13 @@ flame_cli_collapse (int    argc,
     { "jit", 0, 0, G_OPTION_ARG_NONE, &annotate_jit, "Mark JIT frames with _[j]", NULL },
     { "all", 0, 0, G_OPTION_ARG_NONE, &annotate_all, "Same as --kernel --jit", NULL },
     { "addrs", 0, 0, G_OPTION_ARG_NONE, &include_addrs, "Show addresses of unknown symbols: [dso <0xaddr>]", NULL },
-    { "event", 0, 0, G_OPTION_ARG_STRING, &event, "Keep samples of EVENT (default: the first event type in the file)", "EVENT" },
-    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE instead of standard output", "FILE" },
-    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, "FILE" },
+    { "event", 0, 0, G_OPTION_ARG_STRING, &args->event, "Keep samples of EVENT (default: the first event type in the file)", "EVENT" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &args->output, "Write to FILE instead of standard output", "FILE" },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &args->files, NULL, "FILE" },
     { NULL }
   };
   g_autoptr(GOptionContext) context = NULL;
   g_autoptr(GError) error = NULL;
-  g_autoptr(GBytes) bytes = NULL;
-  FlamePerfOptions options = { 0 };
-  FlamePerfStats stats = { 0 };
-  FlameInput in = { 0 };
-  GString *text;
-  char *folded;
-  gsize len;
-  int status = FLAME_CLI_OK;
 
   context = g_option_context_new (NULL);
   g_option_context_set_summary (context,
@@ -83,76 +90,117 @@ flame_cli_collapse (int    argc,
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
       g_printerr ("flamediff-cli collapse: %s\n", error->message);
-      return FLAME_CLI_ERROR;
+      return FALSE;
     }
-  if (files == NULL || g_strv_length (files) != 1)
+  if (args->files == NULL || g_strv_length (args->files) != 1)
     {
       g_printerr ("flamediff-cli collapse: expected one FILE (perf script output or perf.data)\n");
+      return FALSE;
+    }
+  args->options.include_pid = include_pid;
+  args->options.include_tid = include_tid;
+  args->options.annotate_kernel = annotate_kernel || annotate_all;
+  args->options.annotate_jit = annotate_jit || annotate_all;
+  args->options.include_addrs = include_addrs;
+  args->options.event_filter = args->event;
+  return TRUE;
+}
+
+/* The folded stacks of @path, or NULL and @error (also when the file
+ * changed while it was read) */
+static char *
+collapse_file (const char             *path,
+               const FlamePerfOptions *options,
+               FlamePerfStats         *stats,
+               GError                **error)
+{
+  g_autoptr(GBytes) bytes = NULL;
+  g_autoptr(GError) changed = NULL;
+  FlameInput in = { 0 };
+  char *folded;
+  gsize len;
+
+  bytes = flame_read_file (path, NULL, error);
+  if (bytes == NULL)
+    return NULL;
+  in.name = path;
+  in.data = g_bytes_get_data (bytes, &len);
+  in.len = len;
+
+  folded = flame_perf_collapse (&in, options, stats, error);
+  /* a file that changed meanwhile: that is the error */
+  if (!flame_read_file_check (bytes, &changed))
+    {
+      g_clear_pointer (&folded, g_free);
+      g_clear_error (error);
+      g_propagate_error (error, g_steal_pointer (&changed));
+    }
+  return folded;
+}
+
+/* Writes @folded, or says why the file had nothing to collapse */
+static int
+write_collapsed (const CollapseArgs   *args,
+                 const FlamePerfStats *stats,
+                 const char           *folded)
+{
+  const char *path = args->files[0];
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GString) text = NULL;
+
+  if (stats->samples == 0 && stats->weird_lines > 0)
+    {
+      /* nothing but lines we could not read: not perf script output */
+      g_printerr ("flamediff-cli: %s:%" G_GUINT64_FORMAT ": not a perf script event line; "
+                  "the file has no samples\n", path, stats->first_weird_line);
       return FLAME_CLI_ERROR;
     }
-
-  options.include_pid = include_pid;
-  options.include_tid = include_tid;
-  options.annotate_kernel = annotate_kernel || annotate_all;
-  options.annotate_jit = annotate_jit || annotate_all;
-  options.include_addrs = include_addrs;
-  options.event_filter = event;
-
-  bytes = flame_read_file (files[0], NULL, &error);
-  if (bytes == NULL)
+  if (stats->samples == 0 && args->event != NULL && stats->other_events > 0)
+    {
+      g_printerr ("flamediff-cli: %s: no samples of event “%s” (the first event in the "
+                  "file is “%s”)\n", path, args->event, stats->other_event);
+      return FLAME_CLI_ERROR;
+    }
+  print_stats_warnings (path, stats);
+  text = g_string_new (folded);
+  if (!flame_cli_write_output (args->output, text, &error))
     {
       g_printerr ("flamediff-cli: %s\n", error->message);
       return FLAME_CLI_ERROR;
     }
-  in.name = files[0];
-  in.data = g_bytes_get_data (bytes, &len);
-  in.len = len;
+  return FLAME_CLI_OK;
+}
 
-  folded = flame_perf_collapse (&in, &options, &stats, &error);
-  {
-    /* a file that changed meanwhile: that is the error */
-    g_autoptr(GError) changed = NULL;
+static int
+run_collapse (const CollapseArgs *args)
+{
+  g_autoptr(GError) error = NULL;
+  FlamePerfStats stats = { 0 };
+  char *folded;
+  int status;
 
-    if (!flame_read_file_check (bytes, &changed))
-      {
-        g_clear_pointer (&folded, g_free);
-        g_clear_error (&error);
-        g_propagate_error (&error, g_steal_pointer (&changed));
-      }
-  }
+  folded = collapse_file (args->files[0], &args->options, &stats, &error);
   if (folded == NULL)
     {
       g_printerr ("flamediff-cli: %s\n", error->message);
       flame_perf_stats_clear (&stats);
       return FLAME_CLI_ERROR;
     }
-
-  if (stats.samples == 0 && stats.weird_lines > 0)
-    {
-      /* nothing but lines we could not read: not perf script output */
-      g_printerr ("flamediff-cli: %s:%" G_GUINT64_FORMAT ": not a perf script event line; "
-                  "the file has no samples\n", files[0], stats.first_weird_line);
-      status = FLAME_CLI_ERROR;
-    }
-  else if (stats.samples == 0 && event != NULL && stats.other_events > 0)
-    {
-      g_printerr ("flamediff-cli: %s: no samples of event “%s” (the first event in the "
-                  "file is “%s”)\n", files[0], event, stats.other_event);
-      status = FLAME_CLI_ERROR;
-    }
-  else
-    {
-      print_stats_warnings (files[0], &stats);
-      text = g_string_new (folded);
-      if (!flame_cli_write_output (output, text, &error))
-        {
-          g_printerr ("flamediff-cli: %s\n", error->message);
-          status = FLAME_CLI_ERROR;
-        }
-      g_string_free (text, TRUE);
-    }
-
+  status = write_collapsed (args, &stats, folded);
   g_free (folded);
   flame_perf_stats_clear (&stats);
+  return status;
+}
+
+int
+flame_cli_collapse (int    argc,
+                    char **argv)
+{
+  CollapseArgs args = { 0 };
+  int status = FLAME_CLI_ERROR;
+
+  if (parse_collapse_options (argc, argv, &args))
+    status = run_collapse (&args);
+  collapse_args_clear (&args);
   return status;
 }

@@ -42,44 +42,52 @@ memory_totals (FlameComparison   *comparison,
   return TRUE;
 }
 
-int
-flame_cli_compare (int    argc,
-                   char **argv)
+typedef struct
 {
-  g_auto(FlameCliDiffArgs) diff_args = { 0 };
-  g_autofree char *format = NULL;
-  g_autofree char *output = NULL;
-  g_autofree char *threshold = NULL;
-  g_autofree char *min_abs = NULL;
-  int top_n = 10;
-  gboolean fail_on_regression = FALSE;
-  gboolean ignore_new = FALSE;
-  g_auto(GStrv) files = NULL;
+  FlameCliDiffArgs diff_args;
+  char            *format;
+  char            *output;
+  char            *threshold;
+  char            *min_abs;
+  int              top_n;
+  gboolean         fail_on_regression;
+  gboolean         ignore_new;
+  GStrv            files;
+  guint            n_files;
+} CompareArgs;
+
+static void
+compare_args_clear (CompareArgs *args)
+{
+  flame_cli_diff_args_clear (&args->diff_args);
+  g_clear_pointer (&args->format, g_free);
+  g_clear_pointer (&args->output, g_free);
+  g_clear_pointer (&args->threshold, g_free);
+  g_clear_pointer (&args->min_abs, g_free);
+  g_clear_pointer (&args->files, g_strfreev);
+}
+
+/* The command line into @args; FALSE (and a message printed) on an error */
+static gboolean
+parse_compare_options (int          argc,
+                       char       **argv,
+                       CompareArgs *args)
+{
   GOptionEntry entries[] = {
-    { "format", 'f', 0, G_OPTION_ARG_STRING, &format, "Output format: text, markdown, json or folded (default text)", "FORMAT" },
-    { "threshold-pct", 0, 0, G_OPTION_ARG_STRING, &threshold, "Smallest change in percent that counts (default 5)", "PCT" },
-    { "min-abs-ms", 0, 0, G_OPTION_ARG_STRING, &min_abs, "Smallest change in ms that counts (default 0; bytes or a count for memory and count profiles)", "MS" },
-    { "top", 0, 0, G_OPTION_ARG_INT, &top_n, "Rows per table in text and Markdown (default 10)", "N" },
-    { "fail-on-regression", 0, 0, G_OPTION_ARG_NONE, &fail_on_regression, "Exit with status 2 when a function regressed, or is new, beyond the thresholds (and beyond the runs' spread with 2 or more runs per side)", NULL },
-    { "ignore-new", 0, 0, G_OPTION_ARG_NONE, &ignore_new, "New functions never fail --fail-on-regression", NULL },
-    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write the report to FILE instead of standard output", "FILE" },
-    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, NULL },
+    { "format", 'f', 0, G_OPTION_ARG_STRING, &args->format, "Output format: text, markdown, json or folded (default text)", "FORMAT" },
+    { "threshold-pct", 0, 0, G_OPTION_ARG_STRING, &args->threshold, "Smallest change in percent that counts (default 5)", "PCT" },
+    { "min-abs-ms", 0, 0, G_OPTION_ARG_STRING, &args->min_abs, "Smallest change in ms that counts (default 0; bytes or a count for memory and count profiles)", "MS" },
+    { "top", 0, 0, G_OPTION_ARG_INT, &args->top_n, "Rows per table in text and Markdown (default 10)", "N" },
+    { "fail-on-regression", 0, 0, G_OPTION_ARG_NONE, &args->fail_on_regression, "Exit with status 2 when a function regressed, or is new, beyond the thresholds (and beyond the runs' spread with 2 or more runs per side)", NULL },
+    { "ignore-new", 0, 0, G_OPTION_ARG_NONE, &args->ignore_new, "New functions never fail --fail-on-regression", NULL },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &args->output, "Write the report to FILE instead of standard output", "FILE" },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &args->files, NULL, NULL },
     { NULL }
   };
   g_autoptr(GOptionContext) context = NULL;
   g_autoptr(GError) error = NULL;
-  g_autoptr(FlameComparison) comparison = NULL;
-  FlameDiff *diff;
-  FlameReport *report;
-  g_autoptr(GString) out = NULL;
-  FlameDiffOptions dopts;
-  FlameReportOptions ropts;
-  FlameMemoryTotals mem[2];
-  guint n_files;
 
-  flame_diff_options_init (&dopts);
-  flame_report_options_init (&ropts);
-
+  args->top_n = 10;
   context = g_option_context_new ("BASELINE CURRENT");
   g_option_context_set_summary (context,
     "Compare two profiles (time, memory or counts) function by function.\n"
@@ -91,49 +99,67 @@ flame_cli_compare (int    argc,
     "or a new function is beyond them (it costs at least --min-abs-ms;\n"
     "its change counts as +100 %); --ignore-new leaves new functions out.");
   g_option_context_add_main_entries (context, entries, NULL);
-  flame_cli_diff_args_add_entries (context, &diff_args);
+  flame_cli_diff_args_add_entries (context, &args->diff_args);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
       g_printerr ("flamediff-cli compare: %s\n", error->message);
-      return FLAME_CLI_ERROR;
+      return FALSE;
     }
+  args->n_files = args->files ? g_strv_length (args->files) : 0;
+  return TRUE;
+}
 
-  n_files = files ? g_strv_length (files) : 0;
-  if ((n_files < 1 && diff_args.baseline == NULL) || n_files > 2)
+/* The files, --format and the numbers; the diff's and the report's
+ * options. FALSE (and a message printed) on an error. */
+static gboolean
+check_compare_options (CompareArgs        *args,
+                       FlameDiffOptions   *dopts,
+                       FlameReportOptions *ropts)
+{
+  const char *format;
+
+  if ((args->n_files < 1 && args->diff_args.baseline == NULL) || args->n_files > 2)
     {
       g_printerr ("flamediff-cli compare: expected BASELINE and CURRENT files\n");
-      return FLAME_CLI_ERROR;
+      return FALSE;
     }
-
-  if (format == NULL)
-    format = g_strdup ("text");
+  if (args->format == NULL)
+    args->format = g_strdup ("text");
+  format = args->format;
   if (strcmp (format, "text") != 0 && strcmp (format, "markdown") != 0 &&
       strcmp (format, "json") != 0 && strcmp (format, "folded") != 0)
     {
       g_printerr ("flamediff-cli compare: --format: expected text, markdown, json or folded, not “%s”\n", format);
-      return FLAME_CLI_ERROR;
+      return FALSE;
     }
-  if (!flame_cli_diff_args_apply (&diff_args, "compare", &dopts) ||
-      (threshold && !flame_cli_parse_double ("compare", "--threshold-pct", threshold, 0, &ropts.threshold_pct)) ||
-      (min_abs && !flame_cli_parse_double ("compare", "--min-abs-ms", min_abs, 0, &ropts.min_abs_ms)))
-    return FLAME_CLI_ERROR;
-  if (top_n < 0)
+  if (!flame_cli_diff_args_apply (&args->diff_args, "compare", dopts) ||
+      (args->threshold &&
+       !flame_cli_parse_double ("compare", "--threshold-pct", args->threshold, 0, &ropts->threshold_pct)) ||
+      (args->min_abs &&
+       !flame_cli_parse_double ("compare", "--min-abs-ms", args->min_abs, 0, &ropts->min_abs_ms)))
+    return FALSE;
+  if (args->top_n < 0)
     {
       g_printerr ("flamediff-cli compare: --top: expected a positive number\n");
-      return FLAME_CLI_ERROR;
+      return FALSE;
     }
-  ropts.top_n = top_n;
-  ropts.ignore_new = ignore_new;
+  ropts->top_n = args->top_n;
+  ropts->ignore_new = args->ignore_new;
+  return TRUE;
+}
 
-  /* folded output is the diff tree: a report only for the exit status */
-  comparison = flame_cli_compare_files (files, n_files, &diff_args, &dopts, &ropts, FALSE,
-                                        strcmp (format, "folded") != 0 || fail_on_regression);
-  if (comparison == NULL)
-    return FLAME_CLI_ERROR;
-  diff = flame_comparison_get_diff (comparison);
-  report = flame_comparison_get_report (comparison);
+/* The report (the diff tree for folded) in @format, with the memory
+ * summary when both sides are memory recordings */
+static void
+write_report (FlameComparison          *comparison,
+              const char               *format,
+              const FlameReportOptions *ropts,
+              GString                  *out)
+{
+  FlameDiff *diff = flame_comparison_get_diff (comparison);
+  FlameReport *report = flame_comparison_get_report (comparison);
+  FlameMemoryTotals mem[2];
 
-  out = g_string_new (NULL);
   if (strcmp (format, "folded") == 0)
     flame_diff_write_folded (diff, out);
   if (strcmp (format, "text") == 0)
@@ -147,27 +173,72 @@ flame_cli_compare (int    argc,
       /* memory recordings on both sides: the peak and the top sites */
       if (strcmp (format, "json") == 0)
         flame_memory_append_json (&mem[0], &mem[1], report, flame_diff_get_quantity (diff),
-                                  ropts.top_n, out);
+                                  ropts->top_n, out);
       else
-        flame_memory_write (&mem[0], &mem[1], report, flame_diff_get_quantity (diff), ropts.top_n,
+        flame_memory_write (&mem[0], &mem[1], report, flame_diff_get_quantity (diff), ropts->top_n,
                             strcmp (format, "markdown") == 0 ? FLAME_MEMORY_MARKDOWN : FLAME_MEMORY_TEXT,
                             out);
     }
+}
 
-  if (!flame_cli_write_output (output, out, &error))
+/* --fail-on-regression: FLAME_CLI_REGRESSION (and why, on stderr) when
+ * a function is beyond the thresholds */
+static int
+gate_status (FlameReport *report)
+{
+  guint n = flame_report_count_gate_failures (report);
+  guint regressed;
+
+  if (n == 0)
+    return FLAME_CLI_OK;
+  regressed = flame_report_count (report, FLAME_STATUS_REGRESSION);
+  g_printerr ("flamediff-cli: %u function%s beyond the thresholds (%u regressed, %u new)\n",
+              n, n == 1 ? "" : "s", regressed, n - regressed);
+  return FLAME_CLI_REGRESSION;
+}
+
+static int
+run_compare (CompareArgs *args)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlameComparison) comparison = NULL;
+  g_autoptr(GString) out = NULL;
+  FlameDiffOptions dopts;
+  FlameReportOptions ropts;
+
+  flame_diff_options_init (&dopts);
+  flame_report_options_init (&ropts);
+  if (!check_compare_options (args, &dopts, &ropts))
+    return FLAME_CLI_ERROR;
+
+  /* folded output is the diff tree: a report only for the exit status */
+  comparison = flame_cli_compare_files (args->files, args->n_files, &args->diff_args, &dopts, &ropts,
+                                        FALSE,
+                                        strcmp (args->format, "folded") != 0 || args->fail_on_regression);
+  if (comparison == NULL)
+    return FLAME_CLI_ERROR;
+
+  out = g_string_new (NULL);
+  write_report (comparison, args->format, &ropts, out);
+  if (!flame_cli_write_output (args->output, out, &error))
     {
       g_printerr ("flamediff-cli: %s\n", error->message);
       return FLAME_CLI_ERROR;
     }
-
-  if (fail_on_regression && flame_report_count_gate_failures (report) > 0)
-    {
-      guint n = flame_report_count_gate_failures (report);
-      guint regressed = flame_report_count (report, FLAME_STATUS_REGRESSION);
-
-      g_printerr ("flamediff-cli: %u function%s beyond the thresholds (%u regressed, %u new)\n",
-                  n, n == 1 ? "" : "s", regressed, n - regressed);
-      return FLAME_CLI_REGRESSION;
-    }
+  if (args->fail_on_regression)
+    return gate_status (flame_comparison_get_report (comparison));
   return FLAME_CLI_OK;
+}
+
+int
+flame_cli_compare (int    argc,
+                   char **argv)
+{
+  CompareArgs args = { 0 };
+  int status = FLAME_CLI_ERROR;
+
+  if (parse_compare_options (argc, argv, &args))
+    status = run_compare (&args);
+  compare_args_clear (&args);
+  return status;
 }

@@ -10,38 +10,41 @@
 #include "flame-cli.h"
 #include "flame-loader.h"
 
-int
-flame_cli_info (int    argc,
-                char **argv)
+typedef struct
 {
-  gboolean as_json = FALSE;
-  g_autofree char *interval = NULL;
-  g_autofree char *sample_type = NULL;
-  g_auto(GStrv) files = NULL;
+  gboolean as_json;
+  char    *interval;
+  char    *sample_type;
+  GStrv    files;
+  gdouble  default_interval;
+} InfoArgs;
+
+static void
+info_args_clear (InfoArgs *args)
+{
+  g_clear_pointer (&args->interval, g_free);
+  g_clear_pointer (&args->sample_type, g_free);
+  g_clear_pointer (&args->files, g_strfreev);
+}
+
+/* Parses the options into @args; FALSE (and a message printed) on a usage error. */
+static gboolean
+parse_info_args (int       argc,
+                 char    **argv,
+                 InfoArgs *args)
+{
   GOptionEntry entries[] = {
-    { "json", 0, 0, G_OPTION_ARG_NONE, &as_json, "Print JSON", NULL },
-    { "interval-ms", 0, 0, G_OPTION_ARG_STRING, &interval, "Sampling interval for files without timing (default 1)", "MS" },
-    { "sample-type", 0, 0, G_OPTION_ARG_STRING, &sample_type, FLAME_CLI_SAMPLE_TYPE_HELP, "TYPE" },
-    { "metric", 0, 0, G_OPTION_ARG_STRING, &sample_type,
+    { "json", 0, 0, G_OPTION_ARG_NONE, &args->as_json, "Print JSON", NULL },
+    { "interval-ms", 0, 0, G_OPTION_ARG_STRING, &args->interval, "Sampling interval for files without timing (default 1)", "MS" },
+    { "sample-type", 0, 0, G_OPTION_ARG_STRING, &args->sample_type, FLAME_CLI_SAMPLE_TYPE_HELP, "TYPE" },
+    { "metric", 0, 0, G_OPTION_ARG_STRING, &args->sample_type,
       "The same as --sample-type: allocated, allocations, peak or leaked in memory recordings", "METRIC" },
     /* the parameter string of the context names FILE */
-    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, NULL },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &args->files, NULL, NULL },
     { NULL }
   };
   g_autoptr(GOptionContext) context = NULL;
   g_autoptr(GError) error = NULL;
-  g_autoptr(FlameProfile) profile = NULL;
-  g_autoptr(JsonBuilder) builder = NULL;
-  FlameLoadOptions options = FLAME_LOAD_OPTIONS_DEFAULT;
-  FlameQuantity quantity;
-  gdouble interval_ms;
-  gboolean interval_assumed;
-  g_autoptr(GString) out = g_string_new (NULL);
-  gdouble default_interval = 1.0;
-  GPtrArray *threads;
-  FlameTree *tree;
-  guint n_columns;
-  guint64 n_stacks = 0;
 
   context = g_option_context_new ("FILE");
   g_option_context_set_summary (context, "Describe a profile: format, samples, time, frames, stacks, threads.");
@@ -49,35 +52,35 @@ flame_cli_info (int    argc,
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
       g_printerr ("flamediff-cli info: %s\n", error->message);
-      return FLAME_CLI_ERROR;
+      return FALSE;
     }
-  if (files == NULL || g_strv_length (files) != 1)
+  if (args->files == NULL || g_strv_length (args->files) != 1)
     {
       g_printerr ("flamediff-cli info: expected one FILE\n");
-      return FLAME_CLI_ERROR;
+      return FALSE;
     }
-  if (interval != NULL)
+  args->default_interval = 1.0;
+  if (args->interval != NULL)
     {
       char *end = NULL;
-      default_interval = g_ascii_strtod (interval, &end);
-      if (end == interval || *end != 0 || !(default_interval > 0))
+      args->default_interval = g_ascii_strtod (args->interval, &end);
+      if (end == args->interval || *end != 0 || !(args->default_interval > 0))
         {
-          g_printerr ("flamediff-cli info: --interval-ms: invalid value “%s”\n", interval);
-          return FLAME_CLI_ERROR;
+          g_printerr ("flamediff-cli info: --interval-ms: invalid value “%s”\n", args->interval);
+          return FALSE;
         }
     }
+  return TRUE;
+}
 
-  options.sample_type = sample_type;
-  profile = flame_load_file_full (files[0], &options, NULL, NULL, NULL, &error);
-  if (profile == NULL)
-    {
-      g_printerr ("flamediff-cli: %s\n", error->message);
-      return FLAME_CLI_ERROR;
-    }
-  flame_cli_print_warnings (flame_profile_get_warnings (profile));
+/* The number of distinct stacks: nodes with self weight in a column */
+static guint64
+count_stacks (FlameProfile *profile)
+{
+  FlameTree *tree = flame_profile_get_tree (profile);
+  guint n_columns = flame_profile_get_n_columns (profile);
+  guint64 n_stacks = 0;
 
-  tree = flame_profile_get_tree (profile);
-  n_columns = flame_profile_get_n_columns (profile);
   for (guint32 n = 1; n < tree->n_nodes; n++)
     for (guint c = 0; c < n_columns; c++)
       if (tree->self[c][n] != 0)
@@ -85,66 +88,41 @@ flame_cli_info (int    argc,
           n_stacks++;
           break;
         }
-  threads = flame_profile_get_threads (profile);
-  quantity = flame_profile_get_quantity (profile);
-  interval_ms = flame_profile_get_effective_interval_ms (profile, 0, default_interval, &interval_assumed);
+  return n_stacks;
+}
 
-  builder = json_builder_new ();
-  json_builder_begin_object (builder);
-  json_builder_set_member_name (builder, "path");
-  json_builder_add_string_value (builder, files[0]);
-  json_builder_set_member_name (builder, "format");
-  json_builder_add_string_value (builder, flame_profile_get_format_name (profile));
-  json_builder_set_member_name (builder, "samples");
+/* @value of each column: a number for one, an array for several */
+static void
+add_per_column (JsonBuilder  *builder,
+                FlameProfile *profile,
+                gdouble     (*value) (FlameProfile *profile, guint column, gdouble interval),
+                gdouble       default_interval)
+{
+  guint n_columns = flame_profile_get_n_columns (profile);
+
   if (n_columns == 1)
-    json_builder_add_double_value (builder, flame_profile_get_samples (profile, 0));
-  else
     {
-      json_builder_begin_array (builder);
-      for (guint c = 0; c < n_columns; c++)
-        json_builder_add_double_value (builder, flame_profile_get_samples (profile, c));
-      json_builder_end_array (builder);
+      json_builder_add_double_value (builder, value (profile, 0, default_interval));
+      return;
     }
-  json_builder_set_member_name (builder, "unit");
-  json_builder_add_string_value (builder, flame_quantity_to_string (quantity));
-  if (flame_profile_get_sample_type (profile) != NULL)
-    {
-      json_builder_set_member_name (builder, "sample_type");
-      json_builder_add_string_value (builder, flame_profile_get_sample_type (profile));
-    }
-  /* "total" is in "unit"; "total_ms" only where that is time */
-  for (guint k = 0; k < (quantity == FLAME_QUANTITY_TIME ? 2u : 1u); k++)
-    {
-      json_builder_set_member_name (builder, k == 0 ? "total" : "total_ms");
-      if (n_columns == 1)
-        json_builder_add_double_value (builder, flame_profile_get_total_ms (profile, 0, default_interval));
-      else
-        {
-          json_builder_begin_array (builder);
-          for (guint c = 0; c < n_columns; c++)
-            json_builder_add_double_value (builder, flame_profile_get_total_ms (profile, c, default_interval));
-          json_builder_end_array (builder);
-        }
-    }
-  /* null when the file does not tell (then --interval-ms is assumed) or
-   * for bytes and counts */
-  json_builder_set_member_name (builder, "interval_ms");
-  if (interval_ms > 0 && !interval_assumed)
-    json_builder_add_double_value (builder, interval_ms);
-  else
-    json_builder_add_null_value (builder);
-  json_builder_set_member_name (builder, "frames");
-  json_builder_add_int_value (builder, flame_frames_count (flame_profile_get_frames (profile)));
-  json_builder_set_member_name (builder, "stacks");
-  json_builder_add_int_value (builder, n_stacks);
-  json_builder_set_member_name (builder, "nodes");
-  json_builder_add_int_value (builder, tree->n_nodes - 1);
-  if (flame_profile_get_event (profile) != NULL)
-    {
-      json_builder_set_member_name (builder, "event");
-      json_builder_add_string_value (builder, flame_profile_get_event (profile));
-    }
-  json_builder_set_member_name (builder, "threads");
+  json_builder_begin_array (builder);
+  for (guint c = 0; c < n_columns; c++)
+    json_builder_add_double_value (builder, value (profile, c, default_interval));
+  json_builder_end_array (builder);
+}
+
+static gdouble
+column_samples (FlameProfile *profile,
+                guint         column,
+                gdouble       interval)
+{
+  return flame_profile_get_samples (profile, column);
+}
+
+static void
+add_threads_json (JsonBuilder *builder,
+                  GPtrArray   *threads)
+{
   json_builder_begin_array (builder);
   for (guint i = 0; i < threads->len; i++)
     {
@@ -168,71 +146,179 @@ flame_cli_info (int    argc,
       json_builder_end_object (builder);
     }
   json_builder_end_array (builder);
+}
+
+static void
+add_string_member (JsonBuilder *builder,
+                   const char  *name,
+                   const char  *value)
+{
+  json_builder_set_member_name (builder, name);
+  json_builder_add_string_value (builder, value);
+}
+
+static void
+add_int_member (JsonBuilder *builder,
+                const char  *name,
+                gint64       value)
+{
+  json_builder_set_member_name (builder, name);
+  json_builder_add_int_value (builder, value);
+}
+
+static void
+append_info_json (GString      *out,
+                  const char   *path,
+                  FlameProfile *profile,
+                  gdouble       default_interval)
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+  g_autoptr(JsonGenerator) gen = json_generator_new ();
+  g_autoptr(JsonNode) root = NULL;
+  g_autofree char *text = NULL;
+  FlameQuantity quantity = flame_profile_get_quantity (profile);
+  gboolean interval_assumed;
+  gdouble interval_ms = flame_profile_get_effective_interval_ms (profile, 0, default_interval,
+                                                                 &interval_assumed);
+
+  json_builder_begin_object (builder);
+  add_string_member (builder, "path", path);
+  add_string_member (builder, "format", flame_profile_get_format_name (profile));
+  json_builder_set_member_name (builder, "samples");
+  add_per_column (builder, profile, column_samples, default_interval);
+  add_string_member (builder, "unit", flame_quantity_to_string (quantity));
+  if (flame_profile_get_sample_type (profile) != NULL)
+    add_string_member (builder, "sample_type", flame_profile_get_sample_type (profile));
+  /* "total" is in "unit"; "total_ms" only where that is time */
+  for (guint k = 0; k < (quantity == FLAME_QUANTITY_TIME ? 2u : 1u); k++)
+    {
+      json_builder_set_member_name (builder, k == 0 ? "total" : "total_ms");
+      add_per_column (builder, profile, flame_profile_get_total_ms, default_interval);
+    }
+  /* null when the file does not tell (then --interval-ms is assumed) or
+   * for bytes and counts */
+  json_builder_set_member_name (builder, "interval_ms");
+  if (interval_ms > 0 && !interval_assumed)
+    json_builder_add_double_value (builder, interval_ms);
+  else
+    json_builder_add_null_value (builder);
+  add_int_member (builder, "frames", flame_frames_count (flame_profile_get_frames (profile)));
+  add_int_member (builder, "stacks", count_stacks (profile));
+  add_int_member (builder, "nodes", flame_profile_get_tree (profile)->n_nodes - 1);
+  if (flame_profile_get_event (profile) != NULL)
+    add_string_member (builder, "event", flame_profile_get_event (profile));
+  json_builder_set_member_name (builder, "threads");
+  add_threads_json (builder, flame_profile_get_threads (profile));
   json_builder_end_object (builder);
 
-  if (as_json)
-    {
-      g_autoptr(JsonGenerator) gen = json_generator_new ();
-      g_autoptr(JsonNode) root = json_builder_get_root (builder);
-      g_autofree char *text = NULL;
+  root = json_builder_get_root (builder);
+  json_generator_set_pretty (gen, TRUE);
+  json_generator_set_root (gen, root);
+  text = json_generator_to_data (gen, NULL);
+  g_string_append (out, text);
+  g_string_append_c (out, '\n');
+}
 
-      json_generator_set_pretty (gen, TRUE);
-      json_generator_set_root (gen, root);
-      text = json_generator_to_data (gen, NULL);
-      g_string_append (out, text);
-      g_string_append_c (out, '\n');
+/* "Samples:" and "Total:" of each column, the unit, the interval */
+static void
+append_totals_text (GString      *out,
+                    FlameProfile *profile,
+                    gdouble       default_interval)
+{
+  FlameQuantity quantity = flame_profile_get_quantity (profile);
+  guint n_columns = flame_profile_get_n_columns (profile);
+  gboolean interval_assumed;
+  gdouble interval_ms = flame_profile_get_effective_interval_ms (profile, 0, default_interval,
+                                                                 &interval_assumed);
+
+  for (guint c = 0; c < n_columns; c++)
+    {
+      const char *label = n_columns == 1 ? "" : (c == 0 ? " (before)" : " (after)");
+      g_autofree char *total = flame_quantity_format (quantity,
+                                                      flame_profile_get_total_ms (profile, c, default_interval));
+
+      g_string_append_printf (out, "Samples%s: %.15g\n", label, flame_profile_get_samples (profile, c));
+
+      if (quantity == FLAME_QUANTITY_TIME)
+        g_string_append_printf (out, "Total%s:   %s\n", label, total);
+      else
+        g_string_append_printf (out, "Total%s:   %s (%.15g %s)\n", label, total,
+                                flame_profile_get_total_ms (profile, c, default_interval),
+                                flame_quantity_to_string (quantity));
     }
+  if (quantity == FLAME_QUANTITY_COUNT)
+    g_string_append (out, "Unit:      count\n");
   else
+    g_string_append_printf (out, "Unit:      %s (%s)\n", flame_quantity_to_string (quantity),
+                            flame_quantity_get_noun (quantity));
+  if (flame_profile_get_sample_type (profile) != NULL)
+    g_string_append_printf (out, "Sample type: %s\n", flame_profile_get_sample_type (profile));
+  if (quantity != FLAME_QUANTITY_TIME)
+    ;  /* bytes and counts have no sampling interval */
+  else if (!interval_assumed)
+    g_string_append_printf (out, "Interval:  %g ms\n", interval_ms);
+  else
+    g_string_append_printf (out, "Interval:  unknown (%g ms assumed)\n", default_interval);
+}
+
+static void
+append_threads_text (GString   *out,
+                     GPtrArray *threads)
+{
+  g_string_append_printf (out, "Threads:   %u\n", threads->len);
+  for (guint i = 0; i < threads->len; i++)
     {
-      g_string_append_printf (out, "File:      %s\n", files[0]);
-      g_string_append_printf (out, "Format:    %s\n", flame_profile_get_format_name (profile));
-      for (guint c = 0; c < n_columns; c++)
-        {
-          const char *label = n_columns == 1 ? "" : (c == 0 ? " (before)" : " (after)");
-          g_autofree char *total = flame_quantity_format (quantity,
-                                                          flame_profile_get_total_ms (profile, c, default_interval));
-
-          g_string_append_printf (out, "Samples%s: %.15g\n", label, flame_profile_get_samples (profile, c));
-
-          if (quantity == FLAME_QUANTITY_TIME)
-            g_string_append_printf (out, "Total%s:   %s\n", label, total);
-          else
-            g_string_append_printf (out, "Total%s:   %s (%.15g %s)\n", label, total,
-                                    flame_profile_get_total_ms (profile, c, default_interval),
-                                    flame_quantity_to_string (quantity));
-        }
-      if (quantity == FLAME_QUANTITY_COUNT)
-        g_string_append (out, "Unit:      count\n");
-      else
-        g_string_append_printf (out, "Unit:      %s (%s)\n", flame_quantity_to_string (quantity),
-                                flame_quantity_get_noun (quantity));
-      if (flame_profile_get_sample_type (profile) != NULL)
-        g_string_append_printf (out, "Sample type: %s\n", flame_profile_get_sample_type (profile));
-      if (quantity != FLAME_QUANTITY_TIME)
-        ;  /* bytes and counts have no sampling interval */
-      else if (!interval_assumed)
-        g_string_append_printf (out, "Interval:  %g ms\n", interval_ms);
-      else
-        g_string_append_printf (out, "Interval:  unknown (%g ms assumed)\n", default_interval);
-      if (flame_profile_get_event (profile) != NULL)
-        g_string_append_printf (out, "Event:     %s\n", flame_profile_get_event (profile));
-      g_string_append_printf (out, "Frames:    %u\n", flame_frames_count (flame_profile_get_frames (profile)));
-      g_string_append_printf (out, "Stacks:    %" G_GUINT64_FORMAT "\n", n_stacks);
-      if (flame_profile_get_metadata (profile, "flame-graph") != NULL)
-        g_string_append_printf (out, "Flame graph: %s\n", flame_profile_get_metadata (profile, "flame-graph"));
-      g_string_append_printf (out, "Threads:   %u\n", threads->len);
-      for (guint i = 0; i < threads->len; i++)
-        {
-          FlameThread *t = g_ptr_array_index (threads, i);
-          g_string_append_printf (out, "  %s", t->name);
-          if (t->pid >= 0)
-            g_string_append_printf (out, " pid %" G_GINT64_FORMAT, t->pid);
-          if (t->tid >= 0)
-            g_string_append_printf (out, " tid %" G_GINT64_FORMAT, t->tid);
-          g_string_append_printf (out, g_dngettext (GETTEXT_PACKAGE, ": %.15g sample\n", ": %.15g samples\n",
-                                                    t->samples == 1 ? 1 : 2), t->samples);
-        }
+      FlameThread *t = g_ptr_array_index (threads, i);
+      g_string_append_printf (out, "  %s", t->name);
+      if (t->pid >= 0)
+        g_string_append_printf (out, " pid %" G_GINT64_FORMAT, t->pid);
+      if (t->tid >= 0)
+        g_string_append_printf (out, " tid %" G_GINT64_FORMAT, t->tid);
+      g_string_append_printf (out, g_dngettext (GETTEXT_PACKAGE, ": %.15g sample\n", ": %.15g samples\n",
+                                                t->samples == 1 ? 1 : 2), t->samples);
     }
+}
+
+static void
+append_info_text (GString      *out,
+                  const char   *path,
+                  FlameProfile *profile,
+                  gdouble       default_interval)
+{
+  g_string_append_printf (out, "File:      %s\n", path);
+  g_string_append_printf (out, "Format:    %s\n", flame_profile_get_format_name (profile));
+  append_totals_text (out, profile, default_interval);
+  if (flame_profile_get_event (profile) != NULL)
+    g_string_append_printf (out, "Event:     %s\n", flame_profile_get_event (profile));
+  g_string_append_printf (out, "Frames:    %u\n", flame_frames_count (flame_profile_get_frames (profile)));
+  g_string_append_printf (out, "Stacks:    %" G_GUINT64_FORMAT "\n", count_stacks (profile));
+  if (flame_profile_get_metadata (profile, "flame-graph") != NULL)
+    g_string_append_printf (out, "Flame graph: %s\n", flame_profile_get_metadata (profile, "flame-graph"));
+  append_threads_text (out, flame_profile_get_threads (profile));
+}
+
+/* Loads the file and prints what it holds */
+static int
+run_info (const InfoArgs *args)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlameProfile) profile = NULL;
+  g_autoptr(GString) out = g_string_new (NULL);
+  FlameLoadOptions options = FLAME_LOAD_OPTIONS_DEFAULT;
+
+  options.sample_type = args->sample_type;
+  profile = flame_load_file_full (args->files[0], &options, NULL, NULL, NULL, &error);
+  if (profile == NULL)
+    {
+      g_printerr ("flamediff-cli: %s\n", error->message);
+      return FLAME_CLI_ERROR;
+    }
+  flame_cli_print_warnings (flame_profile_get_warnings (profile));
+
+  if (args->as_json)
+    append_info_json (out, args->files[0], profile, args->default_interval);
+  else
+    append_info_text (out, args->files[0], profile, args->default_interval);
 
   if (!flame_cli_write_output (NULL, out, &error))
     {
@@ -240,4 +326,17 @@ flame_cli_info (int    argc,
       return FLAME_CLI_ERROR;
     }
   return FLAME_CLI_OK;
+}
+
+int
+flame_cli_info (int    argc,
+                char **argv)
+{
+  InfoArgs args = { 0 };
+  int status = FLAME_CLI_ERROR;
+
+  if (parse_info_args (argc, argv, &args))
+    status = run_info (&args);
+  info_args_clear (&args);
+  return status;
 }

@@ -196,56 +196,65 @@ record_one (const RecordOptions *o,
   return TRUE;
 }
 
-int
-flame_cli_record (int    argc,
-                  char **argv)
+/* The command line: the recorder's options and what to do with them */
+typedef struct
 {
-  g_autoptr(GOptionContext) context = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autofree char *output = NULL;
-  g_autofree char *cwd = NULL;
-  g_auto(GStrv) env = NULL;
-  g_auto(GStrv) command = NULL;
-  gboolean no_children = FALSE;
-  gboolean python_only = FALSE;
-  gboolean python_lines = FALSE;
-  gboolean recover = FALSE;
-  gboolean memory = FALSE;
-  gboolean interrupted = FALSE;
-  int memory_mean = FLAME_RECORDER_DEFAULT_MEMORY_MEAN;
-  int hz = FLAME_RECORDER_DEFAULT_HZ;
-  int runs = 1;
-  RecordOptions o;
-  g_autofree char *dir = NULL;
+  RecordOptions o;        /* owns its strings */
+  char         *output;
+  gboolean      recover;
+  int           runs;
+} RecordArgs;
+
+static void
+record_args_clear (RecordArgs *args)
+{
+  g_clear_pointer (&args->o.command, g_strfreev);
+  g_clear_pointer (&args->o.cwd, g_free);
+  g_clear_pointer (&args->o.env, g_strfreev);
+  g_clear_pointer (&args->output, g_free);
+}
+
+/* The command line into @args; FALSE (and a message printed) on an error */
+static gboolean
+parse_record_options (int         argc,
+                      char      **argv,
+                      RecordArgs *args)
+{
+  RecordOptions *o = &args->o;
   GOptionEntry entries[] = {
-    { "frequency", 'F', 0, G_OPTION_ARG_INT, &hz,
+    { "frequency", 'F', 0, G_OPTION_ARG_INT, &o->hz,
       "Timer rate in Hz of CPU time per thread (default 999; the kernel delivers at most its tick rate, often 250)", "HZ" },
-    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &args->output,
       "Where to write the recording (speedscope JSON); default: a new file in the recordings folder. "
       "With --runs: the folder the runs go to", "FILE" },
-    { "runs", 0, 0, G_OPTION_ARG_INT, &runs,
+    { "runs", 0, 0, G_OPTION_ARG_INT, &args->runs,
       "Run the command N times, one after the other, each run a file run-01.speedscope.json … in the "
       "folder -o names (default: a new folder in the recordings folder); "
       "compare takes the folder as one side", "N" },
-    { "memory", 'm', 0, G_OPTION_ARG_NONE, &memory,
+    { "memory", 'm', 0, G_OPTION_ARG_NONE, &o->memory,
       "Record allocations instead of CPU time: allocated bytes, allocations, live bytes at the peak, leaked bytes", NULL },
-    { "memory-mean", 0, 0, G_OPTION_ARG_INT, &memory_mean,
+    { "memory-mean", 0, 0, G_OPTION_ARG_INT, &o->memory_mean,
       "With --memory: sample one allocation per this many bytes on average (default 524288)", "BYTES" },
-    { "cwd", 0, 0, G_OPTION_ARG_FILENAME, &cwd, "Working directory of the command", "DIR" },
-    { "env", 'e', 0, G_OPTION_ARG_STRING_ARRAY, &env, "Add NAME=VALUE to the command's environment", "NAME=VALUE" },
-    { "no-children", 0, 0, G_OPTION_ARG_NONE, &no_children,
+    { "cwd", 0, 0, G_OPTION_ARG_FILENAME, &o->cwd, "Working directory of the command", "DIR" },
+    { "env", 'e', 0, G_OPTION_ARG_STRING_ARRAY, &o->env, "Add NAME=VALUE to the command's environment", "NAME=VALUE" },
+    { "no-children", 0, 0, G_OPTION_ARG_NONE, &o->no_children,
       "Record only the command's own process, not the processes it forks", NULL },
-    { "python-only", 0, 0, G_OPTION_ARG_NONE, &python_only,
+    { "python-only", 0, 0, G_OPTION_ARG_NONE, &o->python_only,
       "In Python programs, keep only the Python frames (no interpreter or C frames)", NULL },
-    { "python-lines", 0, 0, G_OPTION_ARG_NONE, &python_lines,
+    { "python-lines", 0, 0, G_OPTION_ARG_NONE, &o->python_lines,
       "One frame per Python source line running instead of one per function", NULL },
-    { "recover", 0, 0, G_OPTION_ARG_NONE, &recover,
+    { "recover", 0, 0, G_OPTION_ARG_NONE, &args->recover,
       "Instead of recording: write the recordings of interrupted runs (their .spool files) in DIR, "
       "by default the recordings folder", NULL },
-    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &command, NULL, "-- COMMAND [ARG…]" },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &o->command, NULL, "-- COMMAND [ARG…]" },
     { NULL }
   };
+  g_autoptr(GOptionContext) context = NULL;
+  g_autoptr(GError) error = NULL;
 
+  o->memory_mean = FLAME_RECORDER_DEFAULT_MEMORY_MEAN;
+  o->hz = FLAME_RECORDER_DEFAULT_HZ;
+  args->runs = 1;
   context = g_option_context_new (NULL);
   g_option_context_set_summary (context,
     "Runs COMMAND with the Flamediff sampler preloaded and writes a CPU profile\n"
@@ -259,66 +268,81 @@ flame_cli_record (int    argc,
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
       g_printerr ("flamediff-cli record: %s\n", error->message);
-      return FLAME_CLI_ERROR;
+      return FALSE;
     }
-  if (recover)
-    {
-      if (command != NULL && command[0] != NULL && command[1] != NULL)
-        {
-          g_printerr ("flamediff-cli record: --recover takes one folder\n");
-          return FLAME_CLI_ERROR;
-        }
-      return recover_spools (command != NULL ? command[0] : NULL);
-    }
-  if (command == NULL || command[0] == NULL)
+  return TRUE;
+}
+
+/* The checks of a recording's options; FALSE (and a message printed) on an error */
+static gboolean
+check_record_options (const RecordArgs *args)
+{
+  const RecordOptions *o = &args->o;
+
+  if (o->command == NULL || o->command[0] == NULL)
     {
       g_printerr ("flamediff-cli record: no command; usage: flamediff-cli record [OPTION…] -- COMMAND [ARG…]\n");
-      return FLAME_CLI_ERROR;
+      return FALSE;
     }
-  if (hz < 1 || hz > 100000)
+  if (o->hz < 1 || o->hz > 100000)
     {
       g_printerr ("flamediff-cli record: --frequency must be between 1 and 100000\n");
-      return FLAME_CLI_ERROR;
+      return FALSE;
     }
-  if (runs < 1 || runs > 99)
+  if (args->runs < 1 || args->runs > 99)
     {
       g_printerr ("flamediff-cli record: --runs must be between 1 and 99\n");
-      return FLAME_CLI_ERROR;
+      return FALSE;
     }
-
-  if (memory_mean < 1)
+  if (o->memory_mean < 1)
     {
       g_printerr ("flamediff-cli record: --memory-mean must be at least 1\n");
-      return FLAME_CLI_ERROR;
+      return FALSE;
     }
-  for (guint i = 0; env != NULL && env[i] != NULL; i++)
+  for (guint i = 0; o->env != NULL && o->env[i] != NULL; i++)
     {
-      char *eq = strchr (env[i], '=');
+      char *eq = strchr (o->env[i], '=');
 
-      if (eq == NULL || eq == env[i])
+      if (eq == NULL || eq == o->env[i])
         {
-          g_printerr ("flamediff-cli record: --env wants NAME=VALUE, not “%s”\n", env[i]);
-          return FLAME_CLI_ERROR;
+          g_printerr ("flamediff-cli record: --env wants NAME=VALUE, not “%s”\n", o->env[i]);
+          return FALSE;
         }
     }
+  return TRUE;
+}
 
-  o = (RecordOptions) { command, cwd, env, no_children, python_only, python_lines,
-                        memory, memory_mean, hz };
-  if (runs == 1)
-    return record_one (&o, output, &interrupted) ? FLAME_CLI_OK : FLAME_CLI_ERROR;
+/* The folder of repeated runs, made when missing; NULL (and a message
+ * printed) when it cannot be */
+static char *
+make_runs_dir (const RecordArgs *args)
+{
+  g_autofree char *dir = args->output != NULL ? g_canonicalize_filename (args->output, NULL)
+                                              : flame_recorder_new_runs_dir (args->o.command[0]);
 
-  /* repeated runs: one folder, one file per run */
-  dir = output != NULL ? g_canonicalize_filename (output, NULL) : flame_recorder_new_runs_dir (command[0]);
   if (g_file_test (dir, G_FILE_TEST_EXISTS) && !g_file_test (dir, G_FILE_TEST_IS_DIR))
     {
       g_printerr ("flamediff-cli record: with --runs, -o names a folder; %s is a file\n", dir);
-      return FLAME_CLI_ERROR;
+      return NULL;
     }
   if (g_mkdir_with_parents (dir, 0755) != 0)
     {
       g_printerr ("flamediff-cli record: cannot create %s: %s\n", dir, g_strerror (errno));
-      return FLAME_CLI_ERROR;
+      return NULL;
     }
+  return g_steal_pointer (&dir);
+}
+
+/* --runs N: one folder, one file per run */
+static int
+record_runs (const RecordArgs *args)
+{
+  g_autofree char *dir = make_runs_dir (args);
+  gboolean interrupted = FALSE;
+  int runs = args->runs;
+
+  if (dir == NULL)
+    return FLAME_CLI_ERROR;
   for (int i = 1; i <= runs; i++)
     {
       g_autofree char *path = flame_recorder_run_path (dir, (guint) i);
@@ -329,7 +353,7 @@ flame_cli_record (int    argc,
           return FLAME_CLI_ERROR;
         }
       g_printerr ("flamediff-cli: run %d of %d\n", i, runs);
-      if (!record_one (&o, path, &interrupted))
+      if (!record_one (&args->o, path, &interrupted))
         return FLAME_CLI_ERROR;
       if (interrupted)
         {
@@ -341,4 +365,39 @@ flame_cli_record (int    argc,
   g_printerr ("flamediff-cli: %d runs written to %s (compare it with another folder of runs: "
               "flamediff-cli compare BEFORE-DIR %s)\n", runs, dir, dir);
   return FLAME_CLI_OK;
+}
+
+static int
+run_record (const RecordArgs *args)
+{
+  char **command = args->o.command;
+  gboolean interrupted = FALSE;
+
+  if (args->recover)
+    {
+      if (command != NULL && command[0] != NULL && command[1] != NULL)
+        {
+          g_printerr ("flamediff-cli record: --recover takes one folder\n");
+          return FLAME_CLI_ERROR;
+        }
+      return recover_spools (command != NULL ? command[0] : NULL);
+    }
+  if (!check_record_options (args))
+    return FLAME_CLI_ERROR;
+  if (args->runs == 1)
+    return record_one (&args->o, args->output, &interrupted) ? FLAME_CLI_OK : FLAME_CLI_ERROR;
+  return record_runs (args);
+}
+
+int
+flame_cli_record (int    argc,
+                  char **argv)
+{
+  RecordArgs args = { 0 };
+  int status = FLAME_CLI_ERROR;
+
+  if (parse_record_options (argc, argv, &args))
+    status = run_record (&args);
+  record_args_clear (&args);
+  return status;
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include <gio/gio.h>
+#include <glib/gi18n-lib.h>
 
 #include "flame-cli.h"
 #include "flame-perf-resolver.h"
@@ -92,11 +93,26 @@ flame_cli_print_warnings (GPtrArray *warnings)
     g_printerr ("flamediff-cli: warning: %s\n", (const char *) g_ptr_array_index (warnings, i));
 }
 
+/* Messages for people follow the locale, as in the app: the core's
+ * errors and progress, the tooltips in an SVG. Reports, JSON and folded
+ * output use no catalog (docs/DESIGN.md). $FLAMEDIFF_LOCALEDIR points
+ * an uninstalled build at its own catalogs (the tests). */
+static void
+bind_text_domain (void)
+{
+  const char *dir = g_getenv ("FLAMEDIFF_LOCALEDIR");
+
+  bindtextdomain (GETTEXT_PACKAGE, dir != NULL && *dir != '\0' ? dir : LOCALEDIR);
+  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
+  textdomain (GETTEXT_PACKAGE);
+}
+
 int
 main (int    argc,
       char **argv)
 {
   setlocale (LC_ALL, "");
+  bind_text_domain ();
   /* perf.data names its addresses with the recorder's symbolizer */
   flame_perf_resolver_register ();
 

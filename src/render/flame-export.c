@@ -290,55 +290,35 @@ svg_rect (GString  *out,
   g_string_append_printf (out, "\"%s/>\n", extra != NULL ? extra : "");
 }
 
-/**
- * flame_export_svg_string:
- *
- * Writes the picture as a standalone SVG document: one <g> per frame
- * holding a <title> (the tooltip text), the <rect> and, where it fits,
- * a <text> label.
- */
-void
-flame_export_svg_string (FlameLayoutSource        *source,
-                         const FlameExportOptions *options,
-                         GString                  *out)
+/* What the parts of an SVG document share */
+typedef struct
 {
-  g_autoptr(FlamePainter) painter = make_painter (options);
-  g_autoptr(FlameLayout) layout = flame_export_layout (source, options);
-  const FlamePalette *palette = flame_painter_get_palette (painter);
-  const FlameLayoutOptions *lopts = flame_layout_get_options (layout);
-  gdouble width = lopts->width;
-  gdouble top = options->title != NULL ? TITLE_HEIGHT : 0;
-  gdouble graph_h = flame_layout_get_height (layout);
-  gdouble legend_h = 0, total_h, min_label;
-  g_autoptr(PangoLayout) pango = NULL;
-  cairo_surface_t *scratch;
-  cairo_t *cr;
-  gboolean search = FALSE;
-  char fg[8], hl[8], match[8];
-  g_autofree char *stroke = NULL;
+  FlamePainter       *painter;
+  FlameLayout        *layout;
+  const FlamePalette *palette;
+  cairo_t            *cr;        /* on a scratch surface: for measuring */
+  PangoLayout        *pango;
+  gdouble             width;
+  gdouble             top;       /* the title's height, or 0 */
+  gdouble             graph_h;
+  gboolean            search;    /* some frame matches the search */
+  char               *stroke;    /* the frames' and swatches' stroke attribute */
+} SvgDoc;
 
-  scratch = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 1, 1);
-  cr = cairo_create (scratch);
-  if (options->legend)
-    legend_h = flame_painter_paint_legend (painter, cr, source, width, FALSE);
-  total_h = ceil (top + graph_h + legend_h);
-  min_label = flame_painter_min_label_width (painter, cr);
-  pango = pango_cairo_create_layout (cr);
-  {
-    PangoFontDescription *desc = pango_font_description_from_string (flame_painter_get_font (painter));
-    pango_layout_set_font_description (pango, desc);
-    pango_font_description_free (desc);
-  }
+/* The XML declaration, <svg>, <title>, <style>, the background and the
+ * title line */
+static void
+svg_header (GString                  *out,
+            const SvgDoc             *doc,
+            const FlameExportOptions *options,
+            gdouble                   total_h)
+{
+  const FlamePalette *palette = doc->palette;
+  gdouble width = doc->width;
+  char hl[8], match[8];
 
-  for (guint i = 0; i < flame_layout_get_n_frames (layout); i++)
-    if (flame_layout_get_frame (layout, i)->flags & FLAME_LAYOUT_FRAME_MATCH)
-      search = TRUE;
-
-  flame_rgb_to_hex (palette->foreground, fg);
   flame_rgb_to_hex (palette->highlight, hl);
   flame_rgb_to_hex (palette->match, match);
-  stroke = g_strdup_printf (" stroke=\"%s\"", fg);
-
   g_string_append (out, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n");
   g_string_append_printf (out,
                           "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" "
@@ -359,60 +339,134 @@ flame_export_svg_string (FlameLayoutSource        *source,
   if (options->title != NULL)
     svg_text (out, width / 2, TITLE_HEIGHT / 2, palette->foreground,
               " text-anchor=\"middle\" font-weight=\"bold\"", options->title);
+}
 
-  g_string_append_printf (out, "<g id=\"frames\" transform=\"translate(0,%d)\">\n", (int) top);
-  for (guint i = 0; i < flame_layout_get_n_frames (layout); i++)
+/* Frame @i: a <g> with its tooltip, its <rect> and, where it fits, its label */
+static void
+svg_frame (GString                  *out,
+           const SvgDoc             *doc,
+           const FlameExportOptions *options,
+           gdouble                   min_label,
+           guint                     i)
+{
+  const FlameLayoutFrame *f = flame_layout_get_frame (doc->layout, i);
+  g_autofree char *tip = NULL;
+  const char *label;
+  gdouble x, y, w, h;
+  FlameRgb fill;
+
+  if (!flame_painter_frame_rect (doc->layout, i, &x, &y, &w, &h))
+    return;
+  fill = flame_painter_frame_fill (doc->painter, doc->layout, i, doc->search);
+  tip = flame_tooltip_text_for_frame (doc->layout, i);
+
+  g_string_append_printf (out, "<g class=\"f%s\"><title>",
+                          doc->search && (f->flags & FLAME_LAYOUT_FRAME_MATCH) ? " m" : "");
+  flame_xml_escape (out, tip);
+  g_string_append (out, "</title>");
+  svg_rect (out, x, y, w, h, fill, doc->palette->borders ? doc->stroke : NULL);
+  label = flame_layout_get_label (doc->layout, i);
+  if (options->labels && label != NULL && w >= min_label)
     {
-      const FlameLayoutFrame *f = flame_layout_get_frame (layout, i);
-      g_autofree char *tip = NULL;
-      const char *label;
-      gdouble x, y, w, h;
-      FlameRgb fill;
+      g_autofree char *text = flame_painter_fit_label (doc->painter, doc->pango, label, w - 8);
 
-      if (!flame_painter_frame_rect (layout, i, &x, &y, &w, &h))
-        continue;
-      fill = flame_painter_frame_fill (painter, layout, i, search);
-      tip = flame_tooltip_text_for_frame (layout, i);
-
-      g_string_append_printf (out, "<g class=\"f%s\"><title>",
-                              search && (f->flags & FLAME_LAYOUT_FRAME_MATCH) ? " m" : "");
-      flame_xml_escape (out, tip);
-      g_string_append (out, "</title>");
-      svg_rect (out, x, y, w, h, fill, palette->borders ? stroke : NULL);
-      label = flame_layout_get_label (layout, i);
-      if (options->labels && label != NULL && w >= min_label)
-        {
-          g_autofree char *text = flame_painter_fit_label (painter, pango, label, w - 8);
-
-          if (text != NULL)
-            svg_text (out, x + 3, y + h / 2, flame_palette_text_for (fill), NULL, text);
-        }
-      g_string_append (out, "</g>\n");
+      if (text != NULL)
+        svg_text (out, x + 3, y + h / 2, flame_palette_text_for (fill), NULL, text);
     }
   g_string_append (out, "</g>\n");
+}
 
-  if (options->legend)
+/* The legend strip below the graph */
+static void
+svg_legend (GString           *out,
+            const SvgDoc      *doc,
+            FlameLayoutSource *source)
+{
+  g_autoptr(GArray) items = NULL;
+  g_autofree char *header = NULL;
+  gdouble lh;
+
+  items = flame_painter_legend_items (doc->painter, doc->cr, source, doc->width, &header, &lh);
+  g_string_append_printf (out, "<g id=\"legend\" transform=\"translate(0,%d)\">\n",
+                          (int) (doc->top + doc->graph_h));
+  svg_text (out, 6, 6 + 8, doc->palette->foreground, NULL, header);
+  for (guint i = 0; i < items->len; i++)
     {
-      g_autoptr(GArray) items = NULL;
-      g_autofree char *header = NULL;
-      gdouble lh;
+      const FlameLegendItem *item = &g_array_index (items, FlameLegendItem, i);
 
-      items = flame_painter_legend_items (painter, cr, source, width, &header, &lh);
-      g_string_append_printf (out, "<g id=\"legend\" transform=\"translate(0,%d)\">\n",
-                              (int) (top + graph_h));
-      svg_text (out, 6, 6 + 8, palette->foreground, NULL, header);
-      for (guint i = 0; i < items->len; i++)
-        {
-          const FlameLegendItem *item = &g_array_index (items, FlameLegendItem, i);
-
-          svg_rect (out, item->x + .5, item->y + .5, 11, 11, item->fill, stroke);
-          svg_text (out, item->x + 16, item->y + 6, palette->foreground, NULL, item->label);
-        }
-      g_string_append (out, "</g>\n");
+      svg_rect (out, item->x + .5, item->y + .5, 11, 11, item->fill, doc->stroke);
+      svg_text (out, item->x + 16, item->y + 6, doc->palette->foreground, NULL, item->label);
     }
+  g_string_append (out, "</g>\n");
+}
+
+static gboolean
+any_frame_matches (FlameLayout *layout)
+{
+  for (guint i = 0; i < flame_layout_get_n_frames (layout); i++)
+    if (flame_layout_get_frame (layout, i)->flags & FLAME_LAYOUT_FRAME_MATCH)
+      return TRUE;
+  return FALSE;
+}
+
+static PangoLayout *
+make_label_layout (cairo_t      *cr,
+                   FlamePainter *painter)
+{
+  PangoLayout *pango = pango_cairo_create_layout (cr);
+  PangoFontDescription *desc = pango_font_description_from_string (flame_painter_get_font (painter));
+
+  pango_layout_set_font_description (pango, desc);
+  pango_font_description_free (desc);
+  return pango;
+}
+
+/**
+ * flame_export_svg_string:
+ *
+ * Writes the picture as a standalone SVG document: one <g> per frame
+ * holding a <title> (the tooltip text), the <rect> and, where it fits,
+ * a <text> label.
+ */
+void
+flame_export_svg_string (FlameLayoutSource        *source,
+                         const FlameExportOptions *options,
+                         GString                  *out)
+{
+  g_autoptr(FlamePainter) painter = make_painter (options);
+  g_autoptr(FlameLayout) layout = flame_export_layout (source, options);
+  cairo_surface_t *scratch = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 1, 1);
+  SvgDoc doc = { 0 };
+  gdouble legend_h = 0, min_label;
+  char fg[8];
+
+  doc.painter = painter;
+  doc.layout = layout;
+  doc.palette = flame_painter_get_palette (painter);
+  doc.cr = cairo_create (scratch);
+  doc.width = flame_layout_get_options (layout)->width;
+  doc.top = options->title != NULL ? TITLE_HEIGHT : 0;
+  doc.graph_h = flame_layout_get_height (layout);
+  if (options->legend)
+    legend_h = flame_painter_paint_legend (painter, doc.cr, source, doc.width, FALSE);
+  min_label = flame_painter_min_label_width (painter, doc.cr);
+  doc.pango = make_label_layout (doc.cr, painter);
+  doc.search = any_frame_matches (layout);
+  flame_rgb_to_hex (doc.palette->foreground, fg);
+  doc.stroke = g_strdup_printf (" stroke=\"%s\"", fg);
+
+  svg_header (out, &doc, options, ceil (doc.top + doc.graph_h + legend_h));
+  g_string_append_printf (out, "<g id=\"frames\" transform=\"translate(0,%d)\">\n", (int) doc.top);
+  for (guint i = 0; i < flame_layout_get_n_frames (layout); i++)
+    svg_frame (out, &doc, options, min_label, i);
+  g_string_append (out, "</g>\n");
+  if (options->legend)
+    svg_legend (out, &doc, source);
   g_string_append (out, "</svg>\n");
 
-  cairo_destroy (cr);
+  g_free (doc.stroke);
+  g_object_unref (doc.pango);
+  cairo_destroy (doc.cr);
   cairo_surface_destroy (scratch);
 }
 

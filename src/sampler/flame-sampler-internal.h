@@ -48,8 +48,6 @@ int  flame_sampler_stack      (uint64_t       *ips,
                                ucontext_t     *uc,
                                uint32_t       *n_py,
                                uint16_t       *flags);
-/* @pc lies in the dynamic loader's text (it may hold its locks) */
-int  flame_sampler_in_ldso    (uintptr_t       pc);
 /* @pc lies in this library */
 int  flame_sampler_in_self    (uintptr_t       pc);
 uint32_t flame_sampler_lost   (void);

@@ -1211,12 +1211,6 @@ flame_sampler_send_wait (const void *rec,
 }
 
 int
-flame_sampler_in_ldso (uintptr_t pc)
-{
-  return pc >= ldso_lo && pc < ldso_hi;
-}
-
-int
 flame_sampler_in_self (uintptr_t pc)
 {
   return pc >= self_lo && pc < self_hi;

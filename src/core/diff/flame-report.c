@@ -912,16 +912,37 @@ append_modules (GString *out,
   g_string_append_printf (out, g_dngettext (GETTEXT_PACKAGE, "%u module", "%u modules", n), n);
 }
 
-void
-flame_report_write_text (FlameReport *self,
-                         GString     *out)
+/* "  Binaries:      same build-ids (3 modules)", or a line per difference */
+static void
+append_text_binaries (FlameReport *self,
+                      GString     *out)
+{
+  guint n = flame_binaries_count_differences (self->binaries);
+
+  if (n == 0)
+    {
+      g_string_append (out, "  Binaries:      same build-ids (");
+      append_modules (out, self->binaries->len);
+      g_string_append (out, ")\n");
+    }
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *line = flame_binary_describe (g_ptr_array_index (self->binaries, i));
+
+      g_string_append_printf (out, "  %s %s\n", i ? "              " : "Binaries:     ", line);
+    }
+}
+
+/* The lines above the tables: sides, totals, options, summary, gate */
+static void
+append_text_header (FlameReport *self,
+                    GString     *out)
 {
   g_autofree char *base = describe_side (self, FLAME_DIFF_BASELINE);
   g_autofree char *cur = describe_side (self, FLAME_DIFF_CURRENT);
   g_autofree char *norm = describe_normalization (self);
   g_autofree char *gate = describe_gate (self);
   g_autofree char *runs = describe_runs (self);
-  const char *titles[N_COLUMNS];
   char buf[G_ASCII_DTOSTR_BUF_SIZE];
 
   g_string_append (out, "Flamediff comparison\n");
@@ -945,71 +966,74 @@ flame_report_write_text (FlameReport *self,
   if (approximated_tree (self) != NULL)
     g_string_append_printf (out, "  Flame graph:   %s\n", approximated_tree (self));
   if (self->binaries != NULL)
+    append_text_binaries (self, out);
+}
+
+/* One line of a table: the cells padded to @widths, numbers to the right */
+static void
+append_text_row (GString           *out,
+                 const char *const *cells,
+                 const gsize       *widths)
+{
+  g_string_append (out, " ");
+  for (guint c = 0; c < N_COLUMNS; c++)
     {
-      guint n = flame_binaries_count_differences (self->binaries);
+      g_string_append (out, " ");
+      append_padded (out, cells[c], widths[c], c >= 2);
+    }
+  g_string_append_c (out, '\n');
+}
 
-      if (n == 0)
-        {
-          g_string_append (out, "  Binaries:      same build-ids (");
-          append_modules (out, self->binaries->len);
-          g_string_append (out, ")\n");
-        }
-      for (guint i = 0; i < n; i++)
-        {
-          g_autofree char *line = flame_binary_describe (g_ptr_array_index (self->binaries, i));
+/* The table of one section, "(none)" when it is empty */
+static void
+append_text_section (FlameReport       *self,
+                     const Section     *section,
+                     const char *const *titles,
+                     GString           *out)
+{
+  g_autoptr(GArray) idx = select_top (self, section->status);
+  g_autofree char *title = section_title (self, section);
+  FlameMetric m = section_metric (self, section->status);
+  gsize widths[N_COLUMNS];
+  char **cells;
 
-          g_string_append_printf (out, "  %s %s\n", i ? "              " : "Binaries:     ", line);
-        }
+  g_string_append_printf (out, "\n%s\n", title);
+  if (idx->len == 0)
+    {
+      g_string_append (out, "  (none)\n");
+      return;
     }
 
+  cells = g_new0 (char *, (gsize) idx->len * N_COLUMNS);
+  for (guint c = 0; c < N_COLUMNS; c++)
+    widths[c] = display_width (titles[c]);
+  for (guint r = 0; r < idx->len; r++)
+    {
+      row_cells (self, &self->functions[g_array_index (idx, guint, r)], m, cells + r * N_COLUMNS);
+      for (guint c = 0; c < N_COLUMNS; c++)
+        widths[c] = MAX (widths[c], display_width (cells[r * N_COLUMNS + c]));
+    }
+  widths[0] = MIN (widths[0], 60);
+  widths[1] = MIN (widths[1], 40);
+
+  append_text_row (out, titles, widths);
+  for (guint r = 0; r < idx->len; r++)
+    append_text_row (out, (const char *const *) cells + r * N_COLUMNS, widths);
+  for (gsize i = 0; i < (gsize) idx->len * N_COLUMNS; i++)
+    g_free (cells[i]);
+  g_free (cells);
+}
+
+void
+flame_report_write_text (FlameReport *self,
+                         GString     *out)
+{
+  const char *titles[N_COLUMNS];
+
+  append_text_header (self, out);
   column_titles (self, titles);
   for (guint si = 0; si < G_N_ELEMENTS (sections); si++)
-    {
-      g_autoptr(GArray) idx = select_top (self, sections[si].status);
-      g_autofree char *title = section_title (self, &sections[si]);
-      FlameMetric m = section_metric (self, sections[si].status);
-      gsize widths[N_COLUMNS];
-      char **cells;
-
-      g_string_append_printf (out, "\n%s\n", title);
-      if (idx->len == 0)
-        {
-          g_string_append (out, "  (none)\n");
-          continue;
-        }
-
-      cells = g_new0 (char *, (gsize) idx->len * N_COLUMNS);
-      for (guint c = 0; c < N_COLUMNS; c++)
-        widths[c] = display_width (titles[c]);
-      for (guint r = 0; r < idx->len; r++)
-        {
-          row_cells (self, &self->functions[g_array_index (idx, guint, r)], m, cells + r * N_COLUMNS);
-          for (guint c = 0; c < N_COLUMNS; c++)
-            widths[c] = MAX (widths[c], display_width (cells[r * N_COLUMNS + c]));
-        }
-      widths[0] = MIN (widths[0], 60);
-      widths[1] = MIN (widths[1], 40);
-
-      g_string_append (out, " ");
-      for (guint c = 0; c < N_COLUMNS; c++)
-        {
-          g_string_append (out, " ");
-          append_padded (out, titles[c], widths[c], c >= 2);
-        }
-      g_string_append_c (out, '\n');
-      for (guint r = 0; r < idx->len; r++)
-        {
-          g_string_append (out, " ");
-          for (guint c = 0; c < N_COLUMNS; c++)
-            {
-              g_string_append (out, " ");
-              append_padded (out, cells[r * N_COLUMNS + c], widths[c], c >= 2);
-              g_free (cells[r * N_COLUMNS + c]);
-            }
-          g_string_append_c (out, '\n');
-        }
-      g_free (cells);
-    }
+    append_text_section (self, &sections[si], titles, out);
 }
 
 static void
@@ -1031,15 +1055,39 @@ append_markdown_code (GString    *out,
   g_string_append_c (out, '`');
 }
 
-void
-flame_report_write_markdown (FlameReport *self,
-                             GString     *out)
+/* "### Binaries": the same build-ids, or a line per difference */
+static void
+append_markdown_binaries (FlameReport *self,
+                          GString     *out)
+{
+  guint n = flame_binaries_count_differences (self->binaries);
+
+  g_string_append (out, "\n### Binaries\n\n");
+  if (n == 0)
+    {
+      g_string_append (out, "Same build-ids in both runs (");
+      append_modules (out, self->binaries->len);
+      g_string_append (out, ").\n");
+    }
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *line = flame_binary_describe (g_ptr_array_index (self->binaries, i));
+
+      g_string_append (out, "- ");
+      append_markdown_code (out, line);
+      g_string_append_c (out, '\n');
+    }
+}
+
+/* The marker and the lines above the tables */
+static void
+append_markdown_header (FlameReport *self,
+                        GString     *out)
 {
   g_autofree char *norm = describe_normalization (self);
   g_autofree char *gate = describe_gate (self);
   g_autofree char *runs = describe_runs (self);
   FlameDiff *diff = self->diff;
-  const char *titles[N_COLUMNS];
   char buf[G_ASCII_DTOSTR_BUF_SIZE];
 
   g_string_append (out, FLAME_REPORT_MARKDOWN_MARKER "\n");
@@ -1070,62 +1118,68 @@ flame_report_write_markdown (FlameReport *self,
                             g_ascii_formatd (buf, sizeof buf, "%g",
                                              flame_diff_get_options (diff)->default_interval_ms));
   if (self->binaries != NULL)
+    append_markdown_binaries (self, out);
+}
+
+/* One row of a table; the function and its file as code */
+static void
+append_markdown_row (FlameReport             *self,
+                     const FlameFunctionStat *s,
+                     FlameMetric              m,
+                     GString                 *out)
+{
+  char *cells[N_COLUMNS];
+
+  row_cells (self, s, m, cells);
+  g_string_append (out, "| ");
+  append_markdown_code (out, cells[0]);
+  g_string_append (out, " | ");
+  if (g_strcmp0 (cells[1], "—") == 0)
+    g_string_append (out, cells[1]);
+  else
+    append_markdown_code (out, cells[1]);
+  g_string_append_printf (out, " | %s | %s | %s | %s |\n",
+                          cells[2], cells[3], cells[4], cells[5]);
+  for (guint c = 0; c < N_COLUMNS; c++)
+    g_free (cells[c]);
+}
+
+/* The table of one section, "None." when it is empty */
+static void
+append_markdown_section (FlameReport       *self,
+                         const Section     *section,
+                         const char *const *titles,
+                         GString           *out)
+{
+  g_autoptr(GArray) idx = select_top (self, section->status);
+  g_autofree char *title = section_title (self, section);
+  FlameMetric m = section_metric (self, section->status);
+
+  g_string_append_printf (out, "\n### %s\n\n", title);
+  if (idx->len == 0)
     {
-      guint n = flame_binaries_count_differences (self->binaries);
-
-      g_string_append (out, "\n### Binaries\n\n");
-      if (n == 0)
-        {
-          g_string_append (out, "Same build-ids in both runs (");
-          append_modules (out, self->binaries->len);
-          g_string_append (out, ").\n");
-        }
-      for (guint i = 0; i < n; i++)
-        {
-          g_autofree char *line = flame_binary_describe (g_ptr_array_index (self->binaries, i));
-
-          g_string_append (out, "- ");
-          append_markdown_code (out, line);
-          g_string_append_c (out, '\n');
-        }
+      g_string_append (out, "None.\n");
+      return;
     }
+  g_string_append (out, "|");
+  for (guint c = 0; c < N_COLUMNS; c++)
+    g_string_append_printf (out, " %s |", titles[c]);
+  g_string_append_c (out, '\n');
+  g_string_append (out, "|---|---|--:|--:|--:|--:|\n");
+  for (guint r = 0; r < idx->len; r++)
+    append_markdown_row (self, &self->functions[g_array_index (idx, guint, r)], m, out);
+}
 
+void
+flame_report_write_markdown (FlameReport *self,
+                             GString     *out)
+{
+  const char *titles[N_COLUMNS];
+
+  append_markdown_header (self, out);
   column_titles (self, titles);
   for (guint si = 0; si < G_N_ELEMENTS (sections); si++)
-    {
-      g_autoptr(GArray) idx = select_top (self, sections[si].status);
-      g_autofree char *title = section_title (self, &sections[si]);
-      FlameMetric m = section_metric (self, sections[si].status);
-
-      g_string_append_printf (out, "\n### %s\n\n", title);
-      if (idx->len == 0)
-        {
-          g_string_append (out, "None.\n");
-          continue;
-        }
-      g_string_append (out, "|");
-      for (guint c = 0; c < N_COLUMNS; c++)
-        g_string_append_printf (out, " %s |", titles[c]);
-      g_string_append_c (out, '\n');
-      g_string_append (out, "|---|---|--:|--:|--:|--:|\n");
-      for (guint r = 0; r < idx->len; r++)
-        {
-          char *cells[N_COLUMNS];
-
-          row_cells (self, &self->functions[g_array_index (idx, guint, r)], m, cells);
-          g_string_append (out, "| ");
-          append_markdown_code (out, cells[0]);
-          g_string_append (out, " | ");
-          if (g_strcmp0 (cells[1], "—") == 0)
-            g_string_append (out, cells[1]);
-          else
-            append_markdown_code (out, cells[1]);
-          g_string_append_printf (out, " | %s | %s | %s | %s |\n",
-                                  cells[2], cells[3], cells[4], cells[5]);
-          for (guint c = 0; c < N_COLUMNS; c++)
-            g_free (cells[c]);
-        }
-    }
+    append_markdown_section (self, &sections[si], titles, out);
 }
 
 /* a probability: small ones keep their digits, unlike append_number() */
@@ -1191,20 +1245,14 @@ append_json_side (FlameReport *self,
   g_string_append_printf (out, ", \"runs\": %u}", self->n_runs[column]);
 }
 
-/* Schema: docs/report-schema.md (schema_version 3). */
-void
-flame_report_write_json (FlameReport *self,
-                         GString     *out)
+/* "normalization", "metric", "match", "thresholds" and "runs_test" */
+static void
+append_json_options (FlameReport *self,
+                     GString     *out)
 {
   FlameDiff *diff = self->diff;
   const FlameDiffOptions *dopts = flame_diff_get_options (diff);
 
-  g_string_append (out, "{\n  \"schema_version\": 3,\n  \"unit\": ");
-  append_json_string (out, flame_quantity_to_string (self->quantity));
-  g_string_append (out, ",\n  \"baseline\": ");
-  append_json_side (self, out, FLAME_DIFF_BASELINE);
-  g_string_append (out, ",\n  \"current\": ");
-  append_json_side (self, out, FLAME_DIFF_CURRENT);
   g_string_append_printf (out, ",\n  \"normalization\": {\"mode\": \"%s\", \"scale\": ",
                           flame_normalize_to_string (dopts->normalize));
   append_ratio (out, flame_diff_get_scale (diff));
@@ -1223,6 +1271,103 @@ flame_report_write_json (FlameReport *self,
                           self->options.gate_on_noise ? "true" : "false");
   g_string_append_printf (out, "  \"runs_test\": %s,\n",
                           self->tested ? "\"welch-bh\"" : "null");
+}
+
+static void
+append_json_string_or_null (GString    *out,
+                            const char *s)
+{
+  if (s != NULL)
+    append_json_string (out, s);
+  else
+    g_string_append (out, "null");
+}
+
+/* "binaries": the build-ids of each module on both sides */
+static void
+append_json_binaries (FlameReport *self,
+                      GString     *out)
+{
+  g_string_append (out, "  \"binaries\": [");
+  for (guint i = 0; i < self->binaries->len; i++)
+    {
+      const FlameBinary *b = g_ptr_array_index (self->binaries, i);
+
+      g_string_append (out, i ? ",\n    {\"path\": " : "\n    {\"path\": ");
+      append_json_string (out, b->path);
+      g_string_append (out, ", \"baseline_build_id\": ");
+      append_json_string_or_null (out, b->baseline_build_id);
+      g_string_append (out, ", \"current_build_id\": ");
+      append_json_string_or_null (out, b->current_build_id);
+      g_string_append_printf (out, ", \"status\": \"%s\"}",
+                              flame_binary_status_to_string (b->status));
+    }
+  g_string_append (out, self->binaries->len ? "\n  ],\n" : "],\n");
+}
+
+/* A function's "runs": the test of the metric over repeated runs */
+static void
+append_json_runs (FlameReport             *self,
+                  GString                 *out,
+                  const FlameFunctionStat *s)
+{
+  g_string_append (out, ", \"runs\": {\"baseline_mean\": ");
+  append_number (out, metric_b (s, self->options.metric));
+  g_string_append (out, ", \"current_mean\": ");
+  append_number (out, metric_c (s, self->options.metric));
+  g_string_append (out, ", \"diff\": ");
+  append_number (out, metric_delta (s, self->options.metric));
+  g_string_append (out, ", \"ci_low\": ");
+  append_number (out, s->ci_low);
+  g_string_append (out, ", \"ci_high\": ");
+  append_number (out, s->ci_high);
+  g_string_append (out, ", \"half_width\": ");
+  append_number (out, (s->ci_high - s->ci_low) / 2);
+  g_string_append (out, ", \"p\": ");
+  append_p (out, s->p);
+  g_string_append (out, ", \"q\": ");
+  append_p (out, s->q);
+  g_string_append (out, "}");
+}
+
+/* One entry of "functions", after its "{\"name\": " */
+static void
+append_json_function (FlameReport             *self,
+                      GString                 *out,
+                      const FlameFunctionStat *s)
+{
+  append_json_string (out, flame_report_get_name (self, s));
+  g_string_append (out, ", \"file\": ");
+  append_json_string (out, flame_report_get_file (self, s));
+  append_json_value (self, out, "baseline_self", s->self_b);
+  append_json_value (self, out, "current_self", s->self_c);
+  append_json_value (self, out, "baseline_total", s->total_b);
+  append_json_value (self, out, "current_total", s->total_c);
+  append_json_value (self, out, "delta_self", s->delta_self);
+  append_json_value (self, out, "delta_total", s->delta_total);
+  g_string_append (out, ", \"delta_pct\": ");
+  append_number (out, s->delta_pct);
+  g_string_append_printf (out, ", \"status\": \"%s\", \"significant\": %s, \"gate\": %s",
+                          flame_status_to_string (s->status),
+                          s->significant ? "true" : "false",
+                          s->gate ? "true" : "false");
+  if (s->tested)
+    append_json_runs (self, out, s);
+  g_string_append_c (out, '}');
+}
+
+/* Schema: docs/report-schema.md (schema_version 3). */
+void
+flame_report_write_json (FlameReport *self,
+                         GString     *out)
+{
+  g_string_append (out, "{\n  \"schema_version\": 3,\n  \"unit\": ");
+  append_json_string (out, flame_quantity_to_string (self->quantity));
+  g_string_append (out, ",\n  \"baseline\": ");
+  append_json_side (self, out, FLAME_DIFF_BASELINE);
+  g_string_append (out, ",\n  \"current\": ");
+  append_json_side (self, out, FLAME_DIFF_CURRENT);
+  append_json_options (self, out);
   g_string_append_printf (out,
                           "  \"summary\": {\"regressions\": %u, \"improvements\": %u, "
                           "\"new\": %u, \"removed\": %u, \"unchanged\": %u, "
@@ -1232,73 +1377,14 @@ flame_report_write_json (FlameReport *self,
                           self->counts[FLAME_STATUS_NEW],
                           self->counts[FLAME_STATUS_REMOVED],
                           self->counts[FLAME_STATUS_UNCHANGED],
-                          flame_diff_get_elided_count (diff), self->n_gate);
+                          flame_diff_get_elided_count (self->diff), self->n_gate);
   if (self->binaries != NULL)
-    {
-      g_string_append (out, "  \"binaries\": [");
-      for (guint i = 0; i < self->binaries->len; i++)
-        {
-          const FlameBinary *b = g_ptr_array_index (self->binaries, i);
-
-          g_string_append (out, i ? ",\n    {\"path\": " : "\n    {\"path\": ");
-          append_json_string (out, b->path);
-          g_string_append (out, ", \"baseline_build_id\": ");
-          if (b->baseline_build_id != NULL)
-            append_json_string (out, b->baseline_build_id);
-          else
-            g_string_append (out, "null");
-          g_string_append (out, ", \"current_build_id\": ");
-          if (b->current_build_id != NULL)
-            append_json_string (out, b->current_build_id);
-          else
-            g_string_append (out, "null");
-          g_string_append_printf (out, ", \"status\": \"%s\"}",
-                                  flame_binary_status_to_string (b->status));
-        }
-      g_string_append (out, self->binaries->len ? "\n  ],\n" : "],\n");
-    }
+    append_json_binaries (self, out);
   g_string_append (out, "  \"functions\": [");
   for (guint i = 0; i < self->n_functions; i++)
     {
-      const FlameFunctionStat *s = &self->functions[i];
-
       g_string_append (out, i ? ",\n    {\"name\": " : "\n    {\"name\": ");
-      append_json_string (out, flame_report_get_name (self, s));
-      g_string_append (out, ", \"file\": ");
-      append_json_string (out, flame_report_get_file (self, s));
-      append_json_value (self, out, "baseline_self", s->self_b);
-      append_json_value (self, out, "current_self", s->self_c);
-      append_json_value (self, out, "baseline_total", s->total_b);
-      append_json_value (self, out, "current_total", s->total_c);
-      append_json_value (self, out, "delta_self", s->delta_self);
-      append_json_value (self, out, "delta_total", s->delta_total);
-      g_string_append (out, ", \"delta_pct\": ");
-      append_number (out, s->delta_pct);
-      g_string_append_printf (out, ", \"status\": \"%s\", \"significant\": %s, \"gate\": %s",
-                              flame_status_to_string (s->status),
-                              s->significant ? "true" : "false",
-                              s->gate ? "true" : "false");
-      if (s->tested)
-        {
-          g_string_append (out, ", \"runs\": {\"baseline_mean\": ");
-          append_number (out, metric_b (s, self->options.metric));
-          g_string_append (out, ", \"current_mean\": ");
-          append_number (out, metric_c (s, self->options.metric));
-          g_string_append (out, ", \"diff\": ");
-          append_number (out, metric_delta (s, self->options.metric));
-          g_string_append (out, ", \"ci_low\": ");
-          append_number (out, s->ci_low);
-          g_string_append (out, ", \"ci_high\": ");
-          append_number (out, s->ci_high);
-          g_string_append (out, ", \"half_width\": ");
-          append_number (out, (s->ci_high - s->ci_low) / 2);
-          g_string_append (out, ", \"p\": ");
-          append_p (out, s->p);
-          g_string_append (out, ", \"q\": ");
-          append_p (out, s->q);
-          g_string_append (out, "}");
-        }
-      g_string_append_c (out, '}');
+      append_json_function (self, out, &self->functions[i]);
     }
   g_string_append (out, self->n_functions ? "\n  ]\n}\n" : "]\n}\n");
 }

@@ -230,27 +230,21 @@ event_base_len (const char *name,
   return colon - name;
 }
 
-/* Finds the comm, [pid/]tid, optional [cpu], time, period and event of an
- * event line. The [pid/]tid is the first all-digit word after a non-empty
- * comm (comm may contain spaces: "V8 WorkerThread 25607 ..."). Blanks are
- * spaces or TABs (Android simpleperf separates fields with TABs). */
-static gboolean
-parse_event_line (const char *line,
-                  gsize       len,
-                  EventLine  *ev)
+/* The [pid/]tid word of an event line: [w, end), slash at the '/' or NULL */
+typedef struct
 {
-  const char *end = line + len;
-  const char *p = line;
-  const char *comm_start;
-  const char *comm_end = NULL;
-  const char *w = NULL, *w_end = NULL, *slash = NULL;
+  const char *w;
+  const char *end;
+  const char *slash;
+} IdWord;
 
-  memset (ev, 0, sizeof *ev);
-  ev->time = -1;
-
-  while (p < end && flame_is_blank (*p))
-    p++;
-  comm_start = p;
+/* The first all-digit word after a non-empty comm starting at @comm_start */
+static gboolean
+find_id_word (const char *comm_start,
+              const char *end,
+              IdWord     *id)
+{
+  const char *p = comm_start;
 
   while (p < end)
     {
@@ -261,23 +255,27 @@ parse_event_line (const char *line,
         p++;
       if (word > comm_start && is_pid_tid_word (word, p, &s))
         {
-          w = word;
-          w_end = p;
-          slash = s;
-          break;
+          id->w = word;
+          id->end = p;
+          id->slash = s;
+          return TRUE;
         }
       while (p < end && flame_is_blank (*p))
         p++;
     }
-  if (w == NULL)
-    return FALSE;
+  return FALSE;
+}
 
-  /* A comm ending in a number ("Worker 2 31337 [001] 1.5: cycles:") would
-   * stop at "2"; prefer a later all-digit word when it is the one that a
-   * [cpu] or a time: follows. */
+/* A comm ending in a number ("Worker 2 31337 [001] 1.5: cycles:") would
+ * stop at "2"; prefer a later all-digit word when it is the one that a
+ * [cpu] or a time: follows. */
+static void
+prefer_later_id_word (const char *end,
+                      IdWord     *id)
+{
   for (;;)
     {
-      const char *q = w_end, *n, *n_end, *n_slash, *m, *m_end;
+      const char *q = id->end, *n, *n_end, *n_slash, *m, *m_end;
 
       while (q < end && flame_is_blank (*q))
         q++;
@@ -298,35 +296,48 @@ parse_event_line (const char *line,
       /* ...unless the word after the current one is already one of those */
       if (is_cpu_word (n, n_end) || is_time_word (n, n_end))
         break;
-      w = n;
-      w_end = n_end;
-      slash = n_slash;
+      id->w = n;
+      id->end = n_end;
+      id->slash = n_slash;
     }
+}
 
-  comm_end = w;
+/* The comm before @id, and the pid and tid of @id */
+static void
+set_comm_and_ids (EventLine    *ev,
+                  const char   *comm_start,
+                  const IdWord *id)
+{
+  const char *comm_end = id->w;
+
   while (comm_end > comm_start && flame_is_blank (comm_end[-1]))
     comm_end--;
   ev->comm = comm_start;
   ev->comm_len = comm_end - comm_start;
-  if (slash != NULL)
+  if (id->slash != NULL)
     {
-      ev->pid_str = w;
-      ev->pid_len = slash - w;
-      ev->pid = parse_id (w, slash);
-      ev->tid_str = slash + 1;
-      ev->tid_len = w_end - (slash + 1);
-      ev->tid = parse_id (slash + 1, w_end);
+      ev->pid_str = id->w;
+      ev->pid_len = id->slash - id->w;
+      ev->pid = parse_id (id->w, id->slash);
+      ev->tid_str = id->slash + 1;
+      ev->tid_len = id->end - (id->slash + 1);
+      ev->tid = parse_id (id->slash + 1, id->end);
     }
   else
     {
       ev->pid = -1;
-      ev->tid_str = w;
-      ev->tid_len = w_end - w;
-      ev->tid = parse_id (w, w_end);
+      ev->tid_str = id->w;
+      ev->tid_len = id->end - id->w;
+      ev->tid = parse_id (id->w, id->end);
     }
+}
 
-  /* [cpu] time: period event: [one-frame stack] */
-  p = w_end;
+/* After the [pid/]tid, from @p: [cpu] time: period event: [one-frame stack] */
+static void
+parse_event_fields (EventLine  *ev,
+                    const char *p,
+                    const char *end)
+{
   while (p < end)
     {
       const char *word;
@@ -373,6 +384,31 @@ parse_event_line (const char *line,
         }
       break;
     }
+}
+
+/* Finds the comm, [pid/]tid, optional [cpu], time, period and event of an
+ * event line. The [pid/]tid is the first all-digit word after a non-empty
+ * comm (comm may contain spaces: "V8 WorkerThread 25607 ..."). Blanks are
+ * spaces or TABs (Android simpleperf separates fields with TABs). */
+static gboolean
+parse_event_line (const char *line,
+                  gsize       len,
+                  EventLine  *ev)
+{
+  const char *end = line + len;
+  const char *comm_start = line;
+  IdWord id;
+
+  memset (ev, 0, sizeof *ev);
+  ev->time = -1;
+
+  while (comm_start < end && flame_is_blank (*comm_start))
+    comm_start++;
+  if (!find_id_word (comm_start, end, &id))
+    return FALSE;
+  prefer_later_id_word (end, &id);
+  set_comm_and_ids (ev, comm_start, &id);
+  parse_event_fields (ev, id.end, end);
   return TRUE;
 }
 
@@ -618,22 +654,14 @@ note_weird (Parser  *ps,
 
 /* Builds one frame name at the end of the names buffer. Returns FALSE with
  * @error set when it is too long. */
-static gboolean
-add_frame (Parser           *ps,
-           const StackLine  *sl,
-           const char       *func,
-           gsize             func_len,
-           gboolean          inlined_part,
-           guint64           lineno,
-           GError          **error)
+/* FALSE (and @error) when the stack is too deep or a name too long */
+static inline gboolean
+check_frame_limits (Parser          *ps,
+                    const StackLine *sl,
+                    gsize            func_len,
+                    guint64          lineno,
+                    GError         **error)
 {
-  const FlamePerfOptions *o = ps->options;
-  gsize start = ps->names_len;
-  char *name;
-  gsize len, j;
-  guint32 flags = 0;
-  const char *suffix = NULL;
-
   if (G_UNLIKELY (ps->n_frames >= FLAME_MAX_DEPTH))
     {
       set_error (ps, error, FLAME_ERROR_TOO_LARGE, lineno,
@@ -647,44 +675,53 @@ add_frame (Parser           *ps,
                  "a frame name is longer than %d bytes", FLAME_MAX_NAME_LEN);
       return FALSE;
     }
+  return TRUE;
+}
 
-  if (equals (func, func_len, "[unknown]"))
+/* The dso's base name stands in for an unknown symbol: "[libc-2.27.so]",
+ * "[[kernel.kallsyms]]"; --addrs adds the address */
+static void
+append_unknown_name (Parser          *ps,
+                     const StackLine *sl)
+{
+  const char *base = sl->dso;
+  gsize base_len = sl->dso_len;
+  const char *slash;
+
+  if (equals (sl->dso, sl->dso_len, "[unknown]"))
     {
-      /* the dso's base name stands in for an unknown symbol:
-       * "[libc-2.27.so]", "[[kernel.kallsyms]]"; --addrs adds the address */
-      const char *base = sl->dso;
-      gsize base_len = sl->dso_len;
-      const char *slash;
-
-      if (equals (sl->dso, sl->dso_len, "[unknown]"))
-        {
-          base = "unknown";
-          base_len = 7;
-        }
-      while ((slash = memchr (base, '/', base_len)) != NULL)
-        {
-          base_len -= slash + 1 - base;
-          base = slash + 1;
-        }
-      names_append (ps, "[", 1);
-      names_append (ps, base, base_len);
-      if (o->include_addrs)
-        {
-          names_append (ps, " <", 2);
-          names_append (ps, sl->pc, sl->pc_len);
-          names_append (ps, ">", 1);
-        }
-      names_append (ps, "]", 1);
+      base = "unknown";
+      base_len = 7;
     }
-  else
-    names_append (ps, func, func_len);
+  while ((slash = memchr (base, '/', base_len)) != NULL)
+    {
+      base_len -= slash + 1 - base;
+      base = slash + 1;
+    }
+  names_append (ps, "[", 1);
+  names_append (ps, base, base_len);
+  if (ps->options->include_addrs)
+    {
+      names_append (ps, " <", 2);
+      names_append (ps, sl->pc, sl->pc_len);
+      names_append (ps, ">", 1);
+    }
+  names_append (ps, "]", 1);
+}
 
-  /* tidy: cut the argument list, ';' would split the folded stack, and
-   * quotes go as in stackcollapse-perf.pl ("RegExp:[&<>\"\']") */
-  name = ps->names + start;
-  len = ps->names_len - start;
+/* Tidies the name appended at @start, in place: cut the argument list,
+ * ';' would split the folded stack, and quotes go as in
+ * stackcollapse-perf.pl ("RegExp:[&<>\"\']"); then the Rust and Java
+ * rewrites. */
+static inline void
+tidy_name (Parser *ps,
+           gsize   start)
+{
+  char *name = ps->names + start;
+  gsize len = ps->names_len - start;
+  gsize j = 0;
+
   len = args_start (name, len);
-  j = 0;
   for (gsize i = 0; i < len; i++)
     {
       char c = name[i];
@@ -713,32 +750,47 @@ add_frame (Parser           *ps,
       len--;
     }
   ps->names_len = start + len;
+}
 
+/* The frame's FLAME_FRAME_* flags; *suffix the annotation the options ask
+ * for ("_[i]", "_[k]", "_[j]"), or NULL */
+static inline guint32
+frame_flags (Parser           *ps,
+             const StackLine  *sl,
+             gboolean          inlined_part,
+             const char      **suffix)
+{
+  guint32 flags = 0;
+
+  *suffix = NULL;
   if (inlined_part)
     {
-      flags |= FLAME_FRAME_INLINED;
-      suffix = "_[i]";
+      *suffix = "_[i]";
+      return FLAME_FRAME_INLINED;
     }
-  else
+  if (equals (sl->dso, sl->dso_len, "inlined"))
+    flags |= FLAME_FRAME_INLINED;
+  if (is_kernel_dso (sl->dso, sl->dso_len))
     {
-      if (equals (sl->dso, sl->dso_len, "inlined"))
-        flags |= FLAME_FRAME_INLINED;
-      if (is_kernel_dso (sl->dso, sl->dso_len))
-        {
-          flags |= FLAME_FRAME_KERNEL;
-          if (o->annotate_kernel)
-            suffix = "_[k]";
-        }
-      else if (is_jit_dso (sl->dso, sl->dso_len))
-        {
-          flags |= FLAME_FRAME_JIT;
-          if (o->annotate_jit)
-            suffix = "_[j]";
-        }
+      flags |= FLAME_FRAME_KERNEL;
+      if (ps->options->annotate_kernel)
+        *suffix = "_[k]";
     }
-  if (suffix != NULL)
-    names_append (ps, suffix, 4);
+  else if (is_jit_dso (sl->dso, sl->dso_len))
+    {
+      flags |= FLAME_FRAME_JIT;
+      if (ps->options->annotate_jit)
+        *suffix = "_[j]";
+    }
+  return flags;
+}
 
+/* The name from @start to the end of the names as the next frame */
+static inline void
+push_frame (Parser  *ps,
+            gsize    start,
+            guint32  flags)
+{
   if (ps->n_frames == ps->frames_alloc)
     {
       ps->frames_alloc = MAX (64, ps->frames_alloc * 2);
@@ -748,6 +800,33 @@ add_frame (Parser           *ps,
   ps->frames[ps->n_frames].len = ps->names_len - start;
   ps->frames[ps->n_frames].flags = flags;
   ps->n_frames++;
+}
+
+static gboolean
+add_frame (Parser           *ps,
+           const StackLine  *sl,
+           const char       *func,
+           gsize             func_len,
+           gboolean          inlined_part,
+           guint64           lineno,
+           GError          **error)
+{
+  gsize start = ps->names_len;
+  const char *suffix;
+  guint32 flags;
+
+  if (!check_frame_limits (ps, sl, func_len, lineno, error))
+    return FALSE;
+  if (equals (func, func_len, "[unknown]"))
+    append_unknown_name (ps, sl);
+  else
+    names_append (ps, func, func_len);
+  tidy_name (ps, start);
+
+  flags = frame_flags (ps, sl, inlined_part, &suffix);
+  if (suffix != NULL)
+    names_append (ps, suffix, 4);
+  push_frame (ps, start, flags);
   return TRUE;
 }
 
@@ -846,33 +925,17 @@ on_frame (Parser          *ps,
   return TRUE;
 }
 
-static gboolean
-end_record (Parser  *ps,
-            GError **error)
+/* Appends the root frame: "comm", "comm-pid" or "comm-pid/tid", spaces
+ * → '_'. Returns its offset in the names. */
+static inline gsize
+append_root_name (Parser *ps)
 {
-  FlamePerfSample sample;
-  gsize root_off;
-  gboolean ok = TRUE;
-  guint n;
+  gsize root_off = ps->names_len;
+  char *dst = names_reserve (ps, ps->ev.comm_len);
 
-  if (!ps->in_record || ps->skip)
-    goto reset;
-  if (ps->n_frames == 0)
-    {
-      /* inferno drops records without frames (perf record without -g and
-       * without ip/sym fields) */
-      ps->stats->empty_records++;
-      goto reset;
-    }
-
-  /* the root frame: "comm", "comm-pid" or "comm-pid/tid", spaces → '_' */
-  root_off = ps->names_len;
-  {
-    char *dst = names_reserve (ps, ps->ev.comm_len);
-    for (gsize i = 0; i < ps->ev.comm_len; i++)
-      dst[i] = ps->ev.comm[i] == ' ' ? '_' : ps->ev.comm[i];
-    ps->names_len += ps->ev.comm_len;
-  }
+  for (gsize i = 0; i < ps->ev.comm_len; i++)
+    dst[i] = ps->ev.comm[i] == ' ' ? '_' : ps->ev.comm[i];
+  ps->names_len += ps->ev.comm_len;
   if (ps->options->include_pid || ps->options->include_tid)
     {
       names_append (ps, "-", 1);
@@ -886,8 +949,18 @@ end_record (Parser  *ps,
           names_append (ps, ps->ev.tid_str, ps->ev.tid_len);
         }
     }
+  return root_off;
+}
 
-  n = ps->n_frames + 1;
+/* The frames for the callback, root first: the root frame at
+ * @root_off, then the record's frames in reverse (perf prints the leaf
+ * first). Returns their number. */
+static inline guint
+fill_out_frames (Parser *ps,
+                 gsize   root_off)
+{
+  guint n = ps->n_frames + 1;
+
   if (n > ps->out_alloc)
     {
       ps->out_alloc = MAX (n, ps->out_alloc * 2);
@@ -903,13 +976,13 @@ end_record (Parser  *ps,
       ps->out[i + 1].len = f->len;
       ps->out[i + 1].flags = f->flags;
     }
+  return n;
+}
 
-  sample.comm = ps->ev.comm;
-  sample.comm_len = ps->ev.comm_len;
-  sample.pid = ps->ev.pid;
-  sample.tid = ps->ev.tid;
-  sample.time = ps->ev.time;
-
+/* The record's sample count, period and time in the stats */
+static inline void
+count_record (Parser *ps)
+{
   ps->stats->samples++;
   if (ps->ev.has_period)
     ps->stats->have_period = TRUE;
@@ -920,6 +993,34 @@ end_record (Parser  *ps,
       if (ps->ev.time > ps->stats->last_time)
         ps->stats->last_time = ps->ev.time;
     }
+}
+
+/* Hands the record read to the callback, unless it is skipped or has
+ * no frames (inferno drops those: perf record without -g and without
+ * ip/sym fields); then forgets it */
+static gboolean
+end_record (Parser  *ps,
+            GError **error)
+{
+  FlamePerfSample sample;
+  gboolean ok = TRUE;
+  guint n;
+
+  if (!ps->in_record || ps->skip)
+    goto reset;
+  if (ps->n_frames == 0)
+    {
+      ps->stats->empty_records++;
+      goto reset;
+    }
+
+  n = fill_out_frames (ps, append_root_name (ps));
+  sample.comm = ps->ev.comm;
+  sample.comm_len = ps->ev.comm_len;
+  sample.pid = ps->ev.pid;
+  sample.tid = ps->ev.tid;
+  sample.time = ps->ev.time;
+  count_record (ps);
 
   if (!ps->func (&sample, ps->out, n, ps->ev.has_period ? ps->ev.period : 1, ps->user_data))
     {
@@ -1541,6 +1642,97 @@ compare_doubles (const void *a,
   return (x > y) - (x < y);
 }
 
+/* FALSE (and @error) when the file had no sample with a stack */
+static gboolean
+check_samples (FlameInput           *in,
+               const FlamePerfStats *stats,
+               GError              **error)
+{
+  if (stats->samples > 0)
+    return TRUE;
+  if (stats->weird_lines > 0)
+    flame_input_set_error (in, error, FLAME_ERROR_EMPTY, stats->first_weird_line,
+                           "no samples with a stack (this line is not a perf "
+                           "script event or stack line)");
+  else
+    flame_input_set_error (in, error, FLAME_ERROR_EMPTY, 0,
+                           "no samples with a stack in the perf script output");
+  return FALSE;
+}
+
+/* Weights: periods when perf printed them. For cpu-clock and task-clock
+ * the period is the time the sample stands for, in nanoseconds; other
+ * periods count events (cycles, instructions, faults), which are not
+ * time. Without periods each record is one sample. */
+static void
+set_unit_and_event (FlameProfile         *profile,
+                    const FlamePerfStats *stats)
+{
+  if (!stats->have_period)
+    flame_profile_set_unit (profile, FLAME_UNIT_SAMPLES);
+  else if (g_strcmp0 (stats->event, "cpu-clock") == 0 ||
+           g_strcmp0 (stats->event, "task-clock") == 0)
+    flame_profile_set_unit (profile, FLAME_UNIT_NANOSECONDS);
+  else
+    flame_profile_set_unit (profile, FLAME_UNIT_EVENTS);
+  flame_profile_set_event (profile, stats->event);
+}
+
+/* The sampling interval is the median gap between consecutive samples
+ * of the same thread: the gap between any two records shrinks with the
+ * number of threads running at once, and a mean would be dragged up by
+ * the long gaps of threads that slept. When no thread was sampled twice,
+ * fall back to duration / samples, and then, for clock events, to the
+ * mean period. Sorts @gaps. */
+static gdouble
+estimate_interval_ms (FlameProfile         *profile,
+                      const FlamePerfStats *stats,
+                      GArray               *gaps,
+                      gdouble               duration_ms)
+{
+  if (gaps->len > 0)
+    {
+      gdouble *g = (gdouble *) gaps->data;
+      guint n = gaps->len;
+
+      qsort (g, n, sizeof (gdouble), compare_doubles);
+      return (n % 2 ? g[n / 2] : (g[n / 2 - 1] + g[n / 2]) / 2) * 1000;
+    }
+  if (duration_ms > 0 && stats->samples > 1)
+    return duration_ms / (stats->samples - 1);
+  if (flame_profile_get_unit (profile) == FLAME_UNIT_NANOSECONDS)
+    return flame_profile_get_total_weight (profile, 0) / stats->samples / 1e6;
+  return 0;
+}
+
+/* What the parser skipped, and the perf.data reader's notes */
+static void
+add_stats_warnings (FlameProfile         *profile,
+                    const char           *name,
+                    const FlamePerfStats *stats)
+{
+  if (stats->other_events > 0)
+    flame_profile_add_warning (profile,
+                               "%s: kept only the first event type, “%s”; skipped %"
+                               G_GUINT64_FORMAT " sample%s of other events (first: “%s”)",
+                               name, stats->event, stats->other_events,
+                               stats->other_events == 1 ? "" : "s", stats->other_event);
+  if (stats->weird_lines > 0)
+    flame_profile_add_warning (profile,
+                               "%s: skipped %" G_GUINT64_FORMAT " line%s that %s not perf "
+                               "script event or stack lines (first at line %" G_GUINT64_FORMAT ")",
+                               name, stats->weird_lines, stats->weird_lines == 1 ? "" : "s",
+                               stats->weird_lines == 1 ? "is" : "are", stats->first_weird_line);
+  if (stats->empty_records > 0)
+    flame_profile_add_warning (profile,
+                               "%s: skipped %" G_GUINT64_FORMAT " sample%s without a stack",
+                               name, stats->empty_records,
+                               stats->empty_records == 1 ? "" : "s");
+
+  for (guint i = 0; stats->warnings != NULL && i < stats->warnings->len; i++)
+    flame_profile_add_warning (profile, "%s", (const char *) g_ptr_array_index (stats->warnings, i));
+}
+
 FlameProfile *
 flame_perf_load (FlameInput  *in,
                  GError     **error)
@@ -1549,7 +1741,6 @@ flame_perf_load (FlameInput  *in,
   FlamePerfStats stats = { 0 };
   Loader ld;
   gboolean ok;
-  gdouble interval_ms = 0;
   gdouble duration_ms = 0;
 
   profile = flame_profile_new (flame_perfdata_sniff (in->data, in->len) ? FLAME_FORMAT_PERF_DATA
@@ -1560,93 +1751,27 @@ flame_perf_load (FlameInput  *in,
   ld.threads = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
   ld.gaps = g_array_new (FALSE, FALSE, sizeof (gdouble));
 
-  ok = flame_perf_parse (in, NULL, load_stack, &ld, &stats, error);
+  ok = flame_perf_parse (in, NULL, load_stack, &ld, &stats, error) &&
+       check_samples (in, &stats, error);
 
   g_array_unref (ld.ids);
   g_hash_table_unref (ld.threads);
   if (!ok)
-    goto fail;
-
-  if (stats.samples == 0)
     {
-      if (stats.weird_lines > 0)
-        flame_input_set_error (in, error, FLAME_ERROR_EMPTY, stats.first_weird_line,
-                               "no samples with a stack (this line is not a perf "
-                               "script event or stack line)");
-      else
-        flame_input_set_error (in, error, FLAME_ERROR_EMPTY, 0,
-                               "no samples with a stack in the perf script output");
-      goto fail;
+      g_array_unref (ld.gaps);
+      flame_perf_stats_clear (&stats);
+      return NULL;
     }
 
-  /* Weights: periods when perf printed them. For cpu-clock and task-clock
-   * the period is the time the sample stands for, in nanoseconds; other
-   * periods count events (cycles, instructions, faults), which are not
-   * time. Without periods each record is one sample. */
-  if (!stats.have_period)
-    flame_profile_set_unit (profile, FLAME_UNIT_SAMPLES);
-  else if (g_strcmp0 (stats.event, "cpu-clock") == 0 ||
-           g_strcmp0 (stats.event, "task-clock") == 0)
-    flame_profile_set_unit (profile, FLAME_UNIT_NANOSECONDS);
-  else
-    flame_profile_set_unit (profile, FLAME_UNIT_EVENTS);
-  flame_profile_set_event (profile, stats.event);
-
+  set_unit_and_event (profile, &stats);
   if (stats.first_time >= 0 && stats.last_time > stats.first_time)
     duration_ms = (stats.last_time - stats.first_time) * 1000;
-
-  /* The sampling interval is the median gap between consecutive samples
-   * of the same thread: the gap between any two records shrinks with the
-   * number of threads running at once, and a mean would be dragged up by
-   * the long gaps of threads that slept. When no thread was sampled twice,
-   * fall back to duration / samples, and then, for clock events, to the
-   * mean period. */
-  if (ld.gaps->len > 0)
-    {
-      gdouble *gaps = (gdouble *) ld.gaps->data;
-      guint n = ld.gaps->len;
-
-      qsort (gaps, n, sizeof (gdouble), compare_doubles);
-      interval_ms = (n % 2 ? gaps[n / 2] : (gaps[n / 2 - 1] + gaps[n / 2]) / 2) * 1000;
-    }
-  else if (duration_ms > 0 && stats.samples > 1)
-    interval_ms = duration_ms / (stats.samples - 1);
-  else if (flame_profile_get_unit (profile) == FLAME_UNIT_NANOSECONDS)
-    interval_ms = flame_profile_get_total_weight (profile, 0) / stats.samples / 1e6;
-  g_array_unref (ld.gaps);
-  ld.gaps = NULL;
-
-  flame_profile_set_interval_ms (profile, interval_ms);
+  flame_profile_set_interval_ms (profile, estimate_interval_ms (profile, &stats, ld.gaps, duration_ms));
   flame_profile_set_duration_ms (profile, duration_ms);
+  g_array_unref (ld.gaps);
 
-  if (stats.other_events > 0)
-    flame_profile_add_warning (profile,
-                               "%s: kept only the first event type, “%s”; skipped %"
-                               G_GUINT64_FORMAT " sample%s of other events (first: “%s”)",
-                               in->name, stats.event, stats.other_events,
-                               stats.other_events == 1 ? "" : "s", stats.other_event);
-  if (stats.weird_lines > 0)
-    flame_profile_add_warning (profile,
-                               "%s: skipped %" G_GUINT64_FORMAT " line%s that %s not perf "
-                               "script event or stack lines (first at line %" G_GUINT64_FORMAT ")",
-                               in->name, stats.weird_lines, stats.weird_lines == 1 ? "" : "s",
-                               stats.weird_lines == 1 ? "is" : "are", stats.first_weird_line);
-  if (stats.empty_records > 0)
-    flame_profile_add_warning (profile,
-                               "%s: skipped %" G_GUINT64_FORMAT " sample%s without a stack",
-                               in->name, stats.empty_records,
-                               stats.empty_records == 1 ? "" : "s");
-
-  for (guint i = 0; stats.warnings != NULL && i < stats.warnings->len; i++)
-    flame_profile_add_warning (profile, "%s", (const char *) g_ptr_array_index (stats.warnings, i));
-
+  add_stats_warnings (profile, in->name, &stats);
   flame_perf_stats_clear (&stats);
   flame_profile_finish (profile);
   return g_steal_pointer (&profile);
-
-fail:
-  if (ld.gaps != NULL)
-    g_array_unref (ld.gaps);
-  flame_perf_stats_clear (&stats);
-  return NULL;
 }

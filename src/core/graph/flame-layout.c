@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "flame-layout.h"
+#include "flame-search.h"
 
 struct _FlameLayoutSource
 {
@@ -683,6 +684,15 @@ flame_layout_get_label (FlameLayout *self,
   return flame_layout_source_get_name (self->source, f->node);
 }
 
+/* for flame_partition_point: @entry, a FlameLayoutFrame, starts at or
+ * before the x of @key, a gdouble */
+static gboolean
+frame_starts_at_or_before (gconstpointer entry,
+                           gconstpointer key)
+{
+  return ((const FlameLayoutFrame *) entry)->x <= *(const gdouble *) key;
+}
+
 /**
  * flame_layout_hit_test:
  *
@@ -698,7 +708,8 @@ flame_layout_hit_test (FlameLayout *self,
 {
   gdouble rh = self->options.row_height;
   gdouble d;
-  guint depth, first, n, lo, hi;
+  guint depth, first, n;
+  gsize lo;
   const FlameLayoutFrame *f;
 
   if (!(y >= 0 && y < self->height && x >= 0 && x < self->options.width))
@@ -712,18 +723,9 @@ flame_layout_hit_test (FlameLayout *self,
   depth = (guint) d;
 
   flame_layout_get_row (self, depth, &first, &n);
-  /* the last frame with f->x <= x */
-  lo = 0;
-  hi = n;
-  while (lo < hi)
-    {
-      guint mid = lo + (hi - lo) / 2;
-
-      if (g_array_index (self->frames, FlameLayoutFrame, first + mid).x <= x)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
+  /* one past the last frame with f->x <= x */
+  lo = flame_partition_point (&g_array_index (self->frames, FlameLayoutFrame, first), n,
+                              sizeof (FlameLayoutFrame), frame_starts_at_or_before, &x);
   if (lo == 0)
     return -1;
   f = &g_array_index (self->frames, FlameLayoutFrame, first + lo - 1);

@@ -27,21 +27,6 @@ flame_unit_get_quantity (FlameUnit unit)
     }
 }
 
-/* The weight unit's name, as `info` prints it. */
-const char *
-flame_unit_to_string (FlameUnit unit)
-{
-  switch (unit)
-    {
-    case FLAME_UNIT_NANOSECONDS: return "nanoseconds";
-    case FLAME_UNIT_EVENTS:      return "events";
-    case FLAME_UNIT_BYTES:       return "bytes";
-    case FLAME_UNIT_COUNT:       return "count";
-    case FLAME_UNIT_SAMPLES:
-    default:                     return "samples";
-    }
-}
-
 /**
  * flame_quantity_to_string:
  *
@@ -61,21 +46,6 @@ flame_quantity_to_string (FlameQuantity quantity)
     }
 }
 
-gboolean
-flame_quantity_from_string (const char    *str,
-                            FlameQuantity *quantity)
-{
-  static const FlameQuantity all[] = { FLAME_QUANTITY_TIME, FLAME_QUANTITY_BYTES, FLAME_QUANTITY_COUNT };
-
-  for (guint i = 0; i < G_N_ELEMENTS (all); i++)
-    if (g_strcmp0 (str, flame_quantity_to_string (all[i])) == 0)
-      {
-        *quantity = all[i];
-        return TRUE;
-      }
-  return FALSE;
-}
-
 /* For sentences: "time", "memory", "count". */
 const char *
 flame_quantity_get_noun (FlameQuantity quantity)
@@ -86,19 +56,6 @@ flame_quantity_get_noun (FlameQuantity quantity)
     case FLAME_QUANTITY_COUNT: return "count";
     case FLAME_QUANTITY_TIME:
     default:                   return "time";
-    }
-}
-
-/* The base unit's symbol for table headers: "ms", "B", or "" for counts. */
-const char *
-flame_quantity_get_symbol (FlameQuantity quantity)
-{
-  switch (quantity)
-    {
-    case FLAME_QUANTITY_BYTES: return "B";
-    case FLAME_QUANTITY_COUNT: return "";
-    case FLAME_QUANTITY_TIME:
-    default:                   return "ms";
     }
 }
 

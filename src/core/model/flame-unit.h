@@ -32,13 +32,9 @@ typedef enum
 } FlameQuantity;
 
 FlameQuantity  flame_unit_get_quantity       (FlameUnit      unit);
-const char    *flame_unit_to_string          (FlameUnit      unit);
 
 const char    *flame_quantity_to_string      (FlameQuantity  quantity);
-gboolean       flame_quantity_from_string    (const char    *str,
-                                              FlameQuantity *quantity);
 const char    *flame_quantity_get_noun       (FlameQuantity  quantity);
-const char    *flame_quantity_get_symbol     (FlameQuantity  quantity);
 gdouble        flame_quantity_scale_for_people (FlameQuantity  quantity,
                                               gdouble        magnitude,
                                               const char   **symbol);

@@ -1,5 +1,6 @@
 /* flame-search.h: binary search in a sorted flat array, the one way the
- * loaders and symbolizers find an address range or an id.
+ * loaders and symbolizers find an address range or an id, and the layout
+ * the frame under the pointer. In the model so that every layer sees it.
  *
  * Copyright 2026 The Flamediff developers
  * SPDX-License-Identifier: GPL-3.0-or-later
