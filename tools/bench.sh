@@ -373,23 +373,31 @@ if [[ -x $PY ]]; then
   } | tee -a "$RESULTS"
 fi
 
-# ---- JSON formats: a ~200 MB speedscope file and a ~200 MB Chrome trace ----
-# (tools/bench-json-gen.py, deterministic), `flamediff-cli info` against
-# node's JSON.parse when node is installed. Target: node's throughput or
-# better, peak RSS at most 2x the file size.
+# ---- JSON formats: ~200 MB files of each JSON shape we read ----
+# (tools/bench-json-gen.py, deterministic: a sampled and an evented
+# speedscope file, a .cpuprofile, a Chrome trace), `flamediff-cli info`
+# against node's JSON.parse of the same file when node is installed.
+# Targets (issue 17): >= 1.5x node's speed, peak RSS <= 2x the file size.
+T_JSON_NODE=1.5 T_JSON_RSS=2
 echo
-echo "JSON formats"
-for kind in speedscope chrome; do
+echo "JSON formats (targets: >= ${T_JSON_NODE}x node's JSON.parse, peak RSS <= ${T_JSON_RSS}x file)"
+for kind in speedscope speedscope-evented cpuprofile chrome; do
   f=$OUT/big-$kind.json
   [[ -f $f ]] || python3 "$SRCDIR/tools/bench-json-gen.py" "$kind" "$f" 200
   bytes=$(size "$f")
   warm "$f"
   measure "info $(basename "$f")" "$bytes" "$CLI" info "$f"
+  ours=$M_MED ours_rss=$M_RSS
   printf '    peak RSS %s MB = %.2f x file size\n' "$((M_RSS / 1024))" "$(calc "%.2f" "$M_RSS * 1024 / $bytes")"
   if command -v node > /dev/null; then
     measure "node JSON.parse $(basename "$f")" "$bytes" node -e \
       "JSON.parse(require('fs').readFileSync(process.argv[1],'utf8'))" "$f"
     printf '    peak RSS %s MB = %.2f x file size\n' "$((M_RSS / 1024))" "$(calc "%.2f" "$M_RSS * 1024 / $bytes")"
+    r=$(calc "%.2f" "$M_MED / $ours")
+    printf '    ours %sx node (target >= %s: %s), RSS (target <= %sx file: %s)\n' "$r" "$T_JSON_NODE" \
+      "$(verdict "$r >= $T_JSON_NODE")" "$T_JSON_RSS" "$(verdict "$ours_rss * 1024 <= $T_JSON_RSS * $bytes")"
+  else
+    echo "    node: not installed, ratio SKIPPED"
   fi
 done
 
