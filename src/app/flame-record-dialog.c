@@ -518,31 +518,14 @@ start_recording (FlameRecordDialog *self,
   flame_recorder_set_frequency (self->recorder, gtk_spin_button_get_value_as_int (self->frequency_spin));
   flame_recorder_set_capture_output (self->recorder, TRUE);
   if (adw_combo_row_get_selected (self->measure_row) == FLAME_MEASURE_MEMORY)
+    flame_recorder_set_memory (self->recorder, FLAME_RECORDER_DEFAULT_MEMORY_MEAN);
+  /* after the measure: the host build of the sampler that fits it */
+  if (self->plan == FLAME_SANDBOX_PLAN_HOST_SPAWN &&
+      !flame_recorder_use_host (self->recorder, self->sandbox, &error))
     {
-      /* the host sampler is built on libgcc alone; no allocator hooks */
-      if (self->plan == FLAME_SANDBOX_PLAN_HOST_SPAWN)
-        {
-          g_clear_object (&self->recorder);
-          show_error (self, _("Memory cannot be recorded for programs on the host from the "
-                              "Flatpak yet. Choose CPU Time, or run “flamediff-cli record "
-                              "--memory” outside the Flatpak and open its recordings."));
-          return;
-        }
-      flame_recorder_set_memory (self->recorder, FLAME_RECORDER_DEFAULT_MEMORY_MEAN);
-    }
-
-  if (self->plan == FLAME_SANDBOX_PLAN_HOST_SPAWN)
-    {
-      g_autofree char *sampler = flame_recorder_find_host_sampler (&error);
-      g_autofree char *host = NULL;
-
-      if (sampler == NULL || !flame_sandbox_export_sampler (self->sandbox, sampler, &host, &error))
-        {
-          g_clear_object (&self->recorder);
-          show_error_from (self, error);
-          return;
-        }
-      flame_recorder_set_host_sampler (self->recorder, host);
+      g_clear_object (&self->recorder);
+      show_error_from (self, error);
+      return;
     }
 
   g_signal_connect_object (self->recorder, "notify::elapsed", G_CALLBACK (on_progress), self, G_CONNECT_SWAPPED);
