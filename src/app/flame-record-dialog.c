@@ -380,6 +380,61 @@ release_app (FlameRecordDialog *self)
     }
 }
 
+/* the page between the sides, after several baseline runs */
+static void
+show_between_runs (FlameRecordDialog *self,
+                   const char        *path)
+{
+  g_autofree char *folder = g_path_get_dirname (path);
+  g_autofree char *description =
+    /* Translators: %u is the number of runs recorded, %s the folder they are in */
+    g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                  "Saved %u run in %s.\n\nNow change the code and rebuild "
+                                  "it, then record the current runs with the same command. "
+                                  "Flamediff compares the two sets of runs.",
+                                  "Saved %u runs in %s.\n\nNow change the code and rebuild "
+                                  "it, then record the current runs with the same command. "
+                                  "Flamediff compares the two sets of runs.",
+                                  self->runs),
+                     self->runs, folder);
+
+  g_set_object (&self->baseline, g_ptr_array_index (self->baseline_runs, 0));
+  self->phase = FLAME_RECORD_BETWEEN;
+  self->run_index = 1;
+  adw_status_page_set_description (self->between_page, description);
+  gtk_stack_set_visible_child_name (self->stack, "between");
+  gtk_button_set_label (GTK_BUTTON (self->cancel_button), _("_Close"));
+}
+
+/* the page between the sides, after the one baseline run of @n samples */
+static void
+show_between_run (FlameRecordDialog *self,
+                  const char        *path,
+                  guint64            n)
+{
+  g_autofree char *name = g_path_get_basename (path);
+  g_autofree char *count = g_strdup_printf ("%" G_GUINT64_FORMAT, n);
+  g_autofree char *description =
+    /* Translators: the first %s is the file name of the baseline
+     * recording, the second its number of samples */
+    g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                  "Saved as %s (%s sample).\n\nNow change the code and "
+                                  "rebuild it, then record the current run with the same "
+                                  "command. Flamediff compares the two.",
+                                  "Saved as %s (%s samples).\n\nNow change the code and "
+                                  "rebuild it, then record the current run with the same "
+                                  "command. Flamediff compares the two.",
+                                  (gulong) MIN (n, G_MAXULONG)),
+                     name, count);
+
+  g_set_object (&self->baseline, NULL);
+  self->baseline = g_file_new_for_path (path);
+  self->phase = FLAME_RECORD_BETWEEN;
+  adw_status_page_set_description (self->between_page, description);
+  gtk_stack_set_visible_child_name (self->stack, "between");
+  gtk_button_set_label (GTK_BUTTON (self->cancel_button), _("_Close"));
+}
+
 static void
 record_done (GObject      *object,
              GAsyncResult *result,
@@ -430,54 +485,12 @@ record_done (GObject      *object,
       return;
     }
 
-  if (phase == FLAME_RECORD_BASELINE && self->runs > 1)
-    {
-      g_autofree char *folder = g_path_get_dirname (path);
-      g_autofree char *description =
-        /* Translators: %u is the number of runs recorded, %s the folder they are in */
-        g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
-                                      "Saved %u run in %s.\n\nNow change the code and rebuild "
-                                      "it, then record the current runs with the same command. "
-                                      "Flamediff compares the two sets of runs.",
-                                      "Saved %u runs in %s.\n\nNow change the code and rebuild "
-                                      "it, then record the current runs with the same command. "
-                                      "Flamediff compares the two sets of runs.",
-                                      self->runs),
-                         self->runs, folder);
-
-      g_set_object (&self->baseline, g_ptr_array_index (self->baseline_runs, 0));
-      self->phase = FLAME_RECORD_BETWEEN;
-      self->run_index = 1;
-      adw_status_page_set_description (self->between_page, description);
-      gtk_stack_set_visible_child_name (self->stack, "between");
-      gtk_button_set_label (GTK_BUTTON (self->cancel_button), _("_Close"));
-      return;
-    }
-
   if (phase == FLAME_RECORD_BASELINE)
     {
-      g_autofree char *name = g_path_get_basename (path);
-      guint64 n = flame_recorder_get_samples (recorder);
-      g_autofree char *count = g_strdup_printf ("%" G_GUINT64_FORMAT, n);
-      g_autofree char *description =
-        /* Translators: the first %s is the file name of the baseline
-         * recording, the second its number of samples */
-        g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
-                                      "Saved as %s (%s sample).\n\nNow change the code and "
-                                      "rebuild it, then record the current run with the same "
-                                      "command. Flamediff compares the two.",
-                                      "Saved as %s (%s samples).\n\nNow change the code and "
-                                      "rebuild it, then record the current run with the same "
-                                      "command. Flamediff compares the two.",
-                                      (gulong) MIN (n, G_MAXULONG)),
-                         name, count);
-
-      g_set_object (&self->baseline, NULL);
-      self->baseline = g_file_new_for_path (path);
-      self->phase = FLAME_RECORD_BETWEEN;
-      adw_status_page_set_description (self->between_page, description);
-      gtk_stack_set_visible_child_name (self->stack, "between");
-      gtk_button_set_label (GTK_BUTTON (self->cancel_button), _("_Close"));
+      if (self->runs > 1)
+        show_between_runs (self, path);
+      else
+        show_between_run (self, path, flame_recorder_get_samples (recorder));
       return;
     }
 
