@@ -5,7 +5,7 @@ MESON_ARGS ?=
 # Debian 12 packages needed to build and test
 DEBIAN_PACKAGES = \
 	gcc meson ninja-build pkg-config python3 \
-	libglib2.0-dev libglib2.0-bin libjson-glib-dev libyajl-dev zlib1g-dev libzstd-dev \
+	libglib2.0-dev libglib2.0-bin libjson-glib-dev zlib1g-dev libzstd-dev \
 	desktop-file-utils appstream gettext itstool yelp-tools libxml2-utils \
 	shared-mime-info \
 	libcairo2-dev libpango1.0-dev fonts-dejavu-core \

@@ -330,6 +330,48 @@ test_refuse_static (void)
   g_assert_nonnull (strstr (r.err, "statically linked"));
 }
 
+/* An ELF file's program headers are read from its first 4 KiB only:
+ * offsets beyond them (a sum that would wrap past the end included) and
+ * headers without PT_INTERP within them are judged as they are */
+static void
+test_check_elf_headers (void)
+{
+  g_autofree char *path = tmp_path ("crafted-elf");
+  guint8 file[512] = { 0 };
+  Elf64_Ehdr eh = { 0 };
+  Elf64_Phdr ph = { 0 };
+  g_autoptr(GError) error = NULL;
+
+  memcpy (eh.e_ident, ELFMAG, SELFMAG);
+  eh.e_ident[EI_CLASS] = ELFCLASS64;
+  eh.e_type = ET_EXEC;
+  eh.e_phnum = 1;
+  /* e_phoff + 56 wraps to 0x28, inside the buffer: never read there */
+  eh.e_phoff = G_MAXUINT64 - 15;
+  memcpy (file, &eh, sizeof eh);
+  g_assert_true (g_file_set_contents (path, (const char *) file, sizeof file, NULL));
+  g_assert_cmpint (g_chmod (path, 0755), ==, 0);
+  g_assert_true (flame_recorder_check_program (path, NULL, NULL, &error));
+  g_assert_no_error (error);
+
+  /* within reach, one PT_LOAD and no PT_INTERP: static */
+  eh.e_phoff = sizeof eh;
+  ph.p_type = PT_LOAD;
+  memcpy (file, &eh, sizeof eh);
+  memcpy (file + sizeof eh, &ph, sizeof ph);
+  g_assert_true (g_file_set_contents (path, (const char *) file, sizeof file, NULL));
+  g_assert_false (flame_recorder_check_program (path, NULL, NULL, &error));
+  g_assert_error (error, FLAME_RECORDER_ERROR, FLAME_RECORDER_ERROR_UNSUPPORTED);
+  g_clear_error (&error);
+
+  /* with PT_INTERP: dynamic */
+  ph.p_type = PT_INTERP;
+  memcpy (file + sizeof eh, &ph, sizeof ph);
+  g_assert_true (g_file_set_contents (path, (const char *) file, sizeof file, NULL));
+  g_assert_true (flame_recorder_check_program (path, NULL, NULL, &error));
+  g_assert_no_error (error);
+}
+
 /* Every recording: a file that loads back, with the same samples */
 static void
 check_file (Recording *r)
@@ -1444,53 +1486,68 @@ test_unshare (void)
   g_assert_cmpstr (flame_profile_get_metadata (r.profile, "exit_status"), ==, "exited with status 0");
 }
 
+/* A build of the sampler for programs outside a Flatpak sandbox must
+ * load on any host: it needs libc and libgcc_s only, and no glibc
+ * symbol version newer than 2.34 */
+static void
+check_host_build (const char *path)
+{
+  g_autofree char *objdump = g_find_program_in_path ("objdump");
+  const char *args[] = { objdump, "-p", path, NULL };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *out = NULL;
+  g_auto(GStrv) lines = NULL;
+  int status;
+  guint newest = 0;
+
+  if (objdump == NULL)
+    {
+      g_test_message ("objdump not found: the dependencies of %s not checked", path);
+      return;
+    }
+  g_spawn_sync (NULL, (char **) args, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL,
+                &out, NULL, &status, &error);
+  g_assert_no_error (error);
+  lines = g_strsplit (out, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      const char *needed = strstr (lines[i], "NEEDED");
+      const char *version = strstr (lines[i], "GLIBC_2.");
+
+      if (needed != NULL)
+        {
+          g_autofree char *lib = g_strstrip (g_strdup (needed + strlen ("NEEDED")));
+
+          g_test_message ("%s needs %s", path, lib);
+          g_assert_true (g_str_equal (lib, "libc.so.6") || g_str_equal (lib, "libgcc_s.so.1"));
+        }
+      if (version != NULL)
+        newest = MAX (newest, (guint) g_ascii_strtoull (version + strlen ("GLIBC_2."), NULL, 10));
+    }
+  g_test_message ("newest glibc symbol version: 2.%u", newest);
+  g_assert_cmpuint (newest, >, 0);
+  g_assert_cmpuint (newest, <=, 34);
+}
+
 /* The sampler for programs outside a Flatpak sandbox: the same code on
- * libgcc's unwinder. It must load on any host (libc and libgcc_s only,
- * glibc symbol versions no newer than 2.34) and record as well. */
+ * libgcc's unwinder, for CPU time and for memory (the latter recorded
+ * by tests/test-memory.c /memory/host). It must load on any host and
+ * record as well. */
 static void
 test_host_sampler (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autofree char *host = flame_recorder_find_host_sampler (&error);
+  g_autofree char *host = flame_recorder_find_host_sampler (FALSE, &error);
+  g_autofree char *memory = NULL;
   g_autofree char *saved = g_strdup (g_getenv ("FLAMEDIFF_SAMPLER"));
-  g_autofree char *objdump = g_find_program_in_path ("objdump");
 
   g_assert_no_error (error);
   g_assert_true (g_str_has_suffix (host, "/libflamediff-sampler-host.so"));
-
-  if (objdump != NULL)
-    {
-      const char *args[] = { objdump, "-p", host, NULL };
-      g_autofree char *out = NULL;
-      g_auto(GStrv) lines = NULL;
-      int status;
-      guint newest = 0;
-
-      g_spawn_sync (NULL, (char **) args, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL,
-                    &out, NULL, &status, &error);
-      g_assert_no_error (error);
-      lines = g_strsplit (out, "\n", -1);
-      for (guint i = 0; lines[i] != NULL; i++)
-        {
-          const char *needed = strstr (lines[i], "NEEDED");
-          const char *version = strstr (lines[i], "GLIBC_2.");
-
-          if (needed != NULL)
-            {
-              g_autofree char *lib = g_strstrip (g_strdup (needed + strlen ("NEEDED")));
-
-              g_test_message ("needs %s", lib);
-              g_assert_true (g_str_equal (lib, "libc.so.6") || g_str_equal (lib, "libgcc_s.so.1"));
-            }
-          if (version != NULL)
-            newest = MAX (newest, (guint) g_ascii_strtoull (version + strlen ("GLIBC_2."), NULL, 10));
-        }
-      g_test_message ("newest glibc symbol version: 2.%u", newest);
-      g_assert_cmpuint (newest, >, 0);
-      g_assert_cmpuint (newest, <=, 34);
-    }
-  else
-    g_test_message ("objdump not found: the host sampler's dependencies not checked");
+  check_host_build (host);
+  memory = flame_recorder_find_host_sampler (TRUE, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_str_has_suffix (memory, "/libflamediff-sampler-memory-host.so"));
+  check_host_build (memory);
 
   g_setenv ("FLAMEDIFF_SAMPLER", host, TRUE);
   check_accuracy ("host-accuracy.json");
@@ -1505,6 +1562,59 @@ test_host_sampler (void)
     g_assert_cmpfloat (flame_test_function_ms (r.profile, "busy"), >, 100);
   }
   g_setenv ("FLAMEDIFF_SAMPLER", saved, TRUE);
+}
+
+/* A thread that drains the rings (here one loading a module) holds the
+ * drain lock up to a second while the socket is full: the writer thread
+ * must sleep meanwhile, not spin (it did, and under valgrind, which runs
+ * one thread at a time, kept the holder from finishing). No one reads
+ * the socket until the workload has said how long it held the lock and
+ * what the writer used of the CPU meanwhile. */
+static void
+test_writer_sleeps (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *exe = workload ("drain-hold");
+  g_autofree char *sampler = flame_recorder_find_sampler (&error);
+  const char *module = g_getenv ("FLAMEDIFF_TINY_MODULE");
+  const char *argv[] = { exe, module, NULL };
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_autoptr(GSubprocess) proc = NULL;
+  g_autoptr(GDataInputStream) out = NULL;
+  g_autofree char *line = NULL;
+  g_autofree char *ino = NULL;
+  int fds[2], size = 16384;
+  long held = 0, writer = -1;
+  struct stat st;
+
+  g_assert_no_error (error);
+  g_assert_nonnull (module);
+  g_assert_cmpint (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds), ==, 0);
+  g_assert_cmpint (setsockopt (fds[1], SOL_SOCKET, SO_SNDBUF, &size, sizeof size), ==, 0);
+  g_assert_cmpint (fstat (fds[1], &st), ==, 0);
+  ino = g_strdup_printf ("%" G_GUINT64_FORMAT, (guint64) st.st_ino);
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE);
+  g_subprocess_launcher_setenv (launcher, "LD_PRELOAD", sampler, TRUE);
+  g_subprocess_launcher_setenv (launcher, FLAME_SAMPLER_ENV_FD, "1000", TRUE);
+  g_subprocess_launcher_setenv (launcher, FLAME_SAMPLER_ENV_INO, ino, TRUE);
+  g_subprocess_launcher_setenv (launcher, FLAME_SAMPLER_ENV_HZ, "999", TRUE);
+  g_subprocess_launcher_take_fd (launcher, fds[1], 1000);
+  proc = g_subprocess_launcher_spawnv (launcher, argv, &error);
+  g_assert_no_error (error);
+  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (proc));
+  line = g_data_input_stream_read_line (out, NULL, NULL, &error);
+  g_assert_no_error (error);
+  /* the program's last records fail at once from now on */
+  close (fds[0]);
+  g_subprocess_wait_check (proc, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (line);
+  g_assert_cmpint (sscanf (line, "held_ms %ld writer_ms %ld", &held, &writer), ==, 2);
+  g_test_message ("the drain lock held %ld ms, the writer's CPU meanwhile %ld ms", held, writer);
+  /* the socket was full: the drain waited its second for room */
+  g_assert_cmpint (held, >=, 500);
+  g_assert_cmpint (writer, >=, 0);
+  g_assert_cmpint (writer, <=, held / 20);
 }
 
 static void
@@ -1901,6 +2011,8 @@ main (int    argc,
   g_test_add_func ("/capture/close-fds", test_close_fds);
   g_test_add_func ("/capture/python-subprocess", test_python_subprocess);
   g_test_add_func ("/capture/host-sampler", test_host_sampler);
+  g_test_add_func ("/capture/writer-sleeps", test_writer_sleeps);
+  g_test_add_func ("/capture/check-elf-headers", test_check_elf_headers);
   g_test_add_func ("/capture/host-root", test_host_root);
   g_test_add_func ("/capture/symbolizer-shared", test_symbolizer_shared);
   g_test_add_func ("/capture/vdso", test_vdso);

@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <gio/gio.h>
+#include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
 
@@ -294,6 +295,263 @@ test_cancel (void)
   g_assert_cmpfloat (flame_profile_get_total_weight (p, 0), ==, 1000000);
 }
 
+
+/* A mapped file larger than the parser's release lag (16 MB): the pages
+ * behind it are given back while it loads, and the result is what the
+ * same text gives from memory */
+static void
+test_large_mapped (void)
+{
+  static const char *const stacks[] = { "[0,1]", "[0,2]", "[0,1,2]" };
+  g_autoptr(GString) s = g_string_new ("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
+                                       "\"shared\":{\"frames\":[{\"name\":\"a\"},{\"name\":\"b\"},{\"name\":\"c\"}]},"
+                                       "\"profiles\":[{\"type\":\"sampled\",\"unit\":\"none\",\"name\":\"p\",\"samples\":[");
+  g_autofree char *dir = g_dir_make_tmp ("flamediff-json-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "big.speedscope.json", NULL);
+  g_autoptr(GBytes) bytes = NULL;
+  g_autoptr(FlameProfile) mapped = NULL;
+  g_autoptr(FlameProfile) memory = NULL;
+  g_autoptr(GError) error = NULL;
+  const guint n = 6000000;
+  FlameTree *tm, *tb;
+
+  for (guint i = 0; i < n; i++)
+    {
+      if (i > 0)
+        g_string_append_c (s, ',');
+      g_string_append (s, stacks[i % 3]);
+    }
+  g_string_append (s, "],\"weights\":[");
+  for (guint i = 0; i < n; i++)
+    g_string_append (s, i % 3 == 0 ? (i ? ",1" : "1") : i % 3 == 1 ? ",2" : ",3");
+  g_string_append (s, "]}]}");
+  g_assert_cmpuint (s->len, >, 40 << 20);
+  g_assert_true (g_file_set_contents (path, s->str, s->len, &error));
+
+  mapped = flame_load_file (path, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  bytes = g_bytes_new (s->str, s->len);
+  memory = flame_load_bytes ("big.json", bytes, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+
+  g_assert_cmpfloat (flame_profile_get_total_weight (mapped, 0), ==, 2.0 * n);
+  g_assert_cmpfloat (flame_profile_get_samples (mapped, 0), ==, 2.0 * n);
+  tm = flame_profile_get_tree (mapped);
+  tb = flame_profile_get_tree (memory);
+  g_assert_cmpuint (tm->n_nodes, ==, 5);   /* root, a, a;b, a;c, a;b;c */
+  g_assert_cmpuint (tm->n_nodes, ==, tb->n_nodes);
+  for (guint32 i = 0; i < tm->n_nodes; i++)
+    {
+      g_assert_cmpuint (tm->nodes[i].frame, ==, tb->nodes[i].frame);
+      g_assert_cmpuint (tm->nodes[i].parent, ==, tb->nodes[i].parent);
+      g_assert_cmpfloat (tm->self[0][i], ==, tb->self[0][i]);
+    }
+  g_assert_cmpint (g_unlink (path), ==, 0);
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
+/* ---- the JSON parser itself (flame-json.c) ---- */
+
+typedef struct
+{
+  GString  *log;
+  gboolean  sink;    /* an int sink on every array */
+  gboolean  keys;    /* keys delivered, from the first object on */
+  gint      stop_at; /* the event count at which to fail, -1 never */
+  guint     n;
+} Trace;
+
+static gboolean
+trace_int (FlameJson  *json,
+           guint       depth,
+           gint64      value,
+           gpointer    user_data,
+           GError    **error)
+{
+  Trace *tr = user_data;
+
+  g_string_append_printf (tr->log, "I%" G_GINT64_FORMAT "@%u.%" G_GINT64_FORMAT " ", value, depth,
+                          flame_json_level (json, depth)->index);
+  return TRUE;
+}
+
+static gboolean
+trace_event (FlameJson            *json,
+             const FlameJsonValue *v,
+             gpointer              user_data,
+             GError              **error)
+{
+  Trace *tr = user_data;
+  guint depth = flame_json_depth (json);
+  const FlameJsonLevel *l = depth > 0 ? flame_json_level (json, depth) : NULL;
+
+  if (tr->stop_at >= 0 && tr->n++ == (guint) tr->stop_at)
+    {
+      flame_json_set_error (json, error, FLAME_ERROR_PARSE, "stopped here");
+      return FALSE;
+    }
+  /* where the value is: its key, or its index in the array */
+  if (l != NULL && v->type <= FLAME_JSON_STRING)
+    {
+      if (l->is_array)
+        g_string_append_printf (tr->log, "%" G_GINT64_FORMAT "=", l->index);
+      else
+        g_string_append_printf (tr->log, "%s=", l->key_len == 255 ? "?" : l->key);
+    }
+  switch (v->type)
+    {
+    case FLAME_JSON_NULL:        g_string_append (tr->log, "null "); break;
+    case FLAME_JSON_BOOL:        g_string_append (tr->log, v->b ? "true " : "false "); break;
+    case FLAME_JSON_INT:         g_string_append_printf (tr->log, "i%" G_GINT64_FORMAT " ", v->i); break;
+    case FLAME_JSON_DOUBLE:      g_string_append_printf (tr->log, "d%g/%" G_GINT64_FORMAT " ", v->d, v->i); break;
+    case FLAME_JSON_STRING:
+    case FLAME_JSON_KEY:
+      g_string_append (tr->log, v->type == FLAME_JSON_KEY ? "k'" : "'");
+      for (gsize i = 0; i < v->len; i++)
+        if ((guchar) v->str[i] < 0x20 || (guchar) v->str[i] >= 0x7f)
+          g_string_append_printf (tr->log, "\\x%02x", (guchar) v->str[i]);
+        else
+          g_string_append_c (tr->log, v->str[i]);
+      g_string_append (tr->log, "' ");
+      break;
+    case FLAME_JSON_START_MAP:
+      g_string_append (tr->log, "{ ");
+      flame_json_set_deliver_keys (json, tr->keys);
+      break;
+    case FLAME_JSON_END_MAP:     g_string_append (tr->log, "} "); break;
+    case FLAME_JSON_START_ARRAY:
+      g_string_append (tr->log, "[ ");
+      if (tr->sink)
+        flame_json_set_int_sink (json, trace_int);
+      break;
+    case FLAME_JSON_END_ARRAY:   g_string_append (tr->log, "] "); break;
+    default:                     g_assert_not_reached ();
+    }
+  return TRUE;
+}
+
+/* The events of @text, or "ERR: message" */
+static char *
+trace_text (const char     *text,
+            gsize           len,
+            FlameJsonFlags  flags,
+            gboolean        sink,
+            gboolean        keys,
+            gint            stop_at)
+{
+  FlameInput in = { .name = "t.json", .data = text, .len = len };
+  Trace tr = { g_string_new (NULL), sink, keys, stop_at, 0 };
+  g_autoptr(GError) error = NULL;
+  gboolean ok;
+
+  ok = flame_json_parse (&in, flags, trace_event, &tr, &error);
+  g_assert_true (ok == (error == NULL));
+  if (!ok)
+    {
+      g_string_free (tr.log, TRUE);
+      return g_strconcat ("ERR: ", error->message, NULL);
+    }
+  if (tr.log->len > 0)
+    g_string_truncate (tr.log, tr.log->len - 1);
+  return g_string_free (tr.log, FALSE);
+}
+
+static void
+test_json_parser (void)
+{
+  static const struct { const char *text; guint flags; gboolean sink; const char *want; } cases[] = {
+    /* values, paths and indices */
+    { "{\"a\":[1,-2,3.5,1e3,true,false,null,\"x\"],\"b\":{}}", 0, FALSE,
+      "{ [ 0=i1 1=i-2 2=d3.5/9223372036854775807 3=d1000/1000 4=true 5=false 6=null 7='x' ] { } }" },
+    { " [ ] ", 0, FALSE, "[ ]" },
+    { "\xef\xbb\xbf{\"k\" : 5 }", 0, FALSE, "{ k=i5 }" },
+    { "7", 0, FALSE, "i7" },
+    /* 18 digits are an integer, 19 a double (still exact here) */
+    { "[123456789012345678,1234567890123456789,-0]", 0, FALSE,
+      "[ 0=i123456789012345678 1=d1.23457e+18/1234567890123456768 2=i0 ]" },
+    /* escapes, surrogate pairs, a lone surrogate, a NUL */
+    { "[\"a\\\"b\\\\c\\/d\\b\\f\\n\\r\\t\",\"\\u00e9\\ud83d\\ude00\",\"\\udc00x\",\"a\\u0000b\"]", 0, FALSE,
+      "[ 0='a\"b\\c/d\\x08\\x0c\\x0a\\x0d\\x09' 1='\\xc3\\xa9\\xf0\\x9f\\x98\\x80' 2='?x' 3='a\\x00b' ]" },
+    /* keys: escaped, too long for a level, with a NUL (never matched) */
+    { "{\"\\u0061\":1,\"0123456789012345678901234567890123456789012345678\":2,\"a\\u0000\":3}", 0, FALSE,
+      "{ a=i1 ?=i2 ?=i3 }" },
+    /* an int sink takes the integers directly in its array, the rest
+     * goes to the callback; indices keep counting. One sink at a time:
+     * the inner array's replaces the outer's and ends with it */
+    { "[1, 2 ,3.5,\"s\",[4],5]", 0, TRUE,
+      "[ I1@1.0 I2@1.1 2=d3.5/9223372036854775807 3='s' [ I4@2.0 ] 5=i5 ]" },
+    /* errors */
+    { "[01]", 0, FALSE, "ERR: t.json: byte 2: invalid JSON (“,” or “]” was expected)" },
+    { "[1.]", 0, FALSE, "ERR: t.json: byte 1: invalid JSON (a malformed number)" },
+    { "[-]", 0, FALSE, "ERR: t.json: byte 1: invalid JSON (a malformed number)" },
+    { "[1e]", 0, FALSE, "ERR: t.json: byte 1: invalid JSON (a malformed number)" },
+    { "[1] x", 0, FALSE, "ERR: t.json: byte 4: invalid JSON (text after the end of the JSON value)" },
+    { "[1,]", 0, FALSE, "ERR: t.json: byte 3: invalid JSON (a value was expected)" },
+    { "{\"a\" 1}", 0, FALSE, "ERR: t.json: byte 5: invalid JSON (“:” was expected after a key)" },
+    { "{1:2}", 0, FALSE, "ERR: t.json: byte 1: invalid JSON (a key was expected)" },
+    { "[\"a\tb\"]", 0, FALSE, "ERR: t.json: byte 3: invalid JSON (a control character in a string)" },
+    { "[\"a\\x\"]", 0, FALSE, "ERR: t.json: byte 3: invalid JSON (a string has an unknown escape)" },
+    { "[\"\\u12g4\"]", 0, FALSE, "ERR: t.json: byte 2: invalid JSON (a \\u escape needs four hex digits)" },
+    { "[tru]", 0, FALSE, "ERR: t.json: byte 1: invalid JSON (an unknown word)" },
+    { "[1}", 0, FALSE, "ERR: t.json: byte 2: invalid JSON (“,” or “]” was expected)" },
+    { "", 0, FALSE, "ERR: t.json: byte 0: the JSON text is truncated or empty" },
+    { "[1,[2", 0, FALSE, "ERR: t.json: byte 5: the JSON text is truncated or empty" },
+    { "[\"ab", 0, FALSE, "ERR: t.json: byte 1: invalid JSON (the text ends inside a string)" },
+    /* partial: the text may end anywhere; a number at the end is whole */
+    { "[1,[2", FLAME_JSON_ALLOW_PARTIAL, FALSE, "[ 0=i1 [ 0=i2" },
+    { "[{\"a\":\"xy", FLAME_JSON_ALLOW_PARTIAL, FALSE, "[ {" },
+    { "[{\"a\":tr", FLAME_JSON_ALLOW_PARTIAL, FALSE, "[ {" },
+    { "[1,", FLAME_JSON_ALLOW_PARTIAL, FALSE, "[ 0=i1" },
+    { "", FLAME_JSON_ALLOW_PARTIAL, FALSE, "" },
+    { "[1,x", FLAME_JSON_ALLOW_PARTIAL, FALSE, "ERR: t.json: byte 3: invalid JSON (a value was expected)" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *got = trace_text (cases[i].text, strlen (cases[i].text), cases[i].flags,
+                                         cases[i].sink, FALSE, -1);
+
+      if (strcmp (got, cases[i].want) != 0)
+        g_error ("case %u (%s):\n got  %s\n want %s", i, cases[i].text, got, cases[i].want);
+    }
+
+  /* a callback's error stops the parse, with the offset after its token */
+  {
+    g_autofree char *got = trace_text ("[10,20,30]", 10, 0, FALSE, FALSE, 2);
+
+    g_assert_cmpstr (got, ==, "ERR: t.json: byte 6: stopped here");
+  }
+  /* keys as events, when asked for */
+  {
+    g_autofree char *got = trace_text ("{\"a\":{\"b\\n\":null}}", 18, 0, FALSE, TRUE, -1);
+
+    g_assert_cmpstr (got, ==, "{ k'a' { k'b\\x0a' b\n=null } }");
+  }
+  /* the text is not NUL-terminated: nothing past len is read */
+  {
+    g_autofree char *got = trace_text ("[12345]", 4, FLAME_JSON_ALLOW_PARTIAL, FALSE, FALSE, -1);
+
+    g_assert_cmpstr (got, ==, "[ 0=i123");
+  }
+  /* long strings and long runs of integers, across the 8-byte scan and
+   * the sink's loop */
+  {
+    g_autoptr(GString) s = g_string_new ("[\"");
+    g_autofree char *got = NULL;
+
+    for (guint i = 0; i < 1000; i++)
+      g_string_append_c (s, 'a' + i % 26);
+    g_string_append (s, "\\n\",[");
+    for (guint i = 0; i < 100000; i++)
+      g_string_append_printf (s, i ? ",%u" : "%u", i);
+    g_string_append (s, "]]");
+    got = trace_text (s->str, s->len, 0, TRUE, FALSE, -1);
+    g_assert_true (g_str_has_prefix (got, "[ 0='abcdefghijklmnopqrstuvwxyzabcd"));
+    g_assert_nonnull (strstr (got, "xyzabcdefghijkl\\x0a' [ I0@2.0 I1@2.1 "));
+    g_assert_true (g_str_has_suffix (got, " I99998@2.99998 I99999@2.99999 ] ]"));
+  }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -305,5 +563,7 @@ main (int    argc,
   g_test_add_func ("/speedscope/roundtrip", test_roundtrip);
   g_test_add_func ("/speedscope/malformed", test_malformed);
   g_test_add_func ("/speedscope/cancel", test_cancel);
+  g_test_add_func ("/speedscope/json-parser", test_json_parser);
+  g_test_add_func ("/speedscope/large-mapped", test_large_mapped);
   return g_test_run ();
 }

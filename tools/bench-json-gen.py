@@ -4,7 +4,10 @@
 # "chrome" (trace events: Profile + ProfileChunk with nodes, samples and
 # timeDeltas) or "speedscope-random" (sampled, every sample a fresh random
 # stack of depth 5-40: the tree has about as many nodes as frame
-# references, the worst case for memory). About MB megabytes.
+# references, the worst case for memory) or "speedscope-evented" (one
+# evented profile: open and close events of a call tree) or "cpuprofile"
+# (a Chrome/node .cpuprofile: nodes with children, samples, timeDeltas).
+# About MB megabytes.
 #
 # Copyright 2026 The Flamediff developers
 # SPDX-License-Identifier: GPL-3.0-or-later
@@ -31,6 +34,66 @@ with open(out, "w") as f:
             written += len(line)
             n += 1
         f.write('],"weights":[' + ",".join(["1"] * n) + "]}]}\n")
+    elif kind == "speedscope-evented":
+        f.write('{"$schema":"https://www.speedscope.app/file-format-schema.json","shared":{"frames":[')
+        f.write(",".join('{"name":"function_%d","file":"src/module_%d.py","line":%d}' % (i, i % 500, i % 900 + 1)
+                         for i in range(N_FRAMES)))
+        f.write(']},"profiles":[{"type":"evented","name":"main","unit":"microseconds","startValue":0,"endValue":1,"events":[')
+        # a walk over a call tree: open a child (drawn from a few per
+        # frame, so calls repeat) or close the innermost frame
+        written = f.tell()
+        at = 0
+        stack = []
+        first = True
+        rr = rng.randrange
+        while written < target * 0.97 or stack:
+            at += rr(1, 50)
+            grow = written < target * 0.97 and len(stack) < 40 and (not stack or rng.random() < 0.52)
+            if grow:
+                parent = stack[-1] if stack else 0
+                frame = (parent * 7 + rr(4) * 1013 + len(stack)) % N_FRAMES
+                stack.append(frame)
+                ev = '{"type":"O","frame":%d,"at":%d}' % (frame, at)
+            else:
+                ev = '{"type":"C","frame":%d,"at":%d}' % (stack.pop(), at)
+            line = ("" if first else ",") + ev
+            f.write(line)
+            written += len(line)
+            first = False
+        f.write(']}]}\n')
+    elif kind == "cpuprofile":
+        # node ids from 1 (the root); a call tree of ~60 000 nodes whose
+        # children lists are written with each node, as V8 does
+        n_nodes = 60000
+        parent = [0, 0] + [0] * (n_nodes - 1)
+        kids = [[] for _ in range(n_nodes + 1)]
+        for i in range(2, n_nodes + 1):
+            parent[i] = max(1, i - 1 - int((i - 1) * rng.random() ** 0.3))
+            kids[parent[i]].append(i)
+        f.write('{"nodes":[')
+        for i in range(1, n_nodes + 1):
+            name = "(root)" if i == 1 else "fn_%d" % (i % 3000)
+            f.write(('' if i == 1 else ',') +
+                    '{"id":%d,"callFrame":{"functionName":"%s","scriptId":"7","url":"https://example.com/app_%d.js","lineNumber":%d,"columnNumber":4},"hitCount":0%s}'
+                    % (i, name, i % 40, i % 700,
+                       (',"children":[' + ",".join(map(str, kids[i])) + "]") if kids[i] else ""))
+        f.write('],"startTime":0,"endTime":1,"samples":[')
+        written = f.tell()
+        n = 0
+        cur = 2
+        leaves = [i for i in range(2, n_nodes + 1) if not kids[i]]
+        hot = [leaves[int(len(leaves) * rng.random() ** 3)] for _ in range(500)]
+        # about 6 bytes per sample and 4 per delta
+        n_samples = int((target - written) / 10.5)
+        samples = []
+        for _ in range(n_samples):
+            if rng.random() < 0.3:
+                cur = hot[rng.randrange(len(hot))] if rng.random() < 0.9 else rng.randrange(2, n_nodes + 1)
+            samples.append(str(cur))
+        f.write(",".join(samples))
+        f.write('],"timeDeltas":[')
+        f.write(",".join(str(rng.randint(50, 200)) for _ in range(n_samples)))
+        f.write(']}\n')
     elif kind == "speedscope":
         f.write('{"$schema":"https://www.speedscope.app/file-format-schema.json","shared":{"frames":[')
         f.write(",".join('{"name":"function_%d","file":"src/module_%d.py","line":%d}' % (i, i % 500, i % 900 + 1)

@@ -24,6 +24,15 @@
 #   tests/capture-workloads/two-threads.c (built here) twice, warm_a three
 #   times slower the second time, then compare: the recorded function
 #   names and files, warm_a a regression, hot_a unchanged.
+# - Memory of a program on the host: tests/capture-workloads/memory.c built
+#   as /usr/local/bin/fd-check-memory (only the host has it), recorded by
+#   flamediff-cli record --memory in the sandbox with
+#   --talk-name=org.freedesktop.Flatpak and --filesystem=host-os:ro: it
+#   runs through flatpak-spawn --host with the host build of the memory
+#   sampler; its functions' shares of the 48 MiB within 5 points, the
+#   peak within 10 %. The stand-in runtime has no flatpak-spawn (GNOME's
+#   has): the host's (Debian flatpak-xdg-utils) is put on the sandbox's
+#   PATH. Skipped, visibly, when the sandbox cannot start host commands.
 #
 # WORKDIR defaults to _build/flatpak-check (FLATPAK_CHECK_DIR overrides);
 # it takes about 4 GB. Needs root (the stand-in runtime is made in
@@ -51,7 +60,7 @@ if [[ $(id -u) != 0 ]]; then
   exit 0
 fi
 
-make -s deps DEBIAN_PACKAGES="flatpak flatpak-builder elfutils xvfb xauth imagemagick dbus gcc python3"
+make -s deps DEBIAN_PACKAGES="flatpak flatpak-builder flatpak-xdg-utils elfutils xvfb xauth imagemagick dbus gcc python3"
 
 mkdir -p "$W/logs" "$W/screenshots"
 export FLATPAK_USER_DIR=$W/flatpak-user
@@ -68,7 +77,12 @@ unbind() {
     done
   done
 }
-trap unbind EXIT
+host_prog=/usr/local/bin/fd-check-memory
+cleanup() {
+  rm -f "$host_prog"
+  unbind
+}
+trap cleanup EXIT
 
 step_start=$SECONDS
 step() {
@@ -224,4 +238,56 @@ if status != {'hot_a': 'unchanged', 'warm_a': 'regression'}:
     sys.exit(f'expected warm_a a regression and hot_a unchanged, got {status}')
 EOF
 step "Record and Diff in the sandbox: function names and the regression right"
+
+# --- Memory of a program on the host, recorded from the sandbox
+cc -O2 -g -D_GNU_SOURCE -pthread tests/capture-workloads/memory.c -o "$host_prog"
+spawn_bin=$W/spawn-bin
+rm -rf "$spawn_bin"; mkdir -p "$spawn_bin"
+host_spawn=/usr/libexec/flatpak-xdg-utils/flatpak-spawn
+[[ -x $host_spawn ]] && cp "$host_spawn" "$spawn_bin/"
+# the sampler goes to $XDG_RUNTIME_DIR/app/$APP, which the sandbox and the
+# host must both see under one path: a real runtime directory
+export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-/run/user/$(id -u)}
+mkdir -p "$XDG_RUNTIME_DIR"; chmod 0700 "$XDG_RUNTIME_DIR"
+host_run() { # host_run COMMAND ARG...: COMMAND in the sandbox, allowed to start host programs
+  local command=$1; shift
+  dbus-run-session -- flatpak run --talk-name=org.freedesktop.Flatpak --filesystem=host-os:ro \
+      --filesystem="$rec" --filesystem="$spawn_bin":ro --env=PATH="/app/bin:/usr/bin:$spawn_bin" \
+      --command="$command" "$APP" "$@"
+}
+if [[ ! -x $host_spawn ]]; then
+  echo "flatpak-check: SKIP memory of a host program: no $host_spawn (flatpak-xdg-utils)"
+elif ! host_run flatpak-spawn --host --directory="$rec" true >"$logs/host-probe.log" 2>&1; then
+  tail -n 5 "$logs/host-probe.log"
+  echo "flatpak-check: SKIP memory of a host program: flatpak-spawn --host does not work here, see $logs/host-probe.log"
+else
+  host_run flamediff-cli record --memory --memory-mean=16384 --cwd "$rec" -o "$rec/host-memory.json" \
+      -- fd-check-memory >"$logs/record-host-memory.log" 2>&1 ||
+    fail "flamediff-cli record --memory of a host program, see $logs/record-host-memory.log"
+  python3 - "$rec/host-memory.json" <<'EOF' || fail "memory of a host program: unexpected recording, see $rec/host-memory.json"
+import json, sys
+d = json.load(open(sys.argv[1]))
+meta = d['flamediff']['metadata']
+names = [f['name'] for f in d['shared']['frames']]
+if '/libflamediff-sampler-memory-host.so=' not in meta.get('build_ids', ''):
+    sys.exit(f'not recorded with the host memory sampler: {meta.get("build_ids")}')
+prof = next(p for p in d['profiles'] if p['name'] == 'allocated')
+total = sum(prof['weights'])
+share = {}
+for stack, w in zip(prof['samples'], prof['weights']):
+    for n in {names[i] for i in stack}:
+        share[n] = share.get(n, 0) + 100 * w / total
+mib = 1024 * 1024
+peak = int(meta['memory_peak_bytes']) / mib
+print(f'flatpak-check: host memory: {int(meta["memory_allocated_bytes"]) / mib:.1f} MiB allocated, '
+      f'peak {peak:.2f} MiB; ' + ', '.join(f'{n} {share.get(n, 0):.1f} %' for n in ('alloc_30', 'alloc_10', 'keep_8')))
+want = {'alloc_30': 100 * 30 / 48, 'alloc_10': 100 * 10 / 48, 'keep_8': 100 * 8 / 48}
+wrong = {n: round(share.get(n, 0), 1) for n, p in want.items() if abs(share.get(n, 0) - p) > 5}
+if wrong:
+    sys.exit(f'shares off by more than 5 points: {wrong}, expected {want}')
+if abs(peak - 8) > 0.8:
+    sys.exit(f'peak {peak:.2f} MiB, expected 8 MiB within 10 %')
+EOF
+  step "memory of a host program recorded from the sandbox: the host sampler, shares and peak right"
+fi
 echo "flatpak-check: OK"

@@ -30,7 +30,7 @@ skip () { echo "SKIP: runtimes in a chroot: $*" >&2; exit 77; }
 [[ -x $build/src/cli/flamediff-cli ]] || skip "no $build/src/cli/flamediff-cli"
 # what flamediff-cli and the sampler load, in sid's package names
 pkgs=(python3.13 python3.14 python3.15 libunwind8 libdw1t64 libelf1t64 libglib2.0-0t64 libjson-glib-1.0-0
-      libyajl2 libzstd1 libcairo2 libpango-1.0-0 libpangocairo-1.0-0)
+      libzstd1 libcairo2 libpango-1.0-0 libpangocairo-1.0-0)
 if [[ $existing == 1 ]]; then
   [[ -x $dir/usr/bin/python3.13 ]] || skip "no chroot at $dir (tools/test-runtimes-chroot.sh makes one)"
   mountpoint -q "$dir/proc" || mount --bind /proc "$dir/proc"

@@ -5,6 +5,7 @@
  */
 #pragma once
 
+#include "flame-changes-model.h"
 #include "flame-changes-panel.h"
 
 G_BEGIN_DECLS
@@ -27,13 +28,21 @@ struct _FlameChangesPanel
 
   /* Owned references */
   FlameComparison     *comparison;
-  GListStore          *changes;
-  GtkCustomFilter     *filter;
+  FlameChangesModel   *changes;
   GtkSingleSelection  *selection;
   FlameQuantity        quantity;    /* the cells print in the comparison's unit */
   FlameMetric          metric;      /* what before and after hold */
   guint32              selected;    /* frame of the selected row, FLAME_TREE_NONE */
   gboolean             compact;     /* three columns, for a narrow window */
+  gboolean             resetting;   /* the model replaces its rows */
+  int                  pill_width;  /* the widest status pill, 0: not measured yet */
+
+  /* the column view's sort, read from its sorter (probe_sort()) */
+  int                  probe_answer;  /* the column whose sorter says "smaller", or -1 */
+  guint                probed[6];     /* the columns asked, in order */
+  guint                n_probed;
 };
+
+gboolean _flame_changes_panel_get_pending (FlameChangesPanel *self);
 
 G_END_DECLS

@@ -12,10 +12,12 @@
  */
 #include "config.h"
 
+#include <adwaita.h>
 #include <glib/gi18n.h>
 #include <math.h>
 
 #include "flame-change-row.h"
+#include "flame-changes-model.h"
 #include "flame-changes-panel-private.h"
 #include "flame-tree.h"
 
@@ -24,6 +26,8 @@ enum {
   PROP_COMPARISON,
   PROP_SELECTED_FUNCTION,
   PROP_COMPACT,
+  PROP_PENDING,
+  PROP_PILL_WIDTH,
   N_PROPS
 };
 
@@ -36,6 +40,7 @@ enum {
   FILTER_ALL,
 };
 
+/* in the order of FlameChangesKey */
 typedef enum
 {
   COL_NAME,
@@ -44,7 +49,10 @@ typedef enum
   COL_DELTA_MS,
   COL_DELTA_PCT,
   COL_STATUS,
+  N_COLUMNS
 } ColumnKind;
+
+G_STATIC_ASSERT ((int) N_COLUMNS == (int) FLAME_CHANGES_N_KEYS);
 
 static GParamSpec *properties[N_PROPS];
 
@@ -100,49 +108,72 @@ delta_pct_text (FlameChangeRow *row)
   return g_strdup_printf ("%+.1f", pct);
 }
 
-/* the status cells: one pill per word (a time's and a count's), of
- * which the row's is shown. GTK 4.8 keeps a column as wide as its cells
- * were when it first measured them, before rows were bound: a cell whose
- * width followed its word cut "Removed" and German "Langsamer". A stack
- * is as wide as its widest pill, whichever row it shows. */
+/* the status cells: one pill, its word the row's, in a box as wide as
+ * the widest pill (of a time's and a count's words). GTK 4.8 keeps a
+ * column as wide as its cells were when it first measured them, before
+ * rows were bound: a cell whose width followed its word cut "Removed"
+ * and German "Langsamer". (A stack of all the pills per cell did that
+ * too, but with 11 widgets a cell, all measured whenever the column is:
+ * 10-20 ms a frame while the table fills.) */
 static const char *status_classes[] = { "unchanged", "regression", "improvement", "new", "removed" };
 
-static char *
-pill_name (FlameStatus   status,
-           FlameQuantity quantity)
+static void
+pill_set_status (GtkWidget    *pill,
+                 FlameStatus   status,
+                 FlameQuantity quantity)
 {
-  gboolean time = quantity == FLAME_QUANTITY_TIME;
-
-  return g_strdup_printf ("%d-%s", (int) status, time ? "time" : "other");
+  for (guint i = 0; i < G_N_ELEMENTS (status_classes); i++)
+    gtk_widget_remove_css_class (pill, status_classes[i]);
+  gtk_label_set_text (GTK_LABEL (pill), status_pill_label (status, quantity));
+  gtk_widget_set_visible (pill, status != FLAME_STATUS_UNCHANGED);
+  if (status < G_N_ELEMENTS (status_classes))
+    gtk_widget_add_css_class (pill, status_classes[status]);
 }
 
 static GtkWidget *
-status_pills_new (void)
+pill_new (void)
 {
-  GtkWidget *stack = gtk_stack_new ();
+  GtkWidget *pill = gtk_label_new (NULL);
 
-  gtk_stack_set_hhomogeneous (GTK_STACK (stack), TRUE);
-  gtk_widget_set_halign (stack, GTK_ALIGN_START);
-  for (FlameStatus status = 0; status < FLAME_N_STATUSES; status++)
+  /* a small coloured pill at the start of its column; none when
+   * unchanged */
+  gtk_widget_set_halign (pill, GTK_ALIGN_START);
+  gtk_widget_set_valign (pill, GTK_ALIGN_CENTER);
+  gtk_widget_add_css_class (pill, "flame-status");
+  gtk_widget_add_css_class (pill, "caption");
+  return pill;
+}
+
+/* The widest pill, measured in the panel (its style), once per style:
+ * see on_pill_style_changed() */
+static int
+pill_width (FlameChangesPanel *self)
+{
+  if (self->pill_width > 0)
+    return self->pill_width;
+  for (FlameStatus status = FLAME_STATUS_REGRESSION; status < FLAME_N_STATUSES; status++)
     for (guint time = 0; time < 2; time++)
       {
-        FlameQuantity q = time ? FLAME_QUANTITY_TIME : FLAME_QUANTITY_COUNT;
-        g_autofree char *name = pill_name (status, q);
-        GtkWidget *pill = gtk_label_new (status_pill_label (status, q));
+        GtkWidget *pill = pill_new ();
+        int min = 0;
 
-        /* a small coloured pill at the start of its column; none when
-         * unchanged */
-        gtk_widget_set_halign (pill, GTK_ALIGN_START);
-        gtk_widget_set_valign (pill, GTK_ALIGN_CENTER);
-        if (status != FLAME_STATUS_UNCHANGED)
-          {
-            gtk_widget_add_css_class (pill, "flame-status");
-            gtk_widget_add_css_class (pill, "caption");
-            gtk_widget_add_css_class (pill, status_classes[status]);
-          }
-        gtk_stack_add_named (GTK_STACK (stack), pill, name);
+        pill_set_status (pill, status, time ? FLAME_QUANTITY_TIME : FLAME_QUANTITY_COUNT);
+        gtk_widget_set_parent (pill, GTK_WIDGET (self));
+        gtk_widget_measure (pill, GTK_ORIENTATION_HORIZONTAL, -1, &min, NULL, NULL, NULL);
+        gtk_widget_unparent (pill);
+        self->pill_width = MAX (self->pill_width, min);
       }
-  return stack;
+  return self->pill_width;
+}
+
+/* fonts and the high-contrast style change a pill's width */
+static void
+on_pill_style_changed (FlameChangesPanel *self)
+{
+  g_assert (FLAME_IS_CHANGES_PANEL (self));
+
+  self->pill_width = 0;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PILL_WIDTH]);
 }
 
 /* The cells of the name and change columns hold a second, smaller line,
@@ -162,6 +193,41 @@ name_chars_for_compact (GBinding     *binding,
                         gpointer      user_data)
 {
   g_value_set_int (to, g_value_get_boolean (from) ? 10 : 20);
+  return TRUE;
+}
+
+/* The name's tooltip: the whole name and its file; the status pill's:
+ * the report's word (none for an unchanged function). Asked for when
+ * shown: gtk_widget_set_tooltip_text() in cell_bind() asked the display
+ * where the pointer is, a round trip to the X server for each row bound. */
+static gboolean
+cell_query_tooltip (GtkWidget  *label,
+                    int         x,
+                    int         y,
+                    gboolean    keyboard,
+                    GtkTooltip *tooltip,
+                    gpointer    user_data)
+{
+  GtkListItem *item = user_data;
+  ColumnKind kind = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (label), "flame-column"));
+  FlameChangeRow *row = gtk_list_item_get_item (item);
+
+  g_assert (GTK_IS_LIST_ITEM (item));
+
+  if (row == NULL ||
+      (kind == COL_STATUS && flame_change_row_get_status (row) == FLAME_STATUS_UNCHANGED))
+    return FALSE;
+  if (kind == COL_STATUS)
+    gtk_tooltip_set_text (tooltip, flame_status_label (flame_change_row_get_status (row)));
+  else if (*flame_change_row_get_file (row))
+    {
+      g_autofree char *tip = g_strdup_printf ("%s\n%s", flame_change_row_get_name (row),
+                                              flame_change_row_get_file (row));
+
+      gtk_tooltip_set_text (tooltip, tip);
+    }
+  else
+    gtk_tooltip_set_text (tooltip, flame_change_row_get_name (row));
   return TRUE;
 }
 
@@ -190,10 +256,16 @@ cell_setup (GtkSignalListItemFactory *factory,
     case COL_STATUS:
       g_object_ref_sink (label);
       g_object_unref (label);
-      label = status_pills_new ();
+      label = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
+      gtk_box_append (GTK_BOX (label), pill_new ());
+      if (self != NULL)
+        g_object_bind_property (self, "pill-width", label, "width-request", G_BINDING_SYNC_CREATE);
       /* as the header's padding (style.css) */
       gtk_widget_set_margin_start (label, 2);
       gtk_widget_set_margin_end (label, 10);
+      g_object_set_data (G_OBJECT (label), "flame-column", GINT_TO_POINTER (kind));
+      gtk_widget_set_has_tooltip (label, TRUE);
+      g_signal_connect (label, "query-tooltip", G_CALLBACK (cell_query_tooltip), item);
       gtk_list_item_set_child (item, label);
       return;
     case COL_BASELINE:
@@ -204,6 +276,12 @@ cell_setup (GtkSignalListItemFactory *factory,
       gtk_label_set_xalign (GTK_LABEL (label), 1);
       gtk_widget_add_css_class (label, "numeric");
       break;
+    }
+  if (kind == COL_NAME)
+    {
+      g_object_set_data (G_OBJECT (label), "flame-column", GINT_TO_POINTER (kind));
+      gtk_widget_set_has_tooltip (label, TRUE);
+      g_signal_connect (label, "query-tooltip", G_CALLBACK (cell_query_tooltip), item);
     }
   if (has_second_line (kind))
     {
@@ -249,13 +327,9 @@ cell_bind (GtkSignalListItemFactory *factory,
   status = flame_change_row_get_status (row);
   if (kind == COL_STATUS)
     {
-      g_autofree char *name = pill_name (status < FLAME_N_STATUSES ? status
-                                                                   : FLAME_STATUS_UNCHANGED, q);
-
-      /* a short word in the pill, the report's term in its tooltip */
-      gtk_stack_set_visible_child_name (GTK_STACK (child), name);
-      gtk_widget_set_tooltip_text (child, status != FLAME_STATUS_UNCHANGED
-                                          ? flame_status_label (status) : NULL);
+      /* a short word in the pill, the report's term in its tooltip
+       * (cell_query_tooltip()) */
+      pill_set_status (gtk_widget_get_first_child (child), status, q);
       return;
     }
 
@@ -263,14 +337,6 @@ cell_bind (GtkSignalListItemFactory *factory,
     {
     case COL_NAME:
       text = g_strdup (flame_change_row_get_name (row));
-      if (*flame_change_row_get_file (row))
-        {
-          g_autofree char *tip = g_strdup_printf ("%s\n%s", text, flame_change_row_get_file (row));
-
-          gtk_widget_set_tooltip_text (label, tip);
-        }
-      else
-        gtk_widget_set_tooltip_text (label, text);
       {
         gdouble before = flame_change_row_get_baseline_ms (row);
         gdouble after = flame_change_row_get_current_ms (row);
@@ -374,15 +440,73 @@ apply_compact (FlameChangesPanel *self)
   gtk_column_view_column_set_visible (self->pct_column, !self->compact);
 }
 
+/* The columns' sorters sort nothing: the model sorts its flat rows
+ * (flame-changes-model.c). They only tell which columns the view sorts
+ * by, and which way: GTK 4.8 has no getter for that (GtkColumnViewSorter's
+ * came in 4.10), but its compare() asks the sorted columns' sorters in
+ * order, the first one first, until one of them is not equal, and turns
+ * the answer round for a descending column. */
+static int
+probe_compare (gconstpointer a,
+               gconstpointer b,
+               gpointer      user_data)
+{
+  FlameChangesPanel *self = g_object_get_data (G_OBJECT (user_data), "flame-changes-panel");
+  ColumnKind kind = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (user_data), "flame-column"));
+
+  if (self == NULL)
+    return GTK_ORDERING_EQUAL;
+  if ((int) kind == self->probe_answer)
+    return GTK_ORDERING_SMALLER;
+  if (self->probe_answer < 0 && self->n_probed < N_COLUMNS)
+    self->probed[self->n_probed++] = kind;
+  return GTK_ORDERING_EQUAL;
+}
+
+/* the column view's sort, as FlameChangesSort levels; returns how many */
+static guint
+probe_sort (FlameChangesPanel *self,
+            FlameChangesSort  *levels)
+{
+  GtkSorter *sorter = gtk_column_view_get_sorter (self->changes_view);
+  guint n;
+
+  self->probe_answer = -1;
+  self->n_probed = 0;
+  /* two items (any objects): gtk_sorter_compare() says an item equals
+   * itself without asking */
+  gtk_sorter_compare (sorter, self, self->changes);
+  n = self->n_probed;
+  for (guint i = 0; i < n; i++)
+    {
+      levels[i].key = (FlameChangesKey) self->probed[i];
+      self->probe_answer = self->probed[i];
+      levels[i].descending =
+        gtk_sorter_compare (sorter, self, self->changes) == GTK_ORDERING_LARGER;
+    }
+  self->probe_answer = -1;
+  return n;
+}
+
+static void
+on_sort_changed (FlameChangesPanel *self)
+{
+  FlameChangesSort levels[N_COLUMNS];
+  guint n;
+
+  g_assert (FLAME_IS_CHANGES_PANEL (self));
+
+  n = probe_sort (self, levels);
+  flame_changes_model_set_sort (self->changes, levels, n);
+}
+
 static GtkColumnViewColumn *
 add_column (FlameChangesPanel *self,
             const char        *title,
-            const char        *property,
             ColumnKind         kind)
 {
   GtkListItemFactory *factory = gtk_signal_list_item_factory_new ();
   GtkColumnViewColumn *column;
-  GtkExpression *expr = gtk_property_expression_new (FLAME_TYPE_CHANGE_ROW, NULL, property);
   GtkSorter *sorter;
 
   g_signal_connect (factory, "setup", G_CALLBACK (cell_setup), GINT_TO_POINTER (kind));
@@ -390,10 +514,11 @@ add_column (FlameChangesPanel *self,
   /* the cells print in the comparison's unit */
   g_object_set_data (G_OBJECT (factory), "flame-changes-panel", self);
   column = gtk_column_view_column_new (title, factory);
-  if (kind == COL_NAME)
-    sorter = GTK_SORTER (gtk_string_sorter_new (expr));
-  else
-    sorter = GTK_SORTER (gtk_numeric_sorter_new (expr));
+  /* the factory lives as long as the column: its data tells the sorter
+   * its panel and column */
+  g_object_set_data (G_OBJECT (factory), "flame-column", GINT_TO_POINTER (kind));
+  sorter = GTK_SORTER (gtk_custom_sorter_new (probe_compare, g_object_ref (factory),
+                                              g_object_unref));
   gtk_column_view_column_set_sorter (column, sorter);
   g_object_unref (sorter);
   /* the function name takes what the numbers leave; they size to their
@@ -405,30 +530,25 @@ add_column (FlameChangesPanel *self,
   return column;
 }
 
-static gboolean
-filter_func (gpointer item,
-             gpointer user_data)
+/* the statuses the dropdown shows, 1 << FlameStatus each */
+static guint
+filter_mask (FlameChangesPanel *self)
 {
-  FlameChangesPanel *self = user_data;
-  FlameStatus status = flame_change_row_get_status (item);
-
-  g_assert (FLAME_IS_CHANGES_PANEL (self));
-
   switch (gtk_drop_down_get_selected (self->filter_dropdown))
     {
     case FILTER_REGRESSIONS:
-      return status == FLAME_STATUS_REGRESSION;
+      return 1u << FLAME_STATUS_REGRESSION;
     case FILTER_IMPROVEMENTS:
-      return status == FLAME_STATUS_IMPROVEMENT;
+      return 1u << FLAME_STATUS_IMPROVEMENT;
     case FILTER_NEW:
-      return status == FLAME_STATUS_NEW;
+      return 1u << FLAME_STATUS_NEW;
     case FILTER_REMOVED:
-      return status == FLAME_STATUS_REMOVED;
+      return 1u << FLAME_STATUS_REMOVED;
     case FILTER_ALL:
-      return TRUE;
+      return ~0u;
     case FILTER_CHANGES:
     default:
-      return status != FLAME_STATUS_UNCHANGED;
+      return ~0u & ~(1u << FLAME_STATUS_UNCHANGED);
     }
 }
 
@@ -437,7 +557,8 @@ on_filter_changed_cb (FlameChangesPanel *self)
 {
   g_assert (FLAME_IS_CHANGES_PANEL (self));
 
-  gtk_filter_changed (GTK_FILTER (self->filter), GTK_FILTER_CHANGE_DIFFERENT);
+  if (self->changes != NULL)
+    flame_changes_model_set_status_mask (self->changes, filter_mask (self));
 }
 
 static void
@@ -448,6 +569,8 @@ on_selection_changed (FlameChangesPanel *self)
 
   g_assert (FLAME_IS_CHANGES_PANEL (self));
 
+  if (self->resetting)
+    return;   /* on_reset() says what is selected then */
   row = gtk_single_selection_get_selected_item (self->selection);
   frame = row ? flame_change_row_get_frame (row) : FLAME_TREE_NONE;
   if (frame == self->selected)
@@ -456,35 +579,76 @@ on_selection_changed (FlameChangesPanel *self)
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SELECTED_FUNCTION]);
 }
 
+/* The model replaces its rows (a new sort, filter or comparison): the
+ * selection comes off first, or GtkSingleSelection would look for its
+ * row among all the new ones (making an item of each), and goes back
+ * where the row is now, if it still is */
+static void
+on_resetting (FlameChangesPanel *self)
+{
+  g_assert (FLAME_IS_CHANGES_PANEL (self));
+
+  self->resetting = TRUE;
+  gtk_single_selection_set_selected (self->selection, GTK_INVALID_LIST_POSITION);
+}
+
+static void
+on_reset (FlameChangesPanel *self)
+{
+  guint pos = flame_changes_model_find_frame (self->changes, self->selected);
+
+  g_assert (FLAME_IS_CHANGES_PANEL (self));
+
+  if (pos != G_MAXUINT)
+    {
+      flame_changes_model_show_at_least (self->changes, pos + 1);
+      gtk_single_selection_set_selected (self->selection, pos);
+    }
+  self->resetting = FALSE;
+  if (pos == G_MAXUINT && self->selected != FLAME_TREE_NONE)
+    {
+      self->selected = FLAME_TREE_NONE;
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SELECTED_FUNCTION]);
+    }
+}
+
+static void
+on_pending_changed (FlameChangesPanel *self)
+{
+  g_assert (FLAME_IS_CHANGES_PANEL (self));
+
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PENDING]);
+}
+
 static void
 setup_changes_view (FlameChangesPanel *self)
 {
-  GtkFilterListModel *filtered;
-  GtkSortListModel *sorted;
   GtkColumnViewColumn *delta;
 
-  self->name_column = add_column (self, _("Function"), "name", COL_NAME);
+  self->name_column = add_column (self, _("Function"), COL_NAME);
   /* Translators: column header, keep it short: the baseline's self time
    * (or bytes, ...); fill_changes() says "Total" when colouring by total */
-  self->before_column = add_column (self, C_("column", "Self Before"), "baseline-ms", COL_BASELINE);
+  self->before_column = add_column (self, C_("column", "Self Before"), COL_BASELINE);
   /* Translators: column header, keep it short: the current run's self time */
-  self->after_column = add_column (self, C_("column", "Self After"), "current-ms", COL_CURRENT);
+  self->after_column = add_column (self, C_("column", "Self After"), COL_CURRENT);
   /* Translators: column header, keep it short: after minus before */
-  delta = self->delta_column = add_column (self, C_("column", "Change"), "delta-ms", COL_DELTA_MS);
-  self->pct_column = add_column (self, _("Δ %"), "delta-pct", COL_DELTA_PCT);
-  self->status_column = add_column (self, _("Status"), "status", COL_STATUS);
+  delta = self->delta_column = add_column (self, C_("column", "Change"), COL_DELTA_MS);
+  self->pct_column = add_column (self, _("Δ %"), COL_DELTA_PCT);
+  self->status_column = add_column (self, _("Status"), COL_STATUS);
   apply_header_tooltips (self);
 
-  self->changes = g_list_store_new (FLAME_TYPE_CHANGE_ROW);
-  self->filter = gtk_custom_filter_new (filter_func, self, NULL);
-  filtered = gtk_filter_list_model_new (G_LIST_MODEL (g_object_ref (self->changes)),
-                                        GTK_FILTER (g_object_ref (self->filter)));
-  sorted = gtk_sort_list_model_new (G_LIST_MODEL (filtered),
-                                    g_object_ref (gtk_column_view_get_sorter (self->changes_view)));
-  self->selection = gtk_single_selection_new (G_LIST_MODEL (sorted));
+  self->changes = flame_changes_model_new ();
+  flame_changes_model_set_status_mask (self->changes, filter_mask (self));
+  g_signal_connect_swapped (self->changes, "resetting", G_CALLBACK (on_resetting), self);
+  g_signal_connect_swapped (self->changes, "reset", G_CALLBACK (on_reset), self);
+  g_signal_connect_swapped (self->changes, "notify::pending", G_CALLBACK (on_pending_changed),
+                            self);
+  self->selection = gtk_single_selection_new (G_LIST_MODEL (g_object_ref (self->changes)));
   gtk_single_selection_set_autoselect (self->selection, FALSE);
   gtk_single_selection_set_can_unselect (self->selection, TRUE);
   gtk_column_view_set_model (self->changes_view, GTK_SELECTION_MODEL (self->selection));
+  g_signal_connect_swapped (gtk_column_view_get_sorter (self->changes_view), "changed",
+                            G_CALLBACK (on_sort_changed), self);
   gtk_column_view_sort_by_column (self->changes_view, delta, GTK_SORT_DESCENDING);
   g_signal_connect_swapped (self->selection, "notify::selected",
                             G_CALLBACK (on_selection_changed), self);
@@ -493,14 +657,15 @@ setup_changes_view (FlameChangesPanel *self)
 static void
 fill_changes (FlameChangesPanel *self)
 {
-  g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func (g_object_unref);
   FlameReport *report = self->comparison ? flame_comparison_get_report (self->comparison) : NULL;
+  FlameMetric metric = FLAME_METRIC_SELF;
 
   gtk_single_selection_set_selected (self->selection, GTK_INVALID_LIST_POSITION);
   if (report != NULL)
     {
       FlameDiff *diff = flame_comparison_get_diff (self->comparison);
-      FlameMetric metric = flame_diff_get_options (diff)->metric;
+
+      metric = flame_diff_get_options (diff)->metric;
 
       self->metric = metric;
       /* the rows hold the metric the graph is coloured by: say which */
@@ -510,12 +675,10 @@ fill_changes (FlameChangesPanel *self)
                                         ? C_("column", "Total After") : C_("column", "Self After"));
       self->quantity = flame_diff_get_quantity (diff);
       apply_header_tooltips (self);
-      for (guint i = 0; i < flame_report_get_n_functions (report); i++)
-        g_ptr_array_add (rows, flame_change_row_new (report, flame_report_get_function (report, i),
-                                                     metric));
     }
-  g_list_store_splice (self->changes, 0, g_list_model_get_n_items (G_LIST_MODEL (self->changes)),
-                       rows->pdata, rows->len);
+  /* the rows come now for a small report, from a worker for a large one */
+  flame_changes_model_set_comparison (self->changes, report != NULL ? self->comparison : NULL,
+                                      metric);
 }
 
 /* ------------------------------------------------------------------ */
@@ -553,6 +716,15 @@ flame_changes_panel_get_selected_function (FlameChangesPanel *self)
 {
   g_return_val_if_fail (FLAME_IS_CHANGES_PANEL (self), FLAME_TREE_NONE);
   return self->selected;
+}
+
+/* the rows are still being sorted in a worker, or handed to the table
+ * a few at a time */
+gboolean
+_flame_changes_panel_get_pending (FlameChangesPanel *self)
+{
+  g_return_val_if_fail (FLAME_IS_CHANGES_PANEL (self), FALSE);
+  return flame_changes_model_get_pending (self->changes);
 }
 
 gboolean
@@ -598,8 +770,10 @@ flame_changes_panel_dispose (GObject *object)
    * may call back into a panel half disposed. */
   if (self->selection != NULL)
     g_signal_handlers_disconnect_by_data (self->selection, self);
-  if (self->filter != NULL)
-    gtk_custom_filter_set_filter_func (self->filter, NULL, NULL, NULL);
+  if (self->changes != NULL)
+    g_signal_handlers_disconnect_by_data (self->changes, self);
+  if (self->changes_view != NULL)
+    g_signal_handlers_disconnect_by_data (gtk_column_view_get_sorter (self->changes_view), self);
 
   gtk_widget_dispose_template (GTK_WIDGET (self), FLAME_TYPE_CHANGES_PANEL);
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
@@ -607,7 +781,6 @@ flame_changes_panel_dispose (GObject *object)
 
   g_clear_object (&self->comparison);
   g_clear_object (&self->changes);
-  g_clear_object (&self->filter);
   g_clear_object (&self->selection);
   G_OBJECT_CLASS (flame_changes_panel_parent_class)->dispose (object);
 }
@@ -630,6 +803,12 @@ flame_changes_panel_get_property (GObject    *object,
       break;
     case PROP_COMPACT:
       g_value_set_boolean (value, self->compact);
+      break;
+    case PROP_PENDING:
+      g_value_set_boolean (value, flame_changes_model_get_pending (self->changes));
+      break;
+    case PROP_PILL_WIDTH:
+      g_value_set_int (value, pill_width (self));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -678,6 +857,14 @@ flame_changes_panel_class_init (FlameChangesPanelClass *klass)
   properties[PROP_COMPACT] =
     g_param_spec_boolean ("compact", NULL, NULL, FALSE,
                           G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* rows still being sorted in a worker or handed to the table */
+  properties[PROP_PENDING] =
+    g_param_spec_boolean ("pending", NULL, NULL, FALSE,
+                          G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* the status cells' width: the widest pill */
+  properties[PROP_PILL_WIDTH] =
+    g_param_spec_int ("pill-width", NULL, NULL, 0, G_MAXINT, 0,
+                      G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BOX_LAYOUT);
@@ -693,6 +880,13 @@ static void
 flame_changes_panel_init (FlameChangesPanel *self)
 {
   self->selected = FLAME_TREE_NONE;
+  self->probe_answer = -1;
+  g_signal_connect_object (gtk_settings_get_default (), "notify::gtk-font-name",
+                           G_CALLBACK (on_pill_style_changed), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (gtk_settings_get_default (), "notify::gtk-xft-dpi",
+                           G_CALLBACK (on_pill_style_changed), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (adw_style_manager_get_default (), "notify::high-contrast",
+                           G_CALLBACK (on_pill_style_changed), self, G_CONNECT_SWAPPED);
   gtk_widget_init_template (GTK_WIDGET (self));
   setup_changes_view (self);
 }

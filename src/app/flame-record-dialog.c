@@ -380,6 +380,61 @@ release_app (FlameRecordDialog *self)
     }
 }
 
+/* the page between the sides, after several baseline runs */
+static void
+show_between_runs (FlameRecordDialog *self,
+                   const char        *path)
+{
+  g_autofree char *folder = g_path_get_dirname (path);
+  g_autofree char *description =
+    /* Translators: %u is the number of runs recorded, %s the folder they are in */
+    g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                  "Saved %u run in %s.\n\nNow change the code and rebuild "
+                                  "it, then record the current runs with the same command. "
+                                  "Flamediff compares the two sets of runs.",
+                                  "Saved %u runs in %s.\n\nNow change the code and rebuild "
+                                  "it, then record the current runs with the same command. "
+                                  "Flamediff compares the two sets of runs.",
+                                  self->runs),
+                     self->runs, folder);
+
+  g_set_object (&self->baseline, g_ptr_array_index (self->baseline_runs, 0));
+  self->phase = FLAME_RECORD_BETWEEN;
+  self->run_index = 1;
+  adw_status_page_set_description (self->between_page, description);
+  gtk_stack_set_visible_child_name (self->stack, "between");
+  gtk_button_set_label (GTK_BUTTON (self->cancel_button), _("_Close"));
+}
+
+/* the page between the sides, after the one baseline run of @n samples */
+static void
+show_between_run (FlameRecordDialog *self,
+                  const char        *path,
+                  guint64            n)
+{
+  g_autofree char *name = g_path_get_basename (path);
+  g_autofree char *count = g_strdup_printf ("%" G_GUINT64_FORMAT, n);
+  g_autofree char *description =
+    /* Translators: the first %s is the file name of the baseline
+     * recording, the second its number of samples */
+    g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                  "Saved as %s (%s sample).\n\nNow change the code and "
+                                  "rebuild it, then record the current run with the same "
+                                  "command. Flamediff compares the two.",
+                                  "Saved as %s (%s samples).\n\nNow change the code and "
+                                  "rebuild it, then record the current run with the same "
+                                  "command. Flamediff compares the two.",
+                                  (gulong) MIN (n, G_MAXULONG)),
+                     name, count);
+
+  g_set_object (&self->baseline, NULL);
+  self->baseline = g_file_new_for_path (path);
+  self->phase = FLAME_RECORD_BETWEEN;
+  adw_status_page_set_description (self->between_page, description);
+  gtk_stack_set_visible_child_name (self->stack, "between");
+  gtk_button_set_label (GTK_BUTTON (self->cancel_button), _("_Close"));
+}
+
 static void
 record_done (GObject      *object,
              GAsyncResult *result,
@@ -430,54 +485,12 @@ record_done (GObject      *object,
       return;
     }
 
-  if (phase == FLAME_RECORD_BASELINE && self->runs > 1)
-    {
-      g_autofree char *folder = g_path_get_dirname (path);
-      g_autofree char *description =
-        /* Translators: %u is the number of runs recorded, %s the folder they are in */
-        g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
-                                      "Saved %u run in %s.\n\nNow change the code and rebuild "
-                                      "it, then record the current runs with the same command. "
-                                      "Flamediff compares the two sets of runs.",
-                                      "Saved %u runs in %s.\n\nNow change the code and rebuild "
-                                      "it, then record the current runs with the same command. "
-                                      "Flamediff compares the two sets of runs.",
-                                      self->runs),
-                         self->runs, folder);
-
-      g_set_object (&self->baseline, g_ptr_array_index (self->baseline_runs, 0));
-      self->phase = FLAME_RECORD_BETWEEN;
-      self->run_index = 1;
-      adw_status_page_set_description (self->between_page, description);
-      gtk_stack_set_visible_child_name (self->stack, "between");
-      gtk_button_set_label (GTK_BUTTON (self->cancel_button), _("_Close"));
-      return;
-    }
-
   if (phase == FLAME_RECORD_BASELINE)
     {
-      g_autofree char *name = g_path_get_basename (path);
-      guint64 n = flame_recorder_get_samples (recorder);
-      g_autofree char *count = g_strdup_printf ("%" G_GUINT64_FORMAT, n);
-      g_autofree char *description =
-        /* Translators: the first %s is the file name of the baseline
-         * recording, the second its number of samples */
-        g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
-                                      "Saved as %s (%s sample).\n\nNow change the code and "
-                                      "rebuild it, then record the current run with the same "
-                                      "command. Flamediff compares the two.",
-                                      "Saved as %s (%s samples).\n\nNow change the code and "
-                                      "rebuild it, then record the current run with the same "
-                                      "command. Flamediff compares the two.",
-                                      (gulong) MIN (n, G_MAXULONG)),
-                         name, count);
-
-      g_set_object (&self->baseline, NULL);
-      self->baseline = g_file_new_for_path (path);
-      self->phase = FLAME_RECORD_BETWEEN;
-      adw_status_page_set_description (self->between_page, description);
-      gtk_stack_set_visible_child_name (self->stack, "between");
-      gtk_button_set_label (GTK_BUTTON (self->cancel_button), _("_Close"));
+      if (self->runs > 1)
+        show_between_runs (self, path);
+      else
+        show_between_run (self, path, flame_recorder_get_samples (recorder));
       return;
     }
 
@@ -518,31 +531,14 @@ start_recording (FlameRecordDialog *self,
   flame_recorder_set_frequency (self->recorder, gtk_spin_button_get_value_as_int (self->frequency_spin));
   flame_recorder_set_capture_output (self->recorder, TRUE);
   if (adw_combo_row_get_selected (self->measure_row) == FLAME_MEASURE_MEMORY)
+    flame_recorder_set_memory (self->recorder, FLAME_RECORDER_DEFAULT_MEMORY_MEAN);
+  /* after the measure: the host build of the sampler that fits it */
+  if (self->plan == FLAME_SANDBOX_PLAN_HOST_SPAWN &&
+      !flame_recorder_use_host (self->recorder, self->sandbox, &error))
     {
-      /* the host sampler is built on libgcc alone; no allocator hooks */
-      if (self->plan == FLAME_SANDBOX_PLAN_HOST_SPAWN)
-        {
-          g_clear_object (&self->recorder);
-          show_error (self, _("Memory cannot be recorded for programs on the host from the "
-                              "Flatpak yet. Choose CPU Time, or run “flamediff-cli record "
-                              "--memory” outside the Flatpak and open its recordings."));
-          return;
-        }
-      flame_recorder_set_memory (self->recorder, FLAME_RECORDER_DEFAULT_MEMORY_MEAN);
-    }
-
-  if (self->plan == FLAME_SANDBOX_PLAN_HOST_SPAWN)
-    {
-      g_autofree char *sampler = flame_recorder_find_host_sampler (&error);
-      g_autofree char *host = NULL;
-
-      if (sampler == NULL || !flame_sandbox_export_sampler (self->sandbox, sampler, &host, &error))
-        {
-          g_clear_object (&self->recorder);
-          show_error_from (self, error);
-          return;
-        }
-      flame_recorder_set_host_sampler (self->recorder, host);
+      g_clear_object (&self->recorder);
+      show_error_from (self, error);
+      return;
     }
 
   g_signal_connect_object (self->recorder, "notify::elapsed", G_CALLBACK (on_progress), self, G_CONNECT_SWAPPED);

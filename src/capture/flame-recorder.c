@@ -46,6 +46,8 @@
 #define HOST_SAMPLER_NAME "libflamediff-sampler-host.so"
 /* the same with the allocator interposed: memory recordings */
 #define MEMORY_SAMPLER_NAME "libflamediff-sampler-memory.so"
+/* and both: memory recordings of programs on the host */
+#define MEMORY_HOST_SAMPLER_NAME "libflamediff-sampler-memory-host.so"
 #define SAMPLER_PREFIX "libflamediff-sampler"
 #define DEFAULT_GRACE_MS 2000
 /* what node needs for its JIT functions to be named: a perf map of its
@@ -633,15 +635,12 @@ flame_recorder_find_sampler (GError **error)
   return NULL;
 }
 
-/**
- * flame_recorder_find_host_sampler:
- *
- * The libgcc-unwinding build of the sampler, next to the one
- * flame_recorder_find_sampler() finds: what a program outside the
- * sandbox can preload.
- */
-char *
-flame_recorder_find_host_sampler (GError **error)
+/* Another build of the sampler, @name, next to the one
+ * flame_recorder_find_sampler() finds; @what names it in the error */
+static char *
+find_sampler_build (const char  *name,
+                    const char  *what,
+                    GError     **error)
 {
   g_autofree char *sampler = flame_recorder_find_sampler (error);
   g_autofree char *dir = NULL;
@@ -650,29 +649,64 @@ flame_recorder_find_host_sampler (GError **error)
   if (sampler == NULL)
     return NULL;
   dir = g_path_get_dirname (sampler);
-  path = g_build_filename (dir, HOST_SAMPLER_NAME, NULL);
+  path = g_build_filename (dir, name, NULL);
   if (g_file_test (path, G_FILE_TEST_IS_REGULAR))
     return path;
   g_set_error (error, FLAME_RECORDER_ERROR, FLAME_RECORDER_ERROR_NOT_FOUND,
-               "the sampler for host programs %s is not installed", path);
+               "the %s %s is not installed", what, path);
   g_free (path);
   return NULL;
 }
 
-/* @root: where @path_in_root is seen (the host's files in a Flatpak), or NULL */
+/**
+ * flame_recorder_find_host_sampler:
+ * @memory: the build for memory recordings (the allocator interposed)
+ *
+ * The libgcc-unwinding build of the sampler, next to the one
+ * flame_recorder_find_sampler() finds: what a program outside the
+ * sandbox can preload.
+ */
+char *
+flame_recorder_find_host_sampler (gboolean   memory,
+                                  GError   **error)
+{
+  return memory ? find_sampler_build (MEMORY_HOST_SAMPLER_NAME,
+                                      "memory sampler for host programs", error)
+                : find_sampler_build (HOST_SAMPLER_NAME, "sampler for host programs", error);
+}
+
+/**
+ * flame_recorder_use_host:
+ * @info: the sandbox Flamediff runs in
+ *
+ * Makes the recording run on the host through `flatpak-spawn --host`:
+ * the host build of the sampler that fits it (CPU time, or memory when
+ * flame_recorder_set_memory() was called before) is copied where the
+ * host's loader finds it (flame_sandbox_export_sampler()) and preloaded
+ * there (flame_recorder_set_host_sampler()).
+ */
+gboolean
+flame_recorder_use_host (FlameRecorder           *self,
+                         const FlameSandboxInfo  *info,
+                         GError                 **error)
+{
+  g_autofree char *sampler = flame_recorder_find_host_sampler (self->memory_mean > 0, error);
+  g_autofree char *host = NULL;
+
+  if (sampler == NULL || !flame_sandbox_export_sampler (info, sampler, &host, error))
+    return FALSE;
+  flame_recorder_set_host_sampler (self, host);
+  return TRUE;
+}
+
+/* Neither set-user-ID nor set-group-ID, nor with file capabilities:
+ * the dynamic loader would ignore LD_PRELOAD */
 static gboolean
-check_file (const char  *root,
-            const char  *path_in_root,
+check_mode (const char  *path,
             const char  *shown,
-            int          depth,
             GError     **error)
 {
-  g_autofree char *path = root != NULL ? g_build_filename (root, path_in_root, NULL)
-                                       : g_strdup (path_in_root);
   GStatBuf st;
-  guint8 buf[4096];
-  gssize n;
-  int fd;
 
   if (g_stat (path, &st) != 0)
     {
@@ -694,6 +728,69 @@ check_file (const char  *root,
                    "LD_PRELOAD for it, so it cannot be recorded", shown);
       return FALSE;
     }
+  return TRUE;
+}
+
+/* A 64-bit ELF file without an interpreter (PT_INTERP), judging by its
+ * first @n bytes at @buf; headers beyond them are left to the loader */
+static gboolean
+elf_is_static (const guint8 *buf,
+               gssize        n)
+{
+  Elf64_Ehdr eh;
+
+  if (n < (gssize) sizeof eh || memcmp (buf, ELFMAG, SELFMAG) != 0 || buf[EI_CLASS] != ELFCLASS64)
+    return FALSE;
+  memcpy (&eh, buf, sizeof eh);
+  /* headers out of reach (no sum that could wrap): let the loader judge */
+  if (eh.e_phoff > (guint64) n ||
+      (guint64) eh.e_phnum * sizeof (Elf64_Phdr) > (guint64) n - eh.e_phoff)
+    return FALSE;
+  for (guint i = 0; i < eh.e_phnum; i++)
+    {
+      Elf64_Phdr ph;
+
+      memcpy (&ph, buf + eh.e_phoff + i * sizeof ph, sizeof ph);
+      if (ph.p_type == PT_INTERP)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* The interpreter of the script whose first @n bytes are at @buf (n > 2,
+ * "#!"), when it is an absolute path; NULL otherwise */
+static char *
+script_interpreter (const guint8 *buf,
+                    gssize        n)
+{
+  g_autofree char *line = g_strndup ((char *) buf + 2, n - 2);
+  char *end = strchr (line, '\n');
+  g_auto(GStrv) words = NULL;
+
+  if (end != NULL)
+    *end = '\0';
+  words = g_strsplit_set (g_strstrip (line), " \t", 2);
+  if (words[0] == NULL || words[0][0] != '/')
+    return NULL;
+  return g_strdup (words[0]);
+}
+
+/* @root: where @path_in_root is seen (the host's files in a Flatpak), or NULL */
+static gboolean
+check_file (const char  *root,
+            const char  *path_in_root,
+            const char  *shown,
+            int          depth,
+            GError     **error)
+{
+  g_autofree char *path = root != NULL ? g_build_filename (root, path_in_root, NULL)
+                                       : g_strdup (path_in_root);
+  guint8 buf[4096];
+  gssize n;
+  int fd;
+
+  if (!check_mode (path, shown, error))
+    return FALSE;
   fd = g_open (path, O_RDONLY | O_CLOEXEC, 0);
   if (fd < 0)
     {
@@ -707,40 +804,16 @@ check_file (const char  *root,
   if (n > 2 && buf[0] == '#' && buf[1] == '!' && depth == 0)
     {
       /* a script: what matters is its interpreter */
-      g_autofree char *line = g_strndup ((char *) buf + 2, n - 2);
-      char *end = strchr (line, '\n');
-      g_auto(GStrv) words = NULL;
+      g_autofree char *interpreter = script_interpreter (buf, n);
 
-      if (end != NULL)
-        *end = '\0';
-      words = g_strsplit_set (g_strstrip (line), " \t", 2);
-      if (words[0] == NULL || words[0][0] != '/')
-        return TRUE;
-      return check_file (root, words[0], words[0], depth + 1, error);
+      return interpreter == NULL || check_file (root, interpreter, interpreter, depth + 1, error);
     }
-
-  if (n >= (gssize) sizeof (Elf64_Ehdr) && memcmp (buf, ELFMAG, SELFMAG) == 0 &&
-      buf[EI_CLASS] == ELFCLASS64)
+  if (elf_is_static (buf, n))
     {
-      const Elf64_Ehdr *eh = (const Elf64_Ehdr *) buf;
-      gboolean interp = FALSE;
-
-      if (eh->e_phoff + (guint64) eh->e_phnum * sizeof (Elf64_Phdr) > (guint64) n)
-        return TRUE;  /* headers out of reach: let the loader judge */
-      for (guint i = 0; i < eh->e_phnum; i++)
-        {
-          const Elf64_Phdr *ph = (const Elf64_Phdr *) (buf + eh->e_phoff + i * sizeof (Elf64_Phdr));
-
-          if (ph->p_type == PT_INTERP)
-            interp = TRUE;
-        }
-      if (!interp)
-        {
-          g_set_error (error, FLAME_RECORDER_ERROR, FLAME_RECORDER_ERROR_UNSUPPORTED,
-                       "%s is statically linked: there is no dynamic loader to "
-                       "preload the sampler, so it cannot be recorded", shown);
-          return FALSE;
-        }
+      g_set_error (error, FLAME_RECORDER_ERROR, FLAME_RECORDER_ERROR_UNSUPPORTED,
+                   "%s is statically linked: there is no dynamic loader to "
+                   "preload the sampler, so it cannot be recorded", shown);
+      return FALSE;
     }
   return TRUE;
 }
@@ -969,6 +1042,73 @@ on_alloc (FlameRecorder *self,
     img->lost = a->lost;
 }
 
+/* A process ends: what it lost, and the periods its timer drew */
+static void
+on_exit_record (FlameRecorder *self,
+                const guint8  *buf,
+                gsize          len)
+{
+  const FlameRecHeader *h = (const FlameRecHeader *) buf;
+  Image *img = image_for (self, h->pid);
+  FlameRecExit e = { 0 };
+
+  memcpy (&e, buf, MIN (len, sizeof e));
+  img->exited = TRUE;
+  img->lost = MAX (img->lost, e.lost);
+  if (len >= sizeof e && e.periods > 0)
+    {
+      img->periods = e.periods;
+      img->period_sum_ns = e.period_sum_ns;
+      img->period_min_ns = e.period_min_ns;
+      img->period_max_ns = e.period_max_ns;
+    }
+}
+
+/* A runtime the process runs (CPython): named once in the metadata, and
+ * a note when its frames cannot be read */
+static void
+on_runtime (FlameRecorder *self,
+            const guint8  *buf,
+            gsize          len)
+{
+  const FlameRecHeader *h = (const FlameRecHeader *) buf;
+  g_autofree char *text = g_utf8_make_valid ((const char *) buf + sizeof (FlameRecRuntime),
+                                             len - sizeof (FlameRecRuntime));
+  gboolean seen = FALSE;
+
+  for (guint i = 0; i < self->runtimes->len && !seen; i++)
+    seen = strcmp (g_ptr_array_index (self->runtimes, i), text) == 0;
+  if (!seen)
+    g_ptr_array_add (self->runtimes, g_strdup (text));
+  if (h->flags & FLAME_RUNTIME_UNSUPPORTED)
+    g_ptr_array_add (self->notes, g_strdup_printf ("process %d: %s: native stacks only",
+                                                   h->pid, text));
+}
+
+/* Memory mode's records other than allocations: a free, the totals */
+static void
+on_memory_record (FlameRecorder *self,
+                  const guint8  *buf,
+                  gsize          len)
+{
+  const FlameRecHeader *h = (const FlameRecHeader *) buf;
+
+  if (h->type == FLAME_REC_FREE && len >= sizeof (FlameRecFree))
+    {
+      const FlameRecFree *f = (const FlameRecFree *) buf;
+      MemEvent ev = { f->seq, f->alloc_seq, 0, 0 };
+
+      g_array_append_val (image_for (self, h->pid)->mem, ev);
+    }
+  else if (h->type == FLAME_REC_MEMSTAT && len >= sizeof (FlameRecMemStat))
+    {
+      Image *img = image_for (self, h->pid);
+
+      memcpy (&img->stat, buf, sizeof img->stat);
+      img->have_stat = TRUE;
+    }
+}
+
 static void
 handle_record (FlameRecorder *self,
                const guint8  *buf,
@@ -994,65 +1134,26 @@ handle_record (FlameRecorder *self,
       break;
     case FLAME_REC_EXIT:
       if (len >= FLAME_REC_EXIT_V1_SIZE)
-        {
-          Image *img = image_for (self, h->pid);
-          FlameRecExit e = { 0 };
-
-          memcpy (&e, buf, MIN (len, sizeof e));
-          img->exited = TRUE;
-          img->lost = MAX (img->lost, e.lost);
-          if (len >= sizeof e && e.periods > 0)
-            {
-              img->periods = e.periods;
-              img->period_sum_ns = e.period_sum_ns;
-              img->period_min_ns = e.period_min_ns;
-              img->period_max_ns = e.period_max_ns;
-            }
-        }
+        on_exit_record (self, buf, len);
       break;
     case FLAME_REC_ALLOC:
       if (len >= sizeof (FlameRecAlloc))
         on_alloc (self, buf, len);
       break;
     case FLAME_REC_FREE:
-      if (len >= sizeof (FlameRecFree))
-        {
-          const FlameRecFree *f = (const FlameRecFree *) buf;
-          MemEvent ev = { f->seq, f->alloc_seq, 0, 0 };
-
-          g_array_append_val (image_for (self, h->pid)->mem, ev);
-        }
-      break;
     case FLAME_REC_MEMSTAT:
-      if (len >= sizeof (FlameRecMemStat))
-        {
-          Image *img = image_for (self, h->pid);
-
-          memcpy (&img->stat, buf, sizeof img->stat);
-          img->have_stat = TRUE;
-        }
+      on_memory_record (self, buf, len);
       break;
     case FLAME_REC_PYCODE:
       flame_py_codes_add (image_for (self, h->pid)->py, buf, len);
       break;
     case FLAME_REC_RUNTIME:
       if (len >= sizeof (FlameRecRuntime))
-        {
-          g_autofree char *text = g_utf8_make_valid ((const char *) buf + sizeof (FlameRecRuntime),
-                                                     len - sizeof (FlameRecRuntime));
-          gboolean seen = FALSE;
-
-          for (guint i = 0; i < self->runtimes->len && !seen; i++)
-            seen = strcmp (g_ptr_array_index (self->runtimes, i), text) == 0;
-          if (!seen)
-            g_ptr_array_add (self->runtimes, g_strdup (text));
-          if (h->flags & FLAME_RUNTIME_UNSUPPORTED)
-            g_ptr_array_add (self->notes, g_strdup_printf ("process %d: %s: native stacks only",
-                                                           h->pid, text));
-        }
+        on_runtime (self, buf, len);
       break;
     case FLAME_REC_NOTE:
       {
+        /* a note is its header and its text */
         g_autofree char *text = g_strndup ((const char *) buf + sizeof (FlameRecNote),
                                            len - sizeof (FlameRecNote));
 
@@ -1369,6 +1470,104 @@ epoch_symbolizer (FlameRecorder *self,
   return epoch;
 }
 
+/* How many runs of Python frames sample @s (its frames at @frames) has
+ * that the sampler did not place on a native frame */
+static guint
+unplaced_runs (const FlameRecSample *s,
+               const guint8         *frames)
+{
+  guint runs = 0;
+
+  for (guint i = 0; i < s->n_py; i++)
+    {
+      guint64 f;
+
+      memcpy (&f, frames + (s->n_frames + i) * 8, sizeof f);
+      runs += FLAME_PY_FRAME_ENTRY (f) && FLAME_PY_FRAME_NATIVE (f) < 0;
+    }
+  return runs;
+}
+
+/* The functions of sample @s that occur @runs times in it score a
+ * point; @depth sums where each first appears. Returns the evaluation
+ * loop's name when the symbols give it, else NULL. */
+static const char *
+score_sample (Epoch                *epoch,
+              const FlameRecSample *s,
+              const guint8         *frames,
+              guint                 runs,
+              GHashTable           *occ,
+              GHashTable           *depth,
+              GHashTable           *score)
+{
+  GHashTableIter iter;
+  gpointer key, value;
+  guint pos = 0;
+
+  g_hash_table_remove_all (occ);
+  for (guint i = 0; i < s->n_frames; i++)
+    {
+      const FlameSymFrame *sym;
+      guint64 ip;
+      guint n;
+
+      memcpy (&ip, frames + i * 8, sizeof ip);
+      n = flame_symbolizer_lookup (epoch->sym, ip, i == 0, &sym);
+      for (guint j = 0; j < n; j++, pos++)
+        {
+          if (flame_py_is_eval_frame (sym[j].name))
+            return sym[j].name;
+          if (!g_hash_table_contains (occ, sym[j].name))
+            {
+              guint d = GPOINTER_TO_UINT (g_hash_table_lookup (depth, sym[j].name));
+
+              /* where it first appears, summed (for the tie-break) */
+              g_hash_table_replace (depth, g_strdup (sym[j].name), GUINT_TO_POINTER (d + pos));
+            }
+          guint seen = GPOINTER_TO_UINT (g_hash_table_lookup (occ, sym[j].name));
+
+          g_hash_table_replace (occ, (gpointer) sym[j].name, GUINT_TO_POINTER (seen + 1));
+        }
+    }
+  g_hash_table_iter_init (&iter, occ);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    if (GPOINTER_TO_UINT (value) == runs)
+      {
+        guint points = GPOINTER_TO_UINT (g_hash_table_lookup (score, key));
+
+        g_hash_table_replace (score, g_strdup (key), GUINT_TO_POINTER (points + 1));
+      }
+  return NULL;
+}
+
+/* The function of the highest score, of those the one nearest the leaf
+ * on average; NULL: none */
+static char *
+best_scored (GHashTable *score,
+             GHashTable *depth)
+{
+  GHashTableIter iter;
+  gpointer key, value;
+  char *best = NULL;
+  guint best_score = 0;
+  gdouble best_depth = 0;
+
+  g_hash_table_iter_init (&iter, score);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    {
+      guint sc = GPOINTER_TO_UINT (value);
+      gdouble d = GPOINTER_TO_UINT (g_hash_table_lookup (depth, key)) / (gdouble) sc;
+
+      if (sc > best_score || (sc == best_score && d < best_depth))
+        {
+          best = key;
+          best_score = sc;
+          best_depth = d;
+        }
+    }
+  return g_strdup (best);
+}
+
 /* The name of the evaluation loop's native frames in this image:
  * _PyEval_EvalFrameDefault when the interpreter exports it (3.11, 3.12).
  * Debian's 3.13+ does not, and its frames are named by their unwind
@@ -1385,11 +1584,6 @@ find_eval_frame (FlameRecorder *self,
   g_autoptr(GHashTable) score = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   g_autoptr(GHashTable) depth = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   g_autoptr(GHashTable) occ = g_hash_table_new (g_str_hash, g_str_equal);
-  GHashTableIter iter;
-  gpointer key, value;
-  char *best = NULL;
-  guint best_score = 0;
-  gdouble best_depth = 0;
 
   if (flame_py_codes_is_empty (img->py))
     return NULL;
@@ -1397,71 +1591,152 @@ find_eval_frame (FlameRecorder *self,
     {
       guint32 epoch_index;
       FlameRecSample s;
-      Epoch *epoch;
-      guint runs = 0, pos = 0;
+      guint runs;
 
       memcpy (&epoch_index, p, sizeof epoch_index);
       memcpy (&s, p + sizeof epoch_index, sizeof s);
       p += sizeof epoch_index + sizeof s;
-      for (guint i = 0; i < s.n_py; i++)
+      runs = unplaced_runs (&s, p);
+      if (runs > 0)
         {
-          guint64 f;
+          const char *eval = score_sample (epoch_symbolizer (self, cache, img, epoch_index),
+                                           &s, p, runs, occ, depth, score);
 
-          memcpy (&f, p + (s.n_frames + i) * 8, sizeof f);
-          /* the ones the sampler has not placed */
-          runs += FLAME_PY_FRAME_ENTRY (f) && FLAME_PY_FRAME_NATIVE (f) < 0;
+          if (eval != NULL)
+            return g_strdup (eval);
         }
-      if (runs == 0)
-        {
-          p += (s.n_frames + s.n_py) * 8;
-          continue;
-        }
-      epoch = epoch_symbolizer (self, cache, img, epoch_index);
-      g_hash_table_remove_all (occ);
-      for (guint i = 0; i < s.n_frames; i++)
-        {
-          guint64 ip;
-          const FlameSymFrame *frames;
-          guint n;
-
-          memcpy (&ip, p + i * 8, sizeof ip);
-          n = flame_symbolizer_lookup (epoch->sym, ip, i == 0, &frames);
-          for (guint j = 0; j < n; j++, pos++)
-            {
-              if (flame_py_is_eval_frame (frames[j].name))
-                return g_strdup (frames[j].name);
-              if (!g_hash_table_contains (occ, frames[j].name))
-                {
-                  guint d = GPOINTER_TO_UINT (g_hash_table_lookup (depth, frames[j].name));
-
-                  /* where it first appears, summed (for the tie-break) */
-                  g_hash_table_replace (depth, g_strdup (frames[j].name), GUINT_TO_POINTER (d + pos));
-                }
-              g_hash_table_replace (occ, (gpointer) frames[j].name,
-                                    GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (occ, frames[j].name)) + 1));
-            }
-        }
-      g_hash_table_iter_init (&iter, occ);
-      while (g_hash_table_iter_next (&iter, &key, &value))
-        if (GPOINTER_TO_UINT (value) == runs)
-          g_hash_table_replace (score, g_strdup (key),
-                                GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (score, key)) + 1));
       p += (s.n_frames + s.n_py) * 8;
     }
-  g_hash_table_iter_init (&iter, score);
-  while (g_hash_table_iter_next (&iter, &key, &value))
-    {
-      guint sc = GPOINTER_TO_UINT (value);
-      gdouble d = GPOINTER_TO_UINT (g_hash_table_lookup (depth, key)) / (gdouble) sc;
+  return best_scored (score, depth);
+}
 
-      if (sc > best_score || (sc == best_score && d < best_depth))
-        {
-          best = key;
-          best_score = sc;
-          best_depth = d;
-        }
+/* What add_image_samples() turns one process image's samples into
+ * stacks with */
+typedef struct
+{
+  FlameRecorder *self;
+  FlameProfile  *profile;
+  Image         *img;
+  GArray        *stack;        /* guint32 frame ids, leaf first until turned */
+  FlamePerfMap  *jit;          /* the process's perf map, or NULL */
+  const char    *eval_frame;   /* CPython's evaluation loop, or NULL */
+  gboolean       python_only;  /* Python frames only (this process ran Python) */
+  guint32        root, truncated, py_truncated, py_unknown, native;
+} StackBuilder;
+
+/* Native frame @i of sample @s (frames at @ips, Python frames at @py,
+ * *next_py the next of them not placed yet) onto the stack: a run of
+ * Python frames where the sampler placed one or the evaluation loop is,
+ * a JIT function, or the frames the symbols give (inlined ones too) */
+static void
+append_native (StackBuilder         *b,
+               Epoch                *epoch,
+               const FlameRecSample *s,
+               const guint8         *ips,
+               const guint8         *py,
+               guint                *next_py,
+               guint                 i)
+{
+  const FlameSymFrame *frames;
+  const char *jit_name;
+  gboolean replaced = FALSE;
+  guint64 ip;
+  guint n;
+  int k;
+
+  /* runs the sampler placed: this frame is the evaluation loop */
+  while (*next_py < s->n_py && (k = run_native (py, *next_py, s->n_py)) >= 0 && (guint) k <= i)
+    {
+      *next_py = append_python (b->profile, b->img->py, py, *next_py, s->n_py, FALSE,
+                                b->self->python_lines, b->py_unknown, b->stack);
+      replaced |= (guint) k == i;
     }
-  return g_strdup (best);
+  if (replaced)
+    return;
+  memcpy (&ip, ips + i * 8, sizeof ip);
+  if (b->jit != NULL && (jit_name = flame_perf_map_lookup (b->jit, ip)) != NULL)
+    {
+      /* JIT-compiled code: in no module, named by the runtime */
+      guint32 id = intern_jit (b->profile, jit_name);
+
+      if (!b->python_only)
+        g_array_append_val (b->stack, id);
+      return;
+    }
+  n = flame_symbolizer_lookup (epoch->sym, ip, i == 0, &frames);
+  for (guint j = 0; j < n; j++)
+    {
+      guint32 id;
+
+      if (frames[j].own)
+        continue;  /* the sampler's thread trampoline */
+      if (*next_py < s->n_py && b->eval_frame != NULL && run_native (py, *next_py, s->n_py) < 0 &&
+          strcmp (frames[j].name, b->eval_frame) == 0)
+        {
+          *next_py = append_python (b->profile, b->img->py, py, *next_py, s->n_py, FALSE,
+                                    b->self->python_lines, b->py_unknown, b->stack);
+          continue;
+        }
+      if (b->python_only)
+        continue;
+      id = intern (b->profile, frames[j].name, frames[j].file, frames[j].line,
+                   frames[j].inlined ? FLAME_FRAME_INLINED : 0);
+      g_array_append_val (b->stack, id);
+    }
+}
+
+/* The stack of sample @s, whose frames are at @ips, into b->stack, root
+ * first. Leaf first from the sampler; each run of Python frames (up to
+ * one marked as an entry) takes the place of the next evaluation-loop
+ * frame of the native stack; what is left over (the native stack ended
+ * early) goes at its root end. */
+static void
+build_stack (StackBuilder         *b,
+             Epoch                *epoch,
+             const FlameRecSample *s,
+             const guint8         *ips)
+{
+  const guint8 *py = ips + s->n_frames * 8;
+  GArray *stack = b->stack;
+  guint next_py = 0;
+
+  g_array_set_size (stack, 0);
+  for (guint i = 0; i < s->n_frames; i++)
+    append_native (b, epoch, s, ips, py, &next_py, i);
+  append_python (b->profile, b->img->py, py, next_py, s->n_py, TRUE, b->self->python_lines,
+                 b->py_unknown, stack);
+  if (s->h.flags & FLAME_SAMPLE_PY_TRUNCATED)
+    g_array_append_val (stack, b->py_truncated);
+  if ((s->h.flags & FLAME_SAMPLE_TRUNCATED) && !b->python_only)
+    g_array_append_val (stack, b->truncated);
+  if (b->python_only && stack->len == 0)
+    g_array_append_val (stack, b->native);
+  g_array_append_val (stack, b->root);
+  for (guint i = 0; i < stack->len / 2; i++)
+    {
+      guint32 t = g_array_index (stack, guint32, i);
+
+      g_array_index (stack, guint32, i) = g_array_index (stack, guint32, stack->len - 1 - i);
+      g_array_index (stack, guint32, stack->len - 1 - i) = t;
+    }
+}
+
+/* The sample's thread, counted */
+static void
+count_thread_sample (FlameProfile *profile,
+                     GHashTable   *threads,
+                     const char   *name,
+                     int           pid,
+                     int           tid)
+{
+  FlameThread *thread = g_hash_table_lookup (threads, GINT_TO_POINTER (tid));
+
+  if (thread == NULL)
+    {
+      thread = flame_profile_ensure_thread (profile, name, pid, tid);
+      g_hash_table_insert (threads, GINT_TO_POINTER (tid), thread);
+    }
+  thread->samples += 1;
 }
 
 static void
@@ -1479,107 +1754,32 @@ add_image_samples (FlameRecorder *self,
   /* no samples: no data either, and NULL + 0 is undefined */
   const guint8 *end = p != NULL ? p + img->samples->len : NULL;
   const char *name = img->comm != NULL && *img->comm ? img->comm : "[process]";
-  guint32 root = intern (profile, name, NULL, 0, FLAME_FRAME_THREAD);
-  guint32 truncated = intern (profile, "[truncated]", NULL, 0, 0);
-  guint32 py_truncated = intern (profile, "[truncated Python stack]", NULL, 0, 0);
-  guint32 py_unknown = intern (profile, "[unknown Python code]", NULL, 0, 0);
   GHashTable *threads = g_hash_table_new (NULL, NULL);
+  g_autoptr(FlamePerfMap) jit = NULL;
+  g_autofree char *eval_frame = NULL;
+  StackBuilder b = { .self = self, .profile = profile, .img = img, .stack = stack };
+
+  /* one statement each: the frames' order in the file is theirs */
+  b.root = intern (profile, name, NULL, 0, FLAME_FRAME_THREAD);
+  b.truncated = intern (profile, "[truncated]", NULL, 0, 0);
+  b.py_truncated = intern (profile, "[truncated Python stack]", NULL, 0, 0);
+  b.py_unknown = intern (profile, "[unknown Python code]", NULL, 0, 0);
   /* Python frames only: in the processes that ran Python code */
-  gboolean python_only = self->python_only && !flame_py_codes_is_empty (img->py);
-  guint32 native = intern (profile, "[native code]", NULL, 0, 0);
-  g_autoptr(FlamePerfMap) jit = load_perf_map (self, img);
-  g_autofree char *eval_frame = find_eval_frame (self, cache, img);
+  b.python_only = self->python_only && !flame_py_codes_is_empty (img->py);
+  b.native = intern (profile, "[native code]", NULL, 0, 0);
+  b.jit = jit = load_perf_map (self, img);
+  b.eval_frame = eval_frame = find_eval_frame (self, cache, img);
 
   while (p < end)
     {
       guint32 epoch_index;
       FlameRecSample s;
-      const guint8 *py;
-      guint next_py;
-      Epoch *epoch;
-      FlameThread *thread;
 
       memcpy (&epoch_index, p, sizeof epoch_index);
       memcpy (&s, p + sizeof epoch_index, sizeof s);
       p += sizeof epoch_index + sizeof s;
-
-      epoch = epoch_symbolizer (self, cache, img, epoch_index);
-
-      /* leaf first from the sampler; the profile wants the root first.
-       * Each run of Python frames (up to one marked as an entry) takes
-       * the place of the next evaluation-loop frame of the native stack;
-       * what is left over (the native stack ended early) goes at its
-       * root end. */
-      g_array_set_size (stack, 0);
-      py = p + s.n_frames * 8;
-      next_py = 0;
-      for (guint i = 0; i < s.n_frames; i++)
-        {
-          guint64 ip;
-          const FlameSymFrame *frames;
-          guint n;
-
-          gboolean replaced = FALSE;
-          const char *jit_name;
-          int k;
-
-          /* runs the sampler placed: this frame is the evaluation loop */
-          while (next_py < s.n_py && (k = run_native (py, next_py, s.n_py)) >= 0 && (guint) k <= i)
-            {
-              next_py = append_python (profile, img->py, py, next_py, s.n_py, FALSE,
-                                       self->python_lines, py_unknown, stack);
-              replaced |= (guint) k == i;
-            }
-          if (replaced)
-            continue;
-          memcpy (&ip, p + i * 8, sizeof ip);
-          if (jit != NULL && (jit_name = flame_perf_map_lookup (jit, ip)) != NULL)
-            {
-              /* JIT-compiled code: in no module, named by the runtime */
-              guint32 id = intern_jit (profile, jit_name);
-
-              if (!python_only)
-                g_array_append_val (stack, id);
-              continue;
-            }
-          n = flame_symbolizer_lookup (epoch->sym, ip, i == 0, &frames);
-          for (guint j = 0; j < n; j++)
-            {
-              guint32 id;
-
-              if (frames[j].own)
-                continue;  /* the sampler's thread trampoline */
-              if (next_py < s.n_py && eval_frame != NULL && run_native (py, next_py, s.n_py) < 0 &&
-                  strcmp (frames[j].name, eval_frame) == 0)
-                {
-                  next_py = append_python (profile, img->py, py, next_py, s.n_py, FALSE,
-                                           self->python_lines, py_unknown, stack);
-                  continue;
-                }
-              if (python_only)
-                continue;
-              id = intern (profile, frames[j].name, frames[j].file, frames[j].line,
-                           frames[j].inlined ? FLAME_FRAME_INLINED : 0);
-              g_array_append_val (stack, id);
-            }
-        }
-      append_python (profile, img->py, py, next_py, s.n_py, TRUE, self->python_lines,
-                     py_unknown, stack);
+      build_stack (&b, epoch_symbolizer (self, cache, img, epoch_index), &s, p);
       p += (s.n_frames + s.n_py) * 8;
-      if (s.h.flags & FLAME_SAMPLE_PY_TRUNCATED)
-        g_array_append_val (stack, py_truncated);
-      if ((s.h.flags & FLAME_SAMPLE_TRUNCATED) && !python_only)
-        g_array_append_val (stack, truncated);
-      if (python_only && stack->len == 0)
-        g_array_append_val (stack, native);
-      g_array_append_val (stack, root);
-      for (guint i = 0; i < stack->len / 2; i++)
-        {
-          guint32 t = g_array_index (stack, guint32, i);
-
-          g_array_index (stack, guint32, i) = g_array_index (stack, guint32, stack->len - 1 - i);
-          g_array_index (stack, guint32, stack->len - 1 - i) = t;
-        }
       if (mem_weights != NULL)
         {
           for (guint c = 0; c < FLAME_RECORDER_N_METRICS; c++)
@@ -1592,14 +1792,7 @@ add_image_samples (FlameRecorder *self,
                                  s.weight * period_ns);
       index++;
       *total_weight += s.weight;
-
-      thread = g_hash_table_lookup (threads, GINT_TO_POINTER (s.h.tid));
-      if (thread == NULL)
-        {
-          thread = flame_profile_ensure_thread (profile, name, img->pid, s.h.tid);
-          g_hash_table_insert (threads, GINT_TO_POINTER (s.h.tid), thread);
-        }
-      thread->samples += 1;
+      count_thread_sample (profile, threads, name, img->pid, s.h.tid);
     }
   g_hash_table_unref (threads);
 
@@ -1646,31 +1839,22 @@ scale_column (gdouble *w,
     w[i * FLAME_RECORDER_N_METRICS + column] *= want / sum;
 }
 
-/* Each sampled allocation of @img stands for size / p bytes and 1 / p
- * allocations, p = 1 - exp (-size / mean) being its chance to be
- * sampled. Replayed in order, the sampled allocations live at the
- * process's peak (the last seq before it, which the process sent) give
- * the stack mix at the peak, those never freed the leaks. With the
- * exact totals, each column is scaled to them: the sampling gives the
- * split among stacks, the counters the sums. */
-static gdouble *
-memory_weights (FlameRecorder *self,
-                Image         *img,
-                MemTotals     *totals)
-{
-  guint64 n = img->n_samples;
-  gdouble *w = g_new0 (gdouble, MAX (n, 1) * FLAME_RECORDER_N_METRICS);
-  g_autoptr(GHashTable) by_seq = g_hash_table_new (g_int64_hash, g_int64_equal);
-  g_autofree gboolean *freed_by_peak = g_new0 (gboolean, MAX (n, 1));
-  g_autofree gboolean *freed = g_new0 (gboolean, MAX (n, 1));
-  gdouble mean = img->have_stat && img->stat.mean > 0 ? img->stat.mean : self->memory_mean;
-  guint64 peak_seq = G_MAXUINT64;
-  gdouble live = 0, best = 0;
+#define W(w, sample, metric) \
+  ((w)[(sample) * FLAME_RECORDER_N_METRICS + FLAME_RECORDER_METRIC_##metric])
 
-  g_array_sort (img->mem, compare_mem_events);
-  for (guint i = 0; i < img->mem->len; i++)
+/* Each sampled allocation stands for size / p bytes and 1 / p
+ * allocations, p = 1 - exp (-size / mean) being its chance to be
+ * sampled; @by_seq gets the allocations by their seq */
+static void
+weigh_allocations (GArray     *mem,
+                   guint64     n,
+                   gdouble     mean,
+                   gdouble    *w,
+                   GHashTable *by_seq)
+{
+  for (guint i = 0; i < mem->len; i++)
     {
-      MemEvent *ev = &g_array_index (img->mem, MemEvent, i);
+      MemEvent *ev = &g_array_index (mem, MemEvent, i);
 
       if (ev->alloc_seq == 0 && ev->sample < n)
         {
@@ -1678,33 +1862,55 @@ memory_weights (FlameRecorder *self,
 
           if (p <= 0)
             continue;
-          w[ev->sample * FLAME_RECORDER_N_METRICS + FLAME_RECORDER_METRIC_ALLOCATED] = ev->size / p;
-          w[ev->sample * FLAME_RECORDER_N_METRICS + FLAME_RECORDER_METRIC_ALLOCATIONS] = 1 / p;
+          W (w, ev->sample, ALLOCATED) = ev->size / p;
+          W (w, ev->sample, ALLOCATIONS) = 1 / p;
           g_hash_table_insert (by_seq, &ev->seq, ev);
         }
     }
-  /* without the process's own peak (it was killed): the highest
-   * sampled estimate */
-  for (guint i = 0; i < img->mem->len; i++)
+}
+
+/* Without the process's own peak (it was killed): the seq at the
+ * highest sampled estimate of the live bytes, replayed in order */
+static guint64
+estimate_peak_seq (GArray     *mem,
+                   gdouble    *w,
+                   GHashTable *by_seq)
+{
+  guint64 peak_seq = G_MAXUINT64;
+  gdouble live = 0, best = 0;
+
+  for (guint i = 0; i < mem->len; i++)
     {
-      MemEvent *ev = &g_array_index (img->mem, MemEvent, i);
+      MemEvent *ev = &g_array_index (mem, MemEvent, i);
       MemEvent *a = ev->alloc_seq == 0 ? ev : g_hash_table_lookup (by_seq, &ev->alloc_seq);
 
       if (a == NULL || (ev->alloc_seq == 0 && g_hash_table_lookup (by_seq, &ev->seq) == NULL))
         continue;  /* freed here, allocated before the fork */
-      live += (ev->alloc_seq == 0 ? 1 : -1) *
-              w[a->sample * FLAME_RECORDER_N_METRICS + FLAME_RECORDER_METRIC_ALLOCATED];
+      live += (ev->alloc_seq == 0 ? 1 : -1) * W (w, a->sample, ALLOCATED);
       if (live > best)
         {
           best = live;
           peak_seq = ev->seq;
         }
     }
-  if (img->have_stat)
-    peak_seq = img->stat.peak_seq;
-  for (guint i = 0; i < img->mem->len; i++)
+  return peak_seq;
+}
+
+/* The sampled allocations still live at @peak_seq make the peak's
+ * column, those never freed the leaks' */
+static void
+weigh_live (GArray     *mem,
+            guint64     n,
+            guint64     peak_seq,
+            gdouble    *w,
+            GHashTable *by_seq)
+{
+  g_autofree gboolean *freed_by_peak = g_new0 (gboolean, MAX (n, 1));
+  g_autofree gboolean *freed = g_new0 (gboolean, MAX (n, 1));
+
+  for (guint i = 0; i < mem->len; i++)
     {
-      MemEvent *ev = &g_array_index (img->mem, MemEvent, i);
+      MemEvent *ev = &g_array_index (mem, MemEvent, i);
       MemEvent *a;
 
       if (ev->alloc_seq == 0 || (a = g_hash_table_lookup (by_seq, &ev->alloc_seq)) == NULL)
@@ -1713,24 +1919,36 @@ memory_weights (FlameRecorder *self,
       if (ev->seq <= peak_seq)
         freed_by_peak[a->sample] = TRUE;
     }
-  for (guint i = 0; i < img->mem->len; i++)
+  for (guint i = 0; i < mem->len; i++)
     {
-      MemEvent *ev = &g_array_index (img->mem, MemEvent, i);
+      MemEvent *ev = &g_array_index (mem, MemEvent, i);
       gdouble bytes;
 
       if (ev->alloc_seq != 0 || ev->sample >= n)
         continue;
-      bytes = w[ev->sample * FLAME_RECORDER_N_METRICS + FLAME_RECORDER_METRIC_ALLOCATED];
+      bytes = W (w, ev->sample, ALLOCATED);
       if (ev->seq <= peak_seq && !freed_by_peak[ev->sample])
-        w[ev->sample * FLAME_RECORDER_N_METRICS + FLAME_RECORDER_METRIC_PEAK] = bytes;
+        W (w, ev->sample, PEAK) = bytes;
       if (!freed[ev->sample])
-        w[ev->sample * FLAME_RECORDER_N_METRICS + FLAME_RECORDER_METRIC_LEAKED] = bytes;
+        W (w, ev->sample, LEAKED) = bytes;
     }
+}
+
+/* The columns scaled to the process's exact totals, added to @totals;
+ * without them, the sampled estimates added */
+static void
+add_memory_totals (Image     *img,
+                   guint64    n,
+                   gdouble   *w,
+                   MemTotals *totals)
+{
   if (img->have_stat)
     {
       const FlameRecMemStat *st = &img->stat;
-      gdouble peak = st->peak_bytes > st->base_bytes ? (gdouble) (st->peak_bytes - st->base_bytes) : 0;
-      gdouble leaked = st->live_bytes > st->base_bytes ? (gdouble) (st->live_bytes - st->base_bytes) : 0;
+      gdouble peak = st->peak_bytes > st->base_bytes ?
+                     (gdouble) (st->peak_bytes - st->base_bytes) : 0;
+      gdouble leaked = st->live_bytes > st->base_bytes ?
+                       (gdouble) (st->live_bytes - st->base_bytes) : 0;
 
       scale_column (w, n, FLAME_RECORDER_METRIC_ALLOCATED, st->total_bytes);
       scale_column (w, n, FLAME_RECORDER_METRIC_ALLOCATIONS, st->total_count);
@@ -1741,17 +1959,45 @@ memory_weights (FlameRecorder *self,
       totals->peak += peak;
       totals->leaked += leaked;
       totals->exact = TRUE;
+      return;
     }
-  else
-    for (guint64 i = 0; i < n; i++)
-      {
-        totals->allocated += w[i * FLAME_RECORDER_N_METRICS + FLAME_RECORDER_METRIC_ALLOCATED];
-        totals->allocations += w[i * FLAME_RECORDER_N_METRICS + FLAME_RECORDER_METRIC_ALLOCATIONS];
-        totals->peak += w[i * FLAME_RECORDER_N_METRICS + FLAME_RECORDER_METRIC_PEAK];
-        totals->leaked += w[i * FLAME_RECORDER_N_METRICS + FLAME_RECORDER_METRIC_LEAKED];
-      }
+  for (guint64 i = 0; i < n; i++)
+    {
+      totals->allocated += W (w, i, ALLOCATED);
+      totals->allocations += W (w, i, ALLOCATIONS);
+      totals->peak += W (w, i, PEAK);
+      totals->leaked += W (w, i, LEAKED);
+    }
+}
+
+/* The weights of @img's samples, FLAME_RECORDER_N_METRICS per sample.
+ * Replayed in order, the sampled allocations live at the process's peak
+ * (the last seq before it, which the process sent) give the stack mix
+ * at the peak, those never freed the leaks. With the exact totals, each
+ * column is scaled to them: the sampling gives the split among stacks,
+ * the counters the sums. */
+static gdouble *
+memory_weights (FlameRecorder *self,
+                Image         *img,
+                MemTotals     *totals)
+{
+  guint64 n = img->n_samples;
+  gdouble *w = g_new0 (gdouble, MAX (n, 1) * FLAME_RECORDER_N_METRICS);
+  g_autoptr(GHashTable) by_seq = g_hash_table_new (g_int64_hash, g_int64_equal);
+  gdouble mean = img->have_stat && img->stat.mean > 0 ? img->stat.mean : self->memory_mean;
+  guint64 peak_seq;
+
+  g_array_sort (img->mem, compare_mem_events);
+  weigh_allocations (img->mem, n, mean, w, by_seq);
+  peak_seq = estimate_peak_seq (img->mem, w, by_seq);
+  if (img->have_stat)
+    peak_seq = img->stat.peak_seq;
+  weigh_live (img->mem, n, peak_seq, w, by_seq);
+  add_memory_totals (img, n, w, totals);
   return w;
 }
+
+#undef W
 
 /* g_qsort_with_data passes pointers to the elements */
 static gint
@@ -1917,91 +2163,87 @@ set_command_metadata (FlameRecorder *self,
   flame_profile_set_metadata (profile, "start_time", started_s);
 }
 
-static FlameProfile *
-build_profile (FlameRecorder *self,
-               GDateTime     *started)
+/* What build_profile() counts over the processes */
+typedef struct
 {
-  FlameProfile *profile = flame_profile_new (FLAME_FORMAT_SPEEDSCOPE,
-                                            self->memory_mean > 0 ? FLAME_RECORDER_N_METRICS : 1);
-  MemTotals mem = { 0 };
+  MemTotals mem;
+  gdouble   total_weight;   /* CPU: periods */
+  guint64   n_samples, n_lost;
+  guint     n_processes, n_unrecorded;
+} RecordingCounts;
+
+/* Every process's samples into @profile, their build IDs into @ids,
+ * the symbol files' warnings (once per file) into the profile */
+static void
+add_processes (FlameRecorder   *self,
+               FlameProfile    *profile,
+               GHashTable      *ids,
+               RecordingCounts *c)
+{
   g_autoptr(GArray) stack = g_array_new (FALSE, FALSE, sizeof (guint32));
-  g_autoptr(GHashTable) ids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  g_autofree char *build_ids = NULL;
   /* every module file is read once for all the processes */
   g_autoptr(FlameSymCache) cache = flame_sym_cache_new (SAMPLER_PREFIX);
-  GPtrArray *warnings;
   gdouble period_ns = 1e9 / self->hz;
-  gdouble total_weight = 0, duration_ms;
-  guint64 n_samples = 0, n_lost = 0;
-  guint n_processes = 0, n_unrecorded = 0;
-  char num[64];
-
-  if (self->memory_mean > 0)
-    {
-      flame_profile_set_unit (profile, FLAME_UNIT_BYTES);
-      flame_profile_set_event (profile, "malloc");
-    }
-  else
-    {
-      flame_profile_set_unit (profile, FLAME_UNIT_NANOSECONDS);
-      flame_profile_set_interval_ms (profile, 1000.0 / self->hz);
-      flame_profile_set_event (profile, "cpu-clock");
-    }
+  GPtrArray *warnings;
 
   for (guint i = 0; i < self->images->len; i++)
     {
       Image *img = g_ptr_array_index (self->images, i);
+      g_autofree gdouble *w = NULL;
 
-      n_processes++;
+      c->n_processes++;
       if (img->disabled)
-        n_unrecorded++;
-      n_samples += img->n_samples;
-      n_lost += img->lost;
-      {
-        g_autofree gdouble *w = self->memory_mean > 0 ? memory_weights (self, img, &mem) : NULL;
-
-        add_image_samples (self, profile, cache, img, stack, period_ns, w, &total_weight);
-      }
+        c->n_unrecorded++;
+      c->n_samples += img->n_samples;
+      c->n_lost += img->lost;
+      w = self->memory_mean > 0 ? memory_weights (self, img, &c->mem) : NULL;
+      add_image_samples (self, profile, cache, img, stack, period_ns, w, &c->total_weight);
       collect_build_ids (img, ids);
     }
   /* once per file for the whole recording */
   warnings = flame_sym_cache_get_warnings (cache);
   for (guint i = 0; i < warnings->len; i++)
     flame_profile_add_warning (profile, "%s", (const char *) g_ptr_array_index (warnings, i));
-  flame_profile_add_samples (profile, 0, n_samples);
-  if (self->memory_mean > 0)
-    set_memory_metadata (self, profile, &mem, n_samples);
-  else if (n_samples == 0)
-    flame_profile_add_warning (profile, "no samples: the command used less CPU time than "
-                               "one timer tick (4 ms with a 250 Hz kernel), or was not sampled");
+}
 
-  build_ids = build_ids_text (ids);
+/* The recording's figures as metadata (a '.' in every locale: metadata
+ * is data) */
+static void
+set_counts_metadata (FlameRecorder         *self,
+                     FlameProfile          *profile,
+                     const RecordingCounts *c,
+                     gdouble                duration_ms)
+{
+  char num[64];
 
-  duration_ms = (self->end_us - self->start_us) / 1000.0;
-  flame_profile_set_duration_ms (profile, duration_ms);
-  self->effective_hz = total_weight > 0 && self->memory_mean == 0 ?
-                       n_samples / (total_weight * period_ns / 1e9) : 0;
-
-  set_command_metadata (self, profile, started);
-  /* metadata is data: a '.' in every locale */
   g_ascii_formatd (num, sizeof num, "%.3f", duration_ms);
   flame_profile_set_metadata (profile, "duration_ms", num);
   g_snprintf (num, sizeof num, "%u", self->hz);
   flame_profile_set_metadata (profile, "frequency_hz", num);
   g_ascii_formatd (num, sizeof num, "%.1f", self->effective_hz);
   flame_profile_set_metadata (profile, "effective_frequency_hz", num);
-  g_snprintf (num, sizeof num, "%" G_GUINT64_FORMAT, n_samples);
+  g_snprintf (num, sizeof num, "%" G_GUINT64_FORMAT, c->n_samples);
   flame_profile_set_metadata (profile, "samples", num);
-  g_snprintf (num, sizeof num, "%" G_GUINT64_FORMAT, n_lost);
+  g_snprintf (num, sizeof num, "%" G_GUINT64_FORMAT, c->n_lost);
   flame_profile_set_metadata (profile, "samples_lost", num);
-  g_snprintf (num, sizeof num, "%u", n_processes);
+  g_snprintf (num, sizeof num, "%u", c->n_processes);
   flame_profile_set_metadata (profile, "processes", num);
   set_period_metadata (self, profile);
-  if (n_unrecorded > 0)
+  if (c->n_unrecorded > 0)
     {
-      g_snprintf (num, sizeof num, "%u", n_unrecorded);
+      g_snprintf (num, sizeof num, "%u", c->n_unrecorded);
       flame_profile_set_metadata (profile, "processes_not_sampled", num);
     }
+}
+
+/* How it ended, the build IDs, what the runtimes and the sampler said */
+static void
+set_run_metadata (FlameRecorder *self,
+                  FlameProfile  *profile,
+                  GHashTable    *ids)
+{
+  g_autofree char *build_ids = build_ids_text (ids);
+
   if (self->have_status)
     {
       g_autofree char *status = describe_status (self->wait_status);
@@ -2017,6 +2259,47 @@ build_profile (FlameRecorder *self,
   set_joined_metadata (profile, "notes", self->notes, "\n");
   for (guint i = 0; i < self->notes->len; i++)
     flame_profile_add_warning (profile, "%s", (const char *) g_ptr_array_index (self->notes, i));
+}
+
+static FlameProfile *
+build_profile (FlameRecorder *self,
+               GDateTime     *started)
+{
+  FlameProfile *profile = flame_profile_new (FLAME_FORMAT_SPEEDSCOPE,
+                                            self->memory_mean > 0 ? FLAME_RECORDER_N_METRICS : 1);
+  g_autoptr(GHashTable) ids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  RecordingCounts c = { 0 };
+  gdouble period_ns = 1e9 / self->hz;
+  gdouble duration_ms;
+
+  if (self->memory_mean > 0)
+    {
+      flame_profile_set_unit (profile, FLAME_UNIT_BYTES);
+      flame_profile_set_event (profile, "malloc");
+    }
+  else
+    {
+      flame_profile_set_unit (profile, FLAME_UNIT_NANOSECONDS);
+      flame_profile_set_interval_ms (profile, 1000.0 / self->hz);
+      flame_profile_set_event (profile, "cpu-clock");
+    }
+
+  add_processes (self, profile, ids, &c);
+  flame_profile_add_samples (profile, 0, c.n_samples);
+  if (self->memory_mean > 0)
+    set_memory_metadata (self, profile, &c.mem, c.n_samples);
+  else if (c.n_samples == 0)
+    flame_profile_add_warning (profile, "no samples: the command used less CPU time than "
+                               "one timer tick (4 ms with a 250 Hz kernel), or was not sampled");
+
+  duration_ms = (self->end_us - self->start_us) / 1000.0;
+  flame_profile_set_duration_ms (profile, duration_ms);
+  self->effective_hz = c.total_weight > 0 && self->memory_mean == 0 ?
+                       c.n_samples / (c.total_weight * period_ns / 1e9) : 0;
+
+  set_command_metadata (self, profile, started);
+  set_counts_metadata (self, profile, &c, duration_ms);
+  set_run_metadata (self, profile, ids);
 
   flame_profile_finish (profile);
   return profile;
@@ -2150,6 +2433,92 @@ strv_take (GStrvBuilder *b,
   g_free (s);
 }
 
+/* The program on the host: flatpak-spawn --host, its environment in
+ * --env; the descriptor keeps its number (--forward-fd) and the socket
+ * its inode, so the sampler's checks hold on the host */
+static GSubprocess *
+spawn_host (FlameRecorder       *self,
+            GSubprocessLauncher *launcher,
+            int                  child_fd,
+            int                  fd_number,
+            guint64              ino,
+            GError             **error)
+{
+  GStrvBuilder *env;
+  g_auto(GStrv) env_v = NULL;
+  g_auto(GStrv) argv = NULL;
+
+  /* a CPU build would take the memory setting for CPU sampling */
+  if (self->memory_mean > 0 && !g_str_has_suffix (self->host_sampler, "/" MEMORY_HOST_SAMPLER_NAME))
+    {
+      g_set_error (error, FLAME_RECORDER_ERROR, FLAME_RECORDER_ERROR_UNSUPPORTED,
+                   "memory recordings of programs on the host need %s, not %s",
+                   MEMORY_HOST_SAMPLER_NAME, self->host_sampler);
+      return NULL;
+    }
+  env = g_strv_builder_new ();
+  for (guint i = 0; i < self->env->len; i++)
+    g_strv_builder_add (env, g_ptr_array_index (self->env, i));
+  strv_take (env, g_strdup_printf ("LD_PRELOAD=%s", self->host_sampler));
+  strv_take (env, g_strdup_printf ("%s=%d", FLAME_SAMPLER_ENV_FD, fd_number));
+  strv_take (env, g_strdup_printf ("%s=%" G_GUINT64_FORMAT, FLAME_SAMPLER_ENV_INO, ino));
+  strv_take (env, g_strdup_printf ("%s=%u", FLAME_SAMPLER_ENV_HZ, self->hz));
+  strv_take (env, g_strdup_printf ("%s=%s", FLAME_SAMPLER_ENV_CHILDREN,
+                                   self->follow_children ? "1" : "0"));
+  if (self->memory_mean > 0)
+    strv_take (env, g_strdup_printf ("%s=%u", FLAME_SAMPLER_ENV_MEMORY, self->memory_mean));
+  env_v = g_strv_builder_end (env);
+  g_strv_builder_unref (env);
+  argv = flame_sandbox_host_argv ((const char * const *) self->argv, self->cwd,
+                                  (const char * const *) env_v, fd_number);
+  g_subprocess_launcher_take_fd (launcher, child_fd, fd_number);
+  return g_subprocess_launcher_spawnv (launcher, (const char * const *) argv, error);
+}
+
+/* The program here, @sampler preloaded */
+static GSubprocess *
+spawn_local (FlameRecorder       *self,
+             GSubprocessLauncher *launcher,
+             const char          *sampler,
+             int                  child_fd,
+             int                  fd_number,
+             guint64              ino,
+             GError             **error)
+{
+  const char *old_preload, *old_node;
+  g_autofree char *preload = NULL;
+  g_autofree char *node = NULL;
+  char num[32];
+
+  old_node = g_subprocess_launcher_getenv (launcher, "NODE_OPTIONS");
+  node = old_node != NULL && *old_node ?
+         g_strdup_printf ("%s %s", old_node, NODE_JIT_OPTIONS) : g_strdup (NODE_JIT_OPTIONS);
+  g_subprocess_launcher_setenv (launcher, "NODE_OPTIONS", node, TRUE);
+  old_preload = g_subprocess_launcher_getenv (launcher, "LD_PRELOAD");
+  preload = old_preload != NULL && *old_preload ?
+            g_strdup_printf ("%s:%s", sampler, old_preload) : g_strdup (sampler);
+  g_subprocess_launcher_setenv (launcher, "LD_PRELOAD", preload, TRUE);
+  g_snprintf (num, sizeof num, "%d", fd_number);
+  g_subprocess_launcher_setenv (launcher, FLAME_SAMPLER_ENV_FD, num, TRUE);
+  g_snprintf (num, sizeof num, "%" G_GUINT64_FORMAT, ino);
+  g_subprocess_launcher_setenv (launcher, FLAME_SAMPLER_ENV_INO, num, TRUE);
+  g_snprintf (num, sizeof num, "%u", self->hz);
+  g_subprocess_launcher_setenv (launcher, FLAME_SAMPLER_ENV_HZ, num, TRUE);
+  g_subprocess_launcher_setenv (launcher, FLAME_SAMPLER_ENV_CHILDREN,
+                                self->follow_children ? "1" : "0", TRUE);
+  g_subprocess_launcher_unsetenv (launcher, FLAME_SAMPLER_ENV_ROOT);
+  if (self->memory_mean > 0)
+    {
+      g_snprintf (num, sizeof num, "%u", self->memory_mean);
+      g_subprocess_launcher_setenv (launcher, FLAME_SAMPLER_ENV_MEMORY, num, TRUE);
+    }
+  else
+    g_subprocess_launcher_unsetenv (launcher, FLAME_SAMPLER_ENV_MEMORY);
+  g_subprocess_launcher_take_fd (launcher, child_fd, fd_number);
+
+  return g_subprocess_launcher_spawnv (launcher, (const char * const *) self->argv, error);
+}
+
 static GSubprocess *
 spawn (FlameRecorder  *self,
        int             child_fd,
@@ -2158,35 +2527,17 @@ spawn (FlameRecorder  *self,
 {
   g_autoptr(GSubprocessLauncher) launcher = NULL;
   g_autofree char *sampler = NULL;
-  g_autofree char *preload = NULL;
-  const char *old_preload, *old_node;
-  g_autofree char *node = NULL;
   struct stat st;
-  char num[32];
 
-  sampler = flame_recorder_find_sampler (error);
-  if (sampler == NULL)
-    return NULL;
-  if (self->memory_mean > 0)
+  /* in the sandbox (or without one): the memory build beside the sampler
+   * for memory recordings */
+  if (self->host_sampler == NULL)
     {
-      /* its memory build, beside it */
-      g_autofree char *dir = g_path_get_dirname (sampler);
-      char *memory = g_build_filename (dir, MEMORY_SAMPLER_NAME, NULL);
-
-      g_free (sampler);
-      sampler = memory;
-      if (!g_file_test (sampler, G_FILE_TEST_IS_REGULAR))
-        {
-          g_set_error (error, FLAME_RECORDER_ERROR, FLAME_RECORDER_ERROR_NOT_FOUND,
-                       "the memory sampler %s is not installed", sampler);
-          return NULL;
-        }
-      if (self->host_sampler != NULL)
-        {
-          g_set_error (error, FLAME_RECORDER_ERROR, FLAME_RECORDER_ERROR_UNSUPPORTED,
-                       "memory recordings of programs on the host are not supported");
-          return NULL;
-        }
+      sampler = self->memory_mean > 0 ?
+                find_sampler_build (MEMORY_SAMPLER_NAME, "memory sampler", error) :
+                flame_recorder_find_sampler (error);
+      if (sampler == NULL)
+        return NULL;
     }
   if (fstat (child_fd, &st) != 0)
     {
@@ -2209,196 +2560,169 @@ spawn (FlameRecorder  *self,
       g_subprocess_launcher_setenv (launcher, name, eq + 1, TRUE);
     }
   if (self->host_sampler != NULL)
-    {
-      /* the host program's environment goes through flatpak-spawn's
-       * --env; the descriptor keeps its number (--forward-fd) and the
-       * socket its inode, so the sampler's checks hold on the host */
-      GStrvBuilder *env = g_strv_builder_new ();
-      g_auto(GStrv) env_v = NULL;
-      g_auto(GStrv) argv = NULL;
-
-      for (guint i = 0; i < self->env->len; i++)
-        g_strv_builder_add (env, g_ptr_array_index (self->env, i));
-      preload = g_strdup_printf ("LD_PRELOAD=%s", self->host_sampler);
-      g_strv_builder_add (env, preload);
-      strv_take (env, g_strdup_printf ("%s=%d", FLAME_SAMPLER_ENV_FD, fd_number));
-      strv_take (env, g_strdup_printf ("%s=%" G_GUINT64_FORMAT, FLAME_SAMPLER_ENV_INO,
-                                                 (guint64) st.st_ino));
-      strv_take (env, g_strdup_printf ("%s=%u", FLAME_SAMPLER_ENV_HZ, self->hz));
-      strv_take (env, g_strdup_printf ("%s=%s", FLAME_SAMPLER_ENV_CHILDREN,
-                                                 self->follow_children ? "1" : "0"));
-      env_v = g_strv_builder_end (env);
-      g_strv_builder_unref (env);
-      argv = flame_sandbox_host_argv ((const char * const *) self->argv, self->cwd,
-                                      (const char * const *) env_v, fd_number);
-      g_subprocess_launcher_take_fd (launcher, child_fd, fd_number);
-      return g_subprocess_launcher_spawnv (launcher, (const char * const *) argv, error);
-    }
-
-  old_node = g_subprocess_launcher_getenv (launcher, "NODE_OPTIONS");
-  node = old_node != NULL && *old_node ?
-         g_strdup_printf ("%s %s", old_node, NODE_JIT_OPTIONS) : g_strdup (NODE_JIT_OPTIONS);
-  g_subprocess_launcher_setenv (launcher, "NODE_OPTIONS", node, TRUE);
-  old_preload = g_subprocess_launcher_getenv (launcher, "LD_PRELOAD");
-  preload = old_preload != NULL && *old_preload ?
-            g_strdup_printf ("%s:%s", sampler, old_preload) : g_strdup (sampler);
-  g_subprocess_launcher_setenv (launcher, "LD_PRELOAD", preload, TRUE);
-  g_snprintf (num, sizeof num, "%d", fd_number);
-  g_subprocess_launcher_setenv (launcher, FLAME_SAMPLER_ENV_FD, num, TRUE);
-  g_snprintf (num, sizeof num, "%" G_GUINT64_FORMAT, (guint64) st.st_ino);
-  g_subprocess_launcher_setenv (launcher, FLAME_SAMPLER_ENV_INO, num, TRUE);
-  g_snprintf (num, sizeof num, "%u", self->hz);
-  g_subprocess_launcher_setenv (launcher, FLAME_SAMPLER_ENV_HZ, num, TRUE);
-  g_subprocess_launcher_setenv (launcher, FLAME_SAMPLER_ENV_CHILDREN,
-                                self->follow_children ? "1" : "0", TRUE);
-  g_subprocess_launcher_unsetenv (launcher, FLAME_SAMPLER_ENV_ROOT);
-  if (self->memory_mean > 0)
-    {
-      g_snprintf (num, sizeof num, "%u", self->memory_mean);
-      g_subprocess_launcher_setenv (launcher, FLAME_SAMPLER_ENV_MEMORY, num, TRUE);
-    }
-  else
-    g_subprocess_launcher_unsetenv (launcher, FLAME_SAMPLER_ENV_MEMORY);
-  g_subprocess_launcher_take_fd (launcher, child_fd, fd_number);
-
-  return g_subprocess_launcher_spawnv (launcher, (const char * const *) self->argv, error);
+    return spawn_host (self, launcher, child_fd, fd_number, (guint64) st.st_ino, error);
+  return spawn_local (self, launcher, sampler, child_fd, fd_number, (guint64) st.st_ino, error);
 }
 
-static FlameProfile *
-record_run (FlameRecorder  *self,
-            GCancellable   *cancellable,
-            GError        **error)
+/* The command can be recorded: there is one, and it is no static or
+ * set-user-ID program (as far as the sandbox sees the host's, for one
+ * that runs there) */
+static gboolean
+check_command (FlameRecorder  *self,
+               GError        **error)
 {
-  g_autoptr(GSubprocess) proc = NULL;
-  g_autoptr(GDateTime) started = NULL;
-  g_autofree guint8 *buf = NULL;
-  g_autoptr(FlameProfile) profile = NULL;
-  int fds[2];
-  int out_fd = -1;
-  int size = 4 << 20;
-  gint64 exited_us = 0, sigint_us = 0, last_publish = 0;
-  gboolean killed = FALSE, eof = FALSE;
-
   if (self->argv == NULL || self->argv[0] == NULL)
     {
       g_set_error (error, FLAME_RECORDER_ERROR, FLAME_RECORDER_ERROR_NO_COMMAND,
                    "no command to record");
-      return NULL;
+      return FALSE;
     }
   if (self->host_sampler == NULL)
-    {
-      if (!flame_recorder_check_program (self->argv[0], self->cwd, NULL, error))
-        return NULL;
-    }
-  else if (self->host_root != NULL &&
-           !flame_recorder_check_host_program (self->host_root, self->argv[0], self->cwd, error))
-    return NULL;
+    return flame_recorder_check_program (self->argv[0], self->cwd, NULL, error);
+  return self->host_root == NULL ||
+         flame_recorder_check_host_program (self->host_root, self->argv[0], self->cwd, error);
+}
+
+/* The socket pair the records come through: fds[0] ours, fds[1] the
+ * program's */
+static gboolean
+open_socket (int      fds[2],
+             GError **error)
+{
+  int size = 4 << 20;
 
   if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) != 0)
     {
       g_set_error (error, FLAME_RECORDER_ERROR, FLAME_RECORDER_ERROR_FAILED,
                    "socketpair: %s", g_strerror (errno));
-      return NULL;
+      return FALSE;
     }
   /* as much room as the kernel grants: a slow reader costs lost samples,
    * never a stalled program */
   setsockopt (fds[1], SOL_SOCKET, SO_SNDBUF, &size, sizeof size);
   setsockopt (fds[0], SOL_SOCKET, SO_RCVBUF, &size, sizeof size);
+  return TRUE;
+}
 
-  started = g_date_time_new_now_local ();
+/* The recording runs from now on, or (@running FALSE) ended at @end_us */
+static void
+set_running (FlameRecorder *self,
+             gboolean       running,
+             gint64         end_us)
+{
   g_mutex_lock (&self->lock);
-  self->start_us = g_get_monotonic_time ();
-  self->start_wall_s = g_get_real_time () / G_USEC_PER_SEC;
-  self->running = TRUE;
+  if (running)
+    {
+      self->start_us = g_get_monotonic_time ();
+      self->start_wall_s = g_get_real_time () / G_USEC_PER_SEC;
+    }
+  else if (end_us != 0)
+    self->end_us = end_us;
+  self->running = running;
   g_mutex_unlock (&self->lock);
-  schedule_publish (self);
+}
 
-  if (self->output_path == NULL)
-    self->output_path = unique_output_path (self->argv[0]);
-  spool_open (self, started);
+/* What the program printed, to the "output" signal; returns the
+ * descriptor, or -1 once it is at its end */
+static int
+forward_output (FlameRecorder *self,
+                int            out_fd)
+{
+  char text[4096];
+  gssize n = read (out_fd, text, sizeof text);
 
-  /* the launcher owns fds[1] and closes it when it goes, so only the
-   * recorded processes hold that end: end of stream = all gone */
-  proc = spawn (self, fds[1], target_fd (), error);
-  if (proc == NULL)
+  if (n > 0 && self->context != NULL)
     {
-      spool_close (self, TRUE);
-      close (fds[0]);
-      g_mutex_lock (&self->lock);
-      self->running = FALSE;
-      g_mutex_unlock (&self->lock);
+      Output *o = g_new0 (Output, 1);
+
+      o->self = g_object_ref (self);
+      o->text = g_utf8_make_valid (text, n);
+      g_main_context_invoke (self->context, emit_output, o);
+    }
+  else if (n == 0)
+    return -1;
+  return out_fd;
+}
+
+/* The watch over a running command (record_run) */
+typedef struct
+{
+  GSubprocess *proc;
+  int          sock_fd;     /* our end of the socket */
+  int          out_fd;      /* its output, or -1 */
+  guint8      *buf;         /* RECORD_BUF_SIZE */
+  gint64       exited_us;   /* 0: still running */
+  gint64       sigint_us;   /* when it was asked to stop */
+  gint64       last_publish;
+  gboolean     killed;
+  gboolean     eof;         /* every recorded process closed the socket */
+} Watch;
+
+/* A stop request: SIGINT first, SIGKILL after the grace period */
+static void
+stop_command (FlameRecorder *self,
+              Watch         *w,
+              gint64         now)
+{
+  if (w->sigint_us == 0)
+    {
+      w->sigint_us = now;
+      g_subprocess_send_signal (w->proc, SIGINT);
+    }
+  else if (!w->killed && now - w->sigint_us > (gint64) self->grace_ms * 1000)
+    {
+      w->killed = TRUE;
+      g_subprocess_force_exit (w->proc);
+    }
+}
+
+/* One turn of the watch: records, output, the command's end, a stop
+ * request, the counters; FALSE when the recording is over */
+static gboolean
+watch_step (FlameRecorder *self,
+            Watch         *w,
+            GCancellable  *cancellable)
+{
+  struct pollfd p[2] = {
+    { .fd = w->sock_fd, .events = POLLIN },
+    { .fd = w->out_fd, .events = POLLIN },
+  };
+  gint64 now;
+
+  poll (p, w->out_fd >= 0 ? 2 : 1, 50);
+  if (!w->eof && !drain (self, w->sock_fd, w->buf, RECORD_BUF_SIZE))
+    w->eof = TRUE;
+  if (w->out_fd >= 0 && (p[1].revents & (POLLIN | POLLHUP)))
+    w->out_fd = forward_output (self, w->out_fd);
+
+  now = g_get_monotonic_time ();
+  flame_spool_writer_sync_due (self->spool_writer, now);
+  if (w->exited_us == 0 && g_subprocess_get_identifier (w->proc) == NULL)
+    {
+      w->exited_us = now;
+      set_running (self, FALSE, now);
+    }
+  if (w->exited_us == 0 && take_stop_request (self, cancellable))
+    stop_command (self, w, now);
+  if (now - w->last_publish > 100000 || w->exited_us != 0)
+    {
+      w->last_publish = now;
+      update_live_counts (self);
       schedule_publish (self);
-      return NULL;
     }
-  if (self->capture_output)
-    out_fd = g_unix_input_stream_get_fd (G_UNIX_INPUT_STREAM (g_subprocess_get_stdout_pipe (proc)));
+  /* after the command: what its children still send, for a while */
+  return !(w->exited_us != 0 && (w->eof || now - w->exited_us > TAIL_MS * 1000 ||
+                                 take_stop_request (self, cancellable)));
+}
 
-  buf = g_malloc (RECORD_BUF_SIZE);
-  for (;;)
-    {
-      struct pollfd p[2] = {
-        { .fd = fds[0], .events = POLLIN },
-        { .fd = out_fd, .events = POLLIN },
-      };
-      gint64 now;
-
-      poll (p, out_fd >= 0 ? 2 : 1, 50);
-      if (!eof && !drain (self, fds[0], buf, RECORD_BUF_SIZE))
-        eof = TRUE;
-      if (out_fd >= 0 && (p[1].revents & (POLLIN | POLLHUP)))
-        {
-          char text[4096];
-          gssize n = read (out_fd, text, sizeof text);
-
-          if (n > 0 && self->context != NULL)
-            {
-              Output *o = g_new0 (Output, 1);
-
-              o->self = g_object_ref (self);
-              o->text = g_utf8_make_valid (text, n);
-              g_main_context_invoke (self->context, emit_output, o);
-            }
-          else if (n == 0)
-            out_fd = -1;
-        }
-
-      now = g_get_monotonic_time ();
-      flame_spool_writer_sync_due (self->spool_writer, now);
-      if (exited_us == 0 && g_subprocess_get_identifier (proc) == NULL)
-        {
-          exited_us = now;
-          g_mutex_lock (&self->lock);
-          self->end_us = now;
-          self->running = FALSE;
-          g_mutex_unlock (&self->lock);
-        }
-      if (exited_us == 0 && take_stop_request (self, cancellable))
-        {
-          if (sigint_us == 0)
-            {
-              sigint_us = now;
-              g_subprocess_send_signal (proc, SIGINT);
-            }
-          else if (!killed && now - sigint_us > (gint64) self->grace_ms * 1000)
-            {
-              killed = TRUE;
-              g_subprocess_force_exit (proc);
-            }
-        }
-      if (now - last_publish > 100000 || exited_us != 0)
-        {
-          last_publish = now;
-          update_live_counts (self);
-          schedule_publish (self);
-        }
-      /* after the command: what its children still send, for a while */
-      if (exited_us != 0 && (eof || now - exited_us > TAIL_MS * 1000 ||
-                             take_stop_request (self, cancellable)))
-        break;
-    }
-  drain (self, fds[0], buf, RECORD_BUF_SIZE);
-  close (fds[0]);
-  update_live_counts (self);
+/* The command has ended: its status, then the profile, written */
+static FlameProfile *
+finish_run (FlameRecorder  *self,
+            GSubprocess    *proc,
+            GDateTime      *started,
+            GError        **error)
+{
+  g_autoptr(FlameProfile) profile = NULL;
 
   g_subprocess_wait (proc, NULL, NULL);
   self->wait_status = g_subprocess_get_status (proc);
@@ -2415,6 +2739,55 @@ record_run (FlameRecorder  *self,
     }
   spool_close (self, TRUE);
   return g_steal_pointer (&profile);
+}
+
+static FlameProfile *
+record_run (FlameRecorder  *self,
+            GCancellable   *cancellable,
+            GError        **error)
+{
+  g_autoptr(GSubprocess) proc = NULL;
+  g_autoptr(GDateTime) started = NULL;
+  g_autofree guint8 *buf = NULL;
+  Watch w = { 0 };
+  int fds[2];
+
+  if (!check_command (self, error) || !open_socket (fds, error))
+    return NULL;
+
+  started = g_date_time_new_now_local ();
+  set_running (self, TRUE, 0);
+  schedule_publish (self);
+
+  if (self->output_path == NULL)
+    self->output_path = unique_output_path (self->argv[0]);
+  spool_open (self, started);
+
+  /* the launcher owns fds[1] and closes it when it goes, so only the
+   * recorded processes hold that end: end of stream = all gone */
+  proc = spawn (self, fds[1], target_fd (), error);
+  if (proc == NULL)
+    {
+      spool_close (self, TRUE);
+      close (fds[0]);
+      set_running (self, FALSE, 0);
+      schedule_publish (self);
+      return NULL;
+    }
+
+  buf = g_malloc (RECORD_BUF_SIZE);
+  w.proc = proc;
+  w.sock_fd = fds[0];
+  w.out_fd = -1;
+  if (self->capture_output)
+    w.out_fd = g_unix_input_stream_get_fd (G_UNIX_INPUT_STREAM (g_subprocess_get_stdout_pipe (proc)));
+  w.buf = buf;
+  while (watch_step (self, &w, cancellable))
+    ;
+  drain (self, fds[0], buf, RECORD_BUF_SIZE);
+  close (fds[0]);
+  update_live_counts (self);
+  return finish_run (self, proc, started, error);
 }
 
 static void
@@ -2488,48 +2861,31 @@ flame_recorder_record (FlameRecorder  *self,
  * the spool's header is never written to.
  * Fails with %G_IO_ERROR_BUSY when a running recorder still writes it.
  */
-FlameProfile *
-flame_recorder_recover (const char  *spool_path,
-                        GError     **error)
+/* A recorder set up as the one that wrote the spool whose header is
+ * @kf, writing next to @spool_path; NULL when the header is damaged */
+static FlameRecorder *
+recorder_from_spool (GKeyFile    *kf,
+                     const char  *spool_path,
+                     GError     **error)
 {
-  g_autoptr(FlameSpoolReader) spool = NULL;
-  g_autoptr(FlameRecorder) self = NULL;
-  g_autoptr(GDateTime) started = NULL;
-  g_autoptr(FlameProfile) profile = NULL;
-  g_auto(GStrv) argv = NULL;
+  g_auto(GStrv) argv = g_key_file_get_string_list (kf, "recording", "argv", NULL, NULL);
+  g_autofree char *header_output = g_key_file_get_string (kf, "recording", "output", NULL);
   g_autofree char *cwd = NULL;
   g_autofree char *output = NULL;
-  g_autofree char *start_s = NULL;
-  g_autofree guint8 *buf = NULL;
-  const guint8 *data;
-  GKeyFile *kf;
-  gsize len;
-  gint64 start_real;
-  gint64 mtime;
+  FlameRecorder *self;
+  gint64 start_real = g_key_file_get_int64 (kf, "recording", "start-realtime-us", NULL);
+  gint mean = g_key_file_get_integer (kf, "recording", "memory-mean", NULL);
 
-  spool = flame_spool_reader_new (spool_path, error);
-  if (spool == NULL)
-    return NULL;
-  kf = flame_spool_reader_get_header (spool);
-  if ((argv = g_key_file_get_string_list (kf, "recording", "argv", NULL, NULL)) == NULL ||
-      argv[0] == NULL ||
-      (output = g_key_file_get_string (kf, "recording", "output", NULL)) == NULL)
+  if (argv == NULL || argv[0] == NULL || header_output == NULL)
     {
       g_set_error (error, FLAME_RECORDER_ERROR, FLAME_RECORDER_ERROR_FAILED,
                    "%s: the spool's header is damaged", spool_path);
       return NULL;
     }
   cwd = g_key_file_get_string (kf, "recording", "cwd", NULL);
-  start_s = g_key_file_get_string (kf, "recording", "start-time", NULL);
-  start_real = g_key_file_get_int64 (kf, "recording", "start-realtime-us", NULL);
-
   self = flame_recorder_new ((const char * const *) argv);
   self->host_root = g_key_file_get_string (kf, "recording", "host-root", NULL);
-  {
-    gint mean = g_key_file_get_integer (kf, "recording", "memory-mean", NULL);
-
-    self->memory_mean = mean > 0 ? (guint) mean : 0;
-  }
+  self->memory_mean = mean > 0 ? (guint) mean : 0;
   flame_recorder_set_cwd (self, cwd);
   flame_recorder_set_frequency (self, g_key_file_get_integer (kf, "recording", "hz", NULL));
   /* perf maps older than the recording are not its own; without a start
@@ -2539,16 +2895,26 @@ flame_recorder_recover (const char  *spool_path,
    * have been moved or copied since. Never where the header says: the
    * spool is a file read back from disk, and its header can name any
    * path. A spool by another name gets ".speedscope.json" added. */
-  g_free (output);
   if (g_str_has_suffix (spool_path, ".spool"))
     output = g_strndup (spool_path, strlen (spool_path) - strlen (".spool"));
   else
     output = g_strconcat (spool_path, ".speedscope.json", NULL);
   flame_recorder_set_output_path (self, output);
+  return self;
+}
+
+/* Every record of the spool, as if received */
+static void
+replay_spool (FlameRecorder    *self,
+              FlameSpoolReader *spool)
+{
+  g_autofree guint8 *buf = g_malloc (RECORD_BUF_SIZE);
+  const guint8 *data;
+  gsize len;
+
   /* A record sits at any offset of the file, and the structs want their
    * alignment: each is copied into the receive buffer first. Longer ones
    * were never received, so never spooled. */
-  buf = g_malloc (RECORD_BUF_SIZE);
   while (flame_spool_reader_next (spool, &data, &len))
     {
       if (len > RECORD_BUF_SIZE)
@@ -2556,17 +2922,59 @@ flame_recorder_recover (const char  *spool_path,
       memcpy (buf, data, len);
       handle_record (self, buf, len);
     }
-  mtime = flame_spool_reader_get_mtime (spool);
-  g_clear_pointer (&spool, flame_spool_reader_free);
+}
 
-  /* the last write to the spool is as near to the end as we know; with
-   * a start time after it (the clock was set back) or before 1970
-   * (damage, and the subtraction could overflow) the duration is 0 */
+/* The last write to the spool (@mtime, seconds) is as near to the end
+ * as we know; with a start time after it (the clock was set back) or
+ * before 1970 (damage, and the subtraction could overflow) the duration
+ * is 0 */
+static void
+set_recovered_duration (FlameRecorder *self,
+                        gint64         start_real,
+                        gint64         mtime)
+{
   self->start_us = 1;
   self->end_us = 1;
   if (start_real > 0 && mtime > 0 && mtime < G_MAXINT64 / G_USEC_PER_SEC &&
       mtime * G_USEC_PER_SEC > start_real)
     self->end_us += mtime * G_USEC_PER_SEC - start_real;
+}
+
+/**
+ * flame_recorder_recover:
+ * @spool_path: a FILE.spool left behind by a recorder that did not finish
+ *
+ * Builds the recording from the spooled records and writes it atomically
+ * to FILE (next to the spool; a spool not named *.spool gets
+ * ".speedscope.json" added), then removes the spool. The output path in
+ * the spool's header is never written to.
+ * Fails with %G_IO_ERROR_BUSY when a running recorder still writes it.
+ */
+FlameProfile *
+flame_recorder_recover (const char  *spool_path,
+                        GError     **error)
+{
+  g_autoptr(FlameSpoolReader) spool = NULL;
+  g_autoptr(FlameRecorder) self = NULL;
+  g_autoptr(GDateTime) started = NULL;
+  g_autoptr(FlameProfile) profile = NULL;
+  g_autofree char *start_s = NULL;
+  GKeyFile *kf;
+  gint64 start_real;
+
+  spool = flame_spool_reader_new (spool_path, error);
+  if (spool == NULL)
+    return NULL;
+  kf = flame_spool_reader_get_header (spool);
+  self = recorder_from_spool (kf, spool_path, error);
+  if (self == NULL)
+    return NULL;
+  start_s = g_key_file_get_string (kf, "recording", "start-time", NULL);
+  start_real = g_key_file_get_int64 (kf, "recording", "start-realtime-us", NULL);
+  replay_spool (self, spool);
+  set_recovered_duration (self, start_real, flame_spool_reader_get_mtime (spool));
+  g_clear_pointer (&spool, flame_spool_reader_free);
+
   started = start_s ? g_date_time_new_from_iso8601 (start_s, NULL) : NULL;
   if (started == NULL)
     started = g_date_time_new_now_local ();

@@ -9,6 +9,7 @@
 #include <gio/gio.h>
 
 #include "flame-profile.h"
+#include "flame-sandbox.h"
 
 G_BEGIN_DECLS
 
@@ -65,6 +66,9 @@ void           flame_recorder_set_memory        (FlameRecorder      *self,
                                                  guint               mean);
 void           flame_recorder_set_host_sampler  (FlameRecorder      *self,
                                                  const char         *host_path);
+gboolean       flame_recorder_use_host          (FlameRecorder      *self,
+                                                 const FlameSandboxInfo *info,
+                                                 GError            **error);
 
 const char    *flame_recorder_get_output_path   (FlameRecorder      *self);
 gdouble        flame_recorder_get_elapsed       (FlameRecorder      *self);
@@ -90,7 +94,8 @@ FlameProfile  *flame_recorder_recover           (const char          *spool_path
 GPtrArray     *flame_recorder_find_spools       (const char          *dir);
 
 char          *flame_recorder_find_sampler      (GError             **error);
-char          *flame_recorder_find_host_sampler (GError             **error);
+char          *flame_recorder_find_host_sampler (gboolean             memory,
+                                                 GError             **error);
 gboolean       flame_recorder_check_host_program (const char         *root,
                                                   const char         *program,
                                                   const char         *cwd,

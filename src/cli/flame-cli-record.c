@@ -106,6 +106,9 @@ new_recorder (const RecordOptions *o,
               const char          *output)
 {
   FlameRecorder *recorder = flame_recorder_new ((const char * const *) o->command);
+  g_autofree char *cwd = o->cwd != NULL ? g_strdup (o->cwd) : g_get_current_dir ();
+  g_autoptr(FlameSandboxInfo) sandbox = flame_sandbox_info_new (NULL);
+  g_autoptr(GError) error = NULL;
 
   if (o->memory)
     flame_recorder_set_memory (recorder, (guint) o->memory_mean);
@@ -113,14 +116,13 @@ new_recorder (const RecordOptions *o,
   flame_recorder_set_follow_children (recorder, !o->no_children);
   flame_recorder_set_python_only (recorder, o->python_only);
   flame_recorder_set_python_lines (recorder, o->python_lines);
-  if (o->cwd != NULL)
-    flame_recorder_set_cwd (recorder, o->cwd);
-  else
-    {
-      g_autofree char *here = g_get_current_dir ();
-
-      flame_recorder_set_cwd (recorder, here);
-    }
+  flame_recorder_set_cwd (recorder, cwd);
+  /* in the Flatpak, a program only the host has runs there, as Record
+   * and Diff runs it; without the host sampler, the recording then fails
+   * as for any program not found */
+  if (flame_sandbox_plan (sandbox, o->command[0], cwd) == FLAME_SANDBOX_PLAN_HOST_SPAWN &&
+      !flame_recorder_use_host (recorder, sandbox, &error))
+    g_printerr ("flamediff-cli record: %s\n", error->message);
   for (guint i = 0; o->env != NULL && o->env[i] != NULL; i++)
     {
       const char *eq = strchr (o->env[i], '=');

@@ -412,32 +412,48 @@ ring_reset (Ring *r)
 
 /* ---- draining ---- */
 
-static int drain_owner;           /* tid holding the drain lock, 0 = free */
+static int drain_owner;           /* futex: tid holding the drain lock, 0 = free */
+static int drain_waiters;         /* atomic: threads asleep on drain_owner */
 
-/* Waits up to @wait_ms for the lock; never succeeds for the thread that
- * already holds it (a signal that interrupted its own drain). */
+/* Waits up to @wait_ms for the lock, asleep on the futex until its
+ * holder lets go; never succeeds for the thread that already holds it
+ * (a signal that interrupted its own drain). */
 static int
 drain_lock (long wait_ms)
 {
   int self = (int) my_gettid ();
+  int64_t deadline = wait_ms > 0 ? now_ms () + wait_ms : 0;
 
-  for (long waited = 0; ; waited++)
+  for (;;)
     {
       int expected = 0;
+      int64_t left;
 
       if (__atomic_compare_exchange_n (&drain_owner, &expected, self, 0,
                                        __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
         return 1;
-      if (expected == self || waited >= wait_ms)
+      if (expected == self || wait_ms <= 0 || (left = deadline - now_ms ()) <= 0)
         return 0;
-      sleep_ms (1);
+      {
+        struct timespec ts = { left / 1000, (left % 1000) * 1000000 };
+
+        /* asleep while the holder is still @expected: an unlock between
+         * the look and the wait makes the wait return at once */
+        __atomic_add_fetch (&drain_waiters, 1, __ATOMIC_SEQ_CST);
+        syscall (SYS_futex, &drain_owner, FUTEX_WAIT_PRIVATE, expected, &ts, NULL, 0);
+        __atomic_sub_fetch (&drain_waiters, 1, __ATOMIC_SEQ_CST);
+      }
     }
 }
 
 static void
 drain_unlock (void)
 {
-  __atomic_store_n (&drain_owner, 0, __ATOMIC_RELEASE);
+  __atomic_store_n (&drain_owner, 0, __ATOMIC_SEQ_CST);
+  /* all of them (few): one that wakes as its time runs out takes no
+   * lock and wakes no one */
+  if (__atomic_load_n (&drain_waiters, __ATOMIC_SEQ_CST) > 0)
+    syscall (SYS_futex, &drain_owner, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
 }
 
 /* Sends up to DRAIN_BATCH records per sendmmsg: one system call (and one
@@ -616,13 +632,17 @@ writer_main (void *data)
 
   while (!__atomic_load_n (&writer_quit, __ATOMIC_ACQUIRE))
     {
-      int taken = 0;
+      int taken;
 
-      if (drain_lock (0))
-        {
-          taken = drain_all (0);
-          drain_unlock ();
-        }
+      /* While another thread drains (one about to exit, exec or load
+       * modules, which may wait up to a second for room), asleep until
+       * it is done: trying again at once would spin for all that time,
+       * and under valgrind, which runs one thread at a time, keep the
+       * holder from finishing. */
+      if (!drain_lock (flush_ms))
+        continue;
+      taken = drain_all (0);
+      drain_unlock ();
       if (taken < 0)
         {
           /* the recorder is behind: wait for room, not holding the lock */
@@ -2332,24 +2352,13 @@ env_long (const char *name,
   return 1;
 }
 
-__attribute__((constructor)) static void
-sampler_init (void)
+/* The recorder's settings from the environment (after the socket's);
+ * the memory sampling mean, or 0 for CPU time */
+static long
+read_settings (void)
 {
-  struct sigaction sa, old;
-  long v;
-  uintptr_t ldso_base;
-  long v_memory = 0;
-  char root[32];
+  long v, v_memory = 0;
 
-  resolve_all ();
-  my_pid = getpid ();
-  if (!env_long (FLAME_SAMPLER_ENV_FD, &v) || v < 0)
-    return;  /* loaded without a recorder: stay out of the way */
-  sock_fd = (int) v;
-  if (env_long (FLAME_SAMPLER_ENV_INO, &v))
-    sock_ino = (ino_t) v;
-  if (!socket_ok ())
-    return;
   if (env_long (FLAME_SAMPLER_ENV_HZ, &v) && v > 0 && v <= 100000)
     hz = (unsigned) v;
   period_ns = 1000000000L / (long) hz;
@@ -2378,9 +2387,20 @@ sampler_init (void)
       if (!env_long (FLAME_SAMPLER_ENV_RING_KB, &v))
         ring_bytes = 512 * 1024;
     }
+  return v_memory;
+}
 
-  /* The first image to load the sampler is the root of the recording;
-   * with children not followed, every other process only says hello. */
+/* Whether this process is to be sampled: the first image to load the
+ * sampler is the root of the recording; with children not followed,
+ * every other process only says hello. Someone (another profiler, a
+ * language runtime) may own SIGPROF already: then not either. */
+static int
+to_be_sampled (void)
+{
+  struct sigaction old;
+  char root[32];
+  long v;
+
   if (!env_long (FLAME_SAMPLER_ENV_ROOT, &v))
     {
       snprintf (root, sizeof root, "%d", (int) my_pid);
@@ -2390,17 +2410,37 @@ sampler_init (void)
   if (!follow_children && v != my_pid)
     {
       send_hello (FLAME_HELLO_DISABLED);
-      return;
+      return 0;
     }
-
-  /* Someone (another profiler, a language runtime) already owns SIGPROF */
   if (!memory_mode && real_sigaction (SIGPROF, NULL, &old) == 0 &&
       (old.sa_flags & SA_SIGINFO || (old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN)))
     {
       send_hello (FLAME_HELLO_DISABLED);
       send_note ("SIGPROF already has a handler in this process: not sampled");
-      return;
+      return 0;
     }
+  return 1;
+}
+
+__attribute__((constructor)) static void
+sampler_init (void)
+{
+  struct sigaction sa;
+  long v, v_memory;
+  uintptr_t ldso_base;
+
+  resolve_all ();
+  my_pid = getpid ();
+  if (!env_long (FLAME_SAMPLER_ENV_FD, &v) || v < 0)
+    return;  /* loaded without a recorder: stay out of the way */
+  sock_fd = (int) v;
+  if (env_long (FLAME_SAMPLER_ENV_INO, &v))
+    sock_ino = (ino_t) v;
+  if (!socket_ok ())
+    return;
+  v_memory = read_settings ();
+  if (!to_be_sampled ())
+    return;
 
   ldso_base = getauxval (AT_BASE);
   if (ldso_base != 0)

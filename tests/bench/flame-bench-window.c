@@ -14,12 +14,17 @@
  *   block_*_ms      the longest the main loop went without iterating in
  *                   each phase: "open" (from flame_window_open() to the
  *                   first paint: load, diff, report, view preparation,
- *                   panels), "switch" (the worst of inverted, elided and
- *                   back to differential, each until painted) and "zoom"
+ *                   panels), "switch" (the worst of inverted, elided,
+ *                   back to differential, colouring by total time and
+ *                   back by self time, each until painted) and "zoom"
  *                   (zoom into the widest frame below the root and out
  *                   again, each until painted). A G_PRIORITY_HIGH timeout
  *                   every 2 ms records the gap between its dispatches,
  *                   minus the 2 ms it asked for.
+ *   busy_*_ms       the most CPU time the main thread used between two
+ *                   such dispatches, in each phase: on a loaded machine a
+ *                   block is longer than the work in it (the thread waits
+ *                   for a core), this is the work
  *
  * Prints one line of key=value pairs. Needs a display (xvfb-run) and the
  * compiled schema (GSETTINGS_SCHEMA_DIR).
@@ -42,15 +47,37 @@
 static gint64 last_tick;
 static gint64 max_gap;   /* µs, in the current phase */
 static guint n_ticks;    /* in the current phase */
+static gint64 max_gap_end;  /* when the longest stall ended (g_get_monotonic_time) */
+static gint64 last_cpu;     /* the main thread's CPU time at the last tick, µs */
+static gint64 max_gap_cpu;  /* of it, in the longest stall */
+static gint64 max_cpu;      /* µs, the most CPU time the main thread used between two ticks */
+static gdouble phase_cpu_ms;  /* max_cpu of the phase phase_block_ms() ended */
+
+static gint64
+thread_cpu_us (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
+  return ts.tv_sec * G_USEC_PER_SEC + ts.tv_nsec / 1000;
+}
 
 static gboolean
 monitor_tick (gpointer user_data)
 {
   gint64 now = g_get_monotonic_time ();
+  gint64 cpu = thread_cpu_us ();
 
+  if (last_tick != 0 && now - last_tick - MONITOR_INTERVAL_MS * 1000 > max_gap)
+    {
+      max_gap = now - last_tick - MONITOR_INTERVAL_MS * 1000;
+      max_gap_end = now;
+      max_gap_cpu = cpu - last_cpu;
+    }
   if (last_tick != 0)
-    max_gap = MAX (max_gap, now - last_tick - MONITOR_INTERVAL_MS * 1000);
+    max_cpu = MAX (max_cpu, cpu - last_cpu);
   last_tick = now;
+  last_cpu = cpu;
   n_ticks++;
   return G_SOURCE_CONTINUE;
 }
@@ -62,8 +89,13 @@ phase_block_ms (void)
   gdouble ms = MAX (max_gap, 0) / 1000.;
 
   if (g_getenv ("FLAME_BENCH_VERBOSE"))
-    g_printerr ("phase: %u ticks, longest stall %.1f ms\n", n_ticks, ms);
+    g_printerr ("phase: %u ticks, longest stall %.1f ms (%.1f ms of it on the CPU), ending at "
+                "%.6f s (CLOCK_MONOTONIC); most CPU between two ticks %.1f ms\n",
+                n_ticks, ms, max_gap_cpu / 1000., max_gap_end / 1e6, max_cpu / 1000.);
+  phase_cpu_ms = max_cpu / 1000.;
   max_gap = 0;
+  max_gap_cpu = 0;
+  max_cpu = 0;
   n_ticks = 0;
   return ms;
 }
@@ -157,10 +189,14 @@ main (int    argc,
   g_autoptr(FlameApplication) app = NULL;
   g_autoptr(GFile) base = NULL;
   g_autoptr(GFile) cur = NULL;
-  const char *views[] = { "inverted", "elided", "differential" };
+  /* the view switches: a view, or colouring by total time (TRUE) or self time */
+  const struct { const char *view; gboolean total; } switches[] = {
+    { "inverted" }, { "elided" }, { "differential" }, { NULL, TRUE }, { NULL, FALSE },
+  };
   FlameWindow *window;
   Wait wait = { 0 };
   gdouble first_paint, open_s = 0, block_open, block_switch = 0, block_zoom = 0;
+  gdouble busy_open, busy_switch = 0, busy_zoom = 0;
   gdouble ms;
   gint64 start;
   gulong handler;
@@ -201,21 +237,29 @@ main (int    argc,
     }
   first_paint = seconds_since_launch ();
   block_open = phase_block_ms ();
+  busy_open = phase_cpu_ms;
 
   /* view switches, each until painted */
-  for (guint i = 0; i < G_N_ELEMENTS (views); i++)
+  for (guint i = 0; i < G_N_ELEMENTS (switches); i++)
     {
+      const char *what = switches[i].view ? switches[i].view
+                         : switches[i].total ? "colour by total" : "colour by self";
+
       begin_wait (&wait, TRUE);
-      g_object_set (window, "view", views[i], NULL);
+      if (switches[i].view != NULL)
+        g_object_set (window, "view", switches[i].view, NULL);
+      else
+        g_object_set (window, "colour-by-total", switches[i].total, NULL);
       if (!wait_painted (&wait))
         {
-          g_printerr ("flame-bench-window: the %s view was not painted\n", views[i]);
+          g_printerr ("flame-bench-window: the %s view was not painted\n", what);
           return 1;
         }
       ms = phase_block_ms ();
       block_switch = MAX (block_switch, ms);
+      busy_switch = MAX (busy_switch, phase_cpu_ms);
       if (g_getenv ("FLAME_BENCH_VERBOSE"))
-        g_printerr ("%s painted at %.3f s\n", views[i], seconds_since_launch ());
+        g_printerr ("%s painted at %.3f s\n", what, seconds_since_launch ());
     }
 
   /* zoom in and out */
@@ -235,10 +279,13 @@ main (int    argc,
         }
       ms = phase_block_ms ();
       block_zoom = MAX (block_zoom, ms);
+      busy_zoom = MAX (busy_zoom, phase_cpu_ms);
     }
 
   g_print ("first_paint_s=%.3f window_open_s=%.3f block_open_ms=%.1f block_switch_ms=%.1f "
-           "block_zoom_ms=%.1f\n", first_paint, open_s, block_open, block_switch, block_zoom);
+           "block_zoom_ms=%.1f busy_open_ms=%.1f busy_switch_ms=%.1f busy_zoom_ms=%.1f\n",
+           first_paint, open_s, block_open, block_switch, block_zoom, busy_open, busy_switch,
+           busy_zoom);
   g_signal_handler_disconnect (gtk_widget_get_frame_clock (GTK_WIDGET (window)), handler);
   gtk_window_destroy (GTK_WINDOW (window));
   return 0;

@@ -326,6 +326,129 @@ on_hot_int (FlameJson  *json,
     }
 }
 
+/* A scalar of samples[] or of timeDeltas[] / timestamps[] (the bulk of
+ * the file; the first of each array, then on_hot_int takes the rest) */
+static gboolean
+on_sample_array_value (Loader               *ld,
+                       FlameJson            *json,
+                       const FlameJsonValue *v,
+                       guint                 depth,
+                       GError              **error)
+{
+  guint b = ld->base;
+
+  if (flame_json_key_is (json, b, "samples"))
+    {
+      guint32 d;
+
+      if (!flame_json_want (json, v, FLAME_JSON_WANT_INTEGER, "a sample", error))
+        return FALSE;
+      d = dense_of (ld, v->i);
+      g_array_append_val (ld->samples, d);
+      set_hot (ld, json, depth, HOT_SAMPLES);
+      return TRUE;
+    }
+  if (flame_json_key_is (json, b, "timeDeltas") || flame_json_key_is (json, b, "timestamps"))
+    {
+      if (!flame_json_want (json, v, FLAME_JSON_WANT_NUMBER, "a time delta", error))
+        return FALSE;
+      append_delta (ld, v->d);
+      ld->ev_timestamps = flame_json_key_is (json, b, "timestamps");
+      set_hot (ld, json, depth, ld->ev_timestamps ? HOT_TIMESTAMPS : HOT_DELTAS);
+    }
+  return TRUE;
+}
+
+/* nodes[i] itself: its start, its end, and its id and parent */
+static gboolean
+on_node_value (Loader               *ld,
+               FlameJson            *json,
+               const FlameJsonValue *v,
+               GError              **error)
+{
+  if (v->type == FLAME_JSON_START_MAP)
+    reset_node (ld);
+  else if (v->type == FLAME_JSON_END_MAP)
+    {
+      if (ld->node.id == G_MININT64)
+        {
+          flame_json_set_error (json, error, FLAME_ERROR_PARSE, "a node has no id");
+          return FALSE;
+        }
+      finish_node (ld);
+      ld->in_node = FALSE;
+    }
+  else if (v->type <= FLAME_JSON_STRING)
+    {
+      const char *key = flame_json_level (json, ld->base + 2)->key;
+
+      if (strcmp (key, "id") == 0)
+        {
+          if (!flame_json_want (json, v, FLAME_JSON_WANT_INTEGER, "a node id", error))
+            return FALSE;
+          ld->node.id = v->i;
+        }
+      else if (strcmp (key, "parent") == 0 && v->type != FLAME_JSON_NULL)
+        {
+          if (!flame_json_want (json, v, FLAME_JSON_WANT_INTEGER, "a node parent", error))
+            return FALSE;
+          ld->node.parent = v->i;
+        }
+    }
+  return TRUE;
+}
+
+/* nodes[i].callFrame.KEY: the function name, url and line */
+static gboolean
+on_call_frame_value (Loader               *ld,
+                     FlameJson            *json,
+                     const FlameJsonValue *v,
+                     const char           *key,
+                     GError              **error)
+{
+  if (strcmp (key, "functionName") == 0 || strcmp (key, "url") == 0)
+    {
+      GString *s = key[0] == 'f' ? ld->fn_name : ld->url;
+
+      if (v->type != FLAME_JSON_STRING)
+        return TRUE;
+      if (v->len > FLAME_MAX_NAME_LEN)
+        {
+          flame_json_set_error (json, error, FLAME_ERROR_TOO_LARGE,
+                                "a function name is longer than %d bytes", FLAME_MAX_NAME_LEN);
+          return FALSE;
+        }
+      g_string_truncate (s, 0);
+      g_string_append_len (s, v->str, v->len);
+    }
+  else if (strcmp (key, "lineNumber") == 0 && (v->type == FLAME_JSON_INT || v->type == FLAME_JSON_DOUBLE))
+    ld->line = v->i;
+  return TRUE;
+}
+
+/* nodes[i].children[j]: an edge from the node being read */
+static gboolean
+on_child_value (Loader               *ld,
+                FlameJson            *json,
+                const FlameJsonValue *v,
+                GError              **error)
+{
+  Edge e;
+
+  if (!flame_json_want (json, v, FLAME_JSON_WANT_INTEGER, "a child id", error))
+    return FALSE;
+  e.parent = ld->node.id;
+  e.child = v->i;
+  e.profile = ld->node.profile;
+  if (ld->node.id == G_MININT64)
+    {
+      /* children before id: keep the edge, patch its parent later */
+      e.parent = NO_PARENT;
+    }
+  g_array_append_val (ld->edges, e);
+  return TRUE;
+}
+
 /* Values inside the map that holds nodes/samples/timeDeltas (level
  * @base): a .cpuprofile's root, or args.data.cpuProfile of a trace event. */
 static gboolean
@@ -338,106 +461,16 @@ on_profile_value (Loader               *ld,
   guint b = ld->base;
   gboolean scalar = v->type <= FLAME_JSON_STRING;
 
-  /* samples[] and timeDeltas[]: the bulk of the file */
   if (depth == b + 1 && scalar && flame_json_level (json, b + 1)->is_array)
-    {
-      if (flame_json_key_is (json, b, "samples"))
-        {
-          guint32 d;
-
-          if (!flame_json_want (json, v, FLAME_JSON_WANT_INTEGER, "a sample", error))
-            return FALSE;
-          d = dense_of (ld, v->i);
-          g_array_append_val (ld->samples, d);
-          set_hot (ld, json, depth, HOT_SAMPLES);
-          return TRUE;
-        }
-      if (flame_json_key_is (json, b, "timeDeltas") || flame_json_key_is (json, b, "timestamps"))
-        {
-          if (!flame_json_want (json, v, FLAME_JSON_WANT_NUMBER, "a time delta", error))
-            return FALSE;
-          append_delta (ld, v->d);
-          ld->ev_timestamps = flame_json_key_is (json, b, "timestamps");
-          set_hot (ld, json, depth, ld->ev_timestamps ? HOT_TIMESTAMPS : HOT_DELTAS);
-          return TRUE;
-        }
-      return TRUE;
-    }
-
-  /* nodes[i] */
+    return on_sample_array_value (ld, json, v, depth, error);
   if (depth == b + 2 && flame_json_key_is (json, b, "nodes"))
-    {
-      if (v->type == FLAME_JSON_START_MAP)
-        reset_node (ld);
-      else if (v->type == FLAME_JSON_END_MAP)
-        {
-          if (ld->node.id == G_MININT64)
-            {
-              flame_json_set_error (json, error, FLAME_ERROR_PARSE, "a node has no id");
-              return FALSE;
-            }
-          finish_node (ld);
-          ld->in_node = FALSE;
-        }
-      else if (scalar)
-        {
-          const char *key = flame_json_level (json, b + 2)->key;
-
-          if (strcmp (key, "id") == 0)
-            {
-              if (!flame_json_want (json, v, FLAME_JSON_WANT_INTEGER, "a node id", error))
-                return FALSE;
-              ld->node.id = v->i;
-            }
-          else if (strcmp (key, "parent") == 0 && v->type != FLAME_JSON_NULL)
-            {
-              if (!flame_json_want (json, v, FLAME_JSON_WANT_INTEGER, "a node parent", error))
-                return FALSE;
-              ld->node.parent = v->i;
-            }
-        }
-      return TRUE;
-    }
+    return on_node_value (ld, json, v, error);
   if (depth == b + 3 && scalar && flame_json_key_is (json, b, "nodes"))
     {
-      const char *key = flame_json_level (json, b + 3)->key;
-
       if (flame_json_key_is (json, b + 2, "callFrame"))
-        {
-          if (strcmp (key, "functionName") == 0 || strcmp (key, "url") == 0)
-            {
-              GString *s = key[0] == 'f' ? ld->fn_name : ld->url;
-
-              if (v->type != FLAME_JSON_STRING)
-                return TRUE;
-              if (v->len > FLAME_MAX_NAME_LEN)
-                {
-                  flame_json_set_error (json, error, FLAME_ERROR_TOO_LARGE,
-                                        "a function name is longer than %d bytes", FLAME_MAX_NAME_LEN);
-                  return FALSE;
-                }
-              g_string_truncate (s, 0);
-              g_string_append_len (s, v->str, v->len);
-            }
-          else if (strcmp (key, "lineNumber") == 0 && (v->type == FLAME_JSON_INT || v->type == FLAME_JSON_DOUBLE))
-            ld->line = v->i;
-        }
-      else if (flame_json_key_is (json, b + 2, "children"))
-        {
-          Edge e;
-
-          if (!flame_json_want (json, v, FLAME_JSON_WANT_INTEGER, "a child id", error))
-            return FALSE;
-          e.parent = ld->node.id;
-          e.child = v->i;
-          e.profile = ld->node.profile;
-          if (ld->node.id == G_MININT64)
-            {
-              /* children before id: keep the edge, patch its parent later */
-              e.parent = NO_PARENT;
-            }
-          g_array_append_val (ld->edges, e);
-        }
+        return on_call_frame_value (ld, json, v, flame_json_level (json, b + 3)->key, error);
+      if (flame_json_key_is (json, b + 2, "children"))
+        return on_child_value (ld, json, v, error);
     }
   return TRUE;
 }
@@ -545,6 +578,140 @@ on_tree_value (Loader               *ld,
   return TRUE;
 }
 
+/* A .cpuprofile's top level: nodes, samples, time deltas and startTime,
+ * or the old tree form under "head" */
+static gboolean
+on_cpuprofile_value (Loader               *ld,
+                     FlameJson            *json,
+                     const FlameJsonValue *v,
+                     guint                 depth,
+                     GError              **error)
+{
+  if (depth >= 2 && ld->base == 1 && (flame_json_key_is (json, 1, "nodes") ||
+                                      flame_json_key_is (json, 1, "samples") ||
+                                      flame_json_key_is (json, 1, "timeDeltas") ||
+                                      flame_json_key_is (json, 1, "timestamps")))
+    return on_profile_value (ld, json, v, depth, error);
+  if (depth == 1 && flame_json_key_is (json, 1, "startTime") && v->type <= FLAME_JSON_STRING)
+    {
+      if (!flame_json_want (json, v, FLAME_JSON_WANT_NUMBER, "startTime", error))
+        return FALSE;
+      ld->start_time = v->d;
+    }
+  if (depth >= 2 && flame_json_key_is (json, 1, "head"))
+    return on_tree_value (ld, json, v, depth, error);
+  return TRUE;
+}
+
+/* A trace event object begins: its fields are read afresh, and what it
+ * adds to the arrays can be taken back at its end */
+static gboolean
+on_trace_event_start (Loader     *ld,
+                      FlameJson  *json,
+                      GError    **error)
+{
+  ld->ev_name[0] = '\0';
+  ld->ev_ph = 0;
+  ld->ev_id[0] = '\0';
+  ld->ev_pid = ld->ev_tid = -1;
+  ld->ev_ts = 0;
+  ld->ev_has_start = FALSE;
+  g_clear_pointer (&ld->ev_thread_name, g_free);
+  g_string_truncate (ld->ev_fullname, 0);
+  ld->ev_has_ts = ld->ev_has_dur = ld->ev_has_tdur = FALSE;
+  ld->ev_args_truthy = ld->ev_args_long = ld->ev_has_url = FALSE;
+  g_string_truncate (ld->ev_args, 0);
+  ld->ev_line = 0;
+  ld->hermes_keys = 0;
+  ld->mark_nodes = ld->nodes->len;
+  ld->mark_edges = ld->edges->len;
+  ld->mark_samples = ld->samples->len;
+  ld->mark_deltas = ld->deltas->len;
+  ld->base = 0;
+  ld->n_events++;
+  return flame_input_tick (ld->in, flame_json_offset (json), error);
+}
+
+/* An event that is no profile event: forget what its args looked like */
+static void
+drop_event_arrays (Loader *ld)
+{
+  g_array_set_size (ld->nodes, ld->mark_nodes);
+  g_array_set_size (ld->edges, ld->mark_edges);
+  g_array_set_size (ld->samples, ld->mark_samples);
+  g_array_set_size (ld->deltas, ld->mark_deltas);
+  while (ld->delta_big->len > 0 &&
+         g_array_index (ld->delta_big, BigDelta, ld->delta_big->len - 1).index >= ld->mark_deltas)
+    g_array_set_size (ld->delta_big, ld->delta_big->len - 1);
+}
+
+/* A Profile, ProfileChunk or CpuProfile event ends: what it added to the
+ * arrays becomes a chunk of its profile (by pid and id) */
+static void
+add_profile_chunk (Loader *ld)
+{
+  char key[96];
+  guint32 pi;
+  ProfileInfo *info;
+  Chunk c;
+
+  if (strcmp (ld->ev_name, "CpuProfile") == 0)
+    g_snprintf (key, sizeof key, "%" G_GINT64_FORMAT "/cpuprofile-%" G_GUINT64_FORMAT,
+                ld->ev_pid, ld->n_events);
+  else
+    g_snprintf (key, sizeof key, "%" G_GINT64_FORMAT "/%s", ld->ev_pid, ld->ev_id);
+  pi = ensure_profile (ld, key, ld->ev_pid);
+  info = g_ptr_array_index (ld->profiles, pi);
+  if (strcmp (ld->ev_name, "ProfileChunk") != 0 || info->tid < 0)
+    info->tid = ld->ev_tid;
+  if (ld->ev_has_start && (!info->has_start || strcmp (ld->ev_name, "ProfileChunk") != 0))
+    {
+      info->start_time = ld->ev_start_time;
+      info->has_start = TRUE;
+    }
+  for (guint i = ld->mark_nodes; i < ld->nodes->len; i++)
+    g_array_index (ld->nodes, Node, i).profile = pi;
+  for (guint i = ld->mark_edges; i < ld->edges->len; i++)
+    g_array_index (ld->edges, Edge, i).profile = pi;
+  c.profile = pi;
+  c.ts = ld->ev_ts;
+  c.order = ld->chunks->len;
+  c.samples_start = ld->mark_samples;
+  c.samples_end = ld->samples->len;
+  c.deltas_start = ld->mark_deltas;
+  c.deltas_end = ld->deltas->len;
+  g_array_append_val (ld->chunks, c);
+}
+
+/* A trace event object ends: a thread name, a duration event, or a
+ * chunk of a profile */
+static void
+on_trace_event_end (Loader *ld)
+{
+  gboolean is_profile = strcmp (ld->ev_name, "Profile") == 0 ||
+                        strcmp (ld->ev_name, "ProfileChunk") == 0 ||
+                        strcmp (ld->ev_name, "CpuProfile") == 0;
+
+  if (strcmp (ld->ev_name, "thread_name") == 0 && ld->ev_ph == 'M' && ld->ev_thread_name)
+    g_hash_table_insert (ld->thread_names,
+                         g_strdup_printf ("%" G_GINT64_FORMAT "/%" G_GINT64_FORMAT, ld->ev_pid, ld->ev_tid),
+                         g_steal_pointer (&ld->ev_thread_name));
+  if (is_profile && !ld->saw_profile)
+    {
+      /* as in speedscope, Chrome's own profile data wins over
+       * the duration events around it */
+      ld->saw_profile = TRUE;
+      g_array_set_size (ld->dur_events, 0);
+    }
+  if (!is_profile && !ld->saw_profile && ld->ev_has_ts &&
+      (ld->ev_ph == 'B' || ld->ev_ph == 'E' || ld->ev_ph == 'X'))
+    flame_chrome_finish_dur_event (ld);
+  if (is_profile)
+    add_profile_chunk (ld);
+  else
+    drop_event_arrays (ld);
+}
+
 static gboolean
 on_event (FlameJson            *json,
           const FlameJsonValue *v,
@@ -553,132 +720,24 @@ on_event (FlameJson            *json,
 {
   Loader *ld = user_data;
   guint depth = flame_json_depth (json);
-  guint e = ld->ev_depth;
 
   if (ld->format == FLAME_FORMAT_CHROME_CPUPROFILE)
-    {
-      if (depth >= 1 && (ld->base == 1) && (flame_json_key_is (json, 1, "nodes") ||
-                                           flame_json_key_is (json, 1, "samples") ||
-                                           flame_json_key_is (json, 1, "timeDeltas") ||
-                                           flame_json_key_is (json, 1, "timestamps")) && depth >= 2)
-        return on_profile_value (ld, json, v, depth, error);
-      if (depth == 1 && flame_json_key_is (json, 1, "startTime") && v->type <= FLAME_JSON_STRING)
-        {
-          if (!flame_json_want (json, v, FLAME_JSON_WANT_NUMBER, "startTime", error))
-            return FALSE;
-          ld->start_time = v->d;
-        }
-      if (depth >= 2 && flame_json_key_is (json, 1, "head"))
-        return on_tree_value (ld, json, v, depth, error);
-      return TRUE;
-    }
+    return on_cpuprofile_value (ld, json, v, depth, error);
 
   /* trace events: find the level of the event objects first */
-  if (e == 0)
+  if (ld->ev_depth == 0)
     {
       if (v->type == FLAME_JSON_START_ARRAY &&
           ((depth == 1) || (depth == 2 && flame_json_key_is (json, 1, "traceEvents"))))
         ld->ev_depth = depth + 1;
       return TRUE;
     }
-  if (depth < e)
+  if (depth != ld->ev_depth)
     return TRUE;
-
-  if (depth == e)
-    {
-      if (v->type == FLAME_JSON_START_MAP)
-        {
-          ld->ev_name[0] = '\0';
-          ld->ev_ph = 0;
-          ld->ev_id[0] = '\0';
-          ld->ev_pid = ld->ev_tid = -1;
-          ld->ev_ts = 0;
-          ld->ev_has_start = FALSE;
-          g_clear_pointer (&ld->ev_thread_name, g_free);
-          g_string_truncate (ld->ev_fullname, 0);
-          ld->ev_has_ts = ld->ev_has_dur = ld->ev_has_tdur = FALSE;
-          ld->ev_args_truthy = ld->ev_args_long = ld->ev_has_url = FALSE;
-          g_string_truncate (ld->ev_args, 0);
-          ld->ev_line = 0;
-          ld->hermes_keys = 0;
-          ld->mark_nodes = ld->nodes->len;
-          ld->mark_edges = ld->edges->len;
-          ld->mark_samples = ld->samples->len;
-          ld->mark_deltas = ld->deltas->len;
-          ld->base = 0;
-          ld->n_events++;
-          if (!flame_input_tick (ld->in, flame_json_offset (json), error))
-            return FALSE;
-          return TRUE;
-        }
-      if (v->type == FLAME_JSON_END_MAP)
-        {
-          gboolean is_profile = strcmp (ld->ev_name, "Profile") == 0 ||
-                                strcmp (ld->ev_name, "ProfileChunk") == 0 ||
-                                strcmp (ld->ev_name, "CpuProfile") == 0;
-          char key[96];
-
-          if (strcmp (ld->ev_name, "thread_name") == 0 && ld->ev_ph == 'M' && ld->ev_thread_name)
-            g_hash_table_insert (ld->thread_names,
-                                 g_strdup_printf ("%" G_GINT64_FORMAT "/%" G_GINT64_FORMAT, ld->ev_pid, ld->ev_tid),
-                                 g_steal_pointer (&ld->ev_thread_name));
-          if (is_profile && !ld->saw_profile)
-            {
-              /* as in speedscope, Chrome's own profile data wins over
-               * the duration events around it */
-              ld->saw_profile = TRUE;
-              g_array_set_size (ld->dur_events, 0);
-            }
-          if (!is_profile && !ld->saw_profile && ld->ev_has_ts &&
-              (ld->ev_ph == 'B' || ld->ev_ph == 'E' || ld->ev_ph == 'X'))
-            flame_chrome_finish_dur_event (ld);
-          if (!is_profile)
-            {
-              /* not ours: forget what its args looked like */
-              g_array_set_size (ld->nodes, ld->mark_nodes);
-              g_array_set_size (ld->edges, ld->mark_edges);
-              g_array_set_size (ld->samples, ld->mark_samples);
-              g_array_set_size (ld->deltas, ld->mark_deltas);
-              while (ld->delta_big->len > 0 &&
-                     g_array_index (ld->delta_big, BigDelta, ld->delta_big->len - 1).index >= ld->mark_deltas)
-                g_array_set_size (ld->delta_big, ld->delta_big->len - 1);
-              return TRUE;
-            }
-          if (strcmp (ld->ev_name, "CpuProfile") == 0)
-            g_snprintf (key, sizeof key, "%" G_GINT64_FORMAT "/cpuprofile-%" G_GUINT64_FORMAT,
-                        ld->ev_pid, ld->n_events);
-          else
-            g_snprintf (key, sizeof key, "%" G_GINT64_FORMAT "/%s", ld->ev_pid, ld->ev_id);
-          {
-            guint32 pi = ensure_profile (ld, key, ld->ev_pid);
-            ProfileInfo *info = g_ptr_array_index (ld->profiles, pi);
-            Chunk c;
-
-            if (strcmp (ld->ev_name, "ProfileChunk") != 0 || info->tid < 0)
-              info->tid = ld->ev_tid;
-            if (ld->ev_has_start && (!info->has_start || strcmp (ld->ev_name, "ProfileChunk") != 0))
-              {
-                info->start_time = ld->ev_start_time;
-                info->has_start = TRUE;
-              }
-            for (guint i = ld->mark_nodes; i < ld->nodes->len; i++)
-              g_array_index (ld->nodes, Node, i).profile = pi;
-            for (guint i = ld->mark_edges; i < ld->edges->len; i++)
-              g_array_index (ld->edges, Edge, i).profile = pi;
-            c.profile = pi;
-            c.ts = ld->ev_ts;
-            c.order = ld->chunks->len;
-            c.samples_start = ld->mark_samples;
-            c.samples_end = ld->samples->len;
-            c.deltas_start = ld->mark_deltas;
-            c.deltas_end = ld->deltas->len;
-            g_array_append_val (ld->chunks, c);
-          }
-          return TRUE;
-        }
-      return TRUE;
-    }
-
+  if (v->type == FLAME_JSON_START_MAP)
+    return on_trace_event_start (ld, json, error);
+  if (v->type == FLAME_JSON_END_MAP)
+    on_trace_event_end (ld);
   return TRUE;
 }
 
@@ -940,6 +999,7 @@ typedef struct
   IdIndex     *ids;       /* by id */
   gint64      *parent;    /* local index of each node's parent, -1: none */
   guint32     *tnode;     /* tree node of each, DROP: left out */
+  guint8      *on_top;    /* 1: (program) or GC, charged on top of the previous sample */
   gint32      *by_dense;  /* local index of each dense sample id, -1: not here */
   gsize        n_dense;
 } ProfileBuild;
@@ -1019,8 +1079,14 @@ map_tree_nodes (ProfileBuild  *pb,
   g_autoptr(GArray) chain = g_array_new (FALSE, FALSE, sizeof (guint32));
   guint32 *tnode = pb->tnode = g_new (guint32, MAX (pb->n, 1));
 
+  /* a byte per node that sample_node() reads instead of the node (the
+   * node table misses the caches on nearly every sample) */
+  pb->on_top = g_new (guint8, MAX (pb->n, 1));
   for (guint i = 0; i < pb->n; i++)
-    tnode[i] = UNSET;
+    {
+      tnode[i] = UNSET;
+      pb->on_top[i] = local_node (pb, i)->kind == KIND_ON_TOP;
+    }
   for (guint i = 0; i < pb->n; i++)
     {
       gint64 j = i;
@@ -1083,12 +1149,13 @@ sample_node (ProfileBuild *pb,
              gint64        li,
              guint32       prev)
 {
-  const Node *nd = local_node (pb, li);
   FlameTree *tree = pb->tree;
+  const Node *nd;
   guint32 base, a;
 
-  if (nd->kind != KIND_ON_TOP || pb->tnode[li] == DROP)
+  if (!pb->on_top[li] || pb->tnode[li] == DROP)
     return pb->tnode[li];
+  nd = local_node (pb, li);
   /* speedscope puts GC and (program) on the previous stack */
   base = prev == DROP ? FLAME_TREE_ROOT : prev;
   a = base;
@@ -1231,6 +1298,7 @@ build_profile (Loader   *ld,
   g_free (pb.ids);
   g_free (pb.parent);
   g_free (pb.tnode);
+  g_free (pb.on_top);
   g_free (pb.by_dense);
   return ok;
 }

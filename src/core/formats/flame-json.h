@@ -1,9 +1,9 @@
-/* flame-json.h: a thin, path-aware streaming (SAX) layer over yajl.
+/* flame-json.h: a path-aware streaming (SAX) JSON parser.
  *
  * Large JSON profiles (Chrome traces, speedscope files of hundreds of MB)
- * are read without building a document tree: yajl tokenises the text and
- * the loader's callback sees one event per value, with the path to it
- * (keys and array indices of every enclosing container) kept here.
+ * are read without building a document tree: the loader's callback sees
+ * one event per value, with the path to it (keys and array indices of
+ * every enclosing container) kept here.
  *
  * Copyright 2026 The Flamediff developers
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -15,7 +15,7 @@
 G_BEGIN_DECLS
 
 /* Deepest nesting accepted. Every profile format needs fewer than 16
- * levels; the limit keeps hostile input from growing yajl's state
+ * levels; the limit keeps hostile input from growing the parser's
  * stack (and json-glib's recursion, which we validate for) without end. */
 #define FLAME_JSON_MAX_DEPTH   512
 /* Longest string value accepted (names are further limited to

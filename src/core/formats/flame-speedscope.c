@@ -37,6 +37,15 @@ typedef struct
 
 enum { TYPE_UNKNOWN, TYPE_SAMPLED, TYPE_EVENTED };
 
+/* The frame indices of the sample being read: appended per index, so
+ * a plain array rather than a GArray call each */
+typedef struct
+{
+  guint32 *idx;
+  guint    len;
+  guint    cap;
+} Stack;
+
 /* a level of the previous sample's stack: its tree node and path hash */
 typedef struct
 {
@@ -96,7 +105,7 @@ typedef struct
   gint64      chosen;       /* index of the profile loaded, -1 none yet */
   gboolean    pending;      /* cur (chosen) waits for the frames */
   Section     section;
-  GArray     *stack;        /* guint32 raw indices of the sample being read */
+  Stack       stack;        /* raw indices of the sample being read */
   GArray     *prev_stack;
   GArray     *prev_nodes;   /* StackNode of each level of prev_stack */
   Event       cur_event;
@@ -252,6 +261,46 @@ check_index (Loader   *ld,
   return TRUE;
 }
 
+/* How many events finish_evented()'s prefetching runs ahead */
+#define LOOKAHEAD 16
+
+/* Runs ahead of finish_evented()'s walk over the events: replays the
+ * opens and closes with path hashes only and prefetches the tree-index
+ * slot each open will look up (the index misses the caches on most opens
+ * of a large tree). A hint: on bad input it prefetches something useless,
+ * and the walk reports the error. Frames are interned in the same order
+ * as the walk would (their first opens, in event order). */
+static void
+lookahead_to (Loader     *ld,
+              const Prof *p,
+              GArray     *hashes,
+              guint      *next,
+              guint       upto)
+{
+  FlameTree *tree = flame_profile_get_tree (ld->profile);
+
+  for (upto = MIN (upto, p->events->len); *next < upto; (*next)++)
+    {
+      const Event *ev = &g_array_index (p->events, Event, *next);
+      guint depth = hashes->len;
+      guint32 h;
+
+      if (!ev->open)
+        {
+          if (depth > 0)
+            g_array_set_size (hashes, depth - 1);
+          continue;
+        }
+      if (ev->frame >= ld->frames->len || depth >= FLAME_MAX_DEPTH)
+        continue;
+      h = flame_tree_path_hash (depth > 0 ? g_array_index (hashes, guint32, depth - 1)
+                                          : FLAME_TREE_ROOT_HASH,
+                                map_frame (ld, ev->frame), depth + 1);
+      flame_tree_prefetch (tree, h);
+      g_array_append_val (hashes, h);
+    }
+}
+
 /* An evented profile: open and close events, time weighted to the
  * innermost open frame */
 static gboolean
@@ -263,14 +312,18 @@ finish_evented (Loader    *ld,
 {
   FlameTree *tree = flame_profile_get_tree (ld->profile);
   g_autoptr(GArray) open = g_array_new (FALSE, FALSE, sizeof (guint32) * 2);
+  g_autoptr(GArray) ahead = g_array_new (FALSE, FALSE, sizeof (guint32));
   gdouble last = p->start_value, total = 0;
   guint64 n_open = 0;
+  guint next = 0;
 
+  flame_tree_ensure_index (tree);
   for (guint i = 0; i < p->events->len; i++)
     {
       const Event *ev = &g_array_index (p->events, Event, i);
       guint32 pair[2];
 
+      lookahead_to (ld, p, ahead, &next, i + LOOKAHEAD);
       if (!check_index (ld, ev->frame, p->offset, error))
         return FALSE;
       if (ev->at < last && i > 0)
@@ -469,6 +522,16 @@ on_frame_field (Loader               *ld,
   return TRUE;
 }
 
+/* Whether the level's key is @key (of @len bytes): for the fields of
+ * every event, where strcmp()'s call was a tenth of the load */
+static inline gboolean
+key_eq (const FlameJsonLevel *l,
+        const char           *key,
+        guint                 len)
+{
+  return l->key_len == len && memcmp (l->key, key, len) == 0;
+}
+
 static gboolean
 on_event_field (Loader               *ld,
                 FlameJson            *json,
@@ -477,7 +540,7 @@ on_event_field (Loader               *ld,
 {
   const FlameJsonLevel *l = flame_json_level (json, 5);
 
-  if (strcmp (l->key, "type") == 0)
+  if (key_eq (l, "type", 4))
     {
       if (v->type != FLAME_JSON_STRING || v->len != 1 || (v->str[0] != 'O' && v->str[0] != 'C'))
         {
@@ -487,7 +550,7 @@ on_event_field (Loader               *ld,
       ld->cur_event.open = v->str[0] == 'O';
       ld->event_fields |= 1;
     }
-  else if (strcmp (l->key, "frame") == 0)
+  else if (key_eq (l, "frame", 5))
     {
       if (v->type != FLAME_JSON_INT || v->i < 0 || v->i >= G_MAXUINT32)
         {
@@ -498,7 +561,7 @@ on_event_field (Loader               *ld,
       ld->cur_event.frame = (guint32) v->i;
       ld->event_fields |= 2;
     }
-  else if (strcmp (l->key, "at") == 0)
+  else if (key_eq (l, "at", 2))
     {
       if (v->type != FLAME_JSON_INT && v->type != FLAME_JSON_DOUBLE)
         {
@@ -570,21 +633,21 @@ on_sample_end (Loader     *ld,
                GError    **error)
 {
   Prof *p = &ld->cur;
-  guint n = ld->stack->len;
+  guint n = ld->stack.len;
 
   p->n_samples++;
   if (!ld->cur_selected)
     return TRUE;
   if (ld->frames_done)
     {
-      guint32 node = resolve_stack (ld, (const guint32 *) ld->stack->data, n);
+      guint32 node = resolve_stack (ld, ld->stack.idx, n);
       g_array_append_val (p->nodes, node);
     }
   else
     {
       guint64 end;
 
-      g_array_append_vals (p->stack_idx, ld->stack->data, n);
+      g_array_append_vals (p->stack_idx, ld->stack.idx, n);
       end = p->stack_idx->len;
       g_array_append_val (p->stack_end, end);
     }
@@ -595,14 +658,14 @@ on_sample_end (Loader     *ld,
 
 /* A frame index inside profiles[i].samples[j]: the hot path */
 static inline gboolean
-on_sample_frame (Loader               *ld,
-                 FlameJson            *json,
-                 const FlameJsonValue *v,
-                 GError              **error)
+on_sample_index (Loader     *ld,
+                 FlameJson  *json,
+                 gint64      i,
+                 GError    **error)
 {
-  guint32 idx;
+  Stack *st = &ld->stack;
 
-  if (G_UNLIKELY (v->type != FLAME_JSON_INT || v->i < 0 || v->i >= G_MAXUINT32))
+  if (G_UNLIKELY (i < 0 || i >= G_MAXUINT32))
     {
       flame_json_set_error (json, error, FLAME_ERROR_PARSE,
                             "a sample must be a list of frame indices (non-negative integers)");
@@ -610,18 +673,75 @@ on_sample_frame (Loader               *ld,
     }
   if (!ld->cur_selected)
     return TRUE;
-  if (ld->frames_done && G_UNLIKELY (v->i >= ld->frames->len) &&
-      !check_index (ld, v->i, flame_json_offset (json), error))
+  if (ld->frames_done && G_UNLIKELY (i >= ld->frames->len) &&
+      !check_index (ld, i, flame_json_offset (json), error))
     return FALSE;
-  if (G_UNLIKELY (ld->stack->len >= FLAME_MAX_DEPTH))
+  if (G_UNLIKELY (st->len >= st->cap))
     {
-      flame_json_set_error (json, error, FLAME_ERROR_TOO_LARGE,
-                            "a stack is deeper than %d frames", FLAME_MAX_DEPTH);
-      return FALSE;
+      if (st->len >= FLAME_MAX_DEPTH)
+        {
+          flame_json_set_error (json, error, FLAME_ERROR_TOO_LARGE,
+                                "a stack is deeper than %d frames", FLAME_MAX_DEPTH);
+          return FALSE;
+        }
+      st->cap = MIN (MAX (st->cap * 2, 64u), (guint) FLAME_MAX_DEPTH);
+      st->idx = g_renew (guint32, st->idx, st->cap);
     }
-  idx = (guint32) v->i;
-  g_array_append_val (ld->stack, idx);
+  st->idx[st->len++] = (guint32) i;
   return TRUE;
+}
+
+/* A scalar inside profiles[i].samples[j] that is no short integer */
+static gboolean
+on_sample_frame (Loader               *ld,
+                 FlameJson            *json,
+                 const FlameJsonValue *v,
+                 GError              **error)
+{
+  return on_sample_index (ld, json, v->type == FLAME_JSON_INT ? v->i : -1, error);
+}
+
+/* The integers of profiles[i].samples[j] (flame_json_set_int_sink) */
+static gboolean
+on_sample_int (FlameJson  *json,
+               guint       depth,
+               gint64      value,
+               gpointer    user_data,
+               GError    **error)
+{
+  return on_sample_index (user_data, json, value, error);
+}
+
+static inline gboolean
+add_weight (Loader  *ld,
+            gdouble  w)
+{
+  if (ld->cur_selected)
+    g_array_append_val (ld->cur.weights, w);
+  return TRUE;
+}
+
+/* The integers of profiles[i].weights (flame_json_set_int_sink) */
+static gboolean
+on_weight_int (FlameJson  *json,
+               guint       depth,
+               gint64      value,
+               gpointer    user_data,
+               GError    **error)
+{
+  return add_weight (user_data, (gdouble) value);
+}
+
+/* Any other value of profiles[i].weights */
+static gboolean
+on_weight (Loader               *ld,
+           FlameJson            *json,
+           const FlameJsonValue *v,
+           GError              **error)
+{
+  if (G_UNLIKELY (!flame_json_want (json, v, WANT_NUMBER, "a weight", error)))
+    return FALSE;
+  return add_weight (ld, v->type == FLAME_JSON_NULL ? 0 : v->d);
 }
 
 /* The end of profiles[i]: its name and count kept for the chooser, and
@@ -709,11 +829,131 @@ on_top_scalar (Loader               *ld,
     }
 }
 
+static gboolean
+on_start_array (Loader     *ld,
+                FlameJson  *json,
+                guint       depth,
+                GError    **error)
+{
+  if (depth == 5 && ld->section == SECTION_SAMPLES)
+    {
+      ld->stack.len = 0;
+      flame_json_set_int_sink (json, on_sample_int);
+    }
+  else if (depth == 4 && flame_json_key_is (json, 1, "profiles"))
+    {
+      if (flame_json_key_is (json, 3, "samples"))
+        ld->section = SECTION_SAMPLES;
+      else if (flame_json_key_is (json, 3, "weights"))
+        {
+          ld->section = SECTION_WEIGHTS;
+          flame_json_set_int_sink (json, on_weight_int);
+        }
+      else if (flame_json_key_is (json, 3, "events"))
+        ld->section = SECTION_EVENTS;
+    }
+  else if (depth == 3 && flame_json_key_is (json, 1, "shared") &&
+           flame_json_key_is (json, 2, "frames") && ld->frames_done)
+    {
+      flame_json_set_error (json, error, FLAME_ERROR_PARSE, "shared.frames appears twice");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+on_end_array (Loader     *ld,
+              FlameJson  *json,
+              guint       depth,
+              GError    **error)
+{
+  if (depth == 5 && ld->section == SECTION_SAMPLES)
+    return on_sample_end (ld, json, error);
+  if (depth == 4 && ld->section != SECTION_NONE)
+    ld->section = SECTION_NONE;
+  else if (depth == 3 && flame_json_key_is (json, 1, "shared") &&
+           flame_json_key_is (json, 2, "frames"))
+    frames_finished (ld);
+  return TRUE;
+}
+
+static gboolean
+in_frames (FlameJson *json,
+           guint      depth)
+{
+  return depth == 4 && flame_json_key_is (json, 1, "shared") &&
+         flame_json_key_is (json, 2, "frames");
+}
+
+static void
+on_start_map (Loader    *ld,
+              FlameJson *json,
+              guint      depth)
+{
+  if (in_frames (json, depth))
+    memset (&ld->cur_frame, 0, sizeof ld->cur_frame);
+  else if (depth == 3 && flame_json_key_is (json, 1, "profiles"))
+    {
+      gint64 index = flame_json_level (json, 2)->index;
+
+      prof_init (&ld->cur, flame_json_offset (json));
+      g_array_set_size (ld->prev_stack, 0);
+      if (ld->opts->profile >= 0)
+        ld->cur_selected = index == ld->opts->profile;
+      else
+        ld->cur_selected = ld->chosen < 0;  /* by name: decided at its end */
+    }
+  else if (depth == 5 && ld->section == SECTION_EVENTS)
+    ld->event_fields = 0;
+}
+
+static gboolean
+on_end_map (Loader     *ld,
+            FlameJson  *json,
+            guint       depth,
+            GError    **error)
+{
+  if (in_frames (json, depth))
+    g_array_append_val (ld->frames, ld->cur_frame);
+  else if (depth == 5 && ld->section == SECTION_EVENTS)
+    {
+      if (ld->event_fields != 7)
+        {
+          flame_json_set_error (json, error, FLAME_ERROR_PARSE,
+                                "an event needs \"type\", \"frame\" and \"at\"");
+          return FALSE;
+        }
+      ld->cur.n_events++;
+      if (ld->cur_selected)
+        g_array_append_val (ld->cur.events, ld->cur_event);
+    }
+  else if (depth == 3 && flame_json_key_is (json, 1, "profiles"))
+    return on_profile_end (ld, json, error);
+  return TRUE;
+}
+
+static gboolean
+on_scalar (Loader               *ld,
+           FlameJson            *json,
+           const FlameJsonValue *v,
+           guint                 depth,
+           GError              **error)
+{
+  if (in_frames (json, depth))
+    return on_frame_field (ld, json, v, error);
+  if (depth == 5 && ld->section == SECTION_EVENTS)
+    return on_event_field (ld, json, v, error);
+  if (depth == 3 && flame_json_key_is (json, 1, "profiles"))
+    return on_profile_field (ld, json, v, error);
+  on_top_scalar (ld, json, v);
+  return TRUE;
+}
+
 /* Paths, with the depth at which their values arrive (the root object is
  * level 1):  shared.frames[i].name ........ 4
  *            profiles[i].type ............. 3
- *            profiles[i].samples[j][k] .... 5
- *            profiles[i].weights[j] ....... 4
+ *            profiles[i].samples[j][k] .... 5  (integers: on_sample_int)
+ *            profiles[i].weights[j] ....... 4  (integers: on_weight_int)
  *            profiles[i].events[j].at ..... 5
  *            flamediff.metadata.KEY ....... 3 */
 static gboolean
@@ -725,103 +965,165 @@ on_event (FlameJson            *json,
   Loader *ld = user_data;
   guint depth = flame_json_depth (json);
 
-  /* the hot path first: frame indices inside profiles[i].samples[j] */
   if (ld->section == SECTION_SAMPLES && depth == 5 && IS_SCALAR (v))
     return on_sample_frame (ld, json, v, error);
   if (ld->section == SECTION_WEIGHTS && depth == 4 && IS_SCALAR (v))
-    {
-      gdouble w;
-
-      if (G_UNLIKELY (!flame_json_want (json, v, WANT_NUMBER, "a weight", error)))
-        return FALSE;
-      if (!ld->cur_selected)
-        return TRUE;
-      w = v->type == FLAME_JSON_NULL ? 0 : v->d;
-      g_array_append_val (ld->cur.weights, w);
-      return TRUE;
-    }
+    return on_weight (ld, json, v, error);
 
   switch (v->type)
     {
     case FLAME_JSON_START_ARRAY:
-      if (depth == 5 && ld->section == SECTION_SAMPLES)
-        g_array_set_size (ld->stack, 0);
-      else if (depth == 4 && flame_json_key_is (json, 1, "profiles"))
-        {
-          if (flame_json_key_is (json, 3, "samples"))
-            ld->section = SECTION_SAMPLES;
-          else if (flame_json_key_is (json, 3, "weights"))
-            ld->section = SECTION_WEIGHTS;
-          else if (flame_json_key_is (json, 3, "events"))
-            ld->section = SECTION_EVENTS;
-        }
-      else if (depth == 3 && flame_json_key_is (json, 1, "shared") &&
-               flame_json_key_is (json, 2, "frames") && ld->frames_done)
-        {
-          flame_json_set_error (json, error, FLAME_ERROR_PARSE, "shared.frames appears twice");
-          return FALSE;
-        }
-      break;
-
+      return on_start_array (ld, json, depth, error);
     case FLAME_JSON_END_ARRAY:
-      if (depth == 5 && ld->section == SECTION_SAMPLES)
-        return on_sample_end (ld, json, error);
-      if (depth == 4 && ld->section != SECTION_NONE)
-        ld->section = SECTION_NONE;
-      else if (depth == 3 && flame_json_key_is (json, 1, "shared") &&
-               flame_json_key_is (json, 2, "frames"))
-        frames_finished (ld);
-      break;
-
+      return on_end_array (ld, json, depth, error);
     case FLAME_JSON_START_MAP:
-      if (depth == 4 && flame_json_key_is (json, 1, "shared") && flame_json_key_is (json, 2, "frames"))
-        memset (&ld->cur_frame, 0, sizeof ld->cur_frame);
-      else if (depth == 3 && flame_json_key_is (json, 1, "profiles"))
-        {
-          gint64 index = flame_json_level (json, 2)->index;
-
-          prof_init (&ld->cur, flame_json_offset (json));
-          g_array_set_size (ld->prev_stack, 0);
-          if (ld->opts->profile >= 0)
-            ld->cur_selected = index == ld->opts->profile;
-          else
-            ld->cur_selected = ld->chosen < 0;  /* by name: decided at its end */
-        }
-      else if (depth == 5 && ld->section == SECTION_EVENTS)
-        ld->event_fields = 0;
-      break;
-
+      on_start_map (ld, json, depth);
+      return TRUE;
     case FLAME_JSON_END_MAP:
-      if (depth == 4 && flame_json_key_is (json, 1, "shared") && flame_json_key_is (json, 2, "frames"))
-        g_array_append_val (ld->frames, ld->cur_frame);
-      else if (depth == 5 && ld->section == SECTION_EVENTS)
-        {
-          if (ld->event_fields != 7)
-            {
-              flame_json_set_error (json, error, FLAME_ERROR_PARSE,
-                                    "an event needs \"type\", \"frame\" and \"at\"");
-              return FALSE;
-            }
-          ld->cur.n_events++;
-          if (ld->cur_selected)
-            g_array_append_val (ld->cur.events, ld->cur_event);
-        }
-      else if (depth == 3 && flame_json_key_is (json, 1, "profiles"))
-        return on_profile_end (ld, json, error);
-      break;
-
+      return on_end_map (ld, json, depth, error);
     default:
-      /* scalars */
-      if (depth == 4 && flame_json_key_is (json, 1, "shared") && flame_json_key_is (json, 2, "frames"))
-        return on_frame_field (ld, json, v, error);
-      if (depth == 5 && ld->section == SECTION_EVENTS)
-        return on_event_field (ld, json, v, error);
-      if (depth == 3 && flame_json_key_is (json, 1, "profiles"))
-        return on_profile_field (ld, json, v, error);
-      on_top_scalar (ld, json, v);
-      break;
+      return on_scalar (ld, json, v, depth, error);
     }
-  return TRUE;
+}
+
+static void
+loader_init (Loader                 *ld,
+             FlameInput             *in,
+             const FlameLoadOptions *options)
+{
+  static const FlameLoadOptions defaults = FLAME_LOAD_OPTIONS_DEFAULT;
+
+  ld->in = in;
+  ld->opts = options ? options : &defaults;
+  ld->profile = flame_profile_new (FLAME_FORMAT_SPEEDSCOPE, 1);
+  /* a node per frame index in the samples at most, and an index takes
+   * at least two bytes ("0,"); random stacks hold one per ~6 bytes. Only
+   * address space (flame_tree_reserve_space()); the node arrays then
+   * never move as the tree grows. */
+  flame_tree_reserve_space (flame_profile_get_tree (ld->profile),
+                            (guint32) MIN (in->len / 4, (gsize) G_MAXUINT32));
+  flame_profile_set_path (ld->profile, in->name);
+  ld->frames = g_array_new (FALSE, FALSE, sizeof (RawFrame));
+  ld->pool = g_byte_array_new ();
+  g_byte_array_append (ld->pool, (const guint8 *) "", 1);
+  ld->chosen = -1;
+  ld->prev_stack = g_array_new (FALSE, FALSE, sizeof (guint32));
+  ld->prev_nodes = g_array_new (FALSE, FALSE, sizeof (StackNode));
+  ld->profile_names = g_ptr_array_new_with_free_func (g_free);
+  ld->profile_samples = g_array_new (FALSE, FALSE, sizeof (gdouble));
+  ld->meta = g_ptr_array_new_with_free_func (g_free);
+  ld->fd_profile_units = g_ptr_array_new_with_free_func (g_free);
+}
+
+static void
+loader_clear (Loader *ld)
+{
+  g_clear_object (&ld->profile);
+  prof_clear (&ld->cur);
+  prof_clear (&ld->done);
+  g_array_unref (ld->frames);
+  g_byte_array_unref (ld->pool);
+  g_free (ld->frame_map);
+  g_free (ld->stack.idx);
+  g_array_unref (ld->prev_stack);
+  g_array_unref (ld->prev_nodes);
+  g_ptr_array_unref (ld->profile_names);
+  g_array_unref (ld->profile_samples);
+  g_ptr_array_unref (ld->meta);
+  g_ptr_array_unref (ld->fd_profile_units);
+  g_free (ld->fd_unit);
+}
+
+/* The profile names, NULL-terminated for g_strjoinv() and friends: call
+ * names_unterminate() after use */
+static const char *const *
+names_terminated (Loader *ld)
+{
+  g_ptr_array_add (ld->profile_names, NULL);
+  return (const char *const *) ld->profile_names->pdata;
+}
+
+static void
+names_unterminate (Loader *ld)
+{
+  g_ptr_array_remove_index (ld->profile_names, ld->profile_names->len - 1);
+}
+
+/* No profile was chosen: why */
+static void
+set_no_profile_error (Loader  *ld,
+                      GError **error)
+{
+  if (ld->opts->profile >= 0)
+    flame_input_set_error (ld->in, error, FLAME_ERROR_INVALID, 0,
+                           "there is no profile %d (the file has %u)",
+                           ld->opts->profile, ld->profile_names->len);
+  else if (ld->opts->sample_type != NULL)
+    {
+      g_autofree char *names = g_strjoinv (", ", (char **) names_terminated (ld));
+
+      names_unterminate (ld);
+      flame_input_set_error (ld->in, error, FLAME_ERROR_INVALID, 0,
+                             "no profile is named “%s” (the file has: %s)",
+                             ld->opts->sample_type, names);
+    }
+  else
+    flame_input_set_error (ld->in, error, FLAME_ERROR_EMPTY, 0,
+                           "no profile in the file has samples");
+}
+
+/* The file's metadata, its profiles as threads, and which one was read */
+static void
+apply_metadata (Loader *ld)
+{
+  char buf[32];
+
+  for (guint i = 0; i + 1 < ld->meta->len; i += 2)
+    flame_profile_set_metadata (ld->profile, g_ptr_array_index (ld->meta, i),
+                                g_ptr_array_index (ld->meta, i + 1));
+  for (guint i = 0; i < ld->profile_names->len; i++)
+    {
+      FlameThread *t = flame_profile_ensure_thread (ld->profile,
+                                                    g_ptr_array_index (ld->profile_names, i),
+                                                    -1, -1);
+      t->samples = g_array_index (ld->profile_samples, gdouble, i);
+    }
+  g_snprintf (buf, sizeof buf, "%" G_GINT64_FORMAT, ld->chosen);
+  flame_profile_set_metadata (ld->profile, "selected-profile", buf);
+}
+
+/* What Flamediff's own files say beside speedscope's fields (the
+ * "flamediff" object): interval, sample count, units */
+static void
+apply_flamediff (Loader *ld)
+{
+  if (ld->fd_interval > 0)
+    flame_profile_set_interval_ms (ld->profile, ld->fd_interval);
+  /* Our own files list each distinct stack once with its weight; the
+   * number of samples behind them (which the noise test needs) is kept
+   * beside. Only for the profile we wrote: the first. */
+  if (ld->fd_samples > 0 && isfinite (ld->fd_samples) && ld->chosen == 0)
+    flame_profile_add_samples (ld->profile, 0,
+                               ld->fd_samples - flame_profile_get_samples (ld->profile, 0));
+  if (g_strcmp0 (ld->fd_unit, "events") == 0)
+    flame_profile_set_unit (ld->profile, FLAME_UNIT_EVENTS);
+  else if (g_strcmp0 (ld->fd_unit, "samples") == 0)
+    flame_profile_set_unit (ld->profile, FLAME_UNIT_SAMPLES);
+  if ((guint64) ld->chosen < ld->fd_profile_units->len)
+    {
+      const char *u = g_ptr_array_index (ld->fd_profile_units, ld->chosen);
+
+      flame_profile_set_unit (ld->profile, strcmp (u, "count") == 0 ? FLAME_UNIT_COUNT :
+                                           strcmp (u, "bytes") == 0 ? FLAME_UNIT_BYTES :
+                                           flame_profile_get_unit (ld->profile));
+      /* the metric's name, as a pprof sample type is shown */
+      flame_profile_set_metadata (ld->profile, "sample-type",
+                                  g_ptr_array_index (ld->profile_names, ld->chosen));
+      /* our memory recordings: one profile per metric, each a sample
+       * type (profiles of other speedscope files are threads) */
+      flame_profile_set_sample_types (ld->profile, names_terminated (ld));
+      names_unterminate (ld);
+    }
 }
 
 FlameProfile *
@@ -829,32 +1131,10 @@ flame_speedscope_load (FlameInput              *in,
                        const FlameLoadOptions  *options,
                        GError                 **error)
 {
-  static const FlameLoadOptions defaults = FLAME_LOAD_OPTIONS_DEFAULT;
   Loader ld = { 0 };
   FlameProfile *result = NULL;
 
-  ld.in = in;
-  ld.opts = options ? options : &defaults;
-  ld.profile = flame_profile_new (FLAME_FORMAT_SPEEDSCOPE, 1);
-  /* a node per frame index in the samples at most, and an index takes
-   * at least two bytes ("0,"); random stacks hold one per ~6 bytes. Only
-   * address space (flame_tree_reserve_space()); the node arrays then
-   * never move as the tree grows. */
-  flame_tree_reserve_space (flame_profile_get_tree (ld.profile),
-                            (guint32) MIN (in->len / 4, (gsize) G_MAXUINT32));
-  flame_profile_set_path (ld.profile, in->name);
-  ld.frames = g_array_new (FALSE, FALSE, sizeof (RawFrame));
-  ld.pool = g_byte_array_new ();
-  g_byte_array_append (ld.pool, (const guint8 *) "", 1);
-  ld.chosen = -1;
-  ld.stack = g_array_new (FALSE, FALSE, sizeof (guint32));
-  ld.prev_stack = g_array_new (FALSE, FALSE, sizeof (guint32));
-  ld.prev_nodes = g_array_new (FALSE, FALSE, sizeof (StackNode));
-  ld.profile_names = g_ptr_array_new_with_free_func (g_free);
-  ld.profile_samples = g_array_new (FALSE, FALSE, sizeof (gdouble));
-  ld.meta = g_ptr_array_new_with_free_func (g_free);
-  ld.fd_profile_units = g_ptr_array_new_with_free_func (g_free);
-
+  loader_init (&ld, in, options);
   if (!flame_json_parse (in, 0, on_event, &ld, error))
     goto out;
 
@@ -864,89 +1144,16 @@ flame_speedscope_load (FlameInput              *in,
     goto out;
   if (ld.chosen < 0)
     {
-      if (ld.opts->profile >= 0)
-        flame_input_set_error (in, error, FLAME_ERROR_INVALID, 0,
-                               "there is no profile %d (the file has %u)",
-                               ld.opts->profile, ld.profile_names->len);
-      else if (ld.opts->sample_type != NULL)
-        {
-          g_ptr_array_add (ld.profile_names, NULL);
-          {
-            g_autofree char *names = g_strjoinv (", ", (char **) ld.profile_names->pdata);
-
-            flame_input_set_error (in, error, FLAME_ERROR_INVALID, 0,
-                                   "no profile is named “%s” (the file has: %s)",
-                                   ld.opts->sample_type, names);
-          }
-          g_ptr_array_remove_index (ld.profile_names, ld.profile_names->len - 1);
-        }
-      else
-        flame_input_set_error (in, error, FLAME_ERROR_EMPTY, 0,
-                               "no profile in the file has samples");
+      set_no_profile_error (&ld, error);
       goto out;
     }
-
-  for (guint i = 0; i + 1 < ld.meta->len; i += 2)
-    flame_profile_set_metadata (ld.profile, g_ptr_array_index (ld.meta, i),
-                                g_ptr_array_index (ld.meta, i + 1));
-  for (guint i = 0; i < ld.profile_names->len; i++)
-    {
-      FlameThread *t = flame_profile_ensure_thread (ld.profile, g_ptr_array_index (ld.profile_names, i),
-                                                    -1, -1);
-      t->samples = g_array_index (ld.profile_samples, gdouble, i);
-    }
-  {
-    char buf[32];
-    g_snprintf (buf, sizeof buf, "%" G_GINT64_FORMAT, ld.chosen);
-    flame_profile_set_metadata (ld.profile, "selected-profile", buf);
-  }
-  if (ld.fd_interval > 0)
-    flame_profile_set_interval_ms (ld.profile, ld.fd_interval);
-  /* Our own files list each distinct stack once with its weight; the
-   * number of samples behind them (which the noise test needs) is kept
-   * beside. Only for the profile we wrote: the first. */
-  if (ld.fd_samples > 0 && isfinite (ld.fd_samples) && ld.chosen == 0)
-    flame_profile_add_samples (ld.profile, 0,
-                               ld.fd_samples - flame_profile_get_samples (ld.profile, 0));
-  if (g_strcmp0 (ld.fd_unit, "events") == 0)
-    flame_profile_set_unit (ld.profile, FLAME_UNIT_EVENTS);
-  else if (g_strcmp0 (ld.fd_unit, "samples") == 0)
-    flame_profile_set_unit (ld.profile, FLAME_UNIT_SAMPLES);
-  if ((guint64) ld.chosen < ld.fd_profile_units->len)
-    {
-      const char *u = g_ptr_array_index (ld.fd_profile_units, ld.chosen);
-
-      flame_profile_set_unit (ld.profile, strcmp (u, "count") == 0 ? FLAME_UNIT_COUNT :
-                                          strcmp (u, "bytes") == 0 ? FLAME_UNIT_BYTES :
-                                          flame_profile_get_unit (ld.profile));
-      /* the metric's name, as a pprof sample type is shown */
-      flame_profile_set_metadata (ld.profile, "sample-type",
-                                  g_ptr_array_index (ld.profile_names, ld.chosen));
-      /* our memory recordings: one profile per metric, each a sample
-       * type (profiles of other speedscope files are threads) */
-      g_ptr_array_add (ld.profile_names, NULL);
-      flame_profile_set_sample_types (ld.profile, (const char * const *) ld.profile_names->pdata);
-      g_ptr_array_remove_index (ld.profile_names, ld.profile_names->len - 1);
-    }
-
+  apply_metadata (&ld);
+  apply_flamediff (&ld);
   flame_profile_finish (ld.profile);
   result = g_steal_pointer (&ld.profile);
 
 out:
-  g_clear_object (&ld.profile);
-  prof_clear (&ld.cur);
-  prof_clear (&ld.done);
-  g_array_unref (ld.frames);
-  g_byte_array_unref (ld.pool);
-  g_free (ld.frame_map);
-  g_array_unref (ld.stack);
-  g_array_unref (ld.prev_stack);
-  g_array_unref (ld.prev_nodes);
-  g_ptr_array_unref (ld.profile_names);
-  g_array_unref (ld.profile_samples);
-  g_ptr_array_unref (ld.meta);
-  g_ptr_array_unref (ld.fd_profile_units);
-  g_free (ld.fd_unit);
+  loader_clear (&ld);
   return result;
 }
 
@@ -1032,28 +1239,16 @@ flame_speedscope_write (FlameProfile  *profile,
   return flame_speedscope_write_columns (profile, NULL, NULL, out, error);
 }
 
-gboolean
-flame_speedscope_write_columns (FlameProfile      *profile,
-                                const char *const *names,
-                                const FlameUnit   *units,
-                                GString           *out,
-                                GError           **error)
+/* The top of the file: schema, exporter, name, and our "flamediff"
+ * object (units, source format, interval, samples, metadata) */
+static void
+write_header (FlameProfile    *profile,
+              const FlameUnit *units,
+              const char      *base,
+              GString         *out)
 {
-  FlameFrames *frames = flame_profile_get_frames (profile);
-  FlameTree *tree = flame_profile_get_tree (profile);
-  guint n_frames = flame_frames_count (frames);
   guint n_columns = flame_profile_get_n_columns (profile);
   g_auto(GStrv) keys = flame_profile_dup_metadata_keys (profile);
-  g_autofree guint32 *path = NULL;
-  const char *file_path = flame_profile_get_path (profile);
-  g_autofree char *base = file_path ? g_path_get_basename (file_path) : g_strdup ("profile");
-  guint max_depth = 0;
-
-  g_return_val_if_fail (FLAME_IS_PROFILE (profile), FALSE);
-
-  for (guint32 n = 0; n < tree->n_nodes; n++)
-    max_depth = MAX (max_depth, tree->nodes[n].depth);
-  path = g_new (guint32, max_depth + 1);
 
   g_string_append (out, "{\"$schema\":\"" FLAME_SPEEDSCOPE_SCHEMA "\",\n\"exporter\":\"flamediff " PACKAGE_VERSION "\",\n\"name\":");
   flame_json_append_string (out, base);
@@ -1090,7 +1285,17 @@ flame_speedscope_write_columns (FlameProfile      *profile,
       g_string_append_c (out, ':');
       flame_json_append_string (out, flame_profile_get_metadata (profile, keys[i]));
     }
-  g_string_append (out, "}},\n\"shared\":{\"frames\":[");
+  g_string_append (out, "}},\n");
+}
+
+static void
+write_frames (FlameProfile *profile,
+              GString      *out)
+{
+  FlameFrames *frames = flame_profile_get_frames (profile);
+  guint n_frames = flame_frames_count (frames);
+
+  g_string_append (out, "\"shared\":{\"frames\":[");
   for (guint f = 0; f < n_frames; f++)
     {
       const FlameFrame *fr = flame_frames_get (frames, f);
@@ -1107,46 +1312,85 @@ flame_speedscope_write_columns (FlameProfile      *profile,
         g_string_append_printf (out, ",\"line\":%u", fr->line);
       g_string_append_c (out, '}');
     }
-  g_string_append (out, "]},\n\"profiles\":[");
+  g_string_append (out, "]},\n");
+}
 
-  for (guint c = 0; c < n_columns; c++)
+/* Column @c as a sampled profile: a sample per node with weight of its
+ * own, its frames root first (@path: room for the deepest stack) */
+static void
+write_profile (FlameProfile *profile,
+               guint         c,
+               const char   *name,
+               FlameUnit     unit,
+               guint32      *path,
+               GString      *out)
+{
+  FlameTree *tree = flame_profile_get_tree (profile);
+  g_autoptr(GString) weights = g_string_new (NULL);
+  gdouble total = 0;
+  gboolean first = TRUE;
+
+  g_string_append (out, c > 0 ? ",\n{\"type\":\"sampled\",\"name\":"
+                               : "\n{\"type\":\"sampled\",\"name\":");
+  flame_json_append_string (out, name);
+  g_string_append (out, ",\"unit\":");
+  flame_json_append_string (out, unit_name (unit));
+  g_string_append (out, ",\"startValue\":0,\"endValue\":");
+  for (guint32 n = 1; n < tree->n_nodes; n++)
+    total += tree->self[c][n];
+  append_number (out, total);
+  g_string_append (out, ",\n\"samples\":[");
+  for (guint32 n = 1; n < tree->n_nodes; n++)
     {
-      g_autoptr(GString) weights = g_string_new (NULL);
-      gdouble total = 0;
-      gboolean first = TRUE;
+      gdouble w = tree->self[c][n];
+      guint d = 0;
 
-      g_string_append (out, c > 0 ? ",\n{\"type\":\"sampled\",\"name\":" : "\n{\"type\":\"sampled\",\"name\":");
-      flame_json_append_string (out, names != NULL ? names[c] :
-                                     n_columns == 1 ? base : (c == 0 ? "baseline" : "current"));
-      g_string_append (out, ",\"unit\":");
-      flame_json_append_string (out, unit_name (units != NULL ? units[c] : flame_profile_get_unit (profile)));
-      g_string_append (out, ",\"startValue\":0,\"endValue\":");
-      for (guint32 n = 1; n < tree->n_nodes; n++)
-        total += tree->self[c][n];
-      append_number (out, total);
-      g_string_append (out, ",\n\"samples\":[");
-      for (guint32 n = 1; n < tree->n_nodes; n++)
-        {
-          gdouble w = tree->self[c][n];
-          guint d = 0;
-
-          if (w == 0)
-            continue;
-          for (guint32 a = n; a != FLAME_TREE_ROOT; a = tree->nodes[a].parent)
-            path[d++] = tree->nodes[a].frame;
-          g_string_append (out, first ? "\n[" : ",\n[");
-          for (guint i = d; i > 0; i--)
-            g_string_append_printf (out, i < d ? ",%u" : "%u", path[i - 1]);
-          g_string_append_c (out, ']');
-          if (!first)
-            g_string_append_c (weights, ',');
-          append_number (weights, w);
-          first = FALSE;
-        }
-      g_string_append (out, "],\n\"weights\":[");
-      g_string_append_len (out, weights->str, weights->len);
-      g_string_append (out, "]}");
+      if (w == 0)
+        continue;
+      for (guint32 a = n; a != FLAME_TREE_ROOT; a = tree->nodes[a].parent)
+        path[d++] = tree->nodes[a].frame;
+      g_string_append (out, first ? "\n[" : ",\n[");
+      for (guint i = d; i > 0; i--)
+        g_string_append_printf (out, i < d ? ",%u" : "%u", path[i - 1]);
+      g_string_append_c (out, ']');
+      if (!first)
+        g_string_append_c (weights, ',');
+      append_number (weights, w);
+      first = FALSE;
     }
+  g_string_append (out, "],\n\"weights\":[");
+  g_string_append_len (out, weights->str, weights->len);
+  g_string_append (out, "]}");
+}
+
+gboolean
+flame_speedscope_write_columns (FlameProfile      *profile,
+                                const char *const *names,
+                                const FlameUnit   *units,
+                                GString           *out,
+                                GError           **error)
+{
+  FlameTree *tree = flame_profile_get_tree (profile);
+  guint n_columns = flame_profile_get_n_columns (profile);
+  g_autofree guint32 *path = NULL;
+  const char *file_path = flame_profile_get_path (profile);
+  g_autofree char *base = file_path ? g_path_get_basename (file_path) : g_strdup ("profile");
+  guint max_depth = 0;
+
+  g_return_val_if_fail (FLAME_IS_PROFILE (profile), FALSE);
+
+  for (guint32 n = 0; n < tree->n_nodes; n++)
+    max_depth = MAX (max_depth, tree->nodes[n].depth);
+  path = g_new (guint32, max_depth + 1);
+
+  write_header (profile, units, base, out);
+  write_frames (profile, out);
+  g_string_append (out, "\"profiles\":[");
+  for (guint c = 0; c < n_columns; c++)
+    write_profile (profile, c,
+                   names != NULL ? names[c] :
+                   n_columns == 1 ? base : (c == 0 ? "baseline" : "current"),
+                   units != NULL ? units[c] : flame_profile_get_unit (profile), path, out);
   g_string_append (out, "]}\n");
   return TRUE;
 }

@@ -477,48 +477,29 @@ emit (FlameLayout *self,
  * merged or skipped). The zoom root and its ancestors are drawn full
  * width; a zoom node that is not in this view falls back to the root.
  */
-FlameLayout *
-flame_layout_new (FlameLayoutSource        *source,
-                  const FlameLayoutOptions *options)
+/* the options with out-of-range values replaced by usable ones */
+static void
+sanitize_options (FlameLayoutOptions *options)
 {
-  FlameLayout *self;
-  FlameLayoutOptions defaults;
-  const FlameTree *tree;
-  g_autoptr(GArray) scratch = NULL;
-  guint32 zoom, zdepth;
-  gdouble scale, width, min_w;
-  guint n_rows;
+  if (!(options->row_height >= 1))
+    options->row_height = 17;
+  if (!(options->width > 0))
+    options->width = 1;
+  if (!(options->min_width >= 0))
+    options->min_width = 0;
+}
 
-  g_return_val_if_fail (FLAME_IS_LAYOUT_SOURCE (source), NULL);
+/* the zoom root's ancestors (root first) at full width, then the zoom
+ * root itself */
+static void
+emit_zoom_path (FlameLayout *self,
+                guint32      zoom)
+{
+  FlameLayoutSource *source = self->source;
+  const FlameTree *tree = source->tree;
+  guint32 zdepth = tree->nodes[zoom].depth;
+  gdouble width = self->options.width;
 
-  if (options == NULL)
-    {
-      flame_layout_options_init (&defaults);
-      options = &defaults;
-    }
-
-  self = g_new0 (FlameLayout, 1);
-  self->source = g_object_ref (source);
-  self->options = *options;
-  if (!(self->options.row_height >= 1))
-    self->options.row_height = 17;
-  if (!(self->options.width > 0))
-    self->options.width = 1;
-  if (!(self->options.min_width >= 0))
-    self->options.min_width = 0;
-  self->frames = g_array_new (FALSE, FALSE, sizeof (FlameLayoutFrame));
-  self->rows = g_array_new (FALSE, FALSE, sizeof (guint));
-
-  tree = source->tree;
-  width = self->options.width;
-  min_w = self->options.min_width;
-  zoom = self->options.zoom;
-  if (zoom >= tree->n_nodes || (zoom != FLAME_TREE_ROOT && !(source->weight[zoom] > 0)))
-    zoom = FLAME_TREE_ROOT;
-  self->options.zoom = zoom;
-  zdepth = tree->nodes[zoom].depth;
-
-  /* ancestors of the zoom root, root first */
   g_array_set_size (self->frames, zdepth);
   for (guint32 a = tree->nodes[zoom].parent, d = zdepth; d > 0; a = tree->nodes[a].parent)
     {
@@ -529,50 +510,59 @@ flame_layout_new (FlameLayoutSource        *source,
       };
     }
   emit (self, zoom, zdepth, 0, width, source->klass[zoom], FLAME_LAYOUT_FRAME_ZOOM_ROOT, 0);
+}
 
-  scale = source->weight[zoom] > 0 ? width / source->weight[zoom] : 0;
-  scratch = g_array_new (FALSE, FALSE, sizeof (guint32));
+/* The children of @f wide enough to see, in name order, then one merged
+ * frame for the narrow rest when that is wide enough itself. Children
+ * are sorted by weight, so the visible ones are a prefix. */
+static void
+emit_children (FlameLayout            *self,
+               const FlameLayoutFrame *f,
+               gdouble                 scale,
+               GArray                 *scratch)
+{
+  FlameLayoutSource *source = self->source;
+  gdouble min_w = self->options.min_width;
+  guint32 s = source->child_start[f->node];
+  guint32 e = source->child_start[f->node + 1];
+  guint32 k = s;
+  gdouble x = f->x, shown = 0;
 
-  for (guint i = zdepth; scale > 0 && i < self->frames->len; i++)
+  while (k < e && source->weight[source->children[k]] * scale >= min_w)
+    k++;
+  if (k == s && e == s)
+    return;
+
+  g_array_set_size (scratch, 0);
+  g_array_append_vals (scratch, source->children + s, k - s);
+  if (scratch->len > 1)
+    qsort_r (scratch->data, scratch->len, sizeof (guint32), compare_by_name, source);
+  for (guint c = 0; c < scratch->len; c++)
     {
-      FlameLayoutFrame f = g_array_index (self->frames, FlameLayoutFrame, i);
-      guint32 s = source->child_start[f.node];
-      guint32 e = source->child_start[f.node + 1];
-      guint32 k = s;
-      gdouble x = f.x, shown = 0;
+      guint32 child = g_array_index (scratch, guint32, c);
+      gdouble w = source->weight[child] * scale;
 
-      if (f.flags & FLAME_LAYOUT_FRAME_MERGED)
-        continue;
-      while (k < e && source->weight[source->children[k]] * scale >= min_w)
-        k++;
-      if (k == s && e == s)
-        continue;
-
-      g_array_set_size (scratch, 0);
-      g_array_append_vals (scratch, source->children + s, k - s);
-      if (scratch->len > 1)
-        qsort_r (scratch->data, scratch->len, sizeof (guint32), compare_by_name, source);
-      for (guint c = 0; c < scratch->len; c++)
-        {
-          guint32 child = g_array_index (scratch, guint32, c);
-          gdouble w = source->weight[child] * scale;
-
-          emit (self, child, f.depth + 1, x, w, source->klass[child], 0, 0);
-          x += w;
-          shown += source->weight[child];
-        }
-      if (k < e)
-        {
-          gdouble rest = MAX (0, source->child_sum[f.node] - shown) * scale;
-
-          if (rest >= min_w && rest > 0)
-            emit (self, f.node, f.depth + 1, x, MIN (rest, f.x + f.width - x),
-                  FLAME_CHANGE_NEUTRAL, FLAME_LAYOUT_FRAME_MERGED, e - k);
-        }
+      emit (self, child, f->depth + 1, x, w, source->klass[child], 0, 0);
+      x += w;
+      shown += source->weight[child];
     }
+  if (k < e)
+    {
+      gdouble rest = MAX (0, source->child_sum[f->node] - shown) * scale;
 
-  /* rows: depths never decrease along the array */
-  n_rows = 0;
+      if (rest >= min_w && rest > 0)
+        emit (self, f->node, f->depth + 1, x, MIN (rest, f->x + f->width - x),
+              FLAME_CHANGE_NEUTRAL, FLAME_LAYOUT_FRAME_MERGED, e - k);
+    }
+}
+
+/* the row index (depths never decrease along the frames), the height and
+ * each frame's y */
+static void
+index_rows (FlameLayout *self)
+{
+  guint n_rows = 0;
+
   for (guint i = 0; i < self->frames->len; i++)
     {
       guint32 d = g_array_index (self->frames, FlameLayoutFrame, i).depth;
@@ -592,7 +582,54 @@ flame_layout_new (FlameLayoutSource        *source,
 
       f->y = flame_layout_row_y (self, f->depth);
     }
+}
 
+FlameLayout *
+flame_layout_new (FlameLayoutSource        *source,
+                  const FlameLayoutOptions *options)
+{
+  FlameLayout *self;
+  FlameLayoutOptions defaults;
+  const FlameTree *tree;
+  g_autoptr(GArray) scratch = NULL;
+  guint32 zoom;
+  gdouble scale;
+
+  g_return_val_if_fail (FLAME_IS_LAYOUT_SOURCE (source), NULL);
+
+  if (options == NULL)
+    {
+      flame_layout_options_init (&defaults);
+      options = &defaults;
+    }
+
+  self = g_new0 (FlameLayout, 1);
+  self->source = g_object_ref (source);
+  self->options = *options;
+  sanitize_options (&self->options);
+  self->frames = g_array_new (FALSE, FALSE, sizeof (FlameLayoutFrame));
+  self->rows = g_array_new (FALSE, FALSE, sizeof (guint));
+
+  tree = source->tree;
+  zoom = self->options.zoom;
+  if (zoom >= tree->n_nodes || (zoom != FLAME_TREE_ROOT && !(source->weight[zoom] > 0)))
+    zoom = FLAME_TREE_ROOT;
+  self->options.zoom = zoom;
+  emit_zoom_path (self, zoom);
+
+  /* breadth first: the frames array is the queue, each frame's children
+   * appended after it */
+  scale = source->weight[zoom] > 0 ? self->options.width / source->weight[zoom] : 0;
+  scratch = g_array_new (FALSE, FALSE, sizeof (guint32));
+  for (guint i = tree->nodes[zoom].depth; scale > 0 && i < self->frames->len; i++)
+    {
+      FlameLayoutFrame f = g_array_index (self->frames, FlameLayoutFrame, i);
+
+      if (!(f.flags & FLAME_LAYOUT_FRAME_MERGED))
+        emit_children (self, &f, scale, scratch);
+    }
+
+  index_rows (self);
   return self;
 }
 
