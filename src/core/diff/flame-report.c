@@ -1720,6 +1720,27 @@ compare_u64 (gconstpointer pa,
   return (a > b) - (a < b);
 }
 
+/* Most nodes have a few children: insertion sort for those. */
+static void
+sort_walk_items (guint64 *items,
+                 guint    n)
+{
+  if (n > 16)
+    {
+      g_qsort_with_data (items, n, sizeof (guint64), compare_u64, NULL);
+      return;
+    }
+  for (guint i = 1; i < n; i++)
+    {
+      guint64 v = items[i];
+      guint j = i;
+
+      for (; j > 0 && items[j - 1] > v; j--)
+        items[j] = items[j - 1];
+      items[j] = v;
+    }
+}
+
 /* Pushes, in reverse order, the items under @parent: each child's own
  * line (when it has weight) and its subtree (when it has children).
  * FALSE when two children rank equal (two frames of one name). */
@@ -1756,21 +1777,7 @@ push_children (const FoldedWriter *w,
     }
 
   items = (guint64 *) scratch->data;
-  if (scratch->len <= 16)
-    {
-      for (guint i = 1; i < scratch->len; i++)
-        {
-          guint64 v = items[i];
-          guint j = i;
-
-          for (; j > 0 && items[j - 1] > v; j--)
-            items[j] = items[j - 1];
-          items[j] = v;
-        }
-    }
-  else
-    g_qsort_with_data (items, scratch->len, sizeof (guint64), compare_u64, NULL);
-
+  sort_walk_items (items, scratch->len);
   for (guint i = scratch->len; i > 0; i--)
     {
       if (i > 1 && (items[i - 1] >> 33) == (items[i - 2] >> 33))
