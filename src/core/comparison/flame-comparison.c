@@ -344,29 +344,34 @@ side_profile (FlameComparison *self,
 }
 
 /* any thread */
-static gboolean
-load_and_compare (FlameComparison  *self,
-                  GPtrArray        *todo,
-                  GCancellable     *cancellable,
-                  GError          **error)
+/* loads every run of @todo, on as many threads as there are cores (and
+ * runs), the cores left over going to the loaders of large files */
+static void
+load_all (GPtrArray    *todo,
+          GCancellable *cancellable)
 {
   guint n_cores = MAX (g_get_num_processors (), 1);
   guint n_threads = MIN (todo->len, n_cores);
   LoadPool pool = { todo, cancellable, 0, MAX (n_cores / MAX (todo->len, 1), 1) };
   g_autoptr(GPtrArray) threads = g_ptr_array_new ();
-  g_autoptr(GString) errors = NULL;
-  FlameProfile *baseline, *current = NULL;
-  GQuark domain = 0;
-  gint code = 0;
 
   for (guint t = 1; t < n_threads; t++)
     g_ptr_array_add (threads, g_thread_new ("flame-load", load_worker, &pool));
   load_worker (&pool);
   for (guint t = 0; t < threads->len; t++)
     g_thread_join (g_ptr_array_index (threads, t));
+}
 
-  /* every file that failed, in order: fixing one should not reveal the
-   * next */
+/* every file that failed, in order, as one error (fixing one should not
+ * reveal the next); the first error's domain and code */
+static gboolean
+collect_errors (GPtrArray  *todo,
+                GError    **error)
+{
+  g_autoptr(GString) errors = NULL;
+  GQuark domain = 0;
+  gint code = 0;
+
   for (guint i = 0; i < todo->len; i++)
     {
       Run *run = g_ptr_array_index (todo, i);
@@ -382,16 +387,17 @@ load_and_compare (FlameComparison  *self,
       else if (!g_error_matches (run->error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         g_string_append_printf (errors, "\n%s", run->error->message);
     }
-  if (errors != NULL)
-    {
-      g_set_error_literal (error, domain, code, errors->str);
-      return FALSE;
-    }
+  if (errors == NULL)
+    return TRUE;
+  g_set_error_literal (error, domain, code, errors->str);
+  return FALSE;
+}
 
-  g_atomic_int_set (&self->phase, PHASE_COMPARING);
-  set_message (self, g_strdup (_("Comparing…")));
-
-  /* a side of several runs is compared as their mean */
+/* a side of several runs is compared as their mean */
+static gboolean
+merge_runs (FlameComparison  *self,
+            GError          **error)
+{
   for (guint side = 0; side < 2; side++)
     if (self->runs[side]->len > 1)
       {
@@ -404,51 +410,43 @@ load_and_compare (FlameComparison  *self,
         if (self->merged[side] == NULL)
           return FALSE;
       }
+  return TRUE;
+}
 
-  baseline = side_profile (self, FLAME_DIFF_BASELINE);
-  current = side_profile (self, FLAME_DIFF_CURRENT);
+/* the diff of the two sides (a 3-column folded file holds both: @current
+ * is NULL then), the graph testing the runs per call path as the report
+ * does per function; then the report, unless not wanted */
+static gboolean
+diff_and_report (FlameComparison  *self,
+                 FlameProfile     *baseline,
+                 FlameProfile     *current,
+                 GCancellable     *cancellable,
+                 GError          **error)
+{
+  FlameRunNodes nodes[2];
+  FlameRunTimes times[2];
 
-  if (current == NULL && self->allow_single && flame_profile_get_n_columns (baseline) < 2)
-    return TRUE;   /* one profile, nothing to compare it with */
+  for (guint side = 0; side < 2; side++)
+    if (self->merged[side] != NULL)
+      {
+        FlameRuns *runs = self->merged[side];
 
-  /* pstats files ask to be compared by cumulative time */
-  if (self->metric_from_files &&
-      g_strcmp0 (flame_profile_get_metadata (baseline, "default-metric"), "total") == 0 &&
-      (current == NULL || g_strcmp0 (flame_profile_get_metadata (current, "default-metric"), "total") == 0))
-    self->diff_options.metric = self->report_options.metric = FLAME_METRIC_TOTAL;
-
-  /* a 3-column folded file holds both sides: current is NULL then */
-  {
-    FlameRunNodes nodes[2];
-
-    for (guint side = 0; side < 2; side++)
-      if (self->merged[side] != NULL)
-        nodes[side] = (FlameRunNodes) { self->merged[side]->n_runs, self->merged[side]->n_nodes,
-                                        self->merged[side]->node_self_ms };
-    /* the graph tests the runs per call path as the report does per function */
-    self->diff = flame_diff_new_with_runs (baseline, current,
-                                           self->merged[0] ? &nodes[0] : NULL,
-                                           self->merged[1] ? &nodes[1] : NULL,
-                                           self->report_options.alpha,
-                                           &self->diff_options, cancellable, error);
-  }
+        nodes[side] = (FlameRunNodes) { runs->n_runs, runs->n_nodes, runs->node_self_ms };
+        times[side] = (FlameRunTimes) { runs->n_runs, runs->n_frames, runs->self_ms,
+                                        runs->total_ms };
+      }
+  self->diff = flame_diff_new_with_runs (baseline, current,
+                                         self->merged[0] ? &nodes[0] : NULL,
+                                         self->merged[1] ? &nodes[1] : NULL,
+                                         self->report_options.alpha,
+                                         &self->diff_options, cancellable, error);
   if (self->diff == NULL)
     return FALSE;
   if (!self->no_report)
-    {
-      FlameRunTimes times[2];
-
-      for (guint side = 0; side < 2; side++)
-        if (self->merged[side] != NULL)
-          times[side] = (FlameRunTimes) { self->merged[side]->n_runs,
-                                          self->merged[side]->n_frames,
-                                          self->merged[side]->self_ms,
-                                          self->merged[side]->total_ms };
-      self->report = flame_report_new_with_runs (self->diff,
-                                                 self->merged[0] ? &times[0] : NULL,
-                                                 self->merged[1] ? &times[1] : NULL,
-                                                 &self->report_options);
-    }
+    self->report = flame_report_new_with_runs (self->diff,
+                                               self->merged[0] ? &times[0] : NULL,
+                                               self->merged[1] ? &times[1] : NULL,
+                                               &self->report_options);
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     {
       g_clear_object (&self->diff);
@@ -456,6 +454,38 @@ load_and_compare (FlameComparison  *self,
       return FALSE;
     }
   return TRUE;
+}
+
+static gboolean
+load_and_compare (FlameComparison  *self,
+                  GPtrArray        *todo,
+                  GCancellable     *cancellable,
+                  GError          **error)
+{
+  FlameProfile *baseline, *current;
+
+  load_all (todo, cancellable);
+  if (!collect_errors (todo, error))
+    return FALSE;
+
+  g_atomic_int_set (&self->phase, PHASE_COMPARING);
+  set_message (self, g_strdup (_("Comparing…")));
+  if (!merge_runs (self, error))
+    return FALSE;
+
+  baseline = side_profile (self, FLAME_DIFF_BASELINE);
+  current = side_profile (self, FLAME_DIFF_CURRENT);
+  if (current == NULL && self->allow_single && flame_profile_get_n_columns (baseline) < 2)
+    return TRUE;   /* one profile, nothing to compare it with */
+
+  /* pstats files ask to be compared by cumulative time */
+  if (self->metric_from_files &&
+      g_strcmp0 (flame_profile_get_metadata (baseline, "default-metric"), "total") == 0 &&
+      (current == NULL ||
+       g_strcmp0 (flame_profile_get_metadata (current, "default-metric"), "total") == 0))
+    self->diff_options.metric = self->report_options.metric = FLAME_METRIC_TOTAL;
+
+  return diff_and_report (self, baseline, current, cancellable, error);
 }
 
 /* on the caller's thread */
