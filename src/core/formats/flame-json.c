@@ -835,7 +835,8 @@ flame_json_parse (FlameInput      *in,
   gboolean ok;
 
   json->in = in;
-  json->data = in->data;
+  /* an empty text may have no buffer at all (g_memdup2 of 0 bytes) */
+  json->data = in->data != NULL ? in->data : "";
   json->pos = 0;
   json->depth = 0;
   json->func = func;
