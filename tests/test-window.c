@@ -2561,11 +2561,13 @@ test_panel_resize (void)
   user = g_settings_get_user_value (settings, "changes-panel-width");
   g_assert_null (user);
 
-  /* Tab reaches the handle; its keys: Left widens, Right narrows */
+  /* Tab reaches the handle; its keys: Left widens, Right narrows. The
+   * window's focus, not has-focus: that one also needs the window to be
+   * the active one, which another test's window may still be */
   gtk_widget_grab_focus (GTK_WIDGET (window->graph_view));
-  for (guint i = 0; i < 100 && !gtk_widget_has_focus (handle); i++)
+  for (guint i = 0; i < 100 && !gtk_widget_is_focus (handle); i++)
     gtk_widget_child_focus (GTK_WIDGET (window), GTK_DIR_TAB_FORWARD);
-  g_assert_true (gtk_widget_has_focus (handle));
+  g_assert_true (gtk_widget_is_focus (handle));
   g_signal_emit_by_name (keys, "key-pressed", GDK_KEY_Left, 0, 0, &handled);
   g_assert_true (handled);
   wait_for_panel_width (window, def + 20);
