@@ -386,6 +386,68 @@ flame_diff_get_frame_map (FlameDiff *self,
   return self->frame_map[side];
 }
 
+/* merge_tree's first profile into an empty tree: its shape copied, its
+ * weights converted, and the node indices kept */
+static void
+copy_first_tree (FlameDiff       *self,
+                 const FlameTree *src,
+                 const guint32   *frame_map,
+                 guint            src_col,
+                 guint            dst_col,
+                 gboolean         both,
+                 gdouble          ms0,
+                 gdouble          ms1,
+                 guint32        **keep_map)
+{
+  flame_tree_copy_structure (self->tree, src, frame_map);
+  for (guint32 n = 1; n < src->n_nodes; n++)
+    {
+      self->tree->self[dst_col][n] = src->self[src_col][n] * ms0;
+      if (both)
+        self->tree->self[dst_col + 1][n] = src->self[src_col + 1][n] * ms1;
+    }
+  if (keep_map != NULL)
+    {
+      *keep_map = g_new (guint32, MAX (src->n_nodes, 1));
+      for (guint32 n = 0; n < src->n_nodes; n++)
+        (*keep_map)[n] = n;
+    }
+}
+
+/* Nodes are in the order a loader made them, so parents and index slots
+ * are all over memory: the mapping of a parent is fetched MERGE_AHEAD * 2
+ * nodes ahead of node @n, and once it is there (and the parent mapped: it
+ * comes before), the index slot of that node, so that the misses of many
+ * nodes overlap instead of queueing. */
+static inline void
+prefetch_ahead (FlameTree        *tree,
+                const FlameTree  *src,
+                const MappedNode *node_map,
+                const guint32    *frame_map,
+                guint32           n,
+                guint             dst_col)
+{
+  const FlameNode *ahead = &src->nodes[n + MERGE_AHEAD];
+
+  __builtin_prefetch (&node_map[src->nodes[n + 2 * MERGE_AHEAD].parent]);
+  if (ahead->parent < n)
+    flame_tree_prefetch (tree, flame_tree_path_hash (node_map[ahead->parent].hash,
+                                                     frame_map[ahead->frame], ahead->depth));
+  ahead = &src->nodes[n + MERGE_AHEAD / 2];
+  if (ahead->parent < n)
+    {
+      guint32 ha = flame_tree_path_hash (node_map[ahead->parent].hash, frame_map[ahead->frame],
+                                         ahead->depth);
+      const FlameTreeSlot *slot = &tree->slots[ha & tree->mask];
+
+      if (slot->tag == ha && slot->node1 != 0)
+        {
+          __builtin_prefetch (&tree->nodes[slot->node1 - 1]);
+          __builtin_prefetch (&tree->self[dst_col][slot->node1 - 1], 1);
+        }
+    }
+}
+
 /* Adds @src's column @src_col (weights converted to ms) into the diff
  * tree's column @dst_col. Parents precede children in the node array, so
  * one forward sweep maps every node. The mapped node keeps its path hash
@@ -430,20 +492,7 @@ merge_tree (FlameDiff     *self,
    * key, has nothing to merge: copy its shape and skip the hash lookups. */
   if (self->tree->n_nodes == 1 && injective)
     {
-      flame_tree_copy_structure (self->tree, src, frame_map);
-      for (guint32 n = 1; n < src->n_nodes; n++)
-        {
-          self->tree->self[dst_col][n] = src->self[src_col][n] * ms0;
-          if (both)
-            self->tree->self[dst_col + 1][n] = src->self[src_col + 1][n] * ms1;
-        }
-      if (keep_map != NULL)
-        {
-          /* the copy keeps the node indices */
-          *keep_map = g_new (guint32, MAX (src->n_nodes, 1));
-          for (guint32 n = 0; n < src->n_nodes; n++)
-            (*keep_map)[n] = n;
-        }
+      copy_first_tree (self, src, frame_map, src_col, dst_col, both, ms0, ms1, keep_map);
       return TRUE;
     }
 
@@ -461,34 +510,8 @@ merge_tree (FlameDiff     *self,
       if ((n & 0xfffff) == 0 && g_cancellable_set_error_if_cancelled (cancellable, error))
         return FALSE;
 
-      /* Nodes are in the order a loader made them, so parents and index
-       * slots are all over memory: the mapping of a parent is fetched
-       * MERGE_AHEAD * 2 nodes ahead, and once it is there (and the parent
-       * mapped: it comes before), the index slot of that node, so that
-       * the misses of many nodes overlap instead of queueing. */
       if (G_LIKELY (n + 2 * MERGE_AHEAD < src->n_nodes))
-        {
-          const FlameNode *ahead = &src->nodes[n + MERGE_AHEAD];
-
-          __builtin_prefetch (&node_map[src->nodes[n + 2 * MERGE_AHEAD].parent]);
-          if (ahead->parent < n)
-            flame_tree_prefetch (self->tree,
-                                 flame_tree_path_hash (node_map[ahead->parent].hash,
-                                                       frame_map[ahead->frame], ahead->depth));
-          ahead = &src->nodes[n + MERGE_AHEAD / 2];
-          if (ahead->parent < n)
-            {
-              guint32 ha = flame_tree_path_hash (node_map[ahead->parent].hash,
-                                                 frame_map[ahead->frame], ahead->depth);
-              const FlameTreeSlot *slot = &self->tree->slots[ha & self->tree->mask];
-
-              if (slot->tag == ha && slot->node1 != 0)
-                {
-                  __builtin_prefetch (&self->tree->nodes[slot->node1 - 1]);
-                  __builtin_prefetch (&self->tree->self[dst_col][slot->node1 - 1], 1);
-                }
-            }
-        }
+        prefetch_ahead (self->tree, src, node_map, frame_map, n, dst_col);
 
       d = flame_tree_child_hashed (self->tree, up->node, frame, h);
       node_map[n] = (MappedNode) { d, h };
@@ -579,6 +602,130 @@ check_comparable (FlameProfile  *baseline,
   return FALSE;
 }
 
+/* A 2-column profile alone (a ready-made pair, @current %NULL) or two
+ * 1-column ones */
+static gboolean
+check_columns (FlameProfile  *baseline,
+               FlameProfile  *current,
+               GError       **error)
+{
+  if (current == NULL && flame_profile_get_n_columns (baseline) != 2)
+    {
+      g_set_error (error, FLAME_ERROR, FLAME_ERROR_INVALID,
+                   "%s: a single profile needs a second one to compare with",
+                   flame_profile_get_path (baseline));
+      return FALSE;
+    }
+  if (current != NULL && (flame_profile_get_n_columns (baseline) != 1 ||
+                          flame_profile_get_n_columns (current) != 1))
+    {
+      g_set_error (error, FLAME_ERROR, FLAME_ERROR_INVALID,
+                   "%s: already holds a baseline and a current profile; open it alone",
+                   flame_profile_get_path (flame_profile_get_n_columns (baseline) != 1
+                                           ? baseline : current));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* An empty diff of @baseline and @current (%NULL: @baseline is a pair)
+ * with its options, its tree sized for both */
+static FlameDiff *
+diff_create (FlameProfile           *baseline,
+             FlameProfile           *current,
+             const FlameDiffOptions *options)
+{
+  FlameDiff *self = g_object_new (FLAME_TYPE_DIFF, NULL);
+  guint32 nb = flame_profile_get_tree (baseline)->n_nodes;
+  guint32 nc = current == NULL ? 0 : flame_profile_get_tree (current)->n_nodes;
+
+  if (options != NULL)
+    self->options = *options;
+  else
+    flame_diff_options_init (&self->options);
+  if (self->options.default_interval_ms <= 0)
+    self->options.default_interval_ms = 1.0;
+
+  self->baseline = g_object_ref (baseline);
+  self->current = g_object_ref (current == NULL ? baseline : current);
+  self->pair = current == NULL;
+  self->frames = flame_frames_new ();
+  self->tree = flame_tree_new (2);
+  flame_tree_set_huge_pages (self->tree, TRUE);
+  self->thread_frames = g_hash_table_new (NULL, NULL);
+
+  /* Both sides mostly share their shape: size the tree once for the
+   * larger one and some paths of the other. */
+  flame_tree_reserve (self->tree, MAX (nb, nc) + MIN (nb, nc) / 8);
+  return self;
+}
+
+/* Both sides into the diff tree; with @map_b and @map_c, the diff node
+ * of each source node of each side */
+static gboolean
+merge_sides (FlameDiff     *self,
+             guint32      **map_b,
+             guint32      **map_c,
+             GCancellable  *cancellable,
+             GError       **error)
+{
+  FlameFrames *cur_frames = flame_profile_get_frames (self->current);
+  g_autoptr(GHashTable) files = NULL;
+
+  if (self->pair)
+    {
+      side_info (self, self->baseline, 0, FLAME_DIFF_BASELINE);
+      side_info (self, self->baseline, 1, FLAME_DIFF_CURRENT);
+      return merge_tree (self, self->baseline, 0, FLAME_DIFF_BASELINE, TRUE, NULL, NULL, NULL,
+                         cancellable, error);
+    }
+
+  /* baseline files from another checkout take the current's path
+   * (docs/diff-semantics.md, "Files from different checkouts") */
+  if (self->options.match != FLAME_MATCH_NAME && !self->options.exact_paths)
+    files = flame_file_match_new (flame_profile_get_frames (self->baseline), cur_frames);
+  side_info (self, self->baseline, 0, FLAME_DIFF_BASELINE);
+  side_info (self, self->current, 0, FLAME_DIFF_CURRENT);
+  return merge_tree (self, self->baseline, 0, FLAME_DIFF_BASELINE, FALSE, files,
+                     flame_frames_get_strings (cur_frames), map_b, cancellable, error) &&
+         merge_tree (self, self->current, 0, FLAME_DIFF_CURRENT, FALSE, NULL, NULL, map_c,
+                     cancellable, error);
+}
+
+static void
+count_elided (FlameDiff *self)
+{
+  for (guint32 n = 1; n < self->tree->n_nodes; n++)
+    if (flame_diff_is_elided (self, n))
+      {
+        self->elided_count++;
+        if (self->tree->self[FLAME_DIFF_BASELINE][n] > 0)
+          self->elided_stacks++;
+      }
+}
+
+/* Each run's self weights per node of the diff tree (@node_map: the diff
+ * node of each node of that side's tree), and the runs' test on them */
+static void
+add_run_stats (FlameDiff            *self,
+               const FlameRunNodes **runs,
+               const guint32       **node_map,
+               gdouble               alpha)
+{
+  self->stats = flame_node_stats_new (self->tree->n_nodes, runs[0]->n_runs, runs[1]->n_runs);
+  self->runs_alpha = alpha;
+  for (guint side = 0; side < 2; side++)
+    for (guint r = 0; r < runs[side]->n_runs; r++)
+      {
+        gdouble *row = flame_node_stats_get_self_row (self->stats, side, r);
+        const gdouble *src = runs[side]->self + (gsize) r * runs[side]->n_nodes;
+
+        for (guint32 n = 1; n < runs[side]->n_nodes; n++)
+          row[node_map[side][n]] += src[n];
+      }
+  flame_node_stats_finish (self->stats, self->tree, self->scale, alpha);
+}
+
 /**
  * flame_diff_new:
  * @current: (nullable): %NULL when @baseline is a ready-made pair
@@ -628,24 +775,8 @@ flame_diff_new_with_runs (FlameProfile            *baseline,
   g_return_val_if_fail (current == NULL || FLAME_IS_PROFILE (current), NULL);
 
   pair = current == NULL;
-  if (pair && flame_profile_get_n_columns (baseline) != 2)
-    {
-      g_set_error (error, FLAME_ERROR, FLAME_ERROR_INVALID,
-                   "%s: a single profile needs a second one to compare with",
-                   flame_profile_get_path (baseline));
-      return NULL;
-    }
-  if (!pair && (flame_profile_get_n_columns (baseline) != 1 ||
-                flame_profile_get_n_columns (current) != 1))
-    {
-      g_set_error (error, FLAME_ERROR, FLAME_ERROR_INVALID,
-                   "%s: already holds a baseline and a current profile; open it alone",
-                   flame_profile_get_path (flame_profile_get_n_columns (baseline) != 1
-                                           ? baseline : current));
-      return NULL;
-    }
-
-  if (!pair && !check_comparable (baseline, current, error))
+  if (!check_columns (baseline, current, error) ||
+      (!pair && !check_comparable (baseline, current, error)))
     return NULL;
 
   /* the runs' test needs a spread on each side */
@@ -654,55 +785,11 @@ flame_diff_new_with_runs (FlameProfile            *baseline,
              runs_b->n_nodes == flame_profile_get_tree (baseline)->n_nodes &&
              runs_c->n_nodes == flame_profile_get_tree (current)->n_nodes;
 
-  self = g_object_new (FLAME_TYPE_DIFF, NULL);
-  if (options != NULL)
-    self->options = *options;
-  else
-    flame_diff_options_init (&self->options);
-  if (self->options.default_interval_ms <= 0)
-    self->options.default_interval_ms = 1.0;
+  self = diff_create (baseline, current, options);
 
-  self->baseline = g_object_ref (baseline);
-  self->current = g_object_ref (pair ? baseline : current);
-  self->pair = pair;
-  self->frames = flame_frames_new ();
-  self->tree = flame_tree_new (2);
-  flame_tree_set_huge_pages (self->tree, TRUE);
-  self->thread_frames = g_hash_table_new (NULL, NULL);
-
-  /* Both sides mostly share their shape: size the tree once for the
-   * larger one and some paths of the other. */
-  {
-    guint32 nb = flame_profile_get_tree (baseline)->n_nodes;
-    guint32 nc = pair ? 0 : flame_profile_get_tree (current)->n_nodes;
-    flame_tree_reserve (self->tree, MAX (nb, nc) + MIN (nb, nc) / 8);
-  }
-
-  if (pair)
-    {
-      side_info (self, baseline, 0, FLAME_DIFF_BASELINE);
-      side_info (self, baseline, 1, FLAME_DIFF_CURRENT);
-      if (!merge_tree (self, baseline, 0, FLAME_DIFF_BASELINE, TRUE, NULL, NULL, NULL, cancellable, error))
-        return NULL;
-    }
-  else
-    {
-      FlameFrames *cur_frames = flame_profile_get_frames (current);
-      g_autoptr(GHashTable) files = NULL;
-
-      /* baseline files from another checkout take the current's path
-       * (docs/diff-semantics.md, "Files from different checkouts") */
-      if (self->options.match != FLAME_MATCH_NAME && !self->options.exact_paths)
-        files = flame_file_match_new (flame_profile_get_frames (baseline), cur_frames);
-      side_info (self, baseline, 0, FLAME_DIFF_BASELINE);
-      side_info (self, current, 0, FLAME_DIFF_CURRENT);
-      if (!merge_tree (self, baseline, 0, FLAME_DIFF_BASELINE, FALSE,
-                       files, flame_frames_get_strings (cur_frames),
-                       use_runs ? &node_map_b : NULL, cancellable, error) ||
-          !merge_tree (self, current, 0, FLAME_DIFF_CURRENT, FALSE, NULL, NULL,
-                       use_runs ? &node_map_c : NULL, cancellable, error))
-        return NULL;
-    }
+  if (!merge_sides (self, use_runs ? &node_map_b : NULL, use_runs ? &node_map_c : NULL,
+                    cancellable, error))
+    return NULL;
   flame_tree_finish (self->tree);
   flame_tree_compact (self->tree);
 
@@ -714,33 +801,14 @@ flame_diff_new_with_runs (FlameProfile            *baseline,
     self->ratio = 1.0;
   self->scale = self->options.normalize == FLAME_NORMALIZE_TOTAL ? self->ratio : 1.0;
 
-  for (guint32 n = 1; n < self->tree->n_nodes; n++)
-    if (flame_diff_is_elided (self, n))
-      {
-        self->elided_count++;
-        if (self->tree->self[FLAME_DIFF_BASELINE][n] > 0)
-          self->elided_stacks++;
-      }
-
+  count_elided (self);
   if (use_runs)
     {
       const FlameRunNodes *runs[2] = { runs_b, runs_c };
       const guint32 *node_map[2] = { node_map_b, node_map_c };
 
-      self->stats = flame_node_stats_new (self->tree->n_nodes, runs_b->n_runs, runs_c->n_runs);
-      self->runs_alpha = alpha;
-      for (guint side = 0; side < 2; side++)
-        for (guint r = 0; r < runs[side]->n_runs; r++)
-          {
-            gdouble *row = flame_node_stats_get_self_row (self->stats, side, r);
-            const gdouble *src = runs[side]->self + (gsize) r * runs[side]->n_nodes;
-
-            for (guint32 n = 1; n < runs[side]->n_nodes; n++)
-              row[node_map[side][n]] += src[n];
-          }
-      flame_node_stats_finish (self->stats, self->tree, self->scale, alpha);
+      add_run_stats (self, runs, node_map, alpha);
     }
-
   return g_steal_pointer (&self);
 }
 
