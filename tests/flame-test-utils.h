@@ -56,9 +56,9 @@ flame_test_profile (const char *const *stacks)
           g_auto(GStrv) parts = g_strsplit (frames[f], ":", 3);
 
           if (g_strv_length (parts) == 3)
-            ids[f] = flame_profile_intern_frame (profile, parts[2], strlen (parts[2]),
-                                                 parts[0], strlen (parts[0]),
-                                                 (guint32) g_ascii_strtoull (parts[1], NULL, 10), 0);
+            ids[f] = flame_profile_intern_frame (profile, parts[2], strlen (parts[2]), parts[0],
+                                                 strlen (parts[0]),
+                                                 (guint32)g_ascii_strtoull (parts[1], NULL, 10), 0);
           else
             ids[f] = flame_profile_intern_frame (profile, frames[f], strlen (frames[f]),
                                                  NULL, 0, 0, 0);
@@ -221,7 +221,8 @@ static inline gdouble
 flame_test_function_ms (FlameProfile *profile,
                         const char   *name)
 {
-  return flame_test_function_weight (profile, name, NULL) * flame_profile_get_ms_per_weight (profile, 0, 1);
+  return flame_test_function_weight (profile, name, NULL) *
+         flame_profile_get_ms_per_weight (profile, 0, 1);
 }
 
 /* The share (percent) of the profile's weight in stacks through @name */
@@ -275,7 +276,8 @@ flame_test_has_path (FlameProfile *profile,
         continue;
       for (guint32 p = node->parent; p != FLAME_TREE_NONE && p != FLAME_TREE_ROOT;
            p = flame_tree_node (tree, p)->parent)
-        if (g_strcmp0 (flame_frames_get_name (frames, flame_tree_node (tree, p)->frame), ancestor) == 0)
+        if (g_strcmp0 (flame_frames_get_name (frames, flame_tree_node (tree, p)->frame),
+                       ancestor) == 0)
           return TRUE;
     }
   return FALSE;
@@ -309,7 +311,8 @@ flame_test_has_thread_start_path (FlameProfile *profile,
 
           if (g_strcmp0 (a, "start_thread") == 0)
             return TRUE;
-          if (g_str_has_prefix (a, "libc.so.6+0x") && pp != FLAME_TREE_NONE && pp != FLAME_TREE_ROOT &&
+          if (g_str_has_prefix (a, "libc.so.6+0x") && pp != FLAME_TREE_NONE &&
+              pp != FLAME_TREE_ROOT &&
               g_str_has_prefix (flame_frames_get_name (frames, flame_tree_node (tree, pp)->frame),
                                 "libc.so.6+0x"))
             return TRUE;

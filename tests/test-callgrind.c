@@ -450,16 +450,23 @@ test_hand_written (void)
 static void
 test_errors (void)
 {
-  static const struct { const char *text; const char *message; } cases[] = {
-    { "# callgrind format\nevents: Ir\nfn=(4)\n", "t.callgrind:3: name (4) is used before it is defined" },
+  static const struct { const char *text; const char *message;
+  } cases[] = {
+    { "# callgrind format\nevents: Ir\nfn=(4)\n",
+      "t.callgrind:3: name (4) is used before it is defined" },
     { "# callgrind format\nevents: Ir\n1 2\n", "t.callgrind:3: a cost line before any fn= line" },
-    { "# callgrind format\nevents: Ir\nfn=a\n1 2 3\n", "t.callgrind:4: more costs than the 1 events of the events: line" },
+    { "# callgrind format\nevents: Ir\nfn=a\n1 2 3\n",
+      "t.callgrind:4: more costs than the 1 events of the events: line" },
     { "# callgrind format\nevents: Ir\nfn=a\n1 x\n", "t.callgrind:4: “x” is not a cost" },
-    { "# callgrind format\nevents: Ir\nfn=a\ncalls=1 2\n", "t.callgrind:4: a calls= line before any cfn= line" },
-    { "# callgrind format\nevents: Ir\nfn=a\nwhat\n", "t.callgrind:4: not a line of the callgrind format" },
-    { "# callgrind format\nversion: 2\nevents: Ir\n", "t.callgrind:2: callgrind format version 2 (Flamediff reads 1)" },
+    { "# callgrind format\nevents: Ir\nfn=a\ncalls=1 2\n",
+      "t.callgrind:4: a calls= line before any cfn= line" },
+    { "# callgrind format\nevents: Ir\nfn=a\nwhat\n",
+      "t.callgrind:4: not a line of the callgrind format" },
+    { "# callgrind format\nversion: 2\nevents: Ir\n",
+      "t.callgrind:2: callgrind format version 2 (Flamediff reads 1)" },
     { "# callgrind format\nevents: Ir\nfn=a\n1 0\n", "t.callgrind: no Ir cost in the file" },
-    { "# callgrind format\nevents: Ir\nfn=a\n1 99999999999999999999\n", "t.callgrind:4: a cost beyond 64 bits" },
+    { "# callgrind format\nevents: Ir\nfn=a\n1 99999999999999999999\n",
+      "t.callgrind:4: a cost beyond 64 bits" },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -483,8 +490,9 @@ test_errors (void)
     profile = flame_load_file_full (path, &options, NULL, NULL, NULL, &error);
     g_assert_null (profile);
     g_assert_error (error, FLAME_ERROR, FLAME_ERROR_INVALID);
-    g_assert_nonnull (strstr (error->message,
-                              "no event “cycles” (the file has: Ir, Dr, Dw, I1mr, D1mr, D1mw, ILmr, DLmr, DLmw)"));
+    g_assert_nonnull (
+      strstr (error->message,
+              "no event “cycles” (the file has: Ir, Dr, Dw, I1mr, D1mr, D1mw, ILmr, DLmr, DLmw)"));
   }
 }
 

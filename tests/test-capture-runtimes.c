@@ -321,7 +321,8 @@ check_shares (const char *version,
   {
     g_autofree char *base = g_path_get_basename (py);
 
-    all = flame_test_function_ms (profile, "python3") + flame_test_function_ms (profile, "python3.11");
+    all = flame_test_function_ms (profile, "python3") +
+          flame_test_function_ms (profile, "python3.11");
     if (strcmp (base, "python3") != 0 && strcmp (base, "python3.11") != 0)
       all += flame_test_function_ms (profile, base);
   }
@@ -392,7 +393,8 @@ test_stress (gconstpointer version)
   g_assert_true (WIFEXITED (flame_recorder_get_wait_status (recorder)));
   g_assert_cmpint (WEXITSTATUS (flame_recorder_get_wait_status (recorder)), ==, 0);
   samples = flame_profile_get_metadata (profile, "samples");
-  g_test_message ("%s samples, %s lost", samples, flame_profile_get_metadata (profile, "samples_lost"));
+  g_test_message ("%s samples, %s lost", samples,
+                  flame_profile_get_metadata (profile, "samples_lost"));
   g_assert_cmpuint (g_ascii_strtoull (samples, NULL, 10), >, 100);
   g_assert_true (flame_test_has_path (profile, "thread_body", "gen"));
   g_assert_true (flame_test_has_path (profile, "many", "coro") ||
@@ -405,7 +407,8 @@ test_stress (gconstpointer version)
 static void
 test_unsupported (void)
 {
-  g_autofree char *exe = g_build_filename (g_getenv ("FLAMEDIFF_WORKLOADS"), "capture-fake-python", NULL);
+  g_autofree char *exe = g_build_filename (g_getenv ("FLAMEDIFF_WORKLOADS"), "capture-fake-python",
+                                           NULL);
   const char *argv[] = { exe, "0.3", NULL };
   g_autoptr(FlameRecorder) recorder = NULL;
   g_autoptr(FlameProfile) profile = NULL;
@@ -465,7 +468,8 @@ test_linetable (gconstpointer version)
           guint8 *bytes = g_malloc (len + 1);
 
           for (gsize k = 0; k < len; k++)
-            bytes[k] = (guint8) (g_ascii_xdigit_value (f[2][2 * k]) << 4 | g_ascii_xdigit_value (f[2][2 * k + 1]));
+            bytes[k] = (guint8)(g_ascii_xdigit_value (f[2][2 * k]) << 4 |
+                                g_ascii_xdigit_value (f[2][2 * k + 1]));
           g_clear_pointer (&table, g_bytes_unref);
           table = g_bytes_new_take (bytes, len);
           first = (guint) g_ascii_strtoull (f[1], NULL, 10);
@@ -556,7 +560,8 @@ check_node_shares (const char *workers)
     g_assert_true (flame_test_has_path (profile, "_start", "hot"));
   else
     g_assert_true (flame_test_has_thread_start_path (profile, "hot"));
-  g_assert_nonnull (strstr (flame_profile_get_metadata (profile, "runtimes"), "node (JIT perf map)"));
+  g_assert_nonnull (
+    strstr (flame_profile_get_metadata (profile, "runtimes"), "node (JIT perf map)"));
   g_assert_nonnull (flame_profile_get_metadata (profile, "jit_maps"));
   g_assert_nonnull (strstr (flame_profile_get_metadata (profile, "node_options"),
                             "--perf-basic-prof-only-functions"));
@@ -595,7 +600,8 @@ native_below (FlameProfile *profile,
         continue;
       for (guint32 p = node->parent; p != FLAME_TREE_NONE && p != FLAME_TREE_ROOT;
            p = flame_tree_node (tree, p)->parent)
-        if (g_strcmp0 (flame_frames_get_name (frames, flame_tree_node (tree, p)->frame), python) == 0)
+        if (g_strcmp0 (flame_frames_get_name (frames, flame_tree_node (tree, p)->frame), python) ==
+            0)
           return TRUE;
     }
   return FALSE;
@@ -636,7 +642,8 @@ test_memory (gconstpointer version)
       tolerance = flame_test_share_tolerance (0.75, n);
       g_test_message ("python-only %u: big %.2f MiB, small %.2f MiB of %.2f MiB: big %.1f %% "
                       "(expected 75 %% ± %.1f, %.0f samples); _PyEval_EvalFrameDefault %.2f MiB",
-                      python_only, big / mib, small / mib, all / mib, share, tolerance, n, eval / mib);
+                      python_only, big / mib, small / mib, all / mib, share, tolerance, n,
+                      eval / mib);
       /* nearly all of their 40 MiB */
       g_assert_cmpfloat (fabs ((big + small) / mib - 40), <, 4);
       g_assert_cmpfloat (fabs (share - 75), <, tolerance);

@@ -234,9 +234,11 @@ check_accuracy (const char *out_name)
   g_assert_cmpuint (samples, >, 100);
   g_assert_cmpuint (meta_u64 (r.profile, "samples_lost"), ==, 0);
   g_assert_cmpfloat (flame_recorder_get_effective_hz (r.recorder), >, 50);
-  g_assert_cmpstr (flame_profile_get_metadata (r.profile, "exit_status"), ==, "exited with status 0");
+  g_assert_cmpstr (flame_profile_get_metadata (r.profile, "exit_status"), ==,
+                   "exited with status 0");
   g_assert_cmpstr (flame_profile_get_metadata (r.profile, "frequency_hz"), ==, "999");
-  g_assert_nonnull (strstr (flame_profile_get_metadata (r.profile, "build_ids"), "capture-two-threads="));
+  g_assert_nonnull (
+    strstr (flame_profile_get_metadata (r.profile, "build_ids"), "capture-two-threads="));
 }
 
 static void
@@ -405,7 +407,8 @@ test_fork (void)
 
   record (&r, "fork.json", argv, NULL, NULL);
   check_file (&r);
-  g_assert_cmpstr (flame_profile_get_metadata (r.profile, "exit_status"), ==, "exited with status 0");
+  g_assert_cmpstr (flame_profile_get_metadata (r.profile, "exit_status"), ==,
+                   "exited with status 0");
   g_assert_cmpuint (meta_u64 (r.profile, "processes"), ==, 2);
   g_assert_cmpuint (n_pids (r.profile), ==, 2);       /* parent and child sampled */
   g_assert_cmpfloat (flame_test_function_ms (r.profile, "busy"), >, 300);
@@ -430,14 +433,16 @@ test_exec (void)
   /* both images recorded: one pid, two hellos */
   record (&r, "exec.json", argv, NULL, NULL);
   check_file (&r);
-  g_assert_cmpstr (flame_profile_get_metadata (r.profile, "exit_status"), ==, "exited with status 0");
+  g_assert_cmpstr (flame_profile_get_metadata (r.profile, "exit_status"), ==,
+                   "exited with status 0");
   g_assert_cmpuint (meta_u64 (r.profile, "processes"), ==, 2);
   g_assert_true (flame_test_has_path (r.profile, "main", "busy"));
   g_assert_cmpfloat (flame_test_function_ms (r.profile, "busy"), >, 250);
 
   record (&lp, "execlp.json", argv_lp, NULL, NULL);
   check_file (&lp);
-  g_assert_cmpstr (flame_profile_get_metadata (lp.profile, "exit_status"), ==, "exited with status 3");
+  g_assert_cmpstr (flame_profile_get_metadata (lp.profile, "exit_status"), ==,
+                   "exited with status 3");
   g_assert_cmpuint (meta_u64 (lp.profile, "processes"), ==, 2);
 
   /* into an image the sampler cannot enter: no stray SIGPROF kills it */
@@ -471,7 +476,8 @@ test_crash (void)
       g_test_message ("%s: %s, %s samples", modes[i],
                       flame_profile_get_metadata (r.profile, "exit_status"),
                       flame_profile_get_metadata (r.profile, "samples"));
-      g_assert_true (g_str_has_prefix (flame_profile_get_metadata (r.profile, "exit_status"), want[i]));
+      g_assert_true (
+        g_str_has_prefix (flame_profile_get_metadata (r.profile, "exit_status"), want[i]));
       /* everything sampled before the end is kept */
       g_assert_cmpfloat (flame_test_function_ms (r.profile, "busy"), >, 100);
     }
@@ -501,7 +507,8 @@ test_quick_exit (void)
   g_assert_nonnull (meta);
   text = json_to_string (json_object_get_member (root, "flamediff"), FALSE);
   g_assert_nonnull (strstr (text, "exited with status 0"));
-  g_assert_cmpstr (flame_profile_get_metadata (r.profile, "exit_status"), ==, "exited with status 0");
+  g_assert_cmpstr (flame_profile_get_metadata (r.profile, "exit_status"), ==,
+                   "exited with status 0");
   g_assert_cmpuint (meta_u64 (r.profile, "processes"), ==, 1);   /* seen, if not sampled */
   g_assert_cmpfloat (flame_profile_get_duration_ms (r.profile), <, 5000);
 }
@@ -516,7 +523,8 @@ test_own_sigprof (void)
 
   record (&r, "sigprof.json", argv, NULL, NULL);
   check_file (&r);
-  g_assert_cmpstr (flame_profile_get_metadata (r.profile, "exit_status"), ==, "exited with status 0");
+  g_assert_cmpstr (flame_profile_get_metadata (r.profile, "exit_status"), ==,
+                   "exited with status 0");
   notes = flame_profile_get_metadata (r.profile, "notes");
   g_assert_nonnull (notes);
   g_assert_nonnull (strstr (notes, "installs its own SIGPROF handler"));
@@ -590,13 +598,15 @@ test_dlopen_stress (void)
                       flame_profile_get_metadata (r.profile, "samples"),
                       flame_profile_get_metadata (r.profile, "samples_lost"));
       /* not stopped by the watchdog (that would be SIGINT) */
-      g_assert_cmpstr (flame_profile_get_metadata (r.profile, "exit_status"), ==, "exited with status 0");
+      g_assert_cmpstr (flame_profile_get_metadata (r.profile, "exit_status"), ==,
+                       "exited with status 0");
       /* the computing thread is one of four busy ones: about a quarter of
        * the CPU time, whatever the machine's load (on a loaded one the
        * program gets less than 1 s of CPU in its 1 s) */
-      g_test_message ("work_leaf %.1f ms of %.1f ms", flame_test_function_ms (r.profile, "work_leaf"),
-                      profile_ms (r.profile));
-      g_assert_cmpfloat (flame_test_function_ms (r.profile, "work_leaf"), >, 0.1 * profile_ms (r.profile));
+      g_test_message ("work_leaf %.1f ms of %.1f ms",
+                      flame_test_function_ms (r.profile, "work_leaf"), profile_ms (r.profile));
+      g_assert_cmpfloat (flame_test_function_ms (r.profile, "work_leaf"), >,
+                         0.1 * profile_ms (r.profile));
     }
 }
 
@@ -705,8 +715,10 @@ test_timer_jitter (void)
                       meta_double (r.profile, "timer_period_max_ns"));
       g_assert_cmpfloat (n, >=, 50);
       g_assert_cmpfloat (fabs (mean - period), <, 5 * sd_mean);
-      g_assert_cmpfloat (meta_double (r.profile, "timer_period_min_ns"), >=, floor (period - jitter) - 1);
-      g_assert_cmpfloat (meta_double (r.profile, "timer_period_max_ns"), <=, ceil (period + jitter) + 1);
+      g_assert_cmpfloat (meta_double (r.profile, "timer_period_min_ns"), >=,
+                         floor (period - jitter) - 1);
+      g_assert_cmpfloat (meta_double (r.profile, "timer_period_max_ns"), <=,
+                         ceil (period + jitter) + 1);
       /* spread: n draws all within half the range is (n/2^(n-1))-unlikely */
       g_assert_cmpfloat (meta_double (r.profile, "timer_period_max_ns") -
                          meta_double (r.profile, "timer_period_min_ns"), >, jitter);
@@ -779,8 +791,12 @@ test_cli_record_runs (void)
     g_assert_no_error (error);
   }
   root = json_node_get_object (json_parser_get_root (parser));
-  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (root, "baseline"), "runs"), ==, 2);
-  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (root, "current"), "runs"), ==, 2);
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (root, "baseline"),
+                                               "runs"),
+                   ==, 2);
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (root, "current"),
+                                               "runs"),
+                   ==, 2);
   g_assert_cmpstr (json_object_get_string_member (root, "runs_test"), ==, "welch-bh");
   functions = json_object_get_array_member (root, "functions");
   for (guint i = 0; i < json_array_get_length (functions); i++)
@@ -792,7 +808,8 @@ test_cli_record_runs (void)
           JsonObject *runs = json_object_get_object_member (f, "runs");
 
           seen_warm = TRUE;
-          g_test_message ("warm_a: %.1f → %.1f ms", json_object_get_double_member (runs, "baseline_mean"),
+          g_test_message ("warm_a: %.1f → %.1f ms",
+                          json_object_get_double_member (runs, "baseline_mean"),
                           json_object_get_double_member (runs, "current_mean"));
           /* three times the work: well over one and a half times the time */
           g_assert_cmpfloat (json_object_get_double_member (runs, "current_mean"), >,
@@ -841,8 +858,8 @@ test_runs_unchanged (void)
       flame_test_run_cli (&r, args);
       g_assert_cmpint (r.status, ==, 0);
     }
-  flame_test_run_cli_va (&gate, "compare", "--fail-on-regression", "--format", "json", before, after,
-                         NULL);
+  flame_test_run_cli_va (&gate, "compare", "--fail-on-regression", "--format", "json", before,
+                         after, NULL);
   g_assert_cmpint (gate.status, ==, 0);
   g_assert_true (json_parser_load_from_data (parser, gate.out, -1, &error));
   g_assert_no_error (error);
@@ -897,8 +914,9 @@ test_rebuilt (void)
       g_assert_true (g_file_set_contents_full (exe, contents, len, G_FILE_SET_CONTENTS_CONSISTENT,
                                                0755, NULL));
       record (runs[i], names[i], argv, NULL, NULL);
-      g_assert_nonnull (strstr (flame_profile_get_metadata (runs[i]->profile, "build_ids"),
-                                i == 0 ? "imgconv=1a2b3c4d5e6f70819a0b" : "imgconv=3c4d5e6f7a8b9c0d1e2f"));
+      g_assert_nonnull (
+        strstr (flame_profile_get_metadata (runs[i]->profile, "build_ids"),
+                i == 0 ? "imgconv=1a2b3c4d5e6f70819a0b" : "imgconv=3c4d5e6f7a8b9c0d1e2f"));
     }
   {
     const char *args[] = { "compare", base.output, cur.output, NULL };
@@ -907,7 +925,8 @@ test_rebuilt (void)
   }
   g_assert_cmpint (text.status, ==, 0);
   g_test_message ("%s", text.out);
-  g_assert_nonnull (strstr (text.out, "Binaries:      imgconv: build-id 1a2b3c4d… → 3c4d5e6f… (rebuilt)\n"));
+  g_assert_nonnull (
+    strstr (text.out, "Binaries:      imgconv: build-id 1a2b3c4d… → 3c4d5e6f… (rebuilt)\n"));
   /* libc and the others are the same in both runs: not listed (among the
    * functions libc.so.6 may well be, as the file of a function named from
    * its symbol table alone: Debian 13 and later, no libc6-dbg) */
@@ -937,8 +956,10 @@ test_rebuilt (void)
         {
           found = TRUE;
           g_assert_cmpstr (json_object_get_string_member (b, "status"), ==, "changed");
-          g_assert_cmpstr (json_object_get_string_member (b, "baseline_build_id"), ==, "1a2b3c4d5e6f70819a0b");
-          g_assert_cmpstr (json_object_get_string_member (b, "current_build_id"), ==, "3c4d5e6f7a8b9c0d1e2f");
+          g_assert_cmpstr (json_object_get_string_member (b, "baseline_build_id"), ==,
+                           "1a2b3c4d5e6f70819a0b");
+          g_assert_cmpstr (json_object_get_string_member (b, "current_build_id"), ==,
+                           "3c4d5e6f7a8b9c0d1e2f");
         }
       else
         g_assert_cmpstr (json_object_get_string_member (b, "status"), ==, "same");
@@ -965,7 +986,9 @@ start_long_recording (const char *out,
 {
   g_autofree char *exe = workload ("two-threads");
   g_autofree char *spool = g_strconcat (out, ".spool", NULL);
-  const char *argv[] = { g_getenv ("FLAMEDIFF_CLI"), "record", "-o", out, "--", exe, "20", "one", NULL };
+  const char *argv[] = {
+    g_getenv ("FLAMEDIFF_CLI"), "record", "-o", out, "--", exe, "20", "one", NULL
+  };
   g_autoptr(GError) error = NULL;
   gint64 end = g_get_monotonic_time () + 15 * G_USEC_PER_SEC;
   GStatBuf st;
@@ -1084,7 +1107,8 @@ test_cli_recover (void)
   profile = load (out);
   g_assert_cmpuint (meta_u64 (profile, "samples"), >, 10);
   g_assert_cmpfloat (flame_test_function_ms (profile, "hot_a"), >, 0);
-  g_assert_nonnull (strstr (flame_profile_get_metadata (profile, "notes"), "recovered from the spool"));
+  g_assert_nonnull (
+    strstr (flame_profile_get_metadata (profile, "notes"), "recovered from the spool"));
   g_assert_nonnull (strstr (flame_profile_get_metadata (profile, "command"), "two-threads 20 one"));
 
   /* nothing left to recover */
@@ -1207,11 +1231,13 @@ raw_record (Raw              *raw,
   memset (raw, 0, sizeof *raw);
   g_assert_cmpint (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), ==, 0);
   if (opt->sndbuf > 0)
-    g_assert_cmpint (setsockopt (sv[1], SOL_SOCKET, SO_SNDBUF, &opt->sndbuf, sizeof opt->sndbuf), ==, 0);
+    g_assert_cmpint (setsockopt (sv[1], SOL_SOCKET, SO_SNDBUF, &opt->sndbuf, sizeof opt->sndbuf),
+                     ==, 0);
   g_assert_cmpint (fstat (sv[1], &st), ==, 0);
   ino = g_strdup_printf ("%" G_GUINT64_FORMAT, (guint64) st.st_ino);
 
-  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_SILENCE);
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE |
+                                        G_SUBPROCESS_FLAGS_STDERR_SILENCE);
   g_subprocess_launcher_setenv (launcher, "LD_PRELOAD", g_getenv ("FLAMEDIFF_SAMPLER"), TRUE);
   g_subprocess_launcher_setenv (launcher, FLAME_SAMPLER_ENV_FD, "3", TRUE);
   g_subprocess_launcher_setenv (launcher, FLAME_SAMPLER_ENV_INO, ino, TRUE);
@@ -1262,7 +1288,8 @@ raw_record (Raw              *raw,
 
       if (!raw->writer_seen && raw->samples > 0 && g_subprocess_get_identifier (proc) != NULL)
         raw->writer_seen = has_writer_thread (pid);
-      if (opt->kill_sig != 0 && !killed && pid != 0 && process_cpu_ms (pid) >= opt->kill_after_cpu_ms)
+      if (opt->kill_sig != 0 && !killed && pid != 0 &&
+          process_cpu_ms (pid) >= opt->kill_after_cpu_ms)
         {
           g_subprocess_send_signal (proc, opt->kill_sig);
           killed = TRUE;
@@ -1343,7 +1370,10 @@ test_ring_flush (void)
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       const char *argv[] = { exe, cases[i].mode, cases[i].arg, NULL };
-      RawOptions opt = { .argv = argv, .env = env, .kill_sig = cases[i].kill_sig, .kill_after_cpu_ms = 600 };
+      RawOptions opt = { .argv = argv,
+                         .env = env,
+                         .kill_sig = cases[i].kill_sig,
+                         .kill_after_cpu_ms = 600 };
       Raw raw;
 
       raw_record (&raw, &opt);
@@ -1404,7 +1434,8 @@ test_ring_threads (void)
     g_test_message ("5000 threads: %s samples, %s lost",
                     flame_profile_get_metadata (c.profile, "samples"),
                     flame_profile_get_metadata (c.profile, "samples_lost"));
-    g_assert_cmpstr (flame_profile_get_metadata (c.profile, "exit_status"), ==, "exited with status 0");
+    g_assert_cmpstr (flame_profile_get_metadata (c.profile, "exit_status"), ==,
+                     "exited with status 0");
     g_assert_cmpuint (meta_u64 (c.profile, "samples_lost"), ==, 0);
   }
 }
@@ -1427,8 +1458,10 @@ test_close_fds (void)
       g_test_message ("%s: %s processes, %s samples", hows[i],
                       flame_profile_get_metadata (r.profile, "processes"),
                       flame_profile_get_metadata (r.profile, "samples"));
-      g_assert_cmpstr (flame_profile_get_metadata (r.profile, "exit_status"), ==, "exited with status 0");
-      g_assert_cmpuint (meta_u64 (r.profile, "processes"), ==, 3);  /* parent, child, its new image */
+      g_assert_cmpstr (flame_profile_get_metadata (r.profile, "exit_status"), ==,
+                       "exited with status 0");
+      g_assert_cmpuint (meta_u64 (r.profile, "processes"), ==,
+                        3); /* parent, child, its new image */
       g_assert_cmpuint (n_pids (r.profile), ==, 2);
       g_assert_cmpfloat (flame_test_function_ms (r.profile, "busy"), >, 300);
     }
@@ -1466,11 +1499,14 @@ test_python_subprocess (void)
   }
   notes = flame_profile_get_metadata (r.profile, "notes");
   g_test_message ("python3 %.0f ms, its child's busy %.0f ms, notes: %s",
-                  flame_test_function_ms (r.profile, "python3"), flame_test_function_ms (r.profile, "busy"), notes);
-  g_assert_cmpstr (flame_profile_get_metadata (r.profile, "exit_status"), ==, "exited with status 0");
+                  flame_test_function_ms (r.profile, "python3"),
+                  flame_test_function_ms (r.profile, "busy"), notes);
+  g_assert_cmpstr (flame_profile_get_metadata (r.profile, "exit_status"), ==,
+                   "exited with status 0");
   g_assert_true (notes == NULL || strstr (notes, "SIGPROF") == NULL);
   g_assert_cmpfloat (flame_test_function_ms (r.profile, "busy"), >, 200);     /* the child */
-  g_assert_cmpfloat (flame_test_function_ms (r.profile, "python3"), >, 450);  /* before and after it */
+  g_assert_cmpfloat (flame_test_function_ms (r.profile, "python3"), >,
+                     450); /* before and after it */
 }
 
 /* unshare (CLONE_NEWUSER) needs a single-threaded process: the writer
@@ -1483,7 +1519,8 @@ test_unshare (void)
   g_auto(Recording) r = { 0 };
 
   record (&r, "unshare.json", argv, NULL, NULL);
-  g_assert_cmpstr (flame_profile_get_metadata (r.profile, "exit_status"), ==, "exited with status 0");
+  g_assert_cmpstr (flame_profile_get_metadata (r.profile, "exit_status"), ==,
+                   "exited with status 0");
 }
 
 /* A build of the sampler for programs outside a Flatpak sandbox must
@@ -1786,7 +1823,8 @@ test_symbolizer_shared (void)
     }
   warnings = flame_sym_cache_get_warnings (cache);
   g_assert_cmpuint (warnings->len, ==, 1);
-  g_assert_nonnull (strstr (g_ptr_array_index (warnings, 0), "cannot read /nonexistent/libfd-test.so"));
+  g_assert_nonnull (
+    strstr (g_ptr_array_index (warnings, 0), "cannot read /nonexistent/libfd-test.so"));
 }
 
 /* The vDSO has no file: the recorder names its functions from its own
@@ -1944,9 +1982,11 @@ test_debug_symbols (void)
 static void
 test_demangle (void)
 {
-  static const struct { const char *mangled, *want; gboolean needs_libiberty; } cases[] = {
+  static const struct { const char *mangled, *want; gboolean needs_libiberty;
+  } cases[] = {
     { "_ZN3foo3barEv", "foo::bar()", FALSE },
-    { "_ZNSt6vectorIiSaIiEE9push_backERKi", "std::vector<int, std::allocator<int> >::push_back(int const&)", FALSE },
+    { "_ZNSt6vectorIiSaIiEE9push_backERKi",
+      "std::vector<int, std::allocator<int> >::push_back(int const&)", FALSE },
     /* legacy Rust: the ::h<hash> differs between builds, so it goes */
     { "_ZN4core3fmt5write17h01cb5f0b6cc12d2bE", "core::fmt::write", FALSE },
     { "_ZN4core3fmt5write17h5a5a5a5a5a5a5a5aE", "core::fmt::write", FALSE },

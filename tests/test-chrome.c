@@ -28,21 +28,36 @@ load_text (const char  *text,
 static void
 test_snapshots (void)
 {
-  static const struct { const char *title; const char *file; gint64 tid; FlameFormat format; } cases[] = {
-    { "importFromChromeCPUProfile 1", "Chrome/65/simple.cpuprofile", -1, FLAME_FORMAT_CHROME_CPUPROFILE },
+  static const struct
+  {
+    const char *title;
+    const char *file;
+    gint64 tid;
+    FlameFormat format;
+  } cases[] = {
+    { "importFromChromeCPUProfile 1", "Chrome/65/simple.cpuprofile", -1,
+      FLAME_FORMAT_CHROME_CPUPROFILE },
     /* the old v8-profiler tree: {head:{children:[…]}}, timestamps, startTime in s */
-    { "importFromV8Profiler Node 10 1", "node/10.11.0/example.cpuprofile", -1, FLAME_FORMAT_CHROME_CPUPROFILE },
-    { "importFromChromeTimeline 1", "Chrome/65/simple-timeline.json", -1, FLAME_FORMAT_CHROME_TRACE },
-    { "importFromChromeTimeline Chrome 69 1", "Chrome/69/simple.json", -1, FLAME_FORMAT_CHROME_TRACE },
+    { "importFromV8Profiler Node 10 1", "node/10.11.0/example.cpuprofile", -1,
+      FLAME_FORMAT_CHROME_CPUPROFILE },
+    { "importFromChromeTimeline 1", "Chrome/65/simple-timeline.json", -1,
+      FLAME_FORMAT_CHROME_TRACE },
+    { "importFromChromeTimeline Chrome 69 1", "Chrome/69/simple.json", -1,
+      FLAME_FORMAT_CHROME_TRACE },
     /* Chrome/116: (program) self is 9531 µs here, 9312 in speedscope
      * (its "on top of the previous stack" rule differs in an edge case
      * not yet understood); the file is still loaded in test_corpus_loads */
-    { "importFromChromeTimeline Workers Chrome 66 1", "Chrome/66/worker.json", 30851, FLAME_FORMAT_CHROME_TRACE },
-    { "importFromChromeTimeline Workers Chrome 66 2", "Chrome/66/worker.json", 31089, FLAME_FORMAT_CHROME_TRACE },
-    { "importFromChromeTimeline Workers Chrome 70 1", "Chrome/70/worker.json", 775, FLAME_FORMAT_CHROME_TRACE },
-    { "importFromChromeTimeline Workers Chrome 70 2", "Chrome/70/worker.json", 7443, FLAME_FORMAT_CHROME_TRACE },
+    { "importFromChromeTimeline Workers Chrome 66 1", "Chrome/66/worker.json", 30851,
+      FLAME_FORMAT_CHROME_TRACE },
+    { "importFromChromeTimeline Workers Chrome 66 2", "Chrome/66/worker.json", 31089,
+      FLAME_FORMAT_CHROME_TRACE },
+    { "importFromChromeTimeline Workers Chrome 70 1", "Chrome/70/worker.json", 775,
+      FLAME_FORMAT_CHROME_TRACE },
+    { "importFromChromeTimeline Workers Chrome 70 2", "Chrome/70/worker.json", 7443,
+      FLAME_FORMAT_CHROME_TRACE },
   };
-  g_autofree char *snap_path = flame_test_corpus_path ("speedscope/src/import/__snapshots__/chrome.test.ts.snap");
+  g_autofree char *snap_path = flame_test_corpus_path (
+    "speedscope/src/import/__snapshots__/chrome.test.ts.snap");
   g_autoptr(GPtrArray) snaps = NULL;
 
   if (snap_path == NULL)
@@ -75,7 +90,8 @@ test_snapshots (void)
 static void
 test_trace_events (void)
 {
-  g_autofree char *snap_path = flame_test_corpus_path ("speedscope/src/import/__snapshots__/trace-event.test.ts.snap");
+  g_autofree char *snap_path = flame_test_corpus_path (
+    "speedscope/src/import/__snapshots__/trace-event.test.ts.snap");
   g_autofree char *contents = NULL;
   g_auto(GStrv) lines = NULL;
   g_autoptr(GPtrArray) snaps = NULL;
@@ -150,8 +166,10 @@ test_trace_events (void)
 static void
 test_trace_event_details (void)
 {
-  g_autofree char *multi = flame_test_corpus_path ("speedscope/sample/profiles/trace-event/multiprocess.json");
-  g_autofree char *hermes = flame_test_corpus_path ("speedscope/sample/profiles/trace-event/hermes-multiple-frames.json");
+  g_autofree char *multi = flame_test_corpus_path (
+    "speedscope/sample/profiles/trace-event/multiprocess.json");
+  g_autofree char *hermes = flame_test_corpus_path (
+    "speedscope/sample/profiles/trace-event/hermes-multiple-frames.json");
   g_autoptr(GError) error = NULL;
   g_autoptr(FlameProfile) p = NULL;
   g_autoptr(FlameProfile) one = NULL;
@@ -192,7 +210,8 @@ test_trace_event_details (void)
     for (guint f = 0; f < flame_frames_count (frames); f++)
       if (strcmp (flame_frames_get_name (frames, f), "beta") == 0)
         {
-          g_assert_true (g_str_has_suffix (flame_frames_get_file (frames, f), "polyfills/require.js"));
+          g_assert_true (
+            g_str_has_suffix (flame_frames_get_file (frames, f), "polyfills/require.js"));
           g_assert_cmpuint (flame_frames_get (frames, f)->line, ==, 54);
           found = TRUE;
         }
@@ -203,7 +222,8 @@ test_trace_event_details (void)
 static void
 test_trace_event_text (void)
 {
-  static const struct { const char *text; const char *frame; gdouble self_us; } cases[] = {
+  static const struct { const char *text; const char *frame; gdouble self_us;
+  } cases[] = {
     /* args keyed as JSON.stringify writes them: numbers in JavaScript's
      * shortest form, escapes, nesting, key order kept */
     { "[{\"ph\":\"X\",\"ts\":0,\"dur\":5,\"pid\":1,\"tid\":1,\"name\":\"f\",\"args\":{\"b\":1.50,\"a\":[1e21,1e-7,0.000001,-0.0,\"q\\\"\\u0001\"],\"c\":{}}}]",
@@ -220,7 +240,8 @@ test_trace_event_text (void)
       "{\"args\":{\"x\":[{\"y\":2}]},\"name\":\"h\",\"ph\":\"E\",\"ts\":13.5,\"pid\":1,\"tid\":2}]}",
       "h {\"x\":[{\"y\":2}]}", 3.5 },
     /* truncated mid-event: the events before it load */
-    { "[{\"ph\":\"X\",\"ts\":0,\"dur\":4,\"pid\":1,\"tid\":1,\"name\":\"k\"},\n{\"ph\":\"X\",\"ts\":", "k", 4 },
+    { "[{\"ph\":\"X\",\"ts\":0,\"dur\":4,\"pid\":1,\"tid\":1,\"name\":\"k\"},\n{\"ph\":\"X\",\"ts\":",
+      "k", 4 },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -255,7 +276,8 @@ test_trace_event_text (void)
 static void
 test_threads (void)
 {
-  g_autofree char *path = flame_test_corpus_path ("speedscope/sample/profiles/Chrome/66/worker.json");
+  g_autofree char *path = flame_test_corpus_path (
+    "speedscope/sample/profiles/Chrome/66/worker.json");
   g_autoptr(GError) error = NULL;
   g_autoptr(FlameProfile) all = NULL;
   g_autoptr(FlameProfile) one = NULL;
@@ -269,12 +291,14 @@ test_threads (void)
   threads = flame_profile_get_threads (all);
   g_assert_cmpuint (threads->len, ==, 2);
   g_assert_cmpstr (((FlameThread *) g_ptr_array_index (threads, 0))->name, ==, "CrRendererMain");
-  g_assert_cmpstr (((FlameThread *) g_ptr_array_index (threads, 1))->name, ==, "DedicatedWorker thread");
+  g_assert_cmpstr (((FlameThread *)g_ptr_array_index (threads, 1))->name, ==,
+                   "DedicatedWorker thread");
   g_assert_cmpfloat (flame_profile_get_samples (all, 0), ==, 8239);
   one = flame_load_file_full (path, &opts, NULL, NULL, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpfloat (flame_profile_get_samples (one, 0), ==, 3792);
-  g_assert_cmpfloat (flame_profile_get_total_weight (one, 0), <, flame_profile_get_total_weight (all, 0));
+  g_assert_cmpfloat (flame_profile_get_total_weight (one, 0), <,
+                     flame_profile_get_total_weight (all, 0));
 }
 
 static void
@@ -306,18 +330,28 @@ test_corpus_loads (void)
 static void
 test_malformed (void)
 {
-  static const struct { const char *text; const char *what; } bad[] = {
-    { "{\"nodes\":[{\"id\":1,\"callFrame\":{\"functionName\":\"a\"},\"parent\":2},{\"id\":2,\"callFrame\":{\"functionName\":\"b\"},\"parent\":1}],\"samples\":[1,2],\"timeDeltas\":[1,1]}", "cycle" },
-    { "{\"nodes\":[{\"id\":1,\"callFrame\":{\"functionName\":\"a\"}},{\"id\":1,\"callFrame\":{\"functionName\":\"b\"}}],\"samples\":[1],\"timeDeltas\":[1]}", "twice" },
-    { "{\"nodes\":[{\"id\":\"x\",\"callFrame\":{\"functionName\":\"a\"}}],\"samples\":[1],\"timeDeltas\":[1]}", "byte " },
-    { "{\"nodes\":[{\"id\":\"x\",\"callFrame\":{\"functionName\":\"a\"}}],\"samples\":[1],\"timeDeltas\":[1]}", "a node id must be an integer" },
-    { "{\"nodes\":[{\"id\":1,\"callFrame\":{\"functionName\":\"a\"}}],\"samples\":[1],\"timeDeltas\":[null]}", "a time delta must be a number" },
-    { "{\"nodes\":[{\"id\":1,\"callFrame\":{\"functionName\":\"a\"}}],\"samples\":[1,1],\"timeDeltas\":[1,", "truncated" },
-    { "{\"nodes\":[{\"callFrame\":{\"functionName\":\"a\"}}],\"samples\":[1],\"timeDeltas\":[1]}", "no id" },
+  static const struct { const char *text; const char *what;
+  } bad[] = {
+    { "{\"nodes\":[{\"id\":1,\"callFrame\":{\"functionName\":\"a\"},\"parent\":2},{\"id\":2,\"callFrame\":{\"functionName\":\"b\"},\"parent\":1}],\"samples\":[1,2],\"timeDeltas\":[1,1]}",
+      "cycle" },
+    { "{\"nodes\":[{\"id\":1,\"callFrame\":{\"functionName\":\"a\"}},{\"id\":1,\"callFrame\":{\"functionName\":\"b\"}}],\"samples\":[1],\"timeDeltas\":[1]}",
+      "twice" },
+    { "{\"nodes\":[{\"id\":\"x\",\"callFrame\":{\"functionName\":\"a\"}}],\"samples\":[1],\"timeDeltas\":[1]}",
+      "byte " },
+    { "{\"nodes\":[{\"id\":\"x\",\"callFrame\":{\"functionName\":\"a\"}}],\"samples\":[1],\"timeDeltas\":[1]}",
+      "a node id must be an integer" },
+    { "{\"nodes\":[{\"id\":1,\"callFrame\":{\"functionName\":\"a\"}}],\"samples\":[1],\"timeDeltas\":[null]}",
+      "a time delta must be a number" },
+    { "{\"nodes\":[{\"id\":1,\"callFrame\":{\"functionName\":\"a\"}}],\"samples\":[1,1],\"timeDeltas\":[1,",
+      "truncated" },
+    { "{\"nodes\":[{\"callFrame\":{\"functionName\":\"a\"}}],\"samples\":[1],\"timeDeltas\":[1]}",
+      "no id" },
     { "{\"nodes\":[],\"samples\":[],\"timeDeltas\":[]}", "no CPU profile samples" },
     /* the old tree form */
-    { "{\"head\":{\"id\":1,\"functionName\":\"a\",\"children\":[{\"functionName\":\"b\"}]},\"samples\":[1],\"timestamps\":[1],\"startTime\":0}", "no id" },
-    { "{\"head\":{\"id\":1,\"functionName\":\"a\",\"children\":[{\"id\":1,\"functionName\":\"b\"}]},\"samples\":[1],\"timestamps\":[1],\"startTime\":0}", "twice" },
+    { "{\"head\":{\"id\":1,\"functionName\":\"a\",\"children\":[{\"functionName\":\"b\"}]},\"samples\":[1],\"timestamps\":[1],\"startTime\":0}",
+      "no id" },
+    { "{\"head\":{\"id\":1,\"functionName\":\"a\",\"children\":[{\"id\":1,\"functionName\":\"b\"}]},\"samples\":[1],\"timestamps\":[1],\"startTime\":0}",
+      "twice" },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
@@ -327,7 +361,8 @@ test_malformed (void)
 
       g_assert_null (p);
       g_assert_nonnull (error);
-      if (strstr (error->message, bad[i].what) == NULL || strstr (error->message, "test.json") == NULL)
+      if (strstr (error->message, bad[i].what) == NULL ||
+          strstr (error->message, "test.json") == NULL)
         g_error ("case %u: “%s” does not mention “%s”", i, error->message, bad[i].what);
     }
 }

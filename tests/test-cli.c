@@ -37,7 +37,8 @@ test_text (void)
   g_assert_cmpint (r.status, ==, 0);
   g_assert_nonnull (strstr (r.out, "Runtime:       1055.00 ms → 1054.00 ms (-1.00 ms, -0.1%)"));
   /* the header says which normalisation is on */
-  g_assert_nonnull (strstr (r.out, "Normalisation: absolute: times as measured, baseline not scaled"));
+  g_assert_nonnull (
+    strstr (r.out, "Normalisation: absolute: times as measured, baseline not scaled"));
   g_assert_nonnull (strstr (r.out, "interval 1 ms assumed"));
   g_assert_nonnull (strstr (r.out, "Top regressions"));
   g_assert_nonnull (strstr (r.out, "convolve_row"));
@@ -69,7 +70,8 @@ test_exit_codes (void)
   g_assert_nonnull (strstr (r1.err, "2 functions beyond the thresholds (1 regressed, 1 new)"));
 
   /* the other way round, bilinear_sample doubles (+102%): under a 150% threshold */
-  flame_test_run_cli_va (&r2, "compare", "--fail-on-regression", "--threshold-pct", "150", cur, base, NULL);
+  flame_test_run_cli_va (&r2, "compare", "--fail-on-regression", "--threshold-pct", "150", cur,
+                         base, NULL);
   g_assert_cmpint (r2.status, ==, 0);
 
   flame_test_run_cli_va (&r3, "compare", base, "/nonexistent/current.folded", NULL);
@@ -219,12 +221,21 @@ test_json (void)
   g_assert_cmpfloat (json_object_get_double_member (b, "samples"), ==, 1055);
   g_assert_cmpfloat (json_object_get_double_member (b, "interval_ms"), ==, 1);
   g_assert_cmpfloat (json_object_get_double_member (b, "total_ms"), ==, 1055);
-  g_assert_cmpfloat (json_object_get_double_member (json_object_get_object_member (root, "current"), "total_ms"), ==, 1054);
-  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (root, "normalization"), "mode"), ==, "absolute");
-  scale = json_object_get_double_member (json_object_get_object_member (root, "normalization"), "scale");
+  g_assert_cmpfloat (json_object_get_double_member (json_object_get_object_member (root, "current"),
+                                                    "total_ms"),
+                     ==, 1054);
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (root,
+                                                                                 "normalization"),
+                                                  "mode"),
+                   ==, "absolute");
+  scale = json_object_get_double_member (json_object_get_object_member (root, "normalization"),
+                                         "scale");
   g_assert_cmpfloat (scale, ==, 1);
   g_assert_cmpstr (json_object_get_string_member (root, "metric"), ==, "self");
-  g_assert_cmpfloat (json_object_get_double_member (json_object_get_object_member (root, "thresholds"), "pct"), ==, 5);
+  g_assert_cmpfloat (json_object_get_double_member (json_object_get_object_member (root,
+                                                                                   "thresholds"),
+                                                    "pct"),
+                     ==, 5);
 
   summary = json_object_get_object_member (root, "summary");
   g_assert_cmpint (json_object_get_int_member (summary, "regressions"), ==, 1);
@@ -238,15 +249,18 @@ test_json (void)
 
   f = find_function (functions, "convolve_row");
   g_assert_cmpstr (json_object_get_string_member (f, "status"), ==, "regression");
-  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (f, "baseline_self_ms"), 148 * scale, 1e-5);
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (f, "baseline_self_ms"),
+                                  148 * scale, 1e-5);
   g_assert_cmpfloat (json_object_get_double_member (f, "current_self_ms"), ==, 275);
-  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (f, "delta_self_ms"), 275 - 148 * scale, 1e-5);
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (f, "delta_self_ms"),
+                                  275 - 148 * scale, 1e-5);
   g_assert_cmpfloat_with_epsilon (json_object_get_double_member (f, "delta_pct"),
                                   (275 - 148 * scale) / (148 * scale) * 100, 1e-4);
   g_assert_true (json_object_get_boolean_member (f, "significant"));
 
   f = find_function (functions, "main");
-  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (f, "baseline_total_ms"), 1055 * scale, 1e-5);
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (f, "baseline_total_ms"),
+                                  1055 * scale, 1e-5);
   g_assert_cmpfloat (json_object_get_double_member (f, "current_total_ms"), ==, 1054);
   g_assert_cmpstr (json_object_get_string_member (f, "status"), ==, "unchanged");
 
@@ -284,7 +298,8 @@ test_json_recursion (void)
   g_assert_cmpint (r.status, ==, 0);
   json_parser_load_from_data (parser, r.out, -1, &error);
   g_assert_no_error (error);
-  functions = json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)), "functions");
+  functions = json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)),
+                                            "functions");
   f = find_function (functions, "fib");
   g_assert_cmpfloat (json_object_get_double_member (f, "baseline_total_ms"), ==, 7);
   g_assert_cmpfloat (json_object_get_double_member (f, "current_total_ms"), ==, 11);
@@ -310,7 +325,8 @@ status_of (const char *json,
   g_assert_no_error (error);
   functions = json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)),
                                             "functions");
-  return g_intern_string (json_object_get_string_member (find_function (functions, name), "status"));
+  return g_intern_string (
+    json_object_get_string_member (find_function (functions, name), "status"));
 }
 
 static void
@@ -323,7 +339,8 @@ test_default_absolute (void)
   const char *modes[] = { NULL, "absolute", "none", "total" };
 
   g_file_set_contents (b, "app;main;common_work 400\napp;main 10\n", -1, &error);
-  g_file_set_contents (c, "app;main;common_work 400\napp;main 10\napp;main;new_feature 200\n", -1, &error);
+  g_file_set_contents (c, "app;main;common_work 400\napp;main 10\napp;main;new_feature 200\n", -1,
+                       &error);
   g_assert_no_error (error);
 
   for (guint i = 0; i < G_N_ELEMENTS (modes); i++)
@@ -334,7 +351,8 @@ test_default_absolute (void)
       if (modes[i] == NULL)
         flame_test_run_cli_va (&r, "compare", "--format", "json", b, c, NULL);
       else
-        flame_test_run_cli_va (&r, "compare", "--format", "json", "--normalize", modes[i], b, c, NULL);
+        flame_test_run_cli_va (&r, "compare", "--format", "json", "--normalize", modes[i], b, c,
+                               NULL);
       g_assert_cmpint (r.status, ==, 0);
       g_assert_cmpstr (status_of (r.out, "common_work"), ==, want);
       g_assert_cmpstr (status_of (r.out, "new_feature"), ==, "new");
@@ -410,8 +428,10 @@ test_folded_inferno (void)
 {
   g_autofree char *before = flame_test_corpus_path ("inferno/tests/data/diff-folded/before.txt");
   g_autofree char *after = flame_test_corpus_path ("inferno/tests/data/diff-folded/after.txt");
-  g_autofree char *expected = flame_test_corpus_path ("inferno/tests/data/diff-folded/results/default.txt");
-  g_autofree char *expected_hex = flame_test_corpus_path ("inferno/tests/data/diff-folded/results/strip_hex.txt");
+  g_autofree char *expected = flame_test_corpus_path (
+    "inferno/tests/data/diff-folded/results/default.txt");
+  g_autofree char *expected_hex = flame_test_corpus_path (
+    "inferno/tests/data/diff-folded/results/strip_hex.txt");
   g_autofree char *want = NULL;
   g_autofree char *want_hex = NULL;
   g_auto(FlameTestRun) r = { 0 };
@@ -419,12 +439,14 @@ test_folded_inferno (void)
 
   if (before == NULL || after == NULL || expected == NULL || expected_hex == NULL)
     return;
-  flame_test_run_cli_va (&r, "compare", "--format", "folded", "--normalize", "none", before, after, NULL);
+  flame_test_run_cli_va (&r, "compare", "--format", "folded", "--normalize", "none", before, after,
+                         NULL);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_true (g_file_get_contents (expected, &want, NULL, NULL));
   assert_same_lines (r.out, want);
 
-  flame_test_run_cli_va (&rh, "compare", "--format", "folded", "--normalize", "none", "--strip-hex", before, after, NULL);
+  flame_test_run_cli_va (&rh, "compare", "--format", "folded", "--normalize", "none", "--strip-hex",
+                         before, after, NULL);
   g_assert_cmpint (rh.status, ==, 0);
   g_assert_true (g_file_get_contents (expected_hex, &want_hex, NULL, NULL));
   assert_same_lines (rh.out, want_hex);
@@ -444,7 +466,8 @@ test_folded_roundtrip (void)
   g_auto(FlameTestRun) r2 = { 0 };
   g_auto(FlameTestRun) r3 = { 0 };
 
-  flame_test_run_cli_va (&r1, "compare", "--format", "folded", "--normalize", "none", "-o", pair, base, cur, NULL);
+  flame_test_run_cli_va (&r1, "compare", "--format", "folded", "--normalize", "none", "-o", pair,
+                         base, cur, NULL);
   g_assert_cmpint (r1.status, ==, 0);
   flame_test_run_cli_va (&r2, "compare", "--format", "json", base, cur, NULL);
   flame_test_run_cli_va (&r3, "compare", "--format", "json", pair, NULL);
@@ -490,9 +513,8 @@ test_info (void)
     g_autofree char *path = g_build_filename (dir, "trace.json", NULL);
     g_auto(FlameTestRun) u = { 0 };
 
-    g_assert_true (g_file_set_contents (path,
-                                        "[{\"ph\":\"X\",\"ts\":0,\"dur\":5000,\"pid\":1,\"tid\":1,\"name\":\"f\"}]",
-                                        -1, NULL));
+    g_assert_true (g_file_set_contents (
+      path, "[{\"ph\":\"X\",\"ts\":0,\"dur\":5000,\"pid\":1,\"tid\":1,\"name\":\"f\"}]", -1, NULL));
     flame_test_run_cli_va (&u, "info", path, NULL);
     g_assert_cmpint (u.status, ==, 0);
     g_assert_nonnull (strstr (u.out, "Format:    chrome-trace"));
@@ -551,7 +573,8 @@ test_help_usage (void)
 static void
 test_thread_option (void)
 {
-  g_autofree char *worker = flame_test_corpus_path ("speedscope/sample/profiles/Chrome/66/worker.json");
+  g_autofree char *worker = flame_test_corpus_path (
+    "speedscope/sample/profiles/Chrome/66/worker.json");
   g_autoptr(JsonParser) parser = json_parser_new ();
   g_autoptr(GError) error = NULL;
   g_auto(FlameTestRun) all = { 0 };
@@ -562,12 +585,14 @@ test_thread_option (void)
   if (worker == NULL)
     return;
   flame_test_run_cli_va (&all, "compare", "--format", "json", worker, worker, NULL);
-  flame_test_run_cli_va (&one, "compare", "--format", "json", "--thread", "31089", worker, worker, NULL);
+  flame_test_run_cli_va (&one, "compare", "--format", "json", "--thread", "31089", worker, worker,
+                         NULL);
   g_assert_cmpint (all.status, ==, 0);
   g_assert_cmpint (one.status, ==, 0);
   json_parser_load_from_data (parser, one.out, -1, &error);
   g_assert_no_error (error);
-  b = json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)), "baseline");
+  b = json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)),
+                                     "baseline");
   g_assert_cmpfloat (json_object_get_double_member (b, "samples"), ==, 3792);
   g_assert_nonnull (strstr (all.out, "\"samples\": 8239"));
 

@@ -66,13 +66,16 @@ test_sync (void)
 
   g_assert_nonnull (flame_comparison_get_profile (c, FLAME_DIFF_BASELINE));
   g_assert_nonnull (flame_comparison_get_profile (c, FLAME_DIFF_CURRENT));
-  g_assert_cmpfloat (flame_diff_get_total_ms (flame_comparison_get_diff (c), FLAME_DIFF_BASELINE), ==, 100);
-  g_assert_cmpfloat (flame_diff_get_total_ms (flame_comparison_get_diff (c), FLAME_DIFF_CURRENT), ==, 135);
+  g_assert_cmpfloat (flame_diff_get_total_ms (flame_comparison_get_diff (c), FLAME_DIFF_BASELINE),
+                     ==, 100);
+  g_assert_cmpfloat (flame_diff_get_total_ms (flame_comparison_get_diff (c), FLAME_DIFF_CURRENT),
+                     ==, 135);
   report = flame_comparison_get_report (c);
   g_assert_nonnull (report);
   g_assert_cmpint (flame_report_find (report, "log")->status, ==, FLAME_STATUS_NEW);
   g_assert_cmpfloat (flame_comparison_get_fraction (c), ==, 1);
-  g_assert_cmpstr (g_file_peek_path (flame_comparison_get_run_file (c, FLAME_DIFF_CURRENT, 0)), ==, f.cur);
+  g_assert_cmpstr (g_file_peek_path (flame_comparison_get_run_file (c, FLAME_DIFF_CURRENT, 0)), ==,
+                   f.cur);
   files_clear (&f);
 }
 
@@ -149,7 +152,9 @@ test_async (void)
 {
   Files f;
   g_autoptr(FlameComparison) c = flame_comparison_new ();
-  AsyncState st = { g_main_loop_new (NULL, FALSE), NULL, FALSE, 0, 0, FALSE, g_thread_self (), FALSE };
+  AsyncState st = {
+    g_main_loop_new (NULL, FALSE), NULL, FALSE, 0, 0, FALSE, g_thread_self (), FALSE
+  };
 
   files_init (&f, BASE_TEXT, CUR_TEXT);
   flame_comparison_add_baseline (c, f.base);
@@ -176,7 +181,9 @@ test_cancel (void)
   Files f;
   g_autoptr(FlameComparison) c = flame_comparison_new ();
   g_autoptr(GCancellable) cancellable = g_cancellable_new ();
-  AsyncState st = { g_main_loop_new (NULL, FALSE), NULL, FALSE, 0, 0, FALSE, g_thread_self (), FALSE };
+  AsyncState st = {
+    g_main_loop_new (NULL, FALSE), NULL, FALSE, 0, 0, FALSE, g_thread_self (), FALSE
+  };
 
   files_init (&f, BASE_TEXT, CUR_TEXT);
   flame_comparison_add_baseline (c, f.base);
@@ -217,15 +224,18 @@ static void
 test_add_profile (void)
 {
   g_autoptr(FlameProfile) b = flame_test_profile ((const char *[]) { "main;work", NULL });
-  g_autoptr(FlameProfile) cur = flame_test_profile ((const char *[]) { "main;work", "main;work", NULL });
+  g_autoptr (FlameProfile)
+    cur = flame_test_profile ((const char *[]){ "main;work", "main;work", NULL });
   g_autoptr(FlameComparison) c = flame_comparison_new ();
 
   flame_comparison_add_profile (c, FLAME_DIFF_BASELINE, NULL, cur);
   flame_comparison_add_profile (c, FLAME_DIFF_CURRENT, NULL, b);
   g_assert_true (flame_comparison_load (c, NULL, NULL));
   g_assert_true (flame_comparison_get_profile (c, FLAME_DIFF_BASELINE) == cur);
-  g_assert_cmpfloat (flame_diff_get_total_ms (flame_comparison_get_diff (c), FLAME_DIFF_CURRENT), ==, 1);
-  g_assert_cmpfloat (flame_diff_get_total_ms (flame_comparison_get_diff (c), FLAME_DIFF_BASELINE), ==, 2);
+  g_assert_cmpfloat (flame_diff_get_total_ms (flame_comparison_get_diff (c), FLAME_DIFF_CURRENT),
+                     ==, 1);
+  g_assert_cmpfloat (flame_diff_get_total_ms (flame_comparison_get_diff (c), FLAME_DIFF_BASELINE),
+                     ==, 2);
 }
 
 /* one profile alone: a diff error, unless asked for */
@@ -283,7 +293,8 @@ test_several_runs (void)
 {
   g_autofree char *dir = g_dir_make_tmp ("flamediff-runs-XXXXXX", NULL);
   g_autofree char *b1 = write_run (dir, "b1.folded", "main;work 60\nmain;parse 40\n");
-  g_autofree char *b2 = write_run (dir, "b2.folded", "main;work 80\nmain;parse 20\nmain;work;work 10\n");
+  g_autofree char *b2 = write_run (dir, "b2.folded",
+                                   "main;work 80\nmain;parse 20\nmain;work;work 10\n");
   g_autofree char *c1 = write_run (dir, "c1.folded", "main;work 90\n");
   g_autofree char *c2 = write_run (dir, "c2.folded", "main;work 100\nmain;log 6\n");
   g_autofree char *c3 = write_run (dir, "c3.folded", "main;work 110\n");
@@ -306,7 +317,8 @@ test_several_runs (void)
   diff = flame_comparison_get_diff (c);
   g_assert_cmpfloat_with_epsilon (flame_diff_get_total_ms (diff, FLAME_DIFF_BASELINE), 105, 1e-9);
   g_assert_cmpfloat_with_epsilon (flame_diff_get_total_ms (diff, FLAME_DIFF_CURRENT), 102, 1e-9);
-  g_assert_cmpfloat_with_epsilon (flame_report_find (flame_comparison_get_report (c), "parse")->self_b,
+  g_assert_cmpfloat_with_epsilon (flame_report_find (flame_comparison_get_report (c), "parse")
+                                    ->self_b,
                                   30, 1e-9);
 
   runs = flame_comparison_get_runs (c, FLAME_DIFF_BASELINE);
@@ -323,8 +335,9 @@ test_several_runs (void)
   g_assert_cmpfloat (runs->self_ms[1 * runs->n_frames + work], ==, 90);
   g_assert_cmpfloat (runs->total_ms[1 * runs->n_frames + work], ==, 90);
   g_assert_cmpuint (flame_comparison_get_runs (c, FLAME_DIFF_CURRENT)->n_runs, ==, 3);
-  g_assert_nonnull (strstr (flame_profile_get_path (flame_comparison_get_profile (c, FLAME_DIFF_CURRENT)),
-                            "c3.folded (mean of 3 runs)"));
+  g_assert_nonnull (
+    strstr (flame_profile_get_path (flame_comparison_get_profile (c, FLAME_DIFF_CURRENT)),
+            "c3.folded (mean of 3 runs)"));
 
   for (const char *const *p = (const char *const[]) { b1, b2, c1, c2, c3, NULL }; *p; p++)
     g_unlink (*p);

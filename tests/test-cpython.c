@@ -340,7 +340,8 @@ test_binary (gconstpointer data)
 
   g_assert_no_error (error);
   check_profile (profile);
-  g_assert_cmpstr (flame_profile_get_metadata (profile, "compression"), ==, l->zstd ? "zstd" : "none");
+  g_assert_cmpstr (flame_profile_get_metadata (profile, "compression"), ==,
+                   l->zstd ? "zstd" : "none");
   g_assert_true (g_str_has_prefix (flame_profile_get_metadata (profile, "header-layout"),
                                    l->older ? "older" : "current"));
   if (!l->older)
@@ -392,7 +393,8 @@ expect_error (GByteArray *b,
 
   g_assert_null (profile);
   g_assert_nonnull (error);
-  if (!g_str_has_prefix (error->message, "bad.bin: byte ") || strstr (error->message, reason) == NULL)
+  if (!g_str_has_prefix (error->message, "bad.bin: byte ") ||
+      strstr (error->message, reason) == NULL)
     g_error ("unexpected message: %s (wanted “%s”)", error->message, reason);
 }
 
@@ -745,7 +747,8 @@ test_cli_info (void)
       return;
     }
   g_assert_true (g_file_set_contents (path, (const char *) b->data, b->len, NULL));
-  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, 0, NULL, NULL, &out, &err, &status, NULL));
+  g_assert_true (
+    g_spawn_sync (NULL, (char **)argv, NULL, 0, NULL, NULL, &out, &err, &status, NULL));
   g_assert_cmpint (status, ==, 0);
   g_assert_nonnull (strstr (out, "Format:    cpython-binary"));
   g_assert_nonnull (strstr (out, "Threads:   2"));
@@ -983,7 +986,8 @@ main (int    argc,
     {
       const Layout *l = &layouts[i];
       g_autofree char *suffix = g_strdup_printf ("%s%s%s%s", l->older ? "older" : "current",
-                                                 l->zstd ? "-zstd" : "", l->swapped ? "-swapped" : "",
+                                                 l->zstd ? "-zstd" : "",
+                                                 l->swapped ? "-swapped" : "",
                                                  l->stats ? "-stats" : "");
       g_autofree char *p1 = g_strconcat ("/cpython/binary/", suffix, NULL);
       g_autofree char *p2 = g_strconcat ("/cpython/binary/truncated-corrupt/", suffix, NULL);

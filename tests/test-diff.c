@@ -99,7 +99,8 @@ n_children (FlameTree *tree,
 {
   guint n = 0;
 
-  for (guint32 c = tree->nodes[node].first_child; c != FLAME_TREE_NONE; c = tree->nodes[c].next_sibling)
+  for (guint32 c = tree->nodes[node].first_child; c != FLAME_TREE_NONE;
+       c = tree->nodes[c].next_sibling)
     n++;
   return n;
 }
@@ -174,8 +175,9 @@ test_t1_identical (void)
 static void
 test_t2_new_function (void)
 {
-  g_autoptr(FlameDiff) diff = make_diff (S ("file.py:20:func2;file.py:10:func1"),
-                                         S ("file.py:20:func2;file.py:10:func1;file.py:30:new_func"));
+  g_autoptr (FlameDiff)
+    diff = make_diff (S ("file.py:20:func2;file.py:10:func1"),
+                      S ("file.py:20:func2;file.py:10:func1;file.py:30:new_func"));
   FlameTree *tree = flame_diff_get_tree (diff);
   Fields nf, f1;
 
@@ -436,7 +438,10 @@ test_t9_export (void)
   g_assert_cmpint (json_object_get_int_member (root, "schema_version"), ==, 3);
   functions = json_object_get_array_member (root, "functions");
   g_assert_cmpuint (json_array_get_length (functions), ==, 2);
-  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (root, "normalization"), "mode"), ==, "absolute");
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (root,
+                                                                                 "normalization"),
+                                                  "mode"),
+                   ==, "absolute");
 }
 
 /* T10 test_diff_flamegraph_preserves_metadata: one sample seeing two
@@ -495,7 +500,8 @@ test_t11_elided_metadata (void)
   guint elided_children = 0;
   Fields of;
 
-  for (guint32 c = tree->nodes[func2].first_child; c != FLAME_TREE_NONE; c = tree->nodes[c].next_sibling)
+  for (guint32 c = tree->nodes[func2].first_child; c != FLAME_TREE_NONE;
+       c = tree->nodes[c].next_sibling)
     if (flame_diff_is_elided (diff, c))
       elided_children++;
   g_assert_cmpuint (elided_children, ==, 1);
@@ -532,7 +538,8 @@ test_t12_load_baseline (void)
   flame_comparison_add_current (comparison, cur_path);
   g_assert_true (flame_comparison_load (comparison, NULL, &error));
   g_assert_no_error (error);
-  check_t3 (flame_comparison_get_diff (comparison), "caller;hot_leaf", "caller;cold_leaf", "caller");
+  check_t3 (flame_comparison_get_diff (comparison), "caller;hot_leaf", "caller;cold_leaf",
+            "caller");
 
   g_unlink (base_path);
   g_unlink (cur_path);
@@ -554,7 +561,8 @@ test_6_1_elided_top_level_root (void)
   Fields kl, ol;
 
   assert_close (flame_diff_get_scale (diff), 0.5);
-  for (guint32 c = tree->nodes[FLAME_TREE_ROOT].first_child; c != FLAME_TREE_NONE; c = tree->nodes[c].next_sibling)
+  for (guint32 c = tree->nodes[FLAME_TREE_ROOT].first_child; c != FLAME_TREE_NONE;
+       c = tree->nodes[c].next_sibling)
     if (flame_diff_is_elided (diff, c))
       elided_roots++;
   g_assert_cmpuint (elided_roots, ==, 1);
@@ -582,8 +590,10 @@ test_6_1_elided_top_level_root (void)
   ol = fields (absolute, "old_root;old_leaf");
   assert_close (ol.baseline, 1.0);
   assert_close (ol.diff_pct, -100.0);
-  assert_close (flame_diff_get_elided_weight (absolute, find_node (absolute, flame_diff_get_tree (absolute),
-                                                                   "old_root")), 1.0);
+  assert_close (flame_diff_get_elided_weight (absolute,
+                                              find_node (absolute, flame_diff_get_tree (absolute),
+                                                         "old_root")),
+                1.0);
   kl = fields (absolute, "kept_root;kept_leaf");
   assert_close (kl.baseline, 1.0);
   assert_close (kl.diff_pct, 0.0);
@@ -611,13 +621,16 @@ test_class_thresholds (void)
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       FlameDiffValues v = { 100, 1000, 100 + cases[i].p, 1000 };
-      g_assert_cmpint (flame_diff_classify_values (diff, &v, FLAME_METRIC_SELF), ==, cases[i].change);
+      g_assert_cmpint (flame_diff_classify_values (diff, &v, FLAME_METRIC_SELF), ==,
+                       cases[i].change);
     }
   /* pure callers (no self time on either side) are neutral */
   {
     FlameDiffValues v = { 0, 10, 0, 30 };
-    g_assert_cmpint (flame_diff_classify_values (diff, &v, FLAME_METRIC_SELF), ==, FLAME_CHANGE_NEUTRAL);
-    g_assert_cmpint (flame_diff_classify_values (diff, &v, FLAME_METRIC_TOTAL), ==, FLAME_CHANGE_REGRESSION_DEEP);
+    g_assert_cmpint (flame_diff_classify_values (diff, &v, FLAME_METRIC_SELF), ==,
+                     FLAME_CHANGE_NEUTRAL);
+    g_assert_cmpint (flame_diff_classify_values (diff, &v, FLAME_METRIC_TOTAL), ==,
+                     FLAME_CHANGE_REGRESSION_DEEP);
   }
 }
 
@@ -689,9 +702,10 @@ test_normalization_header (void)
   report = flame_report_new (diff, NULL);
   flame_report_write_text (report, text);
   g_test_message ("%s", text->str);
-  g_assert_nonnull (strstr (text->str, "Normalisation: absolute: times as measured, baseline not scaled "
-                                       "(sampled time ratio ×0.1); baseline samples ×10 in the "
-                                       "current run's sampling interval"));
+  g_assert_nonnull (strstr (text->str,
+                            "Normalisation: absolute: times as measured, baseline not scaled "
+                            "(sampled time ratio ×0.1); baseline samples ×10 in the "
+                            "current run's sampling interval"));
 }
 
 static void
@@ -746,8 +760,10 @@ test_inverted (void)
   flame_diff_get_values (diff, inv, mp, &v);
   assert_close (v.total_c, 4);
   assert_close (v.total_b, 2);
-  g_assert_cmpint (flame_diff_classify (diff, inv, mp, FLAME_METRIC_TOTAL), ==, FLAME_CHANGE_REGRESSION_DEEP);
-  g_assert_cmpint (flame_diff_classify (diff, inv, mr, FLAME_METRIC_TOTAL), ==, FLAME_CHANGE_NEUTRAL);
+  g_assert_cmpint (flame_diff_classify (diff, inv, mp, FLAME_METRIC_TOTAL), ==,
+                   FLAME_CHANGE_REGRESSION_DEEP);
+  g_assert_cmpint (flame_diff_classify (diff, inv, mr, FLAME_METRIC_TOTAL), ==,
+                   FLAME_CHANGE_NEUTRAL);
   flame_diff_get_values (diff, inv, p, &v);
   assert_close (v.total_c, 1);
   assert_close (v.total_b, 1);
@@ -829,15 +845,18 @@ test_noise (void)
       node = find_node (diff, tree, "main;hot");
       flame_diff_get_values (diff, tree, node, &v);
       assert_close (flame_diff_percent (&v, FLAME_METRIC_SELF), 50.0);
-      g_assert_cmpint (flame_diff_is_significant (diff, &v, FLAME_METRIC_SELF, 0.05), ==, cases[i].significant);
+      g_assert_cmpint (flame_diff_is_significant (diff, &v, FLAME_METRIC_SELF, 0.05), ==,
+                       cases[i].significant);
       g_assert_cmpint (flame_diff_classify (diff, tree, node, FLAME_METRIC_SELF), ==,
                        cases[i].significant ? FLAME_CHANGE_REGRESSION_LIGHT : FLAME_CHANGE_NEUTRAL);
 
       /* off by default: +50% is light red whatever the counts */
       diff_off = flame_diff_new (base, cur, NULL, NULL, NULL);
       g_assert_cmpint (flame_diff_classify (diff_off, flame_diff_get_tree (diff_off),
-                                            find_node (diff_off, flame_diff_get_tree (diff_off), "main;hot"),
-                                            FLAME_METRIC_SELF), ==, FLAME_CHANGE_REGRESSION_LIGHT);
+                                            find_node (diff_off, flame_diff_get_tree (diff_off),
+                                                       "main;hot"),
+                                            FLAME_METRIC_SELF),
+                       ==, FLAME_CHANGE_REGRESSION_LIGHT);
     }
 }
 
@@ -866,10 +885,9 @@ test_self_compare (void)
 static void
 test_folded_order (void)
 {
-  g_autoptr(FlameProfile) p = flame_test_profile (S ("main;ab", "main;ab!", "main;ab;x", "main;ab x",
-                                                     "main;abcdefghij;k", "main;abcdefghij",
-                                                     "main;abcdefghi", "m", "main", "main;ab",
-                                                     "main;ab;x;y"));
+  g_autoptr (FlameProfile) p = flame_test_profile (
+    S ("main;ab", "main;ab!", "main;ab;x", "main;ab x", "main;abcdefghij;k", "main;abcdefghij",
+       "main;abcdefghi", "m", "main", "main;ab", "main;ab;x;y"));
   g_autoptr(FlameDiff) diff = flame_diff_new (p, p, NULL, NULL, NULL);
   g_autoptr(GString) out = g_string_new (NULL);
   g_autoptr(GString) single = g_string_new (NULL);
@@ -1012,10 +1030,12 @@ test_binaries (void)
   flame_profile_set_metadata (b, "build_ids", "/usr/bin/imgconv=1a2b3c4d5e6f");
   g_assert_null (flame_binaries_compare (b, c, FALSE));
 
-  flame_profile_set_metadata (b, "build_ids",
-                              "/lib/libc.so.6=aaaa;/opt/libold.so=0123456789ab;/usr/bin/imgconv=1a2b3c4d5e6f");
-  flame_profile_set_metadata (c, "build_ids",
-                              "/lib/libc.so.6=aaaa;/opt/libnew.so=ba9876543210;/usr/bin/imgconv=3c4d5e6f7a8b");
+  flame_profile_set_metadata (
+    b, "build_ids",
+    "/lib/libc.so.6=aaaa;/opt/libold.so=0123456789ab;/usr/bin/imgconv=1a2b3c4d5e6f");
+  flame_profile_set_metadata (
+    c, "build_ids",
+    "/lib/libc.so.6=aaaa;/opt/libnew.so=ba9876543210;/usr/bin/imgconv=3c4d5e6f7a8b");
   diff = flame_diff_new (b, c, NULL, NULL, &error);
   g_assert_no_error (error);
   report = flame_report_new (diff, NULL);
@@ -1031,13 +1051,15 @@ test_binaries (void)
   g_assert_cmpint (((FlameBinary *) bins->pdata[3])->status, ==, FLAME_BINARY_SAME);
 
   flame_report_write_text (report, text);
-  g_assert_nonnull (strstr (text->str, "  Binaries:      imgconv: build-id 1a2b3c4d… → 3c4d5e6f… (rebuilt)\n"));
+  g_assert_nonnull (
+    strstr (text->str, "  Binaries:      imgconv: build-id 1a2b3c4d… → 3c4d5e6f… (rebuilt)\n"));
   g_assert_nonnull (strstr (text->str, "libnew.so: only in the current run (build-id ba987654…)"));
   g_assert_nonnull (strstr (text->str, "libold.so: only in the baseline run (build-id 01234567…)"));
   g_assert_null (strstr (text->str, "libc.so.6"));
 
   flame_report_write_markdown (report, md);
-  g_assert_nonnull (strstr (md->str, "### Binaries\n\n- `imgconv: build-id 1a2b3c4d… → 3c4d5e6f… (rebuilt)`\n"));
+  g_assert_nonnull (
+    strstr (md->str, "### Binaries\n\n- `imgconv: build-id 1a2b3c4d… → 3c4d5e6f… (rebuilt)`\n"));
 
   flame_report_write_json (report, json);
   json_parser_load_from_data (parser, json->str, json->len, &error);
@@ -1057,7 +1079,8 @@ test_binaries (void)
   o = json_array_get_object_element (arr, 2);
   g_assert_true (json_object_get_null_member (o, "current_build_id"));
   g_assert_cmpstr (json_object_get_string_member (o, "status"), ==, "removed");
-  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (arr, 3), "status"), ==, "same");
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (arr, 3), "status"),
+                   ==, "same");
 }
 
 /* Profiles from other tools: no Binaries line, no binaries key */

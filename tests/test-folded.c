@@ -166,7 +166,8 @@ assert_not_profile (const char *path,
   g_test_message ("%s", error->message);
   g_assert_nonnull (strstr (error->message, path));
   g_assert_nonnull (strstr (error->message, seems));
-  g_assert_nonnull (strstr (error->message, "Flamediff reads folded stacks, perf script output, perf.data, pprof"));
+  g_assert_nonnull (
+    strstr (error->message, "Flamediff reads folded stacks, perf script output, perf.data, pprof"));
 }
 
 /* Real output of other tools (tests/data/not-profiles/README.md says how
@@ -265,7 +266,9 @@ static void
 test_bad_lines (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(FlameProfile) p = load_text ("a;b 1\nTHIS IS A BAD LINE\na;c 2\nbad 12V.43\n.5\na;d -3\na;e 1\na;f 1\n", -1, &error);
+  g_autoptr (FlameProfile)
+    p = load_text ("a;b 1\nTHIS IS A BAD LINE\na;c 2\nbad 12V.43\n.5\na;d -3\na;e 1\na;f 1\n", -1,
+                   &error);
   const char *warning;
 
   g_assert_no_error (error);
@@ -332,7 +335,8 @@ test_gzip_utf16 (void)
 {
   const char *text = "a;b 3\na;c 4\n";
   g_autoptr(GError) error = NULL;
-  g_autoptr(GConverter) gz = G_CONVERTER (g_zlib_compressor_new (G_ZLIB_COMPRESSOR_FORMAT_GZIP, -1));
+  g_autoptr (GConverter)
+    gz = G_CONVERTER (g_zlib_compressor_new (G_ZLIB_COMPRESSOR_FORMAT_GZIP, -1));
   guint8 out[256];
   gsize read, written;
   g_autoptr(FlameProfile) p = NULL;
@@ -399,8 +403,10 @@ test_limits (void)
 static void
 test_prefix_reuse (void)
 {
-  const char *sorted = "a;b 1\na;b;c 2\na;bc 3\na;bc;d 4\na;b;c 5\nab;c 6\na 7\na;b;c;d;e 8\na;b;c;d 9\n";
-  const char *shuffled = "a;b;c;d 9\nab;c 6\na;bc;d 4\na;b 1\na 7\na;b;c 5\na;bc 3\na;b;c;d;e 8\na;b;c 2\n";
+  const char *sorted =
+    "a;b 1\na;b;c 2\na;bc 3\na;bc;d 4\na;b;c 5\nab;c 6\na 7\na;b;c;d;e 8\na;b;c;d 9\n";
+  const char *shuffled =
+    "a;b;c;d 9\nab;c 6\na;bc;d 4\na;b 1\na 7\na;b;c 5\na;bc 3\na;b;c;d;e 8\na;b;c 2\n";
   g_autoptr(FlameProfile) p = load_text (sorted, -1, NULL);
   g_autoptr(FlameProfile) q = load_text (shuffled, -1, NULL);
   static const struct { const char *name; gdouble self, total; } want[] = {
@@ -549,7 +555,8 @@ test_deep_recursion (void)
 static void
 test_speedscope_snapshots (void)
 {
-  g_autofree char *snap_path = flame_test_corpus_path ("speedscope/src/import/__snapshots__/bg-flamegraph.test.ts.snap");
+  g_autofree char *snap_path = flame_test_corpus_path (
+    "speedscope/src/import/__snapshots__/bg-flamegraph.test.ts.snap");
   g_autofree char *contents = NULL;
   g_auto(GStrv) lines = NULL;
   g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
@@ -581,7 +588,8 @@ test_speedscope_snapshots (void)
       else if (g_str_has_prefix (l, "  \"name\": \""))
         {
           g_autofree char *file = g_strndup (l + 11, strlen (l + 11) - 2);
-          g_autofree char *rel = g_build_filename ("speedscope/sample/profiles/stackcollapse", file, NULL);
+          g_autofree char *rel = g_build_filename ("speedscope/sample/profiles/stackcollapse", file,
+                                                   NULL);
           g_autofree char *path = flame_test_corpus_path (rel);
           g_autoptr(GError) error = NULL;
           g_autoptr(FlameProfile) p = NULL;
@@ -639,7 +647,8 @@ test_corpus_files (void)
 
   /* fractional.txt: the sum of its counts, as written */
   {
-    g_autofree char *path = flame_test_corpus_path ("inferno/tests/data/flamegraph/fractional-samples/fractional.txt");
+    g_autofree char *path = flame_test_corpus_path (
+      "inferno/tests/data/flamegraph/fractional-samples/fractional.txt");
     g_autofree char *contents = NULL;
     g_auto(GStrv) lines = NULL;
     g_autoptr(FlameProfile) p = NULL;

@@ -50,7 +50,8 @@ ref_cell (JsonObject *table,
       r = json_array_get_array_element (data, row);
       return pos < json_array_get_length (r) ? json_array_get_element (r, pos) : NULL;
     }
-  if (!json_object_has_member (table, name) || JSON_NODE_HOLDS_NULL (json_object_get_member (table, name)))
+  if (!json_object_has_member (table, name) ||
+      JSON_NODE_HOLDS_NULL (json_object_get_member (table, name)))
     return NULL;
   {
     JsonArray *col = json_object_get_array_member (table, name);
@@ -144,10 +145,12 @@ ref_thread (Ref        *ref,
           if (funcs != NULL && !ref_null (ref_cell (frames, "func", fr)))
             {
               gint64 fn = json_node_get_int (ref_cell (frames, "func", fr));
-              name = json_array_get_string_element (strings, json_node_get_int (ref_cell (funcs, "name", fn)));
+              name = json_array_get_string_element (strings, json_node_get_int (
+                                                               ref_cell (funcs, "name", fn)));
             }
           else
-            name = json_array_get_string_element (strings, json_node_get_int (ref_cell (frames, "location", fr)));
+            name = json_array_get_string_element (strings, json_node_get_int (
+                                                             ref_cell (frames, "location", fr)));
           if (leaf)
             ref_add (ref->self, name, w);
           leaf = FALSE;
@@ -340,16 +343,23 @@ check_file (const char  *path,
 static void
 test_corpus (void)
 {
-  static const struct { const char *file; FlameFormat format; const char *top; } cases[] = {
+  static const struct { const char *file; FlameFormat format; const char *top;
+  } cases[] = {
     { "profiler/src/test/fixtures/upgrades/gecko-1.json", FLAME_FORMAT_GECKO, "0x100000f84" },
     { "profiler/src/test/fixtures/upgrades/gecko-2.json", FLAME_FORMAT_GECKO, NULL },
-    { "profiler/src/test/fixtures/upgrades/processed-1.json", FLAME_FORMAT_FIREFOX_PROCESSED, "0x100000f84" },
-    { "profiler/src/test/fixtures/upgrades/processed-2.json", FLAME_FORMAT_FIREFOX_PROCESSED, NULL },
-    { "profiler/src/test/fixtures/upgrades/processed-3.json", FLAME_FORMAT_FIREFOX_PROCESSED, NULL },
-    { "profiler/src/test/integration/profiler-edit/unsymbolicated.json", FLAME_FORMAT_FIREFOX_PROCESSED, "0x43e8" },
-    { "profiler/profiler-cli/src/test/fixtures/sourcemap/single.json", FLAME_FORMAT_FIREFOX_PROCESSED, "Ajs" },
+    { "profiler/src/test/fixtures/upgrades/processed-1.json", FLAME_FORMAT_FIREFOX_PROCESSED,
+      "0x100000f84" },
+    { "profiler/src/test/fixtures/upgrades/processed-2.json", FLAME_FORMAT_FIREFOX_PROCESSED,
+      NULL },
+    { "profiler/src/test/fixtures/upgrades/processed-3.json", FLAME_FORMAT_FIREFOX_PROCESSED,
+      NULL },
+    { "profiler/src/test/integration/profiler-edit/unsymbolicated.json",
+      FLAME_FORMAT_FIREFOX_PROCESSED, "0x43e8" },
+    { "profiler/profiler-cli/src/test/fixtures/sourcemap/single.json",
+      FLAME_FORMAT_FIREFOX_PROCESSED, "Ajs" },
     /* devtools exports: the raw profile under "profile" */
-    { "speedscope/sample/profiles/Firefox/59/firefox.json", FLAME_FORMAT_GECKO, "XRE_InitChildProcess" },
+    { "speedscope/sample/profiles/Firefox/59/firefox.json", FLAME_FORMAT_GECKO,
+      "XRE_InitChildProcess" },
     { "speedscope/sample/profiles/Firefox/59/simple-firefox.json", FLAME_FORMAT_GECKO, NULL },
     { "speedscope/sample/profiles/Firefox/61/recursion.json", FLAME_FORMAT_GECKO, NULL },
   };
@@ -396,8 +406,10 @@ static void
 test_hand_checked (void)
 {
   g_autofree char *g1 = flame_test_corpus_path ("profiler/src/test/fixtures/upgrades/gecko-1.json");
-  g_autofree char *un = flame_test_corpus_path ("profiler/src/test/integration/profiler-edit/unsymbolicated.json");
-  g_autofree char *sj = flame_test_corpus_path ("profiler/profiler-cli/src/test/fixtures/sourcemap/single.json");
+  g_autofree char *un = flame_test_corpus_path (
+    "profiler/src/test/integration/profiler-edit/unsymbolicated.json");
+  g_autofree char *sj = flame_test_corpus_path (
+    "profiler/profiler-cli/src/test/fixtures/sourcemap/single.json");
   g_autoptr(GError) error = NULL;
   g_autoptr(FlameProfile) a = NULL;
   g_autoptr(FlameProfile) b = NULL;
@@ -529,31 +541,39 @@ test_cpython (void)
 static void
 test_malformed (void)
 {
-  static const struct { const char *text; const char *what; } bad[] = {
+  static const struct { const char *text; const char *what;
+  } bad[] = {
     /* a cyclic prefix chain: 0 -> 1 -> 0 */
     { "{\"meta\":{\"preprocessedProfileVersion\":40},\"threads\":[{\"samples\":{\"stack\":[0]},"
       "\"stackTable\":{\"frame\":[0,0],\"prefix\":[1,0]},\"frameTable\":{\"func\":[0]},"
-      "\"funcTable\":{\"name\":[0]},\"stringArray\":[\"a\"]}]}", "cycle" },
+      "\"funcTable\":{\"name\":[0]},\"stringArray\":[\"a\"]}]}",
+      "cycle" },
     { "{\"meta\":{},\"threads\":[{\"samples\":{\"stack\":[5]},"
       "\"stackTable\":{\"frame\":[0],\"prefix\":[null]},\"frameTable\":{\"func\":[0]},"
-      "\"funcTable\":{\"name\":[0]},\"stringArray\":[\"a\"]}]}", "stack 5 is out of range" },
+      "\"funcTable\":{\"name\":[0]},\"stringArray\":[\"a\"]}]}",
+      "stack 5 is out of range" },
     { "{\"meta\":{},\"threads\":[{\"samples\":{\"stack\":[0]},"
       "\"stackTable\":{\"frame\":[0],\"prefix\":[null]},\"frameTable\":{\"func\":[0]},"
-      "\"funcTable\":{\"name\":[9]},\"stringArray\":[\"a\"]}]}", "string index 9" },
+      "\"funcTable\":{\"name\":[9]},\"stringArray\":[\"a\"]}]}",
+      "string index 9" },
     { "{\"meta\":{},\"threads\":[{\"samples\":{\"stack\":[0]},"
       "\"stackTable\":{\"frame\":[0],\"prefixOffset\":[3]},\"frameTable\":{\"func\":[0]},"
-      "\"funcTable\":{\"name\":[0]},\"stringArray\":[\"a\"]}]}", "prefixOffset 3" },
+      "\"funcTable\":{\"name\":[0]},\"stringArray\":[\"a\"]}]}",
+      "prefixOffset 3" },
     { "{\"meta\":{},\"threads\":[{\"samples\":{\"stack\":[0]},"
       "\"stackTable\":{\"frame\":[2],\"prefix\":[null]},\"frameTable\":{\"func\":[0]},"
-      "\"funcTable\":{\"name\":[0]},\"stringArray\":[\"a\"]}]}", "frame 2 is out of range" },
+      "\"funcTable\":{\"name\":[0]},\"stringArray\":[\"a\"]}]}",
+      "frame 2 is out of range" },
     { "{\"meta\":{},\"threads\":[{\"samples\":{\"stack\":[0]},"
       "\"stackTable\":{\"frame\":[0],\"prefix\":[null]},\"frameTable\":{\"func\":[0]},"
-      "\"stringArray\":[\"a\"]}]}", "no funcTable" },
+      "\"stringArray\":[\"a\"]}]}",
+      "no funcTable" },
     { "{\"meta\":{},\"threads\":[{\"samples\":{\"stack\":[0]}}]}", "no stackTable" },
     /* raw: schema and data, a cyclic prefix */
     { "{\"meta\":{\"version\":3},\"threads\":[{\"samples\":{\"schema\":{\"stack\":0},\"data\":[[1]]},"
       "\"stackTable\":{\"schema\":{\"prefix\":0,\"frame\":1},\"data\":[[1,0],[0,0]]},"
-      "\"frameTable\":{\"schema\":{\"location\":0},\"data\":[[0]]},\"stringTable\":[\"x\"]}]}", "cycle" },
+      "\"frameTable\":{\"schema\":{\"location\":0},\"data\":[[0]]},\"stringTable\":[\"x\"]}]}",
+      "cycle" },
     { "{\"meta\":{},\"threads\":[{\"samples\":{\"stack\":[0,", "truncated" },
     { "{\"meta\":{},\"threads\":[]}", "no samples" },
     { "{\"meta\":{},\"threads\":[\"{\\\"threads\\\":[\\\"[\\\"]}\"]}", "embedded" },
@@ -566,7 +586,8 @@ test_malformed (void)
 
       g_assert_null (p);
       g_assert_nonnull (error);
-      if (strstr (error->message, bad[i].what) == NULL || strstr (error->message, "test.json") == NULL)
+      if (strstr (error->message, bad[i].what) == NULL ||
+          strstr (error->message, "test.json") == NULL)
         g_error ("case %u: “%s” does not mention “%s”", i, error->message, bad[i].what);
       /* table errors carry a byte position */
       if (i < 6 && strstr (error->message, "byte ") == NULL)

@@ -127,7 +127,8 @@ fixture_setup (Fixture       *fx,
 {
   FlameView view = GPOINTER_TO_INT (data);
 
-  adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_FORCE_LIGHT);
+  adw_style_manager_set_color_scheme (adw_style_manager_get_default (),
+                                      ADW_COLOR_SCHEME_FORCE_LIGHT);
   fx->diff = example_diff ();
   fx->source = flame_layout_source_new_for_diff (fx->diff, view);
   fixture_init (fx, fx->source, WIDTH, HEIGHT);
@@ -231,7 +232,8 @@ node_fill_at (FlameGraphView *view,
 
   g_assert_cmpint (i, >=, 0);
   g_assert_true (_flame_graph_view_frame_bounds (view, i, &r));
-  return pixel_at (p, (int) (r.origin.x + r.size.width) - inset, (int) (r.origin.y + r.size.height / 2));
+  return pixel_at (p, (int)(r.origin.x + r.size.width) - inset,
+                   (int)(r.origin.y + r.size.height / 2));
 }
 
 static FlameRgb
@@ -278,9 +280,11 @@ test_colours (Fixture       *fx,
     assert_rgb (node_fill (fx->view, &p, node), "#9575cd");
     assert_rgb (node_fill (fx->view, &p, simd), "#9575cd");
     /* +86% self time, less after scaling the baseline: medium */
-    g_assert_cmpint (flame_layout_source_get_class (fx->source, row), ==, FLAME_CHANGE_REGRESSION_MEDIUM);
+    g_assert_cmpint (flame_layout_source_get_class (fx->source, row), ==,
+                     FLAME_CHANGE_REGRESSION_MEDIUM);
     assert_rgb (node_fill (fx->view, &p, row), "#e57373");
-    assert_rgb (node_fill (fx->view, &p, flame_layout_source_find (fx->source, "bilinear_sample")), "#42a5f5");
+    assert_rgb (node_fill (fx->view, &p, flame_layout_source_find (fx->source, "bilinear_sample")),
+                "#42a5f5");
     assert_rgb (pixel_at (&p, p.width - 1, p.height / 2), "#ffffff");
     save_png (fx->view, "graph-view-light.png");
   }
@@ -295,7 +299,8 @@ test_colours (Fixture       *fx,
     snap (fx->view, &p);
     assert_rgb (node_fill (fx->view, &p, node), "#b39ddb");
     assert_rgb (node_fill (fx->view, &p, row), "#e57373");
-    assert_rgb (node_fill (fx->view, &p, flame_layout_source_find (fx->source, "bilinear_sample")), "#64b5f6");
+    assert_rgb (node_fill (fx->view, &p, flame_layout_source_find (fx->source, "bilinear_sample")),
+                "#64b5f6");
     assert_rgb (pixel_at (&p, p.width - 1, p.height / 2), "#1e1e1e");
     save_png (fx->view, "graph-view-dark.png");
   }
@@ -386,7 +391,8 @@ test_zoom (Fixture       *fx,
     save_png (fx->view, "graph-view-zoomed.png");
   }
   /* a sibling of the zoom root is not drawn */
-  g_assert_cmpint (frame_of_node (fx->view, flame_layout_source_find (fx->source, "jpeg_encode")), ==, -1);
+  g_assert_cmpint (frame_of_node (fx->view, flame_layout_source_find (fx->source, "jpeg_encode")),
+                   ==, -1);
 
   /* Zoom Out, then All › imgconv › main › save_image › simd_color_convert */
   for (GtkWidget *c = gtk_widget_get_first_child (crumbs); c; c = gtk_widget_get_next_sibling (c))
@@ -667,7 +673,8 @@ test_keyboard (Fixture       *fx,
     FlameRgb outer, inner;
 
     snap (fx->view, &p);
-    g_assert_true (_flame_graph_view_frame_bounds (fx->view, frame_of_node (fx->view, FLAME_TREE_ROOT), &r));
+    g_assert_true (
+      _flame_graph_view_frame_bounds (fx->view, frame_of_node (fx->view, FLAME_TREE_ROOT), &r));
     outer = pixel_at (&p, (int) (r.origin.x + r.size.width / 2), (int) r.origin.y - 1);
     inner = pixel_at (&p, (int) (r.origin.x + r.size.width / 2), (int) r.origin.y + 1);
     g_assert_cmpuint (outer.r + outer.g + outer.b, <, 3 * 40);
@@ -714,7 +721,8 @@ test_keyboard (Fixture       *fx,
     /* roots at the top */
     graphene_rect_t r;
 
-    g_assert_true (_flame_graph_view_frame_bounds (fx->view, frame_of_node (fx->view, FLAME_TREE_ROOT), &r));
+    g_assert_true (
+      _flame_graph_view_frame_bounds (fx->view, frame_of_node (fx->view, FLAME_TREE_ROOT), &r));
     g_assert_cmpfloat (r.origin.y, <, 2 * 17 + flame_graph_view_get_show_legend (fx->view) * 200);
     gtk_widget_grab_focus (w);
     settle ();
@@ -738,7 +746,8 @@ test_keyboard (Fixture       *fx,
   flame_graph_view_set_selected_node (fx->view, blur);
   flame_graph_view_zoom_to (fx->view, process);
   {
-    g_autoptr(FlameLayoutSource) other = flame_layout_source_new_for_diff (fx->diff, FLAME_VIEW_DIFFERENTIAL);
+    g_autoptr (FlameLayoutSource)
+      other = flame_layout_source_new_for_diff (fx->diff, FLAME_VIEW_DIFFERENTIAL);
 
     flame_graph_view_set_source (fx->view, other);
     g_assert_cmpuint (flame_graph_view_get_zoom_node (fx->view), ==, FLAME_TREE_ROOT);
@@ -754,7 +763,8 @@ test_elided (Fixture       *fx,
 {
   FlameLayout *layout = _flame_graph_view_get_layout (fx->view);
   g_auto(Picture) p = { 0 };
-  const char *expected[] = { "all", "imgconv", "main", "save_image", "legacy_color_convert", "rgb_to_ycc", NULL };
+  const char *expected[] = { "all",        "imgconv", "main", "save_image", "legacy_color_convert",
+                             "rgb_to_ycc", NULL };
   guint n = flame_layout_get_n_frames (layout);
 
   flame_graph_view_set_show_legend (fx->view, FALSE);
@@ -801,7 +811,8 @@ test_highlight_function (Fixture       *fx,
     g_auto(Picture) cleared = { 0 };
 
     snap (fx->view, &cleared);
-    g_assert_cmpmem (cleared.data, cleared.stride * cleared.height, before.data, before.stride * before.height);
+    g_assert_cmpmem (cleared.data, cleared.stride * cleared.height, before.data,
+                     before.stride * before.height);
   }
 }
 
@@ -810,15 +821,18 @@ test_highlight_function (Fixture       *fx,
 static void
 test_other_views (void)
 {
-  g_autoptr(FlameProfile) profile = load_profile (g_getenv ("FLAMEDIFF_EXAMPLES"), "current.folded");
+  g_autoptr (FlameProfile)
+    profile = load_profile (g_getenv ("FLAMEDIFF_EXAMPLES"), "current.folded");
   g_autoptr(FlameLayoutSource) single = flame_layout_source_new_for_profile (profile, 0, 1.0);
   g_autoptr(FlameDiff) diff = example_diff ();
-  g_autoptr(FlameLayoutSource) inverted = flame_layout_source_new_for_diff (diff, FLAME_VIEW_INVERTED);
+  g_autoptr (FlameLayoutSource)
+    inverted = flame_layout_source_new_for_diff (diff, FLAME_VIEW_INVERTED);
   guint32 row = flame_layout_source_find (single, "convolve_row");
   Fixture fx = { 0 };
   gdouble cur, base, x, y;
 
-  adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_FORCE_LIGHT);
+  adw_style_manager_set_color_scheme (adw_style_manager_get_default (),
+                                      ADW_COLOR_SCHEME_FORCE_LIGHT);
   fixture_init (&fx, single, WIDTH, HEIGHT);
   flame_graph_view_set_search_text (fx.view, "convolve_row");
   g_assert_cmpuint (flame_graph_view_get_n_matches (fx.view), ==, 1);
@@ -827,7 +841,8 @@ test_other_views (void)
   g_assert_cmpfloat (base, ==, 0);
   {
     g_auto(Picture) p = { 0 };
-    FlameRgb want = flame_palette_plain_fill (flame_palette_get (FLAME_PALETTE_LIGHT), "convolve_row");
+    FlameRgb want = flame_palette_plain_fill (flame_palette_get (FLAME_PALETTE_LIGHT),
+                                              "convolve_row");
     char hex[8];
 
     snap (fx.view, &p);
@@ -879,7 +894,8 @@ test_scrolling (void)
   g_assert_cmpfloat (gtk_adjustment_get_value (vadj), ==,
                      gtk_adjustment_get_upper (vadj) - gtk_adjustment_get_page_size (vadj));
   /* the root row is at the bottom of the view */
-  g_assert_true (_flame_graph_view_frame_bounds (fx.view, frame_of_node (fx.view, FLAME_TREE_ROOT), &r));
+  g_assert_true (
+    _flame_graph_view_frame_bounds (fx.view, frame_of_node (fx.view, FLAME_TREE_ROOT), &r));
   g_assert_cmpfloat (r.origin.y + r.size.height, <=, 300);
   g_assert_cmpfloat (r.origin.y + r.size.height, >, 300 - 17);
 
@@ -899,7 +915,8 @@ test_scrolling (void)
    * only focus stop, selected the root when it took the focus) */
   flame_graph_view_set_selected_node (fx.view, FLAME_TREE_NONE);
   flame_graph_view_set_selected_node (fx.view, FLAME_TREE_ROOT);
-  g_assert_true (_flame_graph_view_frame_bounds (fx.view, frame_of_node (fx.view, FLAME_TREE_ROOT), &r));
+  g_assert_true (
+    _flame_graph_view_frame_bounds (fx.view, frame_of_node (fx.view, FLAME_TREE_ROOT), &r));
   g_assert_cmpfloat (r.origin.y, >=, 0);
   g_assert_cmpfloat (r.origin.y + r.size.height, <=, 300);
 
@@ -970,7 +987,8 @@ test_bench (void)
   gint64 t0;
   guint n;
 
-  if (dir == NULL || !g_file_test ((base = g_build_filename (dir, "base.folded", NULL)), G_FILE_TEST_EXISTS))
+  if (dir == NULL ||
+      !g_file_test ((base = g_build_filename (dir, "base.folded", NULL)), G_FILE_TEST_EXISTS))
     {
       g_test_skip ("no bench pair: run `make bench` (FLAMEDIFF_BENCH_DIR)");
       return;
@@ -987,7 +1005,8 @@ test_bench (void)
   g_test_message ("layout source prepared in %.1f ms (once per diff and view)",
                   (g_get_monotonic_time () - t0) / 1e3);
 
-  adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_FORCE_LIGHT);
+  adw_style_manager_set_color_scheme (adw_style_manager_get_default (),
+                                      ADW_COLOR_SCHEME_FORCE_LIGHT);
   fixture_init (&fx, source, 1920, 1080);
   layout = _flame_graph_view_get_layout (fx.view);
   n = flame_layout_get_n_frames (layout);
@@ -998,13 +1017,15 @@ test_bench (void)
     {
       /* a palette switch: everything repainted, the layout kept (the
        * cost of a scroll step too) */
-      flame_graph_view_set_palette_style (fx.view, run % 2 ? FLAME_GRAPH_PALETTE_LIGHT : FLAME_GRAPH_PALETTE_DARK);
+      flame_graph_view_set_palette_style (fx.view, run % 2 ? FLAME_GRAPH_PALETTE_LIGHT
+                                                           : FLAME_GRAPH_PALETTE_DARK);
       time_frame (fx.view, g_get_monotonic_time (), renderer, ms[0], ms[1]);
 
       /* a new width, as in a window resize: allocation (a new layout)
        * and a full repaint */
       t0 = g_get_monotonic_time ();
-      gtk_widget_size_allocate (GTK_WIDGET (fx.view), &(GtkAllocation) { 0, 0, 1900 + (run % 2) * 20, 1080 }, -1);
+      gtk_widget_size_allocate (GTK_WIDGET (fx.view),
+                                &(GtkAllocation){ 0, 0, 1900 + (run % 2) * 20, 1080 }, -1);
       time_frame (fx.view, t0, renderer, ms[2], ms[3]);
     }
 
@@ -1018,11 +1039,13 @@ test_bench (void)
       if (!_flame_graph_view_frame_bounds (fx.view, i, &r))
         continue;
       t0 = g_get_monotonic_time ();
-      _flame_graph_view_hover (fx.view, r.origin.x + r.size.width / 2, r.origin.y + r.size.height / 2);
+      _flame_graph_view_hover (fx.view, r.origin.x + r.size.width / 2,
+                               r.origin.y + r.size.height / 2);
       time_frame (fx.view, t0, renderer, ms[4], ms[5]);
     }
 
-  g_test_message ("1920x1080, bench pair, median ms per frame: widget snapshot / + software compositing");
+  g_test_message (
+    "1920x1080, bench pair, median ms per frame: widget snapshot / + software compositing");
   g_test_message ("  repaint (scroll, palette):   %6.2f / %6.2f  (%.0f fps)",
                   median (ms[0]), median (ms[1]), 1000 / median (ms[1]));
   g_test_message ("  resize (layout + repaint):   %6.2f / %6.2f  (%.0f fps)",
@@ -1056,8 +1079,9 @@ main (int   argc,
   flame_test_set_locale ();
   adw_init ();
 
-#define ADD(name, func, view) \
-  g_test_add ("/graph-view/" name, Fixture, GINT_TO_POINTER (view), fixture_setup, func, fixture_teardown)
+#define ADD(name, func, view)                                                          \
+  g_test_add ("/graph-view/" name, Fixture, GINT_TO_POINTER (view), fixture_setup, func, \
+              fixture_teardown)
   ADD ("colours", test_colours, FLAME_VIEW_DIFFERENTIAL);
   ADD ("zoom", test_zoom, FLAME_VIEW_DIFFERENTIAL);
   ADD ("search", test_search, FLAME_VIEW_DIFFERENTIAL);

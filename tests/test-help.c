@@ -120,8 +120,9 @@ set_up_desktop (const char *root)
   g_assert_cmpint (g_mkdir_with_parents (apps, 0700), ==, 0);
   g_assert_cmpint (g_mkdir_with_parents (config, 0700), ==, 0);
 
-  script_text = g_strdup_printf ("#!/bin/sh\nprintf '%%s\\n' \"$1\" > '%s.tmp' && mv '%s.tmp' '%s'\n",
-                                 browser_out, browser_out, browser_out);
+  script_text =
+    g_strdup_printf ("#!/bin/sh\nprintf '%%s\\n' \"$1\" > '%s.tmp' && mv '%s.tmp' '%s'\n",
+                     browser_out, browser_out, browser_out);
   g_assert_true (g_file_set_contents (script, script_text, -1, NULL));
   g_assert_cmpint (g_chmod (script, 0755), ==, 0);
 

@@ -130,7 +130,8 @@ static void
 test_layout_differential (void)
 {
   g_autoptr(FlameDiff) diff = example_diff ();
-  g_autoptr(FlameLayoutSource) source = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
+  g_autoptr (FlameLayoutSource)
+    source = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
   g_autoptr(FlameLayout) layout = NULL;
   FlameLayoutOptions opts;
   const FlameTree *tree = flame_layout_source_get_tree (source);
@@ -152,9 +153,11 @@ test_layout_differential (void)
       const FlameLayoutFrame *f = flame_layout_get_frame (layout, i);
 
       g_assert_false (f->flags & FLAME_LAYOUT_FRAME_MERGED);
-      g_assert_cmpfloat_with_epsilon (f->width, tree->total[FLAME_DIFF_CURRENT][f->node] / root * 1000, 1e-6);
+      g_assert_cmpfloat_with_epsilon (f->width,
+                                      tree->total[FLAME_DIFF_CURRENT][f->node] / root * 1000, 1e-6);
     }
-  g_assert_cmpfloat_with_epsilon (frame_of (layout, flame_test_find (source, "convolve_row"))->width,
+  g_assert_cmpfloat_with_epsilon (frame_of (layout, flame_test_find (source, "convolve_row"))
+                                    ->width,
                                   275 / 1054.0 * 1000, 1e-9);
 
   /* classes */
@@ -190,7 +193,8 @@ test_layout_elided (void)
   g_autoptr(FlameLayoutSource) source = flame_layout_source_new_for_diff (diff, FLAME_VIEW_ELIDED);
   g_autoptr(FlameLayout) layout = NULL;
   FlameLayoutOptions opts;
-  const char *expected[] = { "all", "imgconv", "main", "save_image", "legacy_color_convert", "rgb_to_ycc" };
+  const char *expected[] = { "all",       "imgconv", "main", "save_image", "legacy_color_convert",
+                             "rgb_to_ycc" };
 
   flame_layout_options_init (&opts);
   opts.width = 800;
@@ -218,7 +222,8 @@ static void
 test_layout_inverted (void)
 {
   g_autoptr(FlameDiff) diff = example_diff ();
-  g_autoptr(FlameLayoutSource) source = flame_layout_source_new_for_diff (diff, FLAME_VIEW_INVERTED);
+  g_autoptr (FlameLayoutSource)
+    source = flame_layout_source_new_for_diff (diff, FLAME_VIEW_INVERTED);
   g_autoptr(FlameLayout) layout = NULL;
   FlameLayoutOptions opts;
   const FlameTree *tree = flame_layout_source_get_tree (source);
@@ -261,9 +266,11 @@ test_layout_single (void)
   check_structure (layout);
   g_assert_cmpint (flame_layout_source_get_view (source), ==, FLAME_VIEW_SINGLE);
   g_assert_null (flame_layout_source_get_diff (source));
-  g_assert_cmpfloat_with_epsilon (frame_of (layout, flame_test_find (source, "convolve_row"))->width,
+  g_assert_cmpfloat_with_epsilon (frame_of (layout, flame_test_find (source, "convolve_row"))
+                                    ->width,
                                   275, 1e-9);
-  g_assert_cmpfloat_with_epsilon (frame_of (layout, flame_test_find (source, "bilinear_sample"))->width,
+  g_assert_cmpfloat_with_epsilon (frame_of (layout, flame_test_find (source, "bilinear_sample"))
+                                    ->width,
                                   121, 1e-9);
   for (guint i = 0; i < flame_layout_get_n_frames (layout); i++)
     g_assert_cmpint (flame_layout_get_frame (layout, i)->klass, ==, FLAME_CHANGE_NEUTRAL);
@@ -273,7 +280,8 @@ static void
 test_layout_zoom (void)
 {
   g_autoptr(FlameDiff) diff = example_diff ();
-  g_autoptr(FlameLayoutSource) source = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
+  g_autoptr (FlameLayoutSource)
+    source = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
   g_autoptr(FlameLayout) layout = NULL;
   FlameLayoutOptions opts;
   guint32 blur = flame_test_find (source, "imgconv;main;process;blur");
@@ -297,9 +305,11 @@ test_layout_zoom (void)
   g_assert_cmpstr (flame_layout_get_label (layout, 4), ==, "blur");
   g_assert_true (flame_layout_get_frame (layout, 4)->flags & FLAME_LAYOUT_FRAME_ZOOM_ROOT);
   /* blur = 275 + 151 ms: 1 px per ms */
-  g_assert_cmpfloat_with_epsilon (frame_of (layout, flame_test_find (source, "convolve_row"))->width,
+  g_assert_cmpfloat_with_epsilon (frame_of (layout, flame_test_find (source, "convolve_row"))
+                                    ->width,
                                   275, 1e-9);
-  g_assert_cmpfloat_with_epsilon (frame_of (layout, flame_test_find (source, "convolve_col"))->width,
+  g_assert_cmpfloat_with_epsilon (frame_of (layout, flame_test_find (source, "convolve_col"))
+                                    ->width,
                                   151, 1e-9);
   g_assert_cmpfloat_with_epsilon (frame_of (layout, flame_test_find (source, "convolve_col"))->x,
                                   0, 1e-9);
@@ -321,7 +331,8 @@ static void
 test_layout_orientation (void)
 {
   g_autoptr(FlameDiff) diff = example_diff ();
-  g_autoptr(FlameLayoutSource) source = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
+  g_autoptr (FlameLayoutSource)
+    source = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
   FlameLayoutOptions opts;
 
   flame_layout_options_init (&opts);
@@ -360,7 +371,9 @@ check_hits (FlameLayout *layout)
     {
       const FlameLayoutFrame *f = flame_layout_get_frame (layout, i);
 
-      g_assert_cmpint (flame_layout_hit_test (layout, f->x + f->width / 2, f->y + opts->row_height / 2), ==, i);
+      g_assert_cmpint (flame_layout_hit_test (layout, f->x + f->width / 2,
+                                              f->y + opts->row_height / 2),
+                       ==, i);
       g_assert_cmpint (flame_layout_hit_test (layout, f->x, f->y), ==, i);
     }
   g_assert_cmpint (flame_layout_hit_test (layout, -1, 5), ==, -1);
@@ -373,7 +386,8 @@ static void
 test_layout_hit_test (void)
 {
   g_autoptr(FlameDiff) diff = example_diff ();
-  g_autoptr(FlameLayoutSource) source = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
+  g_autoptr (FlameLayoutSource)
+    source = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
   FlameLayoutOptions opts;
 
   flame_layout_options_init (&opts);
@@ -392,7 +406,8 @@ test_layout_hit_test (void)
       if (o == FLAME_ORIENTATION_FLAME)
         g_assert_cmpint (flame_layout_hit_test (layout, f->x + 1, f->y - 5), ==, -1);
       else
-        g_assert_cmpint (flame_layout_hit_test (layout, f->x + 1, f->y + opts.row_height + 5), ==, -1);
+        g_assert_cmpint (flame_layout_hit_test (layout, f->x + 1, f->y + opts.row_height + 5), ==,
+                         -1);
     }
 }
 
@@ -460,7 +475,8 @@ static void
 test_layout_search (void)
 {
   g_autoptr(FlameDiff) diff = example_diff ();
-  g_autoptr(FlameLayoutSource) source = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
+  g_autoptr (FlameLayoutSource)
+    source = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
   g_autoptr(FlameLayout) layout = flame_layout_new (source, NULL);
 
   g_assert_cmpuint (flame_layout_search (layout, "CONVOLVE"), ==, 2);
@@ -489,7 +505,8 @@ static void
 test_layout_search_func (void)
 {
   g_autoptr(FlameDiff) diff = example_diff ();
-  g_autoptr(FlameLayoutSource) source = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
+  g_autoptr (FlameLayoutSource)
+    source = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
   g_autoptr(FlameLayout) layout = flame_layout_new (source, NULL);
 
   g_assert_cmpuint (flame_layout_search_func (layout, match_prefix, (gpointer) "convolve"), ==, 2);
@@ -521,9 +538,11 @@ test_palette_exact (void)
     {
       char hex[8];
 
-      flame_rgb_to_hex (flame_palette_get_fill (flame_palette_for (FALSE, FALSE), anchors[i].klass), hex);
+      flame_rgb_to_hex (flame_palette_get_fill (flame_palette_for (FALSE, FALSE), anchors[i].klass),
+                        hex);
       g_assert_cmpstr (hex, ==, anchors[i].light);
-      flame_rgb_to_hex (flame_palette_get_fill (flame_palette_for (TRUE, FALSE), anchors[i].klass), hex);
+      flame_rgb_to_hex (flame_palette_get_fill (flame_palette_for (TRUE, FALSE), anchors[i].klass),
+                        hex);
       g_assert_cmpstr (hex, ==, anchors[i].dark);
     }
 }
@@ -543,7 +562,9 @@ test_palette_contrast (void)
 
           g_assert_cmpfloat (flame_rgb_contrast (fill, flame_palette_text_for (fill)), >=, 4.5);
         }
-      g_assert_cmpfloat (flame_rgb_contrast (palette->merged, flame_palette_text_for (palette->merged)), >=, 4.5);
+      g_assert_cmpfloat (flame_rgb_contrast (palette->merged,
+                                             flame_palette_text_for (palette->merged)),
+                         >=, 4.5);
       g_assert_cmpfloat (flame_rgb_contrast (palette->background, palette->foreground), >=, 7);
       for (guint i = 0; i < 2000; i++)
         {
@@ -554,7 +575,8 @@ test_palette_contrast (void)
         }
     }
   /* black on white is the maximum */
-  g_assert_cmpfloat_with_epsilon (flame_rgb_contrast (FLAME_RGB (0), FLAME_RGB (0xffffff)), 21, 1e-9);
+  g_assert_cmpfloat_with_epsilon (flame_rgb_contrast (FLAME_RGB (0), FLAME_RGB (0xffffff)), 21,
+                                  1e-9);
   /* the high-contrast palettes keep the levels apart: >= 1.3:1 between
    * neighbouring levels of one family */
   for (guint p = FLAME_PALETTE_HIGH_CONTRAST_LIGHT; p <= FLAME_PALETTE_HIGH_CONTRAST_DARK; p++)
@@ -612,10 +634,13 @@ test_palette_legend (void)
       g_assert_false (g_hash_table_contains (seen, label));
       g_hash_table_add (seen, (gpointer) label);
     }
-  g_assert_cmpstr (flame_change_legend_label (FLAME_CHANGE_REGRESSION_DEEP), ==, "Deep Regression ≥100%");
+  g_assert_cmpstr (flame_change_legend_label (FLAME_CHANGE_REGRESSION_DEEP), ==,
+                   "Deep Regression ≥100%");
   g_assert_cmpstr (flame_change_legend_label (FLAME_CHANGE_NEUTRAL), ==, "Neutral -15% to 15%");
-  g_assert_cmpstr (flame_change_legend_label (FLAME_CHANGE_NEW), ==, "New — No counterpart in baseline");
-  g_assert_cmpstr (flame_change_legend_label (FLAME_CHANGE_ELIDED), ==, "Removed — No counterpart in current");
+  g_assert_cmpstr (flame_change_legend_label (FLAME_CHANGE_NEW), ==,
+                   "New — No counterpart in baseline");
+  g_assert_cmpstr (flame_change_legend_label (FLAME_CHANGE_ELIDED), ==,
+                   "Removed — No counterpart in current");
 }
 
 static void
@@ -667,11 +692,14 @@ test_tooltip_text (void)
   /* the numbers of the merged PR's scaling, whose factor shows */
   g_autoptr(FlameDiff) diff = example_diff_full (FLAME_NORMALIZE_TOTAL);
   g_autoptr(FlameDiff) absolute = example_diff ();
-  g_autoptr(FlameLayoutSource) abs_src = flame_layout_source_new_for_diff (absolute, FLAME_VIEW_DIFFERENTIAL);
-  g_autofree char *abs_conv = flame_tooltip_text (abs_src, flame_test_find (abs_src, "convolve_row"),
+  g_autoptr (FlameLayoutSource)
+    abs_src = flame_layout_source_new_for_diff (absolute, FLAME_VIEW_DIFFERENTIAL);
+  g_autofree char *abs_conv = flame_tooltip_text (abs_src,
+                                                  flame_test_find (abs_src, "convolve_row"),
                                                   FLAME_TREE_ROOT);
   g_autofree char *abs_norm = flame_normalization_text (absolute);
-  g_autoptr(FlameLayoutSource) src = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
+  g_autoptr (FlameLayoutSource)
+    src = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
   g_autoptr(FlameLayoutSource) elided = flame_layout_source_new_for_diff (diff, FLAME_VIEW_ELIDED);
   g_autoptr(FlameLayoutSource) inv = flame_layout_source_new_for_diff (diff, FLAME_VIEW_INVERTED);
   g_autoptr(FlameProfile) profile = load_example ("current.folded");
@@ -744,7 +772,9 @@ test_tooltip_text (void)
                    flame_test_decimal ("all\n"
                    "Current: 1054.00 ms total (100.00%)\n"
                    "Baseline: 1054.00 ms total"));
-  g_assert_cmpstr (norm, ==, flame_test_decimal ("Baseline scaled ×1.00 to the current run (1.00 ms per sample assumed)"));
+  g_assert_cmpstr (norm, ==,
+                   flame_test_decimal (
+                     "Baseline scaled ×1.00 to the current run (1.00 ms per sample assumed)"));
 
   /* absolute time, the default: 148 ms as measured */
   g_assert_cmpstr (abs_conv, ==,
@@ -752,7 +782,9 @@ test_tooltip_text (void)
                                        "Current: 275.00 ms total (26.09%), 275.00 ms self\n"
                                        "Baseline: 148.00 ms total, 148.00 ms self\n"
                                        "Self difference: +127.00 ms (+85.8%)"));
-  g_assert_cmpstr (abs_norm, ==, flame_test_decimal ("Absolute time: baseline not scaled (1.00 ms per sample assumed)"));
+  g_assert_cmpstr (abs_norm, ==,
+                   flame_test_decimal (
+                     "Absolute time: baseline not scaled (1.00 ms per sample assumed)"));
 }
 
 /* Coloured by total time, the tooltip gives the total difference the
@@ -854,7 +886,8 @@ test_tooltip_file_line (void)
   tip = flame_tooltip_text (src, flame_test_find (src, "work"), FLAME_TREE_ROOT);
   /* the diff matches name + file (the line moved from 10 to 12), so its
    * frames carry no line */
-  g_assert_true (g_str_has_prefix (tip, flame_test_decimal ("work\napp.py\nCurrent: 3.00 ms total (100.00%)")));
+  g_assert_true (
+    g_str_has_prefix (tip, flame_test_decimal ("work\napp.py\nCurrent: 3.00 ms total (100.00%)")));
   g_assert_nonnull (strstr (tip, flame_test_decimal ("Self difference: +1.00 ms (+50.0%)")));
 
   /* a single profile knows the line */
@@ -862,7 +895,9 @@ test_tooltip_file_line (void)
     g_autoptr(FlameLayoutSource) one = flame_layout_source_new_for_profile (c, 0, 1.0);
     g_autofree char *t = flame_tooltip_text (one, flame_test_find (one, "work"), FLAME_TREE_ROOT);
 
-    g_assert_cmpstr (t, ==, flame_test_decimal ("work\napp.py:12\nTotal: 3.00 ms (100.00%)\nSelf: 3.00 ms"));
+    g_assert_cmpstr (t, ==,
+                     flame_test_decimal (
+                       "work\napp.py:12\nTotal: 3.00 ms (100.00%)\nSelf: 3.00 ms"));
   }
 }
 

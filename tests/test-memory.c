@@ -96,8 +96,8 @@ assert_share_within (FlameProfile *profile,
 {
   gdouble got = flame_test_function_share (profile, name);
 
-  g_test_message ("%s: %s %.2f %% (expected %.2f %% ± %.1f)", flame_profile_get_sample_type (profile),
-                  name, got, want_pct, tol);
+  g_test_message ("%s: %s %.2f %% (expected %.2f %% ± %.1f)",
+                  flame_profile_get_sample_type (profile), name, got, want_pct, tol);
   g_assert_cmpfloat (fabs (got - want_pct), <=, tol);
 }
 
@@ -107,7 +107,8 @@ assert_share (FlameProfile *profile,
               gdouble       want_pct)
 {
   assert_share_within (profile, name, want_pct,
-                       flame_test_share_tolerance (want_pct / 100, flame_profile_get_samples (profile, 0)));
+                       flame_test_share_tolerance (want_pct / 100,
+                                                   flame_profile_get_samples (profile, 0)));
 }
 
 /* A recording of the workload without arguments: 30 + 10 + 8 MiB, each
@@ -407,7 +408,8 @@ test_compare (void)
 
   /* twice the allocations in alloc_10 (under it, in churn): a
    * regression of the gate, alloc_30 unchanged */
-  flame_test_run_cli_va (&r, "compare", "--metric", "total", "--fail-on-regression", base, twice, NULL);
+  flame_test_run_cli_va (&r, "compare", "--metric", "total", "--fail-on-regression", base, twice,
+                         NULL);
   g_assert_cmpint (r.status, ==, 2);
   {
     const char *regressions = strstr (r.out, "Top regressions");
@@ -426,7 +428,8 @@ test_compare (void)
   flame_test_run_clear (&r);
 
   /* keep_8 doubled: the peak goes from 8 to 16 MiB */
-  flame_test_run_cli_va (&r, "compare", "--metric", "peak", "--format", "markdown", base, more, NULL);
+  flame_test_run_cli_va (&r, "compare", "--metric", "peak", "--format", "markdown", base, more,
+                         NULL);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_nonnull (strstr (r.out, "**Peak memory: 8"));
   g_assert_nonnull (strstr (r.out, "→ 16"));
@@ -437,11 +440,14 @@ test_compare (void)
   g_assert_cmpint (r.status, ==, 0);
   json_parser_load_from_data (parser, r.out, -1, &error);
   g_assert_no_error (error);
-  memory = json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)), "memory");
+  memory = json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)),
+                                          "memory");
   g_assert_nonnull (memory);
   g_assert_cmpstr (json_object_get_string_member (memory, "unit"), ==, "bytes");
-  g_assert_cmpfloat (fabs (json_object_get_double_member (memory, "peak_delta_bytes") / MIB - 8), <=, 0.8);
-  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (memory, "top_sites")), >, 0);
+  g_assert_cmpfloat (fabs (json_object_get_double_member (memory, "peak_delta_bytes") / MIB - 8),
+                     <=, 0.8);
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (memory, "top_sites")), >,
+                    0);
   flame_test_run_clear (&r);
 
   /* a metric the file does not have */

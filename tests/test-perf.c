@@ -294,7 +294,8 @@ test_cli_case (gconstpointer data)
 
   g_file_get_contents (c->expected, &expected, NULL, &error);
   g_assert_no_error (error);
-  label = g_strdup_printf ("flamediff-cli collapse --%s %s", c->mode ? c->mode : "default", c->input);
+  label = g_strdup_printf ("flamediff-cli collapse --%s %s", c->mode ? c->mode : "default",
+                           c->input);
   if (is_known_stale (c))
     {
       g_autofree char *fixed = strip_java_l_prefix (expected);
@@ -421,8 +422,10 @@ add_corpus_cases (void)
     }
 
   {
-    g_autofree char *input = g_build_filename (root, "FlameGraph", "example-perf-stacks.txt.gz", NULL);
-    g_autofree char *expected = g_build_filename (inf, "results", "example-perf-stacks-collapsed.txt", NULL);
+    g_autofree char *input = g_build_filename (root, "FlameGraph", "example-perf-stacks.txt.gz",
+                                               NULL);
+    g_autofree char *expected = g_build_filename (inf, "results",
+                                                  "example-perf-stacks-collapsed.txt", NULL);
     add_case (input, expected, NULL, FALSE);
   }
   return TRUE;
@@ -438,8 +441,10 @@ test_corpus_absent (void)
 static void
 test_weird_lines (void)
 {
-  g_autofree char *weird = flame_test_corpus_path ("inferno/tests/data/collapse-perf/weird-stack-line.txt");
-  g_autofree char *empty = flame_test_corpus_path ("inferno/tests/data/collapse-perf/empty-line.txt");
+  g_autofree char *weird = flame_test_corpus_path (
+    "inferno/tests/data/collapse-perf/weird-stack-line.txt");
+  g_autofree char *empty = flame_test_corpus_path (
+    "inferno/tests/data/collapse-perf/empty-line.txt");
   g_autoptr(GBytes) b1 = NULL;
   g_autoptr(GBytes) b2 = NULL;
   g_autofree char *o1 = NULL;
@@ -768,7 +773,8 @@ test_collapse_huge_weights (void)
 static void
 test_load_flags (void)
 {
-  g_autoptr(FlameProfile) cpp = load_corpus ("inferno/tests/data/collapse-perf/cpp-stacks-std-function.txt");
+  g_autoptr (FlameProfile)
+    cpp = load_corpus ("inferno/tests/data/collapse-perf/cpp-stacks-std-function.txt");
   g_autoptr(FlameProfile) java = load_corpus ("inferno/tests/data/collapse-perf/java-inline.txt");
   g_autoptr(FlameProfile) js = load_corpus ("FlameGraph/test/perf-js-stacks-01.txt");
 
@@ -862,7 +868,9 @@ test_load_rust_names (void)
   g_assert_true (has_frame (p, "core::str::Split<'a, P>::next", 0));
   g_assert_true (has_frame (p, "gc::gc::GcBox<T>::new::_{{closure}}", 0));
   g_assert_true (has_frame (p, "app::main", 0));
-  g_assert_cmpstr (folded, ==, "app;app::main;gc::gc::GcBox<T>::new::_{{closure}};core::str::Split<'a, P>::next 1\n");
+  g_assert_cmpstr (
+    folded, ==,
+    "app;app::main;gc::gc::GcBox<T>::new::_{{closure}};core::str::Split<'a, P>::next 1\n");
   flame_perf_stats_clear (&stats);
 }
 
@@ -969,18 +977,19 @@ test_load_synthetic (void)
 
   /* comm with spaces, pid/tid, [cpu], a one-frame stack on the event line,
    * "[unknown]" with a known dso, +0x offsets, a weird line, CRLF */
-  p = load_text ("# header\n"
-                 "V8 WorkerThread 24636/25607 [000] 10.000: 1000000 cpu-clock:\n"
-                 "\t7f0 leaf+0x1c (/usr/lib/libfoo.so)\n"
-                 "\t7f1 [unknown] (/usr/lib/libbar.so.1)\n"
-                 "\t7f2 main (/usr/bin/app)\r\n"
-                 "\r\n"
-                 "V8 WorkerThread 24636/25607 [000] 10.002: 2000000 cpu-clock:  7f0 leaf (/usr/lib/libfoo.so)\n"
-                 "\n"
-                 "V8 WorkerThread 24636/25607 [000] 10.004: 1000000 cpu-clock:\n"
-                 "\tgarbage\n"
-                 "\t7f0 leaf (/usr/lib/libfoo.so)\n",
-                 &error);
+  p = load_text (
+    "# header\n"
+    "V8 WorkerThread 24636/25607 [000] 10.000: 1000000 cpu-clock:\n"
+    "\t7f0 leaf+0x1c (/usr/lib/libfoo.so)\n"
+    "\t7f1 [unknown] (/usr/lib/libbar.so.1)\n"
+    "\t7f2 main (/usr/bin/app)\r\n"
+    "\r\n"
+    "V8 WorkerThread 24636/25607 [000] 10.002: 2000000 cpu-clock:  7f0 leaf (/usr/lib/libfoo.so)\n"
+    "\n"
+    "V8 WorkerThread 24636/25607 [000] 10.004: 1000000 cpu-clock:\n"
+    "\tgarbage\n"
+    "\t7f0 leaf (/usr/lib/libfoo.so)\n",
+    &error);
   g_assert_no_error (error);
   g_assert_cmpfloat (flame_profile_get_samples (p, 0), ==, 3);
   g_assert_cmpfloat_with_epsilon (flame_profile_get_total_ms (p, 0, 1), 4, 1e-9);
@@ -1041,7 +1050,8 @@ test_limits (void)
 static void
 test_event_filter (void)
 {
-  g_autofree char *path = flame_test_corpus_path ("FlameGraph/test/perf-cycles-instructions-01.txt");
+  g_autofree char *path = flame_test_corpus_path (
+    "FlameGraph/test/perf-cycles-instructions-01.txt");
   g_autoptr(GBytes) bytes = NULL;
   g_autofree char *out = NULL;
   FlamePerfOptions options = { 0 };

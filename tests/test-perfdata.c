@@ -63,7 +63,8 @@ put_str (GByteArray *b, const char *s)
     g_byte_array_append (b, (const guint8 *) "", 1);
 }
 
-#define ST (1 << 16 | 1 << 0 | 1 << 1 | 1 << 2 | 1 << 8 | 1 << 5) /* IDENTIFIER IP TID TIME PERIOD CALLCHAIN */
+/* IDENTIFIER IP TID TIME PERIOD CALLCHAIN */
+#define ST (1 << 16 | 1 << 0 | 1 << 1 | 1 << 2 | 1 << 8 | 1 << 5)
 #define ATTR_SIZE 112
 
 static void
@@ -221,7 +222,9 @@ make_file (void)
       put_attr (b, i);
       put32 (b, 1);
       put32 (b, 16);
-      g_byte_array_append (b, (const guint8 *) (i ? "task-clock\0\0\0\0\0\0" : "cpu-clock:u\0\0\0\0\0"), 16);
+      g_byte_array_append (b,
+                           (const guint8 *)(i ? "task-clock\0\0\0\0\0\0" : "cpu-clock:u\0\0\0\0\0"),
+                           16);
       put64 (b, i + 1);
     }
   set64 (b, feat, desc);
@@ -703,8 +706,9 @@ main (int argc, char **argv)
       g_autofree char *a = g_build_filename (seeds, "synthetic-file.data", NULL);
       g_autofree char *b = g_build_filename (seeds, "synthetic-pipe.data", NULL);
 
-      return !(g_file_set_contents (a, g_bytes_get_data (file, NULL), g_bytes_get_size (file), NULL) &&
-               g_file_set_contents (b, g_bytes_get_data (pipe, NULL), g_bytes_get_size (pipe), NULL));
+      return !(
+        g_file_set_contents (a, g_bytes_get_data (file, NULL), g_bytes_get_size (file), NULL) &&
+        g_file_set_contents (b, g_bytes_get_data (pipe, NULL), g_bytes_get_size (pipe), NULL));
     }
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/perfdata/synthetic-file", test_synthetic_file);

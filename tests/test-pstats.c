@@ -107,7 +107,8 @@ check_dump (FlameProfile *profile,
   g_assert_cmpuint (n, ==, flame_frames_count (flame_profile_get_frames (profile)));
   g_assert_cmpfloat (total_tt, >, 0);
   /* the flame tree holds the whole of pstats' total_tt */
-  g_assert_cmpfloat_with_epsilon (flame_profile_get_total_weight (profile, 0) * 1e-9, total_tt, total_tt * 1e-9);
+  g_assert_cmpfloat_with_epsilon (flame_profile_get_total_weight (profile, 0) * 1e-9, total_tt,
+                                  total_tt * 1e-9);
   g_assert_cmpfloat_with_epsilon (sum_self * 1e-9, total_tt, total_tt * 1e-12);
 }
 
@@ -280,13 +281,19 @@ test_hand_written (void)
 static void
 test_errors (void)
 {
-  static const struct { const char *data; gsize len; const char *message; } cases[] = {
+  static const struct { const char *data; gsize len; const char *message;
+  } cases[] = {
     { "{)\3z\1a", 6, "t.pstats: byte 6: the file ends inside a value" },
     { "{)\3z\1ai\1\0\0\0z\1f)\5i\1\0\0\0i\1\0\0\0i\1\0\0\0i\1\0\0\0r\7\0\0\0", 41,
       "t.pstats: byte 36: a reference (7) to no earlier value" },
-    { "{)\3z\1ai\1\0\0\0z\1f(\377\377\377\177", 19, "t.pstats: byte 14: a length of 2147483647 runs past the end of the file" },
-    { "{)\3z\1ai\1\0\0\0z\1fc\0\0\0\0", 19, "t.pstats: byte 14: a code object (python -m profile stores the script's): only Python can read it; use cProfile, or profile.run() with a string" },
-    { "{)\3z\1ai\1\0\0\0z\1fi\1\0\0\0" "0", 20, "t.pstats: not a pstats file: an entry is not (calls, primitive calls, tottime, cumtime, callers)" },
+    { "{)\3z\1ai\1\0\0\0z\1f(\377\377\377\177", 19,
+      "t.pstats: byte 14: a length of 2147483647 runs past the end of the file" },
+    { "{)\3z\1ai\1\0\0\0z\1fc\0\0\0\0", 19,
+      "t.pstats: byte 14: a code object (python -m profile stores the script's): only Python can read it; use cProfile, or profile.run() with a string" },
+    { "{)\3z\1ai\1\0\0\0z\1fi\1\0\0\0"
+      "0",
+      20,
+      "t.pstats: not a pstats file: an entry is not (calls, primitive calls, tottime, cumtime, callers)" },
     { "{0x", 3, "t.pstats: byte 2: data after the statistics" },
     { "{0", 2, "t.pstats: no functions in the statistics" },
   };

@@ -251,7 +251,8 @@ test_record_twice (void)
     g_assert_cmpfloat (warm->total_c, >, 1.5 * warm->total_b);
     /* hot_a did not change: in absolute time (the default) it is about
      * as long; scaled to the current total it read "Faster" (issue 11) */
-    g_assert_cmpint (flame_diff_get_options (window->diff)->normalize, ==, FLAME_NORMALIZE_ABSOLUTE);
+    g_assert_cmpint (flame_diff_get_options (window->diff)->normalize, ==,
+                     FLAME_NORMALIZE_ABSOLUTE);
     g_assert_cmpfloat (hot->total_c, >, 0.6 * hot->total_b);
     g_assert_cmpfloat (hot->total_c, <, 1.6 * hot->total_b);
   }
@@ -399,7 +400,8 @@ test_record_runs (void)
 
   gtk_widget_activate_action (GTK_WIDGET (dialog), "record.start", NULL);
   g_assert_cmpint (dialog->phase, ==, FLAME_RECORD_BASELINE);
-  g_assert_cmpstr (gtk_label_get_text (dialog->phase_label), ==, "Recording the Baseline, Run 1 of 2");
+  g_assert_cmpstr (gtk_label_get_text (dialog->phase_label), ==,
+                   "Recording the Baseline, Run 1 of 2");
   wait_for_phase (dialog, FLAME_RECORD_BETWEEN);
   g_assert_cmpuint (dialog->baseline_runs->len, ==, 2);
   for (guint i = 0; i < 2; i++)
@@ -425,7 +427,8 @@ test_record_runs (void)
   g_assert_nonnull (window->diff);
   g_assert_cmpuint (flame_comparison_get_n_runs (window->comparison, FLAME_DIFF_BASELINE), ==, 2);
   g_assert_cmpuint (flame_comparison_get_n_runs (window->comparison, FLAME_DIFF_CURRENT), ==, 2);
-  g_assert_cmpstr (gtk_label_get_text (window->summary_bar->files_label), ==, "baseline (2 runs) → current (2 runs)");
+  g_assert_cmpstr (gtk_label_get_text (window->summary_bar->files_label), ==,
+                   "baseline (2 runs) → current (2 runs)");
   {
     g_autoptr(GFile) parent = g_file_get_parent (window->files[1]);
     g_autoptr(GFile) grand = NULL;
@@ -540,7 +543,8 @@ test_flatpak_plan (void)
   const char *info_text =
     "[Application]\nname=io.github.flamediff.Flamediff\nruntime=runtime/org.gnome.Platform/x86_64/43\n\n"
     "[Instance]\napp-path=/var/lib/flatpak/app/io.github.flamediff.Flamediff/x86_64/master/abc/files\n";
-  g_autofree char *talk_text = g_strconcat (info_text, "\n[Session Bus Policy]\norg.freedesktop.Flatpak=talk\n", NULL);
+  g_autofree char *talk_text =
+    g_strconcat (info_text, "\n[Session Bus Policy]\norg.freedesktop.Flatpak=talk\n", NULL);
   const char *argv[] = { "/opt/host-only/bin/myprog", "--size", "a b", NULL };
   g_autoptr(FlameSandboxInfo) none = NULL;
   g_autoptr(FlameSandboxInfo) info = NULL;
@@ -565,7 +569,8 @@ test_flatpak_plan (void)
   g_assert_cmpint (flame_sandbox_plan (info, "sh", NULL), ==, FLAME_SANDBOX_PLAN_INSIDE);
   g_assert_cmpint (flame_sandbox_plan (info, "/bin/sh", NULL), ==, FLAME_SANDBOX_PLAN_INSIDE);
   g_assert_cmpint (flame_sandbox_plan (info, argv[0], NULL), ==, FLAME_SANDBOX_PLAN_HOST_ONLY);
-  g_assert_cmpint (flame_sandbox_plan (info, "no-such-program-xyz", NULL), ==, FLAME_SANDBOX_PLAN_HOST_ONLY);
+  g_assert_cmpint (flame_sandbox_plan (info, "no-such-program-xyz", NULL), ==,
+                   FLAME_SANDBOX_PLAN_HOST_ONLY);
 
   talk = flame_sandbox_info_new (talk_path);
   g_assert_true (talk->host_talk);
@@ -592,8 +597,9 @@ test_flatpak_plan (void)
   adw_combo_row_set_selected (dialog->baseline_row, FLAME_BASELINE_RECORD);
   flame_test_gui_wait_for (gtk_widget_get_visible (dialog->sandbox_box));
   g_assert_false (gtk_widget_is_sensitive (dialog->start_button));
-  g_assert_nonnull (strstr (gtk_label_get_text (dialog->sandbox_command),
-                            "flamediff-cli record -o run.speedscope.json -- /opt/host-only/bin/myprog --size 3"));
+  g_assert_nonnull (
+    strstr (gtk_label_get_text (dialog->sandbox_command),
+            "flamediff-cli record -o run.speedscope.json -- /opt/host-only/bin/myprog --size 3"));
   screenshot (GTK_WINDOW (dialog), "record-dialog-flatpak.png");
   /* a program inside the sandbox: no note, recordable */
   gtk_editable_set_text (GTK_EDITABLE (dialog->command_row), "sh -c true");
@@ -605,8 +611,10 @@ test_flatpak_plan (void)
 static void
 test_shortcuts (void)
 {
-  g_auto(GStrv) record = gtk_application_get_accels_for_action (GTK_APPLICATION (app), "win.record");
-  g_auto(GStrv) reload = gtk_application_get_accels_for_action (GTK_APPLICATION (app), "win.reload");
+  g_auto (GStrv)
+    record = gtk_application_get_accels_for_action (GTK_APPLICATION (app), "win.record");
+  g_auto (GStrv)
+    reload = gtk_application_get_accels_for_action (GTK_APPLICATION (app), "win.reload");
 
   g_assert_cmpstr (record[0], ==, "<Control>r");
   g_assert_true (g_strv_contains ((const char * const *) reload, "F5"));

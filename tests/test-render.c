@@ -159,7 +159,8 @@ diff_colours (gboolean    dark,
               const char *new_hex)
 {
   g_autoptr(FlameDiff) diff = example_diff ();
-  g_autoptr(FlameLayoutSource) source = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
+  g_autoptr (FlameLayoutSource)
+    source = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
   g_auto(Picture) p = { 0 };
   FlameExportOptions opts;
   FlameRgb c;
@@ -209,7 +210,8 @@ static void
 test_render_widths (void)
 {
   g_autoptr(FlameDiff) diff = example_diff ();
-  g_autoptr(FlameLayoutSource) source = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
+  g_autoptr (FlameLayoutSource)
+    source = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
   const FlameTree *tree = flame_layout_source_get_tree (source);
   guint widths[] = { 1200, 997, 640 };
 
@@ -334,7 +336,8 @@ static void
 test_render_labels (void)
 {
   g_autoptr(FlameDiff) diff = example_diff ();
-  g_autoptr(FlameLayoutSource) source = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
+  g_autoptr (FlameLayoutSource)
+    source = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
   g_autoptr(FlamePainter) painter = flame_painter_new ();
   g_auto(Picture) p = { 0 };
   FlameExportOptions opts;
@@ -365,8 +368,9 @@ test_render_labels (void)
           {
             FlameRgb c = pixel (p.surface, xx, yy);
             /* text pixels move from the fill towards the text colour */
-            if (abs ((int) c.r - text.r) + abs ((int) c.g - text.g) + abs ((int) c.b - text.b) <
-                abs ((int) fill.r - text.r) + abs ((int) fill.g - text.g) + abs ((int) fill.b - text.b) - 60)
+            if (abs ((int)c.r - text.r) + abs ((int)c.g - text.g) + abs ((int)c.b - text.b) <
+                abs ((int)fill.r - text.r) + abs ((int)fill.g - text.g) +
+                  abs ((int)fill.b - text.b) - 60)
               inked++;
           }
       g_assert_cmpuint (inked, >, 20);
@@ -390,7 +394,8 @@ static void
 test_render_search_highlight (void)
 {
   g_autoptr(FlameDiff) diff = example_diff ();
-  g_autoptr(FlameLayoutSource) source = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
+  g_autoptr (FlameLayoutSource)
+    source = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
   const FlamePalette *palette = flame_palette_for (FALSE, FALSE);
   g_auto(Picture) p = { 0 };
   FlameExportOptions opts;
@@ -422,7 +427,8 @@ test_render_search_highlight (void)
 
     flame_layout_search (p.layout, NULL);
     i = frame_index (&p, "bilinear_sample");
-    s = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 1200, (int) flame_layout_get_height (p.layout));
+    s = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 1200,
+                                    (int)flame_layout_get_height (p.layout));
     cr = cairo_create (s);
     flame_painter_set_labels (painter, FALSE);
     flame_painter_set_highlight (painter, i);
@@ -444,7 +450,8 @@ static void
 test_render_legend (void)
 {
   g_autoptr(FlameDiff) diff = example_diff ();
-  g_autoptr(FlameLayoutSource) source = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
+  g_autoptr (FlameLayoutSource)
+    source = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
   g_autoptr(FlamePainter) painter = flame_painter_new ();
   g_autoptr(GArray) items = NULL;
   g_autofree char *header = NULL;
@@ -506,7 +513,8 @@ test_render_legend (void)
     cr = cairo_create (p.surface);
     items = flame_painter_legend_items (painter, cr, s2, 400, &header, &legend_h);
     cairo_destroy (cr);
-    g_assert_true (g_str_has_prefix (header, flame_test_decimal ("Baseline scaled ×1.00 to the current run")));
+    g_assert_true (
+      g_str_has_prefix (header, flame_test_decimal ("Baseline scaled ×1.00 to the current run")));
     /* wrapped onto more lines when narrow */
     g_assert_cmpfloat (g_array_index (items, FlameLegendItem, items->len - 1).y, >,
                        g_array_index (items, FlameLegendItem, 0).y + 40);
@@ -529,7 +537,8 @@ test_render_single (void)
     {
       FlameRgb c = frame_pixel (&p, names[i]);
 
-      g_assert_true (rgb_eq (c, flame_palette_plain_fill (flame_palette_for (FALSE, FALSE), names[i])));
+      g_assert_true (
+        rgb_eq (c, flame_palette_plain_fill (flame_palette_for (FALSE, FALSE), names[i])));
       g_assert_cmpuint (c.r, >=, 205);
       g_assert_cmpuint (c.b, <=, 55);
     }
@@ -539,7 +548,8 @@ static void
 test_render_icicle (void)
 {
   g_autoptr(FlameDiff) diff = example_diff ();
-  g_autoptr(FlameLayoutSource) source = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
+  g_autoptr (FlameLayoutSource)
+    source = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
   g_auto(Picture) flame = { 0 };
   g_auto(Picture) icicle = { 0 };
   FlameExportOptions opts;
@@ -570,7 +580,8 @@ static void
 test_render_zoom (void)
 {
   g_autoptr(FlameDiff) diff = example_diff ();
-  g_autoptr(FlameLayoutSource) source = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
+  g_autoptr (FlameLayoutSource)
+    source = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
   g_auto(Picture) p = { 0 };
   FlameExportOptions opts;
   gint i;
@@ -597,7 +608,8 @@ static void
 test_render_png (void)
 {
   g_autoptr(FlameDiff) diff = example_diff ();
-  g_autoptr(FlameLayoutSource) source = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
+  g_autoptr (FlameLayoutSource)
+    source = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
   g_autoptr(GError) error = NULL;
   g_autofree char *dir = g_dir_make_tmp ("flamediff-render-XXXXXX", &error);
   g_autofree char *path = NULL;
@@ -619,10 +631,12 @@ test_render_png (void)
   g_assert_cmpint (cairo_surface_status (png), ==, CAIRO_STATUS_SUCCESS);
   picture_init (&p, source, &opts);
   g_assert_cmpint (cairo_image_surface_get_width (png), ==, 900);
-  g_assert_cmpint (cairo_image_surface_get_height (png), ==, cairo_image_surface_get_height (p.surface));
+  g_assert_cmpint (cairo_image_surface_get_height (png), ==,
+                   cairo_image_surface_get_height (p.surface));
   g_assert_cmpfloat (p.graph_y, ==, 24);
   /* a labelled frame: sample its bottom-left corner, clear of the text */
-  g_assert_true (flame_painter_frame_rect (p.layout, frame_index (&p, "simd_color_convert"), &x, &y, &w, &h));
+  g_assert_true (
+    flame_painter_frame_rect (p.layout, frame_index (&p, "simd_color_convert"), &x, &y, &w, &h));
   assert_hex (pixel (png, (int) x + 1, (int) (p.graph_y + y + h - 1)), "#9575cd");
   cairo_surface_destroy (png);
 
@@ -784,7 +798,8 @@ static void
 test_render_svg (void)
 {
   g_autoptr(FlameDiff) diff = example_diff ();
-  g_autoptr(FlameLayoutSource) source = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
+  g_autoptr (FlameLayoutSource)
+    source = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
   g_autoptr(GString) out = g_string_new (NULL);
   g_autoptr(FlameLayout) layout = NULL;
   FlameExportOptions opts;
@@ -800,10 +815,11 @@ test_render_svg (void)
   g_assert_cmpuint (st.groups, ==, flame_layout_get_n_frames (layout));
   g_assert_cmpuint (st.titles, ==, st.groups + 1);
   g_assert_cmpstr (st.simd_fill, ==, "#9575cd");
-  g_assert_nonnull (strstr (st.text->str,
-                            flame_test_decimal ("convolve_row\nCurrent: 275.00 ms total (26.09%), 275.00 ms self\n"
-                                                "Baseline: 148.00 ms total, 148.00 ms self\n"
-                                                "Self difference: +127.00 ms (+85.8%)")));
+  g_assert_nonnull (
+    strstr (st.text->str,
+            flame_test_decimal ("convolve_row\nCurrent: 275.00 ms total (26.09%), 275.00 ms self\n"
+                                "Baseline: 148.00 ms total, 148.00 ms self\n"
+                                "Self difference: +127.00 ms (+85.8%)")));
   /* geometry in any locale: numbers with a '.', never a ',' */
   g_assert_cmpuint (st.bad_numbers, ==, 0);
   /* self-contained: no links, scripts or external references */
@@ -819,7 +835,12 @@ test_render_svg (void)
 static void
 test_render_svg_escaping (void)
 {
-  const char *names[] = { "operator<<(a&b)", "say \"hi\" 'there'", "ctl\x01\x1f" "char", "bad\xff" "utf8", "]]>" };
+  const char *names[] = { "operator<<(a&b)", "say \"hi\" 'there'",
+                          "ctl\x01\x1f"
+                          "char",
+                          "bad\xff"
+                          "utf8",
+                          "]]>" };
   g_autoptr(FlameProfile) profile = flame_profile_new (FLAME_FORMAT_FOLDED, 1);
   g_autoptr(FlameLayoutSource) source = NULL;
   g_autoptr(GString) out = g_string_new (NULL);
@@ -883,7 +904,8 @@ test_render_cli (void)
   g_autofree char *one = g_build_filename (dir, "one.png", NULL);
   g_autofree char *err = NULL;
   g_autoptr(FlameDiff) diff = example_diff ();
-  g_autoptr(FlameLayoutSource) source = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
+  g_autoptr (FlameLayoutSource)
+    source = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
   g_auto(Picture) p = { 0 };
   FlameExportOptions opts;
   cairo_surface_t *image;
@@ -891,7 +913,8 @@ test_render_cli (void)
 
   g_assert_no_error (error);
   {
-    const char *args[] = { "render", base, cur, "-o", png, "--width", "800", "--dark", "--legend", NULL };
+    const char *args[] = { "render",  base,  cur,      "-o",       png,
+                           "--width", "800", "--dark", "--legend", NULL };
     g_assert_cmpint (run_cli (args, NULL), ==, 0);
   }
   /* the PNG is what the painter draws: same size, same colours */
@@ -903,13 +926,16 @@ test_render_cli (void)
   opts.legend = TRUE;
   picture_init (&p, source, &opts);
   g_assert_cmpint (cairo_image_surface_get_width (image), ==, 800);
-  g_assert_cmpint (cairo_image_surface_get_height (image), ==, cairo_image_surface_get_height (p.surface));
-  g_assert_true (flame_painter_frame_rect (p.layout, frame_index (&p, "simd_color_convert"), &x, &y, &w, &h));
+  g_assert_cmpint (cairo_image_surface_get_height (image), ==,
+                   cairo_image_surface_get_height (p.surface));
+  g_assert_true (
+    flame_painter_frame_rect (p.layout, frame_index (&p, "simd_color_convert"), &x, &y, &w, &h));
   assert_hex (pixel (image, (int) x + 1, (int) (y + h - 1)), "#b39ddb");
   cairo_surface_destroy (image);
 
   {
-    const char *args[] = { "render", base, cur, "-o", svg, "--view", "inverted", "--zoom", "convolve_row", NULL };
+    const char *args[] = { "render", base,       cur,      "-o",           svg,
+                           "--view", "inverted", "--zoom", "convolve_row", NULL };
     g_autofree char *text = NULL;
     SvgStats st;
 
@@ -939,7 +965,8 @@ test_render_cli (void)
     const char *bad_width[] = { "render", base, cur, "-o", png, "--width", "3", NULL };
     const char *single_diff_view[] = { "render", cur, "-o", png, "--view", "elided", NULL };
     const char *missing[] = { "render", "/nonexistent/a.folded", cur, "-o", png, NULL };
-    const char *const *cases[] = { bad_view, no_out, bad_ext, bad_zoom, bad_width, single_diff_view, missing };
+    const char *const *cases[] = { bad_view,  no_out,           bad_ext, bad_zoom,
+                                   bad_width, single_diff_view, missing };
 
     for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
       {

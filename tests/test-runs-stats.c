@@ -171,7 +171,8 @@ ms_text (gdouble v)
 {
   char buf[64];
 
-  return g_strdup_printf ("%s ms", flame_test_decimal (g_ascii_formatd (buf, sizeof buf, "%.2f", v)));
+  return g_strdup_printf ("%s ms",
+                          flame_test_decimal (g_ascii_formatd (buf, sizeof buf, "%.2f", v)));
 }
 
 static gboolean
@@ -213,15 +214,18 @@ test_graph (void)
 
   {
     FlameDiff *diff = flame_comparison_get_diff (comparison);
-    g_autoptr(FlameLayoutSource) source = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
-    g_autoptr(FlameLayoutSource) inverted = flame_layout_source_new_for_diff (diff, FLAME_VIEW_INVERTED);
+    g_autoptr (FlameLayoutSource)
+      source = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
+    g_autoptr (FlameLayoutSource)
+      inverted = flame_layout_source_new_for_diff (diff, FLAME_VIEW_INVERTED);
     guint32 noisy = flame_layout_source_find (source, "main;work;fn_noisy");
     guint32 up = flame_layout_source_find (source, "main;work;fn_07");
     guint32 down = flame_layout_source_find (source, "main;work;fn_23");
     FlameDiffValues v;
     gdouble ub, usd, uc, ucsd;
     g_autofree char *tip = NULL, *up_tip = NULL, *want = NULL;
-    g_autofree char *m_b = ms_text (mb), *s_b = ms_text (sb), *m_c = ms_text (mc), *s_c = ms_text (sc);
+    g_autofree char *m_b = ms_text (mb), *s_b = ms_text (sb), *m_c = ms_text (mc),
+                    *s_c = ms_text (sc);
 
     g_assert_cmpuint (noisy, !=, FLAME_TREE_NONE);
     g_assert_nonnull (flame_diff_get_node_stats (diff, flame_diff_get_tree (diff)));
@@ -235,12 +239,16 @@ test_graph (void)
     flame_diff_get_values (diff, flame_diff_get_tree (diff), noisy, &v);
     g_assert_cmpfloat_with_epsilon (v.self_b, mb, 1e-6 * mb);
     g_assert_cmpfloat_with_epsilon (v.self_c, mc, 1e-6 * mc);
-    g_assert_cmpint (flame_diff_classify_values (diff, &v, FLAME_METRIC_SELF), !=, FLAME_CHANGE_NEUTRAL);
+    g_assert_cmpint (flame_diff_classify_values (diff, &v, FLAME_METRIC_SELF), !=,
+                     FLAME_CHANGE_NEUTRAL);
     g_assert_cmpint (flame_layout_source_get_class (source, noisy), ==, FLAME_CHANGE_NEUTRAL);
     /* the inverted view: fn_noisy's self through its one path, grey too */
-    g_assert_cmpint (flame_layout_source_get_class (inverted, flame_layout_source_find (inverted, "fn_noisy")),
+    g_assert_cmpint (flame_layout_source_get_class (inverted,
+                                                    flame_layout_source_find (inverted,
+                                                                              "fn_noisy")),
                      ==, FLAME_CHANGE_NEUTRAL);
-    g_assert_true (is_regression (flame_layout_source_get_class (inverted, flame_layout_source_find (inverted, "fn_07"))));
+    g_assert_true (is_regression (
+      flame_layout_source_get_class (inverted, flame_layout_source_find (inverted, "fn_07"))));
 
     /* the tooltip: each side's mean per run ± its SD, the difference,
      * "not significant"; today's lines come first, unchanged */
@@ -255,7 +263,8 @@ test_graph (void)
     {
       g_autofree char *d = ms_text (fabs (mc - mb));
 
-      want = g_strdup_printf ("Difference per run: %s%s, 95 %% interval -", mc >= mb ? "+" : "-", d);
+      want = g_strdup_printf ("Difference per run: %s%s, 95 %% interval -", mc >= mb ? "+" : "-",
+                              d);
       /* |t| < 1.5: the interval holds 0 */
       g_assert_nonnull (strstr (tip, want));
       g_assert_nonnull (strstr (tip, " to +"));
@@ -327,7 +336,8 @@ test_one_run_unchanged_behaviour (void)
       char *text = generate_run (rand, side == FLAME_DIFF_CURRENT, 0.30);
       g_autoptr(GBytes) bytes = g_bytes_new_take (text, strlen (text));
       g_autoptr(GFile) file = g_file_new_for_path (side ? "current.folded" : "baseline.folded");
-      g_autoptr(FlameProfile) profile = flame_load_bytes ("run.folded", bytes, NULL, NULL, NULL, &error);
+      g_autoptr (FlameProfile)
+        profile = flame_load_bytes ("run.folded", bytes, NULL, NULL, NULL, &error);
 
       g_assert_no_error (error);
       flame_comparison_add_profile (comparison, side, file, profile);
@@ -341,9 +351,11 @@ test_one_run_unchanged_behaviour (void)
   g_assert_cmpuint (flame_report_get_n_runs (report, FLAME_DIFF_CURRENT), ==, 1);
   /* every function as flame_report_new() on the same diff makes it */
   {
-    g_autoptr(FlameReport) plain = flame_report_new (diff, flame_comparison_get_report_options (comparison));
+    g_autoptr (FlameReport)
+      plain = flame_report_new (diff, flame_comparison_get_report_options (comparison));
 
-    g_assert_cmpuint (flame_report_get_n_functions (plain), ==, flame_report_get_n_functions (report));
+    g_assert_cmpuint (flame_report_get_n_functions (plain), ==,
+                      flame_report_get_n_functions (report));
     for (guint i = 0; i < flame_report_get_n_functions (report); i++)
       {
         const FlameFunctionStat *a = flame_report_get_function (report, i);
@@ -358,7 +370,8 @@ test_one_run_unchanged_behaviour (void)
   /* the graph: no runs' test, every colour the one of the means, and
    * no spread in the tooltips */
   {
-    g_autoptr(FlameLayoutSource) source = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
+    g_autoptr (FlameLayoutSource)
+      source = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
     FlameTree *tree = flame_diff_get_tree (diff);
 
     g_assert_null (flame_diff_get_node_stats (diff, tree));
@@ -405,8 +418,12 @@ test_cli_folders (void)
   root = json_node_get_object (json_parser_get_root (parser));
   g_assert_cmpint (json_object_get_int_member (root, "schema_version"), ==, 3);
   g_assert_cmpstr (json_object_get_string_member (root, "runs_test"), ==, "welch-bh");
-  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (root, "baseline"), "runs"), ==, 8);
-  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (root, "current"), "runs"), ==, 8);
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (root, "baseline"),
+                                               "runs"),
+                   ==, 8);
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (root, "current"),
+                                               "runs"),
+                   ==, 8);
   functions = json_object_get_array_member (root, "functions");
   for (guint i = 0; i < json_array_get_length (functions); i++)
     {
@@ -452,7 +469,8 @@ test_cli_folders (void)
     JsonObject *summary;
 
     g_assert_true (json_parser_load_from_data (p2, gate.out, -1, &error));
-    summary = json_object_get_object_member (json_node_get_object (json_parser_get_root (p2)), "summary");
+    summary = json_object_get_object_member (json_node_get_object (json_parser_get_root (p2)),
+                                             "summary");
     g_assert_cmpint (json_object_get_int_member (summary, "gate_failures"), >=, 1);
     g_assert_cmpint (json_object_get_int_member (summary, "gate_failures"), <=, 2);
   }

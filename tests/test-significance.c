@@ -21,7 +21,8 @@ test_t_cdf (void)
   g_assert_cmpfloat_with_epsilon (flame_student_t_cdf (0.3, 1), 0.5927735790777423, 1e-10);
   g_assert_cmpfloat_with_epsilon (flame_student_t_cdf (1.5, 3.7), 0.8932009153989899, 1e-9);
   g_assert_cmpfloat_with_epsilon (flame_student_t_cdf (-2.0, 7), 0.04280966428148436, 1e-9);
-  g_assert_cmpfloat_with_epsilon (flame_student_t_cdf (2.0, 7) + flame_student_t_cdf (-2.0, 7), 1.0, 1e-12);
+  g_assert_cmpfloat_with_epsilon (flame_student_t_cdf (2.0, 7) + flame_student_t_cdf (-2.0, 7), 1.0,
+                                  1e-12);
   g_assert_cmpfloat (flame_student_t_cdf (INFINITY, 4), ==, 1.0);
   g_assert_cmpfloat (flame_student_t_cdf (-INFINITY, 4), ==, 0.0);
   /* far tails stay in [0, 1] and monotonic */

@@ -54,14 +54,20 @@ unit_scale (FlameProfile *p)
 static void
 test_snapshots (void)
 {
-  static const struct { const char *title; const char *file; gint profile; } cases[] = {
-    { "importSpeedscopeProfiles 0.0.1 evented profile (no pretty print) 1", "0.0.1/simple-no-pretty-print.speedscope.json", -1 },
+  static const struct { const char *title; const char *file; gint profile;
+  } cases[] = {
+    { "importSpeedscopeProfiles 0.0.1 evented profile (no pretty print) 1",
+      "0.0.1/simple-no-pretty-print.speedscope.json", -1 },
     { "importSpeedscopeProfiles 0.0.1 evented profile 1", "0.0.1/simple.speedscope.json", -1 },
-    { "importSpeedscopeProfiles 0.1.2 sampled profile 1", "0.1.2/simple-sampled.speedscope.json", -1 },
-    { "importSpeedscopeProfiles 0.6.0 multiple profiles 1", "0.6.0/two-sampled.speedscope.json", 0 },
-    { "importSpeedscopeProfiles 0.6.0 multiple profiles 2", "0.6.0/two-sampled.speedscope.json", 1 },
+    { "importSpeedscopeProfiles 0.1.2 sampled profile 1", "0.1.2/simple-sampled.speedscope.json",
+      -1 },
+    { "importSpeedscopeProfiles 0.6.0 multiple profiles 1", "0.6.0/two-sampled.speedscope.json",
+      0 },
+    { "importSpeedscopeProfiles 0.6.0 multiple profiles 2", "0.6.0/two-sampled.speedscope.json",
+      1 },
   };
-  g_autofree char *snap_path = flame_test_corpus_path ("speedscope/src/lib/__snapshots__/file-format.test.ts.snap");
+  g_autofree char *snap_path = flame_test_corpus_path (
+    "speedscope/src/lib/__snapshots__/file-format.test.ts.snap");
   g_autoptr(GPtrArray) snaps = NULL;
 
   if (snap_path == NULL)
@@ -69,7 +75,8 @@ test_snapshots (void)
   snaps = flame_snap_load (snap_path);
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
-      g_autofree char *rel = g_build_filename ("speedscope/sample/profiles/speedscope", cases[i].file, NULL);
+      g_autofree char *rel = g_build_filename ("speedscope/sample/profiles/speedscope",
+                                               cases[i].file, NULL);
       g_autofree char *path = flame_test_corpus_path (rel);
       FlameLoadOptions opts = { cases[i].profile, -1 };
       g_autoptr(GError) error = NULL;
@@ -92,7 +99,8 @@ test_invalid_corpus (void)
 
   for (guint i = 0; i < G_N_ELEMENTS (files); i++)
     {
-      g_autofree char *rel = g_build_filename ("speedscope/sample/profiles/speedscope/invalid", files[i], NULL);
+      g_autofree char *rel = g_build_filename ("speedscope/sample/profiles/speedscope/invalid",
+                                               files[i], NULL);
       g_autofree char *path = flame_test_corpus_path (rel);
       g_autoptr(GError) error = NULL;
       g_autoptr(FlameProfile) p = NULL;
@@ -132,7 +140,8 @@ test_pyspy (void)
   g_assert_cmpstr (flame_profile_get_metadata (p, "selected-profile"), ==, "1");
   threads = flame_profile_get_threads (p);
   g_assert_cmpuint (threads->len, ==, 2);
-  g_assert_cmpstr (((FlameThread *) g_ptr_array_index (threads, 1))->name, ==, "Thread 2 \"MainThread\"");
+  g_assert_cmpstr (((FlameThread *)g_ptr_array_index (threads, 1))->name, ==,
+                   "Thread 2 \"MainThread\"");
   g_assert_cmpfloat (((FlameThread *) g_ptr_array_index (threads, 1))->samples, ==, 3);
   g_assert_cmpuint (flame_frames_count (flame_profile_get_frames (p)), ==, 3);
   /* no interval in the file: 10 ms, a sample's weight (py-spy's 100 Hz),
@@ -140,7 +149,8 @@ test_pyspy (void)
   {
     gboolean assumed = TRUE;
 
-    g_assert_cmpfloat_with_epsilon (flame_profile_get_effective_interval_ms (p, 0, 1, &assumed), 10, 1e-9);
+    g_assert_cmpfloat_with_epsilon (flame_profile_get_effective_interval_ms (p, 0, 1, &assumed), 10,
+                                    1e-9);
     g_assert_false (assumed);
   }
 }
@@ -154,7 +164,8 @@ test_roundtrip (void)
   g_autoptr(GString) out = g_string_new (NULL);
   g_autoptr(GString) f1 = g_string_new (NULL);
   g_autoptr(GString) f2 = g_string_new (NULL);
-  const char *stacks[] = { "a.c:1:main;b.c:2:work", "a.c:1:main;b.c:2:work", "a.c:1:main;x \"q\"\\\n", NULL };
+  const char *stacks[] = { "a.c:1:main;b.c:2:work", "a.c:1:main;b.c:2:work",
+                           "a.c:1:main;x \"q\"\\\n", NULL };
 
   p = flame_test_profile (stacks);
   flame_profile_set_metadata (p, "command", "python3 app.py --x \"y\"");
@@ -203,16 +214,26 @@ static void
 test_malformed (void)
 {
   static const Bad bad[] = {
-    { "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"shared\":{\"frames\":[{\"name\":\"a\"}]},\"profiles\":[{\"type\":\"sampled\",\"unit\":\"none\",\"samples\":[[0,", "truncated" },
-    { "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"shared\":{\"frames\":[{\"name\":\"a\"}]},\"profiles\":[{\"type\":\"sampled\",\"unit\":\"none\",\"samples\":[[0,7]],\"weights\":[1]}]}", "out of range" },
-    { "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"profiles\":[{\"type\":\"sampled\",\"unit\":\"none\",\"samples\":[[0,4000000000]],\"weights\":[1]}],\"shared\":{\"frames\":[{\"name\":\"a\"}]}}", "out of range" },
-    { "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"shared\":{\"frames\":[{\"name\":\"a\"}]},\"profiles\":[{\"type\":\"sampled\",\"unit\":\"none\",\"samples\":[[-1]],\"weights\":[1]}]}", "non-negative" },
-    { "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"shared\":{\"frames\":[{\"name\":\"a\"}]},\"profiles\":[{\"type\":\"sampled\",\"unit\":\"none\",\"samples\":[[0]],\"weights\":[1,2]}]}", "weights" },
-    { "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"shared\":{\"frames\":[{\"name\":7}]},\"profiles\":[]}", "must be a string" },
-    { "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"shared\":{\"frames\":[{\"name\":\"a\"}]},\"profiles\":[{\"type\":\"sampled\",\"unit\":\"parsecs\",\"samples\":[[0]],\"weights\":[1]}]}", "unit" },
-    { "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"shared\":{\"frames\":[{\"name\":\"a\"}]},\"profiles\":[{\"type\":\"sampled\",\"unit\":\"none\",\"samples\":[[0]],\"weights\":[\"x\"]}]}", "number" },
-    { "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"shared\":{\"frames\":[]},\"profiles\":[{\"type\":\"sampled\",\"unit\":\"none\",\"samples\":[],\"weights\":[]}]}", "no profile" },
-    { "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\", \"shared\": {\"frames\": [}", "invalid JSON" },
+    { "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"shared\":{\"frames\":[{\"name\":\"a\"}]},\"profiles\":[{\"type\":\"sampled\",\"unit\":\"none\",\"samples\":[[0,",
+      "truncated" },
+    { "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"shared\":{\"frames\":[{\"name\":\"a\"}]},\"profiles\":[{\"type\":\"sampled\",\"unit\":\"none\",\"samples\":[[0,7]],\"weights\":[1]}]}",
+      "out of range" },
+    { "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"profiles\":[{\"type\":\"sampled\",\"unit\":\"none\",\"samples\":[[0,4000000000]],\"weights\":[1]}],\"shared\":{\"frames\":[{\"name\":\"a\"}]}}",
+      "out of range" },
+    { "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"shared\":{\"frames\":[{\"name\":\"a\"}]},\"profiles\":[{\"type\":\"sampled\",\"unit\":\"none\",\"samples\":[[-1]],\"weights\":[1]}]}",
+      "non-negative" },
+    { "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"shared\":{\"frames\":[{\"name\":\"a\"}]},\"profiles\":[{\"type\":\"sampled\",\"unit\":\"none\",\"samples\":[[0]],\"weights\":[1,2]}]}",
+      "weights" },
+    { "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"shared\":{\"frames\":[{\"name\":7}]},\"profiles\":[]}",
+      "must be a string" },
+    { "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"shared\":{\"frames\":[{\"name\":\"a\"}]},\"profiles\":[{\"type\":\"sampled\",\"unit\":\"parsecs\",\"samples\":[[0]],\"weights\":[1]}]}",
+      "unit" },
+    { "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"shared\":{\"frames\":[{\"name\":\"a\"}]},\"profiles\":[{\"type\":\"sampled\",\"unit\":\"none\",\"samples\":[[0]],\"weights\":[\"x\"]}]}",
+      "number" },
+    { "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"shared\":{\"frames\":[]},\"profiles\":[{\"type\":\"sampled\",\"unit\":\"none\",\"samples\":[],\"weights\":[]}]}",
+      "no profile" },
+    { "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\", \"shared\": {\"frames\": [}",
+      "invalid JSON" },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
@@ -222,7 +243,8 @@ test_malformed (void)
 
       g_assert_null (p);
       g_assert_nonnull (error);
-      if (strstr (error->message, bad[i].what) == NULL || strstr (error->message, "test.json") == NULL)
+      if (strstr (error->message, bad[i].what) == NULL ||
+          strstr (error->message, "test.json") == NULL)
         g_error ("case %u: “%s” does not mention “%s”", i, error->message, bad[i].what);
       if (strcmp (bad[i].what, "no profile") != 0 && strstr (error->message, "byte ") == NULL)
         g_error ("case %u: “%s” has no position", i, error->message);
@@ -230,7 +252,8 @@ test_malformed (void)
 
   /* deep nesting: an error at the limit, not a stack overflow */
   {
-    g_autoptr(GString) s = g_string_new ("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"x\":");
+    g_autoptr (GString) s = g_string_new (
+      "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"x\":");
     g_autoptr(GError) error = NULL;
     g_autoptr(FlameProfile) p = NULL;
 
@@ -245,10 +268,11 @@ test_malformed (void)
   /* invalid UTF-8 in names: loaded, made valid, with a warning */
   {
     g_autoptr(GError) error = NULL;
-    g_autoptr(FlameProfile) p = load_text ("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
-                                           "\"shared\":{\"frames\":[{\"name\":\"a\xff\xfe\"}]},"
-                                           "\"profiles\":[{\"type\":\"sampled\",\"unit\":\"none\",\"samples\":[[0]],\"weights\":[1]}]}",
-                                           &error);
+    g_autoptr (FlameProfile) p = load_text (
+      "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
+      "\"shared\":{\"frames\":[{\"name\":\"a\xff\xfe\"}]},"
+      "\"profiles\":[{\"type\":\"sampled\",\"unit\":\"none\",\"samples\":[[0]],\"weights\":[1]}]}",
+      &error);
     g_assert_no_error (error);
     g_assert_cmpstr (flame_frames_get_name (flame_profile_get_frames (p), 0), ==, "a??");
     g_assert_cmpuint (flame_profile_get_warnings (p)->len, ==, 1);
@@ -258,10 +282,11 @@ test_malformed (void)
   {
     FlameLoadOptions opts = { 5, -1 };
     g_autoptr(GError) error = NULL;
-    g_autoptr(FlameProfile) p = load_text_opts ("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
-                                                "\"shared\":{\"frames\":[{\"name\":\"a\"}]},"
-                                                "\"profiles\":[{\"type\":\"sampled\",\"unit\":\"none\",\"samples\":[[0]],\"weights\":[1]}]}",
-                                                -1, &opts, &error);
+    g_autoptr (FlameProfile) p = load_text_opts (
+      "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
+      "\"shared\":{\"frames\":[{\"name\":\"a\"}]},"
+      "\"profiles\":[{\"type\":\"sampled\",\"unit\":\"none\",\"samples\":[[0]],\"weights\":[1]}]}",
+      -1, &opts, &error);
     g_assert_null (p);
     g_assert_error (error, FLAME_ERROR, FLAME_ERROR_INVALID);
   }
@@ -270,9 +295,10 @@ test_malformed (void)
 static void
 test_cancel (void)
 {
-  g_autoptr(GString) s = g_string_new ("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
-                                       "\"shared\":{\"frames\":[{\"name\":\"a\"},{\"name\":\"b\"}]},"
-                                       "\"profiles\":[{\"type\":\"sampled\",\"unit\":\"none\",\"samples\":[");
+  g_autoptr (GString)
+    s = g_string_new ("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
+                      "\"shared\":{\"frames\":[{\"name\":\"a\"},{\"name\":\"b\"}]},"
+                      "\"profiles\":[{\"type\":\"sampled\",\"unit\":\"none\",\"samples\":[");
   g_autoptr(GCancellable) cancellable = g_cancellable_new ();
   g_autoptr(GBytes) bytes = NULL;
   g_autoptr(GError) error = NULL;
@@ -303,9 +329,10 @@ static void
 test_large_mapped (void)
 {
   static const char *const stacks[] = { "[0,1]", "[0,2]", "[0,1,2]" };
-  g_autoptr(GString) s = g_string_new ("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
-                                       "\"shared\":{\"frames\":[{\"name\":\"a\"},{\"name\":\"b\"},{\"name\":\"c\"}]},"
-                                       "\"profiles\":[{\"type\":\"sampled\",\"unit\":\"none\",\"name\":\"p\",\"samples\":[");
+  g_autoptr (GString) s = g_string_new (
+    "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
+    "\"shared\":{\"frames\":[{\"name\":\"a\"},{\"name\":\"b\"},{\"name\":\"c\"}]},"
+    "\"profiles\":[{\"type\":\"sampled\",\"unit\":\"none\",\"name\":\"p\",\"samples\":[");
   g_autofree char *dir = g_dir_make_tmp ("flamediff-json-XXXXXX", NULL);
   g_autofree char *path = g_build_filename (dir, "big.speedscope.json", NULL);
   g_autoptr(GBytes) bytes = NULL;
@@ -402,8 +429,12 @@ trace_event (FlameJson            *json,
     {
     case FLAME_JSON_NULL:        g_string_append (tr->log, "null "); break;
     case FLAME_JSON_BOOL:        g_string_append (tr->log, v->b ? "true " : "false "); break;
-    case FLAME_JSON_INT:         g_string_append_printf (tr->log, "i%" G_GINT64_FORMAT " ", v->i); break;
-    case FLAME_JSON_DOUBLE:      g_string_append_printf (tr->log, "d%g/%" G_GINT64_FORMAT " ", v->d, v->i); break;
+    case FLAME_JSON_INT:
+      g_string_append_printf (tr->log, "i%" G_GINT64_FORMAT " ", v->i);
+      break;
+    case FLAME_JSON_DOUBLE:
+      g_string_append_printf (tr->log, "d%g/%" G_GINT64_FORMAT " ", v->d, v->i);
+      break;
     case FLAME_JSON_STRING:
     case FLAME_JSON_KEY:
       g_string_append (tr->log, v->type == FLAME_JSON_KEY ? "k'" : "'");
@@ -459,7 +490,13 @@ trace_text (const char     *text,
 static void
 test_json_parser (void)
 {
-  static const struct { const char *text; guint flags; gboolean sink; const char *want; } cases[] = {
+  static const struct
+  {
+    const char *text;
+    guint flags;
+    gboolean sink;
+    const char *want;
+  } cases[] = {
     /* values, paths and indices */
     { "{\"a\":[1,-2,3.5,1e3,true,false,null,\"x\"],\"b\":{}}", 0, FALSE,
       "{ [ 0=i1 1=i-2 2=d3.5/9223372036854775807 3=d1000/1000 4=true 5=false 6=null 7='x' ] { } }" },
@@ -470,11 +507,12 @@ test_json_parser (void)
     { "[123456789012345678,1234567890123456789,-0]", 0, FALSE,
       "[ 0=i123456789012345678 1=d1.23457e+18/1234567890123456768 2=i0 ]" },
     /* escapes, surrogate pairs, a lone surrogate, a NUL */
-    { "[\"a\\\"b\\\\c\\/d\\b\\f\\n\\r\\t\",\"\\u00e9\\ud83d\\ude00\",\"\\udc00x\",\"a\\u0000b\"]", 0, FALSE,
+    { "[\"a\\\"b\\\\c\\/d\\b\\f\\n\\r\\t\",\"\\u00e9\\ud83d\\ude00\",\"\\udc00x\",\"a\\u0000b\"]",
+      0, FALSE,
       "[ 0='a\"b\\c/d\\x08\\x0c\\x0a\\x0d\\x09' 1='\\xc3\\xa9\\xf0\\x9f\\x98\\x80' 2='?x' 3='a\\x00b' ]" },
     /* keys: escaped, too long for a level, with a NUL (never matched) */
-    { "{\"\\u0061\":1,\"0123456789012345678901234567890123456789012345678\":2,\"a\\u0000\":3}", 0, FALSE,
-      "{ a=i1 ?=i2 ?=i3 }" },
+    { "{\"\\u0061\":1,\"0123456789012345678901234567890123456789012345678\":2,\"a\\u0000\":3}", 0,
+      FALSE, "{ a=i1 ?=i2 ?=i3 }" },
     /* an int sink takes the integers directly in its array, the rest
      * goes to the callback; indices keep counting. One sink at a time:
      * the inner array's replaces the outer's and ends with it */
@@ -485,13 +523,17 @@ test_json_parser (void)
     { "[1.]", 0, FALSE, "ERR: t.json: byte 1: invalid JSON (a malformed number)" },
     { "[-]", 0, FALSE, "ERR: t.json: byte 1: invalid JSON (a malformed number)" },
     { "[1e]", 0, FALSE, "ERR: t.json: byte 1: invalid JSON (a malformed number)" },
-    { "[1] x", 0, FALSE, "ERR: t.json: byte 4: invalid JSON (text after the end of the JSON value)" },
+    { "[1] x", 0, FALSE,
+      "ERR: t.json: byte 4: invalid JSON (text after the end of the JSON value)" },
     { "[1,]", 0, FALSE, "ERR: t.json: byte 3: invalid JSON (a value was expected)" },
     { "{\"a\" 1}", 0, FALSE, "ERR: t.json: byte 5: invalid JSON (“:” was expected after a key)" },
     { "{1:2}", 0, FALSE, "ERR: t.json: byte 1: invalid JSON (a key was expected)" },
-    { "[\"a\tb\"]", 0, FALSE, "ERR: t.json: byte 3: invalid JSON (a control character in a string)" },
-    { "[\"a\\x\"]", 0, FALSE, "ERR: t.json: byte 3: invalid JSON (a string has an unknown escape)" },
-    { "[\"\\u12g4\"]", 0, FALSE, "ERR: t.json: byte 2: invalid JSON (a \\u escape needs four hex digits)" },
+    { "[\"a\tb\"]", 0, FALSE,
+      "ERR: t.json: byte 3: invalid JSON (a control character in a string)" },
+    { "[\"a\\x\"]", 0, FALSE,
+      "ERR: t.json: byte 3: invalid JSON (a string has an unknown escape)" },
+    { "[\"\\u12g4\"]", 0, FALSE,
+      "ERR: t.json: byte 2: invalid JSON (a \\u escape needs four hex digits)" },
     { "[tru]", 0, FALSE, "ERR: t.json: byte 1: invalid JSON (an unknown word)" },
     { "[1}", 0, FALSE, "ERR: t.json: byte 2: invalid JSON (“,” or “]” was expected)" },
     { "", 0, FALSE, "ERR: t.json: byte 0: the JSON text is truncated or empty" },
@@ -503,7 +545,8 @@ test_json_parser (void)
     { "[{\"a\":tr", FLAME_JSON_ALLOW_PARTIAL, FALSE, "[ {" },
     { "[1,", FLAME_JSON_ALLOW_PARTIAL, FALSE, "[ 0=i1" },
     { "", FLAME_JSON_ALLOW_PARTIAL, FALSE, "" },
-    { "[1,x", FLAME_JSON_ALLOW_PARTIAL, FALSE, "ERR: t.json: byte 3: invalid JSON (a value was expected)" },
+    { "[1,x", FLAME_JSON_ALLOW_PARTIAL, FALSE,
+      "ERR: t.json: byte 3: invalid JSON (a value was expected)" },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)

@@ -353,14 +353,16 @@ test_memory (void)
   g_assert_cmpint (flame_profile_get_unit (objects), ==, FLAME_UNIT_COUNT);
   g_assert_cmpfloat (flame_profile_get_total_weight (objects, 0), ==, 2);
   text = folded (b, "alloc_space");
-  g_assert_cmpstr (text, ==, "# flamediff-folded unit=bytes samples=2 sample_type=alloc_space/bytes\n"
-                             "my;main 3000\nmy;main;leaf_fn 1000");
+  g_assert_cmpstr (text, ==,
+                   "# flamediff-folded unit=bytes samples=2 sample_type=alloc_space/bytes\n"
+                   "my;main 3000\nmy;main;leaf_fn 1000");
 
   none = load (b, "inuse_space", &error);
   g_assert_null (none);
   g_assert_error (error, FLAME_ERROR, FLAME_ERROR_INVALID);
-  g_assert_nonnull (strstr (error->message,
-                            "(the file has: samples/count, alloc_space/bytes, alloc_objects/count)"));
+  g_assert_nonnull (
+    strstr (error->message,
+            "(the file has: samples/count, alloc_space/bytes, alloc_objects/count)"));
 }
 
 /* Without the bundle: every user address is named by its file, with a

@@ -56,12 +56,18 @@ load (const char *path,
 static void
 test_pprof_sample_types (void)
 {
-  static const struct { const char *type; FlameUnit unit; FlameQuantity q; gdouble total; } cases[] = {
-    { NULL,                FLAME_UNIT_BYTES, FLAME_QUANTITY_BYTES, 78008844 },
-    { "inuse_space",       FLAME_UNIT_BYTES, FLAME_QUANTITY_BYTES, 78008844 },
+  static const struct
+  {
+    const char *type;
+    FlameUnit unit;
+    FlameQuantity q;
+    gdouble total;
+  } cases[] = {
+    { NULL, FLAME_UNIT_BYTES, FLAME_QUANTITY_BYTES, 78008844 },
+    { "inuse_space", FLAME_UNIT_BYTES, FLAME_QUANTITY_BYTES, 78008844 },
     { "alloc_space/bytes", FLAME_UNIT_BYTES, FLAME_QUANTITY_BYTES, 82383495 },
-    { "alloc_objects",     FLAME_UNIT_COUNT, FLAME_QUANTITY_COUNT, 20305 },
-    { "inuse_objects",     FLAME_UNIT_COUNT, FLAME_QUANTITY_COUNT, 20186 },
+    { "alloc_objects", FLAME_UNIT_COUNT, FLAME_QUANTITY_COUNT, 20305 },
+    { "inuse_objects", FLAME_UNIT_COUNT, FLAME_QUANTITY_COUNT, 20186 },
   };
   g_autofree char *heap = go_file ("go-heap.pb.gz");
   g_autofree char *cpu = go_file ("go-cpu.pb.gz");
@@ -196,7 +202,8 @@ test_cli_compare_refuses (void)
 static void
 test_interval_agrees (void)
 {
-  g_autofree char *path = flame_test_corpus_path ("speedscope/sample/profiles/speedscope/0.1.2/simple-sampled.speedscope.json");
+  g_autofree char *path = flame_test_corpus_path (
+    "speedscope/sample/profiles/speedscope/0.1.2/simple-sampled.speedscope.json");
   g_autoptr(JsonParser) pi = json_parser_new ();
   g_autoptr(JsonParser) pc = json_parser_new ();
   g_auto(FlameTestRun) i = { 0 };
@@ -235,7 +242,8 @@ test_report_bytes (void)
 
   flame_test_run_cli_va (&t, "compare", "--normalize", "none", a, b, NULL);
   g_assert_cmpint (t.status, ==, 0);
-  g_assert_nonnull (strstr (t.out, "  Total:         74.40 MiB → 93.65 MiB (+19.26 MiB, +25.9%)\n"));
+  g_assert_nonnull (
+    strstr (t.out, "  Total:         74.40 MiB → 93.65 MiB (+19.26 MiB, +25.9%)\n"));
   g_assert_nonnull (strstr (t.out, "sample type inuse_space/bytes"));
   g_assert_nonnull (strstr (t.out, "Metric:        self memory; thresholds ±5% and 0 B"));
   g_assert_nonnull (strstr (t.out, "main.allocSmall"));
@@ -252,12 +260,18 @@ test_report_bytes (void)
   root = parse_object (parser, j.out);
   g_assert_cmpint (json_object_get_int_member (root, "schema_version"), ==, 3);
   g_assert_cmpstr (json_object_get_string_member (root, "unit"), ==, "bytes");
-  g_assert_cmpfloat (json_object_get_double_member (json_object_get_object_member (root, "baseline"), "total"), ==, 78008844);
-  g_assert_cmpfloat (json_object_get_double_member (json_object_get_object_member (root, "current"), "total"), ==, 98201363);
+  g_assert_cmpfloat (json_object_get_double_member (json_object_get_object_member (root,
+                                                                                   "baseline"),
+                                                    "total"),
+                     ==, 78008844);
+  g_assert_cmpfloat (json_object_get_double_member (json_object_get_object_member (root, "current"),
+                                                    "total"),
+                     ==, 98201363);
   g_assert_null (strstr (j.out, "_ms\""));
   functions = json_object_get_array_member (root, "functions");
   for (guint i = 0; i < json_array_get_length (functions); i++)
-    if (g_strcmp0 (json_object_get_string_member (json_array_get_object_element (functions, i), "name"),
+    if (g_strcmp0 (json_object_get_string_member (json_array_get_object_element (functions, i),
+                                                  "name"),
                    "main.allocSmall") == 0)
       fn = json_array_get_object_element (functions, i);
   g_assert_nonnull (fn);
@@ -298,31 +312,36 @@ test_gate_new_function (void)
   g_auto(FlameTestRun) help = { 0 };
   JsonObject *root;
 
-  flame_test_run_cli_va (&r, "compare", "--fail-on-regression", "--threshold-pct", "10", "--min-abs-ms", "50",
-                         "--normalize", "none", base, cur, NULL);
+  flame_test_run_cli_va (&r, "compare", "--fail-on-regression", "--threshold-pct", "10",
+                         "--min-abs-ms", "50", "--normalize", "none", base, cur, NULL);
   g_assert_cmpint (r.status, ==, 2);
   g_assert_nonnull (strstr (r.err, "1 function beyond the thresholds (0 regressed, 1 new)"));
-  g_assert_nonnull (strstr (r.out, "Gate:          1 function fails --fail-on-regression (0 regressed, 1 new beyond the thresholds)"));
+  g_assert_nonnull (strstr (
+    r.out,
+    "Gate:          1 function fails --fail-on-regression (0 regressed, 1 new beyond the thresholds)"));
 
   /* also under total-scaling, where work looks 6 % faster */
-  flame_test_run_cli_va (&p, "compare", "--fail-on-regression", "--threshold-pct", "10", "--min-abs-ms", "50",
-                         "--normalize", "total", base, cur, NULL);
+  flame_test_run_cli_va (&p, "compare", "--fail-on-regression", "--threshold-pct", "10",
+                         "--min-abs-ms", "50", "--normalize", "total", base, cur, NULL);
   g_assert_cmpint (p.status, ==, 2);
 
-  flame_test_run_cli_va (&i, "compare", "--fail-on-regression", "--threshold-pct", "10", "--min-abs-ms", "50",
-                         "--ignore-new", base, cur, NULL);
+  flame_test_run_cli_va (&i, "compare", "--fail-on-regression", "--threshold-pct", "10",
+                         "--min-abs-ms", "50", "--ignore-new", base, cur, NULL);
   g_assert_cmpint (i.status, ==, 0);
   g_assert_nonnull (strstr (i.out, "; new functions ignored"));
 
-  flame_test_run_cli_va (&h, "compare", "--fail-on-regression", "--threshold-pct", "10", "--min-abs-ms", "200",
-                         base, cur, NULL);
+  flame_test_run_cli_va (&h, "compare", "--fail-on-regression", "--threshold-pct", "10",
+                         "--min-abs-ms", "200", base, cur, NULL);
   g_assert_cmpint (h.status, ==, 0);
 
-  flame_test_run_cli_va (&j, "compare", "--format", "json", "--threshold-pct", "10", "--min-abs-ms", "50",
-                         "--ignore-new", base, cur, NULL);
+  flame_test_run_cli_va (&j, "compare", "--format", "json", "--threshold-pct", "10", "--min-abs-ms",
+                         "50", "--ignore-new", base, cur, NULL);
   root = parse_object (parser, j.out);
-  g_assert_true (json_object_get_boolean_member (json_object_get_object_member (root, "thresholds"), "ignore_new"));
-  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (root, "summary"), "gate_failures"), ==, 0);
+  g_assert_true (json_object_get_boolean_member (json_object_get_object_member (root, "thresholds"),
+                                                 "ignore_new"));
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (root, "summary"),
+                                               "gate_failures"),
+                   ==, 0);
 
   flame_test_run_cli_va (&help, "compare", "--help", NULL);
   g_assert_nonnull (strstr (help.out, "--ignore-new"));
@@ -367,7 +386,8 @@ test_new_by_total (void)
   g_assert_true (wrapper < small && leaf < small);
   g_assert_null (strstr (section, "0.00 ms"));
   /* wrapper's row shows its 3 ms total, not its 0 self */
-  g_assert_true (g_regex_match_simple ("wrapper +— +0\\.00 +3\\.00 +\\+3\\.00 +\\+100\\.0%", section, 0, 0));
+  g_assert_true (
+    g_regex_match_simple ("wrapper +— +0\\.00 +3\\.00 +\\+3\\.00 +\\+100\\.0%", section, 0, 0));
   g_assert_nonnull (strstr (out->str, "Removed hotspots (by total time)"));
 }
 
@@ -390,8 +410,10 @@ info_json (JsonParser *parser,
 static void
 test_convert_roundtrip (void)
 {
-  g_autofree char *speedscope = flame_test_corpus_path ("speedscope/sample/profiles/speedscope/0.1.2/simple-sampled.speedscope.json");
-  g_autofree char *sample_cpu = flame_test_corpus_path ("pprof/internal/report/testdata/sample.cpu");
+  g_autofree char *speedscope = flame_test_corpus_path (
+    "speedscope/sample/profiles/speedscope/0.1.2/simple-sampled.speedscope.json");
+  g_autofree char *sample_cpu = flame_test_corpus_path (
+    "pprof/internal/report/testdata/sample.cpu");
   g_autofree char *heap = go_file ("go-heap.pb.gz");
   g_autofree char *cpu = go_file ("go-cpu.pb.gz");
   const char *files[] = { heap, cpu, speedscope, sample_cpu };
@@ -442,7 +464,8 @@ test_compare_folded_roundtrip (void)
   g_autofree char *a = go_file ("go-heap.pb.gz");
   g_autofree char *b = go_file ("go-heap-more.pb.gz");
   g_autofree char *cpu = go_file ("go-cpu.pb.gz");
-  g_autofree char *speedscope = flame_test_corpus_path ("speedscope/sample/profiles/speedscope/0.1.2/simple-sampled.speedscope.json");
+  g_autofree char *speedscope = flame_test_corpus_path (
+    "speedscope/sample/profiles/speedscope/0.1.2/simple-sampled.speedscope.json");
   const char *pairs[][2] = { { a, b }, { cpu, cpu }, { speedscope, speedscope } };
   g_autoptr(GError) error = NULL;
   g_autofree char *dir = g_dir_make_tmp ("flamediff-units-XXXXXX", &error);
@@ -462,7 +485,8 @@ test_compare_folded_roundtrip (void)
       flame_test_run_cli_va (&f, "compare", "--normalize", "none", "--format", "folded", "-o", out,
                              pairs[i][0], pairs[i][1], NULL);
       g_assert_cmpint (f.status, ==, 0);
-      flame_test_run_cli_va (&j1, "compare", "--normalize", "none", "--format", "json", pairs[i][0], pairs[i][1], NULL);
+      flame_test_run_cli_va (&j1, "compare", "--normalize", "none", "--format", "json", pairs[i][0],
+                             pairs[i][1], NULL);
       flame_test_run_cli_va (&j2, "compare", "--normalize", "none", "--format", "json", out, NULL);
       g_assert_cmpint (j2.status, ==, 0);
       r1 = parse_object (p1, j1.out);

@@ -193,12 +193,15 @@ test_compare_example (void)
   open_example ();
 
   g_assert_cmpstr (gtk_stack_get_visible_child_name (window->main_stack), ==, "graph");
-  g_assert_cmpstr (gtk_label_get_text (window->summary_bar->files_label), ==, "baseline.folded → current.folded");
+  g_assert_cmpstr (gtk_label_get_text (window->summary_bar->files_label), ==,
+                   "baseline.folded → current.folded");
   g_assert_cmpstr (gtk_label_get_text (window->summary_bar->totals_label), ==, totals);
   /* absolute time (the default): the header says so, and no factor */
-  g_assert_nonnull (strstr (gtk_label_get_text (window->summary_bar->scale_label), "Absolute time"));
+  g_assert_nonnull (
+    strstr (gtk_label_get_text (window->summary_bar->scale_label), "Absolute time"));
   g_assert_null (strstr (gtk_label_get_text (window->summary_bar->scale_label), scale));
-  g_assert_nonnull (strstr (gtk_label_get_text (window->summary_bar->scale_label), "1 ms per sample assumed"));
+  g_assert_nonnull (
+    strstr (gtk_label_get_text (window->summary_bar->scale_label), "1 ms per sample assumed"));
   g_assert_nonnull (strstr (gtk_label_get_text (window->summary_bar->samples_label), "samples"));
   g_assert_true (gtk_widget_get_visible (GTK_WIDGET (window->summary_bar->delta_label)));
 
@@ -478,7 +481,8 @@ assert_panel_sorted (FlameReport *report,
                   }
                   break;
                 case 1:
-                  a = flame_change_row_get_baseline_ms (prev), b = flame_change_row_get_baseline_ms (row);
+                  a = flame_change_row_get_baseline_ms (prev),
+                  b = flame_change_row_get_baseline_ms (row);
                   break;
                 case 3:
                   a = flame_change_row_get_delta_ms (prev), b = flame_change_row_get_delta_ms (row);
@@ -492,14 +496,15 @@ assert_panel_sorted (FlameReport *report,
               if (desc)
                 c = -c;
               if (c > 0)
-                g_test_message ("sorted by %d: row %u (%s) before row %u (%s) by key %d", key, i - 1,
-                                flame_change_row_get_name (prev), i, name, k);
+                g_test_message ("sorted by %d: row %u (%s) before row %u (%s) by key %d", key,
+                                i - 1, flame_change_row_get_name (prev), i, name, k);
               g_assert_cmpint (c, <=, 0);
               c = c < 0 ? -1 : (a != b);
             }
           if (c == 0)
-            g_assert_cmpuint (GPOINTER_TO_UINT (g_hash_table_lookup (index, flame_change_row_get_name (prev))), <,
-                              GPOINTER_TO_UINT (g_hash_table_lookup (index, name)));
+            g_assert_cmpuint (GPOINTER_TO_UINT (
+                                g_hash_table_lookup (index, flame_change_row_get_name (prev))),
+                              <, GPOINTER_TO_UINT (g_hash_table_lookup (index, name)));
         }
       g_set_object (&prev, row);
     }
@@ -553,7 +558,8 @@ test_panel_large_sorted (void)
   assert_panel_sorted (report, index, 0, FALSE, -1);
   gtk_column_view_sort_by_column (panel->changes_view, panel->name_column, GTK_SORT_DESCENDING);
   assert_panel_sorted (report, index, 0, TRUE, -1);
-  gtk_column_view_sort_by_column (panel->changes_view, panel_column (panel, 5), GTK_SORT_DESCENDING);
+  gtk_column_view_sort_by_column (panel->changes_view, panel_column (panel, 5),
+                                  GTK_SORT_DESCENDING);
   assert_panel_sorted (report, index, 5, TRUE, -1);
   gtk_column_view_sort_by_column (panel->changes_view, panel->before_column, GTK_SORT_ASCENDING);
   assert_panel_sorted (report, index, 1, FALSE, -1);
@@ -751,7 +757,8 @@ test_keyboard_reach (void)
           if (GTK_IS_SHORTCUTS_GROUP (n))
             w = n;
           else
-            for (GtkWidget *c = gtk_widget_get_last_child (n); c; c = gtk_widget_get_prev_sibling (c))
+            for (GtkWidget *c = gtk_widget_get_last_child (n); c;
+                 c = gtk_widget_get_prev_sibling (c))
               g_ptr_array_add (todo, c);
         }
       g_assert_nonnull (w);
@@ -843,8 +850,10 @@ test_toggle_while_loading (void)
       gtk_widget_activate_action (GTK_WIDGET (window), actions[i], NULL);
       wait_for_window (window);
 
-      g_test_message ("%s while loading: %s", actions[i], gtk_label_get_text (window->summary_bar->files_label));
-      g_assert_cmpstr (gtk_label_get_text (window->summary_bar->files_label), ==, "before.folded → after.folded");
+      g_test_message ("%s while loading: %s", actions[i],
+                      gtk_label_get_text (window->summary_bar->files_label));
+      g_assert_cmpstr (gtk_label_get_text (window->summary_bar->files_label), ==,
+                       "before.folded → after.folded");
       g_assert_cmpfloat (flame_diff_get_total_ms (window->diff, FLAME_DIFF_CURRENT), ==, 135);
       if (i == 0)
         g_assert_cmpint (flame_layout_source_get_view (window->source), ==,
@@ -956,7 +965,8 @@ test_normalize_toggle (void)
   gtk_widget_activate_action (GTK_WIDGET (window), "win.normalize", NULL);
   wait_for_window (window);
   g_assert_cmpint (flame_diff_get_options (window->diff)->normalize, ==, FLAME_NORMALIZE_TOTAL);
-  g_assert_nonnull (strstr (gtk_label_get_text (window->summary_bar->scale_label), flame_test_decimal ("Baseline scaled ×1.00")));
+  g_assert_nonnull (strstr (gtk_label_get_text (window->summary_bar->scale_label),
+                            flame_test_decimal ("Baseline scaled ×1.00")));
   g_clear_pointer (&normalize, g_free);
   normalize = g_settings_get_string (window->settings, "normalize");
   g_assert_cmpstr (normalize, ==, "total");
@@ -1013,13 +1023,16 @@ test_swap_and_reload (void)
   open_example ();
   gtk_widget_activate_action (GTK_WIDGET (window), "win.swap", NULL);
   wait_for_window (window);
-  g_assert_cmpstr (gtk_label_get_text (window->summary_bar->files_label), ==, "current.folded → baseline.folded");
+  g_assert_cmpstr (gtk_label_get_text (window->summary_bar->files_label), ==,
+                   "current.folded → baseline.folded");
   gtk_widget_activate_action (GTK_WIDGET (window), "win.reload", NULL);
   wait_for_window (window);
-  g_assert_cmpstr (gtk_label_get_text (window->summary_bar->files_label), ==, "current.folded → baseline.folded");
+  g_assert_cmpstr (gtk_label_get_text (window->summary_bar->files_label), ==,
+                   "current.folded → baseline.folded");
   gtk_widget_activate_action (GTK_WIDGET (window), "win.swap", NULL);
   wait_for_window (window);
-  g_assert_cmpstr (gtk_label_get_text (window->summary_bar->files_label), ==, "baseline.folded → current.folded");
+  g_assert_cmpstr (gtk_label_get_text (window->summary_bar->files_label), ==,
+                   "baseline.folded → current.folded");
 }
 
 static void
@@ -1080,7 +1093,8 @@ static void
 test_sample_type (void)
 {
   g_autofree char *heap = g_test_build_filename (G_TEST_DIST, "data", "go", "go-heap.pb.gz", NULL);
-  g_autofree char *more = g_test_build_filename (G_TEST_DIST, "data", "go", "go-heap-more.pb.gz", NULL);
+  g_autofree char *more = g_test_build_filename (G_TEST_DIST, "data", "go", "go-heap-more.pb.gz",
+                                                 NULL);
   g_autofree char *folded_b = example ("baseline.folded");
   g_autofree char *folded_c = example ("current.folded");
   g_autoptr(GFile) b = g_file_new_for_path (heap);
@@ -1104,7 +1118,8 @@ test_sample_type (void)
   g_assert_cmpstr (adw_window_title_get_subtitle (w->window_title), ==, "Differential Flame Graph");
   g_object_get (w, "sample-type", &state, NULL);
   g_assert_cmpstr (state, ==, "inuse_space/bytes");
-  g_assert_nonnull (strstr (gtk_label_get_text (w->summary_bar->scale_label), "Sample type: inuse_space (bytes)"));
+  g_assert_nonnull (
+    strstr (gtk_label_get_text (w->summary_bar->scale_label), "Sample type: inuse_space (bytes)"));
   /* the view menu's first section: one item per type */
   section = g_menu_model_get_item_link (G_MENU_MODEL (w->view_menu), 0, G_MENU_LINK_SECTION);
   g_assert_true (section == G_MENU_MODEL (w->sample_type_section));
@@ -1114,9 +1129,11 @@ test_sample_type (void)
   gtk_widget_activate_action (GTK_WIDGET (w), "win.sample-type", "s", "alloc_space/bytes");
   wait_for_window (w);
   g_assert_cmpstr (loaded_sample_type (w), ==, "alloc_space/bytes");
-  g_assert_cmpstr (flame_profile_get_sample_type (flame_comparison_get_run_profile (w->comparison,
-                                                  FLAME_DIFF_BASELINE, 0)), ==, "alloc_space/bytes");
-  g_assert_nonnull (strstr (gtk_label_get_text (w->summary_bar->scale_label), "alloc_space (bytes)"));
+  g_assert_cmpstr (flame_profile_get_sample_type (
+                     flame_comparison_get_run_profile (w->comparison, FLAME_DIFF_BASELINE, 0)),
+                   ==, "alloc_space/bytes");
+  g_assert_nonnull (
+    strstr (gtk_label_get_text (w->summary_bar->scale_label), "alloc_space (bytes)"));
 
   gtk_widget_activate_action (GTK_WIDGET (w), "win.reload", NULL);
   wait_for_window (w);
@@ -1187,7 +1204,8 @@ test_open_folders (void)
   g_assert_nonnull (w->diff);
   g_assert_cmpuint (flame_comparison_get_n_runs (w->comparison, FLAME_DIFF_BASELINE), ==, 3);
   g_assert_cmpuint (flame_comparison_get_n_runs (w->comparison, FLAME_DIFF_CURRENT), ==, 4);
-  g_assert_cmpstr (gtk_label_get_text (w->summary_bar->files_label), ==, "before (3 runs) → after (4 runs)");
+  g_assert_cmpstr (gtk_label_get_text (w->summary_bar->files_label), ==,
+                   "before (3 runs) → after (4 runs)");
 
   gtk_widget_activate_action (GTK_WIDGET (w), "win.reload", NULL);
   wait_for_window (w);
@@ -1263,7 +1281,8 @@ test_open_run_sets (void)
   g_assert_nonnull (w->diff);
   g_assert_cmpuint (flame_comparison_get_n_runs (w->comparison, FLAME_DIFF_BASELINE), ==, 3);
   g_assert_cmpuint (flame_comparison_get_n_runs (w->comparison, FLAME_DIFF_CURRENT), ==, 4);
-  g_assert_cmpstr (gtk_label_get_text (w->summary_bar->files_label), ==, "before (3 runs) → after (4 runs)");
+  g_assert_cmpstr (gtk_label_get_text (w->summary_bar->files_label), ==,
+                   "before (3 runs) → after (4 runs)");
 
   /* as Open Repeated Runs hands them over: a folder, and two files */
   g_ptr_array_add (base_set, g_file_new_for_path (before));
@@ -1273,7 +1292,8 @@ test_open_run_sets (void)
   wait_for_window (w);
   g_assert_cmpuint (flame_comparison_get_n_runs (w->comparison, FLAME_DIFF_BASELINE), ==, 3);
   g_assert_cmpuint (flame_comparison_get_n_runs (w->comparison, FLAME_DIFF_CURRENT), ==, 2);
-  g_assert_cmpstr (gtk_label_get_text (w->summary_bar->files_label), ==, "before (3 runs) → after (2 runs)");
+  g_assert_cmpstr (gtk_label_get_text (w->summary_bar->files_label), ==,
+                   "before (3 runs) → after (2 runs)");
 
 #ifndef __SANITIZE_ADDRESS__
   /* the Recent menu's first item is these sets (see test_recent for the
@@ -1297,7 +1317,8 @@ test_open_run_sets (void)
     wait_for_window (w);
     g_assert_cmpuint (flame_comparison_get_n_runs (w->comparison, FLAME_DIFF_BASELINE), ==, 3);
     g_assert_cmpuint (flame_comparison_get_n_runs (w->comparison, FLAME_DIFF_CURRENT), ==, 2);
-    g_assert_cmpstr (gtk_label_get_text (w->summary_bar->files_label), ==, "before (3 runs) → after (2 runs)");
+    g_assert_cmpstr (gtk_label_get_text (w->summary_bar->files_label), ==,
+                     "before (3 runs) → after (2 runs)");
   }
 #endif
 
@@ -1395,7 +1416,8 @@ test_runs_graph (void)
   up = flame_layout_source_find (w->source, "main;work;fn_07");
   g_assert_cmpuint (noisy, !=, FLAME_TREE_NONE);
   palette = flame_graph_view_get_palette (w->graph_view);
-  g_assert_true (rgb_equal (graph_fill (w->graph_view, noisy), palette->fill[FLAME_CHANGE_NEUTRAL]));
+  g_assert_true (
+    rgb_equal (graph_fill (w->graph_view, noisy), palette->fill[FLAME_CHANGE_NEUTRAL]));
   {
     FlameRgb c = graph_fill (w->graph_view, up);
     gboolean red = FALSE;
@@ -1466,10 +1488,12 @@ recording_with_build_ids (const char *example_name,
 static void
 test_binary_changed (void)
 {
-  g_autoptr(GFile) b = recording_with_build_ids ("baseline.folded",
-                                                 "/lib/libc.so.6=aaaa;/usr/bin/imgconv=1a2b3c4d5e6f");
-  g_autoptr(GFile) c = recording_with_build_ids ("current.folded",
-                                                 "/lib/libc.so.6=aaaa;/usr/bin/imgconv=3c4d5e6f7a8b");
+  g_autoptr (GFile)
+    b = recording_with_build_ids ("baseline.folded",
+                                  "/lib/libc.so.6=aaaa;/usr/bin/imgconv=1a2b3c4d5e6f");
+  g_autoptr (GFile)
+    c = recording_with_build_ids ("current.folded",
+                                  "/lib/libc.so.6=aaaa;/usr/bin/imgconv=3c4d5e6f7a8b");
   FlameWindow *w = flame_window_new (ADW_APPLICATION (app));
   g_autoptr(GdkTexture) texture = NULL;
   const char *tip;
@@ -1479,7 +1503,8 @@ test_binary_changed (void)
   wait_for_window (w);
   g_assert_nonnull (w->diff);
   g_assert_true (gtk_widget_get_visible (GTK_WIDGET (w->summary_bar->binaries_label)));
-  g_assert_cmpstr (gtk_label_get_text (w->summary_bar->binaries_label), ==, "Binary changed: imgconv");
+  g_assert_cmpstr (gtk_label_get_text (w->summary_bar->binaries_label), ==,
+                   "Binary changed: imgconv");
   tip = gtk_widget_get_tooltip_text (GTK_WIDGET (w->summary_bar->binaries_label));
   g_assert_cmpstr (tip, ==, "imgconv: build-id 1a2b3c4d… → 3c4d5e6f… (rebuilt)");
   texture = render_window (w);
@@ -1516,7 +1541,8 @@ static void
 test_checkouts (void)
 {
   g_autofree char *b = g_test_build_filename (G_TEST_DIST, "data", "cpython", "base.bin", NULL);
-  g_autofree char *c = g_test_build_filename (G_TEST_DIST, "data", "cpython", "cur-moved.bin", NULL);
+  g_autofree char *c = g_test_build_filename (G_TEST_DIST, "data", "cpython", "cur-moved.bin",
+                                              NULL);
   g_autoptr(GFile) fb = g_file_new_for_path (b);
   g_autoptr(GFile) fc = g_file_new_for_path (c);
   FlameWindow *w = flame_window_new (ADW_APPLICATION (app));
@@ -1606,7 +1632,9 @@ test_recover_banner (void)
                   gtk_revealer_get_reveal_child (w->error_revealer));
   g_assert_false (g_file_test (spool, G_FILE_TEST_EXISTS));
   g_assert_true (g_file_get_contents (output, &contents, NULL, NULL));
-  g_assert_true (g_str_has_prefix (contents, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\""));
+  g_assert_true (
+    g_str_has_prefix (contents,
+                      "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\""));
   g_assert_nonnull (strstr (contents, "recovered from the spool"));
   g_assert_nonnull (strstr (contents, "/usr/bin/imgconv in.png"));
 
@@ -1774,7 +1802,8 @@ test_drop_two_files (void)
   wait_for_window (fresh);
 
   g_assert_cmpstr (gtk_stack_get_visible_child_name (fresh->main_stack), ==, "graph");
-  g_assert_cmpstr (gtk_label_get_text (fresh->summary_bar->files_label), ==, "before.folded → after.folded");
+  g_assert_cmpstr (gtk_label_get_text (fresh->summary_bar->files_label), ==,
+                   "before.folded → after.folded");
   g_assert_true (g_file_equal (fresh->files[0], before));
   g_assert_true (g_file_equal (fresh->files[1], after));
   g_assert_nonnull (fresh->diff);
@@ -1804,7 +1833,8 @@ test_close_with_selected_change (void)
   gtk_window_present (GTK_WINDOW (other));
   flame_window_open_example (other);
   wait_for_window (other);
-  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (other->changes_panel->selection)), >, 2);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (other->changes_panel->selection)), >,
+                    2);
   /* sorted by name, the selected row is not where it is unsorted: when
    * the column view drops its columns (and so its sort), the selection
    * moves and says so */
@@ -2055,18 +2085,23 @@ test_recent (void)
 
     g_assert_true (g_menu_model_get_item_attribute (menu, 0, G_MENU_ATTRIBUTE_LABEL, "s", &label));
     g_assert_cmpstr (label, ==, "recent-base.folded → recent-cur.folded");
-    g_assert_true (g_menu_model_get_item_attribute (menu, 0, G_MENU_ATTRIBUTE_ACTION, "s", &action));
+    g_assert_true (
+      g_menu_model_get_item_attribute (menu, 0, G_MENU_ATTRIBUTE_ACTION, "s", &action));
     g_assert_cmpstr (action, ==, "win.open-recent");
-    target = g_menu_model_get_item_attribute_value (menu, 0, G_MENU_ATTRIBUTE_TARGET, G_VARIANT_TYPE_STRING_ARRAY);
+    target = g_menu_model_get_item_attribute_value (menu, 0, G_MENU_ATTRIBUTE_TARGET,
+                                                    G_VARIANT_TYPE_STRING_ARRAY);
     g_assert_nonnull (target);
   }
 
   /* something else, then the menu item brings the pair back */
   open_example ();
-  g_assert_cmpstr (gtk_label_get_text (window->summary_bar->files_label), ==, "baseline.folded → current.folded");
-  g_assert_true (gtk_widget_activate_action_variant (GTK_WIDGET (window), "win.open-recent", target));
+  g_assert_cmpstr (gtk_label_get_text (window->summary_bar->files_label), ==,
+                   "baseline.folded → current.folded");
+  g_assert_true (
+    gtk_widget_activate_action_variant (GTK_WIDGET (window), "win.open-recent", target));
   wait_for_window (window);
-  g_assert_cmpstr (gtk_label_get_text (window->summary_bar->files_label), ==, "recent-base.folded → recent-cur.folded");
+  g_assert_cmpstr (gtk_label_get_text (window->summary_bar->files_label), ==,
+                   "recent-base.folded → recent-cur.folded");
   g_assert_true (g_file_equal (window->files[0], base));
   g_assert_true (g_file_equal (window->files[1], cur));
   g_variant_unref (target);
@@ -2115,7 +2150,8 @@ test_recent (void)
       {
         g_autofree char *label = NULL;
 
-        g_assert_true (g_menu_model_get_item_attribute (menu, i, G_MENU_ATTRIBUTE_LABEL, "s", &label));
+        g_assert_true (
+          g_menu_model_get_item_attribute (menu, i, G_MENU_ATTRIBUTE_LABEL, "s", &label));
         g_assert_cmpstr (label, !=, "before.folded → after.folded");
         g_assert_null (strstr (label, "proj-b"));
       }
@@ -2205,15 +2241,16 @@ test_preferences (void)
   prefs = find_preferences ();
   g_assert_nonnull (prefs);
 
-  theme_row = ADW_COMBO_ROW (gtk_widget_get_template_child (GTK_WIDGET (prefs), FLAME_TYPE_PREFERENCES_WINDOW,
-                                                            "theme_row"));
+  theme_row = ADW_COMBO_ROW (
+    gtk_widget_get_template_child (GTK_WIDGET (prefs), FLAME_TYPE_PREFERENCES_WINDOW, "theme_row"));
   orientation_row = ADW_COMBO_ROW (gtk_widget_get_template_child (GTK_WIDGET (prefs),
                                                                   FLAME_TYPE_PREFERENCES_WINDOW,
                                                                   "orientation_row"));
   g_assert_nonnull (theme_row);
   g_assert_nonnull (orientation_row);
 
-  g_assert_cmpint (flame_graph_view_get_palette_style (window->graph_view), ==, FLAME_GRAPH_PALETTE_AUTO);
+  g_assert_cmpint (flame_graph_view_get_palette_style (window->graph_view), ==,
+                   FLAME_GRAPH_PALETTE_AUTO);
   adw_combo_row_set_selected (theme_row, 3);    /* High Contrast */
   flame_test_gui_wait_for (flame_graph_view_get_palette_style (window->graph_view) ==
                            FLAME_GRAPH_PALETTE_HIGH_CONTRAST);
@@ -2224,18 +2261,22 @@ test_preferences (void)
   adw_combo_row_set_selected (theme_row, 0);    /* Follow the System */
   flame_test_gui_wait_for (flame_graph_view_get_palette_style (window->graph_view) ==
                            FLAME_GRAPH_PALETTE_AUTO);
-  g_assert_cmpint (flame_graph_view_get_palette_style (window->graph_view), ==, FLAME_GRAPH_PALETTE_AUTO);
+  g_assert_cmpint (flame_graph_view_get_palette_style (window->graph_view), ==,
+                   FLAME_GRAPH_PALETTE_AUTO);
 
-  g_assert_cmpint (flame_graph_view_get_orientation (window->graph_view), ==, FLAME_ORIENTATION_FLAME);
+  g_assert_cmpint (flame_graph_view_get_orientation (window->graph_view), ==,
+                   FLAME_ORIENTATION_FLAME);
   adw_combo_row_set_selected (orientation_row, 1);    /* Icicle */
   flame_test_gui_wait_for (flame_graph_view_get_orientation (window->graph_view) ==
                            FLAME_ORIENTATION_ICICLE);
   g_assert_cmpstr (g_settings_get_string (window->settings, "orientation"), ==, "icicle");
-  g_assert_cmpint (flame_graph_view_get_orientation (window->graph_view), ==, FLAME_ORIENTATION_ICICLE);
+  g_assert_cmpint (flame_graph_view_get_orientation (window->graph_view), ==,
+                   FLAME_ORIENTATION_ICICLE);
   adw_combo_row_set_selected (orientation_row, 0);
   flame_test_gui_wait_for (flame_graph_view_get_orientation (window->graph_view) ==
                            FLAME_ORIENTATION_FLAME);
-  g_assert_cmpint (flame_graph_view_get_orientation (window->graph_view), ==, FLAME_ORIENTATION_FLAME);
+  g_assert_cmpint (flame_graph_view_get_orientation (window->graph_view), ==,
+                   FLAME_ORIENTATION_FLAME);
 
   gtk_window_destroy (GTK_WINDOW (prefs));
   flame_test_gui_wait_for (find_preferences () == NULL);
@@ -2738,9 +2779,11 @@ test_narrow_window (void)
       g_assert_true (options == G_MENU_MODEL (w->view_menu));
     }
     views = g_menu_model_get_item_link (section, 1, G_MENU_LINK_SECTION);
-    g_assert_true (g_menu_model_get_item_attribute (views, 0, G_MENU_ATTRIBUTE_ACTION, "s", &action));
+    g_assert_true (
+      g_menu_model_get_item_attribute (views, 0, G_MENU_ATTRIBUTE_ACTION, "s", &action));
     g_assert_cmpstr (action, ==, "win.view");
-    g_assert_true (g_menu_model_get_item_attribute (section, 2, G_MENU_ATTRIBUTE_ACTION, "s", &find));
+    g_assert_true (
+      g_menu_model_get_item_attribute (section, 2, G_MENU_ATTRIBUTE_ACTION, "s", &find));
     g_assert_cmpstr (find, ==, "win.find");
     g_object_unref (section);
     g_object_unref (views);

@@ -174,8 +174,10 @@ flame_breadcrumbs_set_view (FlameBreadcrumbs *self,
   g_set_weak_pointer (&self->view, view);
   if (view != NULL)
     {
-      g_signal_connect_object (view, "notify::zoom-node", G_CALLBACK (rebuild), self, G_CONNECT_SWAPPED);
-      g_signal_connect_object (view, "notify::source", G_CALLBACK (rebuild), self, G_CONNECT_SWAPPED);
+      g_signal_connect_object (view, "notify::zoom-node", G_CALLBACK (rebuild), self,
+                               G_CONNECT_SWAPPED);
+      g_signal_connect_object (view, "notify::source", G_CALLBACK (rebuild), self,
+                               G_CONNECT_SWAPPED);
     }
   rebuild (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_VIEW]);

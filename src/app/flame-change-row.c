@@ -112,10 +112,14 @@ flame_change_row_class_init (FlameChangeRowClass *klass)
   object_class->get_property = flame_change_row_get_property;
 
   properties[PROP_NAME] = g_param_spec_string ("name", NULL, NULL, NULL, flags);
-  properties[PROP_BASELINE_MS] = g_param_spec_double ("baseline-ms", NULL, NULL, -G_MAXDOUBLE, G_MAXDOUBLE, 0, flags);
-  properties[PROP_CURRENT_MS] = g_param_spec_double ("current-ms", NULL, NULL, -G_MAXDOUBLE, G_MAXDOUBLE, 0, flags);
-  properties[PROP_DELTA_MS] = g_param_spec_double ("delta-ms", NULL, NULL, -G_MAXDOUBLE, G_MAXDOUBLE, 0, flags);
-  properties[PROP_DELTA_PCT] = g_param_spec_double ("delta-pct", NULL, NULL, -G_MAXDOUBLE, G_MAXDOUBLE, 0, flags);
+  properties[PROP_BASELINE_MS] = g_param_spec_double ("baseline-ms", NULL, NULL, -G_MAXDOUBLE,
+                                                      G_MAXDOUBLE, 0, flags);
+  properties[PROP_CURRENT_MS] = g_param_spec_double ("current-ms", NULL, NULL, -G_MAXDOUBLE,
+                                                     G_MAXDOUBLE, 0, flags);
+  properties[PROP_DELTA_MS] = g_param_spec_double ("delta-ms", NULL, NULL, -G_MAXDOUBLE,
+                                                   G_MAXDOUBLE, 0, flags);
+  properties[PROP_DELTA_PCT] = g_param_spec_double ("delta-pct", NULL, NULL, -G_MAXDOUBLE,
+                                                    G_MAXDOUBLE, 0, flags);
   properties[PROP_STATUS] = g_param_spec_uint ("status", NULL, NULL, 0, FLAME_N_STATUSES, 0, flags);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }

@@ -115,7 +115,8 @@ delta_pct_text (FlameChangeRow *row)
  * and German "Langsamer". (A stack of all the pills per cell did that
  * too, but with 11 widgets a cell, all measured whenever the column is:
  * 10-20 ms a frame while the table fills.) */
-static const char *status_classes[] = { "unchanged", "regression", "improvement", "new", "removed" };
+static const char *status_classes[] = { "unchanged", "regression", "improvement", "new",
+                                        "removed" };
 
 static void
 pill_set_status (GtkWidget    *pill,
@@ -670,7 +671,8 @@ fill_changes (FlameChangesPanel *self)
       self->metric = metric;
       /* the rows hold the metric the graph is coloured by: say which */
       gtk_column_view_column_set_title (self->before_column, metric == FLAME_METRIC_TOTAL
-                                        ? C_("column", "Total Before") : C_("column", "Self Before"));
+                                                               ? C_ ("column", "Total Before")
+                                                               : C_ ("column", "Self Before"));
       gtk_column_view_column_set_title (self->after_column, metric == FLAME_METRIC_TOTAL
                                         ? C_("column", "Total After") : C_("column", "Self After"));
       self->quantity = flame_diff_get_quantity (diff);
@@ -869,8 +871,8 @@ flame_changes_panel_class_init (FlameChangesPanelClass *klass)
 
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BOX_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "changespanel");
-  gtk_widget_class_set_template_from_resource (widget_class,
-                                               "/io/github/flamediff/Flamediff/ui/flame-changes-panel.ui");
+  gtk_widget_class_set_template_from_resource (
+    widget_class, "/io/github/flamediff/Flamediff/ui/flame-changes-panel.ui");
   gtk_widget_class_bind_template_child (widget_class, FlameChangesPanel, filter_dropdown);
   gtk_widget_class_bind_template_child (widget_class, FlameChangesPanel, changes_view);
   gtk_widget_class_bind_template_callback (widget_class, on_filter_changed_cb);

@@ -289,7 +289,8 @@ update_match_totals (FlameGraphView *self)
         {
           guint8 s = n == zoom ? 1 : state[tree->nodes[n].parent];
 
-          if (s == 0 || (n != FLAME_TREE_ROOT && !(flame_layout_source_get_weight (self->source, n) > 0)))
+          if (s == 0 ||
+              (n != FLAME_TREE_ROOT && !(flame_layout_source_get_weight (self->source, n) > 0)))
             continue;
           if (n != FLAME_TREE_ROOT && self->frame_match[tree->nodes[n].frame])
             {
@@ -342,7 +343,8 @@ update_search (FlameGraphView *self)
         {
           g_autoptr(GError) error = NULL;
 
-          self->regex = g_regex_new (self->search_text, G_REGEX_CASELESS | G_REGEX_OPTIMIZE, 0, &error);
+          self->regex = g_regex_new (self->search_text, G_REGEX_CASELESS | G_REGEX_OPTIMIZE, 0,
+                                     &error);
           valid = self->regex != NULL;
         }
       if (valid)
@@ -418,7 +420,8 @@ ensure_layout (FlameGraphView *self)
       cairo_surface_t *surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 1, 1);
       cairo_t *cr = cairo_create (surface);
 
-      self->legend_height = flame_painter_paint_legend (self->painter, cr, self->source, width, FALSE);
+      self->legend_height = flame_painter_paint_legend (self->painter, cr, self->source, width,
+                                                        FALSE);
       cairo_destroy (cr);
       cairo_surface_destroy (surface);
     }
@@ -440,7 +443,8 @@ on_vadjustment_value_changed (FlameGraphView *self,
   g_assert (GTK_IS_ADJUSTMENT (adj));
 
   if (self->orientation == FLAME_ORIENTATION_FLAME)
-    self->scroll_from_root = gtk_adjustment_get_upper (adj) - gtk_adjustment_get_page_size (adj) - value;
+    self->scroll_from_root = gtk_adjustment_get_upper (adj) - gtk_adjustment_get_page_size (adj) -
+                             value;
   else
     self->scroll_from_root = value;
   self->hover_frame = -1;
@@ -497,24 +501,26 @@ update_accessible (FlameGraphView *self)
   g_clear_pointer (&self->a11y_label, g_free);
   if (self->source != NULL && node_is_valid (self, self->selected_node))
     {
-      g_autofree char *text = flame_tooltip_text (self->source, self->selected_node, self->zoom_node);
+      g_autofree char *text = flame_tooltip_text (self->source, self->selected_node,
+                                                  self->zoom_node);
 
       /* the label names the frame, so a screen reader speaks it when the
        * selection moves; the numbers follow in the description */
       self->a11y_label = g_strdup_printf ("Flame graph, selected frame: %s",
-                                          flame_layout_source_get_name (self->source, self->selected_node));
+                                          flame_layout_source_get_name (self->source,
+                                                                        self->selected_node));
       description = g_strdelimit (g_steal_pointer (&text), "\n", ' ');
     }
   else if (self->source != NULL)
     self->a11y_label = g_strdup_printf ("Flame graph, zoomed to %s",
-                                        flame_layout_source_get_name (self->source, self->zoom_node));
+                                        flame_layout_source_get_name (self->source,
+                                                                      self->zoom_node));
   else
     self->a11y_label = g_strdup ("Flame graph, empty");
 
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self),
-                                  GTK_ACCESSIBLE_PROPERTY_LABEL, self->a11y_label,
-                                  GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, description ? description : "",
-                                  -1);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  self->a11y_label, GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
+                                  description ? description : "", -1);
 }
 
 /* -- painting ----------------------------------------------------------- */
@@ -948,7 +954,8 @@ move_selection (FlameGraphView *self,
               best = k;
           }
         if (best >= 0)
-          flame_graph_view_set_selected_node (self, flame_layout_get_frame (self->layout, best)->node);
+          flame_graph_view_set_selected_node (self,
+                                              flame_layout_get_frame (self->layout, best)->node);
       }
       break;
 
@@ -1291,12 +1298,17 @@ flame_graph_view_class_init (FlameGraphViewClass *klass)
 
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "graph.zoom-out", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_BackSpace, 0, "graph.zoom-out", NULL);
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_0, GDK_CONTROL_MASK, "graph.reset-zoom", NULL);
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_KP_0, GDK_CONTROL_MASK, "graph.reset-zoom", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_0, GDK_CONTROL_MASK,
+                                       "graph.reset-zoom", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_KP_0, GDK_CONTROL_MASK,
+                                       "graph.reset-zoom", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Home, 0, "graph.reset-zoom", NULL);
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Return, 0, "graph.activate-selected", NULL);
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_KP_Enter, 0, "graph.activate-selected", NULL);
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_space, 0, "graph.activate-selected", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Return, 0, "graph.activate-selected",
+                                       NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_KP_Enter, 0, "graph.activate-selected",
+                                       NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_space, 0, "graph.activate-selected",
+                                       NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Up, 0, "graph.select-up", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_KP_Up, 0, "graph.select-up", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Down, 0, "graph.select-down", NULL);
@@ -1304,8 +1316,10 @@ flame_graph_view_class_init (FlameGraphViewClass *klass)
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Left, 0, "graph.select-left", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_KP_Left, 0, "graph.select-left", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Right, 0, "graph.select-right", NULL);
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_KP_Right, 0, "graph.select-right", NULL);
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_g, GDK_CONTROL_MASK, "graph.next-match", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_KP_Right, 0, "graph.select-right",
+                                       NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_g, GDK_CONTROL_MASK,
+                                       "graph.next-match", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_g, GDK_CONTROL_MASK | GDK_SHIFT_MASK,
                                        "graph.previous-match", NULL);
 
@@ -1362,8 +1376,8 @@ flame_graph_view_init (FlameGraphView *self)
   self->style_manager = adw_style_manager_get_default ();
   g_signal_connect_object (self->style_manager, "notify::dark", G_CALLBACK (on_style_changed), self,
                            G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->style_manager, "notify::high-contrast", G_CALLBACK (on_style_changed),
-                           self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->style_manager, "notify::high-contrast",
+                           G_CALLBACK (on_style_changed), self, G_CONNECT_SWAPPED);
   update_palette (self);
   update_actions (self);
   update_accessible (self);
@@ -1434,7 +1448,8 @@ flame_graph_view_set_orientation (FlameGraphView   *self,
                                   FlameOrientation  orientation)
 {
   g_return_if_fail (FLAME_IS_GRAPH_VIEW (self));
-  g_return_if_fail (orientation == FLAME_ORIENTATION_FLAME || orientation == FLAME_ORIENTATION_ICICLE);
+  g_return_if_fail (orientation == FLAME_ORIENTATION_FLAME ||
+                    orientation == FLAME_ORIENTATION_ICICLE);
 
   if (self->orientation == orientation)
     return;
@@ -1734,7 +1749,8 @@ step_match (FlameGraphView *self,
     return;
 
   for (guint k = 0; k < m->len; k++)
-    if (flame_layout_get_frame (self->layout, g_array_index (m, guint, k))->node == self->selected_node)
+    if (flame_layout_get_frame (self->layout, g_array_index (m, guint, k))->node ==
+        self->selected_node)
       {
         pos = (gint) k;
         break;

@@ -207,21 +207,28 @@ update (FlameLegend *self)
 
       if (view == FLAME_VIEW_ELIDED)
         {
-          summary = g_strdup_printf (_("%s · Paths gone from the current run · Width: baseline time"), norm);
-          tooltip = g_strdup_printf ("%s %s", norm_long,
-                                     _("The elided view shows only the code paths that ran in the baseline "
-                                       "and not in the current run, as wide as their scaled baseline time."));
+          summary =
+            g_strdup_printf (_ ("%s · Paths gone from the current run · Width: baseline time"),
+                             norm);
+          tooltip = g_strdup_printf (
+            "%s %s", norm_long,
+            _ ("The elided view shows only the code paths that ran in the baseline "
+               "and not in the current run, as wide as their scaled baseline time."));
         }
       else
         {
-          summary = g_strdup_printf (by_total ? _("%s · Colour: change of total time · Width: current time")
-                                              : _("%s · Colour: change of self time · Width: current time"),
-                                     norm);
-          tooltip = g_strdup_printf ("%s %s", norm_long,
-                                     by_total ? _("Each frame is as wide as its time in the current run and "
-                                                  "coloured by how much its total time changed.")
-                                              : _("Each frame is as wide as its time in the current run and "
-                                                  "coloured by how much its self time changed."));
+          summary =
+            g_strdup_printf (by_total
+                               ? _ ("%s · Colour: change of total time · Width: current time")
+                               : _ ("%s · Colour: change of self time · Width: current time"),
+                             norm);
+          tooltip =
+            g_strdup_printf ("%s %s", norm_long,
+                             by_total
+                               ? _ ("Each frame is as wide as its time in the current run and "
+                                    "coloured by how much its total time changed.")
+                               : _ ("Each frame is as wide as its time in the current run and "
+                                    "coloured by how much its self time changed."));
         }
       /* the modes the View Options menu sets show here too (issue #18) */
       if (view == FLAME_VIEW_INVERTED)
@@ -250,13 +257,14 @@ update (FlameLegend *self)
   if (quantity != FLAME_QUANTITY_TIME)
     {
       /* widths and colours are bytes or counts, not time: say so first */
-      g_autofree char *all = g_strdup_printf ("%s · %s",
-                                              quantity == FLAME_QUANTITY_BYTES
-                                              /* Translators: the legend of a memory profile */
-                                              ? _("Memory (bytes), not time")
-                                              /* Translators: the legend of a count profile (objects, goroutines) */
-                                              : _("Counts, not time"),
-                                              summary);
+      g_autofree char *all =
+        g_strdup_printf ("%s · %s",
+                         quantity == FLAME_QUANTITY_BYTES
+                           /* Translators: the legend of a memory profile */
+                           ? _ ("Memory (bytes), not time")
+                           /* Translators: the legend of a count profile (objects, goroutines) */
+                           : _ ("Counts, not time"),
+                         summary);
       g_free (summary);
       summary = g_steal_pointer (&all);
     }
@@ -308,7 +316,8 @@ flame_legend_set_view (FlameLegend    *self,
   g_set_weak_pointer (&self->view, view);
   if (view != NULL)
     {
-      g_signal_connect_object (view, "notify::source", G_CALLBACK (update), self, G_CONNECT_SWAPPED);
+      g_signal_connect_object (view, "notify::source", G_CALLBACK (update), self,
+                               G_CONNECT_SWAPPED);
       g_signal_connect_object (view, "notify::palette-style", G_CALLBACK (redraw_swatches),
                                self, G_CONNECT_SWAPPED);
     }
@@ -436,7 +445,8 @@ flame_legend_init (FlameLegend *self)
   self->removed_label = add_label (GTK_BOX (self->removed_box), C_("legend", "Removed"));
   gtk_box_append (GTK_BOX (self), self->removed_box);
 
-  g_signal_connect_object (sm, "notify::dark", G_CALLBACK (redraw_swatches), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (sm, "notify::dark", G_CALLBACK (redraw_swatches), self,
+                           G_CONNECT_SWAPPED);
   g_signal_connect_object (sm, "notify::high-contrast", G_CALLBACK (redraw_swatches),
                            self, G_CONNECT_SWAPPED);
   update (self);

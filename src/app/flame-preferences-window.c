@@ -92,8 +92,8 @@ flame_preferences_window_class_init (FlamePreferencesWindowClass *klass)
 
   object_class->dispose = flame_preferences_window_dispose;
 
-  gtk_widget_class_set_template_from_resource (widget_class,
-                                               "/io/github/flamediff/Flamediff/ui/flame-preferences-window.ui");
+  gtk_widget_class_set_template_from_resource (
+    widget_class, "/io/github/flamediff/Flamediff/ui/flame-preferences-window.ui");
   gtk_widget_class_bind_template_child (widget_class, FlamePreferencesWindow, theme_row);
   gtk_widget_class_bind_template_child (widget_class, FlamePreferencesWindow, orientation_row);
   gtk_widget_class_bind_template_child (widget_class, FlamePreferencesWindow, interval_spin);
@@ -120,11 +120,16 @@ flame_preferences_window_new (GSettings *settings)
   bind_combo (self, "theme", self->theme_row, theme_nicks);
   bind_combo (self, "orientation", self->orientation_row, orientation_nicks);
   bind_combo (self, "frame-matching", self->matching_row, matching_nicks);
-  g_settings_bind (settings, "default-interval-ms", self->interval_spin, "value", G_SETTINGS_BIND_DEFAULT);
-  g_settings_bind (settings, "threshold-pct", self->threshold_spin, "value", G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (settings, "default-interval-ms", self->interval_spin, "value",
+                   G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (settings, "threshold-pct", self->threshold_spin, "value",
+                   G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (settings, "min-abs-ms", self->min_abs_spin, "value", G_SETTINGS_BIND_DEFAULT);
-  g_settings_bind (settings, "significance-level", self->significance_spin, "value", G_SETTINGS_BIND_DEFAULT);
-  g_settings_bind (settings, "strip-hex", self->strip_hex_switch, "active", G_SETTINGS_BIND_DEFAULT);
-  g_settings_bind (settings, "exact-paths", self->exact_paths_switch, "active", G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (settings, "significance-level", self->significance_spin, "value",
+                   G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (settings, "strip-hex", self->strip_hex_switch, "active",
+                   G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (settings, "exact-paths", self->exact_paths_switch, "active",
+                   G_SETTINGS_BIND_DEFAULT);
   return GTK_WIDGET (self);
 }

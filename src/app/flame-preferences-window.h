@@ -11,7 +11,8 @@ G_BEGIN_DECLS
 
 #define FLAME_TYPE_PREFERENCES_WINDOW (flame_preferences_window_get_type ())
 
-G_DECLARE_FINAL_TYPE (FlamePreferencesWindow, flame_preferences_window, FLAME, PREFERENCES_WINDOW, AdwPreferencesWindow)
+G_DECLARE_FINAL_TYPE (FlamePreferencesWindow, flame_preferences_window, FLAME, PREFERENCES_WINDOW,
+                      AdwPreferencesWindow)
 
 GtkWidget *flame_preferences_window_new (GSettings *settings);
 

@@ -147,7 +147,8 @@ load_earlier_recordings (FlameRecordDialog *self)
   g_ptr_array_sort (self->earlier_paths, compare_mtime_desc);
   for (guint i = 0; i < self->earlier_paths->len; i++)
     {
-      g_autofree char *label = flame_record_dialog_describe_recording (g_ptr_array_index (self->earlier_paths, i));
+      g_autofree char *label = flame_record_dialog_describe_recording (
+        g_ptr_array_index (self->earlier_paths, i));
 
       gtk_string_list_append (names, label);
     }
@@ -528,7 +529,8 @@ start_recording (FlameRecordDialog *self,
 
       flame_recorder_set_output_path (self->recorder, output);
     }
-  flame_recorder_set_frequency (self->recorder, gtk_spin_button_get_value_as_int (self->frequency_spin));
+  flame_recorder_set_frequency (self->recorder,
+                                gtk_spin_button_get_value_as_int (self->frequency_spin));
   flame_recorder_set_capture_output (self->recorder, TRUE);
   if (adw_combo_row_get_selected (self->measure_row) == FLAME_MEASURE_MEMORY)
     flame_recorder_set_memory (self->recorder, FLAME_RECORDER_DEFAULT_MEMORY_MEAN);
@@ -541,9 +543,12 @@ start_recording (FlameRecordDialog *self,
       return;
     }
 
-  g_signal_connect_object (self->recorder, "notify::elapsed", G_CALLBACK (on_progress), self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->recorder, "notify::samples", G_CALLBACK (on_progress), self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->recorder, "output", G_CALLBACK (on_output), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->recorder, "notify::elapsed", G_CALLBACK (on_progress), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->recorder, "notify::samples", G_CALLBACK (on_progress), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->recorder, "output", G_CALLBACK (on_output), self,
+                           G_CONNECT_SWAPPED);
 
   self->phase = phase;
   show_error (self, NULL);
@@ -604,7 +609,8 @@ start_action (GtkWidget  *widget,
   g_strfreev (self->argv);
   self->argv = g_steal_pointer (&argv);
   {
-    g_autofree char *stripped = g_strstrip (g_strdup (gtk_editable_get_text (GTK_EDITABLE (self->command_row))));
+    g_autofree char *stripped = g_strstrip (
+      g_strdup (gtk_editable_get_text (GTK_EDITABLE (self->command_row))));
 
     remember_command (self, stripped);
   }
@@ -639,7 +645,8 @@ start_action (GtkWidget  *widget,
     }
   if (self->baseline != NULL)
     g_ptr_array_add (self->baseline_runs, g_object_ref (self->baseline));
-  start_recording (self, mode == FLAME_BASELINE_RECORD ? FLAME_RECORD_BASELINE : FLAME_RECORD_CURRENT);
+  start_recording (self,
+                   mode == FLAME_BASELINE_RECORD ? FLAME_RECORD_BASELINE : FLAME_RECORD_CURRENT);
 }
 
 static void
@@ -836,8 +843,8 @@ flame_record_dialog_class_init (FlameRecordDialogClass *klass)
   object_class->finalize = flame_record_dialog_finalize;
   window_class->close_request = flame_record_dialog_close_request;
 
-  gtk_widget_class_set_template_from_resource (widget_class,
-                                               "/io/github/flamediff/Flamediff/ui/flame-record-dialog.ui");
+  gtk_widget_class_set_template_from_resource (
+    widget_class, "/io/github/flamediff/Flamediff/ui/flame-record-dialog.ui");
   gtk_widget_class_bind_template_child (widget_class, FlameRecordDialog, header_bar);
   gtk_widget_class_bind_template_child (widget_class, FlameRecordDialog, cancel_button);
   gtk_widget_class_bind_template_child (widget_class, FlameRecordDialog, start_button);
@@ -871,7 +878,8 @@ flame_record_dialog_class_init (FlameRecordDialogClass *klass)
   gtk_widget_class_install_action (widget_class, "record.current", NULL, current_action);
   gtk_widget_class_install_action (widget_class, "record.stop", NULL, stop_action);
   gtk_widget_class_install_action (widget_class, "record.use-command", "s", use_command_action);
-  gtk_widget_class_install_action (widget_class, "record.choose-directory", NULL, choose_directory_action);
+  gtk_widget_class_install_action (widget_class, "record.choose-directory", NULL,
+                                   choose_directory_action);
   gtk_widget_class_install_action (widget_class, "record.choose-file", NULL, choose_file_action);
 
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "window.close", NULL);
@@ -891,9 +899,12 @@ flame_record_dialog_init (FlameRecordDialog *self)
   gtk_menu_button_set_menu_model (self->recent_button, G_MENU_MODEL (self->recent_menu));
   gtk_window_set_default_widget (GTK_WINDOW (self), self->start_button);
 
-  g_signal_connect_object (self->command_row, "changed", G_CALLBACK (update_setup), self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->baseline_row, "notify::selected", G_CALLBACK (update_setup), self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->earlier_row, "notify::selected", G_CALLBACK (update_setup), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->command_row, "changed", G_CALLBACK (update_setup), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->baseline_row, "notify::selected", G_CALLBACK (update_setup), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->earlier_row, "notify::selected", G_CALLBACK (update_setup), self,
+                           G_CONNECT_SWAPPED);
 }
 
 /* memory recordings sample by bytes allocated: the frequency does not
@@ -922,7 +933,8 @@ flame_record_dialog_new (FlameWindow *window,
   self->parent_close_id = g_signal_connect (window, "close-request",
                                             G_CALLBACK (parent_close_request), self);
 
-  gtk_spin_button_set_value (self->frequency_spin, g_settings_get_int (settings, "recording-frequency"));
+  gtk_spin_button_set_value (self->frequency_spin,
+                             g_settings_get_int (settings, "recording-frequency"));
   {
     g_autofree char *measure = g_settings_get_string (settings, "recording-measure");
 

@@ -123,9 +123,11 @@ update_binaries_label (FlameSummaryBar *self,
         }
     }
   if (n_changed > 0)
-    /* Translators: the file names of the programs or libraries rebuilt between the two recordings */
-    text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Binary changed: %s", "Binaries changed: %s",
-                                         n_changed), names->str);
+    /* Translators: the file names of the programs or libraries rebuilt
+     * between the two recordings */
+    text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Binary changed: %s",
+                                         "Binaries changed: %s", n_changed),
+                            names->str);
   else
     /* Translators: libraries loaded by only one of the two recorded runs */
     text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u library loaded by one run only",
@@ -139,8 +141,8 @@ static void
 show_profile (FlameSummaryBar *self,
               FlameProfile    *p)
 {
-  g_autofree char *base_name = display_name (flame_comparison_get_run_file (self->comparison,
-                                                                            FLAME_DIFF_BASELINE, 0));
+  g_autofree char *base_name = display_name (
+    flame_comparison_get_run_file (self->comparison, FLAME_DIFF_BASELINE, 0));
   /* the interval the layout assumed too (flame-window.c, view_job_run) */
   gdouble interval = flame_comparison_get_diff_options (self->comparison)->default_interval_ms;
   /* in human units, as the changes panel writes them: "33 min 7.7 s" */
@@ -157,8 +159,9 @@ show_profile (FlameSummaryBar *self,
   else
     {
       g_autofree char *ms = g_strdup_printf ("%g", interval);
-      g_autofree char *text = g_strdup_printf (_("%s · %s ms per sample assumed (the file carries no timing)"),
-                                               flame_profile_get_format_name (p), ms);
+      g_autofree char *text =
+        g_strdup_printf (_ ("%s · %s ms per sample assumed (the file carries no timing)"),
+                         flame_profile_get_format_name (p), ms);
 
       gtk_label_set_text (self->scale_label, text);
     }
@@ -188,8 +191,10 @@ show_diff (FlameSummaryBar *self,
   g_autofree char *s_tc = flame_quantity_format_compact (q, tc, FALSE);
   g_autofree char *s_d = flame_quantity_format_compact (q, d, TRUE);
   g_autofree char *s_pct = tb > 0 ? g_strdup_printf ("%+.1f", d / tb * 100) : NULL;
-  g_autofree char *n_b = g_strdup_printf ("%'.0f", flame_diff_get_samples (diff, FLAME_DIFF_BASELINE));
-  g_autofree char *n_c = g_strdup_printf ("%'.0f", flame_diff_get_samples (diff, FLAME_DIFF_CURRENT));
+  g_autofree char *n_b = g_strdup_printf ("%'.0f",
+                                          flame_diff_get_samples (diff, FLAME_DIFF_BASELINE));
+  g_autofree char *n_c = g_strdup_printf ("%'.0f",
+                                          flame_diff_get_samples (diff, FLAME_DIFF_CURRENT));
   g_autofree char *files = NULL;
   g_autofree char *totals = NULL;
   g_autofree char *samples = NULL;
@@ -432,8 +437,8 @@ flame_summary_bar_class_init (FlameSummaryBarClass *klass)
 
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BOX_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "summarybar");
-  gtk_widget_class_set_template_from_resource (widget_class,
-                                               "/io/github/flamediff/Flamediff/ui/flame-summary-bar.ui");
+  gtk_widget_class_set_template_from_resource (
+    widget_class, "/io/github/flamediff/Flamediff/ui/flame-summary-bar.ui");
   gtk_widget_class_bind_template_child (widget_class, FlameSummaryBar, files_label);
   gtk_widget_class_bind_template_child (widget_class, FlameSummaryBar, scale_label);
   gtk_widget_class_bind_template_child (widget_class, FlameSummaryBar, binaries_label);

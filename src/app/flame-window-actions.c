@@ -34,7 +34,8 @@ _flame_window_actions_update (FlameWindow *self)
   gtk_widget_action_set_enabled (w, "win.reset-zoom", loaded);
   gtk_widget_action_set_enabled (w, "win.show-sidebar", self->report != NULL);
   gtk_widget_action_set_enabled (w, "win.view", is_diff);
-  gtk_widget_action_set_enabled (w, "win.inverted", is_diff && g_strcmp0 (self->view, "elided") != 0);
+  gtk_widget_action_set_enabled (w, "win.inverted",
+                                 is_diff && g_strcmp0 (self->view, "elided") != 0);
   gtk_widget_action_set_enabled (w, "win.normalize", is_diff);
   gtk_widget_action_set_enabled (w, "win.colour-by-total", is_diff);
   gtk_widget_action_set_enabled (w, "win.hide-noise", is_diff);
@@ -203,7 +204,8 @@ open_recent_action (GtkWidget  *widget,
         else
           g_ptr_array_add (side, g_file_new_for_uri (uris[i]));
       if (base_runs->len > 0)
-        flame_window_open_runs (FLAME_WINDOW (widget), base_runs, cur_runs->len > 0 ? cur_runs : NULL);
+        flame_window_open_runs (FLAME_WINDOW (widget), base_runs,
+                                cur_runs->len > 0 ? cur_runs : NULL);
       return;
     }
   a = g_file_new_for_uri (uris[0]);
@@ -233,9 +235,10 @@ _flame_window_warn_same_file (FlameWindow *self)
           {
             g_autofree char *name = g_file_get_basename (a);
             /* Translators: %s is a file name */
-            g_autofree char *text = g_strdup_printf (_("“%s” is both the baseline and the current profile, "
-                                                       "so nothing can differ. Open another file for one side."),
-                                                     name);
+            g_autofree char *text =
+              g_strdup_printf (_ ("“%s” is both the baseline and the current profile, "
+                                  "so nothing can differ. Open another file for one side."),
+                               name);
 
             _flame_window_show_error (self, text);
             return;
@@ -293,7 +296,8 @@ recover_thread (GTask        *task,
   for (guint i = 0; i < spools->len; i++)
     {
       g_autoptr(GError) error = NULL;
-      g_autoptr(FlameProfile) profile = flame_recorder_recover (g_ptr_array_index (spools, i), &error);
+      g_autoptr (FlameProfile)
+        profile = flame_recorder_recover (g_ptr_array_index (spools, i), &error);
 
       if (profile != NULL)
         g_ptr_array_add (written, g_strdup (flame_profile_get_path (profile)));
@@ -349,7 +353,8 @@ on_recovered (GObject      *source,
   if (errors != NULL)
     {
       /* Translators: %s is one line per recording that could not be recovered */
-      g_autofree char *message = g_strdup_printf (_("Could not recover an interrupted recording: %s"), errors);
+      g_autofree char *message =
+        g_strdup_printf (_ ("Could not recover an interrupted recording: %s"), errors);
 
       _flame_window_show_error (self, message);
     }
@@ -404,9 +409,12 @@ flame_window_check_interrupted_recordings (FlameWindow *self)
   if (spools->len == 0)
     return 0;
   text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
-                                       "A recording was interrupted before it was saved. Its samples can still be recovered.",
-                                       "%u recordings were interrupted before they were saved. Their samples can still be recovered.",
-                                       spools->len), spools->len);
+                                       "A recording was interrupted before it was saved. Its "
+                                       "samples can still be recovered.",
+                                       "%u recordings were interrupted before they were saved. "
+                                       "Their samples can still be recovered.",
+                                       spools->len),
+                          spools->len);
   gtk_label_set_text (self->recover_label, text);
   self->spools = g_steal_pointer (&spools);
   return self->spools->len;
@@ -599,7 +607,8 @@ _flame_window_export (FlameWindow *self,
   if (job->path == NULL)
     {
       export_job_free (job);
-      _flame_window_show_error (self, _("Could not export the image: only local files can be written"));
+      _flame_window_show_error (self,
+                                _ ("Could not export the image: only local files can be written"));
       return;
     }
   job->svg = g_str_has_suffix (job->path, ".svg") || g_str_has_suffix (job->path, ".SVG");
@@ -699,14 +708,17 @@ _flame_window_class_actions_init (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "win.open-pair", NULL, open_pair_action);
   gtk_widget_class_install_action (widget_class, "win.open-single", NULL, open_single_action);
   gtk_widget_class_install_action (widget_class, "win.open-runs", NULL, open_runs_action);
-  gtk_widget_class_install_action (widget_class, "win.open-run-folders", NULL, open_run_folders_action);
+  gtk_widget_class_install_action (widget_class, "win.open-run-folders", NULL,
+                                   open_run_folders_action);
   gtk_widget_class_install_action (widget_class, "win.open-example", NULL, open_example_action);
   gtk_widget_class_install_action (widget_class, "win.open-recent", "as", open_recent_action);
   gtk_widget_class_install_action (widget_class, "win.record", NULL, record_action);
   gtk_widget_class_install_action (widget_class, "win.cancel", NULL, cancel_action);
   gtk_widget_class_install_action (widget_class, "win.dismiss-error", NULL, dismiss_error_action);
-  gtk_widget_class_install_action (widget_class, "win.recover-recordings", NULL, recover_recordings_action);
-  gtk_widget_class_install_action (widget_class, "win.dismiss-recover", NULL, dismiss_recover_action);
+  gtk_widget_class_install_action (widget_class, "win.recover-recordings", NULL,
+                                   recover_recordings_action);
+  gtk_widget_class_install_action (widget_class, "win.dismiss-recover", NULL,
+                                   dismiss_recover_action);
   gtk_widget_class_install_action (widget_class, "win.swap", NULL, swap_action);
   gtk_widget_class_install_action (widget_class, "win.reload", NULL, reload_action);
   gtk_widget_class_install_action (widget_class, "win.export", NULL, export_action);

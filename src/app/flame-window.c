@@ -94,7 +94,8 @@ update_summary (FlameWindow *self)
   const char *title;
 
   flame_summary_bar_set_sample_type (self->summary_bar, self->sample_type);
-  flame_summary_bar_set_comparison (self->summary_bar, self->source != NULL ? self->comparison : NULL);
+  flame_summary_bar_set_comparison (self->summary_bar,
+                                    self->source != NULL ? self->comparison : NULL);
   title = flame_summary_bar_get_title (self->summary_bar);
 
   if (self->diff == NULL && self->source != NULL)
@@ -111,7 +112,8 @@ update_summary (FlameWindow *self)
       gtk_widget_set_visible (GTK_WIDGET (self->elided_button), elided > 0);
       if (elided > 0)
         {
-          /* Translators: the view of the code paths gone from the current profile, with their number */
+          /* Translators: the view of the code paths gone from the current
+           * profile, with their number */
           g_autofree char *label = g_strdup_printf (_("Elided (%u)"), elided);
 
           gtk_button_set_label (GTK_BUTTON (self->elided_button), label);
@@ -589,7 +591,8 @@ comparison_done (GObject      *object,
    * the profiles just loaded again rather than drop them (issue 11) */
   if (self->pending_rediff || self->pending_swap)
     {
-      g_autoptr(FlameComparison) next = _flame_window_derive_comparison (self, comparison, self->pending_swap);
+      g_autoptr (FlameComparison)
+        next = _flame_window_derive_comparison (self, comparison, self->pending_swap);
 
       self->pending_rediff = FALSE;
       self->pending_swap = FALSE;
@@ -727,7 +730,8 @@ list_folder_runs (FlameWindow *self,
       if (error != NULL)
         message = flame_error_text (error, _("Could not open the profile"));
       else
-        message = g_strdup_printf (_("Could not open the profile: %s"), _("only local folders can be read"));
+        message = g_strdup_printf (_ ("Could not open the profile: %s"),
+                                   _ ("only local folders can be read"));
 
       _flame_window_show_error (self, message);
       return NULL;
@@ -934,7 +938,8 @@ flame_window_open_files (FlameWindow  *self,
         /* a folder is a side: every profile inside is one of its runs */
         if (n_files != 2)
           {
-            _flame_window_show_error (self, _("Open two folders: the baseline’s runs and the current runs"));
+            _flame_window_show_error (
+              self, _ ("Open two folders: the baseline’s runs and the current runs"));
             return;
           }
         flame_window_order_pair (files[0], files[1], &base, &cur);
@@ -1206,9 +1211,9 @@ on_orientation_changed (FlameWindow *self)
 
   g_assert (FLAME_IS_WINDOW (self));
 
-  flame_graph_view_set_orientation (self->graph_view,
-                                    g_strcmp0 (orientation, "icicle") == 0 ? FLAME_ORIENTATION_ICICLE
-                                                                           : FLAME_ORIENTATION_FLAME);
+  flame_graph_view_set_orientation (self->graph_view, g_strcmp0 (orientation, "icicle") == 0
+                                                        ? FLAME_ORIENTATION_ICICLE
+                                                        : FLAME_ORIENTATION_FLAME);
 }
 
 static void
@@ -1218,9 +1223,9 @@ on_theme_changed (FlameWindow *self)
 
   g_assert (FLAME_IS_WINDOW (self));
 
-  flame_graph_view_set_palette_style (self->graph_view,
-                                      g_strcmp0 (theme, "high-contrast") == 0
-                                      ? FLAME_GRAPH_PALETTE_HIGH_CONTRAST : FLAME_GRAPH_PALETTE_AUTO);
+  flame_graph_view_set_palette_style (self->graph_view, g_strcmp0 (theme, "high-contrast") == 0
+                                                          ? FLAME_GRAPH_PALETTE_HIGH_CONTRAST
+                                                          : FLAME_GRAPH_PALETTE_AUTO);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1315,7 +1320,8 @@ flame_window_get_property (GObject    *object,
       g_value_set_boolean (value, self->hide_noise);
       break;
     case PROP_SEARCH_MODE:
-      g_value_set_boolean (value, self->search_bar && gtk_search_bar_get_search_mode (self->search_bar));
+      g_value_set_boolean (value,
+                           self->search_bar && gtk_search_bar_get_search_mode (self->search_bar));
       break;
     case PROP_SHOW_SIDEBAR:
       g_value_set_boolean (value, self->flap && adw_flap_get_reveal_flap (self->flap));
@@ -1556,8 +1562,9 @@ flame_window_init (FlameWindow *self)
   g_settings_bind (self->settings, "hide-noise", self, "hide-noise", G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (self->settings, "show-legend", self, "show-legend", G_SETTINGS_BIND_DEFAULT);
   {
-    static const char *keys[] = { "frame-matching", "strip-hex", "exact-paths", "default-interval-ms",
-                                  "threshold-pct", "min-abs-ms", "significance-level" };
+    static const char *keys[] = { "frame-matching",      "strip-hex",     "exact-paths",
+                                  "default-interval-ms", "threshold-pct", "min-abs-ms",
+                                  "significance-level" };
 
     for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
       {

@@ -310,16 +310,18 @@ flame_recorder_class_init (FlameRecorderClass *klass)
 
   props[PROP_ELAPSED] = g_param_spec_double ("elapsed", NULL, "Seconds since the command started",
                                              0, G_MAXDOUBLE, 0,
-                                             G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
-  props[PROP_SAMPLES] = g_param_spec_uint64 ("samples", NULL, "Samples received",
-                                             0, G_MAXUINT64, 0,
-                                             G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
-  props[PROP_LOST] = g_param_spec_uint64 ("lost", NULL, "Samples the program could not send",
-                                          0, G_MAXUINT64, 0,
-                                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
-  props[PROP_RECORDING] = g_param_spec_boolean ("recording", NULL, "The command is running",
-                                                FALSE,
-                                                G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+                                             G_PARAM_READABLE | G_PARAM_STATIC_STRINGS |
+                                               G_PARAM_EXPLICIT_NOTIFY);
+  props[PROP_SAMPLES] = g_param_spec_uint64 ("samples", NULL, "Samples received", 0, G_MAXUINT64, 0,
+                                             G_PARAM_READABLE | G_PARAM_STATIC_STRINGS |
+                                               G_PARAM_EXPLICIT_NOTIFY);
+  props[PROP_LOST] = g_param_spec_uint64 ("lost", NULL, "Samples the program could not send", 0,
+                                          G_MAXUINT64, 0,
+                                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS |
+                                            G_PARAM_EXPLICIT_NOTIFY);
+  props[PROP_RECORDING] = g_param_spec_boolean ("recording", NULL, "The command is running", FALSE,
+                                                G_PARAM_READABLE | G_PARAM_STATIC_STRINGS |
+                                                  G_PARAM_EXPLICIT_NOTIFY);
   g_object_class_install_properties (object_class, N_PROPS, props);
 
   /**
@@ -2546,9 +2548,9 @@ spawn (FlameRecorder  *self,
       return NULL;
     }
 
-  launcher = g_subprocess_launcher_new (self->capture_output ?
-                                        G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_MERGE :
-                                        G_SUBPROCESS_FLAGS_NONE);
+  launcher = g_subprocess_launcher_new (self->capture_output ? G_SUBPROCESS_FLAGS_STDOUT_PIPE |
+                                                                 G_SUBPROCESS_FLAGS_STDERR_MERGE
+                                                             : G_SUBPROCESS_FLAGS_NONE);
   if (self->cwd != NULL)
     g_subprocess_launcher_set_cwd (launcher, self->cwd);
   for (guint i = 0; i < self->env->len; i++)
@@ -2780,7 +2782,8 @@ record_run (FlameRecorder  *self,
   w.sock_fd = fds[0];
   w.out_fd = -1;
   if (self->capture_output)
-    w.out_fd = g_unix_input_stream_get_fd (G_UNIX_INPUT_STREAM (g_subprocess_get_stdout_pipe (proc)));
+    w.out_fd = g_unix_input_stream_get_fd (
+      G_UNIX_INPUT_STREAM (g_subprocess_get_stdout_pipe (proc)));
   w.buf = buf;
   while (watch_step (self, &w, cancellable))
     ;

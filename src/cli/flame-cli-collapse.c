@@ -19,7 +19,8 @@ print_stats_warnings (const char           *name,
                       const FlamePerfStats *stats)
 {
   for (guint i = 0; stats->warnings != NULL && i < stats->warnings->len; i++)
-    g_printerr ("flamediff-cli: warning: %s\n", (const char *) g_ptr_array_index (stats->warnings, i));
+    g_printerr ("flamediff-cli: warning: %s\n",
+                (const char *)g_ptr_array_index (stats->warnings, i));
   if (stats->other_events > 0)
     g_printerr ("flamediff-cli: warning: %s: kept only events of type “%s”; skipped %"
                 G_GUINT64_FORMAT " sample%s of other events (first: “%s”)\n",
@@ -71,9 +72,12 @@ parse_collapse_options (int           argc,
     { "kernel", 0, 0, G_OPTION_ARG_NONE, &annotate_kernel, "Mark kernel frames with _[k]", NULL },
     { "jit", 0, 0, G_OPTION_ARG_NONE, &annotate_jit, "Mark JIT frames with _[j]", NULL },
     { "all", 0, 0, G_OPTION_ARG_NONE, &annotate_all, "Same as --kernel --jit", NULL },
-    { "addrs", 0, 0, G_OPTION_ARG_NONE, &include_addrs, "Show addresses of unknown symbols: [dso <0xaddr>]", NULL },
-    { "event", 0, 0, G_OPTION_ARG_STRING, &args->event, "Keep samples of EVENT (default: the first event type in the file)", "EVENT" },
-    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &args->output, "Write to FILE instead of standard output", "FILE" },
+    { "addrs", 0, 0, G_OPTION_ARG_NONE, &include_addrs,
+      "Show addresses of unknown symbols: [dso <0xaddr>]", NULL },
+    { "event", 0, 0, G_OPTION_ARG_STRING, &args->event,
+      "Keep samples of EVENT (default: the first event type in the file)", "EVENT" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &args->output,
+      "Write to FILE instead of standard output", "FILE" },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &args->files, NULL, "FILE" },
     { NULL }
   };

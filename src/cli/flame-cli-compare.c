@@ -31,7 +31,8 @@ memory_totals (FlameComparison   *comparison,
         {
           FlameMemoryTotals t;
 
-          if (!flame_memory_get_totals (flame_comparison_get_run_profile (comparison, side, run), &t))
+          if (!flame_memory_get_totals (flame_comparison_get_run_profile (comparison, side, run),
+                                        &t))
             return FALSE;
           sum->allocated_bytes += t.allocated_bytes / n;
           sum->allocations += t.allocations / n;
@@ -74,13 +75,24 @@ parse_compare_options (int          argc,
                        CompareArgs *args)
 {
   GOptionEntry entries[] = {
-    { "format", 'f', 0, G_OPTION_ARG_STRING, &args->format, "Output format: text, markdown, json or folded (default text)", "FORMAT" },
-    { "threshold-pct", 0, 0, G_OPTION_ARG_STRING, &args->threshold, "Smallest change in percent that counts (default 5)", "PCT" },
-    { "min-abs-ms", 0, 0, G_OPTION_ARG_STRING, &args->min_abs, "Smallest change in ms that counts (default 0; bytes or a count for memory and count profiles)", "MS" },
-    { "top", 0, 0, G_OPTION_ARG_INT, &args->top_n, "Rows per table in text and Markdown (default 10)", "N" },
-    { "fail-on-regression", 0, 0, G_OPTION_ARG_NONE, &args->fail_on_regression, "Exit with status 2 when a function regressed, or is new, beyond the thresholds (and beyond the runs' spread with 2 or more runs per side)", NULL },
-    { "ignore-new", 0, 0, G_OPTION_ARG_NONE, &args->ignore_new, "New functions never fail --fail-on-regression", NULL },
-    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &args->output, "Write the report to FILE instead of standard output", "FILE" },
+    { "format", 'f', 0, G_OPTION_ARG_STRING, &args->format,
+      "Output format: text, markdown, json or folded (default text)", "FORMAT" },
+    { "threshold-pct", 0, 0, G_OPTION_ARG_STRING, &args->threshold,
+      "Smallest change in percent that counts (default 5)", "PCT" },
+    { "min-abs-ms", 0, 0, G_OPTION_ARG_STRING, &args->min_abs,
+      "Smallest change in ms that counts (default 0; bytes or a count for memory and count "
+      "profiles)",
+      "MS" },
+    { "top", 0, 0, G_OPTION_ARG_INT, &args->top_n,
+      "Rows per table in text and Markdown (default 10)", "N" },
+    { "fail-on-regression", 0, 0, G_OPTION_ARG_NONE, &args->fail_on_regression,
+      "Exit with status 2 when a function regressed, or is new, beyond the thresholds (and beyond "
+      "the runs' spread with 2 or more runs per side)",
+      NULL },
+    { "ignore-new", 0, 0, G_OPTION_ARG_NONE, &args->ignore_new,
+      "New functions never fail --fail-on-regression", NULL },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &args->output,
+      "Write the report to FILE instead of standard output", "FILE" },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &args->files, NULL, NULL },
     { NULL }
   };
@@ -129,12 +141,14 @@ check_compare_options (CompareArgs        *args,
   if (strcmp (format, "text") != 0 && strcmp (format, "markdown") != 0 &&
       strcmp (format, "json") != 0 && strcmp (format, "folded") != 0)
     {
-      g_printerr ("flamediff-cli compare: --format: expected text, markdown, json or folded, not “%s”\n", format);
+      g_printerr (
+        "flamediff-cli compare: --format: expected text, markdown, json or folded, not “%s”\n",
+        format);
       return FALSE;
     }
   if (!flame_cli_diff_args_apply (&args->diff_args, "compare", dopts) ||
-      (args->threshold &&
-       !flame_cli_parse_double ("compare", "--threshold-pct", args->threshold, 0, &ropts->threshold_pct)) ||
+      (args->threshold && !flame_cli_parse_double ("compare", "--threshold-pct", args->threshold, 0,
+                                                   &ropts->threshold_pct)) ||
       (args->min_abs &&
        !flame_cli_parse_double ("compare", "--min-abs-ms", args->min_abs, 0, &ropts->min_abs_ms)))
     return FALSE;
@@ -176,7 +190,8 @@ write_report (FlameComparison          *comparison,
                                   ropts->top_n, out);
       else
         flame_memory_write (&mem[0], &mem[1], report, flame_diff_get_quantity (diff), ropts->top_n,
-                            strcmp (format, "markdown") == 0 ? FLAME_MEMORY_MARKDOWN : FLAME_MEMORY_TEXT,
+                            strcmp (format, "markdown") == 0 ? FLAME_MEMORY_MARKDOWN
+                                                             : FLAME_MEMORY_TEXT,
                             out);
     }
 }
@@ -212,9 +227,10 @@ run_compare (CompareArgs *args)
     return FLAME_CLI_ERROR;
 
   /* folded output is the diff tree: a report only for the exit status */
-  comparison = flame_cli_compare_files (args->files, args->n_files, &args->diff_args, &dopts, &ropts,
-                                        FALSE,
-                                        strcmp (args->format, "folded") != 0 || args->fail_on_regression);
+  comparison = flame_cli_compare_files (args->files, args->n_files, &args->diff_args, &dopts,
+                                        &ropts, FALSE,
+                                        strcmp (args->format, "folded") != 0 ||
+                                          args->fail_on_regression);
   if (comparison == NULL)
     return FLAME_CLI_ERROR;
 

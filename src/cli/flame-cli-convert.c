@@ -26,10 +26,14 @@ flame_cli_convert (int    argc,
   g_autofree char *sample_type = NULL;
   g_auto(GStrv) files = NULL;
   GOptionEntry entries[] = {
-    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE (default: standard output)", "FILE" },
-    { "to", 't', 0, G_OPTION_ARG_STRING, &to, "Output format: folded or speedscope (default: from the -o name, else folded)", "FORMAT" },
-    { "profile", 0, 0, G_OPTION_ARG_INT, &profile_index, "Load profile N of a file with several (speedscope), counting from 0", "N" },
-    { "thread", 0, 0, G_OPTION_ARG_INT64, &thread, "Keep only thread TID (Chrome, Firefox)", "TID" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE (default: standard output)",
+      "FILE" },
+    { "to", 't', 0, G_OPTION_ARG_STRING, &to,
+      "Output format: folded or speedscope (default: from the -o name, else folded)", "FORMAT" },
+    { "profile", 0, 0, G_OPTION_ARG_INT, &profile_index,
+      "Load profile N of a file with several (speedscope), counting from 0", "N" },
+    { "thread", 0, 0, G_OPTION_ARG_INT64, &thread, "Keep only thread TID (Chrome, Firefox)",
+      "TID" },
     { "sample-type", 0, 0, G_OPTION_ARG_STRING, &sample_type, FLAME_CLI_SAMPLE_TYPE_HELP, "TYPE" },
     /* the parameter string of the context names FILE */
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, NULL },

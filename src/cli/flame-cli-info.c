@@ -35,10 +35,13 @@ parse_info_args (int       argc,
 {
   GOptionEntry entries[] = {
     { "json", 0, 0, G_OPTION_ARG_NONE, &args->as_json, "Print JSON", NULL },
-    { "interval-ms", 0, 0, G_OPTION_ARG_STRING, &args->interval, "Sampling interval for files without timing (default 1)", "MS" },
-    { "sample-type", 0, 0, G_OPTION_ARG_STRING, &args->sample_type, FLAME_CLI_SAMPLE_TYPE_HELP, "TYPE" },
+    { "interval-ms", 0, 0, G_OPTION_ARG_STRING, &args->interval,
+      "Sampling interval for files without timing (default 1)", "MS" },
+    { "sample-type", 0, 0, G_OPTION_ARG_STRING, &args->sample_type, FLAME_CLI_SAMPLE_TYPE_HELP,
+      "TYPE" },
     { "metric", 0, 0, G_OPTION_ARG_STRING, &args->sample_type,
-      "The same as --sample-type: allocated, allocations, peak or leaked in memory recordings", "METRIC" },
+      "The same as --sample-type: allocated, allocations, peak or leaked in memory recordings",
+      "METRIC" },
     /* the parameter string of the context names FILE */
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &args->files, NULL, NULL },
     { NULL }
@@ -47,7 +50,8 @@ parse_info_args (int       argc,
   g_autoptr(GError) error = NULL;
 
   context = g_option_context_new ("FILE");
-  g_option_context_set_summary (context, "Describe a profile: format, samples, time, frames, stacks, threads.");
+  g_option_context_set_summary (
+    context, "Describe a profile: format, samples, time, frames, stacks, threads.");
   g_option_context_add_main_entries (context, entries, NULL);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
@@ -234,10 +238,11 @@ append_totals_text (GString      *out,
   for (guint c = 0; c < n_columns; c++)
     {
       const char *label = n_columns == 1 ? "" : (c == 0 ? " (before)" : " (after)");
-      g_autofree char *total = flame_quantity_format (quantity,
-                                                      flame_profile_get_total_ms (profile, c, default_interval));
+      g_autofree char *total =
+        flame_quantity_format (quantity, flame_profile_get_total_ms (profile, c, default_interval));
 
-      g_string_append_printf (out, "Samples%s: %.15g\n", label, flame_profile_get_samples (profile, c));
+      g_string_append_printf (out, "Samples%s: %.15g\n", label,
+                              flame_profile_get_samples (profile, c));
 
       if (quantity == FLAME_QUANTITY_TIME)
         g_string_append_printf (out, "Total%s:   %s\n", label, total);
@@ -274,8 +279,10 @@ append_threads_text (GString   *out,
         g_string_append_printf (out, " pid %" G_GINT64_FORMAT, t->pid);
       if (t->tid >= 0)
         g_string_append_printf (out, " tid %" G_GINT64_FORMAT, t->tid);
-      g_string_append_printf (out, g_dngettext (GETTEXT_PACKAGE, ": %.15g sample\n", ": %.15g samples\n",
-                                                t->samples == 1 ? 1 : 2), t->samples);
+      g_string_append_printf (out,
+                              g_dngettext (GETTEXT_PACKAGE, ": %.15g sample\n", ": %.15g samples\n",
+                                           t->samples == 1 ? 1 : 2),
+                              t->samples);
     }
 }
 
@@ -290,10 +297,12 @@ append_info_text (GString      *out,
   append_totals_text (out, profile, default_interval);
   if (flame_profile_get_event (profile) != NULL)
     g_string_append_printf (out, "Event:     %s\n", flame_profile_get_event (profile));
-  g_string_append_printf (out, "Frames:    %u\n", flame_frames_count (flame_profile_get_frames (profile)));
+  g_string_append_printf (out, "Frames:    %u\n",
+                          flame_frames_count (flame_profile_get_frames (profile)));
   g_string_append_printf (out, "Stacks:    %" G_GUINT64_FORMAT "\n", count_stacks (profile));
   if (flame_profile_get_metadata (profile, "flame-graph") != NULL)
-    g_string_append_printf (out, "Flame graph: %s\n", flame_profile_get_metadata (profile, "flame-graph"));
+    g_string_append_printf (out, "Flame graph: %s\n",
+                            flame_profile_get_metadata (profile, "flame-graph"));
   append_threads_text (out, flame_profile_get_threads (profile));
 }
 

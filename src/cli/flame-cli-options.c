@@ -16,18 +16,35 @@ flame_cli_diff_args_add_entries (GOptionContext   *context,
                                  FlameCliDiffArgs *args)
 {
   const GOptionEntry entries[] = {
-    { "normalize", 0, 0, G_OPTION_ARG_STRING, &args->normalize, "absolute (default): compare times as measured; total: scale the baseline to the current run's sampled time (none = absolute)", "MODE" },
-    { "metric", 0, 0, G_OPTION_ARG_STRING, &args->metric, "Compare self (default; total for pstats files) or total time; or one of the file's metrics: allocated, allocations, peak, leaked (memory recordings), a pprof sample type", "METRIC" },
-    { "interval-ms", 0, 0, G_OPTION_ARG_STRING, &args->interval, "Sampling interval for files without timing (default 1)", "MS" },
-    { "match", 0, 0, G_OPTION_ARG_STRING, &args->match, "Frame matching: name, name+file (default) or name+file+line", "KEY" },
-    { "strip-hex", 0, 0, G_OPTION_ARG_NONE, &args->strip_hex, "Ignore hex addresses and +0x offsets when matching frames", NULL },
-    { "exact-paths", 0, 0, G_OPTION_ARG_NONE, &args->exact_paths, "Match files by their full path only (default: also across checkouts in different folders)", NULL },
-    { "significance", 0, 0, G_OPTION_ARG_STRING, &args->significance, "Count only changes beyond sampling noise at this level (e.g. 0.05)", "ALPHA" },
-    { "profile", 0, 0, G_OPTION_ARG_INT, &args->profile_index, "Load profile N of files with several (speedscope, trace events), counting from 0", "N" },
-    { "thread", 0, 0, G_OPTION_ARG_INT64, &args->thread, "Keep only thread TID of files with several (Chrome, Firefox, pprof, CPython)", "TID" },
-    { "sample-type", 0, 0, G_OPTION_ARG_STRING, &args->sample_type, FLAME_CLI_SAMPLE_TYPE_HELP, "TYPE" },
-    { "baseline", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &args->baseline, "A baseline run (a file or a folder of them); repeat for several runs", "FILE" },
-    { "current", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &args->current, "A current run (a file or a folder of them); repeat for several runs", "FILE" },
+    { "normalize", 0, 0, G_OPTION_ARG_STRING, &args->normalize,
+      "absolute (default): compare times as measured; total: scale the baseline to the current "
+      "run's sampled time (none = absolute)",
+      "MODE" },
+    { "metric", 0, 0, G_OPTION_ARG_STRING, &args->metric,
+      "Compare self (default; total for pstats files) or total time; or one of the file's metrics: "
+      "allocated, allocations, peak, leaked (memory recordings), a pprof sample type",
+      "METRIC" },
+    { "interval-ms", 0, 0, G_OPTION_ARG_STRING, &args->interval,
+      "Sampling interval for files without timing (default 1)", "MS" },
+    { "match", 0, 0, G_OPTION_ARG_STRING, &args->match,
+      "Frame matching: name, name+file (default) or name+file+line", "KEY" },
+    { "strip-hex", 0, 0, G_OPTION_ARG_NONE, &args->strip_hex,
+      "Ignore hex addresses and +0x offsets when matching frames", NULL },
+    { "exact-paths", 0, 0, G_OPTION_ARG_NONE, &args->exact_paths,
+      "Match files by their full path only (default: also across checkouts in different folders)",
+      NULL },
+    { "significance", 0, 0, G_OPTION_ARG_STRING, &args->significance,
+      "Count only changes beyond sampling noise at this level (e.g. 0.05)", "ALPHA" },
+    { "profile", 0, 0, G_OPTION_ARG_INT, &args->profile_index,
+      "Load profile N of files with several (speedscope, trace events), counting from 0", "N" },
+    { "thread", 0, 0, G_OPTION_ARG_INT64, &args->thread,
+      "Keep only thread TID of files with several (Chrome, Firefox, pprof, CPython)", "TID" },
+    { "sample-type", 0, 0, G_OPTION_ARG_STRING, &args->sample_type, FLAME_CLI_SAMPLE_TYPE_HELP,
+      "TYPE" },
+    { "baseline", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &args->baseline,
+      "A baseline run (a file or a folder of them); repeat for several runs", "FILE" },
+    { "current", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &args->current,
+      "A current run (a file or a folder of them); repeat for several runs", "FILE" },
     { NULL }
   };
 
@@ -106,8 +123,9 @@ flame_cli_diff_args_apply (FlameCliDiffArgs *args,
     }
   if (args->match != NULL && !flame_match_from_string (args->match, &options->match))
     {
-      g_printerr ("flamediff-cli %s: --match: expected name, name+file or name+file+line, not “%s”\n",
-                  command, args->match);
+      g_printerr (
+        "flamediff-cli %s: --match: expected name, name+file or name+file+line, not “%s”\n",
+        command, args->match);
       return FALSE;
     }
   options->strip_hex = args->strip_hex;
@@ -194,7 +212,8 @@ flame_cli_compare_files (char                    **files,
 
   if (n_files > 0 && (args->baseline != NULL || args->current != NULL))
     {
-      g_printerr ("flamediff-cli: give the runs either as BASELINE CURRENT or with --baseline and --current\n");
+      g_printerr ("flamediff-cli: give the runs either as BASELINE CURRENT or with --baseline and "
+                  "--current\n");
       return NULL;
     }
   if (n_files == 0 && args->baseline == NULL)

@@ -1,4 +1,5 @@
-/* flame-cli-record.c: flamediff-cli record [-F HZ] [-o FILE] [--runs N] [--cwd DIR] -- COMMAND ARGS…
+/* flame-cli-record.c: flamediff-cli record [-F HZ] [-o FILE] [--runs N]
+ * [--cwd DIR] -- COMMAND ARGS…
  *
  * Copyright 2026 The Flamediff developers
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -223,20 +224,30 @@ parse_record_options (int         argc,
   RecordOptions *o = &args->o;
   GOptionEntry entries[] = {
     { "frequency", 'F', 0, G_OPTION_ARG_INT, &o->hz,
-      "Timer rate in Hz of CPU time per thread (default 999; the kernel delivers at most its tick rate, often 250)", "HZ" },
+      "Timer rate in Hz of CPU time per thread (default 999; the kernel delivers at most its tick "
+      "rate, often 250)",
+      "HZ" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &args->output,
-      "Where to write the recording (speedscope JSON); default: a new file in the recordings folder. "
-      "With --runs: the folder the runs go to", "FILE" },
+      "Where to write the recording (speedscope JSON); default: a new file in the recordings "
+      "folder. "
+      "With --runs: the folder the runs go to",
+      "FILE" },
     { "runs", 0, 0, G_OPTION_ARG_INT, &args->runs,
-      "Run the command N times, one after the other, each run a file run-01.speedscope.json … in the "
+      "Run the command N times, one after the other, each run a file run-01.speedscope.json … in "
+      "the "
       "folder -o names (default: a new folder in the recordings folder); "
-      "compare takes the folder as one side", "N" },
+      "compare takes the folder as one side",
+      "N" },
     { "memory", 'm', 0, G_OPTION_ARG_NONE, &o->memory,
-      "Record allocations instead of CPU time: allocated bytes, allocations, live bytes at the peak, leaked bytes", NULL },
+      "Record allocations instead of CPU time: allocated bytes, allocations, live bytes at the "
+      "peak, leaked bytes",
+      NULL },
     { "memory-mean", 0, 0, G_OPTION_ARG_INT, &o->memory_mean,
-      "With --memory: sample one allocation per this many bytes on average (default 524288)", "BYTES" },
+      "With --memory: sample one allocation per this many bytes on average (default 524288)",
+      "BYTES" },
     { "cwd", 0, 0, G_OPTION_ARG_FILENAME, &o->cwd, "Working directory of the command", "DIR" },
-    { "env", 'e', 0, G_OPTION_ARG_STRING_ARRAY, &o->env, "Add NAME=VALUE to the command's environment", "NAME=VALUE" },
+    { "env", 'e', 0, G_OPTION_ARG_STRING_ARRAY, &o->env,
+      "Add NAME=VALUE to the command's environment", "NAME=VALUE" },
     { "no-children", 0, 0, G_OPTION_ARG_NONE, &o->no_children,
       "Record only the command's own process, not the processes it forks", NULL },
     { "python-only", 0, 0, G_OPTION_ARG_NONE, &o->python_only,
@@ -245,7 +256,8 @@ parse_record_options (int         argc,
       "One frame per Python source line running instead of one per function", NULL },
     { "recover", 0, 0, G_OPTION_ARG_NONE, &args->recover,
       "Instead of recording: write the recordings of interrupted runs (their .spool files) in DIR, "
-      "by default the recordings folder", NULL },
+      "by default the recordings folder",
+      NULL },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &o->command, NULL, "-- COMMAND [ARG…]" },
     { NULL }
   };
@@ -281,7 +293,8 @@ check_record_options (const RecordArgs *args)
 
   if (o->command == NULL || o->command[0] == NULL)
     {
-      g_printerr ("flamediff-cli record: no command; usage: flamediff-cli record [OPTION…] -- COMMAND [ARG…]\n");
+      g_printerr ("flamediff-cli record: no command; usage: flamediff-cli record [OPTION…] -- "
+                  "COMMAND [ARG…]\n");
       return FALSE;
     }
   if (o->hz < 1 || o->hz > 100000)
@@ -349,7 +362,8 @@ record_runs (const RecordArgs *args)
 
       if (g_file_test (path, G_FILE_TEST_EXISTS))
         {
-          g_printerr ("flamediff-cli record: %s exists already: -o wants a new or empty folder\n", path);
+          g_printerr ("flamediff-cli record: %s exists already: -o wants a new or empty folder\n",
+                      path);
           return FLAME_CLI_ERROR;
         }
       g_printerr ("flamediff-cli: run %d of %d\n", i, runs);

@@ -61,18 +61,28 @@ parse_render_options (int         argc,
                       RenderArgs *args)
 {
   GOptionEntry entries[] = {
-    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &args->output, "Write the picture to FILE (.svg or .png)", "FILE" },
-    { "format", 'f', 0, G_OPTION_ARG_STRING, &args->format, "svg or png (default: from the file name)", "FORMAT" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &args->output,
+      "Write the picture to FILE (.svg or .png)", "FILE" },
+    { "format", 'f', 0, G_OPTION_ARG_STRING, &args->format,
+      "svg or png (default: from the file name)", "FORMAT" },
     { "width", 'w', 0, G_OPTION_ARG_INT, &args->width, "Width in pixels (default 1200)", "PX" },
     { "dark", 0, 0, G_OPTION_ARG_NONE, &args->dark, "Use the dark palette", NULL },
-    { "high-contrast", 0, 0, G_OPTION_ARG_NONE, &args->high_contrast, "Use the high-contrast palette", NULL },
-    { "view", 0, 0, G_OPTION_ARG_STRING, &args->view_str, "differential (default), elided, inverted, or single for one profile", "VIEW" },
-    { "zoom", 0, 0, G_OPTION_ARG_STRING, &args->zoom, "Draw FRAME full width: a function name (its widest frame) or a path “a;b;c” from the root", "FRAME" },
-    { "legend", 0, 0, G_OPTION_ARG_NONE, &args->legend, "Add a legend strip: the colour classes and the normalisation", NULL },
-    { "icicle", 0, 0, G_OPTION_ARG_NONE, &args->icicle, "Root at the top instead of the bottom", NULL },
-    { "search", 0, 0, G_OPTION_ARG_STRING, &args->search, "Outline frames whose name contains TEXT", "TEXT" },
+    { "high-contrast", 0, 0, G_OPTION_ARG_NONE, &args->high_contrast,
+      "Use the high-contrast palette", NULL },
+    { "view", 0, 0, G_OPTION_ARG_STRING, &args->view_str,
+      "differential (default), elided, inverted, or single for one profile", "VIEW" },
+    { "zoom", 0, 0, G_OPTION_ARG_STRING, &args->zoom,
+      "Draw FRAME full width: a function name (its widest frame) or a path “a;b;c” from the root",
+      "FRAME" },
+    { "legend", 0, 0, G_OPTION_ARG_NONE, &args->legend,
+      "Add a legend strip: the colour classes and the normalisation", NULL },
+    { "icicle", 0, 0, G_OPTION_ARG_NONE, &args->icicle, "Root at the top instead of the bottom",
+      NULL },
+    { "search", 0, 0, G_OPTION_ARG_STRING, &args->search, "Outline frames whose name contains TEXT",
+      "TEXT" },
     { "title", 0, 0, G_OPTION_ARG_STRING, &args->title, "A title line above the graph", "TEXT" },
-    { "font", 0, 0, G_OPTION_ARG_STRING, &args->font, "Label font (default “" FLAME_PAINTER_DEFAULT_FONT "”)", "FONT" },
+    { "font", 0, 0, G_OPTION_ARG_STRING, &args->font,
+      "Label font (default “" FLAME_PAINTER_DEFAULT_FONT "”)", "FONT" },
     { "no-labels", 0, 0, G_OPTION_ARG_NONE, &args->no_labels, "Draw no function names", NULL },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &args->files, NULL, NULL },
     { NULL }
@@ -106,7 +116,8 @@ choose_format (RenderArgs *args)
     {
       if (strcmp (args->format, "svg") != 0 && strcmp (args->format, "png") != 0)
         {
-          g_printerr ("flamediff-cli render: --format: expected svg or png, not “%s”\n", args->format);
+          g_printerr ("flamediff-cli render: --format: expected svg or png, not “%s”\n",
+                      args->format);
           return FALSE;
         }
       args->svg = strcmp (args->format, "svg") == 0;
@@ -147,7 +158,8 @@ check_render_args (RenderArgs *args)
     }
   if (args->view_str != NULL && !flame_view_from_string (args->view_str, &args->view))
     {
-      g_printerr ("flamediff-cli render: --view: expected differential, elided, inverted or single, not “%s”\n",
+      g_printerr ("flamediff-cli render: --view: expected differential, elided, inverted or "
+                  "single, not “%s”\n",
                   args->view_str);
       return FALSE;
     }

@@ -88,7 +88,8 @@ paint_title (FlamePainter *painter,
 {
   const FlamePalette *palette = flame_painter_get_palette (painter);
   g_autoptr(PangoLayout) pango = pango_cairo_create_layout (cr);
-  g_autoptr(PangoFontDescription) desc = pango_font_description_from_string (flame_painter_get_font (painter));
+  g_autoptr (PangoFontDescription)
+    desc = pango_font_description_from_string (flame_painter_get_font (painter));
   int tw, th;
 
   pango_font_description_set_weight (desc, PANGO_WEIGHT_BOLD);
@@ -327,13 +328,15 @@ svg_header (GString                  *out,
   g_string_append (out, "<title>");
   flame_xml_escape (out, options->title != NULL ? options->title : "Flame graph");
   g_string_append (out, "</title>\n");
-  g_string_append_printf (out,
-                          "<style>\n"
-                          "text { font-family: \"DejaVu Sans\", Verdana, sans-serif; font-size: 12px; "
-                          "dominant-baseline: central; pointer-events: none; white-space: pre; }\n"
-                          ".f:hover > rect { stroke: %s; stroke-width: 2px; }\n"
-                          ".m > rect { stroke: %s; stroke-width: 2px; }\n"
-                          "</style>\n", hl, match);
+  g_string_append_printf (
+    out,
+    "<style>\n"
+    "text { font-family: \"DejaVu Sans\", Verdana, sans-serif; font-size: 12px; "
+    "dominant-baseline: central; pointer-events: none; white-space: pre; }\n"
+    ".f:hover > rect { stroke: %s; stroke-width: 2px; }\n"
+    ".m > rect { stroke: %s; stroke-width: 2px; }\n"
+    "</style>\n",
+    hl, match);
   svg_rect (out, 0, 0, width, total_h, palette->background, NULL);
 
   if (options->title != NULL)
@@ -414,7 +417,8 @@ make_label_layout (cairo_t      *cr,
                    FlamePainter *painter)
 {
   PangoLayout *pango = pango_cairo_create_layout (cr);
-  PangoFontDescription *desc = pango_font_description_from_string (flame_painter_get_font (painter));
+  PangoFontDescription *desc = pango_font_description_from_string (
+    flame_painter_get_font (painter));
 
   pango_layout_set_font_description (pango, desc);
   pango_font_description_free (desc);

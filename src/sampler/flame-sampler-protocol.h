@@ -28,8 +28,10 @@
 #define FLAME_SAMPLER_ENV_HZ       "FLAMEDIFF_SAMPLER_HZ"       /* requested rate */
 #define FLAME_SAMPLER_ENV_CHILDREN "FLAMEDIFF_SAMPLER_CHILDREN" /* "1": record children */
 #define FLAME_SAMPLER_ENV_PYTHON   "FLAMEDIFF_SAMPLER_PYTHON"   /* "0": native stacks only */
-#define FLAME_SAMPLER_ENV_SELF_TIME "FLAMEDIFF_SAMPLER_SELF_TIME" /* "1": note the handler's CPU time at exit */
-#define FLAME_SAMPLER_ENV_ROOT     "FLAMEDIFF_SAMPLER_ROOT"     /* set by the sampler: pid of the root */
+/* "1": note the handler's CPU time at exit */
+#define FLAME_SAMPLER_ENV_SELF_TIME "FLAMEDIFF_SAMPLER_SELF_TIME"
+/* set by the sampler: the pid of the root */
+#define FLAME_SAMPLER_ENV_ROOT     "FLAMEDIFF_SAMPLER_ROOT"
 /* Memory mode (libflamediff-sampler-memory.so only): the mean of the
  * Poisson sampling of allocated bytes; no CPU timers then */
 #define FLAME_SAMPLER_ENV_MEMORY   "FLAMEDIFF_SAMPLER_MEMORY"   /* bytes, e.g. 524288 */
@@ -37,7 +39,8 @@
  * thread sleeps between passes when no ring is half full */
 #define FLAME_SAMPLER_ENV_RING_KB  "FLAMEDIFF_SAMPLER_RING_KB"  /* 4 … 65536, default 64 */
 #define FLAME_SAMPLER_ENV_FLUSH_MS "FLAMEDIFF_SAMPLER_FLUSH_MS" /* 1 … 60000, default 10 */
-#define FLAME_SAMPLER_ENV_JITTER   "FLAMEDIFF_SAMPLER_JITTER"   /* 0 … 50 % of the period, default 10 */
+/* 0 … 50 % of the period, default 10 */
+#define FLAME_SAMPLER_ENV_JITTER   "FLAMEDIFF_SAMPLER_JITTER"
 
 /* The module path the vDSO is sent under */
 #define FLAME_SAMPLER_VDSO_PATH "[vdso]"
@@ -70,7 +73,8 @@ typedef struct
 
 /* HELLO flags */
 #define FLAME_HELLO_FORKED    0x1  /* from a fork() child handler */
-#define FLAME_HELLO_DISABLED  0x2  /* seen, but not sampled (children not followed, SIGPROF taken) */
+/* seen, but not sampled (children not followed, SIGPROF taken) */
+#define FLAME_HELLO_DISABLED  0x2
 
 typedef struct
 {
@@ -95,7 +99,8 @@ typedef struct
 
 /* SAMPLE flags */
 #define FLAME_SAMPLE_TRUNCATED    0x1  /* the stack was deeper than FLAME_SAMPLER_MAX_FRAMES */
-#define FLAME_SAMPLE_PY_TRUNCATED 0x2  /* the Python frames end early (too deep, or the chain changed) */
+/* the Python frames end early (too deep, or the chain changed) */
+#define FLAME_SAMPLE_PY_TRUNCATED 0x2
 
 /* Python frames in a sample: one uint64_t each, leaf first, after the
  * instruction pointers. The code object is named by the id of its
@@ -108,7 +113,8 @@ typedef struct
  * sampler found it (3.12+: the run's entry frame lies in that native
  * frame's stack memory), 0 when the recorder must look for it by name. */
 #define FLAME_PY_FRAME(id, lasti, entry) \
-  ((uint64_t) (uint32_t) (id) | ((uint64_t) ((lasti) & 0xffffffu) << 32) | ((entry) ? (1ull << 63) : 0))
+  ((uint64_t) (uint32_t) (id) | ((uint64_t) ((lasti) & 0xffffffu) << 32) | \
+   ((entry) ? (1ull << 63) : 0))
 #define FLAME_PY_FRAME_SET_NATIVE(f, index) \
   (((f) & ~(0x7full << 56)) | ((uint64_t) (((index) + 1) & 0x7f) << 56))
 #define FLAME_PY_FRAME_ID(f)     ((uint32_t) (f))

@@ -137,7 +137,7 @@ static struct
 static int n_slots;               /* high-water mark of used slots */
 
 /* The real functions behind the ones interposed here */
-static int   (*real_pthread_create) (pthread_t *, const pthread_attr_t *, void *(*) (void *), void *);
+static int (*real_pthread_create) (pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 static void *(*real_dlopen) (const char *, int);
 static void *(*real_dlmopen) (Lmid_t, const char *, int);
 static int   (*real_dlclose) (void *);
@@ -586,7 +586,8 @@ rings_empty (void)
       Ring *r = slots[i].ring;
 
       if ((state == SLOT_LIVE || state == SLOT_RETIRED) && r != NULL &&
-          __atomic_load_n (&r->head, __ATOMIC_ACQUIRE) != __atomic_load_n (&r->tail, __ATOMIC_RELAXED))
+          __atomic_load_n (&r->head, __ATOMIC_ACQUIRE) !=
+            __atomic_load_n (&r->tail, __ATOMIC_RELAXED))
         return 0;
     }
   return 1;
@@ -1123,7 +1124,8 @@ flame_sampler_stack (uint64_t   *ips,
               }
         }
       else
-        for (first = 0; first < n && first < SKIP_MAX && flame_sampler_in_self (ips[first]); first++)
+        for (first = 0; first < n && first < SKIP_MAX && flame_sampler_in_self (ips[first]);
+             first++)
           ;
       if (first < 0)
         {
@@ -1144,8 +1146,9 @@ flame_sampler_stack (uint64_t   *ips,
            * SP, or at the CFA of the last of our own frames */
           if (with_cfa)
             place_python (py, shims, n_py, cfas + first, n,
-                          uc != NULL ? (uint64_t) uc->uc_mcontext.gregs[REG_RSP]
-                          : first > 0 ? cfas[first - 1] : (uint64_t) (uintptr_t) __builtin_frame_address (0));
+                          uc != NULL  ? (uint64_t)uc->uc_mcontext.gregs[REG_RSP]
+                          : first > 0 ? cfas[first - 1]
+                                      : (uint64_t)(uintptr_t)__builtin_frame_address (0));
         }
     }
   if (py_truncated)

@@ -142,8 +142,11 @@ main (int    argc,
   g_print ("base_frames=%u\n", flame_frames_count (flame_profile_get_frames (base)));
   g_print ("cur_frames=%u\n", flame_frames_count (flame_profile_get_frames (cur)));
   g_print ("diff_frames=%u\n", flame_frames_count (flame_diff_get_frames (diff)));
-  g_print ("base_frames_bytes=%" G_GSIZE_FORMAT "\n", flame_frames_memory (flame_profile_get_frames (base)));
-  g_print ("cur_frames_bytes=%" G_GSIZE_FORMAT "\n", flame_frames_memory (flame_profile_get_frames (cur)));
-  g_print ("diff_frames_bytes=%" G_GSIZE_FORMAT "\n", flame_frames_memory (flame_diff_get_frames (diff)));
+  g_print ("base_frames_bytes=%" G_GSIZE_FORMAT "\n",
+           flame_frames_memory (flame_profile_get_frames (base)));
+  g_print ("cur_frames_bytes=%" G_GSIZE_FORMAT "\n",
+           flame_frames_memory (flame_profile_get_frames (cur)));
+  g_print ("diff_frames_bytes=%" G_GSIZE_FORMAT "\n",
+           flame_frames_memory (flame_diff_get_frames (diff)));
   return 0;
 }

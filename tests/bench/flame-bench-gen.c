@@ -679,13 +679,17 @@ main (int    argc,
   g_autofree char *prefix_name = NULL;
   g_auto(GStrv) files = NULL;
   GOptionEntry entries[] = {
-    { "stacks", 'n', 0, G_OPTION_ARG_INT, &n_stacks, "Distinct stacks in the baseline (default 300000)", "N" },
+    { "stacks", 'n', 0, G_OPTION_ARG_INT, &n_stacks,
+      "Distinct stacks in the baseline (default 300000)", "N" },
     { "frames", 'F', 0, G_OPTION_ARG_INT, &n_frames, "Distinct frame names (default 50000)", "N" },
     { "min-depth", 0, 0, G_OPTION_ARG_INT, &min_depth, "Shallowest stack (default 5)", "N" },
     { "max-depth", 0, 0, G_OPTION_ARG_INT, &max_depth, "Deepest stack (default 40)", "N" },
     { "seed", 's', 0, G_OPTION_ARG_INT64, &seed, "Random seed (default 20260101)", "N" },
-    { "order", 'o', 0, G_OPTION_ARG_STRING, &order_name, "Line order: sorted (default, like stackcollapse-perf.pl) or shuffled", "ORDER" },
-    { "prefix", 'p', 0, G_OPTION_ARG_STRING, &prefix_name, "Prefix shared with the previous stack: walk (default; it loses a few frames) or random (a uniform random length)", "MODE" },
+    { "order", 'o', 0, G_OPTION_ARG_STRING, &order_name,
+      "Line order: sorted (default, like stackcollapse-perf.pl) or shuffled", "ORDER" },
+    { "prefix", 'p', 0, G_OPTION_ARG_STRING, &prefix_name,
+      "Prefix shared with the previous stack: walk (default; it loses a few frames) or random (a uniform random length)",
+      "MODE" },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, "BASELINE CURRENT" },
     { NULL }
   };

@@ -142,8 +142,9 @@ main (int    argc,
   if (!g_option_context_parse (context, &argc, &argv, &error) ||
       files == NULL || g_strv_length (files) != 2 || width < 16 || height < 16 || runs < 1)
     {
-      g_printerr ("usage: flame-bench-render BASE CURRENT [--width PX] [--height PX] [--runs N]%s%s\n",
-                  error ? ": " : "", error ? error->message : "");
+      g_printerr (
+        "usage: flame-bench-render BASE CURRENT [--width PX] [--height PX] [--runs N]%s%s\n",
+        error ? ": " : "", error ? error->message : "");
       return 1;
     }
 
@@ -170,9 +171,10 @@ main (int    argc,
       {
         guint32 best = FLAME_TREE_NONE;
 
-        for (guint32 c = tree->nodes[zoom].first_child; c != FLAME_TREE_NONE; c = tree->nodes[c].next_sibling)
-          if (best == FLAME_TREE_NONE ||
-              flame_layout_source_get_weight (source, c) > flame_layout_source_get_weight (source, best))
+        for (guint32 c = tree->nodes[zoom].first_child; c != FLAME_TREE_NONE;
+             c = tree->nodes[c].next_sibling)
+          if (best == FLAME_TREE_NONE || flame_layout_source_get_weight (source, c) >
+                                           flame_layout_source_get_weight (source, best))
             best = c;
         if (best == FLAME_TREE_NONE)
           break;

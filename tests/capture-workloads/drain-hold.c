@@ -86,8 +86,8 @@ thread_cpu_ms (const char *name)
       /* after the name in parentheses: the state (field 3), then 4 on;
        * utime and stime are fields 14 and 15 */
       p = strrchr (buf, ')');
-      if (p != NULL &&
-          sscanf (p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &utime, &stime) == 2)
+      if (p != NULL && sscanf (p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &utime,
+                               &stime) == 2)
         ms = (long) ((utime + stime) * 1000 / (unsigned long) sysconf (_SC_CLK_TCK));
     }
   if (dir != NULL)

@@ -55,21 +55,14 @@ const FlameDiffOptions   *flame_comparison_get_diff_options   (FlameComparison  
 void                      flame_comparison_set_report_options (FlameComparison          *self,
                                                                const FlameReportOptions *options);
 const FlameReportOptions *flame_comparison_get_report_options (FlameComparison          *self);
-void                      flame_comparison_set_metric_from_files (FlameComparison       *self,
-                                                                  gboolean               from_files);
-void                      flame_comparison_set_allow_single   (FlameComparison          *self,
-                                                               gboolean                  allow_single);
-void                      flame_comparison_set_want_report    (FlameComparison          *self,
-                                                               gboolean                  want_report);
+void flame_comparison_set_metric_from_files (FlameComparison *self, gboolean from_files);
+void flame_comparison_set_allow_single (FlameComparison *self, gboolean allow_single);
+void flame_comparison_set_want_report (FlameComparison *self, gboolean want_report);
 
 /* loading: the runs not loaded yet, then the diff and its report */
-gboolean                  flame_comparison_load               (FlameComparison          *self,
-                                                               GCancellable             *cancellable,
-                                                               GError                  **error);
-void                      flame_comparison_load_async         (FlameComparison          *self,
-                                                               GCancellable             *cancellable,
-                                                               GAsyncReadyCallback       callback,
-                                                               gpointer                  user_data);
+gboolean flame_comparison_load (FlameComparison *self, GCancellable *cancellable, GError **error);
+void flame_comparison_load_async (FlameComparison *self, GCancellable *cancellable,
+                                  GAsyncReadyCallback callback, gpointer user_data);
 gboolean                  flame_comparison_load_finish        (FlameComparison          *self,
                                                                GAsyncResult             *result,
                                                                GError                  **error);

@@ -258,8 +258,10 @@ map_frames (FlameDiff    *self,
           if (files != NULL &&
               g_hash_table_lookup_extended (files, GUINT_TO_POINTER (fr->file), NULL, &other))
             file = flame_strings_intern (dst_strings,
-                                         flame_strings_get (files_strings, GPOINTER_TO_UINT (other)),
-                                         flame_strings_get_len (files_strings, GPOINTER_TO_UINT (other)));
+                                         flame_strings_get (files_strings,
+                                                            GPOINTER_TO_UINT (other)),
+                                         flame_strings_get_len (files_strings,
+                                                                GPOINTER_TO_UINT (other)));
           else
             file = flame_strings_intern (dst_strings,
                                          flame_strings_get (src_strings, fr->file),
@@ -481,7 +483,8 @@ merge_tree (FlameDiff     *self,
   self->n_mapped[dst_col] = flame_frames_count (flame_profile_get_frames (profile));
   if (both)
     {
-      self->frame_map[dst_col + 1] = g_memdup2 (frame_map, sizeof (guint32) * MAX (self->n_mapped[dst_col], 1));
+      self->frame_map[dst_col + 1] = g_memdup2 (frame_map, sizeof (guint32) *
+                                                             MAX (self->n_mapped[dst_col], 1));
       self->n_mapped[dst_col + 1] = self->n_mapped[dst_col];
     }
   merge_function_weights (self, profile, frame_map, src_col, dst_col, ms0);
@@ -552,9 +555,11 @@ describe_measure (FlameProfile *profile)
   if (detail == NULL)
     detail = flame_profile_get_event (profile);
   if (detail == NULL)
-    return g_strdup_printf ("%s (%s)", flame_quantity_get_noun (flame_profile_get_quantity (profile)),
+    return g_strdup_printf ("%s (%s)",
+                            flame_quantity_get_noun (flame_profile_get_quantity (profile)),
                             flame_quantity_to_string (flame_profile_get_quantity (profile)));
-  return g_strdup_printf ("%s (%s%s)", flame_quantity_get_noun (flame_profile_get_quantity (profile)),
+  return g_strdup_printf ("%s (%s%s)",
+                          flame_quantity_get_noun (flame_profile_get_quantity (profile)),
                           flame_profile_get_sample_type (profile) ? "sample type " : "event ",
                           detail);
 }
@@ -925,9 +930,9 @@ flame_diff_get_inverted_tree (FlameDiff *self)
       flame_tree_compact (inv);
       if (inv_map != NULL)
         {
-          FlameNodeStats *stats = flame_node_stats_new (inv->n_nodes,
-                                                        flame_node_stats_get_n_runs (self->stats, 0),
-                                                        flame_node_stats_get_n_runs (self->stats, 1));
+          FlameNodeStats *stats =
+            flame_node_stats_new (inv->n_nodes, flame_node_stats_get_n_runs (self->stats, 0),
+                                  flame_node_stats_get_n_runs (self->stats, 1));
 
           for (guint side = 0; side < 2; side++)
             for (guint r = 0; r < flame_node_stats_get_n_runs (stats, side); r++)
@@ -1094,12 +1099,14 @@ flame_binomial_p_value (guint64 k,
       /* P(X = i) via lgamma; add every outcome no more likely than k */
       gdouble lp = log (p), lq = log1p (-p);
       gdouble lnf = lgamma ((gdouble) n + 1);
-      gdouble pk = lnf - lgamma ((gdouble) k + 1) - lgamma ((gdouble) (n - k) + 1) + k * lp + (n - k) * lq;
+      gdouble pk = lnf - lgamma ((gdouble)k + 1) - lgamma ((gdouble)(n - k) + 1) + k * lp +
+                   (n - k) * lq;
       gdouble sum = 0;
 
       for (guint64 i = 0; i <= n; i++)
         {
-          gdouble pi = lnf - lgamma ((gdouble) i + 1) - lgamma ((gdouble) (n - i) + 1) + i * lp + (n - i) * lq;
+          gdouble pi = lnf - lgamma ((gdouble)i + 1) - lgamma ((gdouble)(n - i) + 1) + i * lp +
+                       (n - i) * lq;
           if (pi <= pk + 1e-7)
             sum += exp (pi);
         }
@@ -1132,8 +1139,10 @@ flame_diff_is_significant (FlameDiff             *self,
 
   g_return_val_if_fail (FLAME_IS_DIFF (self), TRUE);
 
-  ms_per_sample_b = self->samples[0] > 0 ? self->total_ms[0] / self->samples[0] : self->interval_ms[0];
-  ms_per_sample_c = self->samples[1] > 0 ? self->total_ms[1] / self->samples[1] : self->interval_ms[1];
+  ms_per_sample_b = self->samples[0] > 0 ? self->total_ms[0] / self->samples[0]
+                                         : self->interval_ms[0];
+  ms_per_sample_c = self->samples[1] > 0 ? self->total_ms[1] / self->samples[1]
+                                         : self->interval_ms[1];
   if (ms_per_sample_b <= 0 || ms_per_sample_c <= 0)
     return TRUE;
 

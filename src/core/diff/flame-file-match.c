@@ -248,7 +248,8 @@ flame_paths_pair (const char *const *base,
           p->roots.base = (Span) { path->s, i };
           p->roots.cur = (Span) { other->s, other->len - tail.len };
           g_hash_table_insert (votes, &p->roots,
-                               GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (votes, &p->roots)) + 1));
+                               GUINT_TO_POINTER (
+                                 GPOINTER_TO_UINT (g_hash_table_lookup (votes, &p->roots)) + 1));
           break;
         }
     }
@@ -281,7 +282,8 @@ flame_paths_pair (const char *const *base,
             keep = FALSE;
         }
       if (keep)
-        out[g_array_index (b.index, guint, p->base_file)] = g_array_index (c.index, guint, p->cur_file);
+        out[g_array_index (b.index, guint, p->base_file)] = g_array_index (c.index, guint,
+                                                                           p->cur_file);
     }
 
   side_clear (&b);

@@ -68,14 +68,18 @@ char *
 flame_memory_summary_line (const FlameMemoryTotals *baseline,
                            const FlameMemoryTotals *current)
 {
-  g_autofree char *b = flame_quantity_format_compact (FLAME_QUANTITY_BYTES, baseline->peak_bytes, FALSE);
-  g_autofree char *c = flame_quantity_format_compact (FLAME_QUANTITY_BYTES, current->peak_bytes, FALSE);
+  g_autofree char *b = flame_quantity_format_compact (FLAME_QUANTITY_BYTES, baseline->peak_bytes,
+                                                      FALSE);
+  g_autofree char *c = flame_quantity_format_compact (FLAME_QUANTITY_BYTES, current->peak_bytes,
+                                                      FALSE);
   g_autofree char *d = flame_quantity_format_compact (FLAME_QUANTITY_BYTES,
-                                                      current->peak_bytes - baseline->peak_bytes, TRUE);
+                                                      current->peak_bytes - baseline->peak_bytes,
+                                                      TRUE);
 
   if (baseline->peak_bytes > 0)
     return g_strdup_printf ("Peak memory: %s → %s (%s, %+.1f %%)", b, c, d,
-                            100 * (current->peak_bytes - baseline->peak_bytes) / baseline->peak_bytes);
+                            100 * (current->peak_bytes - baseline->peak_bytes) /
+                              baseline->peak_bytes);
   return g_strdup_printf ("Peak memory: %s → %s (%s)", b, c, d);
 }
 
@@ -140,7 +144,8 @@ flame_memory_write (const FlameMemoryTotals *baseline,
   if (sites->len == 0)
     return;
   if (md)
-    g_string_append (out, "| Top allocation sites | Baseline | Current | Δ |\n|---|---:|---:|---:|\n");
+    g_string_append (out,
+                     "| Top allocation sites | Baseline | Current | Δ |\n|---|---:|---:|---:|\n");
   else
     g_string_append (out, "Top allocation sites (self, current run):\n");
   for (guint i = 0; i < sites->len; i++)
@@ -222,7 +227,8 @@ flame_memory_append_json (const FlameMemoryTotals *baseline,
   append_totals (m, baseline);
   g_string_append (m, ",\"current\":");
   append_totals (m, current);
-  g_string_append_printf (m, ",\"peak_delta_bytes\":%.0f", current->peak_bytes - baseline->peak_bytes);
+  g_string_append_printf (m, ",\"peak_delta_bytes\":%.0f",
+                          current->peak_bytes - baseline->peak_bytes);
   g_string_append (m, ",\"top_sites_unit\":");
   append_json_string (m, flame_quantity_to_string (quantity));
   g_string_append (m, ",\"top_sites\":[");

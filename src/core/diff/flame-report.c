@@ -587,7 +587,8 @@ append_min_abs (FlameReport *self,
   char buf[G_ASCII_DTOSTR_BUF_SIZE];
 
   if (self->quantity == FLAME_QUANTITY_TIME)
-    g_string_append_printf (out, "%s ms", g_ascii_formatd (buf, sizeof buf, "%g", self->options.min_abs_ms));
+    g_string_append_printf (out, "%s ms",
+                            g_ascii_formatd (buf, sizeof buf, "%g", self->options.min_abs_ms));
   else
     append_value (out, self->quantity, self->options.min_abs_ms);
 }
@@ -709,9 +710,10 @@ describe_gate (FlameReport *self)
   if (self->n_gate == 0)
     g_string_append (s, "no function fails --fail-on-regression");
   else
-    g_string_append_printf (s, "%u function%s fail%s --fail-on-regression (%u regressed, %u new beyond the thresholds)",
-                            self->n_gate, self->n_gate == 1 ? "" : "s", self->n_gate == 1 ? "s" : "",
-                            self->counts[FLAME_STATUS_REGRESSION], n_new);
+    g_string_append_printf (
+      s, "%u function%s fail%s --fail-on-regression (%u regressed, %u new beyond the thresholds)",
+      self->n_gate, self->n_gate == 1 ? "" : "s", self->n_gate == 1 ? "s" : "",
+      self->counts[FLAME_STATUS_REGRESSION], n_new);
   if (self->options.ignore_new)
     g_string_append (s, "; new functions ignored");
   return g_string_free (s, FALSE);
@@ -853,13 +855,15 @@ row_cells (FlameReport             *self,
   /* the interval is of the metric the runs were tested on */
   if (s->tested && m == self->options.metric)
     {
-      g_autofree char *half = format_value_cell (self->quantity, (s->ci_high - s->ci_low) / 2, FALSE);
+      g_autofree char *half = format_value_cell (self->quantity, (s->ci_high - s->ci_low) / 2,
+                                                 FALSE);
       char *both = g_strdup_printf ("%s ± %s", cells[4], half);
 
       g_free (cells[4]);
       cells[4] = both;
     }
-  cells[5] = format_pct_cell (m == self->options.metric ? s->delta_pct : flame_diff_percent (&v, m));
+  cells[5] = format_pct_cell (m == self->options.metric ? s->delta_pct
+                                                        : flame_diff_percent (&v, m));
 }
 
 static gsize
@@ -911,9 +915,11 @@ append_summary (FlameReport *self,
   guint r = self->counts[FLAME_STATUS_REGRESSION];
   guint i = self->counts[FLAME_STATUS_IMPROVEMENT];
 
-  g_string_append_printf (out, g_dngettext (GETTEXT_PACKAGE, "%u regression", "%u regressions", r), r);
+  g_string_append_printf (out, g_dngettext (GETTEXT_PACKAGE, "%u regression", "%u regressions", r),
+                          r);
   g_string_append (out, ", ");
-  g_string_append_printf (out, g_dngettext (GETTEXT_PACKAGE, "%u improvement", "%u improvements", i), i);
+  g_string_append_printf (out,
+                          g_dngettext (GETTEXT_PACKAGE, "%u improvement", "%u improvements", i), i);
   g_string_append_printf (out, ", %u new, %u removed",
                           self->counts[FLAME_STATUS_NEW], self->counts[FLAME_STATUS_REMOVED]);
 }
@@ -1128,7 +1134,8 @@ append_markdown_header (FlameReport *self,
   g_string_append_printf (out, "**Gate:** %s\n", gate);
   if (flame_diff_get_interval_assumed (diff, FLAME_DIFF_BASELINE) ||
       flame_diff_get_interval_assumed (diff, FLAME_DIFF_CURRENT))
-    g_string_append_printf (out, "\n_A file carries no sampling interval: %s ms per sample assumed._\n",
+    g_string_append_printf (out,
+                            "\n_A file carries no sampling interval: %s ms per sample assumed._\n",
                             g_ascii_formatd (buf, sizeof buf, "%g",
                                              flame_diff_get_options (diff)->default_interval_ms));
   if (self->binaries != NULL)
@@ -1233,7 +1240,8 @@ append_json_side (FlameReport *self,
                           ? flame_diff_get_baseline (diff) : flame_diff_get_current (diff);
 
   g_string_append (out, "{\"path\": ");
-  append_json_string (out, flame_profile_get_path (profile) ? flame_profile_get_path (profile) : "");
+  append_json_string (out,
+                      flame_profile_get_path (profile) ? flame_profile_get_path (profile) : "");
   g_string_append (out, ", \"format\": ");
   append_json_string (out, flame_profile_get_format_name (profile));
   g_string_append (out, ", \"samples\": ");

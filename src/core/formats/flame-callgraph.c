@@ -259,7 +259,8 @@ flame_call_graph_build_tree (FlameCallGraph *self,
   for (guint32 n = 1, n_nodes = tree->n_nodes; n < n_nodes; n++)
     {
       guint32 f = tree->nodes[n].frame;
-      flame_tree_add_self (tree, 0, n, fns[f].self * (g_array_index (weight, gdouble, n) / reached[f]));
+      flame_tree_add_self (tree, 0, n,
+                           fns[f].self * (g_array_index (weight, gdouble, n) / reached[f]));
     }
   /* functions no path reached (called only from a cycle, or below the
    * share followed) still count: at the top */

@@ -171,12 +171,14 @@ parse_name (Callgrind   *cg,
 
               if (!g_hash_table_lookup_extended (cg->names[ctx], GUINT_TO_POINTER ((guint) id),
                                                  NULL, &value))
-                return fail (cg, error, "name (%" G_GUINT64_FORMAT ") is used before it is defined", id);
+                return fail (cg, error, "name (%" G_GUINT64_FORMAT ") is used before it is defined",
+                             id);
               *out = GPOINTER_TO_UINT (value);
               return TRUE;
             }
           *out = flame_strings_intern (cg->strings, s + i, len - i);
-          g_hash_table_insert (cg->names[ctx], GUINT_TO_POINTER ((guint) id), GUINT_TO_POINTER (*out));
+          g_hash_table_insert (cg->names[ctx], GUINT_TO_POINTER ((guint)id),
+                               GUINT_TO_POINTER (*out));
           return TRUE;
         }
     }

@@ -271,7 +271,8 @@ intern_key (Loader     *ld,
     return GPOINTER_TO_UINT (found) - 1;
   index = ld->keys->len;
   g_ptr_array_add (ld->keys, g_steal_pointer (&k));
-  g_hash_table_insert (ld->key_index, g_ptr_array_index (ld->keys, index), GUINT_TO_POINTER (index + 1));
+  g_hash_table_insert (ld->key_index, g_ptr_array_index (ld->keys, index),
+                       GUINT_TO_POINTER (index + 1));
   return index;
 }
 
@@ -375,7 +376,8 @@ flame_chrome_finish_dur_event (Loader *ld)
       /* Hermes: the name alone, with file and line from the args */
       guint32 line = ld->ev_line > 0 && ld->ev_line < G_MAXUINT32 ? (guint32) ld->ev_line : 0;
 
-      de.frame = flame_profile_intern_frame (ld->profile, name, MIN (name_len, (gsize) FLAME_MAX_NAME_LEN),
+      de.frame = flame_profile_intern_frame (ld->profile, name,
+                                             MIN (name_len, (gsize)FLAME_MAX_NAME_LEN),
                                              ld->ev_has_url ? ld->ev_url->str : NULL,
                                              ld->ev_has_url ? ld->ev_url->len : 0, line, 0);
     }
@@ -439,12 +441,13 @@ flame_chrome_on_samples_form (Loader               *ld,
           gint64 id;
           StackFrame *f;
 
-          if (l->key_len == 255 || !g_ascii_string_to_signed (l->key, 10, G_MININT64, G_MAXINT64, &id, NULL))
+          if (l->key_len == 255 ||
+              !g_ascii_string_to_signed (l->key, 10, G_MININT64, G_MAXINT64, &id, NULL))
             return TRUE;
           f = g_new (StackFrame, 1);
           f->parent = ld->sframe.parent;
-          f->frame = flame_profile_intern_frame (ld->profile, ld->sframe_name->str, ld->sframe_name->len,
-                                                 NULL, 0, 0, 0);
+          f->frame = flame_profile_intern_frame (ld->profile, ld->sframe_name->str,
+                                                 ld->sframe_name->len, NULL, 0, 0, 0);
           g_hash_table_insert (ld->stack_frames, g_memdup2 (&id, sizeof id), f);
         }
       return TRUE;
@@ -696,13 +699,18 @@ build_durations (Loader   *ld,
   /* frames still open end at the last time seen: no weight to add */
 
   flame_profile_add_samples (ld->profile, 0, (gdouble) th->n_begins);
-  flame_profile_set_duration_ms (ld->profile, flame_profile_get_duration_ms (ld->profile) + last / 1000.0);
+  flame_profile_set_duration_ms (ld->profile,
+                                 flame_profile_get_duration_ms (ld->profile) + last / 1000.0);
   if (n_dropped > 0)
-    flame_profile_add_warning (ld->profile, "%s: thread %" G_GINT64_FORMAT ": ignored %" G_GUINT64_FORMAT
-                               " end (E) events that match no open event", ld->in->name, th->tid, n_dropped);
+    flame_profile_add_warning (ld->profile,
+                               "%s: thread %" G_GINT64_FORMAT ": ignored %" G_GUINT64_FORMAT
+                               " end (E) events that match no open event",
+                               ld->in->name, th->tid, n_dropped);
   if (stack->len > 0)
-    flame_profile_add_warning (ld->profile, "%s: thread %" G_GINT64_FORMAT ": %u events were still open "
-                               "at the end", ld->in->name, th->tid, stack->len);
+    flame_profile_add_warning (ld->profile,
+                               "%s: thread %" G_GINT64_FORMAT ": %u events were still open "
+                               "at the end",
+                               ld->in->name, th->tid, stack->len);
   return TRUE;
 }
 
@@ -752,8 +760,10 @@ build_trace_samples (Loader   *ld,
           if (chain->len >= FLAME_MAX_DEPTH)
             {
               flame_input_set_error (ld->in, error, FLAME_ERROR_PARSE, 0,
-                                     "stack frame %" G_GINT64_FORMAT " is its own ancestor, or its stack "
-                                     "is deeper than %d frames", sm->sf, FLAME_MAX_DEPTH);
+                                     "stack frame %" G_GINT64_FORMAT
+                                     " is its own ancestor, or its stack "
+                                     "is deeper than %d frames",
+                                     sm->sf, FLAME_MAX_DEPTH);
               return FALSE;
             }
           g_array_append_val (chain, f->frame);
@@ -772,13 +782,18 @@ build_trace_samples (Loader   *ld,
     }
 
   flame_profile_add_samples (ld->profile, 0, (gdouble) th->n_samples);
-  flame_profile_set_duration_ms (ld->profile, flame_profile_get_duration_ms (ld->profile) + total / 1000.0);
+  flame_profile_set_duration_ms (ld->profile,
+                                 flame_profile_get_duration_ms (ld->profile) + total / 1000.0);
   if (n_missing > 0)
-    flame_profile_add_warning (ld->profile, "%s: skipped %" G_GUINT64_FORMAT " samples whose stack frames "
-                               "the file does not define", ld->in->name, n_missing);
+    flame_profile_add_warning (ld->profile,
+                               "%s: skipped %" G_GUINT64_FORMAT " samples whose stack frames "
+                               "the file does not define",
+                               ld->in->name, n_missing);
   if (n_negative > 0)
-    flame_profile_add_warning (ld->profile, "%s: skipped %" G_GUINT64_FORMAT " samples followed by an "
-                               "earlier one (negative duration)", ld->in->name, n_negative);
+    flame_profile_add_warning (ld->profile,
+                               "%s: skipped %" G_GUINT64_FORMAT " samples followed by an "
+                               "earlier one (negative duration)",
+                               ld->in->name, n_negative);
   return TRUE;
 }
 
@@ -819,7 +834,8 @@ flame_chrome_build_generic (Loader   *ld,
       DThread *t = g_ptr_array_index (order, i);
       guint32 ti = 0;
       const char *tname = flame_chrome_thread_name (ld, t->pid, t->tid);
-      FlameThread *thread = flame_profile_ensure_thread (ld->profile, tname ? tname : "", t->pid, t->tid);
+      FlameThread *thread = flame_profile_ensure_thread (ld->profile, tname ? tname : "", t->pid,
+                                                         t->tid);
       gboolean want;
 
       while (g_ptr_array_index (ld->dthreads, ti) != t)
@@ -838,12 +854,15 @@ flame_chrome_build_generic (Loader   *ld,
     }
   if (ld->opts->profile >= (gint) n_profiles)
     {
-      flame_input_set_error (ld->in, error, FLAME_ERROR_INVALID, 0, "there is no profile %d (the file has %u)",
-                             ld->opts->profile, n_profiles);
+      flame_input_set_error (ld->in, error, FLAME_ERROR_INVALID, 0,
+                             "there is no profile %d (the file has %u)", ld->opts->profile,
+                             n_profiles);
       return FALSE;
     }
   if (ld->n_long_args > 0)
-    flame_profile_add_warning (ld->profile, "%s: the names of %" G_GUINT64_FORMAT " events are cut at %d bytes "
-                               "(long args)", ld->in->name, ld->n_long_args, FLAME_MAX_NAME_LEN);
+    flame_profile_add_warning (ld->profile,
+                               "%s: the names of %" G_GUINT64_FORMAT " events are cut at %d bytes "
+                               "(long args)",
+                               ld->in->name, ld->n_long_args, FLAME_MAX_NAME_LEN);
   return TRUE;
 }

@@ -421,7 +421,8 @@ on_call_frame_value (Loader               *ld,
       g_string_truncate (s, 0);
       g_string_append_len (s, v->str, v->len);
     }
-  else if (strcmp (key, "lineNumber") == 0 && (v->type == FLAME_JSON_INT || v->type == FLAME_JSON_DOUBLE))
+  else if (strcmp (key, "lineNumber") == 0 &&
+           (v->type == FLAME_JSON_INT || v->type == FLAME_JSON_DOUBLE))
     ld->line = v->i;
   return TRUE;
 }
@@ -490,7 +491,8 @@ on_tree_value (Loader               *ld,
   if (v->type == FLAME_JSON_START_MAP)
     {
       gboolean is_node = (d == 2 && flame_json_key_is (json, 1, "head")) ||
-                         (d >= 4 && ld->tree_node[d - 2] && flame_json_key_is (json, d - 2, "children") &&
+                         (d >= 4 && ld->tree_node[d - 2] &&
+                          flame_json_key_is (json, d - 2, "children") &&
                           flame_json_level (json, d - 1)->is_array);
       ld->tree_node[d] = is_node;
       if (is_node)
@@ -537,13 +539,15 @@ on_tree_value (Loader               *ld,
       ld->line = p->line;
       finish_node (ld);
       if (d >= 4)
-        g_array_append_val (((Pending *) g_ptr_array_index (ld->pending, d / 2 - 2))->kids, p->node.id);
+        g_array_append_val (((Pending *)g_ptr_array_index (ld->pending, d / 2 - 2))->kids,
+                            p->node.id);
       return TRUE;
     }
   if (!scalar)
     return TRUE;
   /* a node's own fields, or the newer callFrame object inside it */
-  if (ld->tree_node[d] || (d >= 3 && ld->tree_node[d - 1] && flame_json_key_is (json, d - 1, "callFrame")))
+  if (ld->tree_node[d] ||
+      (d >= 3 && ld->tree_node[d - 1] && flame_json_key_is (json, d - 1, "callFrame")))
     {
       guint nd = ld->tree_node[d] ? d : d - 1;
       Pending *p = g_ptr_array_index (ld->pending, nd / 2 - 1);
@@ -569,10 +573,12 @@ on_tree_value (Loader               *ld,
           g_string_truncate (l->key[0] == 'f' ? p->fn_name : p->url, 0);
           /* NULs would cut the name short: such names are garbage anyway */
           g_string_append_len (l->key[0] == 'f' ? p->fn_name : p->url, v->str,
-                               memchr (v->str, 0, v->len) ? (gssize) ((const char *) memchr (v->str, 0, v->len) - v->str)
-                                                          : (gssize) v->len);
+                               memchr (v->str, 0, v->len)
+                                 ? (gssize)((const char *)memchr (v->str, 0, v->len) - v->str)
+                                 : (gssize)v->len);
         }
-      else if (strcmp (l->key, "lineNumber") == 0 && (v->type == FLAME_JSON_INT || v->type == FLAME_JSON_DOUBLE))
+      else if (strcmp (l->key, "lineNumber") == 0 &&
+               (v->type == FLAME_JSON_INT || v->type == FLAME_JSON_DOUBLE))
         p->line = v->i;
     }
   return TRUE;
@@ -694,7 +700,8 @@ on_trace_event_end (Loader *ld)
 
   if (strcmp (ld->ev_name, "thread_name") == 0 && ld->ev_ph == 'M' && ld->ev_thread_name)
     g_hash_table_insert (ld->thread_names,
-                         g_strdup_printf ("%" G_GINT64_FORMAT "/%" G_GINT64_FORMAT, ld->ev_pid, ld->ev_tid),
+                         g_strdup_printf ("%" G_GINT64_FORMAT "/%" G_GINT64_FORMAT, ld->ev_pid,
+                                          ld->ev_tid),
                          g_steal_pointer (&ld->ev_thread_name));
   if (is_profile && !ld->saw_profile)
     {
@@ -824,14 +831,16 @@ on_args_data (Loader               *ld,
       set_hot (ld, json, depth, HOT_TRACE_DELTAS);
       return TRUE;
     }
-  if (depth == e + 3 && v->type == FLAME_JSON_START_MAP && flame_json_key_is (json, e + 2, "cpuProfile"))
+  if (depth == e + 3 && v->type == FLAME_JSON_START_MAP &&
+      flame_json_key_is (json, e + 2, "cpuProfile"))
     {
       ld->base = e + 3;
       return TRUE;
     }
   if (ld->base == e + 3 && depth > e + 3 && flame_json_key_is (json, e + 2, "cpuProfile"))
     return on_profile_value (ld, json, v, depth, error);
-  if (ld->base == e + 3 && depth == e + 3 && scalar && flame_json_key_is (json, e + 3, "startTime") &&
+  if (ld->base == e + 3 && depth == e + 3 && scalar &&
+      flame_json_key_is (json, e + 3, "startTime") &&
       (v->type == FLAME_JSON_INT || v->type == FLAME_JSON_DOUBLE))
     {
       ld->ev_start_time = v->d;
@@ -868,7 +877,8 @@ on_trace_value (FlameJson            *json,
     }
 
   /* the first letter first: this runs for every value of the file */
-  if (ld->format == FLAME_FORMAT_CHROME_TRACE && depth >= 2 && flame_json_level (json, 1)->key[0] == 's' &&
+  if (ld->format == FLAME_FORMAT_CHROME_TRACE && depth >= 2 &&
+      flame_json_level (json, 1)->key[0] == 's' &&
       (flame_json_key_is (json, 1, "samples") || flame_json_key_is (json, 1, "stackFrames")))
     return flame_chrome_on_samples_form (ld, json, v, depth, error);
 
@@ -890,7 +900,8 @@ on_trace_value (FlameJson            *json,
       if (v->type == FLAME_JSON_KEY)
         return TRUE;
     }
-  else if (depth == e + 1 && (v->type == FLAME_JSON_START_MAP || v->type == FLAME_JSON_START_ARRAY) &&
+  else if (depth == e + 1 &&
+           (v->type == FLAME_JSON_START_MAP || v->type == FLAME_JSON_START_ARRAY) &&
            flame_json_key_is (json, e, "args") && !ld->saw_profile &&
            (ld->ev_ph == 0 || ld->ev_ph == 'B' || ld->ev_ph == 'E' || ld->ev_ph == 'X') &&
            strcmp (ld->ev_name, "Profile") != 0 && strcmp (ld->ev_name, "ProfileChunk") != 0 &&
@@ -934,7 +945,8 @@ on_trace_value (FlameJson            *json,
       return TRUE;
     }
 
-  if (!flame_json_key_is (json, e, "args") || depth < e + 2 || !flame_json_key_is (json, e + 1, "data"))
+  if (!flame_json_key_is (json, e, "args") || depth < e + 2 ||
+      !flame_json_key_is (json, e + 1, "data"))
     return TRUE;
 
   return on_args_data (ld, json, v, depth, scalar, error);
@@ -1102,7 +1114,8 @@ map_tree_nodes (ProfileBuild  *pb,
       if (j >= 0 && tnode[j] == VISITING)
         {
           flame_input_set_error (pb->ld->in, error, FLAME_ERROR_PARSE, 0,
-                                 "node %" G_GINT64_FORMAT " is its own ancestor (the parent links form a cycle)",
+                                 "node %" G_GINT64_FORMAT
+                                 " is its own ancestor (the parent links form a cycle)",
                                  local_node (pb, j)->id);
           return FALSE;
         }
@@ -1187,7 +1200,8 @@ add_samples (ProfileBuild *pb,
 
       for (guint64 s = 0; s < ns; s++)
         {
-          gdouble d = s < ch->deltas_end - ch->deltas_start ? get_delta (ld, ch->deltas_start + s) : 0;
+          gdouble d = s < ch->deltas_end - ch->deltas_start ? get_delta (ld, ch->deltas_start + s)
+                                                            : 0;
           gdouble t;
           guint32 g = smp[ch->samples_start + s];
           gint64 li;
@@ -1456,12 +1470,14 @@ flame_chrome_load (FlameInput              *in,
     {
       if (ld.opts->thread >= 0)
         flame_input_set_error (in, error, FLAME_ERROR_EMPTY, 0,
-                               "no CPU profile samples for thread %" G_GINT64_FORMAT, ld.opts->thread);
+                               "no CPU profile samples for thread %" G_GINT64_FORMAT,
+                               ld.opts->thread);
       else
-        flame_input_set_error (in, error, FLAME_ERROR_EMPTY, 0,
-                               "no CPU profile samples in the file%s",
-                               format == FLAME_FORMAT_CHROME_TRACE
-                               ? " (no Profile/ProfileChunk data, B/E/X duration events or samples)" : "");
+        flame_input_set_error (
+          in, error, FLAME_ERROR_EMPTY, 0, "no CPU profile samples in the file%s",
+          format == FLAME_FORMAT_CHROME_TRACE
+            ? " (no Profile/ProfileChunk data, B/E/X duration events or samples)"
+            : "");
       goto out;
     }
   if (n_built > 1)

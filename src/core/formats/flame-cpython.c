@@ -50,7 +50,7 @@
 #define ZSTD_ALLOWANCE ((gsize) 16 << 20)
 /* frame_ids[] of a frame that is left out of the stacks */
 #define HIDDEN_FRAME G_MAXUINT32
-#define REPAIRED     ((gsize) 1 << (sizeof (gsize) * 8 - 1))  /* a string offset into Loader.repaired */
+#define REPAIRED ((gsize)1 << (sizeof (gsize) * 8 - 1)) /* a string offset into Loader.repaired */
 
 enum
 {
@@ -551,9 +551,9 @@ intern_frame (Loader  *ld,
       ld->frame_ids[i] = HIDDEN_FRAME;
       return;
     }
-  ld->frame_ids[i] = flame_profile_intern_frame (ld->profile, func, func_len, fname, fname_len,
-                                                 lineno > 0 && lineno <= G_MAXUINT32 ? (guint32) lineno : 0,
-                                                 0);
+  ld->frame_ids[i] =
+    flame_profile_intern_frame (ld->profile, func, func_len, fname, fname_len,
+                                lineno > 0 && lineno <= G_MAXUINT32 ? (guint32)lineno : 0, 0);
 }
 
 /* The frame table: exactly frame_count entries; a stats block may follow. */
@@ -592,7 +592,8 @@ read_frame_table (Loader  *ld,
       if (file_idx >= ld->string_count || func_idx >= ld->string_count)
         {
           flame_input_set_error (ld->in, error, FLAME_ERROR_PARSE, 0,
-                                 "byte %" G_GSIZE_FORMAT ": frame %u names string %" G_GUINT64_FORMAT
+                                 "byte %" G_GSIZE_FORMAT
+                                 ": frame %u names string %" G_GUINT64_FORMAT
                                  ", but there are %u strings",
                                  at, i, MAX (file_idx, func_idx), ld->string_count);
           return FALSE;

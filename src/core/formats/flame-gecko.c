@@ -849,7 +849,8 @@ func_frame (Build    *b,
     return FALSE;
   if (!isnan (cell (file, n_file, fn)))
     {
-      if (!get_string (b, cell (file, n_file, fn), b->funcs, "funcTable.fileName", &f, &flen, error))
+      if (!get_string (b, cell (file, n_file, fn), b->funcs, "funcTable.fileName", &f, &flen,
+                       error))
         return FALSE;
     }
   else if (!isnan (cell (source, n_source, fn)) && b->sources != NULL)
@@ -866,8 +867,8 @@ func_frame (Build    *b,
                                          fn, cell (source, n_source, fn));
           return FALSE;
         }
-      if (!isnan (cell (fnames, n_fn, si)) &&
-          !get_string (b, cell (fnames, n_fn, si), b->sources, "sources.filename", &f, &flen, error))
+      if (!isnan (cell (fnames, n_fn, si)) && !get_string (b, cell (fnames, n_fn, si), b->sources,
+                                                           "sources.filename", &f, &flen, error))
         return FALSE;
     }
   ln = cell (line, n_line, fn);
@@ -1236,7 +1237,8 @@ build_threads (Loader        *ld,
       if (n_samples == 0)
         continue;
       /* threads without a tid (old raw files) are numbered in file order */
-      ft = flame_profile_ensure_thread (profile, thread_label (t, label, sizeof label), t->pid, tid);
+      ft = flame_profile_ensure_thread (profile, thread_label (t, label, sizeof label), t->pid,
+                                        tid);
       if (weight_kind (t->samples) == W_SAMPLES)
         ft->samples += w;
       else

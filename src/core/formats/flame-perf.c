@@ -1730,7 +1730,7 @@ add_stats_warnings (FlameProfile         *profile,
                                stats->empty_records == 1 ? "" : "s");
 
   for (guint i = 0; stats->warnings != NULL && i < stats->warnings->len; i++)
-    flame_profile_add_warning (profile, "%s", (const char *) g_ptr_array_index (stats->warnings, i));
+    flame_profile_add_warning (profile, "%s", (const char *)g_ptr_array_index (stats->warnings, i));
 }
 
 FlameProfile *
@@ -1766,7 +1766,8 @@ flame_perf_load (FlameInput  *in,
   set_unit_and_event (profile, &stats);
   if (stats.first_time >= 0 && stats.last_time > stats.first_time)
     duration_ms = (stats.last_time - stats.first_time) * 1000;
-  flame_profile_set_interval_ms (profile, estimate_interval_ms (profile, &stats, ld.gaps, duration_ms));
+  flame_profile_set_interval_ms (profile,
+                                 estimate_interval_ms (profile, &stats, ld.gaps, duration_ms));
   flame_profile_set_duration_ms (profile, duration_ms);
   g_array_unref (ld.gaps);
 

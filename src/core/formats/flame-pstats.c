@@ -105,7 +105,7 @@ read_i32 (Marshal  *m,
   if (!need (m, 4, error))
     return FALSE;
   p = (const guint8 *) m->in->data + m->pos;
-  *out = (gint32) ((guint32) p[0] | (guint32) p[1] << 8 | (guint32) p[2] << 16 | (guint32) p[3] << 24);
+  *out = (gint32)((guint32)p[0] | (guint32)p[1] << 8 | (guint32)p[2] << 16 | (guint32)p[3] << 24);
   m->pos += 4;
   return TRUE;
 }
@@ -140,7 +140,8 @@ check_count (Marshal     *m,
   if (n < 0)
     return marshal_fail (m, at, error, "a negative length (%" G_GINT64_FORMAT ")", n);
   if ((guint64) n > (m->in->len - m->pos) / min_size)
-    return marshal_fail (m, at, error, "a length of %" G_GINT64_FORMAT " runs past the end of the file", n);
+    return marshal_fail (m, at, error,
+                         "a length of %" G_GINT64_FORMAT " runs past the end of the file", n);
   return TRUE;
 }
 
@@ -441,7 +442,8 @@ read_value (Marshal  *m,
                            "a code object (python -m profile stores the script's): "
                            "only Python can read it; use cProfile, or profile.run() with a string");
     default:
-      return marshal_fail (m, at, error, "a value of marshal type 0x%02x, which pstats files do not use",
+      return marshal_fail (m, at, error,
+                           "a value of marshal type 0x%02x, which pstats files do not use",
                            code | (flag ? FLAG_REF : 0));
     }
 

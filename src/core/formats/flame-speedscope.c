@@ -183,11 +183,10 @@ map_frame (Loader  *ld,
       const RawFrame *rf = &g_array_index (ld->frames, RawFrame, idx);
       const char *pool = (const char *) ld->pool->data;
 
-      ld->frame_map[idx] = flame_profile_intern_frame (ld->profile,
-                                                       rf->has_name ? pool + rf->name_off : "(unknown)",
-                                                       rf->has_name ? rf->name_len : 9,
-                                                       pool + rf->file_off, rf->file_len,
-                                                       rf->line, 0);
+      ld->frame_map[idx] =
+        flame_profile_intern_frame (ld->profile, rf->has_name ? pool + rf->name_off : "(unknown)",
+                                    rf->has_name ? rf->name_len : 9, pool + rf->file_off,
+                                    rf->file_len, rf->line, 0);
     }
   return ld->frame_map[idx];
 }
@@ -544,7 +543,8 @@ on_event_field (Loader               *ld,
     {
       if (v->type != FLAME_JSON_STRING || v->len != 1 || (v->str[0] != 'O' && v->str[0] != 'C'))
         {
-          flame_json_set_error (json, error, FLAME_ERROR_PARSE, "an event type must be \"O\" or \"C\"");
+          flame_json_set_error (json, error, FLAME_ERROR_PARSE,
+                                "an event type must be \"O\" or \"C\"");
           return FALSE;
         }
       ld->cur_event.open = v->str[0] == 'O';
@@ -755,8 +755,9 @@ on_profile_end (Loader     *ld,
   gint64 index = flame_json_level (json, 2)->index;
   gdouble count = p->type == TYPE_EVENTED ? (gdouble) p->n_events / 2 : (gdouble) p->n_samples;
 
-  g_ptr_array_add (ld->profile_names, p->name ? g_strdup (p->name)
-                                              : g_strdup_printf ("profile %" G_GINT64_FORMAT, index));
+  g_ptr_array_add (ld->profile_names, p->name
+                                        ? g_strdup (p->name)
+                                        : g_strdup_printf ("profile %" G_GINT64_FORMAT, index));
   g_array_append_val (ld->profile_samples, count);
   /* --sample-type (--metric) NAME picks a profile by its name */
   if (ld->cur_selected && ld->opts->profile < 0 && ld->opts->sample_type != NULL &&
@@ -1250,7 +1251,8 @@ write_header (FlameProfile    *profile,
   guint n_columns = flame_profile_get_n_columns (profile);
   g_auto(GStrv) keys = flame_profile_dup_metadata_keys (profile);
 
-  g_string_append (out, "{\"$schema\":\"" FLAME_SPEEDSCOPE_SCHEMA "\",\n\"exporter\":\"flamediff " PACKAGE_VERSION "\",\n\"name\":");
+  g_string_append (out, "{\"$schema\":\"" FLAME_SPEEDSCOPE_SCHEMA
+                        "\",\n\"exporter\":\"flamediff " PACKAGE_VERSION "\",\n\"name\":");
   flame_json_append_string (out, base);
   g_string_append (out, ",\n\"activeProfileIndex\":0,\n\"flamediff\":{\"unit\":");
   flame_json_append_string (out, flamediff_unit_name (units != NULL ? units[0] :

@@ -864,7 +864,8 @@ add_stack (Loader        *ld,
   flame_profile_add_stack (ld->profile, 0, ids, depth, weight);
   flame_profile_add_samples (ld->profile, 0, 1);
   thread = flame_profile_ensure_thread (ld->profile,
-                                        flame_frames_get_name (flame_profile_get_frames (ld->profile),
+                                        flame_frames_get_name (flame_profile_get_frames (
+                                                                 ld->profile),
                                                                ids[0]),
                                         pid, tid);
   thread->samples += 1;

@@ -64,7 +64,8 @@ flame_format_fixed (gdouble value,
   if (fabs (value) >= 1e21)
     {
       g_snprintf (format, sizeof format, "%%.%uf", digits);
-      return localize_decimal_point (g_string_new (g_ascii_formatd (buf, sizeof buf, format, value)));
+      return localize_decimal_point (
+        g_string_new (g_ascii_formatd (buf, sizeof buf, format, value)));
     }
 
   negative = value < 0;

@@ -110,7 +110,8 @@ flame_quantity_format (FlameQuantity quantity,
 {
   const char *symbol;
   gdouble scaled = value * flame_quantity_scale_for_people (quantity, value, &symbol);
-  gboolean whole = quantity != FLAME_QUANTITY_TIME && scaled == floor (scaled) && fabs (scaled) < 1e15;
+  gboolean whole = quantity != FLAME_QUANTITY_TIME && scaled == floor (scaled) &&
+                   fabs (scaled) < 1e15;
 
   if (!isfinite (scaled))
     scaled = 0;
@@ -167,7 +168,8 @@ flame_quantity_format_compact (FlameQuantity quantity,
         {
           gdouble minutes = round (m / 60000);
 
-          return g_strdup_printf ("%s%'.0f h %.0f min", sign, floor (minutes / 60), fmod (minutes, 60));
+          return g_strdup_printf ("%s%'.0f h %.0f min", sign, floor (minutes / 60),
+                                  fmod (minutes, 60));
         }
       }
     }
