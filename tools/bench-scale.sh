@@ -143,6 +143,14 @@ STRUCT_BPN=$(calc "%.1f" "($(c base_with_index_bytes) + $(c cur_with_index_bytes
     if command -v node > /dev/null; then
       measure node -e "JSON.parse(require('fs').readFileSync(process.argv[1],'utf8'))" "$f"
       r=$(calc "%.2f" "$M_MED / $ours")
+      if [[ $f == "$RAND" ]]; then
+        # issue 17 asks this file for its bytes per node only: tens of
+        # millions of nodes from a small file cannot fit 2x the file, and
+        # node's parse keeps no tree to compare with
+        printf '    node JSON.parse %.3f s: ours %sx (no target), B/node <= %s: %s\n' "$M_MED" "$r" \
+          "$T_BPN" "$(verdict "$ours_rss * 1024 / $nodes <= $T_BPN")"
+        continue
+      fi
       printf '    node JSON.parse %.3f s: ours %sx (%s), RSS %s' "$M_MED" "$r" \
         "$(verdict "$r >= $T_NODE")" "$(verdict "$ours_rss * 1024 <= $T_JSON_RSS * $bytes")"
       # per node only where the tree, not the file, dominates memory
