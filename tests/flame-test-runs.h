@@ -103,7 +103,7 @@ write_data_set_full (GRand      *rand,
         {
           g_autofree char *name = g_strdup_printf ("run-%u.folded", r);
           g_autofree char *path = g_build_filename (sub, name, NULL);
-          gdouble *row = values != NULL ? values + ((gsize)side * n_runs + r) * (N_FUNCTIONS + 1)
+          gdouble *row = values != NULL ? values + ((gsize) side * n_runs + r) * (N_FUNCTIONS + 1)
                                         : NULL;
           g_autofree char *text = generate_run_full (rand, side == 1, effect, noisy_sd, row);
           g_autoptr(GError) error = NULL;

@@ -58,7 +58,8 @@ flame_test_profile (const char *const *stacks)
           if (g_strv_length (parts) == 3)
             ids[f] = flame_profile_intern_frame (profile, parts[2], strlen (parts[2]), parts[0],
                                                  strlen (parts[0]),
-                                                 (guint32)g_ascii_strtoull (parts[1], NULL, 10), 0);
+                                                 (guint32) g_ascii_strtoull (parts[1], NULL, 10),
+                                                 0);
           else
             ids[f] = flame_profile_intern_frame (profile, frames[f], strlen (frames[f]),
                                                  NULL, 0, 0, 0);

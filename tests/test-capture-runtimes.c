@@ -468,7 +468,7 @@ test_linetable (gconstpointer version)
           guint8 *bytes = g_malloc (len + 1);
 
           for (gsize k = 0; k < len; k++)
-            bytes[k] = (guint8)(g_ascii_xdigit_value (f[2][2 * k]) << 4 |
+            bytes[k] = (guint8) (g_ascii_xdigit_value (f[2][2 * k]) << 4 |
                                 g_ascii_xdigit_value (f[2][2 * k + 1]));
           g_clear_pointer (&table, g_bytes_unref);
           table = g_bytes_new_take (bytes, len);

@@ -291,7 +291,7 @@ test_threads (void)
   threads = flame_profile_get_threads (all);
   g_assert_cmpuint (threads->len, ==, 2);
   g_assert_cmpstr (((FlameThread *) g_ptr_array_index (threads, 0))->name, ==, "CrRendererMain");
-  g_assert_cmpstr (((FlameThread *)g_ptr_array_index (threads, 1))->name, ==,
+  g_assert_cmpstr (((FlameThread *) g_ptr_array_index (threads, 1))->name, ==,
                    "DedicatedWorker thread");
   g_assert_cmpfloat (flame_profile_get_samples (all, 0), ==, 8239);
   one = flame_load_file_full (path, &opts, NULL, NULL, NULL, &error);

@@ -224,8 +224,8 @@ static void
 test_add_profile (void)
 {
   g_autoptr(FlameProfile) b = flame_test_profile ((const char *[]) { "main;work", NULL });
-  g_autoptr (FlameProfile)
-    cur = flame_test_profile ((const char *[]){ "main;work", "main;work", NULL });
+  g_autoptr(FlameProfile) cur =
+    flame_test_profile ((const char *[]){ "main;work", "main;work", NULL });
   g_autoptr(FlameComparison) c = flame_comparison_new ();
 
   flame_comparison_add_profile (c, FLAME_DIFF_BASELINE, NULL, cur);

@@ -748,7 +748,7 @@ test_cli_info (void)
     }
   g_assert_true (g_file_set_contents (path, (const char *) b->data, b->len, NULL));
   g_assert_true (
-    g_spawn_sync (NULL, (char **)argv, NULL, 0, NULL, NULL, &out, &err, &status, NULL));
+    g_spawn_sync (NULL, (char **) argv, NULL, 0, NULL, NULL, &out, &err, &status, NULL));
   g_assert_cmpint (status, ==, 0);
   g_assert_nonnull (strstr (out, "Format:    cpython-binary"));
   g_assert_nonnull (strstr (out, "Threads:   2"));

@@ -175,9 +175,9 @@ test_t1_identical (void)
 static void
 test_t2_new_function (void)
 {
-  g_autoptr (FlameDiff)
-    diff = make_diff (S ("file.py:20:func2;file.py:10:func1"),
-                      S ("file.py:20:func2;file.py:10:func1;file.py:30:new_func"));
+  g_autoptr(FlameDiff) diff =
+    make_diff (S ("file.py:20:func2;file.py:10:func1"),
+               S ("file.py:20:func2;file.py:10:func1;file.py:30:new_func"));
   FlameTree *tree = flame_diff_get_tree (diff);
   Fields nf, f1;
 
@@ -885,7 +885,7 @@ test_self_compare (void)
 static void
 test_folded_order (void)
 {
-  g_autoptr (FlameProfile) p = flame_test_profile (
+  g_autoptr(FlameProfile) p = flame_test_profile (
     S ("main;ab", "main;ab!", "main;ab;x", "main;ab x", "main;abcdefghij;k", "main;abcdefghij",
        "main;abcdefghi", "m", "main", "main;ab", "main;ab;x;y"));
   g_autoptr(FlameDiff) diff = flame_diff_new (p, p, NULL, NULL, NULL);

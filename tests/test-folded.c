@@ -266,9 +266,9 @@ static void
 test_bad_lines (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr (FlameProfile)
-    p = load_text ("a;b 1\nTHIS IS A BAD LINE\na;c 2\nbad 12V.43\n.5\na;d -3\na;e 1\na;f 1\n", -1,
-                   &error);
+  g_autoptr(FlameProfile) p =
+    load_text ("a;b 1\nTHIS IS A BAD LINE\na;c 2\nbad 12V.43\n.5\na;d -3\na;e 1\na;f 1\n", -1,
+               &error);
   const char *warning;
 
   g_assert_no_error (error);
@@ -335,8 +335,8 @@ test_gzip_utf16 (void)
 {
   const char *text = "a;b 3\na;c 4\n";
   g_autoptr(GError) error = NULL;
-  g_autoptr (GConverter)
-    gz = G_CONVERTER (g_zlib_compressor_new (G_ZLIB_COMPRESSOR_FORMAT_GZIP, -1));
+  g_autoptr(GConverter) gz =
+    G_CONVERTER (g_zlib_compressor_new (G_ZLIB_COMPRESSOR_FORMAT_GZIP, -1));
   guint8 out[256];
   gsize read, written;
   g_autoptr(FlameProfile) p = NULL;

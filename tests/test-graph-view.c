@@ -232,8 +232,8 @@ node_fill_at (FlameGraphView *view,
 
   g_assert_cmpint (i, >=, 0);
   g_assert_true (_flame_graph_view_frame_bounds (view, i, &r));
-  return pixel_at (p, (int)(r.origin.x + r.size.width) - inset,
-                   (int)(r.origin.y + r.size.height / 2));
+  return pixel_at (p, (int) (r.origin.x + r.size.width) - inset,
+                   (int) (r.origin.y + r.size.height / 2));
 }
 
 static FlameRgb
@@ -746,8 +746,8 @@ test_keyboard (Fixture       *fx,
   flame_graph_view_set_selected_node (fx->view, blur);
   flame_graph_view_zoom_to (fx->view, process);
   {
-    g_autoptr (FlameLayoutSource)
-      other = flame_layout_source_new_for_diff (fx->diff, FLAME_VIEW_DIFFERENTIAL);
+    g_autoptr(FlameLayoutSource) other =
+      flame_layout_source_new_for_diff (fx->diff, FLAME_VIEW_DIFFERENTIAL);
 
     flame_graph_view_set_source (fx->view, other);
     g_assert_cmpuint (flame_graph_view_get_zoom_node (fx->view), ==, FLAME_TREE_ROOT);
@@ -821,12 +821,12 @@ test_highlight_function (Fixture       *fx,
 static void
 test_other_views (void)
 {
-  g_autoptr (FlameProfile)
-    profile = load_profile (g_getenv ("FLAMEDIFF_EXAMPLES"), "current.folded");
+  g_autoptr(FlameProfile) profile =
+    load_profile (g_getenv ("FLAMEDIFF_EXAMPLES"), "current.folded");
   g_autoptr(FlameLayoutSource) single = flame_layout_source_new_for_profile (profile, 0, 1.0);
   g_autoptr(FlameDiff) diff = example_diff ();
-  g_autoptr (FlameLayoutSource)
-    inverted = flame_layout_source_new_for_diff (diff, FLAME_VIEW_INVERTED);
+  g_autoptr(FlameLayoutSource) inverted =
+    flame_layout_source_new_for_diff (diff, FLAME_VIEW_INVERTED);
   guint32 row = flame_layout_source_find (single, "convolve_row");
   Fixture fx = { 0 };
   gdouble cur, base, x, y;

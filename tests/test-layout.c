@@ -130,8 +130,8 @@ static void
 test_layout_differential (void)
 {
   g_autoptr(FlameDiff) diff = example_diff ();
-  g_autoptr (FlameLayoutSource)
-    source = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
+  g_autoptr(FlameLayoutSource) source =
+    flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
   g_autoptr(FlameLayout) layout = NULL;
   FlameLayoutOptions opts;
   const FlameTree *tree = flame_layout_source_get_tree (source);
@@ -222,8 +222,8 @@ static void
 test_layout_inverted (void)
 {
   g_autoptr(FlameDiff) diff = example_diff ();
-  g_autoptr (FlameLayoutSource)
-    source = flame_layout_source_new_for_diff (diff, FLAME_VIEW_INVERTED);
+  g_autoptr(FlameLayoutSource) source =
+    flame_layout_source_new_for_diff (diff, FLAME_VIEW_INVERTED);
   g_autoptr(FlameLayout) layout = NULL;
   FlameLayoutOptions opts;
   const FlameTree *tree = flame_layout_source_get_tree (source);
@@ -280,8 +280,8 @@ static void
 test_layout_zoom (void)
 {
   g_autoptr(FlameDiff) diff = example_diff ();
-  g_autoptr (FlameLayoutSource)
-    source = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
+  g_autoptr(FlameLayoutSource) source =
+    flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
   g_autoptr(FlameLayout) layout = NULL;
   FlameLayoutOptions opts;
   guint32 blur = flame_test_find (source, "imgconv;main;process;blur");
@@ -331,8 +331,8 @@ static void
 test_layout_orientation (void)
 {
   g_autoptr(FlameDiff) diff = example_diff ();
-  g_autoptr (FlameLayoutSource)
-    source = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
+  g_autoptr(FlameLayoutSource) source =
+    flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
   FlameLayoutOptions opts;
 
   flame_layout_options_init (&opts);
@@ -386,8 +386,8 @@ static void
 test_layout_hit_test (void)
 {
   g_autoptr(FlameDiff) diff = example_diff ();
-  g_autoptr (FlameLayoutSource)
-    source = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
+  g_autoptr(FlameLayoutSource) source =
+    flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
   FlameLayoutOptions opts;
 
   flame_layout_options_init (&opts);
@@ -475,8 +475,8 @@ static void
 test_layout_search (void)
 {
   g_autoptr(FlameDiff) diff = example_diff ();
-  g_autoptr (FlameLayoutSource)
-    source = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
+  g_autoptr(FlameLayoutSource) source =
+    flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
   g_autoptr(FlameLayout) layout = flame_layout_new (source, NULL);
 
   g_assert_cmpuint (flame_layout_search (layout, "CONVOLVE"), ==, 2);
@@ -505,8 +505,8 @@ static void
 test_layout_search_func (void)
 {
   g_autoptr(FlameDiff) diff = example_diff ();
-  g_autoptr (FlameLayoutSource)
-    source = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
+  g_autoptr(FlameLayoutSource) source =
+    flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
   g_autoptr(FlameLayout) layout = flame_layout_new (source, NULL);
 
   g_assert_cmpuint (flame_layout_search_func (layout, match_prefix, (gpointer) "convolve"), ==, 2);
@@ -692,14 +692,14 @@ test_tooltip_text (void)
   /* the numbers of the merged PR's scaling, whose factor shows */
   g_autoptr(FlameDiff) diff = example_diff_full (FLAME_NORMALIZE_TOTAL);
   g_autoptr(FlameDiff) absolute = example_diff ();
-  g_autoptr (FlameLayoutSource)
-    abs_src = flame_layout_source_new_for_diff (absolute, FLAME_VIEW_DIFFERENTIAL);
+  g_autoptr(FlameLayoutSource) abs_src =
+    flame_layout_source_new_for_diff (absolute, FLAME_VIEW_DIFFERENTIAL);
   g_autofree char *abs_conv = flame_tooltip_text (abs_src,
                                                   flame_test_find (abs_src, "convolve_row"),
                                                   FLAME_TREE_ROOT);
   g_autofree char *abs_norm = flame_normalization_text (absolute);
-  g_autoptr (FlameLayoutSource)
-    src = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
+  g_autoptr(FlameLayoutSource) src =
+    flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
   g_autoptr(FlameLayoutSource) elided = flame_layout_source_new_for_diff (diff, FLAME_VIEW_ELIDED);
   g_autoptr(FlameLayoutSource) inv = flame_layout_source_new_for_diff (diff, FLAME_VIEW_INVERTED);
   g_autoptr(FlameProfile) profile = load_example ("current.folded");

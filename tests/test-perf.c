@@ -773,8 +773,8 @@ test_collapse_huge_weights (void)
 static void
 test_load_flags (void)
 {
-  g_autoptr (FlameProfile)
-    cpp = load_corpus ("inferno/tests/data/collapse-perf/cpp-stacks-std-function.txt");
+  g_autoptr(FlameProfile) cpp =
+    load_corpus ("inferno/tests/data/collapse-perf/cpp-stacks-std-function.txt");
   g_autoptr(FlameProfile) java = load_corpus ("inferno/tests/data/collapse-perf/java-inline.txt");
   g_autoptr(FlameProfile) js = load_corpus ("FlameGraph/test/perf-js-stacks-01.txt");
 

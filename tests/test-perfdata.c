@@ -223,7 +223,8 @@ make_file (void)
       put32 (b, 1);
       put32 (b, 16);
       g_byte_array_append (b,
-                           (const guint8 *)(i ? "task-clock\0\0\0\0\0\0" : "cpu-clock:u\0\0\0\0\0"),
+                           (const guint8 *) (i ? "task-clock\0\0\0\0\0\0"
+                                               : "cpu-clock:u\0\0\0\0\0"),
                            16);
       put64 (b, i + 1);
     }

@@ -611,10 +611,10 @@ test_flatpak_plan (void)
 static void
 test_shortcuts (void)
 {
-  g_auto (GStrv)
-    record = gtk_application_get_accels_for_action (GTK_APPLICATION (app), "win.record");
-  g_auto (GStrv)
-    reload = gtk_application_get_accels_for_action (GTK_APPLICATION (app), "win.reload");
+  g_auto(GStrv) record =
+    gtk_application_get_accels_for_action (GTK_APPLICATION (app), "win.record");
+  g_auto(GStrv) reload =
+    gtk_application_get_accels_for_action (GTK_APPLICATION (app), "win.reload");
 
   g_assert_cmpstr (record[0], ==, "<Control>r");
   g_assert_true (g_strv_contains ((const char * const *) reload, "F5"));

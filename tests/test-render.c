@@ -159,8 +159,8 @@ diff_colours (gboolean    dark,
               const char *new_hex)
 {
   g_autoptr(FlameDiff) diff = example_diff ();
-  g_autoptr (FlameLayoutSource)
-    source = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
+  g_autoptr(FlameLayoutSource) source =
+    flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
   g_auto(Picture) p = { 0 };
   FlameExportOptions opts;
   FlameRgb c;
@@ -210,8 +210,8 @@ static void
 test_render_widths (void)
 {
   g_autoptr(FlameDiff) diff = example_diff ();
-  g_autoptr (FlameLayoutSource)
-    source = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
+  g_autoptr(FlameLayoutSource) source =
+    flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
   const FlameTree *tree = flame_layout_source_get_tree (source);
   guint widths[] = { 1200, 997, 640 };
 
@@ -336,8 +336,8 @@ static void
 test_render_labels (void)
 {
   g_autoptr(FlameDiff) diff = example_diff ();
-  g_autoptr (FlameLayoutSource)
-    source = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
+  g_autoptr(FlameLayoutSource) source =
+    flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
   g_autoptr(FlamePainter) painter = flame_painter_new ();
   g_auto(Picture) p = { 0 };
   FlameExportOptions opts;
@@ -368,9 +368,9 @@ test_render_labels (void)
           {
             FlameRgb c = pixel (p.surface, xx, yy);
             /* text pixels move from the fill towards the text colour */
-            if (abs ((int)c.r - text.r) + abs ((int)c.g - text.g) + abs ((int)c.b - text.b) <
-                abs ((int)fill.r - text.r) + abs ((int)fill.g - text.g) +
-                  abs ((int)fill.b - text.b) - 60)
+            if (abs ((int) c.r - text.r) + abs ((int) c.g - text.g) + abs ((int) c.b - text.b) <
+                abs ((int) fill.r - text.r) + abs ((int) fill.g - text.g) +
+                  abs ((int) fill.b - text.b) - 60)
               inked++;
           }
       g_assert_cmpuint (inked, >, 20);
@@ -394,8 +394,8 @@ static void
 test_render_search_highlight (void)
 {
   g_autoptr(FlameDiff) diff = example_diff ();
-  g_autoptr (FlameLayoutSource)
-    source = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
+  g_autoptr(FlameLayoutSource) source =
+    flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
   const FlamePalette *palette = flame_palette_for (FALSE, FALSE);
   g_auto(Picture) p = { 0 };
   FlameExportOptions opts;
@@ -428,7 +428,7 @@ test_render_search_highlight (void)
     flame_layout_search (p.layout, NULL);
     i = frame_index (&p, "bilinear_sample");
     s = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 1200,
-                                    (int)flame_layout_get_height (p.layout));
+                                    (int) flame_layout_get_height (p.layout));
     cr = cairo_create (s);
     flame_painter_set_labels (painter, FALSE);
     flame_painter_set_highlight (painter, i);
@@ -450,8 +450,8 @@ static void
 test_render_legend (void)
 {
   g_autoptr(FlameDiff) diff = example_diff ();
-  g_autoptr (FlameLayoutSource)
-    source = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
+  g_autoptr(FlameLayoutSource) source =
+    flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
   g_autoptr(FlamePainter) painter = flame_painter_new ();
   g_autoptr(GArray) items = NULL;
   g_autofree char *header = NULL;
@@ -548,8 +548,8 @@ static void
 test_render_icicle (void)
 {
   g_autoptr(FlameDiff) diff = example_diff ();
-  g_autoptr (FlameLayoutSource)
-    source = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
+  g_autoptr(FlameLayoutSource) source =
+    flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
   g_auto(Picture) flame = { 0 };
   g_auto(Picture) icicle = { 0 };
   FlameExportOptions opts;
@@ -580,8 +580,8 @@ static void
 test_render_zoom (void)
 {
   g_autoptr(FlameDiff) diff = example_diff ();
-  g_autoptr (FlameLayoutSource)
-    source = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
+  g_autoptr(FlameLayoutSource) source =
+    flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
   g_auto(Picture) p = { 0 };
   FlameExportOptions opts;
   gint i;
@@ -608,8 +608,8 @@ static void
 test_render_png (void)
 {
   g_autoptr(FlameDiff) diff = example_diff ();
-  g_autoptr (FlameLayoutSource)
-    source = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
+  g_autoptr(FlameLayoutSource) source =
+    flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
   g_autoptr(GError) error = NULL;
   g_autofree char *dir = g_dir_make_tmp ("flamediff-render-XXXXXX", &error);
   g_autofree char *path = NULL;
@@ -798,8 +798,8 @@ static void
 test_render_svg (void)
 {
   g_autoptr(FlameDiff) diff = example_diff ();
-  g_autoptr (FlameLayoutSource)
-    source = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
+  g_autoptr(FlameLayoutSource) source =
+    flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
   g_autoptr(GString) out = g_string_new (NULL);
   g_autoptr(FlameLayout) layout = NULL;
   FlameExportOptions opts;
@@ -904,8 +904,8 @@ test_render_cli (void)
   g_autofree char *one = g_build_filename (dir, "one.png", NULL);
   g_autofree char *err = NULL;
   g_autoptr(FlameDiff) diff = example_diff ();
-  g_autoptr (FlameLayoutSource)
-    source = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
+  g_autoptr(FlameLayoutSource) source =
+    flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
   g_auto(Picture) p = { 0 };
   FlameExportOptions opts;
   cairo_surface_t *image;

@@ -214,10 +214,10 @@ test_graph (void)
 
   {
     FlameDiff *diff = flame_comparison_get_diff (comparison);
-    g_autoptr (FlameLayoutSource)
-      source = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
-    g_autoptr (FlameLayoutSource)
-      inverted = flame_layout_source_new_for_diff (diff, FLAME_VIEW_INVERTED);
+    g_autoptr(FlameLayoutSource) source =
+      flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
+    g_autoptr(FlameLayoutSource) inverted =
+      flame_layout_source_new_for_diff (diff, FLAME_VIEW_INVERTED);
     guint32 noisy = flame_layout_source_find (source, "main;work;fn_noisy");
     guint32 up = flame_layout_source_find (source, "main;work;fn_07");
     guint32 down = flame_layout_source_find (source, "main;work;fn_23");
@@ -336,8 +336,8 @@ test_one_run_unchanged_behaviour (void)
       char *text = generate_run (rand, side == FLAME_DIFF_CURRENT, 0.30);
       g_autoptr(GBytes) bytes = g_bytes_new_take (text, strlen (text));
       g_autoptr(GFile) file = g_file_new_for_path (side ? "current.folded" : "baseline.folded");
-      g_autoptr (FlameProfile)
-        profile = flame_load_bytes ("run.folded", bytes, NULL, NULL, NULL, &error);
+      g_autoptr(FlameProfile) profile =
+        flame_load_bytes ("run.folded", bytes, NULL, NULL, NULL, &error);
 
       g_assert_no_error (error);
       flame_comparison_add_profile (comparison, side, file, profile);
@@ -351,8 +351,8 @@ test_one_run_unchanged_behaviour (void)
   g_assert_cmpuint (flame_report_get_n_runs (report, FLAME_DIFF_CURRENT), ==, 1);
   /* every function as flame_report_new() on the same diff makes it */
   {
-    g_autoptr (FlameReport)
-      plain = flame_report_new (diff, flame_comparison_get_report_options (comparison));
+    g_autoptr(FlameReport) plain =
+      flame_report_new (diff, flame_comparison_get_report_options (comparison));
 
     g_assert_cmpuint (flame_report_get_n_functions (plain), ==,
                       flame_report_get_n_functions (report));
@@ -370,8 +370,8 @@ test_one_run_unchanged_behaviour (void)
   /* the graph: no runs' test, every colour the one of the means, and
    * no spread in the tooltips */
   {
-    g_autoptr (FlameLayoutSource)
-      source = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
+    g_autoptr(FlameLayoutSource) source =
+      flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
     FlameTree *tree = flame_diff_get_tree (diff);
 
     g_assert_null (flame_diff_get_node_stats (diff, tree));

@@ -140,7 +140,7 @@ test_pyspy (void)
   g_assert_cmpstr (flame_profile_get_metadata (p, "selected-profile"), ==, "1");
   threads = flame_profile_get_threads (p);
   g_assert_cmpuint (threads->len, ==, 2);
-  g_assert_cmpstr (((FlameThread *)g_ptr_array_index (threads, 1))->name, ==,
+  g_assert_cmpstr (((FlameThread *) g_ptr_array_index (threads, 1))->name, ==,
                    "Thread 2 \"MainThread\"");
   g_assert_cmpfloat (((FlameThread *) g_ptr_array_index (threads, 1))->samples, ==, 3);
   g_assert_cmpuint (flame_frames_count (flame_profile_get_frames (p)), ==, 3);
@@ -252,7 +252,7 @@ test_malformed (void)
 
   /* deep nesting: an error at the limit, not a stack overflow */
   {
-    g_autoptr (GString) s = g_string_new (
+    g_autoptr(GString) s = g_string_new (
       "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"x\":");
     g_autoptr(GError) error = NULL;
     g_autoptr(FlameProfile) p = NULL;
@@ -268,7 +268,7 @@ test_malformed (void)
   /* invalid UTF-8 in names: loaded, made valid, with a warning */
   {
     g_autoptr(GError) error = NULL;
-    g_autoptr (FlameProfile) p = load_text (
+    g_autoptr(FlameProfile) p = load_text (
       "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
       "\"shared\":{\"frames\":[{\"name\":\"a\xff\xfe\"}]},"
       "\"profiles\":[{\"type\":\"sampled\",\"unit\":\"none\",\"samples\":[[0]],\"weights\":[1]}]}",
@@ -282,7 +282,7 @@ test_malformed (void)
   {
     FlameLoadOptions opts = { 5, -1 };
     g_autoptr(GError) error = NULL;
-    g_autoptr (FlameProfile) p = load_text_opts (
+    g_autoptr(FlameProfile) p = load_text_opts (
       "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
       "\"shared\":{\"frames\":[{\"name\":\"a\"}]},"
       "\"profiles\":[{\"type\":\"sampled\",\"unit\":\"none\",\"samples\":[[0]],\"weights\":[1]}]}",
@@ -295,10 +295,10 @@ test_malformed (void)
 static void
 test_cancel (void)
 {
-  g_autoptr (GString)
-    s = g_string_new ("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
-                      "\"shared\":{\"frames\":[{\"name\":\"a\"},{\"name\":\"b\"}]},"
-                      "\"profiles\":[{\"type\":\"sampled\",\"unit\":\"none\",\"samples\":[");
+  g_autoptr(GString) s =
+    g_string_new ("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
+                  "\"shared\":{\"frames\":[{\"name\":\"a\"},{\"name\":\"b\"}]},"
+                  "\"profiles\":[{\"type\":\"sampled\",\"unit\":\"none\",\"samples\":[");
   g_autoptr(GCancellable) cancellable = g_cancellable_new ();
   g_autoptr(GBytes) bytes = NULL;
   g_autoptr(GError) error = NULL;
@@ -329,7 +329,7 @@ static void
 test_large_mapped (void)
 {
   static const char *const stacks[] = { "[0,1]", "[0,2]", "[0,1,2]" };
-  g_autoptr (GString) s = g_string_new (
+  g_autoptr(GString) s = g_string_new (
     "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
     "\"shared\":{\"frames\":[{\"name\":\"a\"},{\"name\":\"b\"},{\"name\":\"c\"}]},"
     "\"profiles\":[{\"type\":\"sampled\",\"unit\":\"none\",\"name\":\"p\",\"samples\":[");

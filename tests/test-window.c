@@ -1488,12 +1488,12 @@ recording_with_build_ids (const char *example_name,
 static void
 test_binary_changed (void)
 {
-  g_autoptr (GFile)
-    b = recording_with_build_ids ("baseline.folded",
-                                  "/lib/libc.so.6=aaaa;/usr/bin/imgconv=1a2b3c4d5e6f");
-  g_autoptr (GFile)
-    c = recording_with_build_ids ("current.folded",
-                                  "/lib/libc.so.6=aaaa;/usr/bin/imgconv=3c4d5e6f7a8b");
+  g_autoptr(GFile) b =
+    recording_with_build_ids ("baseline.folded",
+                              "/lib/libc.so.6=aaaa;/usr/bin/imgconv=1a2b3c4d5e6f");
+  g_autoptr(GFile) c =
+    recording_with_build_ids ("current.folded",
+                              "/lib/libc.so.6=aaaa;/usr/bin/imgconv=3c4d5e6f7a8b");
   FlameWindow *w = flame_window_new (ADW_APPLICATION (app));
   g_autoptr(GdkTexture) texture = NULL;
   const char *tip;

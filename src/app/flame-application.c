@@ -134,7 +134,7 @@ flame_application_command_line (GApplication            *app,
 
   /* more than two: repeated runs, split into the sides as when dropped */
   if (files->len > 0)
-    flame_application_open_files (self, (GFile **)files->pdata, files->len,
+    flame_application_open_files (self, (GFile **) files->pdata, files->len,
                                   new_window ||
                                     gtk_application_get_windows (GTK_APPLICATION (app)) != NULL);
   else if (new_window)
@@ -239,7 +239,7 @@ help_not_shown (GtkWindow  *parent,
   AdwMessageDialog *dialog;
 
   dialog = ADW_MESSAGE_DIALOG (
-    adw_message_dialog_new (parent, _ ("The Help Could Not Be Opened"), NULL));
+    adw_message_dialog_new (parent, _("The Help Could Not Be Opened"), NULL));
   adw_message_dialog_format_body (dialog,
                                   _("Neither a help viewer (such as Yelp) nor a web browser "
                                     "could show Flamediff’s help. %s"),
@@ -455,8 +455,8 @@ flame_application_init (FlameApplication *self)
   g_application_set_option_context_parameter_string (G_APPLICATION (self),
                                                      _("[BASELINE] CURRENT"));
   g_application_set_option_context_summary (
-    G_APPLICATION (self), _ ("Compare two CPU profiles as a differential flame graph.\n"
-                             "With one file, show it as a flame graph."));
+    G_APPLICATION (self), _("Compare two CPU profiles as a differential flame graph.\n"
+                            "With one file, show it as a flame graph."));
 }
 
 FlameApplication *

@@ -671,8 +671,8 @@ fill_changes (FlameChangesPanel *self)
       self->metric = metric;
       /* the rows hold the metric the graph is coloured by: say which */
       gtk_column_view_column_set_title (self->before_column, metric == FLAME_METRIC_TOTAL
-                                                               ? C_ ("column", "Total Before")
-                                                               : C_ ("column", "Self Before"));
+                                                               ? C_("column", "Total Before")
+                                                               : C_("column", "Self Before"));
       gtk_column_view_column_set_title (self->after_column, metric == FLAME_METRIC_TOTAL
                                         ? C_("column", "Total After") : C_("column", "Self After"));
       self->quantity = flame_diff_get_quantity (diff);

@@ -98,7 +98,7 @@ flame_error_text (const GError *error,
       {
       case KIND_MISSING:
         plain =
-          g_strdup_printf (_ ("The file “%s” no longer exists. It may have been moved or deleted."),
+          g_strdup_printf (_("The file “%s” no longer exists. It may have been moved or deleted."),
                            name);
         break;
       case KIND_PERMISSION:
@@ -106,12 +106,12 @@ flame_error_text (const GError *error,
                                    "Check the file’s permissions."), name);
         break;
       case KIND_FOLDER:
-        plain = g_strdup_printf (_ ("“%s” is a folder, not a profile. Choose a file inside it."),
+        plain = g_strdup_printf (_("“%s” is a folder, not a profile. Choose a file inside it."),
                                  name);
         break;
       case KIND_NO_SPACE:
         plain = g_strdup_printf (
-          _ ("There is no space left for “%s”. Free some disk space and try again."), name);
+          _("There is no space left for “%s”. Free some disk space and try again."), name);
         break;
       case KIND_READ_ONLY:
         plain = g_strdup_printf (_("“%s” is on a read-only disk. Choose another place."), name);

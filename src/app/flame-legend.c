@@ -165,6 +165,76 @@ redraw_swatches (FlameLegend *self)
     gtk_widget_queue_draw (self->swatches->pdata[i]);
 }
 
+/* The legend's text and its tooltip for @diff in @source's view */
+static void
+describe_diff (FlameLayoutSource  *source,
+               FlameDiff          *diff,
+               char              **summary_out,
+               char              **tooltip_out)
+{
+  g_autofree char *summary = NULL;
+  g_autofree char *tooltip = NULL;
+  const FlameDiffOptions *opts = flame_diff_get_options (diff);
+  FlameView view = flame_layout_source_get_view (source);
+  g_autofree char *factor = g_strdup_printf ("%.2f", flame_diff_get_scale (diff));
+  g_autofree char *norm = opts->normalize == FLAME_NORMALIZE_TOTAL
+    /* Translators: the factor the baseline is multiplied by */
+    ? g_strdup_printf (_("Baseline ×%s"), factor)
+    : g_strdup (_("Absolute time"));
+  g_autofree char *norm_long = opts->normalize == FLAME_NORMALIZE_TOTAL
+    ? g_strdup_printf (_("The baseline is scaled ×%s to the current run’s total time."), factor)
+    : g_strdup (_("Absolute times: the baseline is not scaled."));
+  gboolean by_total = view == FLAME_VIEW_INVERTED || opts->metric == FLAME_METRIC_TOTAL;
+
+  if (view == FLAME_VIEW_ELIDED)
+    {
+      summary =
+        g_strdup_printf (_("%s · Paths gone from the current run · Width: baseline time"),
+                         norm);
+      tooltip = g_strdup_printf (
+        "%s %s", norm_long,
+        _("The elided view shows only the code paths that ran in the baseline "
+          "and not in the current run, as wide as their scaled baseline time."));
+    }
+  else
+    {
+      summary =
+        g_strdup_printf (by_total
+                           ? _("%s · Colour: change of total time · Width: current time")
+                           : _("%s · Colour: change of self time · Width: current time"),
+                         norm);
+      tooltip =
+        g_strdup_printf ("%s %s", norm_long,
+                         by_total
+                           ? _("Each frame is as wide as its time in the current run and "
+                               "coloured by how much its total time changed.")
+                           : _("Each frame is as wide as its time in the current run and "
+                               "coloured by how much its self time changed."));
+    }
+  /* the modes the View Options menu sets show here too (issue #18) */
+  if (view == FLAME_VIEW_INVERTED)
+    {
+      /* Translators: the legend of the inverted graph (callers above
+       * each function); %s is the rest of the legend */
+      g_autofree char *all = g_strdup_printf (C_("legend", "Inverted · %s"), summary);
+
+      g_free (summary);
+      summary = g_steal_pointer (&all);
+    }
+  if (opts->significance > 0)
+    {
+      /* Translators: the legend when View Options ▸ Hide Noise is on:
+       * changes within the sampling noise are drawn neutral */
+      g_autofree char *all = g_strdup_printf (C_("legend", "%s · Noise hidden"), summary);
+
+      g_free (summary);
+      summary = g_steal_pointer (&all);
+    }
+
+  *summary_out = g_steal_pointer (&summary);
+  *tooltip_out = g_steal_pointer (&tooltip);
+}
+
 static void
 update (FlameLegend *self)
 {
@@ -193,62 +263,9 @@ update (FlameLegend *self)
     }
   else
     {
-      const FlameDiffOptions *opts = flame_diff_get_options (diff);
       FlameView view = flame_layout_source_get_view (source);
-      g_autofree char *factor = g_strdup_printf ("%.2f", flame_diff_get_scale (diff));
-      g_autofree char *norm = opts->normalize == FLAME_NORMALIZE_TOTAL
-        /* Translators: the factor the baseline is multiplied by */
-        ? g_strdup_printf (_("Baseline ×%s"), factor)
-        : g_strdup (_("Absolute time"));
-      g_autofree char *norm_long = opts->normalize == FLAME_NORMALIZE_TOTAL
-        ? g_strdup_printf (_("The baseline is scaled ×%s to the current run’s total time."), factor)
-        : g_strdup (_("Absolute times: the baseline is not scaled."));
-      gboolean by_total = view == FLAME_VIEW_INVERTED || opts->metric == FLAME_METRIC_TOTAL;
 
-      if (view == FLAME_VIEW_ELIDED)
-        {
-          summary =
-            g_strdup_printf (_ ("%s · Paths gone from the current run · Width: baseline time"),
-                             norm);
-          tooltip = g_strdup_printf (
-            "%s %s", norm_long,
-            _ ("The elided view shows only the code paths that ran in the baseline "
-               "and not in the current run, as wide as their scaled baseline time."));
-        }
-      else
-        {
-          summary =
-            g_strdup_printf (by_total
-                               ? _ ("%s · Colour: change of total time · Width: current time")
-                               : _ ("%s · Colour: change of self time · Width: current time"),
-                             norm);
-          tooltip =
-            g_strdup_printf ("%s %s", norm_long,
-                             by_total
-                               ? _ ("Each frame is as wide as its time in the current run and "
-                                    "coloured by how much its total time changed.")
-                               : _ ("Each frame is as wide as its time in the current run and "
-                                    "coloured by how much its self time changed."));
-        }
-      /* the modes the View Options menu sets show here too (issue #18) */
-      if (view == FLAME_VIEW_INVERTED)
-        {
-          /* Translators: the legend of the inverted graph (callers above
-           * each function); %s is the rest of the legend */
-          g_autofree char *all = g_strdup_printf (C_("legend", "Inverted · %s"), summary);
-
-          g_free (summary);
-          summary = g_steal_pointer (&all);
-        }
-      if (opts->significance > 0)
-        {
-          /* Translators: the legend when View Options ▸ Hide Noise is on:
-           * changes within the sampling noise are drawn neutral */
-          g_autofree char *all = g_strdup_printf (C_("legend", "%s · Noise hidden"), summary);
-
-          g_free (summary);
-          summary = g_steal_pointer (&all);
-        }
+      describe_diff (source, diff, &summary, &tooltip);
       gtk_widget_set_visible (self->scale_box, view != FLAME_VIEW_ELIDED);
       gtk_widget_set_visible (self->new_box, view != FLAME_VIEW_ELIDED);
       /* removed paths are drawn only in the elided view */
@@ -261,9 +278,9 @@ update (FlameLegend *self)
         g_strdup_printf ("%s · %s",
                          quantity == FLAME_QUANTITY_BYTES
                            /* Translators: the legend of a memory profile */
-                           ? _ ("Memory (bytes), not time")
+                           ? _("Memory (bytes), not time")
                            /* Translators: the legend of a count profile (objects, goroutines) */
-                           : _ ("Counts, not time"),
+                           : _("Counts, not time"),
                          summary);
       g_free (summary);
       summary = g_steal_pointer (&all);

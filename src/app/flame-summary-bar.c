@@ -160,7 +160,7 @@ show_profile (FlameSummaryBar *self,
     {
       g_autofree char *ms = g_strdup_printf ("%g", interval);
       g_autofree char *text =
-        g_strdup_printf (_ ("%s · %s ms per sample assumed (the file carries no timing)"),
+        g_strdup_printf (_("%s · %s ms per sample assumed (the file carries no timing)"),
                          flame_profile_get_format_name (p), ms);
 
       gtk_label_set_text (self->scale_label, text);

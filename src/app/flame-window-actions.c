@@ -236,8 +236,8 @@ _flame_window_warn_same_file (FlameWindow *self)
             g_autofree char *name = g_file_get_basename (a);
             /* Translators: %s is a file name */
             g_autofree char *text =
-              g_strdup_printf (_ ("“%s” is both the baseline and the current profile, "
-                                  "so nothing can differ. Open another file for one side."),
+              g_strdup_printf (_("“%s” is both the baseline and the current profile, "
+                                 "so nothing can differ. Open another file for one side."),
                                name);
 
             _flame_window_show_error (self, text);
@@ -296,8 +296,8 @@ recover_thread (GTask        *task,
   for (guint i = 0; i < spools->len; i++)
     {
       g_autoptr(GError) error = NULL;
-      g_autoptr (FlameProfile)
-        profile = flame_recorder_recover (g_ptr_array_index (spools, i), &error);
+      g_autoptr(FlameProfile) profile =
+        flame_recorder_recover (g_ptr_array_index (spools, i), &error);
 
       if (profile != NULL)
         g_ptr_array_add (written, g_strdup (flame_profile_get_path (profile)));
@@ -354,7 +354,7 @@ on_recovered (GObject      *source,
     {
       /* Translators: %s is one line per recording that could not be recovered */
       g_autofree char *message =
-        g_strdup_printf (_ ("Could not recover an interrupted recording: %s"), errors);
+        g_strdup_printf (_("Could not recover an interrupted recording: %s"), errors);
 
       _flame_window_show_error (self, message);
     }
@@ -608,7 +608,7 @@ _flame_window_export (FlameWindow *self,
     {
       export_job_free (job);
       _flame_window_show_error (self,
-                                _ ("Could not export the image: only local files can be written"));
+                                _("Could not export the image: only local files can be written"));
       return;
     }
   job->svg = g_str_has_suffix (job->path, ".svg") || g_str_has_suffix (job->path, ".SVG");

@@ -591,8 +591,8 @@ comparison_done (GObject      *object,
    * the profiles just loaded again rather than drop them (issue 11) */
   if (self->pending_rediff || self->pending_swap)
     {
-      g_autoptr (FlameComparison)
-        next = _flame_window_derive_comparison (self, comparison, self->pending_swap);
+      g_autoptr(FlameComparison) next =
+        _flame_window_derive_comparison (self, comparison, self->pending_swap);
 
       self->pending_rediff = FALSE;
       self->pending_swap = FALSE;
@@ -730,8 +730,8 @@ list_folder_runs (FlameWindow *self,
       if (error != NULL)
         message = flame_error_text (error, _("Could not open the profile"));
       else
-        message = g_strdup_printf (_ ("Could not open the profile: %s"),
-                                   _ ("only local folders can be read"));
+        message = g_strdup_printf (_("Could not open the profile: %s"),
+                                   _("only local folders can be read"));
 
       _flame_window_show_error (self, message);
       return NULL;
@@ -939,7 +939,7 @@ flame_window_open_files (FlameWindow  *self,
         if (n_files != 2)
           {
             _flame_window_show_error (
-              self, _ ("Open two folders: the baseline’s runs and the current runs"));
+              self, _("Open two folders: the baseline’s runs and the current runs"));
             return;
           }
         flame_window_order_pair (files[0], files[1], &base, &cur);

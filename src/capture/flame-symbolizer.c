@@ -314,7 +314,8 @@ vdso_fd (void)
   size = eh->e_shoff + (gsize) eh->e_shnum * eh->e_shentsize;
   for (guint i = 0; i < eh->e_phnum; i++)
     {
-      const Elf64_Phdr *ph = (const Elf64_Phdr *)(image + eh->e_phoff + (gsize)i * eh->e_phentsize);
+      const Elf64_Phdr *ph =
+        (const Elf64_Phdr *) (image + eh->e_phoff + (gsize) i * eh->e_phentsize);
 
       if (ph->p_type == PT_LOAD)
         size = MAX (size, ph->p_offset + ph->p_filesz);

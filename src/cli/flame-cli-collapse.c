@@ -20,7 +20,7 @@ print_stats_warnings (const char           *name,
 {
   for (guint i = 0; stats->warnings != NULL && i < stats->warnings->len; i++)
     g_printerr ("flamediff-cli: warning: %s\n",
-                (const char *)g_ptr_array_index (stats->warnings, i));
+                (const char *) g_ptr_array_index (stats->warnings, i));
   if (stats->other_events > 0)
     g_printerr ("flamediff-cli: warning: %s: kept only events of type “%s”; skipped %"
                 G_GUINT64_FORMAT " sample%s of other events (first: “%s”)\n",

@@ -88,8 +88,8 @@ paint_title (FlamePainter *painter,
 {
   const FlamePalette *palette = flame_painter_get_palette (painter);
   g_autoptr(PangoLayout) pango = pango_cairo_create_layout (cr);
-  g_autoptr (PangoFontDescription)
-    desc = pango_font_description_from_string (flame_painter_get_font (painter));
+  g_autoptr(PangoFontDescription) desc =
+    pango_font_description_from_string (flame_painter_get_font (painter));
   int tw, th;
 
   pango_font_description_set_weight (desc, PANGO_WEIGHT_BOLD);

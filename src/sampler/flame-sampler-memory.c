@@ -232,8 +232,8 @@ draw_gap (void)
       struct timespec ts;
 
       clock_gettime (CLOCK_MONOTONIC, &ts);
-      t.rng = (uint64_t)ts.tv_nsec * 0x9E3779B97F4A7C15ULL ^ (uint64_t)syscall (SYS_gettid) << 32 ^
-              (uintptr_t)&t.busy;
+      t.rng = (uint64_t) ts.tv_nsec * 0x9E3779B97F4A7C15ULL ^
+              (uint64_t) syscall (SYS_gettid) << 32 ^ (uintptr_t) &t.busy;
       if (t.rng == 0)
         t.rng = 1;
     }
@@ -439,7 +439,7 @@ record_alloc (void     *p,
   rec.a.lost = flame_sampler_lost ();
   if (table_insert ((uintptr_t) p, rec.a.seq))
     flame_sampler_push (&rec,
-                        (uint32_t)(sizeof rec.a + (size_t)(n + (int)n_py) * sizeof rec.ips[0]));
+                        (uint32_t) (sizeof rec.a + (size_t) (n + (int) n_py) * sizeof rec.ips[0]));
   t.busy = 0;
 }
 

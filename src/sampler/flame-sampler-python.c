@@ -437,7 +437,7 @@ flame_py_stack (uint64_t   *out,
       if (type != code_type)
         continue;  /* not (or no longer) a code object */
       if (instr >= code + L.co_code &&
-          instr - (code + L.co_code) < 2 * (uintptr_t)FLAME_PY_NO_LASTI)
+          instr - (code + L.co_code) < 2 * (uintptr_t) FLAME_PY_NO_LASTI)
         lasti = (uint32_t) ((instr - (code + L.co_code)) / 2);
       out[n++] = FLAME_PY_FRAME (code_id (code, head, emit, data), lasti,
                                  L.fr_is_entry >= 0 && fr[L.fr_is_entry]);

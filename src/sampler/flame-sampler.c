@@ -1146,9 +1146,9 @@ flame_sampler_stack (uint64_t   *ips,
            * SP, or at the CFA of the last of our own frames */
           if (with_cfa)
             place_python (py, shims, n_py, cfas + first, n,
-                          uc != NULL  ? (uint64_t)uc->uc_mcontext.gregs[REG_RSP]
+                          uc != NULL  ? (uint64_t) uc->uc_mcontext.gregs[REG_RSP]
                           : first > 0 ? cfas[first - 1]
-                                      : (uint64_t)(uintptr_t)__builtin_frame_address (0));
+                                      : (uint64_t) (uintptr_t) __builtin_frame_address (0));
         }
     }
   if (py_truncated)

@@ -1099,13 +1099,13 @@ flame_binomial_p_value (guint64 k,
       /* P(X = i) via lgamma; add every outcome no more likely than k */
       gdouble lp = log (p), lq = log1p (-p);
       gdouble lnf = lgamma ((gdouble) n + 1);
-      gdouble pk = lnf - lgamma ((gdouble)k + 1) - lgamma ((gdouble)(n - k) + 1) + k * lp +
+      gdouble pk = lnf - lgamma ((gdouble) k + 1) - lgamma ((gdouble) (n - k) + 1) + k * lp +
                    (n - k) * lq;
       gdouble sum = 0;
 
       for (guint64 i = 0; i <= n; i++)
         {
-          gdouble pi = lnf - lgamma ((gdouble)i + 1) - lgamma ((gdouble)(n - i) + 1) + i * lp +
+          gdouble pi = lnf - lgamma ((gdouble) i + 1) - lgamma ((gdouble) (n - i) + 1) + i * lp +
                        (n - i) * lq;
           if (pi <= pk + 1e-7)
             sum += exp (pi);

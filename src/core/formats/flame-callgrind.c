@@ -177,7 +177,7 @@ parse_name (Callgrind   *cg,
               return TRUE;
             }
           *out = flame_strings_intern (cg->strings, s + i, len - i);
-          g_hash_table_insert (cg->names[ctx], GUINT_TO_POINTER ((guint)id),
+          g_hash_table_insert (cg->names[ctx], GUINT_TO_POINTER ((guint) id),
                                GUINT_TO_POINTER (*out));
           return TRUE;
         }

@@ -377,7 +377,7 @@ flame_chrome_finish_dur_event (Loader *ld)
       guint32 line = ld->ev_line > 0 && ld->ev_line < G_MAXUINT32 ? (guint32) ld->ev_line : 0;
 
       de.frame = flame_profile_intern_frame (ld->profile, name,
-                                             MIN (name_len, (gsize)FLAME_MAX_NAME_LEN),
+                                             MIN (name_len, (gsize) FLAME_MAX_NAME_LEN),
                                              ld->ev_has_url ? ld->ev_url->str : NULL,
                                              ld->ev_has_url ? ld->ev_url->len : 0, line, 0);
     }

@@ -476,6 +476,48 @@ on_profile_value (Loader               *ld,
   return TRUE;
 }
 
+/* A scalar field of the old tree's node at @d (or of its callFrame) */
+static gboolean
+read_tree_field (Loader               *ld,
+                 FlameJson            *json,
+                 const FlameJsonValue *v,
+                 guint                 d,
+                 GError              **error)
+{
+  guint nd = ld->tree_node[d] ? d : d - 1;
+  Pending *p = g_ptr_array_index (ld->pending, nd / 2 - 1);
+  const FlameJsonLevel *l = flame_json_level (json, d);
+
+  if (l->is_array || l->key_len == 255)
+    return TRUE;
+  if (strcmp (l->key, "id") == 0 && nd == d)
+    {
+      if (!flame_json_want (json, v, FLAME_JSON_WANT_INTEGER, "a node id", error))
+        return FALSE;
+      p->node.id = v->i;
+    }
+  else if ((strcmp (l->key, "functionName") == 0 || strcmp (l->key, "url") == 0) &&
+           v->type == FLAME_JSON_STRING)
+    {
+      if (v->len > FLAME_MAX_NAME_LEN)
+        {
+          flame_json_set_error (json, error, FLAME_ERROR_TOO_LARGE,
+                                "a function name is longer than %d bytes", FLAME_MAX_NAME_LEN);
+          return FALSE;
+        }
+      g_string_truncate (l->key[0] == 'f' ? p->fn_name : p->url, 0);
+      /* NULs would cut the name short: such names are garbage anyway */
+      g_string_append_len (l->key[0] == 'f' ? p->fn_name : p->url, v->str,
+                           memchr (v->str, 0, v->len)
+                             ? (gssize) ((const char *) memchr (v->str, 0, v->len) - v->str)
+                             : (gssize) v->len);
+    }
+  else if (strcmp (l->key, "lineNumber") == 0 &&
+           (v->type == FLAME_JSON_INT || v->type == FLAME_JSON_DOUBLE))
+    p->line = v->i;
+  return TRUE;
+}
+
 /* The old v8-profiler tree ({head:{…, children:[{…}]}}): node maps sit
  * at depth 2 (head), 4, 6, … each inside its parent's "children". */
 static gboolean
@@ -539,7 +581,7 @@ on_tree_value (Loader               *ld,
       ld->line = p->line;
       finish_node (ld);
       if (d >= 4)
-        g_array_append_val (((Pending *)g_ptr_array_index (ld->pending, d / 2 - 2))->kids,
+        g_array_append_val (((Pending *) g_ptr_array_index (ld->pending, d / 2 - 2))->kids,
                             p->node.id);
       return TRUE;
     }
@@ -548,39 +590,7 @@ on_tree_value (Loader               *ld,
   /* a node's own fields, or the newer callFrame object inside it */
   if (ld->tree_node[d] ||
       (d >= 3 && ld->tree_node[d - 1] && flame_json_key_is (json, d - 1, "callFrame")))
-    {
-      guint nd = ld->tree_node[d] ? d : d - 1;
-      Pending *p = g_ptr_array_index (ld->pending, nd / 2 - 1);
-      const FlameJsonLevel *l = flame_json_level (json, d);
-
-      if (l->is_array || l->key_len == 255)
-        return TRUE;
-      if (strcmp (l->key, "id") == 0 && nd == d)
-        {
-          if (!flame_json_want (json, v, FLAME_JSON_WANT_INTEGER, "a node id", error))
-            return FALSE;
-          p->node.id = v->i;
-        }
-      else if ((strcmp (l->key, "functionName") == 0 || strcmp (l->key, "url") == 0) &&
-               v->type == FLAME_JSON_STRING)
-        {
-          if (v->len > FLAME_MAX_NAME_LEN)
-            {
-              flame_json_set_error (json, error, FLAME_ERROR_TOO_LARGE,
-                                    "a function name is longer than %d bytes", FLAME_MAX_NAME_LEN);
-              return FALSE;
-            }
-          g_string_truncate (l->key[0] == 'f' ? p->fn_name : p->url, 0);
-          /* NULs would cut the name short: such names are garbage anyway */
-          g_string_append_len (l->key[0] == 'f' ? p->fn_name : p->url, v->str,
-                               memchr (v->str, 0, v->len)
-                                 ? (gssize)((const char *)memchr (v->str, 0, v->len) - v->str)
-                                 : (gssize)v->len);
-        }
-      else if (strcmp (l->key, "lineNumber") == 0 &&
-               (v->type == FLAME_JSON_INT || v->type == FLAME_JSON_DOUBLE))
-        p->line = v->i;
-    }
+    return read_tree_field (ld, json, v, d, error);
   return TRUE;
 }
 

@@ -553,7 +553,7 @@ intern_frame (Loader  *ld,
     }
   ld->frame_ids[i] =
     flame_profile_intern_frame (ld->profile, func, func_len, fname, fname_len,
-                                lineno > 0 && lineno <= G_MAXUINT32 ? (guint32)lineno : 0, 0);
+                                lineno > 0 && lineno <= G_MAXUINT32 ? (guint32) lineno : 0, 0);
 }
 
 /* The frame table: exactly frame_count entries; a stats block may follow. */

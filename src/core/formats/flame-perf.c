@@ -1730,7 +1730,8 @@ add_stats_warnings (FlameProfile         *profile,
                                stats->empty_records == 1 ? "" : "s");
 
   for (guint i = 0; stats->warnings != NULL && i < stats->warnings->len; i++)
-    flame_profile_add_warning (profile, "%s", (const char *)g_ptr_array_index (stats->warnings, i));
+    flame_profile_add_warning (profile, "%s",
+                               (const char *) g_ptr_array_index (stats->warnings, i));
 }
 
 FlameProfile *

@@ -105,7 +105,8 @@ read_i32 (Marshal  *m,
   if (!need (m, 4, error))
     return FALSE;
   p = (const guint8 *) m->in->data + m->pos;
-  *out = (gint32)((guint32)p[0] | (guint32)p[1] << 8 | (guint32)p[2] << 16 | (guint32)p[3] << 24);
+  *out = (gint32) ((guint32) p[0] | (guint32) p[1] << 8 | (guint32) p[2] << 16 |
+                   (guint32) p[3] << 24);
   m->pos += 4;
   return TRUE;
 }
