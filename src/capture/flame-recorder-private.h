@@ -26,14 +26,10 @@ G_BEGIN_DECLS
 /* and both: memory recordings of programs on the host */
 #define MEMORY_HOST_SAMPLER_NAME "libflamediff-sampler-memory-host.so"
 #define SAMPLER_PREFIX "libflamediff-sampler"
-#define DEFAULT_GRACE_MS 2000
 /* what node needs for its JIT functions to be named: a perf map of its
  * compiled functions, and interpreted functions on the native stack as
  * their own frames (a copy of the interpreter's entry per function) */
 #define NODE_JIT_OPTIONS "--perf-basic-prof-only-functions --interpreted-frames-native-stack"
-#define TAIL_MS 1000   /* reading after the command exits: its children */
-/* the receive buffer: no record is longer, in the socket or the spool */
-#define RECORD_BUF_SIZE (FLAME_SAMPLER_MAX_RECORD * 8)
 
 /* ---- what the sampler sent ---- */
 

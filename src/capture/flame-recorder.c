@@ -31,6 +31,11 @@
 #include "flame-recorder-private.h"
 #include "flame-sandbox.h"
 
+#define DEFAULT_GRACE_MS 2000
+#define TAIL_MS 1000   /* reading after the command exits: its children */
+/* the receive buffer: no record is longer, in the socket or the spool */
+#define RECORD_BUF_SIZE (FLAME_SAMPLER_MAX_RECORD * 8)
+
 G_DEFINE_QUARK (flame-recorder-error-quark, flame_recorder_error)
 
 
