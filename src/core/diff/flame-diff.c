@@ -677,20 +677,17 @@ merge_sides (FlameDiff     *self,
   FlameFrames *cur_frames = flame_profile_get_frames (self->current);
   g_autoptr(GHashTable) files = NULL;
 
+  /* a pair holds the current side in its second column */
+  side_info (self, self->baseline, 0, FLAME_DIFF_BASELINE);
+  side_info (self, self->current, self->pair ? 1 : 0, FLAME_DIFF_CURRENT);
   if (self->pair)
-    {
-      side_info (self, self->baseline, 0, FLAME_DIFF_BASELINE);
-      side_info (self, self->baseline, 1, FLAME_DIFF_CURRENT);
-      return merge_tree (self, self->baseline, 0, FLAME_DIFF_BASELINE, TRUE, NULL, NULL, NULL,
-                         cancellable, error);
-    }
+    return merge_tree (self, self->baseline, 0, FLAME_DIFF_BASELINE, TRUE, NULL, NULL, NULL,
+                       cancellable, error);
 
   /* baseline files from another checkout take the current's path
    * (docs/diff-semantics.md, "Files from different checkouts") */
   if (self->options.match != FLAME_MATCH_NAME && !self->options.exact_paths)
     files = flame_file_match_new (flame_profile_get_frames (self->baseline), cur_frames);
-  side_info (self, self->baseline, 0, FLAME_DIFF_BASELINE);
-  side_info (self, self->current, 0, FLAME_DIFF_CURRENT);
   return merge_tree (self, self->baseline, 0, FLAME_DIFF_BASELINE, FALSE, files,
                      flame_frames_get_strings (cur_frames), map_b, cancellable, error) &&
          merge_tree (self, self->current, 0, FLAME_DIFF_CURRENT, FALSE, NULL, NULL, map_c,
