@@ -479,6 +479,77 @@ test_folded_roundtrip (void)
   g_rmdir (dir);
 }
 
+/* -o: a regular file replaced whole (no temporary file left beside it),
+ * the same bytes as on standard output; a device written in place and
+ * left a device; a write that fails (a full device, a missing folder)
+ * an error naming the file, with exit status 1. */
+static void
+test_output_file (void)
+{
+  g_autofree char *base = example ("baseline.folded");
+  g_autofree char *cur = example ("current.folded");
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("flamediff-cli-XXXXXX", &error);
+  g_autofree char *out = g_build_filename (dir, "out.folded", NULL);
+  g_autofree char *missing = g_build_filename (dir, "no-such-dir", "out.folded", NULL);
+  g_autofree char *written = NULL;
+  g_autoptr(GDir) listing = NULL;
+  g_auto(FlameTestRun) to_stdout = { 0 };
+  GStatBuf st;
+
+  g_assert_true (g_file_set_contents (out, "old contents\n", -1, NULL));
+  flame_test_run_cli_va (&to_stdout, "compare", "--format", "folded", base, cur, NULL);
+  g_assert_cmpint (to_stdout.status, ==, 0);
+  for (guint i = 0; i < 2; i++)
+    {
+      const char *format = i == 0 ? "folded" : "markdown";
+      g_auto(FlameTestRun) r = { 0 };
+
+      flame_test_run_cli_va (&r, "compare", "--format", format, "-o", out, base, cur, NULL);
+      g_assert_cmpint (r.status, ==, 0);
+      g_assert_cmpstr (r.err, ==, "");
+      g_clear_pointer (&written, g_free);
+      g_assert_true (g_file_get_contents (out, &written, NULL, NULL));
+      if (i == 0)
+        g_assert_cmpstr (written, ==, to_stdout.out);
+      else
+        g_assert_nonnull (strstr (written, "<!-- flamediff-report -->"));
+    }
+  listing = g_dir_open (dir, 0, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (g_dir_read_name (listing), ==, "out.folded");
+  g_assert_null (g_dir_read_name (listing));
+
+  {
+    g_auto(FlameTestRun) r = { 0 };
+
+    flame_test_run_cli_va (&r, "compare", "--format", "folded", "-o", "/dev/null", base, cur,
+                           NULL);
+    g_assert_cmpint (r.status, ==, 0);
+    g_assert_cmpint (g_stat ("/dev/null", &st), ==, 0);
+    g_assert_true (S_ISCHR (st.st_mode));
+  }
+  if (g_file_test ("/dev/full", G_FILE_TEST_EXISTS))
+    {
+      g_auto(FlameTestRun) r = { 0 };
+
+      flame_test_run_cli_va (&r, "compare", "--format", "folded", "-o", "/dev/full", base, cur,
+                             NULL);
+      g_assert_cmpint (r.status, ==, 1);
+      g_assert_nonnull (strstr (r.err, "cannot write to /dev/full"));
+    }
+  {
+    g_auto(FlameTestRun) r = { 0 };
+
+    flame_test_run_cli_va (&r, "convert", "-o", missing, base, NULL);
+    g_assert_cmpint (r.status, ==, 1);
+    g_assert_nonnull (strstr (r.err, missing));
+    g_assert_false (g_file_test (missing, G_FILE_TEST_EXISTS));
+  }
+  g_unlink (out);
+  g_rmdir (dir);
+}
+
 static void
 test_info (void)
 {
@@ -729,6 +800,7 @@ main (int    argc,
   g_test_add_func ("/cli/compare/default-absolute", test_default_absolute);
   g_test_add_func ("/cli/compare/folded-inferno", test_folded_inferno);
   g_test_add_func ("/cli/compare/folded-roundtrip", test_folded_roundtrip);
+  g_test_add_func ("/cli/compare/output-file", test_output_file);
   g_test_add_func ("/cli/info", test_info);
   g_test_add_func ("/cli/info/not-a-profile", test_info_not_a_profile);
   g_test_add_func ("/cli/info/file-changes-while-loading", test_file_changes_while_loading);

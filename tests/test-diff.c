@@ -1001,6 +1001,86 @@ test_folded_order_same_name (void)
   g_assert_cmpstr (folded_body (out), ==, "main;f 1\nmain;f;g 1\nmain;f;g 2\nmain;f;h 1\n");
 }
 
+typedef struct
+{
+  GString *collected;
+  guint    calls;
+  gsize    largest;
+} Drained;
+
+static void
+collect_drained (GString  *text,
+                 gpointer  user_data)
+{
+  Drained *d = user_data;
+
+  d->calls++;
+  d->largest = MAX (d->largest, text->len);
+  g_string_append_len (d->collected, text->str, text->len);
+  g_string_truncate (text, 0);
+}
+
+/* Output of several MiB goes to the drain in pieces of about a MiB and
+ * is, joined, what the writer gives whole: by the walk (round 0), and by
+ * sorting when two siblings share a name (round 1: x.c:f and y.c:f, both
+ * with weight). Two siblings of one name of which only one has weight
+ * and only the other children (round 2) still leave the walk possible:
+ * the lines are in byte order all the same. */
+static void
+test_folded_drained (void)
+{
+  for (guint round = 0; round < 3; round++)
+    {
+      g_autoptr(FlameProfile) p = flame_profile_new (FLAME_FORMAT_FOLDED, 1);
+      g_autoptr(GString) whole = g_string_new (NULL);
+      g_autoptr(GString) out = g_string_new (NULL);
+      g_autoptr(GString) collected = g_string_new (NULL);
+      g_auto(GStrv) lines = NULL;
+      Drained d = { collected, 0, 0 };
+      GRand *rand = g_rand_new_with_seed (29 + round);
+      guint32 f_x = flame_profile_intern_frame (p, "f", 1, "x.c", 1, 0, 0);
+      guint32 f_y = flame_profile_intern_frame (p, "f", 1, "y.c", 1, 0, 0);
+
+      for (guint i = 0; i < 50000; i++)
+        {
+          guint depth = g_rand_int_range (rand, 2, 8);
+          guint32 ids[8];
+
+          ids[0] = i % 2 == 0 ? f_x : f_y;
+          for (guint k = 1; k < depth; k++)
+            {
+              g_autofree char *name =
+                g_strdup_printf ("namespace::Class%u::method_with_a_long_name%u",
+                                 g_rand_int_range (rand, 0, 40), k);
+
+              ids[k] = flame_profile_intern_frame (p, name, strlen (name), NULL, 0, 0, 0);
+            }
+          /* round 2: x.c:f has weight, y.c:f only children */
+          if (round == 2)
+            depth = i % 2 == 0 ? 1 : MAX (depth, 2);
+          else if (round == 0)
+            ids[0] = f_x;
+          flame_profile_add_stack (p, 0, ids, depth, 1 + i % 3);
+          flame_profile_add_samples (p, 0, 1 + i % 3);
+        }
+      g_rand_free (rand);
+      flame_profile_finish (p);
+
+      flame_profile_write_folded (p, whole);
+      g_assert_cmpuint (whole->len, >, 3 << 20);
+      flame_profile_write_folded_drained (p, out, collect_drained, &d);
+      g_assert_cmpuint (out->len, ==, 0);
+      g_assert_cmpuint (d.calls, >=, 3);
+      g_assert_cmpuint (d.largest, <, (1 << 20) + 4096);
+      g_assert_true (g_string_equal (collected, whole));
+
+      /* in byte order, one line per path (two per path in round 1) */
+      lines = g_strsplit (folded_body (whole), "\n", -1);
+      for (guint i = 1; lines[i] != NULL && lines[i][0] != 0; i++)
+        g_assert_cmpint (strcmp (lines[i - 1], lines[i]), <=, 0);
+    }
+}
+
 /* Build-ids from the recorder's metadata: a rebuilt program, a library
  * only one run loaded, one that is the same; the reports say so, and
  * profiles without build-ids say nothing. */
@@ -1130,6 +1210,7 @@ main (int    argc,
   g_test_add_func ("/diff/folded-order", test_folded_order);
   g_test_add_func ("/diff/folded-order-random", test_folded_order_random);
   g_test_add_func ("/diff/folded-order-same-name", test_folded_order_same_name);
+  g_test_add_func ("/diff/folded-drained", test_folded_drained);
   g_test_add_func ("/diff/binaries", test_binaries);
   g_test_add_func ("/diff/binaries-absent", test_binaries_absent);
 

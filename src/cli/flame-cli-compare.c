@@ -162,20 +162,22 @@ check_compare_options (CompareArgs        *args,
   return TRUE;
 }
 
-/* The report (the diff tree for folded) in @format, with the memory
- * summary when both sides are memory recordings */
+/* The report (the diff tree for folded, as it is made: it is the size
+ * of the input) in @format, with the memory summary when both sides are
+ * memory recordings, to @output */
 static void
 write_report (FlameComparison          *comparison,
               const char               *format,
               const FlameReportOptions *ropts,
-              GString                  *out)
+              GString                  *out,
+              FlameCliOutput           *output)
 {
   FlameDiff *diff = flame_comparison_get_diff (comparison);
   FlameReport *report = flame_comparison_get_report (comparison);
   FlameMemoryTotals mem[2];
 
   if (strcmp (format, "folded") == 0)
-    flame_diff_write_folded (diff, out);
+    flame_diff_write_folded_drained (diff, out, flame_cli_output_drain, output);
   if (strcmp (format, "text") == 0)
     flame_report_write_text (report, out);
   else if (strcmp (format, "markdown") == 0)
@@ -194,6 +196,7 @@ write_report (FlameComparison          *comparison,
                                                              : FLAME_MEMORY_TEXT,
                             out);
     }
+  flame_cli_output_drain (out, output);
 }
 
 /* --fail-on-regression: FLAME_CLI_REGRESSION (and why, on stderr) when
@@ -218,6 +221,7 @@ run_compare (CompareArgs *args)
   g_autoptr(GError) error = NULL;
   g_autoptr(FlameComparison) comparison = NULL;
   g_autoptr(GString) out = NULL;
+  FlameCliOutput output;
   FlameDiffOptions dopts;
   FlameReportOptions ropts;
 
@@ -235,8 +239,13 @@ run_compare (CompareArgs *args)
     return FLAME_CLI_ERROR;
 
   out = g_string_new (NULL);
-  write_report (comparison, args->format, &ropts, out);
-  if (!flame_cli_write_output (args->output, out, &error))
+  if (!flame_cli_output_open (&output, args->output, &error))
+    {
+      g_printerr ("flamediff-cli: %s\n", error->message);
+      return FLAME_CLI_ERROR;
+    }
+  write_report (comparison, args->format, &ropts, out, &output);
+  if (!flame_cli_output_close (&output, &error))
     {
       g_printerr ("flamediff-cli: %s\n", error->message);
       return FLAME_CLI_ERROR;

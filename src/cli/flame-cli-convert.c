@@ -44,7 +44,8 @@ flame_cli_convert (int    argc,
   g_autoptr(FlameProfile) profile = NULL;
   g_autoptr(GString) out = g_string_new (NULL);
   FlameLoadOptions options = FLAME_LOAD_OPTIONS_DEFAULT;
-  gboolean speedscope;
+  FlameCliOutput sink;
+  gboolean speedscope, ok;
 
   context = g_option_context_new ("FILE");
   g_option_context_set_summary (context,
@@ -83,17 +84,16 @@ flame_cli_convert (int    argc,
   flame_cli_print_warnings (flame_profile_get_warnings (profile));
 
   if (speedscope)
+    ok = flame_speedscope_write (profile, out, &error) &&
+         flame_cli_write_output (output, out, &error);
+  else if ((ok = flame_cli_output_open (&sink, output, &error)))
     {
-      if (!flame_speedscope_write (profile, out, &error))
-        {
-          g_printerr ("flamediff-cli: %s\n", error->message);
-          return FLAME_CLI_ERROR;
-        }
+      /* folded lines go out as they are made: they are the size of the
+       * input */
+      flame_profile_write_folded_drained (profile, out, flame_cli_output_drain, &sink);
+      ok = flame_cli_output_close (&sink, &error);
     }
-  else
-    flame_profile_write_folded (profile, out);
-
-  if (!flame_cli_write_output (output, out, &error))
+  if (!ok)
     {
       g_printerr ("flamediff-cli: %s\n", error->message);
       return FLAME_CLI_ERROR;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <glib.h>
+#include <stdio.h>
 
 G_BEGIN_DECLS
 
@@ -25,6 +26,23 @@ int  flame_cli_render   (int argc, char **argv);
 int  flame_cli_convert  (int argc, char **argv);
 int  flame_cli_record   (int argc, char **argv);
 
+/* Where a command's output goes (--output, or standard output) */
+typedef struct
+{
+  char    *name;
+  FILE    *stream;
+  char    *tmp_path;       /* a regular file: written here, then renamed */
+  gboolean existed;
+  int      failed_errno;
+} FlameCliOutput;
+
+gboolean flame_cli_output_open  (FlameCliOutput  *self,
+                                 const char      *path,
+                                 GError         **error);
+void     flame_cli_output_drain (GString         *text,
+                                 gpointer         user_data);
+gboolean flame_cli_output_close (FlameCliOutput  *self,
+                                 GError         **error);
 gboolean flame_cli_write_output (const char  *path,
                                  GString     *text,
                                  GError     **error);

@@ -6,11 +6,13 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <glib/gstdio.h>
 #include <locale.h>
 #include <sys/stat.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <gio/gio.h>
 #include <glib/gi18n-lib.h>
@@ -41,49 +43,109 @@ usage (FILE *out)
   fprintf (out, "\nRun “flamediff-cli COMMAND --help” for the options of a command.\n");
 }
 
-static gboolean
-write_stream (FILE        *stream,
-              const char  *name,
-              GString     *text,
-              GError     **error)
+/* A regular file is replaced atomically (written to a temporary file
+ * beside it, renamed over it once complete), so a CI job never sees half
+ * a report; anything else (/dev/null, a pipe, a terminal) is written to
+ * in place: renaming over it would replace the device with a file. */
+gboolean
+flame_cli_output_open (FlameCliOutput  *self,
+                       const char      *path,
+                       GError         **error)
 {
-  if (fwrite (text->str, 1, text->len, stream) != text->len || fflush (stream) != 0)
+  GStatBuf st;
+  int fd;
+
+  memset (self, 0, sizeof *self);
+  if (path == NULL || g_strcmp0 (path, "-") == 0)
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
-                   "cannot write to %s: %s", name, g_strerror (errno));
+      self->name = g_strdup ("standard output");
+      self->stream = stdout;
+      return TRUE;
+    }
+
+  self->name = g_strdup (path);
+  if (g_stat (path, &st) == 0 && !S_ISREG (st.st_mode))
+    self->stream = fopen (path, "w");
+  else
+    {
+      self->existed = g_stat (path, &st) == 0;
+      self->tmp_path = g_strdup_printf ("%s.XXXXXX", path);
+      /* as g_file_set_contents(): the mode a new file gets (0666, umask) */
+      fd = g_mkstemp_full (self->tmp_path, O_WRONLY | O_CLOEXEC, 0666);
+      self->stream = fd >= 0 ? fdopen (fd, "w") : NULL;
+      if (self->stream == NULL && fd >= 0)
+        close (fd);
+    }
+  if (self->stream == NULL)
+    {
+      int saved = errno;
+
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   "cannot write %s: %s", path, g_strerror (saved));
+      if (self->tmp_path != NULL)
+        g_unlink (self->tmp_path);
+      g_clear_pointer (&self->tmp_path, g_free);
+      g_clear_pointer (&self->name, g_free);
       return FALSE;
     }
   return TRUE;
 }
 
-/* A regular file is replaced atomically, so a CI job never sees half a
- * report; anything else (/dev/null, a pipe, a terminal) is written to in
- * place: renaming over it would replace the device with a file. */
+/* A FlameTextDrain: writes @text and empties it; after the first
+ * failure only empties it (flame_cli_output_close() says why) */
+void
+flame_cli_output_drain (GString  *text,
+                        gpointer  user_data)
+{
+  FlameCliOutput *self = user_data;
+
+  if (self->failed_errno == 0 && fwrite (text->str, 1, text->len, self->stream) != text->len)
+    self->failed_errno = errno != 0 ? errno : EIO;
+  g_string_truncate (text, 0);
+}
+
+/* Flushes and, for a regular file, puts it in place; FALSE (the
+ * temporary file removed) when anything could not be written */
+gboolean
+flame_cli_output_close (FlameCliOutput  *self,
+                        GError         **error)
+{
+  int saved = self->failed_errno;
+
+  if (saved == 0 && fflush (self->stream) != 0)
+    saved = errno;
+  /* replacing a file: its contents on disk before the rename, as
+   * g_file_set_contents() does */
+  if (saved == 0 && self->tmp_path != NULL && self->existed && fsync (fileno (self->stream)) != 0)
+    saved = errno;
+  if (self->stream != stdout && fclose (self->stream) != 0 && saved == 0)
+    saved = errno;
+  if (saved == 0 && self->tmp_path != NULL && g_rename (self->tmp_path, self->name) != 0)
+    saved = errno;
+  if (saved != 0)
+    {
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   "cannot write to %s: %s", self->name, g_strerror (saved));
+      if (self->tmp_path != NULL)
+        g_unlink (self->tmp_path);
+    }
+  g_clear_pointer (&self->tmp_path, g_free);
+  g_clear_pointer (&self->name, g_free);
+  self->stream = NULL;
+  return saved == 0;
+}
+
 gboolean
 flame_cli_write_output (const char  *path,
                         GString     *text,
                         GError     **error)
 {
-  GStatBuf st;
-  FILE *stream;
-  gboolean ok;
+  FlameCliOutput output;
 
-  if (path == NULL || g_strcmp0 (path, "-") == 0)
-    return write_stream (stdout, "standard output", text, error);
-
-  if (g_stat (path, &st) != 0 || S_ISREG (st.st_mode))
-    return g_file_set_contents (path, text->str, text->len, error);
-
-  stream = fopen (path, "w");
-  if (stream == NULL)
-    {
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errno),
-                   "cannot open %s: %s", path, g_strerror (errno));
-      return FALSE;
-    }
-  ok = write_stream (stream, path, text, error);
-  fclose (stream);
-  return ok;
+  if (!flame_cli_output_open (&output, path, error))
+    return FALSE;
+  flame_cli_output_drain (text, &output);
+  return flame_cli_output_close (&output, error);
 }
 
 void

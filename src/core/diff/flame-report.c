@@ -1492,7 +1492,21 @@ typedef struct
   guint          n_columns;
   const gdouble *factors;
   GArray        *path;
+  FlameTextDrain drain;      /* NULL: @out holds it all */
+  gpointer       drain_data;
 } FoldedWriter;
+
+/* Output past this goes to the writer's drain: big enough for few
+ * writes, small enough to stay in the cache and never fault in anew */
+#define FOLDED_DRAIN_BYTES ((gsize) 1 << 20)
+
+static inline void
+folded_drain (const FoldedWriter *w,
+              GString            *out)
+{
+  if (w->drain != NULL && out->len >= FOLDED_DRAIN_BYTES)
+    w->drain (out, w->drain_data);
+}
 
 /* Appends node @n's line, without its '\n', to @out. */
 static void
@@ -1563,14 +1577,16 @@ write_folded_sorted (FoldedWriter *w,
                      compare_folded_lines, buf->str);
   g_string_free (buf, TRUE);
 
-  /* room for all of it at once, then filled from where it was */
+  /* room for all of it at once (unless it goes out in pieces), then
+   * filled from where it was */
   at = out->len;
-  g_string_set_size (out, at + total);
+  g_string_set_size (out, at + (w->drain != NULL ? MIN (total, 2 * FOLDED_DRAIN_BYTES) : total));
   g_string_truncate (out, at);
   for (guint i = 0; i < lines->len; i++)
     {
       append_folded_line (w, g_array_index (lines, FoldedLine, i).node, out);
       g_string_append_c (out, '\n');
+      folded_drain (w, out);
     }
 }
 
@@ -1750,9 +1766,8 @@ sort_walk_items (guint64 *items,
 }
 
 /* Pushes, in reverse order, the items under @parent: each child's own
- * line (when it has weight) and its subtree (when it has children).
- * FALSE when two children rank equal (two frames of one name). */
-static gboolean
+ * line (when it has weight) and its subtree (when it has children). */
+static void
 push_children (const FoldedWriter *w,
                const guint32      *ranks,
                guint32             parent,
@@ -1787,18 +1802,60 @@ push_children (const FoldedWriter *w,
   items = (guint64 *) scratch->data;
   sort_walk_items (items, scratch->len);
   for (guint i = scratch->len; i > 0; i--)
+    g_array_append_val (stack, items[i - 1]);
+}
+
+/* Whether no two siblings push items of one rank (two frames of one
+ * name, both with weight or both with children), where the walk could
+ * not order their lines. Decided before writing, so that what is written
+ * can go out as it is made. Only frames whose name another frame shares
+ * need looking at. */
+static gboolean
+folded_walk_possible (const FoldedWriter *w,
+                      const guint32      *ranks)
+{
+  const FlameTree *tree = w->tree;
+  guint n = w->n_frames + 1;
+  g_autofree guint8 *uses = g_new0 (guint8, (gsize) n * 2);
+  g_autofree gboolean *shared = g_new0 (gboolean, n);
+  g_autoptr(GHashTable) seen = NULL;
+  gboolean any = FALSE;
+
+  for (guint f = 0; f < n; f++)
+    if (uses[ranks[f * 2]] < 2)
+      uses[ranks[f * 2]]++;
+  for (guint f = 0; f < n; f++)
+    any |= shared[f] = uses[ranks[f * 2]] > 1;
+  if (!any)
+    return TRUE;
+
+  seen = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  for (guint32 node = 0; node < tree->n_nodes; node++)
     {
-      if (i > 1 && (items[i - 1] >> 33) == (items[i - 2] >> 33))
-        return FALSE;
-      g_array_append_val (stack, items[i - 1]);
+      guint32 f = node == FLAME_TREE_ROOT ? w->n_frames : tree->nodes[node].frame;
+      guint32 parent = node == FLAME_TREE_ROOT ? FLAME_TREE_ROOT : tree->nodes[node].parent;
+
+      if (!shared[f])
+        continue;
+      for (guint subtree = 0; subtree < 2; subtree++)
+        {
+          gint64 key = ((gint64) parent << 32) | ranks[f * 2 + subtree];
+
+          if (subtree ? node == FLAME_TREE_ROOT || tree->nodes[node].first_child == FLAME_TREE_NONE
+                      : !folded_has_weight (w, node))
+            continue;
+          if (g_hash_table_contains (seen, &key))
+            return FALSE;
+          g_hash_table_add (seen, g_memdup2 (&key, sizeof key));
+        }
     }
   return TRUE;
 }
 
 /* The lines of write_folded_tree() in byte order without sorting them: a
  * walk down the tree, each node's children in the order of their names
- * (folded_ranks()), the path so far kept as a prefix. FALSE, with @out
- * partly written, when the names do not allow it. */
+ * (folded_ranks()), the path so far kept as a prefix. FALSE, with
+ * nothing written, when the names do not allow it. */
 static gboolean
 write_folded_walk (FoldedWriter *w,
                    GString      *out)
@@ -1810,8 +1867,9 @@ write_folded_walk (FoldedWriter *w,
   g_autoptr(GArray) lens = g_array_new (FALSE, FALSE, sizeof (gsize));
   g_autoptr(GString) prefix = g_string_new (NULL);
 
-  if (ranks == NULL || !push_children (w, ranks, FLAME_TREE_ROOT, scratch, stack))
+  if (ranks == NULL || !folded_walk_possible (w, ranks))
     return FALSE;
+  push_children (w, ranks, FLAME_TREE_ROOT, scratch, stack);
   while (stack->len > 0)
     {
       guint64 item = g_array_index (stack, guint64, stack->len - 1);
@@ -1824,7 +1882,10 @@ write_folded_walk (FoldedWriter *w,
           g_array_set_size (lens, lens->len - 1);
         }
       else if (!((item >> 32) & 1))
-        emit_folded_line (w, n, prefix, out);
+        {
+          emit_folded_line (w, n, prefix, out);
+          folded_drain (w, out);
+        }
       else
         {
           guint64 pop = WALK_POP;
@@ -1833,8 +1894,7 @@ write_folded_walk (FoldedWriter *w,
           g_string_append_len (prefix, w->names[nodes[n].frame], w->name_lens[nodes[n].frame]);
           g_string_append_c (prefix, ';');
           g_array_append_val (stack, pop);
-          if (!push_children (w, ranks, n, scratch, stack))
-            return FALSE;
+          push_children (w, ranks, n, scratch, stack);
         }
     }
   return TRUE;
@@ -1848,18 +1908,20 @@ write_folded_walk (FoldedWriter *w,
  * down the tree where the names allow (write_folded_walk()), else by
  * sorting the lines (a name with a ';', two siblings of one name). */
 static void
-write_folded_tree (FlameTree     *tree,
-                   FlameFrames   *frames,
-                   guint          n_columns,
-                   const gdouble *factors,
-                   GString       *out)
+write_folded_tree (FlameTree      *tree,
+                   FlameFrames    *frames,
+                   guint           n_columns,
+                   const gdouble  *factors,
+                   GString        *out,
+                   FlameTextDrain  drain,
+                   gpointer        drain_data)
 {
   guint n_frames = flame_frames_count (frames);
   g_autofree const char **names = g_new (const char *, n_frames + 1);
   g_autofree gsize *name_lens = g_new (gsize, n_frames + 1);
   g_autoptr(GArray) path = g_array_new (FALSE, FALSE, sizeof (guint32));
-  FoldedWriter w = { tree, names, name_lens, n_frames, n_columns, factors, path };
-  gsize at = out->len;
+  FoldedWriter w = { tree, names, name_lens, n_frames, n_columns, factors, path,
+                     drain, drain_data };
 
   for (guint f = 0; f < n_frames; f++)
     {
@@ -1870,10 +1932,9 @@ write_folded_tree (FlameTree     *tree,
   name_lens[n_frames] = strlen (names[n_frames]);
 
   if (!write_folded_walk (&w, out))
-    {
-      g_string_truncate (out, at);
-      write_folded_sorted (&w, out);
-    }
+    write_folded_sorted (&w, out);
+  if (drain != NULL && out->len > 0)
+    drain (out, drain_data);
   out->str[out->len] = '\0';
 }
 
@@ -1891,6 +1952,23 @@ write_folded_tree (FlameTree     *tree,
 void
 flame_diff_write_folded (FlameDiff *diff,
                          GString   *out)
+{
+  flame_diff_write_folded_drained (diff, out, NULL, NULL);
+}
+
+/**
+ * flame_diff_write_folded_drained:
+ * @drain: (nullable): takes the output away whenever it passes a MiB,
+ *   and what is left at the end
+ *
+ * As flame_diff_write_folded(), in pieces: @out holds at most a little
+ * more than a MiB at a time.
+ */
+void
+flame_diff_write_folded_drained (FlameDiff      *diff,
+                                 GString        *out,
+                                 FlameTextDrain  drain,
+                                 gpointer        user_data)
 {
   const FlameDiffOptions *opts = flame_diff_get_options (diff);
   FlameProfile *base = flame_diff_get_baseline (diff);
@@ -1920,7 +1998,8 @@ flame_diff_write_folded (FlameDiff *diff,
       append_folded_header (out, flame_quantity_to_string (flame_diff_get_quantity (diff)),
                             samples, 2, 0, cur);
     }
-  write_folded_tree (flame_diff_get_tree (diff), flame_diff_get_frames (diff), 2, factors, out);
+  write_folded_tree (flame_diff_get_tree (diff), flame_diff_get_frames (diff), 2, factors, out,
+                     drain, user_data);
 }
 
 /**
@@ -1935,6 +2014,21 @@ flame_diff_write_folded (FlameDiff *diff,
 void
 flame_profile_write_folded (FlameProfile *profile,
                             GString      *out)
+{
+  flame_profile_write_folded_drained (profile, out, NULL, NULL);
+}
+
+/**
+ * flame_profile_write_folded_drained:
+ * @drain: (nullable): as for flame_diff_write_folded_drained()
+ *
+ * As flame_profile_write_folded(), in pieces.
+ */
+void
+flame_profile_write_folded_drained (FlameProfile   *profile,
+                                    GString        *out,
+                                    FlameTextDrain  drain,
+                                    gpointer        user_data)
 {
   guint n_columns = flame_profile_get_n_columns (profile);
   gdouble factors[2] = { 1, 1 };
@@ -1962,5 +2056,5 @@ flame_profile_write_folded (FlameProfile *profile,
                             profile);
     }
   write_folded_tree (flame_profile_get_tree (profile), flame_profile_get_frames (profile),
-                     n_columns, factors, out);
+                     n_columns, factors, out, drain, user_data);
 }

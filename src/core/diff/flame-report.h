@@ -104,6 +104,26 @@ void                     flame_diff_write_folded   (FlameDiff                *di
 void                     flame_profile_write_folded (FlameProfile            *profile,
                                                      GString                 *out);
 
+/**
+ * FlameTextDrain:
+ * @text: what has been written so far
+ * @user_data: the data given with the function
+ *
+ * Takes @text away (writes it out, say) and empties it: lets output of
+ * the size of the input go out in pieces instead of being held whole.
+ */
+typedef void (*FlameTextDrain) (GString  *text,
+                                gpointer  user_data);
+
+void                     flame_diff_write_folded_drained (FlameDiff          *diff,
+                                                          GString            *out,
+                                                          FlameTextDrain      drain,
+                                                          gpointer            user_data);
+void                     flame_profile_write_folded_drained (FlameProfile    *profile,
+                                                             GString         *out,
+                                                             FlameTextDrain   drain,
+                                                             gpointer         user_data);
+
 #define FLAME_REPORT_MARKDOWN_MARKER "<!-- flamediff-report -->"
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FlameReport, flame_report_free)
