@@ -81,7 +81,7 @@ flame_cli_output_open (FlameCliOutput  *self,
       int saved = errno;
 
       g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
-                   "cannot write %s: %s", path, g_strerror (saved));
+                   "cannot write to %s: %s", path, g_strerror (saved));
       if (self->tmp_path != NULL)
         g_unlink (self->tmp_path);
       g_clear_pointer (&self->tmp_path, g_free);
