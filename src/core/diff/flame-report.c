@@ -1765,8 +1765,28 @@ sort_walk_items (guint64 *items,
     }
 }
 
+/* The walk's item for @node's own line (@subtree 0), which it has when
+ * it has weight, or for its subtree (1), which it has when it has
+ * children (the root's subtree is the walk itself); FALSE for none. */
+static inline gboolean
+walk_node_item (const FoldedWriter *w,
+                const guint32      *ranks,
+                guint32             node,
+                guint               subtree,
+                guint64            *item)
+{
+  const FlameNode *nodes = w->tree->nodes;
+  guint32 f = node == FLAME_TREE_ROOT ? w->n_frames : nodes[node].frame;
+
+  if (subtree ? node == FLAME_TREE_ROOT || nodes[node].first_child == FLAME_TREE_NONE
+              : !folded_has_weight (w, node))
+    return FALSE;
+  *item = walk_item (ranks[f * 2 + subtree], subtree, node);
+  return TRUE;
+}
+
 /* Pushes, in reverse order, the items under @parent: each child's own
- * line (when it has weight) and its subtree (when it has children). */
+ * line and its subtree (walk_node_item()). */
 static void
 push_children (const FoldedWriter *w,
                const guint32      *ranks,
@@ -1776,28 +1796,15 @@ push_children (const FoldedWriter *w,
 {
   const FlameNode *nodes = w->tree->nodes;
   guint64 *items;
+  guint64 item;
 
   g_array_set_size (scratch, 0);
-  if (parent == FLAME_TREE_ROOT && folded_has_weight (w, FLAME_TREE_ROOT))
-    {
-      guint64 item = walk_item (ranks[w->n_frames * 2], 0, FLAME_TREE_ROOT);
-      g_array_append_val (scratch, item);
-    }
+  if (parent == FLAME_TREE_ROOT && walk_node_item (w, ranks, FLAME_TREE_ROOT, 0, &item))
+    g_array_append_val (scratch, item);
   for (guint32 c = nodes[parent].first_child; c != FLAME_TREE_NONE; c = nodes[c].next_sibling)
-    {
-      guint64 item;
-
-      if (folded_has_weight (w, c))
-        {
-          item = walk_item (ranks[nodes[c].frame * 2], 0, c);
-          g_array_append_val (scratch, item);
-        }
-      if (nodes[c].first_child != FLAME_TREE_NONE)
-        {
-          item = walk_item (ranks[nodes[c].frame * 2 + 1], 1, c);
-          g_array_append_val (scratch, item);
-        }
-    }
+    for (guint subtree = 0; subtree < 2; subtree++)
+      if (walk_node_item (w, ranks, c, subtree, &item))
+        g_array_append_val (scratch, item);
 
   items = (guint64 *) scratch->data;
   sort_walk_items (items, scratch->len);
@@ -1834,16 +1841,18 @@ folded_walk_possible (const FoldedWriter *w,
     {
       guint32 f = node == FLAME_TREE_ROOT ? w->n_frames : tree->nodes[node].frame;
       guint32 parent = node == FLAME_TREE_ROOT ? FLAME_TREE_ROOT : tree->nodes[node].parent;
+      guint64 item;
 
       if (!shared[f])
         continue;
       for (guint subtree = 0; subtree < 2; subtree++)
         {
-          gint64 key = ((gint64) parent << 32) | ranks[f * 2 + subtree];
+          gint64 key;
 
-          if (subtree ? node == FLAME_TREE_ROOT || tree->nodes[node].first_child == FLAME_TREE_NONE
-                      : !folded_has_weight (w, node))
+          if (!walk_node_item (w, ranks, node, subtree, &item))
             continue;
+          /* the parent, the item's rank and kind */
+          key = ((gint64) parent << 32) | (gint64) (item >> 32);
           if (g_hash_table_contains (seen, &key))
             return FALSE;
           g_hash_table_add (seen, g_memdup2 (&key, sizeof key));
