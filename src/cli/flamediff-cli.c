@@ -53,6 +53,7 @@ flame_cli_output_open (FlameCliOutput  *self,
                        GError         **error)
 {
   GStatBuf st;
+  gboolean exists;
   int fd;
 
   memset (self, 0, sizeof *self);
@@ -64,11 +65,12 @@ flame_cli_output_open (FlameCliOutput  *self,
     }
 
   self->name = g_strdup (path);
-  if (g_stat (path, &st) == 0 && !S_ISREG (st.st_mode))
+  exists = g_stat (path, &st) == 0;
+  if (exists && !S_ISREG (st.st_mode))
     self->stream = fopen (path, "w");
   else
     {
-      self->existed = g_stat (path, &st) == 0;
+      self->existed = exists;
       self->tmp_path = g_strdup_printf ("%s.XXXXXX", path);
       /* as g_file_set_contents(): the mode a new file gets (0666, umask) */
       fd = g_mkstemp_full (self->tmp_path, O_WRONLY | O_CLOEXEC, 0666);
