@@ -2760,6 +2760,14 @@ test_narrow_window (void)
              gtk_widget_get_width (GTK_WIDGET (w)));
   g_assert_false (gtk_widget_get_visible (w->search_button));
   g_assert_false (gtk_widget_get_visible (w->view_menu_button));
+  /* a comparison that finishes loading while narrow leaves them there
+   * (the load's end once showed them in the header bar again) */
+  gtk_widget_activate_action (GTK_WIDGET (w), "win.reload", NULL);
+  wait_for_window (w);
+  g_assert_true (w->narrow_applied);
+  g_assert_nonnull (w->source);
+  g_assert_false (gtk_widget_get_visible (w->search_button));
+  g_assert_false (gtk_widget_get_visible (w->view_menu_button));
   {
     GtkWidget *button = gtk_widget_get_first_child (gtk_widget_get_parent (w->sidebar_button));
     GMenuModel *menu, *section, *views;

@@ -41,8 +41,9 @@ _flame_window_actions_update (FlameWindow *self)
   gtk_widget_action_set_enabled (w, "win.hide-noise", is_diff);
 
   gtk_widget_set_visible (self->sidebar_button, self->report != NULL);
-  gtk_widget_set_visible (self->view_menu_button, loaded);
-  gtk_widget_set_visible (self->search_button, loaded);
+  /* the narrow layout moves these two into the main menu */
+  gtk_widget_set_visible (self->view_menu_button, loaded && !self->narrow_applied);
+  gtk_widget_set_visible (self->search_button, loaded && !self->narrow_applied);
 }
 
 

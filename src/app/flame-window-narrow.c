@@ -76,8 +76,8 @@ apply_narrow (FlameWindow *self)
   GtkWidget *content = adw_flap_get_content (self->flap);
 
   gtk_widget_set_visible (GTK_WIDGET (self->title_stack), !narrow);
-  gtk_widget_set_visible (self->search_button, !narrow);
-  gtk_widget_set_visible (self->view_menu_button, !narrow);
+  /* the search and view buttons: one rule with the load state */
+  _flame_window_actions_update (self);
   if (narrow)
     adw_split_button_set_icon_name (self->open_button, "document-open-symbolic");
   else
