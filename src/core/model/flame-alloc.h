@@ -6,6 +6,7 @@
 #pragma once
 
 #include <glib.h>
+#include <string.h>
 #include <sys/mman.h>
 
 G_BEGIN_DECLS
@@ -33,6 +34,25 @@ flame_alloc_hint_huge (gpointer p,
     }
 #endif
   return p;
+}
+
+/* A zeroed array for a table that is probed (read) before it is written,
+ * such as a hash index. calloc() leaves fresh pages untouched, so the
+ * first probe of a page maps the shared zero page, and the first write to
+ * it faults again, allocates, and flushes the TLB of every thread of the
+ * process (an IPI per page while two files load). Writing the zeros here
+ * makes every page's first touch a write: one fault each. Only for arrays
+ * that will be filled anyway. */
+static inline gpointer
+flame_alloc_zeroed_table (gsize    n,
+                          gsize    size,
+                          gboolean huge)
+{
+  gpointer p = g_malloc_n (n, size);
+
+  if (huge)
+    flame_alloc_hint_huge (p, n * size);
+  return memset (p, 0, n * size);
 }
 
 G_END_DECLS

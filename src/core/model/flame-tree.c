@@ -65,9 +65,8 @@ rebuild_slots (FlameTree *self,
 {
   g_free (self->slots);
   self->mask = mask;
-  self->slots = g_new0 (FlameTreeSlot, (gsize) mask + 1);
-  if (self->huge_pages)
-    flame_alloc_hint_huge (self->slots, ((gsize) mask + 1) * sizeof (FlameTreeSlot));
+  self->slots = flame_alloc_zeroed_table ((gsize) mask + 1, sizeof (FlameTreeSlot),
+                                         self->huge_pages);
   for (guint32 n = 1; n < self->n_nodes; n++)
     {
       guint32 h = self->hashes[n];
@@ -103,11 +102,9 @@ grow_slots (FlameTree *self)
   guint32 old_mask = self->mask;
   guint32 mask = old_mask * 2 + 1;
   FlameTreeSlot *old = self->slots;
-  FlameTreeSlot *slots = g_new0 (FlameTreeSlot, (gsize) mask + 1);
+  FlameTreeSlot *slots =
+    flame_alloc_zeroed_table ((gsize) mask + 1, sizeof (FlameTreeSlot), self->huge_pages);
   guint32 first = 0;
-
-  if (self->huge_pages)
-    flame_alloc_hint_huge (slots, ((gsize) mask + 1) * sizeof (FlameTreeSlot));
 
   while (old[first].node1 != 0)
     first++;
