@@ -238,6 +238,136 @@ test_add_profile (void)
                      ==, 2);
 }
 
+/* A comparison of @b and @cur with @options; with @reuse, sharing its
+ * merged tree where it can */
+static FlameComparison *
+compare_with (FlameProfile           *b,
+              FlameProfile           *cur,
+              FlameDiff              *reuse,
+              const FlameDiffOptions *options)
+{
+  FlameComparison *c = flame_comparison_new ();
+  g_autoptr(GError) error = NULL;
+
+  flame_comparison_add_profile (c, FLAME_DIFF_BASELINE, NULL, b);
+  flame_comparison_add_profile (c, FLAME_DIFF_CURRENT, NULL, cur);
+  if (reuse != NULL)
+    flame_comparison_reuse_diff (c, reuse);
+  flame_comparison_set_diff_options (c, options);
+  g_assert_true (flame_comparison_load (c, NULL, &error));
+  g_assert_no_error (error);
+  return c;
+}
+
+/* everything a view or the report reads of two diffs is the same */
+static void
+assert_same_results (FlameComparison *x,
+                     FlameComparison *y)
+{
+  FlameDiff *dx = flame_comparison_get_diff (x), *dy = flame_comparison_get_diff (y);
+  FlameTree *tx = flame_diff_get_tree (dx), *ty = flame_diff_get_tree (dy);
+  FlameTree *ix = flame_diff_get_inverted_tree (dx), *iy = flame_diff_get_inverted_tree (dy);
+  FlameMetric metric = flame_diff_get_options (dx)->metric;
+  g_autoptr(GString) jx = g_string_new (NULL);
+  g_autoptr(GString) jy = g_string_new (NULL);
+
+  g_assert_cmpint (metric, ==, flame_diff_get_options (dy)->metric);
+  g_assert_cmpfloat (flame_diff_get_scale (dx), ==, flame_diff_get_scale (dy));
+  g_assert_cmpuint (flame_diff_get_elided_count (dx), ==, flame_diff_get_elided_count (dy));
+  g_assert_cmpuint (tx->n_nodes, ==, ty->n_nodes);
+  for (guint32 n = 1; n < tx->n_nodes; n++)
+    {
+      g_assert_cmpint (flame_diff_classify (dx, tx, n, metric), ==,
+                       flame_diff_classify (dy, ty, n, metric));
+      g_assert_cmpfloat (flame_diff_get_elided_weight (dx, n), ==,
+                         flame_diff_get_elided_weight (dy, n));
+    }
+  g_assert_cmpuint (ix->n_nodes, ==, iy->n_nodes);
+  for (guint32 n = 1; n < ix->n_nodes; n++)
+    g_assert_cmpint (flame_diff_classify (dx, ix, n, metric), ==,
+                     flame_diff_classify (dy, iy, n, metric));
+  flame_report_write_json (flame_comparison_get_report (x), jx);
+  flame_report_write_json (flame_comparison_get_report (y), jy);
+  g_assert_cmpstr (jx->str, ==, jy->str);
+}
+
+/* Colouring by total time, scaling the baseline or hiding noise compares
+ * the same two profiles again with the merged tree of the last diff
+ * (the window's view toggles): the results equal a diff made anew, and
+ * outlive the diff they borrow from. Other options merge again. */
+static void
+test_reuse_diff (void)
+{
+  g_autoptr(FlameProfile) b = flame_test_profile ((const char *[]) {
+    "main;parse;lex", "main;parse;lex", "main;work;hash", "main;work;hash", "main;work",
+    "main;old;gone", "main;old;gone", "main;0x1f00", NULL });
+  g_autoptr(FlameProfile) cur = flame_test_profile ((const char *[]) {
+    "main;parse;lex", "main;work;hash", "main;work;hash", "main;work;hash", "main;work;sort",
+    "main;work", "main;work", "main;0x2a00", "main;log", NULL });
+  FlameDiffOptions plain, variants[4], other;
+  g_autoptr(FlameComparison) first = NULL;
+  FlameDiff *last;
+
+  flame_diff_options_init (&plain);
+  for (guint i = 0; i < G_N_ELEMENTS (variants); i++)
+    variants[i] = plain;
+  variants[0].metric = FLAME_METRIC_TOTAL;
+  variants[1].normalize = FLAME_NORMALIZE_TOTAL;
+  variants[2].significance = 0.05;
+  variants[3].metric = FLAME_METRIC_TOTAL;
+  variants[3].normalize = FLAME_NORMALIZE_TOTAL;
+
+  first = compare_with (b, cur, NULL, &plain);
+  /* made once: borrowed, not made again */
+  flame_diff_get_inverted_tree (flame_comparison_get_diff (first));
+  flame_diff_get_elided_weight (flame_comparison_get_diff (first), FLAME_TREE_ROOT);
+  last = g_object_ref (flame_comparison_get_diff (first));
+  for (guint i = 0; i < G_N_ELEMENTS (variants); i++)
+    {
+      g_autoptr(FlameComparison) reused = compare_with (b, cur, last, &variants[i]);
+      g_autoptr(FlameComparison) anew = compare_with (b, cur, NULL, &variants[i]);
+      FlameDiff *d = flame_comparison_get_diff (reused);
+      FlameDiff *fresh = flame_comparison_get_diff (anew);
+
+      g_assert_true (flame_diff_get_tree (d) == flame_diff_get_tree (last));
+      g_assert_true (flame_diff_get_inverted_tree (d) == flame_diff_get_inverted_tree (last));
+      g_assert_false (flame_diff_get_tree (d) == flame_diff_get_tree (fresh));
+      assert_same_results (reused, anew);
+      /* the next one reuses this one (a chain of toggles); the first
+       * diff is gone after the first round */
+      g_object_unref (last);
+      last = g_object_ref (d);
+      if (i == 0)
+        g_clear_object (&first);
+    }
+
+  /* what shapes the tree, or other profiles: merged anew */
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autoptr(FlameComparison) c = NULL;
+
+      other = plain;
+      if (i == 0)
+        other.strip_hex = TRUE;
+      else if (i == 1)
+        other.match = FLAME_MATCH_NAME;
+      else
+        other.default_interval_ms = 10;
+      c = compare_with (b, cur, last, &other);
+      g_assert_false (flame_diff_get_tree (flame_comparison_get_diff (c)) ==
+                      flame_diff_get_tree (last));
+    }
+  {
+    g_autoptr(FlameComparison) swapped = compare_with (cur, b, last, &plain);
+
+    g_assert_false (flame_diff_get_tree (flame_comparison_get_diff (swapped)) ==
+                    flame_diff_get_tree (last));
+    g_assert_null (flame_diff_new_reusing (last, cur, b, &plain));
+    g_assert_null (flame_diff_new_reusing (last, b, NULL, &plain));
+  }
+  g_object_unref (last);
+}
+
 /* one profile alone: a diff error, unless asked for */
 static void
 test_single (void)
@@ -433,6 +563,7 @@ main (int   argc,
   g_test_add_func ("/comparison/cancel", test_cancel);
   g_test_add_func ("/comparison/errors", test_errors);
   g_test_add_func ("/comparison/add-profile", test_add_profile);
+  g_test_add_func ("/comparison/reuse-diff", test_reuse_diff);
   g_test_add_func ("/comparison/single", test_single);
   g_test_add_func ("/comparison/no-report", test_no_report);
   g_test_add_func ("/comparison/several-runs", test_several_runs);

@@ -58,6 +58,7 @@ struct _FlameComparison
   gboolean            busy;
 
   FlameRuns          *merged[2];  /* a side of several runs: their mean */
+  FlameDiff          *reusable;   /* flame_comparison_reuse_diff() */
   FlameDiff          *diff;
   FlameReport        *report;
 
@@ -435,11 +436,15 @@ diff_and_report (FlameComparison  *self,
         times[side] = (FlameRunTimes) { runs->n_runs, runs->n_frames, runs->self_ms,
                                         runs->total_ms };
       }
-  self->diff = flame_diff_new_with_runs (baseline, current,
-                                         self->merged[0] ? &nodes[0] : NULL,
-                                         self->merged[1] ? &nodes[1] : NULL,
-                                         self->report_options.alpha,
-                                         &self->diff_options, cancellable, error);
+  if (self->reusable != NULL && self->merged[0] == NULL && self->merged[1] == NULL)
+    self->diff = flame_diff_new_reusing (self->reusable, baseline, current, &self->diff_options);
+  g_clear_object (&self->reusable);
+  if (self->diff == NULL)
+    self->diff = flame_diff_new_with_runs (baseline, current,
+                                           self->merged[0] ? &nodes[0] : NULL,
+                                           self->merged[1] ? &nodes[1] : NULL,
+                                           self->report_options.alpha,
+                                           &self->diff_options, cancellable, error);
   if (self->diff == NULL)
     return FALSE;
   if (!self->no_report)
@@ -760,6 +765,26 @@ flame_comparison_add_profile (FlameComparison *self,
   add_run (self, side, file, NULL, profile);
 }
 
+/**
+ * flame_comparison_reuse_diff:
+ * @diff: (nullable): the diff of an earlier comparison
+ *
+ * Lets the next load share @diff's merged tree when it compares the
+ * same two profiles (added with flame_comparison_add_profile()) and
+ * the options differ only in normalisation, metric or significance
+ * (flame_diff_new_reusing()); otherwise the profiles are merged anew.
+ */
+void
+flame_comparison_reuse_diff (FlameComparison *self,
+                             FlameDiff       *diff)
+{
+  g_return_if_fail (FLAME_IS_COMPARISON (self));
+  g_return_if_fail (diff == NULL || FLAME_IS_DIFF (diff));
+  g_return_if_fail (!self->busy);
+
+  g_set_object (&self->reusable, diff);
+}
+
 guint
 flame_comparison_get_n_runs (FlameComparison *self,
                              guint            side)
@@ -1001,6 +1026,7 @@ flame_comparison_finalize (GObject *object)
 
   for (guint side = 0; side < 2; side++)
     g_clear_pointer (&self->runs[side], g_ptr_array_unref);
+  g_clear_object (&self->reusable);
   g_clear_object (&self->diff);
   g_clear_pointer (&self->report, flame_report_free);
   for (guint side = 0; side < 2; side++)

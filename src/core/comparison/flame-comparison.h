@@ -34,6 +34,8 @@ void                      flame_comparison_add_profile        (FlameComparison  
                                                                guint                     side,
                                                                GFile                    *file,
                                                                FlameProfile             *profile);
+void                      flame_comparison_reuse_diff         (FlameComparison          *self,
+                                                               FlameDiff                *diff);
 GPtrArray                *flame_comparison_list_runs          (const char               *path,
                                                                GPtrArray                *ignored,
                                                                GError                  **error);

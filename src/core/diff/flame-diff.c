@@ -52,6 +52,13 @@ struct _FlameDiff
   FlameNodeStats   *stats;
   FlameNodeStats   *inverted_stats;
   gdouble           runs_alpha;
+
+  /* flame_diff_new_reusing(): the diff whose merged tree, frames and
+   * tables this one borrows; and whether its lazily made inverted tree
+   * and elided weights are borrowed too */
+  FlameDiff        *shared;
+  gboolean          inverted_borrowed;
+  gboolean          elided_borrowed;
 };
 
 G_DEFINE_FINAL_TYPE (FlameDiff, flame_diff, G_TYPE_OBJECT)
@@ -61,6 +68,19 @@ flame_diff_finalize (GObject *object)
 {
   FlameDiff *self = (FlameDiff *) object;
 
+  if (self->shared != NULL)
+    {
+      /* what flame_diff_new_reusing() borrowed is the shared diff's to free */
+      self->frames = NULL;
+      self->tree = NULL;
+      for (guint c = 0; c < 2; c++)
+        self->frame_map[c] = NULL;
+      if (self->inverted_borrowed)
+        self->inverted = NULL;
+      if (self->elided_borrowed)
+        self->elided_weight = NULL;
+      g_clear_object (&self->shared);
+    }
   g_clear_object (&self->baseline);
   g_clear_object (&self->current);
   g_clear_pointer (&self->frames, flame_frames_free);
@@ -812,6 +832,101 @@ flame_diff_new_with_runs (FlameProfile            *baseline,
       add_run_stats (self, runs, node_map, alpha);
     }
   return g_steal_pointer (&self);
+}
+
+/* Options that shape the merged tree: frame keys and the conversion of
+ * weights to ms. The others are applied to the finished tree. */
+static gboolean
+same_tree_options (const FlameDiffOptions *a,
+                   const FlameDiffOptions *b)
+{
+  gdouble ia = a->default_interval_ms > 0 ? a->default_interval_ms : 1.0;
+  gdouble ib = b->default_interval_ms > 0 ? b->default_interval_ms : 1.0;
+
+  return a->match == b->match && !a->strip_hex == !b->strip_hex &&
+         !a->exact_paths == !b->exact_paths && ia == ib;
+}
+
+/**
+ * flame_diff_new_reusing:
+ * @previous: a diff made earlier
+ * @current: (nullable): as for flame_diff_new()
+ * @options: (nullable): the new options
+ *
+ * The diff of @baseline and @current with @options, sharing the merged
+ * tree of @previous when it is of the same two profiles and the options
+ * differ only in what is applied to a finished tree (normalisation, the
+ * metric, the significance level): colouring by total time or scaling
+ * the baseline does not merge the profiles again. Cheap, and safe to
+ * call while @previous is in use on another thread (it is only read).
+ *
+ * Returns: (transfer full) (nullable): %NULL when the merged tree would
+ *   differ, or when @previous tested repeated runs per call path (their
+ *   test depends on the scale and level); make a new diff then
+ */
+FlameDiff *
+flame_diff_new_reusing (FlameDiff              *previous,
+                        FlameProfile           *baseline,
+                        FlameProfile           *current,
+                        const FlameDiffOptions *options)
+{
+  FlameDiff *self;
+
+  g_return_val_if_fail (FLAME_IS_DIFF (previous), NULL);
+  g_return_val_if_fail (FLAME_IS_PROFILE (baseline), NULL);
+
+  /* a diff that reuses another is reused the same way: what it borrowed
+   * stays alive with it */
+  if (previous->baseline != baseline || previous->pair != (current == NULL) ||
+      (current != NULL && previous->current != current) || previous->stats != NULL)
+    return NULL;
+
+  self = g_object_new (FLAME_TYPE_DIFF, NULL);
+  if (options != NULL)
+    self->options = *options;
+  else
+    flame_diff_options_init (&self->options);
+  if (self->options.default_interval_ms <= 0)
+    self->options.default_interval_ms = 1.0;
+  if (!same_tree_options (&self->options, &previous->options))
+    {
+      g_object_unref (self);
+      return NULL;
+    }
+
+  self->shared = g_object_ref (previous);
+  self->baseline = g_object_ref (previous->baseline);
+  self->current = g_object_ref (previous->current);
+  self->pair = previous->pair;
+  self->frames = previous->frames;
+  self->tree = previous->tree;
+  for (guint c = 0; c < 2; c++)
+    {
+      self->total_ms[c] = previous->total_ms[c];
+      self->samples[c] = previous->samples[c];
+      self->interval_ms[c] = previous->interval_ms[c];
+      self->interval_assumed[c] = previous->interval_assumed[c];
+      self->fn_self[c] = previous->fn_self[c] ? g_array_ref (previous->fn_self[c]) : NULL;
+      self->fn_total[c] = previous->fn_total[c] ? g_array_ref (previous->fn_total[c]) : NULL;
+      self->frame_map[c] = previous->frame_map[c];
+      self->n_mapped[c] = previous->n_mapped[c];
+    }
+  self->ratio = previous->ratio;
+  self->scale = self->options.normalize == FLAME_NORMALIZE_TOTAL ? self->ratio : 1.0;
+  self->elided_count = previous->elided_count;
+  self->elided_stacks = previous->elided_stacks;
+  self->thread_frames = g_hash_table_ref (previous->thread_frames);
+
+  /* made on first use, from the weights alone (no options): borrowed
+   * when @previous has made them, else made here when asked for */
+  g_mutex_lock (&previous->lazy_lock);
+  self->inverted = previous->inverted;
+  self->inverted_borrowed = self->inverted != NULL;
+  self->elided_weight = previous->elided_weight;
+  self->elided_borrowed = self->elided_weight != NULL;
+  g_mutex_unlock (&previous->lazy_lock);
+
+  return self;
 }
 
 const FlameDiffOptions *

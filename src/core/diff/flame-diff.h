@@ -112,6 +112,11 @@ FlameDiff      *flame_diff_new_with_runs         (FlameProfile       *baseline,
                                                   GCancellable       *cancellable,
                                                   GError            **error);
 
+FlameDiff      *flame_diff_new_reusing           (FlameDiff          *previous,
+                                                  FlameProfile       *baseline,
+                                                  FlameProfile       *current,
+                                                  const FlameDiffOptions *options);
+
 const FlameDiffOptions *flame_diff_get_options   (FlameDiff          *self);
 FlameProfile   *flame_diff_get_baseline          (FlameDiff          *self);
 FlameProfile   *flame_diff_get_current           (FlameDiff          *self);
