@@ -186,6 +186,84 @@ test_layout_differential (void)
   g_assert_cmpuint (flame_layout_get_n_rows (layout), ==, 7);
 }
 
+/* A view of a diff that reuses another's merged tree (colour by total,
+ * scale the baseline) reuses the previous view's widths and children:
+ * its layout equals one made anew, only the classes are its own; the
+ * elided view, whose widths follow the scale, is laid out again when
+ * the scale changes. */
+static void
+test_layout_reusing (void)
+{
+  g_autoptr(FlameDiff) diff = example_diff_full (FLAME_NORMALIZE_TOTAL);
+  const FlameView views[] = { FLAME_VIEW_DIFFERENTIAL, FLAME_VIEW_INVERTED, FLAME_VIEW_ELIDED };
+  FlameDiffOptions variants[3];
+
+  for (guint k = 0; k < G_N_ELEMENTS (variants); k++)
+    variants[k] = *flame_diff_get_options (diff);
+  variants[0].metric = FLAME_METRIC_TOTAL;
+  variants[1].significance = 0.05;
+  variants[2].normalize = FLAME_NORMALIZE_ABSOLUTE;
+
+  for (guint v = 0; v < G_N_ELEMENTS (views); v++)
+    for (guint k = 0; k < G_N_ELEMENTS (variants); k++)
+      {
+        g_autoptr(FlameLayoutSource) before = flame_layout_source_new_for_diff (diff, views[v]);
+        g_autoptr(FlameDiff) next =
+          flame_diff_new_reusing (diff, flame_diff_get_baseline (diff),
+                                  flame_diff_get_current (diff), &variants[k]);
+        g_autoptr(FlameLayoutSource) reused = NULL;
+        g_autoptr(FlameLayoutSource) again = NULL;
+        g_autoptr(FlameLayoutSource) anew = NULL;
+        g_autoptr(FlameLayout) la = NULL;
+        g_autoptr(FlameLayout) lb = NULL;
+        gboolean rescaled = flame_diff_get_scale (next) != flame_diff_get_scale (diff);
+        gboolean shares = !(views[v] == FLAME_VIEW_ELIDED && rescaled);
+        FlameLayoutOptions opts;
+        const FlameTree *tree;
+
+        g_assert_nonnull (next);
+        reused = flame_layout_source_new_for_diff_reusing (next, views[v], before);
+        anew = flame_layout_source_new_for_diff (next, views[v]);
+        /* the source that owns the arrays outlives the one it lent them */
+        g_clear_object (&before);
+        again = flame_layout_source_new_for_diff_reusing (next, views[v], reused);
+        tree = flame_layout_source_get_tree (reused);
+        g_assert_true (tree == flame_layout_source_get_tree (anew));
+        if (shares)
+          g_assert_cmpuint (flame_layout_source_memory (reused), <,
+                            flame_layout_source_memory (anew) / 4);
+        else
+          g_assert_cmpuint (flame_layout_source_memory (reused), ==,
+                            flame_layout_source_memory (anew));
+        for (guint32 n = 0; n < tree->n_nodes; n++)
+          {
+            g_assert_cmpfloat (flame_layout_source_get_weight (reused, n), ==,
+                               flame_layout_source_get_weight (anew, n));
+            g_assert_cmpfloat (flame_layout_source_get_weight (again, n), ==,
+                               flame_layout_source_get_weight (anew, n));
+            g_assert_cmpint (flame_layout_source_get_class (reused, n), ==,
+                             flame_layout_source_get_class (anew, n));
+          }
+
+        flame_layout_options_init (&opts);
+        opts.width = 900;
+        la = flame_layout_new (reused, &opts);
+        lb = flame_layout_new (anew, &opts);
+        g_assert_cmpuint (flame_layout_get_n_frames (la), ==, flame_layout_get_n_frames (lb));
+        g_assert_cmpuint (flame_layout_get_n_frames (la), >, 1);
+        for (guint i = 0; i < flame_layout_get_n_frames (la); i++)
+          {
+            const FlameLayoutFrame *a = flame_layout_get_frame (la, i);
+            const FlameLayoutFrame *b = flame_layout_get_frame (lb, i);
+
+            g_assert_cmpuint (a->node, ==, b->node);
+            g_assert_cmpfloat (a->x, ==, b->x);
+            g_assert_cmpfloat (a->width, ==, b->width);
+            g_assert_cmpint (a->klass, ==, b->klass);
+          }
+      }
+}
+
 static void
 test_layout_elided (void)
 {
@@ -909,6 +987,7 @@ main (int    argc,
   flame_test_set_locale ();
 
   g_test_add_func ("/layout/differential", test_layout_differential);
+  g_test_add_func ("/layout/reusing", test_layout_reusing);
   g_test_add_func ("/layout/elided", test_layout_elided);
   g_test_add_func ("/layout/inverted", test_layout_inverted);
   g_test_add_func ("/layout/single", test_layout_single);

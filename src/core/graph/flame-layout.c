@@ -53,6 +53,9 @@ struct _FlameLayoutSource
   guint8       *klass;     /* FlameChange per node */
   guint32      *child_start;
   guint32      *children;  /* per node: children with weight > 0, widest first */
+  /* flame_layout_source_new_for_diff_reusing(): the source whose weight
+   * and children arrays these are (only klass is ours then) */
+  FlameLayoutSource *shape_owner;
 };
 
 G_DEFINE_FINAL_TYPE (FlameLayoutSource, flame_layout_source, G_TYPE_OBJECT)
@@ -62,6 +65,15 @@ flame_layout_source_finalize (GObject *object)
 {
   FlameLayoutSource *self = (FlameLayoutSource *) object;
 
+  if (self->shape_owner != NULL)
+    {
+      /* borrowed: the owner frees them */
+      self->weight = NULL;
+      self->child_sum = NULL;
+      self->child_start = NULL;
+      self->children = NULL;
+      g_clear_object (&self->shape_owner);
+    }
   g_clear_object (&self->diff);
   g_clear_object (&self->profile);
   g_clear_pointer (&self->weight, g_free);
@@ -181,41 +193,87 @@ FlameLayoutSource *
 flame_layout_source_new_for_diff (FlameDiff *diff,
                                   FlameView  view)
 {
+  return flame_layout_source_new_for_diff_reusing (diff, view, NULL);
+}
+
+/* the tree @view of @diff shows */
+static FlameTree *
+view_tree (FlameDiff *diff,
+           FlameView  view)
+{
+  return view == FLAME_VIEW_INVERTED ? flame_diff_get_inverted_tree (diff)
+                                     : flame_diff_get_tree (diff);
+}
+
+/* Each node's colour class in @self's view (its weights are set) */
+static void
+classify_nodes (FlameLayoutSource *self)
+{
+  FlameTree *tree = self->tree;
+  FlameMetric metric = self->view == FLAME_VIEW_INVERTED
+    ? FLAME_METRIC_TOTAL : flame_diff_get_options (self->diff)->metric;
+
+  self->klass = g_new0 (guint8, tree->n_nodes);
+  for (guint32 n = 0; n < tree->n_nodes; n++)
+    if (self->view == FLAME_VIEW_ELIDED)
+      self->klass[n] = FLAME_CHANGE_ELIDED;
+    else if (self->weight[n] > 0)
+      self->klass[n] = flame_diff_classify (self->diff, tree, n, metric);
+  /* the root compares two totals that the scale made equal: neutral,
+   * except in the elided view, where every frame is "elided" */
+  if (self->view != FLAME_VIEW_ELIDED)
+    self->klass[FLAME_TREE_ROOT] = FLAME_CHANGE_NEUTRAL;
+}
+
+/**
+ * flame_layout_source_new_for_diff_reusing:
+ * @previous: (nullable): a source made earlier
+ *
+ * flame_layout_source_new_for_diff(), sharing the widths and the sorted
+ * children of @previous when they are the same: the same @view of the
+ * same merged tree (flame_diff_new_reusing()), with the same scale in
+ * the elided view. Only the colours are computed then, so that colouring
+ * by total time or hiding noise does not lay out millions of nodes again.
+ */
+FlameLayoutSource *
+flame_layout_source_new_for_diff_reusing (FlameDiff         *diff,
+                                          FlameView          view,
+                                          FlameLayoutSource *previous)
+{
   FlameLayoutSource *self;
   FlameTree *tree;
-  FlameMetric metric;
 
   g_return_val_if_fail (FLAME_IS_DIFF (diff), NULL);
   g_return_val_if_fail (view != FLAME_VIEW_SINGLE, NULL);
+  g_return_val_if_fail (previous == NULL || FLAME_IS_LAYOUT_SOURCE (previous), NULL);
 
   self = g_object_new (FLAME_TYPE_LAYOUT_SOURCE, NULL);
   self->view = view;
   self->diff = g_object_ref (diff);
   self->frames = flame_diff_get_frames (diff);
-  self->tree = tree = view == FLAME_VIEW_INVERTED
-    ? flame_diff_get_inverted_tree (diff) : flame_diff_get_tree (diff);
-  metric = view == FLAME_VIEW_INVERTED ? FLAME_METRIC_TOTAL : flame_diff_get_options (diff)->metric;
+  self->tree = tree = view_tree (diff, view);
+
+  if (previous != NULL && previous->diff != NULL && previous->view == view &&
+      previous->tree == tree &&
+      (view != FLAME_VIEW_ELIDED ||
+       flame_diff_get_scale (previous->diff) == flame_diff_get_scale (diff)))
+    {
+      FlameLayoutSource *owner = previous->shape_owner ? previous->shape_owner : previous;
+
+      self->shape_owner = g_object_ref (owner);
+      self->weight = owner->weight;
+      self->child_sum = owner->child_sum;
+      self->child_start = owner->child_start;
+      self->children = owner->children;
+      classify_nodes (self);
+      return self;
+    }
 
   self->weight = g_new (gdouble, tree->n_nodes);
-  self->klass = g_new0 (guint8, tree->n_nodes);
   for (guint32 n = 0; n < tree->n_nodes; n++)
-    {
-      if (view == FLAME_VIEW_ELIDED)
-        {
-          self->weight[n] = flame_diff_get_elided_weight (diff, n);
-          self->klass[n] = FLAME_CHANGE_ELIDED;
-        }
-      else
-        {
-          self->weight[n] = tree->total[FLAME_DIFF_CURRENT][n];
-          if (self->weight[n] > 0)
-            self->klass[n] = flame_diff_classify (diff, tree, n, metric);
-        }
-    }
-  /* the root compares two totals that the scale made equal: neutral,
-   * except in the elided view, where every frame is "elided" */
-  if (view != FLAME_VIEW_ELIDED)
-    self->klass[FLAME_TREE_ROOT] = FLAME_CHANGE_NEUTRAL;
+    self->weight[n] = view == FLAME_VIEW_ELIDED ? flame_diff_get_elided_weight (diff, n)
+                                                : tree->total[FLAME_DIFF_CURRENT][n];
+  classify_nodes (self);
   build_children (self);
 
   return self;
@@ -396,6 +454,9 @@ flame_layout_source_memory (FlameLayoutSource *self)
 {
   guint32 n = self->tree->n_nodes;
 
+  /* a source that borrows its widths and children owns its classes only */
+  if (self->shape_owner != NULL)
+    return sizeof *self + n;
   return sizeof *self + (gsize) n * (2 * sizeof (gdouble) + 1 + sizeof (guint32)) +
          ((gsize) self->child_start[n] + 1) * sizeof (guint32);
 }

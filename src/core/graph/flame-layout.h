@@ -67,6 +67,9 @@ G_DECLARE_FINAL_TYPE (FlameLayoutSource, flame_layout_source, FLAME, LAYOUT_SOUR
 
 FlameLayoutSource *flame_layout_source_new_for_diff    (FlameDiff         *diff,
                                                         FlameView          view);
+FlameLayoutSource *flame_layout_source_new_for_diff_reusing (FlameDiff         *diff,
+                                                             FlameView          view,
+                                                             FlameLayoutSource *previous);
 FlameLayoutSource *flame_layout_source_new_for_profile (FlameProfile      *profile,
                                                         guint              column,
                                                         gdouble            default_interval_ms);
