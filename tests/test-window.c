@@ -323,8 +323,15 @@ test_changes_panel (void)
   g_assert_nonnull (strstr (header_tooltip (window->changes_panel, "Δ %"), "+100"));
   g_assert_nonnull (strstr (header_tooltip (window->changes_panel, "Status"), "removed"));
 
-  gtk_widget_activate_action (GTK_WIDGET (window), "win.colour-by-total", NULL);
-  wait_for_window (window);
+  {
+    FlameTree *merged = flame_diff_get_tree (window->diff);
+
+    gtk_widget_activate_action (GTK_WIDGET (window), "win.colour-by-total", NULL);
+    wait_for_window (window);
+    /* the same profiles, coloured otherwise: not merged again */
+    g_assert_true (flame_diff_get_tree (window->diff) == merged);
+    g_assert_cmpint (flame_diff_get_options (window->diff)->metric, ==, FLAME_METRIC_TOTAL);
+  }
   g_string_assign (text, "\n");
   collect_labels (GTK_WIDGET (window->changes_panel->changes_view), text);
   g_assert_nonnull (strstr (text->str, "\nTotal Before\n"));

@@ -307,6 +307,9 @@ _flame_window_derive_comparison (FlameWindow     *self,
       flame_comparison_add_profile (comparison, swap ? 1 - side : side,
                                     flame_comparison_get_run_file (from, side, i),
                                     flame_comparison_get_run_profile (from, side, i));
+  /* the same profiles coloured or scaled otherwise keep their merged tree */
+  if (!swap && flame_comparison_get_diff (from) != NULL)
+    flame_comparison_reuse_diff (comparison, flame_comparison_get_diff (from));
   apply_options (self, comparison);
   return comparison;
 }
@@ -434,6 +437,7 @@ typedef struct
   FlameComparison   *comparison;
   FlameView          view;
   gdouble            default_interval_ms;
+  FlameLayoutSource *shown;    /* what the graph shows now, whose layout may be reused */
   FlameLayoutSource *source;   /* result */
 } ViewJob;
 
@@ -441,6 +445,7 @@ static void
 view_job_free (ViewJob *job)
 {
   g_clear_object (&job->comparison);
+  g_clear_object (&job->shown);
   g_clear_object (&job->source);
   g_free (job);
 }
@@ -465,7 +470,7 @@ view_job_run (GTask        *task,
     {
       if (job->view == FLAME_VIEW_ELIDED && flame_diff_get_elided_count (diff) == 0)
         job->view = FLAME_VIEW_DIFFERENTIAL;
-      job->source = flame_layout_source_new_for_diff (diff, job->view);
+      job->source = flame_layout_source_new_for_diff_reusing (diff, job->view, job->shown);
     }
   if (g_task_return_error_if_cancelled (task))
     return;
@@ -516,6 +521,7 @@ start_view (FlameWindow     *self,
     }
   job->comparison = g_object_ref (comparison);
   job->view = current_view (self);
+  job->shown = self->source != NULL ? g_object_ref (self->source) : NULL;
   job->default_interval_ms = flame_comparison_get_diff_options (comparison)->default_interval_ms;
 
   task = g_task_new (NULL, self->cancellable, view_done, g_object_ref (self));
