@@ -66,6 +66,60 @@ assert_frame (FlameProfile *profile,
   g_assert_cmpfloat_with_epsilon (t, total_w, 1e-9);
 }
 
+/* Adds @n children of the root (frames @first on) until the index has
+ * grown once; returns the number added */
+static guint32
+add_until_grown (FlameTree *tree,
+                 guint32    first)
+{
+  guint32 mask = tree->mask;
+  guint32 n = 0;
+
+  while (tree->mask == mask)
+    flame_tree_child (tree, FLAME_TREE_ROOT, first + n++);
+  return n;
+}
+
+/* An index that fills up grows toward what the loader expects (at most
+ * four times its size), doubles without an estimate or with one already
+ * passed, and finds every node afterwards either way. */
+static void
+test_tree_expect_nodes (void)
+{
+  FlameTree *plain = flame_tree_new (1);
+  FlameTree *hinted = flame_tree_new (1);
+  guint32 mask = plain->mask;
+  guint32 n;
+
+  g_assert_cmpuint (hinted->mask, ==, mask);
+  n = add_until_grown (plain, 0);
+  g_assert_cmpuint (plain->mask, ==, mask * 2 + 1);
+
+  /* room for 4000 nodes at 60 %: 8192 slots, four times the first */
+  flame_tree_expect_nodes (hinted, 4000);
+  g_assert_cmpuint (add_until_grown (hinted, 0), ==, n);
+  g_assert_cmpuint (hinted->mask, ==, mask * 4 + 3);
+  /* an estimate far beyond: still four times at most */
+  flame_tree_expect_nodes (hinted, 10000000);
+  n = add_until_grown (hinted, 100000);
+  g_assert_cmpuint (hinted->mask, ==, (mask * 4 + 3) * 4 + 3);
+  /* one already passed: doubling */
+  flame_tree_expect_nodes (hinted, 10);
+  add_until_grown (hinted, 200000);
+  g_assert_cmpuint (hinted->mask, ==, ((mask * 4 + 3) * 4 + 3) * 2 + 1);
+
+  for (guint32 f = 0; f < n; f++)
+    {
+      guint32 node = flame_tree_lookup (hinted, FLAME_TREE_ROOT, 100000 + f);
+
+      g_assert_cmpuint (node, !=, FLAME_TREE_NONE);
+      g_assert_cmpuint (hinted->nodes[node].frame, ==, 100000 + f);
+    }
+  g_assert_cmpuint (flame_tree_lookup (hinted, FLAME_TREE_ROOT, 100000 + n), ==, FLAME_TREE_NONE);
+  flame_tree_free (plain);
+  flame_tree_free (hinted);
+}
+
 /* Both columns of a pair in one walk give what one walk per column
  * gives, recursion (a;b;a) counted once per stack on each side. */
 static void
@@ -949,6 +1003,7 @@ main (int    argc,
 
   g_test_add_func ("/folded/basic", test_basic);
   g_test_add_func ("/folded/function-weights-columns", test_function_weights_columns);
+  g_test_add_func ("/folded/tree-expect-nodes", test_tree_expect_nodes);
   g_test_add_func ("/folded/quirks", test_quirks);
   g_test_add_func ("/folded/rust-names", test_rust_names);
   g_test_add_func ("/folded/bad-lines", test_bad_lines);

@@ -556,6 +556,7 @@ typedef struct
   gdouble  *weights;
   guint     n_lines;
   guint     alloc_lines;
+  gsize     start;      /* where in the input its first line is, about */
   gboolean  last;       /* the reader is done (or failed) */
 } StacksChunk;
 
@@ -587,6 +588,7 @@ typedef struct
 {
   FlameTree  *tree;
   guint       n_columns;
+  gsize       input_len;
   guint32    *nodes;
   guint       alloc;
   GAsyncQueue *full;   /* chunks to build, when the builder has a thread */
@@ -602,6 +604,14 @@ build_chunk (FoldedBuilder     *b,
   const guint32 *w = chunk->words;
   const gdouble *weights = chunk->weights;
 
+  /* the nodes so far, scaled to the whole input: in files where stacks
+   * share little, the index grows once to about its final size */
+  if (chunk->start > 0)
+    {
+      guint64 expected = (guint64) b->tree->n_nodes * b->input_len / chunk->start;
+
+      flame_tree_expect_nodes (b->tree, (guint32) MIN (expected, G_MAXUINT32 / 2));
+    }
   for (guint line = 0; line < chunk->n_lines; line++, weights += b->n_columns)
     {
       guint first = w[0], depth = w[1];
@@ -663,6 +673,13 @@ typedef struct
   gdouble             samples[2];
 } FoldedReader;
 
+/* The end of the last line read */
+static gsize
+reader_position (const FoldedReader *r)
+{
+  return r->prev.stack != NULL ? (gsize) (r->prev.stack - r->in->data) + r->prev.stack_len : 0;
+}
+
 /* Hands the chunk being filled to the builder and takes an empty one. */
 static void
 reader_flush (FoldedReader *r,
@@ -675,6 +692,7 @@ reader_flush (FoldedReader *r,
     {
       build_chunk (r->builder, chunk);
       chunk->n_words = chunk->n_lines = 0;
+      chunk->start = reader_position (r);
       return;
     }
   g_async_queue_push (r->builder->full, chunk);
@@ -689,6 +707,7 @@ reader_flush (FoldedReader *r,
   else
     r->chunk = g_async_queue_pop (r->builder->empty);
   r->chunk->n_words = r->chunk->n_lines = 0;
+  r->chunk->start = reader_position (r);
 }
 
 /* How many frames of @fl the previous stack shares, from the common
@@ -1016,6 +1035,7 @@ flame_folded_load_threads (FlameInput  *in,
   r.frames = flame_profile_get_frames (profile);
   b.tree = flame_profile_get_tree (profile);
   b.n_columns = r.n_columns;
+  b.input_len = in->len;
   reserve_tree (b.tree, in->len);
   prefix_cache_reserve (&r.pc, 64);
 

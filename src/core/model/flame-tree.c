@@ -91,16 +91,34 @@ slots_full (gsize n_nodes,
   return n_nodes * 4 > (mask + 1) * 3;
 }
 
-/* Doubles the index. The old one is read in slot order, starting after
- * an empty slot so that no run of entries is split, and each entry lands
- * near its old place or half the new size further: the writes go in two
- * forward streams rather than at random, as rebuild_slots()'s do. Any
- * insertion order gives a valid linear-probing table. */
+static guint32 mask_for (guint32 n_nodes);
+
+/* How far a full index grows: twice its size, or up to four times when
+ * flame_tree_expect_nodes() says the tree is heading further (each step
+ * clears a fresh table and moves every entry). */
+static guint32
+grown_mask (const FlameTree *self)
+{
+  guint32 mask = self->mask * 2 + 1;
+  guint32 most = self->mask <= G_MAXUINT32 / 4 ? self->mask * 4 + 3 : mask;
+
+  if (self->expected_nodes > self->n_nodes)
+    while (mask < most && mask < mask_for (self->expected_nodes))
+      mask = mask * 2 + 1;
+  return mask;
+}
+
+/* Grows the index (grown_mask()). The old one is read in slot order,
+ * starting after an empty slot so that no run of entries is split, and
+ * each entry lands near its old place or a multiple of the old size
+ * further: the writes go in a few forward streams rather than at random,
+ * as rebuild_slots()'s do. Any insertion order gives a valid
+ * linear-probing table. */
 static void
 grow_slots (FlameTree *self)
 {
   guint32 old_mask = self->mask;
-  guint32 mask = old_mask * 2 + 1;
+  guint32 mask = grown_mask (self);
   FlameTreeSlot *old = self->slots;
   FlameTreeSlot *slots =
     flame_alloc_zeroed_table ((gsize) mask + 1, sizeof (FlameTreeSlot), self->huge_pages);
@@ -316,6 +334,24 @@ flame_tree_set_huge_pages (FlameTree *self,
                            gboolean   huge_pages)
 {
   self->huge_pages = huge_pages;
+}
+
+/**
+ * flame_tree_expect_nodes:
+ * @n_nodes: how many nodes the tree is now expected to end with
+ *
+ * A loader's running estimate (the nodes made so far over the share of
+ * the input read, say). When the index next fills up, it grows to room
+ * for @n_nodes (at most four times its size) instead of doubling: a tree
+ * whose index would double twice on the way clears one fresh table
+ * instead of two. An estimate too high costs index memory, so it is
+ * only consulted when the index must grow anyway.
+ */
+void
+flame_tree_expect_nodes (FlameTree *self,
+                         guint32    n_nodes)
+{
+  self->expected_nodes = n_nodes;
 }
 
 /**

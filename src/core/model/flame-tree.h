@@ -52,6 +52,8 @@ typedef struct
   guint32    mask;
   /* flame_tree_set_huge_pages() */
   gboolean   huge_pages;
+  /* flame_tree_expect_nodes() */
+  guint32    expected_nodes;
 } FlameTree;
 
 /* the root's path hash; a child's is flame_tree_path_hash (parent's, its
@@ -81,6 +83,8 @@ void       flame_tree_reserve_space (FlameTree *self,
                                      guint32    max_nodes);
 void       flame_tree_set_huge_pages (FlameTree *self,
                                       gboolean   huge_pages);
+void       flame_tree_expect_nodes (FlameTree *self,
+                                    guint32    n_nodes);
 void       flame_tree_copy_structure (FlameTree       *self,
                                       const FlameTree *src,
                                       const guint32   *frame_map);
