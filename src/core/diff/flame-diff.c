@@ -36,6 +36,11 @@ struct _FlameDiff
   GMutex            lazy_lock;
   FlameTree        *inverted;
   gdouble          *elided_weight;
+  /* the tree's per-function weights, unscaled, made on first use
+   * (tree_function_weights()): a refcounted block of self and total of
+   * both sides, @tree_fn_frames each */
+  gdouble          *tree_fn;
+  guint             tree_fn_frames;
   GHashTable       *thread_frames;  /* frames that name a thread on a side */
 
   /* exact per-function self/total by diff frame, in the quantity, when
@@ -87,6 +92,7 @@ flame_diff_finalize (GObject *object)
   g_clear_pointer (&self->tree, flame_tree_free);
   g_clear_pointer (&self->inverted, flame_tree_free);
   g_clear_pointer (&self->elided_weight, g_free);
+  g_clear_pointer (&self->tree_fn, g_rc_box_release);
   g_clear_pointer (&self->thread_frames, g_hash_table_unref);
   g_clear_pointer (&self->stats, flame_node_stats_free);
   g_clear_pointer (&self->inverted_stats, flame_node_stats_free);
@@ -353,16 +359,52 @@ merge_function_weights (FlameDiff     *self,
     }
 }
 
+/* Both sides' weights summed over the tree, in one walk (the report's
+ * longest step on a large tree), made once: diffs that share the tree
+ * share them too. Self of both sides, then total of both sides. */
+static const gdouble *
+tree_function_weights (FlameDiff *self,
+                       guint     *n_frames)
+{
+  gdouble *fn = g_atomic_pointer_get (&self->tree_fn);
+
+  if (fn == NULL)
+    {
+      g_mutex_lock (&self->lazy_lock);
+      if (self->tree_fn == NULL)
+        {
+          guint n = flame_frames_count (self->frames);
+          const guint columns[2] = { FLAME_DIFF_BASELINE, FLAME_DIFF_CURRENT };
+          gdouble *selfs[2], *totals[2];
+
+          fn = g_rc_box_alloc0 (sizeof (gdouble) * 4 * MAX (n, 1));
+          for (guint c = 0; c < 2; c++)
+            {
+              selfs[c] = fn + (gsize) c * n;
+              totals[c] = fn + (gsize) (2 + c) * n;
+            }
+          flame_tree_function_weights_columns (self->tree, n, 2, columns, selfs, totals);
+          self->tree_fn_frames = n;
+          g_atomic_pointer_set (&self->tree_fn, fn);
+        }
+      fn = self->tree_fn;
+      g_mutex_unlock (&self->lazy_lock);
+    }
+  *n_frames = self->tree_fn_frames;
+  return fn;
+}
+
 /**
  * flame_diff_get_function_weights:
  * @self_out: (array length=n_frames): filled with each diff frame's self
  * @total_out: (array length=n_frames): and total, unscaled
  *
- * The exact per-function weights of @column, when both profiles carry
- * them (call-graph formats: callgrind, pstats); the report uses them
- * instead of weights summed over the approximate tree.
+ * The per-function weights of @column: exact when both profiles carry
+ * them (call-graph formats: callgrind, pstats), else summed over the tree
+ * (self over a frame's nodes, total once per stack: see
+ * flame_tree_function_weights()), which is walked once per tree.
  *
- * Returns: FALSE (and leaves the arrays alone) when a side has none
+ * Returns: whether the weights are the profiles' exact ones
  */
 gboolean
 flame_diff_get_function_weights (FlameDiff *self,
@@ -371,18 +413,29 @@ flame_diff_get_function_weights (FlameDiff *self,
                                  gdouble   *self_out,
                                  gdouble   *total_out)
 {
+  const gdouble *fn;
+  guint n;
+
   g_return_val_if_fail (FLAME_IS_DIFF (self), FALSE);
   g_return_val_if_fail (column < 2, FALSE);
 
-  if (self->fn_self[0] == NULL || self->fn_self[1] == NULL)
-    return FALSE;
+  if (self->fn_self[0] != NULL && self->fn_self[1] != NULL)
+    {
+      for (guint32 f = 0; f < n_frames; f++)
+        {
+          gboolean have = f < self->fn_self[column]->len;
+          self_out[f] = have ? g_array_index (self->fn_self[column], gdouble, f) : 0;
+          total_out[f] = have ? g_array_index (self->fn_total[column], gdouble, f) : 0;
+        }
+      return TRUE;
+    }
+  fn = tree_function_weights (self, &n);
   for (guint32 f = 0; f < n_frames; f++)
     {
-      gboolean have = f < self->fn_self[column]->len;
-      self_out[f] = have ? g_array_index (self->fn_self[column], gdouble, f) : 0;
-      total_out[f] = have ? g_array_index (self->fn_total[column], gdouble, f) : 0;
+      self_out[f] = f < n ? fn[(gsize) column * n + f] : 0;
+      total_out[f] = f < n ? fn[(gsize) (2 + column) * n + f] : 0;
     }
-  return TRUE;
+  return FALSE;
 }
 
 /**
@@ -924,6 +977,11 @@ flame_diff_new_reusing (FlameDiff              *previous,
   self->inverted_borrowed = self->inverted != NULL;
   self->elided_weight = previous->elided_weight;
   self->elided_borrowed = self->elided_weight != NULL;
+  if (previous->tree_fn != NULL)
+    {
+      self->tree_fn = g_rc_box_acquire (previous->tree_fn);
+      self->tree_fn_frames = previous->tree_fn_frames;
+    }
   g_mutex_unlock (&previous->lazy_lock);
 
   return self;

@@ -232,7 +232,6 @@ flame_report_new_with_runs (FlameDiff                *diff,
                             const FlameReportOptions *options)
 {
   FlameReport *self;
-  FlameTree *tree;
   FlameFrames *frames;
   guint n_frames;
   gdouble scale;
@@ -255,7 +254,6 @@ flame_report_new_with_runs (FlameDiff                *diff,
   self->n_runs[FLAME_DIFF_BASELINE] = baseline != NULL ? baseline->n_runs : 1;
   self->n_runs[FLAME_DIFF_CURRENT] = current != NULL ? current->n_runs : 1;
 
-  tree = flame_diff_get_tree (diff);
   frames = flame_diff_get_frames (diff);
   n_frames = flame_frames_count (frames);
   scale = flame_diff_get_scale (diff);
@@ -264,17 +262,9 @@ flame_report_new_with_runs (FlameDiff                *diff,
   tb = g_new0 (gdouble, MAX (n_frames, 1));
   tc = g_new0 (gdouble, MAX (n_frames, 1));
 
-  /* call-graph formats know each function's figures exactly; their tree
-   * is only an approximation */
-  if (!flame_diff_get_function_weights (diff, FLAME_DIFF_BASELINE, n_frames, sb, tb) ||
-      !flame_diff_get_function_weights (diff, FLAME_DIFF_CURRENT, n_frames, sc, tc))
-    {
-      const guint columns[2] = { FLAME_DIFF_BASELINE, FLAME_DIFF_CURRENT };
-      gdouble *selfs[2] = { sb, sc };
-      gdouble *totals[2] = { tb, tc };
-
-      flame_tree_function_weights_columns (tree, n_frames, 2, columns, selfs, totals);
-    }
+  /* exact for call-graph formats, whose tree is only an approximation */
+  flame_diff_get_function_weights (diff, FLAME_DIFF_BASELINE, n_frames, sb, tb);
+  flame_diff_get_function_weights (diff, FLAME_DIFF_CURRENT, n_frames, sc, tc);
 
   self->functions = g_new0 (FlameFunctionStat, MAX (n_frames, 1));
   for (guint32 f = 0; f < n_frames; f++)
