@@ -490,7 +490,6 @@ typedef struct
   gsize   *ends;    /* offset of the ';' (or the end) after frame k */
   guint32 *names;   /* flame_strings_hash() of frame k's name */
   guint32 *frames;  /* frame id of frame k */
-  guint32 *hashes;  /* path hash of frame k's node (flame_tree_path_hash) */
   guint    alloc;
 } PrefixCache;
 
@@ -504,7 +503,6 @@ prefix_cache_reserve (PrefixCache *pc,
   pc->ends = g_renew (gsize, pc->ends, pc->alloc);
   pc->names = g_renew (guint32, pc->names, pc->alloc);
   pc->frames = g_renew (guint32, pc->frames, pc->alloc);
-  pc->hashes = g_renew (guint32, pc->hashes, pc->alloc);
 }
 
 static void
@@ -513,7 +511,6 @@ prefix_cache_clear (PrefixCache *pc)
   g_free (pc->ends);
   g_free (pc->names);
   g_free (pc->frames);
-  g_free (pc->hashes);
 }
 
 static inline gsize
@@ -539,15 +536,15 @@ common_prefix (const char *a,
 
 /* Files at least this large are loaded by two threads */
 #define PIPELINE_MIN_BYTES ((gsize) 4 << 20)
-/* words of a chunk of stacks (stacks_chunk_add()), and chunks in flight */
+/* words of a chunk of stacks (add_stack()), and chunks in flight */
 #define CHUNK_WORDS ((gsize) 1 << 18)
 #define N_CHUNKS 4
 
 /* Stacks on their way from the reader (which splits the lines and
  * interns the names) to the builder (which walks the tree): per line
- * the number of frames shared with the line before, the depth, then a
- * (frame, path hash) pair per frame that is not shared; its weights
- * (already multiplied by the header's factor) in @weights. */
+ * the number of frames shared with the line before, the depth, then
+ * the frames that are not shared; its weights (already multiplied by
+ * the header's factor) in @weights. */
 typedef struct
 {
   guint32  *words;
@@ -582,21 +579,24 @@ stacks_chunk_free (gpointer data)
   g_free (chunk);
 }
 
-/* The builder's side: the tree, and the node of each frame of the
- * current stack. */
+/* The builder's side: the tree, and the node and path hash of each
+ * frame of the current stack. */
 typedef struct
 {
   FlameTree  *tree;
   guint       n_columns;
   gsize       input_len;
   guint32    *nodes;
+  guint32    *hashes;
   guint       alloc;
   GAsyncQueue *full;   /* chunks to build, when the builder has a thread */
   GAsyncQueue *empty;  /* chunks built, back to the reader */
 } FoldedBuilder;
 
-/* Adds the stacks of @chunk to the tree: index slots prefetched a line
- * ahead, so that the lookups of a line wait for memory at once. */
+/* Adds the stacks of @chunk to the tree. A level's path hash follows
+ * from the frames alone, so the index slots of a line's new levels are
+ * all prefetched before the first is looked up: the lookups of a line
+ * wait for memory at once. */
 static void
 build_chunk (FoldedBuilder     *b,
              const StacksChunk *chunk)
@@ -617,17 +617,24 @@ build_chunk (FoldedBuilder     *b,
       guint first = w[0], depth = w[1];
       guint32 node = first == 0 ? FLAME_TREE_ROOT : b->nodes[first - 1];
 
+      guint32 hash = first == 0 ? FLAME_TREE_ROOT_HASH : b->hashes[first - 1];
+
       if (G_UNLIKELY (depth > b->alloc))
         {
           b->alloc = MAX (depth, b->alloc * 2);
           b->nodes = g_renew (guint32, b->nodes, b->alloc);
+          b->hashes = g_renew (guint32, b->hashes, b->alloc);
         }
       w += 2;
       for (guint d = first; d < depth; d++)
-        flame_tree_prefetch (b->tree, w[2 * (d - first) + 1]);
-      for (guint d = first; d < depth; d++, w += 2)
         {
-          node = flame_tree_child_hashed (b->tree, node, w[0], w[1]);
+          hash = flame_tree_path_hash (hash, w[d - first], d + 1);
+          b->hashes[d] = hash;
+          flame_tree_prefetch (b->tree, hash);
+        }
+      for (guint d = first; d < depth; d++, w++)
+        {
+          node = flame_tree_child_hashed (b->tree, node, w[0], b->hashes[d]);
           b->nodes[d] = node;
         }
       for (guint c = 0; c < b->n_columns; c++)
@@ -781,7 +788,7 @@ split_frames (FoldedReader      *r,
   return depth;
 }
 
-/* Pass 2: frames @first to @depth - 1 interned, and their path hashes. */
+/* Pass 2: frames @first to @depth - 1 interned. */
 static void
 intern_frames (FoldedReader     *r,
                const FoldedLine *fl,
@@ -801,8 +808,6 @@ intern_frames (FoldedReader     *r,
       else
         pc->frames[d] = flame_frames_intern_name_hashed (r->frames, fl->stack + fstart,
                                                          pc->ends[d] - fstart, pc->names[d]);
-      pc->hashes[d] = flame_tree_path_hash (d == 0 ? FLAME_TREE_ROOT_HASH : pc->hashes[d - 1],
-                                            pc->frames[d], d + 1);
     }
 }
 
@@ -813,9 +818,8 @@ intern_frames (FoldedReader     *r,
  * not wait for each other (in shuffled files, where lines share little
  * with the line before, nearly every lookup misses the CPU caches): (1)
  * split the frames and hash their names, then prefetch where the names
- * are interned; (2) intern them and compute each level's path hash (it
- * follows from the frames alone), which the builder then prefetches and
- * looks up. Strings, frames and nodes are made in the same order as one
+ * are interned; (2) intern them. The builder then prefetches and looks
+ * up their nodes (build_chunk()). Strings, frames and nodes are made in the same order as one
  * frame at a time would make them. FALSE with @error set on a stack too
  * large. */
 static gboolean
@@ -836,25 +840,21 @@ add_stack (FoldedReader      *r,
   flame_frames_prefetch_found (r->frames, r->pc.names + first, depth - first, TRUE);
   intern_frames (r, fl, first, depth);
 
-  if (r->chunk->n_words + 2 + 2 * (gsize) (depth - first) > r->chunk->alloc_words ||
+  if (r->chunk->n_words + 2 + (gsize) (depth - first) > r->chunk->alloc_words ||
       r->chunk->n_lines == r->chunk->alloc_lines)
     reader_flush (r, FALSE);
   chunk = r->chunk;
-  if (G_UNLIKELY (2 + 2 * (gsize) (depth - first) > chunk->alloc_words))
+  if (G_UNLIKELY (2 + (gsize) (depth - first) > chunk->alloc_words))
     {
       /* a stack deeper than a chunk holds */
-      chunk->alloc_words = 2 + 2 * (gsize) (depth - first);
+      chunk->alloc_words = 2 + (gsize) (depth - first);
       chunk->words = g_renew (guint32, chunk->words, chunk->alloc_words);
     }
   w = chunk->words + chunk->n_words;
   *w++ = first;
   *w++ = depth;
-  for (guint d = first; d < depth; d++)
-    {
-      *w++ = r->pc.frames[d];
-      *w++ = r->pc.hashes[d];
-    }
-  chunk->n_words = w - chunk->words;
+  memcpy (w, r->pc.frames + first, sizeof (guint32) * (depth - first));
+  chunk->n_words = w + (depth - first) - chunk->words;
   for (guint c = 0; c < r->n_columns; c++)
     {
       chunk->weights[chunk->n_lines * r->n_columns + c] = fl->counts[c] * r->header->factor;
@@ -990,6 +990,7 @@ stop_builder (FoldedReader  *r,
     }
   r->chunk = NULL;
   g_free (b->nodes);
+  g_free (b->hashes);
 }
 
 /**
@@ -997,7 +998,7 @@ stop_builder (FoldedReader  *r,
  * @n_threads: 1: one thread reads the lines and builds the tree; 2 (or
  *   more): a second thread builds the tree from what the first read
  * @chunk_words: how much one thread hands the other at a time (words of
- *   4 bytes, 2 per frame); 0: the default
+ *   4 bytes, 1 per frame and 2 per line); 0: the default
  *
  * flame_folded_load() with the number of threads given; the profile is
  * the same, node for node, for any number (tests compare them).
