@@ -26,6 +26,7 @@
 #include "flame-comparison.h"
 #include "flame-diff.h"
 #include "flame-loader.h"
+#include "flame-merge.h"
 #include "flame-provenance.h"
 #include "flame-report.h"
 #include "flame-test-utils.h"
@@ -1194,6 +1195,123 @@ test_binaries_absent (void)
   g_assert_null (strstr (json->str, "binaries"));
 }
 
+/* A random tree: stacks of depth 1-30 over @n_frames frames, the top
+ * levels from a few frames so that the tree widens a few levels down;
+ * two thirds of the stacks are the same for every @seed */
+static FlameTree *
+random_tree (guint32 seed,
+             guint   n_stacks,
+             guint   n_frames)
+{
+  g_autoptr(GRand) rand = g_rand_new_with_seed (seed);
+  g_autoptr(GRand) shared = g_rand_new_with_seed (20261204);
+  FlameTree *tree = flame_tree_new (1);
+
+  for (guint i = 0; i < n_stacks; i++)
+    {
+      GRand *r = g_rand_int_range (rand, 0, 3) > 0 ? shared : rand;
+      guint depth = g_rand_int_range (r, 1, 31);
+      guint32 node = FLAME_TREE_ROOT;
+
+      for (guint d = 0; d < depth; d++)
+        {
+          guint width = d < 2 ? 3 + d * 30 : n_frames;
+
+          node = flame_tree_child (tree, node, g_rand_int_range (r, 0, width));
+        }
+      tree->self[0][node] += g_rand_int_range (r, 1, 50);
+    }
+  flame_tree_finish (tree);
+  return tree;
+}
+
+/* The diff's two-thread merge makes the tree that adding each node in
+ * node order makes: the same nodes, numbered and linked the same, the
+ * same weights, the same map; a narrow tree is left to one thread */
+static void
+test_merge_parallel (void)
+{
+  FlameTree *base = random_tree (1, 30000, 2000);
+  FlameTree *cur = random_tree (2, 30000, 2000);
+  FlameTree *one = flame_tree_new (2);
+  FlameTree *two = flame_tree_new (2);
+  g_autofree guint32 *identity = g_new (guint32, 2000);
+  g_autofree guint32 *permuted = g_new (guint32, 2000);
+  g_autofree guint32 *expected = g_new (guint32, cur->n_nodes);
+  g_autofree FlameMappedNode *node_map = g_new (FlameMappedNode, cur->n_nodes);
+  FlameMergeColumns columns = { permuted, 0, 1, 1, { 2.5, 0 } };
+  gboolean cancelled;
+
+  g_assert_cmpuint (cur->n_nodes, >, 100000);
+  for (guint32 f = 0; f < 2000; f++)
+    {
+      identity[f] = f;
+      permuted[f] = (f * 7 + 3) % 2000;
+    }
+  for (guint k = 0; k < 2; k++)
+    {
+      FlameTree *t = k == 0 ? one : two;
+
+      flame_tree_copy_structure (t, base, identity);
+      memcpy (t->self[0], base->self[0], sizeof (gdouble) * base->n_nodes);
+    }
+
+  expected[FLAME_TREE_ROOT] = FLAME_TREE_ROOT;
+  for (guint32 n = 1; n < cur->n_nodes; n++)
+    {
+      expected[n] = flame_tree_child (one, expected[cur->nodes[n].parent],
+                                      permuted[cur->nodes[n].frame]);
+      one->self[1][expected[n]] += cur->self[0][n] * 2.5;
+    }
+  g_assert_true (flame_merge_nodes_parallel (two, cur, &columns, node_map, NULL, &cancelled));
+  g_assert_false (cancelled);
+
+  g_assert_cmpuint (two->n_nodes, ==, one->n_nodes);
+  g_assert_cmpuint (one->n_nodes, >, base->n_nodes);
+  g_assert_cmpuint (one->n_nodes, <, base->n_nodes + cur->n_nodes);
+  g_assert_cmpmem (two->nodes, sizeof (FlameNode) * two->n_nodes,
+                   one->nodes, sizeof (FlameNode) * one->n_nodes);
+  for (guint c = 0; c < 2; c++)
+    g_assert_cmpmem (two->self[c], sizeof (gdouble) * two->n_nodes,
+                     one->self[c], sizeof (gdouble) * one->n_nodes);
+  for (guint32 n = 0; n < cur->n_nodes; n++)
+    g_assert_cmpuint (node_map[n].node, ==, expected[n]);
+
+  /* cancelled: says so */
+  {
+    g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+    FlameTree *three = flame_tree_new (2);
+
+    flame_tree_copy_structure (three, base, identity);
+    g_cancellable_cancel (cancellable);
+    g_assert_false (flame_merge_nodes_parallel (three, cur, &columns, node_map, cancellable,
+                                                &cancelled));
+    g_assert_true (cancelled);
+    flame_tree_free (three);
+  }
+
+  /* one long chain: no depth with 64 nodes to share out */
+  {
+    FlameTree *chain = flame_tree_new (1);
+    FlameTree *three = flame_tree_new (2);
+    guint32 node = FLAME_TREE_ROOT;
+
+    for (guint d = 0; d < 100; d++)
+      node = flame_tree_child (chain, node, d % 2000);
+    g_assert_false (flame_merge_nodes_parallel (three, chain, &columns, node_map, NULL,
+                                                &cancelled));
+    g_assert_false (cancelled);
+    g_assert_cmpuint (three->n_nodes, ==, 1);
+    flame_tree_free (chain);
+    flame_tree_free (three);
+  }
+
+  flame_tree_free (base);
+  flame_tree_free (cur);
+  flame_tree_free (one);
+  flame_tree_free (two);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1218,6 +1336,7 @@ main (int    argc,
   g_test_add_func ("/diff/default-absolute-new-function", test_default_absolute_new_function);
   g_test_add_func ("/diff/normalization-header", test_normalization_header);
   g_test_add_func ("/diff/inverted", test_inverted);
+  g_test_add_func ("/diff/merge-parallel", test_merge_parallel);
   g_test_add_func ("/diff/strip-hex", test_strip_hex);
   g_test_add_func ("/diff/binomial", test_binomial);
   g_test_add_func ("/diff/noise", test_noise);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "flame-diff.h"
+#include "flame-merge.h"
 #include "flame-error.h"
 #include "flame-file-match.h"
 #include "flame-node-stats.h"
@@ -252,7 +253,6 @@ map_frames (FlameDiff    *self,
   FlameStrings *src_strings = flame_frames_get_strings (src);
   FlameStrings *dst_strings = flame_frames_get_strings (self->frames);
   guint n = flame_frames_count (src);
-  guint n_before = flame_frames_count (self->frames);
   guint32 *map = g_new (guint32, MAX (n, 1));
 
   for (guint32 f = 0; f < n; f++)
@@ -306,19 +306,20 @@ map_frames (FlameDiff    *self,
         g_hash_table_add (self->thread_frames, GUINT_TO_POINTER (map[f]));
     }
   /* every source frame got a key frame of its own */
-  *injective = flame_frames_count (self->frames) - n_before == n;
+  {
+    g_autofree guint8 *taken = g_new0 (guint8, MAX (flame_frames_count (self->frames), 1));
+
+    *injective = TRUE;
+    for (guint32 f = 0; f < n && *injective; f++)
+      *injective = taken[map[f]]++ == 0;
+  }
   return map;
 }
 
 /* how many nodes ahead merge_tree() prefetches */
 #define MERGE_AHEAD 16
 
-/* A source node's node in the diff tree, and that node's path hash. */
-typedef struct
-{
-  guint32 node;
-  guint32 hash;
-} MappedNode;
+typedef FlameMappedNode MappedNode;
 
 /* Adds @profile's exact per-function weights of @src_col, converted like
  * the tree's, to the diff's key frames of column @dst_col. Two source
@@ -523,11 +524,52 @@ prefetch_ahead (FlameTree        *tree,
     }
 }
 
+/* merge_tree()'s nodes on one thread: each one found or added in node
+ * order, with the lookups of the nodes ahead prefetched */
+static gboolean
+merge_nodes (FlameDiff        *self,
+             const FlameTree  *src,
+             const guint32    *frame_map,
+             MappedNode       *node_map,
+             guint             src_col,
+             guint             dst_col,
+             gboolean          both,
+             gdouble           ms0,
+             gdouble           ms1,
+             GCancellable     *cancellable,
+             GError          **error)
+{
+  node_map[FLAME_TREE_ROOT] = (MappedNode) { FLAME_TREE_ROOT, FLAME_TREE_ROOT_HASH };
+  for (guint32 n = 1; n < src->n_nodes; n++)
+    {
+      const FlameNode *node = &src->nodes[n];
+      const MappedNode *up = &node_map[node->parent];
+      guint32 frame = frame_map[node->frame];
+      guint32 h = flame_tree_path_hash (up->hash, frame, node->depth);
+      guint32 d;
+
+      if ((n & 0xfffff) == 0 && g_cancellable_set_error_if_cancelled (cancellable, error))
+        return FALSE;
+
+      if (G_LIKELY (n + 2 * MERGE_AHEAD < src->n_nodes))
+        prefetch_ahead (self->tree, src, node_map, frame_map, n, dst_col);
+
+      d = flame_tree_child_hashed (self->tree, up->node, frame, h);
+      node_map[n] = (MappedNode) { d, h };
+      self->tree->self[dst_col][d] += src->self[src_col][n] * ms0;
+      if (both)
+        self->tree->self[dst_col + 1][d] += src->self[src_col + 1][n] * ms1;
+    }
+  return TRUE;
+}
+
 /* Adds @src's column @src_col (weights converted to ms) into the diff
  * tree's column @dst_col. Parents precede children in the node array, so
  * one forward sweep maps every node. The mapped node keeps its path hash
  * beside it, and a node's depth is its source node's: a lookup needs
- * nothing from the diff tree but the index itself. With @keep_map, the
+ * nothing from the diff tree but the index itself. A large tree whose
+ * frames keep keys of their own is probed on two threads
+ * (flame_merge_nodes_parallel(): the same tree). With @keep_map, the
  * diff node of every source node is returned there (the runs' tables
  * follow it). */
 static gboolean
@@ -546,6 +588,7 @@ merge_tree (FlameDiff     *self,
   gboolean injective;
   guint32 *frame_map = map_frames (self, profile, files, files_strings, &injective);
   g_autofree MappedNode *node_map = NULL;
+  gboolean parallel = FALSE, cancelled = FALSE;
   gdouble ms0 = flame_profile_get_ms_per_weight (profile, src_col,
                                                  self->options.default_interval_ms);
   gdouble ms1 = both ? flame_profile_get_ms_per_weight (profile, src_col + 1,
@@ -574,27 +617,21 @@ merge_tree (FlameDiff     *self,
 
   flame_tree_ensure_index (self->tree);
   node_map = g_new (MappedNode, src->n_nodes);
-  node_map[FLAME_TREE_ROOT] = (MappedNode) { FLAME_TREE_ROOT, FLAME_TREE_ROOT_HASH };
-  for (guint32 n = 1; n < src->n_nodes; n++)
+  if (injective && src->n_nodes >= FLAME_MERGE_PARALLEL_MIN && g_get_num_processors () > 1)
     {
-      const FlameNode *node = &src->nodes[n];
-      const MappedNode *up = &node_map[node->parent];
-      guint32 frame = frame_map[node->frame];
-      guint32 h = flame_tree_path_hash (up->hash, frame, node->depth);
-      guint32 d;
+      FlameMergeColumns columns = { frame_map, src_col, dst_col, both ? 2 : 1, { ms0, ms1 } };
 
-      if ((n & 0xfffff) == 0 && g_cancellable_set_error_if_cancelled (cancellable, error))
-        return FALSE;
-
-      if (G_LIKELY (n + 2 * MERGE_AHEAD < src->n_nodes))
-        prefetch_ahead (self->tree, src, node_map, frame_map, n, dst_col);
-
-      d = flame_tree_child_hashed (self->tree, up->node, frame, h);
-      node_map[n] = (MappedNode) { d, h };
-      self->tree->self[dst_col][d] += src->self[src_col][n] * ms0;
-      if (both)
-        self->tree->self[dst_col + 1][d] += src->self[src_col + 1][n] * ms1;
+      parallel = flame_merge_nodes_parallel (self->tree, src, &columns, node_map, cancellable,
+                                             &cancelled);
+      if (cancelled)
+        {
+          g_cancellable_set_error_if_cancelled (cancellable, error);
+          return FALSE;
+        }
     }
+  if (!parallel && !merge_nodes (self, src, frame_map, node_map, src_col, dst_col, both, ms0,
+                                 ms1, cancellable, error))
+    return FALSE;
   if (keep_map != NULL)
     {
       *keep_map = g_new (guint32, MAX (src->n_nodes, 1));

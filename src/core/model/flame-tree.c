@@ -206,6 +206,40 @@ flame_tree_lookup (FlameTree *self,
   return FLAME_TREE_NONE;
 }
 
+/**
+ * flame_tree_probe:
+ * @parent: the node's parent, or %FLAME_TREE_NONE: any parent
+ * @frame: its frame
+ * @depth: its depth
+ * @hash: its path hash
+ *
+ * Looks a node up without adding it and without building the index
+ * (call flame_tree_ensure_index() first): safe on several threads at
+ * once while nothing changes the tree. With no @parent, the first node
+ * of @frame at @depth whose path hashes to @hash, which the caller
+ * checks once it knows the parent.
+ *
+ * Returns: the node, or %FLAME_TREE_NONE
+ */
+guint32
+flame_tree_probe (const FlameTree *self,
+                  guint32          parent,
+                  guint32          frame,
+                  guint32          depth,
+                  guint32          hash)
+{
+  for (guint32 i = hash & self->mask; self->slots[i].node1 != 0; i = (i + 1) & self->mask)
+    if (self->slots[i].tag == hash)
+      {
+        const FlameNode *n = &self->nodes[self->slots[i].node1 - 1];
+
+        if (n->frame == frame && n->depth == depth &&
+            (parent == FLAME_TREE_NONE || n->parent == parent))
+          return self->slots[i].node1 - 1;
+      }
+  return FLAME_TREE_NONE;
+}
+
 static void
 resize_nodes (FlameTree *self,
               guint32    alloc)

@@ -73,6 +73,11 @@ guint32    flame_tree_lookup      (FlameTree  *self,
                                    guint32     parent,
                                    guint32     frame);
 void       flame_tree_ensure_index (FlameTree *self);
+guint32    flame_tree_probe       (const FlameTree *self,
+                                   guint32     parent,
+                                   guint32     frame,
+                                   guint32     depth,
+                                   guint32     hash);
 void       flame_tree_add_self    (FlameTree  *self,
                                    guint       column,
                                    guint32     node,
