@@ -8,6 +8,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "flame-alloc.h"
 #include "flame-diff.h"
 #include "flame-merge.h"
 #include "flame-error.h"
@@ -73,6 +74,7 @@ static void
 flame_diff_finalize (GObject *object)
 {
   FlameDiff *self = (FlameDiff *) object;
+  gsize n_nodes = self->tree != NULL ? self->tree->n_nodes : 0;
 
   if (self->shared != NULL)
     {
@@ -92,7 +94,7 @@ flame_diff_finalize (GObject *object)
   g_clear_pointer (&self->frames, flame_frames_free);
   g_clear_pointer (&self->tree, flame_tree_free);
   g_clear_pointer (&self->inverted, flame_tree_free);
-  g_clear_pointer (&self->elided_weight, g_free);
+  flame_free_large (g_steal_pointer (&self->elided_weight), n_nodes * sizeof (gdouble));
   g_clear_pointer (&self->tree_fn, g_rc_box_release);
   g_clear_pointer (&self->thread_frames, g_hash_table_unref);
   g_clear_pointer (&self->stats, flame_node_stats_free);

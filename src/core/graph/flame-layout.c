@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "flame-alloc.h"
 #include "flame-layout.h"
 #include "flame-search.h"
 
@@ -74,13 +75,19 @@ flame_layout_source_finalize (GObject *object)
       self->children = NULL;
       g_clear_object (&self->shape_owner);
     }
+  /* a tree's worth of arrays: a view switch drops them on the main
+   * thread, and unmapping them would stall it */
+  {
+    gsize n = self->tree != NULL ? self->tree->n_nodes : 0;
+
+    flame_free_large (self->weight, n * sizeof (gdouble));
+    flame_free_large (self->child_sum, n * sizeof (gdouble));
+    flame_free_large (self->klass, n);
+    flame_free_large (self->child_start, (n + 1) * sizeof (guint32));
+    flame_free_large (self->children, n * sizeof (guint32));
+  }
   g_clear_object (&self->diff);
   g_clear_object (&self->profile);
-  g_clear_pointer (&self->weight, g_free);
-  g_clear_pointer (&self->child_sum, g_free);
-  g_clear_pointer (&self->klass, g_free);
-  g_clear_pointer (&self->child_start, g_free);
-  g_clear_pointer (&self->children, g_free);
 
   G_OBJECT_CLASS (flame_layout_source_parent_class)->finalize (object);
 }

@@ -1,4 +1,4 @@
-/* flame-alloc.h: hints for profile-sized arrays.
+/* flame-alloc.h: hints for profile-sized arrays, and freeing them.
  *
  * Copyright 2026 The Flamediff developers
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -54,5 +54,11 @@ flame_alloc_zeroed_table (gsize    n,
     flame_alloc_hint_huge (p, n * size);
   return memset (p, 0, n * size);
 }
+
+/* blocks at least this large are freed by flame_free_large() on a worker */
+#define FLAME_FREE_LATER_BYTES ((gsize) 4 << 20)
+
+void flame_free_large (gpointer p,
+                       gsize    bytes);
 
 G_END_DECLS

@@ -45,16 +45,20 @@ flame_tree_new (guint n_columns)
 void
 flame_tree_free (FlameTree *self)
 {
+  gsize n;
+
   if (self == NULL)
     return;
-  g_free (self->nodes);
+  n = self->alloc_nodes;
+  flame_free_large (self->nodes, n * sizeof (FlameNode));
   for (guint c = 0; c < self->n_columns; c++)
     {
-      g_free (self->self[c]);
-      g_free (self->total[c]);
+      flame_free_large (self->self[c], n * sizeof (gdouble));
+      flame_free_large (self->total[c], n * sizeof (gdouble));
     }
-  g_free (self->slots);
-  g_free (self->hashes);
+  if (self->slots != NULL)
+    flame_free_large (self->slots, ((gsize) self->mask + 1) * sizeof (FlameTreeSlot));
+  flame_free_large (self->hashes, n * sizeof (guint32));
   g_free (self);
 }
 
