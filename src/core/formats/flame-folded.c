@@ -604,19 +604,11 @@ build_chunk (FoldedBuilder     *b,
   const guint32 *w = chunk->words;
   const gdouble *weights = chunk->weights;
 
-  /* the nodes so far, scaled to the whole input: in files where stacks
-   * share little, the index grows once to about its final size */
-  if (chunk->start > 0)
-    {
-      guint64 expected = (guint64) b->tree->n_nodes * b->input_len / chunk->start;
-
-      flame_tree_expect_nodes (b->tree, (guint32) MIN (expected, G_MAXUINT32 / 2));
-    }
+  flame_tree_expect_from_progress (b->tree, chunk->start, b->input_len);
   for (guint line = 0; line < chunk->n_lines; line++, weights += b->n_columns)
     {
       guint first = w[0], depth = w[1];
       guint32 node = first == 0 ? FLAME_TREE_ROOT : b->nodes[first - 1];
-
       guint32 hash = first == 0 ? FLAME_TREE_ROOT_HASH : b->hashes[first - 1];
 
       if (G_UNLIKELY (depth > b->alloc))
@@ -819,9 +811,9 @@ intern_frames (FoldedReader     *r,
  * with the line before, nearly every lookup misses the CPU caches): (1)
  * split the frames and hash their names, then prefetch where the names
  * are interned; (2) intern them. The builder then prefetches and looks
- * up their nodes (build_chunk()). Strings, frames and nodes are made in the same order as one
- * frame at a time would make them. FALSE with @error set on a stack too
- * large. */
+ * up their nodes (build_chunk()). Strings, frames and nodes are made in
+ * the same order as one frame at a time would make them. FALSE with
+ * @error set on a stack too large. */
 static gboolean
 add_stack (FoldedReader      *r,
            const FoldedLine  *fl,

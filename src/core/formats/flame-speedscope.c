@@ -627,22 +627,6 @@ on_profile_field (Loader               *ld,
   return TRUE;
 }
 
-/* The nodes so far scaled to the rest of the file, @read bytes of the
- * profile's being read: random stacks grow the index to about its final
- * size once instead of doubling it again and again. */
-static void
-expect_nodes (Loader *ld,
-              gsize   read)
-{
-  FlameTree *tree = flame_profile_get_tree (ld->profile);
-  guint64 expected;
-
-  if (read == 0)
-    return;
-  expected = (guint64) tree->n_nodes * (ld->in->len - ld->cur.offset) / read;
-  flame_tree_expect_nodes (tree, (guint32) MIN (expected, G_MAXUINT32 / 2));
-}
-
 static gboolean
 on_sample_end (Loader     *ld,
                FlameJson  *json,
@@ -659,8 +643,11 @@ on_sample_end (Loader     *ld,
       guint32 node = resolve_stack (ld, ld->stack.idx, n);
 
       g_array_append_val (p->nodes, node);
+      /* random stacks: the index grows once to about its final size */
       if ((p->n_samples & 0xfff) == 0)
-        expect_nodes (ld, flame_json_offset (json) - p->offset);
+        flame_tree_expect_from_progress (flame_profile_get_tree (ld->profile),
+                                         flame_json_offset (json) - p->offset,
+                                         ld->in->len - p->offset);
     }
   else
     {

@@ -56,8 +56,7 @@ flame_tree_free (FlameTree *self)
       flame_free_large (self->self[c], n * sizeof (gdouble));
       flame_free_large (self->total[c], n * sizeof (gdouble));
     }
-  if (self->slots != NULL)
-    flame_free_large (self->slots, ((gsize) self->mask + 1) * sizeof (FlameTreeSlot));
+  flame_free_large (self->slots, ((gsize) self->mask + 1) * sizeof (FlameTreeSlot));
   flame_free_large (self->hashes, n * sizeof (guint32));
   g_free (self);
 }
@@ -195,19 +194,12 @@ flame_tree_lookup (FlameTree *self,
                    guint32    parent,
                    guint32    frame)
 {
-  guint32 h;
-  guint32 i;
+  guint32 depth;
 
   ensure_slots (self);
-  h = flame_tree_path_hash (self->hashes[parent], frame, self->nodes[parent].depth + 1);
-  for (i = h & self->mask; self->slots[i].node1 != 0; i = (i + 1) & self->mask)
-    if (self->slots[i].tag == h)
-      {
-        const FlameNode *n = &self->nodes[self->slots[i].node1 - 1];
-        if (n->parent == parent && n->frame == frame)
-          return self->slots[i].node1 - 1;
-      }
-  return FLAME_TREE_NONE;
+  depth = self->nodes[parent].depth + 1;
+  return flame_tree_probe (self, parent, frame, depth,
+                           flame_tree_path_hash (self->hashes[parent], frame, depth));
 }
 
 /**
@@ -390,6 +382,25 @@ flame_tree_expect_nodes (FlameTree *self,
                          guint32    n_nodes)
 {
   self->expected_nodes = n_nodes;
+}
+
+/**
+ * flame_tree_expect_from_progress:
+ * @done: how much of the input has made the nodes so far (bytes, say)
+ * @total: how much there is in all
+ *
+ * flame_tree_expect_nodes() with the nodes so far scaled to the whole
+ * input: in files whose stacks share little, the index then grows once
+ * to about its final size.
+ */
+void
+flame_tree_expect_from_progress (FlameTree *self,
+                                 guint64    done,
+                                 guint64    total)
+{
+  if (done > 0)
+    flame_tree_expect_nodes (self, (guint32) MIN ((guint64) self->n_nodes * total / done,
+                                                  G_MAXUINT32 / 2));
 }
 
 /**

@@ -90,6 +90,9 @@ void       flame_tree_set_huge_pages (FlameTree *self,
                                       gboolean   huge_pages);
 void       flame_tree_expect_nodes (FlameTree *self,
                                     guint32    n_nodes);
+void       flame_tree_expect_from_progress (FlameTree *self,
+                                            guint64    done,
+                                            guint64    total);
 void       flame_tree_copy_structure (FlameTree       *self,
                                       const FlameTree *src,
                                       const guint32   *frame_map);
