@@ -529,18 +529,15 @@ prefetch_ahead (FlameTree        *tree,
 /* merge_tree()'s nodes on one thread: each one found or added in node
  * order, with the lookups of the nodes ahead prefetched */
 static gboolean
-merge_nodes (FlameDiff        *self,
-             const FlameTree  *src,
-             const guint32    *frame_map,
-             MappedNode       *node_map,
-             guint             src_col,
-             guint             dst_col,
-             gboolean          both,
-             gdouble           ms0,
-             gdouble           ms1,
-             GCancellable     *cancellable,
-             GError          **error)
+merge_nodes (FlameDiff               *self,
+             const FlameTree         *src,
+             const FlameMergeColumns *columns,
+             MappedNode              *node_map,
+             GCancellable            *cancellable,
+             GError                 **error)
 {
+  const guint32 *frame_map = columns->frame_map;
+
   node_map[FLAME_TREE_ROOT] = (MappedNode) { FLAME_TREE_ROOT, FLAME_TREE_ROOT_HASH };
   for (guint32 n = 1; n < src->n_nodes; n++)
     {
@@ -554,13 +551,11 @@ merge_nodes (FlameDiff        *self,
         return FALSE;
 
       if (G_LIKELY (n + 2 * MERGE_AHEAD < src->n_nodes))
-        prefetch_ahead (self->tree, src, node_map, frame_map, n, dst_col);
+        prefetch_ahead (self->tree, src, node_map, frame_map, n, columns->dst_col);
 
       d = flame_tree_child_hashed (self->tree, up->node, frame, h);
       node_map[n] = (MappedNode) { d, h };
-      self->tree->self[dst_col][d] += src->self[src_col][n] * ms0;
-      if (both)
-        self->tree->self[dst_col + 1][d] += src->self[src_col + 1][n] * ms1;
+      flame_merge_add_weights (self->tree, src, columns, n, d);
     }
   return TRUE;
 }
@@ -595,6 +590,7 @@ merge_tree (FlameDiff     *self,
                                                  self->options.default_interval_ms);
   gdouble ms1 = both ? flame_profile_get_ms_per_weight (profile, src_col + 1,
                                                         self->options.default_interval_ms) : 0;
+  FlameMergeColumns columns = { frame_map, src_col, dst_col, both ? 2 : 1, { ms0, ms1 } };
 
   g_free (self->frame_map[dst_col]);
   self->frame_map[dst_col] = frame_map;
@@ -621,8 +617,6 @@ merge_tree (FlameDiff     *self,
   node_map = g_new (MappedNode, src->n_nodes);
   if (injective && src->n_nodes >= FLAME_MERGE_PARALLEL_MIN && g_get_num_processors () > 1)
     {
-      FlameMergeColumns columns = { frame_map, src_col, dst_col, both ? 2 : 1, { ms0, ms1 } };
-
       parallel = flame_merge_nodes_parallel (self->tree, src, &columns, node_map, cancellable,
                                              &cancelled);
       if (cancelled)
@@ -631,8 +625,7 @@ merge_tree (FlameDiff     *self,
           return FALSE;
         }
     }
-  if (!parallel && !merge_nodes (self, src, frame_map, node_map, src_col, dst_col, both, ms0,
-                                 ms1, cancellable, error))
+  if (!parallel && !merge_nodes (self, src, &columns, node_map, cancellable, error))
     return FALSE;
   if (keep_map != NULL)
     {
@@ -745,16 +738,12 @@ check_columns (FlameProfile  *baseline,
   return TRUE;
 }
 
-/* An empty diff of @baseline and @current (%NULL: @baseline is a pair)
- * with its options, its tree sized for both */
+/* A new diff with @options (%NULL: the defaults), its default interval
+ * made positive */
 static FlameDiff *
-diff_create (FlameProfile           *baseline,
-             FlameProfile           *current,
-             const FlameDiffOptions *options)
+diff_new_with_options (const FlameDiffOptions *options)
 {
   FlameDiff *self = g_object_new (FLAME_TYPE_DIFF, NULL);
-  guint32 nb = flame_profile_get_tree (baseline)->n_nodes;
-  guint32 nc = current == NULL ? 0 : flame_profile_get_tree (current)->n_nodes;
 
   if (options != NULL)
     self->options = *options;
@@ -762,6 +751,19 @@ diff_create (FlameProfile           *baseline,
     flame_diff_options_init (&self->options);
   if (self->options.default_interval_ms <= 0)
     self->options.default_interval_ms = 1.0;
+  return self;
+}
+
+/* An empty diff of @baseline and @current (%NULL: @baseline is a pair)
+ * with its options, its tree sized for both */
+static FlameDiff *
+diff_create (FlameProfile           *baseline,
+             FlameProfile           *current,
+             const FlameDiffOptions *options)
+{
+  FlameDiff *self = diff_new_with_options (options);
+  guint32 nb = flame_profile_get_tree (baseline)->n_nodes;
+  guint32 nc = current == NULL ? 0 : flame_profile_get_tree (current)->n_nodes;
 
   self->baseline = g_object_ref (baseline);
   self->current = g_object_ref (current == NULL ? baseline : current);
@@ -927,16 +929,14 @@ flame_diff_new_with_runs (FlameProfile            *baseline,
 }
 
 /* Options that shape the merged tree: frame keys and the conversion of
- * weights to ms. The others are applied to the finished tree. */
+ * weights to ms (both intervals made positive by diff_new_with_options()).
+ * The others are applied to the finished tree. */
 static gboolean
 same_tree_options (const FlameDiffOptions *a,
                    const FlameDiffOptions *b)
 {
-  gdouble ia = a->default_interval_ms > 0 ? a->default_interval_ms : 1.0;
-  gdouble ib = b->default_interval_ms > 0 ? b->default_interval_ms : 1.0;
-
   return a->match == b->match && !a->strip_hex == !b->strip_hex &&
-         !a->exact_paths == !b->exact_paths && ia == ib;
+         !a->exact_paths == !b->exact_paths && a->default_interval_ms == b->default_interval_ms;
 }
 
 /**
@@ -973,13 +973,7 @@ flame_diff_new_reusing (FlameDiff              *previous,
       (current != NULL && previous->current != current) || previous->stats != NULL)
     return NULL;
 
-  self = g_object_new (FLAME_TYPE_DIFF, NULL);
-  if (options != NULL)
-    self->options = *options;
-  else
-    flame_diff_options_init (&self->options);
-  if (self->options.default_interval_ms <= 0)
-    self->options.default_interval_ms = 1.0;
+  self = diff_new_with_options (options);
   if (!same_tree_options (&self->options, &previous->options))
     {
       g_object_unref (self);

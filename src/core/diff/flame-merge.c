@@ -39,17 +39,6 @@ typedef struct
   gboolean                 cancelled;
 } MergeShare;
 
-static inline void
-add_weights (FlameTree               *dst,
-             const FlameTree         *src,
-             const FlameMergeColumns *columns,
-             guint32                  n,
-             guint32                  d)
-{
-  for (guint k = 0; k < columns->n_columns; k++)
-    dst->self[columns->dst_col + k][d] += src->self[columns->src_col + k][n] * columns->ms[k];
-}
-
 /* Looks node @n up under its parent's destination node (a parent not in
  * the tree has no child there) */
 static inline void
@@ -68,7 +57,7 @@ look_up (FlameTree               *dst,
                                                 node->depth, node_map[n].hash);
   node_map[n].node = d;
   if (d != FLAME_TREE_NONE)
-    add_weights (dst, src, columns, n, d);
+    flame_merge_add_weights (dst, src, columns, n, d);
 }
 
 /* The depth to cut at, or 0 when the tree is too narrow to share out */
@@ -240,7 +229,7 @@ add_new_nodes (FlameTree               *dst,
                                              columns->frame_map[node->frame], node_map[n].hash);
 
         node_map[n].node = d;
-        add_weights (dst, src, columns, n, d);
+        flame_merge_add_weights (dst, src, columns, n, d);
       }
 }
 

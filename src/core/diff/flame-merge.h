@@ -29,6 +29,18 @@ typedef struct
   gdouble        ms[2];
 } FlameMergeColumns;
 
+/* Adds source node @n's weights to destination node @d */
+static inline void
+flame_merge_add_weights (FlameTree               *dst,
+                         const FlameTree         *src,
+                         const FlameMergeColumns *columns,
+                         guint32                  n,
+                         guint32                  d)
+{
+  for (guint k = 0; k < columns->n_columns; k++)
+    dst->self[columns->dst_col + k][d] += src->self[columns->src_col + k][n] * columns->ms[k];
+}
+
 /* trees smaller than this are merged on one thread */
 #define FLAME_MERGE_PARALLEL_MIN 200000
 
