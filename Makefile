@@ -9,7 +9,7 @@ DEBIAN_PACKAGES = \
 	desktop-file-utils appstream gettext itstool yelp-tools libxml2-utils \
 	shared-mime-info \
 	libcairo2-dev libpango1.0-dev fonts-dejavu-core \
-	libgtk-4-dev libadwaita-1-dev xvfb xauth \
+	libgtk-4-dev libadwaita-1-dev xvfb \
 	libunwind-dev libdw-dev libelf-dev libiberty-dev linux-perf \
 	locales
 

@@ -5,7 +5,7 @@
  * rendered with the cairo renderer (flame_graph_view_render_texture), so
  * what is checked is what the window shows. Colours are read at the
  * right end of a frame, where the label's padding leaves the fill bare.
- * Needs a display: meson runs it under xvfb-run; without one it skips.
+ * Needs a display: meson runs it under Xvfb (tools/xvfb-test); without one it skips.
  *
  * Copyright 2026 The Flamediff developers
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -1061,7 +1061,7 @@ test_bench (void)
 static void
 skip_no_display (void)
 {
-  g_test_skip ("no display: run under xvfb-run");
+  g_test_skip ("no display: meson runs it under Xvfb (Debian package xvfb)");
 }
 
 int

@@ -150,7 +150,7 @@ skip_help_viewer (void)
 static void
 skip_no_display (void)
 {
-  g_test_skip ("no display: run under xvfb-run");
+  g_test_skip ("no display: meson runs it under Xvfb (Debian package xvfb)");
 }
 
 int

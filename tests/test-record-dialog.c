@@ -5,7 +5,7 @@
  * (the file is still written); the Flatpak plan and its explanation.
  * Writes screenshots of the dialog to $FLAMEDIFF_SCREENSHOTS.
  *
- * Needs a display: tests/meson.build runs it under xvfb-run.
+ * Needs a display: tests/meson.build runs it under Xvfb (tools/xvfb-test).
  *
  * Copyright 2026 The Flamediff developers
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -625,7 +625,7 @@ test_shortcuts (void)
 static void
 skip_no_display (void)
 {
-  g_test_skip ("no display: run under xvfb-run (Debian package xvfb)");
+  g_test_skip ("no display: meson runs it under Xvfb (Debian package xvfb)");
 }
 
 int

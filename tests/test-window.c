@@ -3,7 +3,7 @@
  * on pixels rendered from it. Writes screenshots of the main window to
  * $FLAMEDIFF_SCREENSHOTS (comparison.png, elided.png, dark.png).
  *
- * Needs a display: tests/meson.build runs it under xvfb-run.
+ * Needs a display: tests/meson.build runs it under Xvfb (tools/xvfb-test).
  *
  * Copyright 2026 The Flamediff developers
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -2892,7 +2892,7 @@ test_open_example_animated (void)
 static void
 skip_no_display (void)
 {
-  g_test_skip ("no display: run under xvfb-run (Debian package xvfb)");
+  g_test_skip ("no display: meson runs it under Xvfb (Debian package xvfb)");
 }
 
 /* The open dialog's "All Profiles" shows the files the tools write,

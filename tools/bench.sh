@@ -10,7 +10,7 @@
 #     both files: total MB / seconds) and its peak RSS,
 #   - with tests/bench/flame-bench-core: per-phase times, tree nodes and
 #     structure bytes per node,
-#   - with tests/bench/flame-bench-window (under xvfb-run): the app window
+#   - with tests/bench/flame-bench-window (under Xvfb, tools/xvfb-test): the app window
 #     opening the sorted pair until it is no longer busy, its first paint
 #     from launch and the longest main-loop stalls (open, view switch, zoom),
 #     with the most CPU time the main thread spent in one of them (a stall
@@ -116,13 +116,13 @@ CMPS_S=$M_MED CMPS_B=$M_BEST CMPS_MBPS=$M_MBPS CMPS_RSS=$M_RSS
 # zooming (view switches: inverted, elided, differential, colour by total
 # time and back). Targets (issue 17): first paint <= 1.5 s, stalls <= 50 ms ----
 WINDOW=$BUILDDIR/tests/bench/flame-bench-window
-WIN_LINE="window open: not measured (xvfb-run or the bench program missing)"
-if [[ -x $WINDOW ]] && command -v xvfb-run > /dev/null; then
+WIN_LINE="window open: not measured (Xvfb or the bench program missing)"
+if [[ -x $WINDOW ]] && command -v Xvfb > /dev/null; then
   win_runs=()
   for ((i = 0; i < RUNS; i++)); do
     win_runs+=("$(GSETTINGS_SCHEMA_DIR=$BUILDDIR/data GSETTINGS_BACKEND=memory GSK_RENDERER=cairo \
                  GDK_BACKEND=x11 NO_AT_BRIDGE=1 GTK_A11Y=none \
-                 xvfb-run -a -s '-screen 0 1600x1000x24' "$WINDOW" "$BASE" "$CUR")")
+                 "$(dirname "$0")/xvfb-test" 1600x1000x24 "$WINDOW" "$BASE" "$CUR")")
   done
   # win_median KEY: the median of KEY=VALUE over the runs
   win_median () {

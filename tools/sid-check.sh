@@ -16,7 +16,7 @@
 #   copied to /src/flamediff inside; ../shared (the corpus) is bound
 #   read-only at /src/shared, as it sits beside a clone.
 # - Inside: `make check BUILDDIR=_build-sid` with CI=true, so -Dwerror=true,
-#   the whole suite with the GUI tests under xvfb-run, and the closing
+#   the whole suite with the GUI tests under Xvfb, and the closing
 #   'N passed, N failed' line. Exit status: make check's.
 # Needs root (chroot, mount). Prints the time each step took.
 #

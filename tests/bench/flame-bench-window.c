@@ -26,7 +26,7 @@
  *                   block is longer than the work in it (the thread waits
  *                   for a core), this is the work
  *
- * Prints one line of key=value pairs. Needs a display (xvfb-run) and the
+ * Prints one line of key=value pairs. Needs a display (tools/xvfb-test) and the
  * compiled schema (GSETTINGS_SCHEMA_DIR).
  *
  * Copyright 2026 The Flamediff developers
