@@ -249,11 +249,21 @@ test_report_bytes (void)
   g_assert_nonnull (strstr (t.out, "main.allocSmall"));
   g_assert_nonnull (strstr (t.out, "10.38 MiB 30.63 MiB +20.25 MiB +195.1%"));
   g_assert_null (strstr (t.out, " ms"));
+  /* the memory summary: no peak in heap profiles, the top sites with
+   * their file:line, the current run's biggest first */
+  g_assert_nonnull (strstr (t.out, "\nPeak memory: not in these profiles"));
+  g_assert_nonnull (strstr (t.out, "Top allocation sites (self, current run):\n"
+                                   "      64 MiB      63 MiB      -1 MiB  main.allocBig "
+                                   "(/tmp/goheap/main.go:15)\n"
+                                   "    10.4 MiB    30.6 MiB   +20.3 MiB  main.allocSmall "
+                                   "(/tmp/goheap/main.go:21)\n"));
 
   flame_test_run_cli_va (&m, "compare", "--normalize", "none", "--format", "markdown", a, b, NULL);
   g_assert_nonnull (strstr (m.out, "**Total:** 74.40 MiB → 93.65 MiB"));
   g_assert_nonnull (strstr (m.out, "| Function | File | Baseline | Current | Δ | Δ % |"));
   g_assert_null (strstr (m.out, " ms"));
+  g_assert_nonnull (strstr (m.out, "| `main.allocSmall (/tmp/goheap/main.go:21)` | 10.4 MiB | "
+                                   "30.6 MiB | +20.3 MiB |\n"));
 
   flame_test_run_cli_va (&j, "compare", "--normalize", "none", "--format", "json", a, b, NULL);
   g_assert_cmpint (j.status, ==, 0);
@@ -279,6 +289,20 @@ test_report_bytes (void)
   g_assert_cmpfloat (json_object_get_double_member (fn, "baseline_self"), ==, 10886199);
   g_assert_cmpfloat (json_object_get_double_member (fn, "current_self"), ==, 32122987);
   g_assert_cmpstr (json_object_get_string_member (fn, "status"), ==, "regression");
+  {
+    JsonObject *memory = json_object_get_object_member (root, "memory");
+    JsonObject *site;
+
+    g_assert_nonnull (memory);
+    g_assert_cmpstr (json_object_get_string_member (memory, "unit"), ==, "bytes");
+    /* no totals, no peak: heap profiles do not have them */
+    g_assert_false (json_object_has_member (memory, "peak_delta_bytes"));
+    site = json_array_get_object_element (json_object_get_array_member (memory, "top_sites"), 1);
+    g_assert_cmpstr (json_object_get_string_member (site, "name"), ==, "main.allocSmall");
+    g_assert_cmpstr (json_object_get_string_member (site, "file"), ==, "/tmp/goheap/main.go");
+    g_assert_cmpint (json_object_get_int_member (site, "line"), ==, 21);
+    g_assert_cmpfloat (json_object_get_double_member (site, "current"), ==, 32122987);
+  }
 }
 
 static char *

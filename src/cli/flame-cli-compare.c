@@ -163,8 +163,8 @@ check_compare_options (CompareArgs        *args,
 }
 
 /* The report (the diff tree for folded, as it is made: it is the size
- * of the input) in @format, with the memory summary when both sides are
- * memory recordings, to @output */
+ * of the input) in @format, with the memory summary when both sides
+ * measure bytes (the peak when both are memory recordings), to @output */
 static void
 write_report (FlameComparison          *comparison,
               const char               *format,
@@ -175,6 +175,7 @@ write_report (FlameComparison          *comparison,
   FlameDiff *diff = flame_comparison_get_diff (comparison);
   FlameReport *report = flame_comparison_get_report (comparison);
   FlameMemoryTotals mem[2];
+  gboolean have;
 
   if (strcmp (format, "folded") == 0)
     flame_diff_write_folded_drained (diff, out, flame_cli_output_drain, output);
@@ -184,14 +185,19 @@ write_report (FlameComparison          *comparison,
     flame_report_write_markdown (report, out);
   else if (strcmp (format, "json") == 0)
     flame_report_write_json (report, out);
-  if (strcmp (format, "folded") != 0 && memory_totals (comparison, &mem[0], &mem[1]))
+  have = strcmp (format, "folded") != 0 && memory_totals (comparison, &mem[0], &mem[1]);
+  if (have || (strcmp (format, "folded") != 0 &&
+               flame_diff_get_quantity (diff) == FLAME_QUANTITY_BYTES))
     {
-      /* memory recordings on both sides: the peak and the top sites */
+      /* memory recordings on both sides (any metric): the peak and the
+       * top sites; other profiles of bytes (heap profiles): the sites */
+      const FlameMemoryTotals *b = have ? &mem[0] : NULL, *c = have ? &mem[1] : NULL;
+
       if (strcmp (format, "json") == 0)
-        flame_memory_append_json (&mem[0], &mem[1], report, flame_diff_get_quantity (diff),
-                                  ropts->top_n, out);
+        flame_memory_append_json (b, c, report, flame_diff_get_quantity (diff), ropts->top_n,
+                                  out);
       else
-        flame_memory_write (&mem[0], &mem[1], report, flame_diff_get_quantity (diff), ropts->top_n,
+        flame_memory_write (b, c, report, flame_diff_get_quantity (diff), ropts->top_n,
                             strcmp (format, "markdown") == 0 ? FLAME_MEMORY_MARKDOWN
                                                              : FLAME_MEMORY_TEXT,
                             out);

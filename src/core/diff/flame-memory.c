@@ -116,14 +116,54 @@ top_sites (FlameReport *report,
   return sites;
 }
 
+/* The line a site's frame has in the current run's profile (else the
+ * baseline's), 0 when unknown: the comparison's frames keep no lines
+ * unless it matches by them */
+static guint32
+site_line (FlameReport             *report,
+           const FlameFunctionStat *st)
+{
+  FlameDiff *diff = flame_report_get_diff (report);
+
+  for (gint side = FLAME_DIFF_CURRENT; side >= FLAME_DIFF_BASELINE; side--)
+    {
+      FlameProfile *profile = side == FLAME_DIFF_CURRENT ? flame_diff_get_current (diff)
+                                                         : flame_diff_get_baseline (diff);
+      FlameFrames *frames = profile != NULL ? flame_profile_get_frames (profile) : NULL;
+      guint n = 0;
+      const guint32 *map = flame_diff_get_frame_map (diff, (guint) side, &n);
+
+      for (guint f = 0; frames != NULL && map != NULL && f < n; f++)
+        if (map[f] == st->frame && flame_frames_get (frames, f)->line != 0)
+          return flame_frames_get (frames, f)->line;
+    }
+  return 0;
+}
+
+/* "file:line", "file" or NULL */
+static char *
+site_location (FlameReport             *report,
+               const FlameFunctionStat *st)
+{
+  const char *file = flame_report_get_file (report, st);
+  guint32 line;
+
+  if (file == NULL || *file == '\0')
+    return NULL;
+  line = site_line (report, st);
+  if (line != 0)
+    return g_strdup_printf ("%s:%u", file, line);
+  return g_strdup (file);
+}
+
 static char *
 site_name (FlameReport             *report,
            const FlameFunctionStat *st)
 {
-  const char *file = flame_report_get_file (report, st);
+  g_autofree char *where = site_location (report, st);
 
-  if (file != NULL && *file != '\0')
-    return g_strdup_printf ("%s (%s)", flame_report_get_name (report, st), file);
+  if (where != NULL)
+    return g_strdup_printf ("%s (%s)", flame_report_get_name (report, st), where);
   return g_strdup (flame_report_get_name (report, st));
 }
 
@@ -136,9 +176,15 @@ flame_memory_write (const FlameMemoryTotals *baseline,
                     FlameMemoryStyle         style,
                     GString                 *out)
 {
-  g_autofree char *line = flame_memory_summary_line (baseline, current);
+  g_autofree char *line = NULL;
   g_autoptr(GPtrArray) sites = top_sites (report, top_n > 0 ? top_n : 10);
   gboolean md = style == FLAME_MEMORY_MARKDOWN;
+
+  if (baseline != NULL && current != NULL)
+    line = flame_memory_summary_line (baseline, current);
+  else
+    line = g_strdup ("Peak memory: not in these profiles (only allocations, or a snapshot of "
+                     "what was in use)");
 
   g_string_append_printf (out, md ? "\n**%s**\n\n" : "\n%s\n", line);
   if (sites->len == 0)
@@ -203,6 +249,8 @@ append_totals (GString                 *out,
  *
  * Adds a "memory" member to the object: the totals of both sides (in
  * bytes, "unit":"bytes"), the peak's change and the top allocation sites.
+ * Without totals (@baseline and @current NULL: profiles of bytes that
+ * are no memory recordings, as Go's heap profiles), the sites only.
  */
 void
 flame_memory_append_json (const FlameMemoryTotals *baseline,
@@ -223,12 +271,16 @@ flame_memory_append_json (const FlameMemoryTotals *baseline,
       g_string_free (m, TRUE);
       return;
     }
-  g_string_append (m, ",\"memory\":{\"unit\":\"bytes\",\"baseline\":");
-  append_totals (m, baseline);
-  g_string_append (m, ",\"current\":");
-  append_totals (m, current);
-  g_string_append_printf (m, ",\"peak_delta_bytes\":%.0f",
-                          current->peak_bytes - baseline->peak_bytes);
+  g_string_append (m, ",\"memory\":{\"unit\":\"bytes\"");
+  if (baseline != NULL && current != NULL)
+    {
+      g_string_append (m, ",\"baseline\":");
+      append_totals (m, baseline);
+      g_string_append (m, ",\"current\":");
+      append_totals (m, current);
+      g_string_append_printf (m, ",\"peak_delta_bytes\":%.0f",
+                              current->peak_bytes - baseline->peak_bytes);
+    }
   g_string_append (m, ",\"top_sites_unit\":");
   append_json_string (m, flame_quantity_to_string (quantity));
   g_string_append (m, ",\"top_sites\":[");
@@ -241,8 +293,12 @@ flame_memory_append_json (const FlameMemoryTotals *baseline,
       append_json_string (m, flame_report_get_name (report, st));
       if (file != NULL && *file != '\0')
         {
+          guint32 line = site_line (report, st);
+
           g_string_append (m, ",\"file\":");
           append_json_string (m, file);
+          if (line != 0)
+            g_string_append_printf (m, ",\"line\":%u", line);
         }
       g_string_append_printf (m, ",\"baseline\":%.17g,\"current\":%.17g}", st->self_b, st->self_c);
     }

@@ -81,6 +81,13 @@ flame_report_get_name (FlameReport             *self,
   return flame_frames_get_name (flame_diff_get_frames (self->diff), stat->frame);
 }
 
+/* The comparison the report is of */
+FlameDiff *
+flame_report_get_diff (FlameReport *self)
+{
+  return self->diff;
+}
+
 const char *
 flame_report_get_file (FlameReport             *self,
                        const FlameFunctionStat *stat)

@@ -89,6 +89,7 @@ const FlameFunctionStat *flame_report_find         (FlameReport              *se
 guint                    flame_report_count        (FlameReport              *self,
                                                     FlameStatus               status);
 guint                    flame_report_count_gate_failures (FlameReport        *self);
+FlameDiff               *flame_report_get_diff     (FlameReport              *self);
 const char              *flame_report_get_name     (FlameReport              *self,
                                                     const FlameFunctionStat  *stat);
 const char              *flame_report_get_file     (FlameReport              *self,
