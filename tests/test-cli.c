@@ -521,6 +521,25 @@ test_output_file (void)
   g_assert_null (g_dir_read_name (listing));
 
   {
+    /* a symbolic link is written through and stays a link (-o
+     * /dev/stdout, a link to /proc/self/fd/1, when that is a file) */
+    g_auto(FlameTestRun) r = { 0 };
+    g_autofree char *target = g_build_filename (dir, "target.folded", NULL);
+    g_autofree char *link = g_build_filename (dir, "link.folded", NULL);
+
+    g_assert_true (g_file_set_contents (target, "old contents\n", -1, NULL));
+    g_assert_cmpint (symlink (target, link), ==, 0);
+    flame_test_run_cli_va (&r, "compare", "--format", "folded", "-o", link, base, cur, NULL);
+    g_assert_cmpint (r.status, ==, 0);
+    g_assert_cmpint (g_lstat (link, &st), ==, 0);
+    g_assert_true (S_ISLNK (st.st_mode));
+    g_clear_pointer (&written, g_free);
+    g_assert_true (g_file_get_contents (target, &written, NULL, NULL));
+    g_assert_cmpstr (written, ==, to_stdout.out);
+    g_assert_cmpint (g_unlink (link), ==, 0);
+    g_assert_cmpint (g_unlink (target), ==, 0);
+  }
+  {
     g_auto(FlameTestRun) r = { 0 };
 
     flame_test_run_cli_va (&r, "compare", "--format", "folded", "-o", "/dev/null", base, cur,

@@ -46,7 +46,10 @@ usage (FILE *out)
 /* A regular file is replaced atomically (written to a temporary file
  * beside it, renamed over it once complete), so a CI job never sees half
  * a report; anything else (/dev/null, a pipe, a terminal) is written to
- * in place: renaming over it would replace the device with a file. */
+ * in place: renaming over it would replace the device with a file. So
+ * is a symbolic link, as the shell's > writes through it: renamed over,
+ * the link would become a file of its own (-o /dev/stdout, a link to
+ * /proc/self/fd/1, replaced by a file in /dev when that was a file). */
 gboolean
 flame_cli_output_open (FlameCliOutput  *self,
                        const char      *path,
@@ -66,7 +69,7 @@ flame_cli_output_open (FlameCliOutput  *self,
 
   self->name = g_strdup (path);
   exists = g_stat (path, &st) == 0;
-  if (exists && !S_ISREG (st.st_mode))
+  if ((exists && !S_ISREG (st.st_mode)) || (g_lstat (path, &st) == 0 && S_ISLNK (st.st_mode)))
     self->stream = fopen (path, "w");
   else
     {
