@@ -862,7 +862,7 @@ test_tooltip_text (void)
                                        "Self difference: +127.00 ms (+85.8%)"));
   g_assert_cmpstr (abs_norm, ==,
                    flame_test_decimal (
-                     "Absolute time: baseline not scaled (1.00 ms per sample assumed)"));
+                     "Absolute time: the baseline is not scaled (1.00 ms per sample assumed)"));
 }
 
 /* Coloured by total time, the tooltip gives the total difference the

@@ -480,7 +480,7 @@ test_render_legend (void)
       g_assert_cmpint (cairo_image_surface_get_height (q.surface), ==,
                        (int) ceil (flame_layout_get_height (q.layout) + legend_h));
       /* the default */
-      g_assert_true (g_str_has_prefix (header, "Absolute time: baseline not scaled"));
+      g_assert_true (g_str_has_prefix (header, "Absolute time: the baseline is not scaled"));
       g_assert_cmpuint (items->len, ==, n);
       for (guint i = 0; i < items->len; i++)
         {
@@ -826,7 +826,7 @@ test_render_svg (void)
   g_assert_null (strstr (out->str, "href"));
   g_assert_null (strstr (out->str, "<script"));
   g_assert_null (strstr (out->str, "url("));
-  g_assert_nonnull (strstr (out->str, "Absolute time: baseline not scaled"));
+  g_assert_nonnull (strstr (out->str, "Absolute time: the baseline is not scaled"));
   g_assert_nonnull (strstr (out->str, ">convolve_row</text>"));
   svg_stats_clear (&st);
 }

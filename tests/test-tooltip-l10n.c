@@ -162,7 +162,7 @@ test_views (void)
                    "Basis: 148,00 ms gesamt, 148,00 ms eigen\n"
                    "Differenz eigen: +127,00 ms (+85,8 %)");
   g_assert_cmpstr (norm, ==,
-                   "Absolute Zeit: Basis nicht skaliert (1,00 ms je Stichprobe angenommen)");
+                   "Absolute Zeit: Die Basis ist nicht skaliert (1,00 ms je Stichprobe angenommen)");
 
   /* frames too narrow to draw, merged into one */
   {
@@ -204,6 +204,29 @@ test_views (void)
                                              "aufgerufen von wide\n"));
     }
   }
+}
+
+/* The normalisation of a memory comparison in German: bytes, not time */
+static void
+test_memory (void)
+{
+  g_autofree char *a = g_test_build_filename (G_TEST_DIST, "data", "go", "go-heap.pb.gz", NULL);
+  g_autofree char *b = g_test_build_filename (G_TEST_DIST, "data", "go", "go-heap-more.pb.gz",
+                                              NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlameProfile) pa = flame_load_file (a, NULL, NULL, NULL, &error);
+  g_autoptr(FlameProfile) pb = flame_load_file (b, NULL, NULL, NULL, &error);
+  g_autoptr(FlameDiff) diff = NULL;
+  g_autofree char *norm = NULL;
+  g_autofree char *label = NULL;
+
+  g_assert_no_error (error);
+  diff = flame_diff_new (pa, pb, NULL, NULL, &error);
+  g_assert_no_error (error);
+  norm = flame_normalization_text (diff);
+  label = flame_normalization_label (diff);
+  g_assert_cmpstr (norm, ==, "Absolute Bytes: Die Basis ist nicht skaliert");
+  g_assert_cmpstr (label, ==, "Absolute Bytes");
 }
 
 /* With repeated runs the lines of the spread and the test come after */
@@ -260,5 +283,6 @@ main (int    argc,
 
   g_test_add_func ("/tooltip-l10n/views", test_views);
   g_test_add_func ("/tooltip-l10n/runs", test_runs);
+  g_test_add_func ("/tooltip-l10n/memory", test_memory);
   return g_test_run ();
 }

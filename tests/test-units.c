@@ -607,6 +607,109 @@ test_tooltip_bytes (void)
   g_assert_nonnull (strstr (one, "Total: 74.40 MiB (100.00%)"));
 }
 
+/* "time" or "times" as a word (not "runtime.malg") */
+static gboolean
+says_time (const char *text)
+{
+  return g_regex_match_simple ("\\btimes?\\b", text, G_REGEX_CASELESS, 0);
+}
+
+/* A comparison of bytes or counts never speaks of time: the
+ * normalisation sentence of the summary bar, the legend and exported
+ * images (flame_normalization_text, _label), the report's header and an
+ * SVG's legend. A CPU comparison does, so the check can fail. */
+static void
+test_memory_never_time (void)
+{
+  static const struct { const char *type; const char *absolute; const char *label; } cases[] = {
+    { "inuse_space", "Absolute bytes: the baseline is not scaled", "Absolute bytes" },
+    { "alloc_objects", "Absolute counts: the baseline is not scaled", "Absolute counts" },
+  };
+  g_autofree char *a = go_file ("go-heap.pb.gz");
+  g_autofree char *b = go_file ("go-heap-more.pb.gz");
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("flamediff-units-XXXXXX", &error);
+  g_autofree char *svg = g_build_filename (dir, "memory.svg", NULL);
+
+  g_assert_no_error (error);
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(FlameProfile) pa = load (a, cases[i].type);
+      g_autoptr(FlameProfile) pb = load (b, cases[i].type);
+
+      for (FlameNormalize n = FLAME_NORMALIZE_ABSOLUTE; n <= FLAME_NORMALIZE_TOTAL; n++)
+        {
+          g_autoptr(FlameDiff) diff = NULL;
+          g_autofree char *text = NULL;
+          g_autofree char *label = NULL;
+          FlameDiffOptions dopts;
+
+          flame_diff_options_init (&dopts);
+          dopts.normalize = n;
+          diff = flame_diff_new (pa, pb, &dopts, NULL, &error);
+          g_assert_no_error (error);
+          text = flame_normalization_text (diff);
+          label = flame_normalization_label (diff);
+          g_test_message ("%s: %s / %s", cases[i].type, text, label);
+          g_assert_false (says_time (text));
+          g_assert_false (says_time (label));
+          if (n == FLAME_NORMALIZE_ABSOLUTE)
+            {
+              g_assert_cmpstr (text, ==, cases[i].absolute);
+              g_assert_cmpstr (label, ==, cases[i].label);
+            }
+          else
+            g_assert_true (g_str_has_prefix (text, "Baseline scaled ×"));
+        }
+      for (guint n = 0; n < 2; n++)
+        {
+          g_auto(FlameTestRun) text = { 0 };
+          g_auto(FlameTestRun) md = { 0 };
+          g_auto(FlameTestRun) render = { 0 };
+          const char *normalize = n == 0 ? "absolute" : "total";
+
+          flame_test_run_cli_va (&text, "compare", "--normalize", normalize,
+                                 "--sample-type", cases[i].type, a, b, NULL);
+          g_assert_cmpint (text.status, ==, 0);
+          g_assert_nonnull (strstr (text.out, "Normalisation: "));
+          g_assert_false (says_time (text.out));
+          flame_test_run_cli_va (&md, "compare", "--normalize", normalize, "--format", "markdown",
+                                 "--sample-type", cases[i].type, a, b, NULL);
+          g_assert_cmpint (md.status, ==, 0);
+          g_assert_false (says_time (md.out));
+          flame_test_run_cli_va (&render, "render", "--legend", "--normalize", normalize,
+                                 "--sample-type", cases[i].type, "-o", svg, a, b, NULL);
+          g_assert_cmpint (render.status, ==, 0);
+          {
+            g_autofree char *contents = NULL;
+
+            g_assert_true (g_file_get_contents (svg, &contents, NULL, NULL));
+            g_assert_nonnull (strstr (contents, n == 0 ? cases[i].absolute : "Baseline scaled"));
+            g_assert_nonnull (strstr (contents, "Colour: change of self amount"));
+            g_assert_false (says_time (contents));
+          }
+        }
+    }
+  g_unlink (svg);
+  g_rmdir (dir);
+
+  /* a CPU comparison says "time" */
+  {
+    const char *examples = g_getenv ("FLAMEDIFF_EXAMPLES");
+    g_autofree char *fb = g_build_filename (examples, "baseline.folded", NULL);
+    g_autofree char *fc = g_build_filename (examples, "current.folded", NULL);
+    g_autoptr(FlameProfile) pa = load (fb, NULL);
+    g_autoptr(FlameProfile) pb = load (fc, NULL);
+    g_autoptr(FlameDiff) diff = flame_diff_new (pa, pb, NULL, NULL, &error);
+    g_autofree char *text = NULL;
+
+    g_assert_no_error (error);
+    text = flame_normalization_text (diff);
+    g_assert_true (g_str_has_prefix (text, "Absolute time: the baseline is not scaled"));
+    g_assert_true (says_time (text));
+  }
+}
+
 /* The changes panel's cells: the unit that reads well, one decimal. */
 static void
 test_format_compact (void)
@@ -647,6 +750,7 @@ main (int    argc,
   g_test_add_func ("/units/convert-empty-stack", test_convert_empty_stack);
   g_test_add_func ("/units/tooltip-bytes", test_tooltip_bytes);
   g_test_add_func ("/units/format-compact", test_format_compact);
+  g_test_add_func ("/units/memory-never-time", test_memory_never_time);
   g_test_add_func ("/gate/new-function", test_gate_new_function);
   g_test_add_func ("/gate/new-by-total", test_new_by_total);
   return g_test_run ();

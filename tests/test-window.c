@@ -200,8 +200,8 @@ test_compare_example (void)
   g_assert_nonnull (
     strstr (gtk_label_get_text (window->summary_bar->scale_label), "Absolute time"));
   g_assert_null (strstr (gtk_label_get_text (window->summary_bar->scale_label), scale));
-  g_assert_nonnull (
-    strstr (gtk_label_get_text (window->summary_bar->scale_label), "1 ms per sample assumed"));
+  g_assert_nonnull (strstr (gtk_label_get_text (window->summary_bar->scale_label),
+                           flame_test_decimal ("1.00 ms per sample assumed")));
   g_assert_nonnull (strstr (gtk_label_get_text (window->summary_bar->samples_label), "samples"));
   g_assert_true (gtk_widget_get_visible (GTK_WIDGET (window->summary_bar->delta_label)));
 
@@ -1093,6 +1093,28 @@ loaded_sample_type (FlameWindow *w)
   return flame_profile_get_sample_type (p);
 }
 
+/* A comparison of bytes or counts never speaks of time: the summary
+ * bar's normalisation, the legend and its tooltip say @absolute
+ * ("Absolute bytes") instead */
+static void
+assert_no_time (FlameWindow *w,
+                const char  *absolute)
+{
+  const char *texts[] = {
+    gtk_label_get_text (w->summary_bar->scale_label),
+    flame_legend_get_summary (FLAME_LEGEND (w->legend)),
+    flame_legend_get_summary_tooltip (FLAME_LEGEND (w->legend)),
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (texts); i++)
+    {
+      g_test_message ("%s", texts[i]);
+      g_assert_nonnull (texts[i]);
+      g_assert_nonnull (strstr (texts[i], absolute));
+      g_assert_false (g_regex_match_simple ("\\btimes?\\b", texts[i], G_REGEX_CASELESS, 0));
+    }
+}
+
 /* Go heap profiles hold four sample types: the view menu lists them,
  * the file's default is loaded, choosing another reads both files again
  * with it, Reload keeps it, and other files start from their own */
@@ -1127,6 +1149,7 @@ test_sample_type (void)
   g_assert_cmpstr (state, ==, "inuse_space/bytes");
   g_assert_nonnull (
     strstr (gtk_label_get_text (w->summary_bar->scale_label), "Sample type: inuse_space (bytes)"));
+  assert_no_time (w, "Absolute bytes");
   /* the view menu's first section: one item per type */
   section = g_menu_model_get_item_link (G_MENU_MODEL (w->view_menu), 0, G_MENU_LINK_SECTION);
   g_assert_true (section == G_MENU_MODEL (w->sample_type_section));
@@ -1152,6 +1175,7 @@ test_sample_type (void)
   g_assert_cmpstr (loaded_sample_type (w), ==, "alloc_objects/count");
   g_assert_cmpint (flame_profile_get_unit (flame_comparison_get_run_profile (w->comparison,
                                            FLAME_DIFF_CURRENT, 0)), ==, FLAME_UNIT_COUNT);
+  assert_no_time (w, "Absolute counts");
 
   /* folded stacks have one kind of value: no section, no sample type */
   flame_window_open (w, fb, fc);

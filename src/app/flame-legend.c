@@ -20,6 +20,7 @@
 #include <glib/gi18n.h>
 
 #include "flame-legend.h"
+#include "flame-tooltip.h"
 
 struct _FlameLegend
 {
@@ -165,7 +166,9 @@ redraw_swatches (FlameLegend *self)
     gtk_widget_queue_draw (self->swatches->pdata[i]);
 }
 
-/* The legend's text and its tooltip for @diff in @source's view */
+/* The legend's text and its tooltip for @diff in @source's view. Time
+ * has its own words; memory and counts are "amounts" (the legend's
+ * prefix names the unit), so that they never speak of time. */
 static void
 describe_diff (FlameLayoutSource  *source,
                FlameDiff          *diff,
@@ -176,41 +179,58 @@ describe_diff (FlameLayoutSource  *source,
   g_autofree char *tooltip = NULL;
   const FlameDiffOptions *opts = flame_diff_get_options (diff);
   FlameView view = flame_layout_source_get_view (source);
-  g_autofree char *factor = g_strdup_printf ("%.2f", flame_diff_get_scale (diff));
-  g_autofree char *norm = opts->normalize == FLAME_NORMALIZE_TOTAL
-    /* Translators: the factor the baseline is multiplied by */
-    ? g_strdup_printf (_("Baseline ×%s"), factor)
-    : g_strdup (_("Absolute time"));
-  g_autofree char *norm_long = opts->normalize == FLAME_NORMALIZE_TOTAL
-    ? g_strdup_printf (_("The baseline is scaled ×%s to the current run’s total time."), factor)
-    : g_strdup (_("Absolute times: the baseline is not scaled."));
+  gboolean time = flame_diff_get_quantity (diff) == FLAME_QUANTITY_TIME;
+  g_autofree char *norm = flame_normalization_label (diff);
+  g_autofree char *norm_long = flame_normalization_text (diff);
   gboolean by_total = view == FLAME_VIEW_INVERTED || opts->metric == FLAME_METRIC_TOTAL;
+  const char *what;
 
   if (view == FLAME_VIEW_ELIDED)
     {
-      summary =
-        g_strdup_printf (_("%s · Paths gone from the current run · Width: baseline time"),
-                         norm);
-      tooltip = g_strdup_printf (
-        "%s %s", norm_long,
-        _("The elided view shows only the code paths that ran in the baseline "
-          "and not in the current run, as wide as their scaled baseline time."));
+      summary = g_strdup_printf (time
+                                 ? _("%s · Paths gone from the current run · Width: baseline time")
+                                 /* Translators: as the time legend, for memory or counts */
+                                 : _("%s · Paths gone from the current run · "
+                                     "Width: baseline amount"),
+                                 norm);
+      what = time
+        ? _("The elided view shows only the code paths that ran in the baseline "
+            "and not in the current run, as wide as their scaled baseline time.")
+        : _("The elided view shows only the code paths that were in the baseline "
+            "and not in the current run, as wide as their scaled baseline amount.");
     }
-  else
+  else if (time)
     {
       summary =
         g_strdup_printf (by_total
                            ? _("%s · Colour: change of total time · Width: current time")
                            : _("%s · Colour: change of self time · Width: current time"),
                          norm);
-      tooltip =
-        g_strdup_printf ("%s %s", norm_long,
-                         by_total
-                           ? _("Each frame is as wide as its time in the current run and "
-                               "coloured by how much its total time changed.")
-                           : _("Each frame is as wide as its time in the current run and "
-                               "coloured by how much its self time changed."));
+      what = by_total
+        ? _("Each frame is as wide as its time in the current run and "
+            "coloured by how much its total time changed.")
+        : _("Each frame is as wide as its time in the current run and "
+            "coloured by how much its self time changed.");
     }
+  else
+    {
+      summary =
+        g_strdup_printf (by_total
+                           /* Translators: the legend of memory or count
+                            * profiles (bytes, allocations): "amount" is
+                            * what a frame holds in the profile's unit */
+                           ? _("%s · Colour: change of total amount · Width: current amount")
+                           : _("%s · Colour: change of self amount · Width: current amount"),
+                         norm);
+      what = by_total
+        ? _("Each frame is as wide as its amount in the current run and "
+            "coloured by how much its total amount changed.")
+        : _("Each frame is as wide as its amount in the current run and "
+            "coloured by how much its self amount changed.");
+    }
+  /* Translators: the normalisation sentence ("Absolute time: the
+   * baseline is not scaled"), then how the graph is drawn */
+  tooltip = g_strdup_printf (C_("legend", "%s. %s"), norm_long, what);
   /* the modes the View Options menu sets show here too (issue #18) */
   if (view == FLAME_VIEW_INVERTED)
     {
@@ -254,9 +274,17 @@ update (FlameLegend *self)
 
   if (diff == NULL)
     {
-      summary = g_strdup (_("Single profile · Width: time · Colour: by function name"));
-      tooltip = g_strdup (_("A single profile: each frame is as wide as its time; "
-                            "warm colours tell the functions apart and say nothing about change."));
+      summary = g_strdup (quantity == FLAME_QUANTITY_TIME
+                          ? _("Single profile · Width: time · Colour: by function name")
+                          /* Translators: for memory or counts */
+                          : _("Single profile · Width: amount · Colour: by function name"));
+      tooltip = g_strdup (quantity == FLAME_QUANTITY_TIME
+                          ? _("A single profile: each frame is as wide as its time; "
+                              "warm colours tell the functions apart and say nothing about "
+                              "change.")
+                          : _("A single profile: each frame is as wide as its amount; "
+                              "warm colours tell the functions apart and say nothing about "
+                              "change."));
       gtk_widget_set_visible (self->scale_box, FALSE);
       gtk_widget_set_visible (self->new_box, FALSE);
       gtk_widget_set_visible (self->removed_box, FALSE);
@@ -278,9 +306,10 @@ update (FlameLegend *self)
         g_strdup_printf ("%s · %s",
                          quantity == FLAME_QUANTITY_BYTES
                            /* Translators: the legend of a memory profile */
-                           ? _("Memory (bytes), not time")
-                           /* Translators: the legend of a count profile (objects, goroutines) */
-                           : _("Counts, not time"),
+                           ? _("Memory (bytes)")
+                           /* Translators: the legend of a count profile
+                            * (allocations, objects, goroutines) */
+                           : _("Counts"),
                          summary);
       g_free (summary);
       summary = g_steal_pointer (&all);
@@ -295,6 +324,14 @@ flame_legend_get_summary (FlameLegend *self)
 {
   g_return_val_if_fail (FLAME_IS_LEGEND (self), NULL);
   return gtk_label_get_text (GTK_LABEL (self->summary));
+}
+
+/* the summary's tooltip: the normalisation and how the graph is drawn */
+const char *
+flame_legend_get_summary_tooltip (FlameLegend *self)
+{
+  g_return_val_if_fail (FLAME_IS_LEGEND (self), NULL);
+  return gtk_widget_get_tooltip_text (self->summary);
 }
 
 /* how many swatches are shown now */

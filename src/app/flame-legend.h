@@ -18,6 +18,7 @@ G_DECLARE_FINAL_TYPE (FlameLegend, flame_legend, FLAME, LEGEND, GtkBox)
 void            flame_legend_set_view    (FlameLegend    *self,
                                           FlameGraphView *view);
 const char     *flame_legend_get_summary (FlameLegend    *self);
+const char     *flame_legend_get_summary_tooltip (FlameLegend *self);
 guint           flame_legend_get_n_swatches (FlameLegend *self);
 
 G_END_DECLS

@@ -465,14 +465,20 @@ flame_painter_legend_items (FlamePainter      *self,
       const char *metric = view == FLAME_VIEW_INVERTED ||
                            flame_diff_get_options (diff)->metric == FLAME_METRIC_TOTAL
                            ? "total" : "self";
-      const char *what = view == FLAME_VIEW_ELIDED
-        ? "Elided view: paths gone from the current run, widths from the scaled baseline"
-        : "Width: current time";
+      /* memory and counts are amounts: an image of them never speaks of time */
+      const char *amount = flame_diff_get_quantity (diff) == FLAME_QUANTITY_TIME
+                           ? "time" : "amount";
+      g_autofree char *what = view == FLAME_VIEW_ELIDED
+        ? g_strdup ("Elided view: paths gone from the current run, widths from the scaled "
+                    "baseline")
+        : g_strdup_printf ("Width: current %s", amount);
 
-      *header = g_strdup_printf ("%s · Colour: change of %s time · %s", norm, metric, what);
+      *header = g_strdup_printf ("%s · Colour: change of %s %s · %s", norm, metric, amount, what);
     }
-  else
+  else if (flame_layout_source_get_quantity (source) == FLAME_QUANTITY_TIME)
     *header = g_strdup ("Single profile · Width: time · Colours: warm hues by function name");
+  else
+    *header = g_strdup ("Single profile · Width: amount · Colours: warm hues by function name");
 
   /* the header wraps when the strip is narrow */
   pango_layout_set_width (pango, (int) (MAX (width - 2 * LEGEND_PAD, 1) * PANGO_SCALE));

@@ -654,9 +654,16 @@ describe_normalization (FlameReport *self)
   char buf[G_ASCII_DTOSTR_BUF_SIZE];
 
   if (flame_diff_get_options (diff)->normalize == FLAME_NORMALIZE_TOTAL)
-    return g_strdup_printf ("total: baseline scaled ×%s to the current run's sampled time",
+    return g_strdup_printf ("total: baseline scaled ×%s to the current run's %s",
                             g_ascii_formatd (buf, sizeof buf, "%.4g",
-                                             flame_diff_get_scale (diff)));
+                                             flame_diff_get_scale (diff)),
+                            self->quantity == FLAME_QUANTITY_TIME ? "sampled time" : "total");
+  if (self->quantity != FLAME_QUANTITY_TIME)
+    /* memory and counts: no sampling interval to speak of */
+    return g_strdup_printf ("absolute: %s as recorded, baseline not scaled (total ratio ×%s)",
+                            self->quantity == FLAME_QUANTITY_BYTES ? "bytes" : "counts",
+                            g_ascii_formatd (buf, sizeof buf, "%.4g",
+                                             flame_diff_get_sampled_time_ratio (diff)));
   {
     gdouble factor = flame_diff_get_interval_ms (diff, FLAME_DIFF_BASELINE) /
                      flame_diff_get_interval_ms (diff, FLAME_DIFF_CURRENT);

@@ -229,7 +229,9 @@ make_legend_label (FlameChange klass)
     case FLAME_CHANGE_IMPROVEMENT_MEDIUM:
       return g_strdup_printf ("Strong Improvement -%d%% to -%d%%", d, m);
     case FLAME_CHANGE_IMPROVEMENT_DEEP:
-      return g_strdup_printf ("Deep Improvement -%d%% (self time gone)", d);
+      /* CPython says "self time gone"; memory and counts are drawn with
+       * the same labels, so they say what holds for all three */
+      return g_strdup_printf ("Deep Improvement -%d%% (self cost gone)", d);
     case FLAME_CHANGE_NEW:
       return g_strdup ("New — No counterpart in baseline");
     case FLAME_CHANGE_ELIDED:

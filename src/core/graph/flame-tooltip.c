@@ -182,12 +182,58 @@ flame_format_difference (gdouble diff_ms,
   return format_signed_pair (sign, with_unit, pct);
 }
 
+/* "Absolute time", "Absolute bytes" or "Absolute counts": what an
+ * unscaled comparison compares, in the diff's quantity; the one rule for
+ * naming it (flame_normalization_label() and _text() both use it) */
+static const char *
+absolute_name (FlameDiff *diff)
+{
+  switch (flame_diff_get_quantity (diff))
+    {
+    case FLAME_QUANTITY_BYTES:
+      /* TRANSLATORS: memory profiles compared as recorded: the
+       * baseline's bytes are not scaled */
+      return _("Absolute bytes");
+    case FLAME_QUANTITY_COUNT:
+      /* TRANSLATORS: count profiles (allocations, objects) compared as
+       * recorded: the baseline's counts are not scaled */
+      return _("Absolute counts");
+    case FLAME_QUANTITY_TIME:
+    default:
+      return _("Absolute time");
+    }
+}
+
+/**
+ * flame_normalization_label:
+ *
+ * The active normalisation in two words, for the legend: "Baseline
+ * ×0.82", or "Absolute time" ("Absolute bytes", "Absolute counts": in
+ * the diff's quantity). Translated.
+ */
+char *
+flame_normalization_label (FlameDiff *diff)
+{
+  g_autofree char *f = NULL;
+
+  g_return_val_if_fail (FLAME_IS_DIFF (diff), NULL);
+
+  if (flame_diff_get_options (diff)->normalize != FLAME_NORMALIZE_TOTAL)
+    return g_strdup (absolute_name (diff));
+  f = flame_format_fixed (flame_diff_get_scale (diff), 2);
+  /* TRANSLATORS: the factor the baseline is multiplied by */
+  return g_strdup_printf (_("Baseline ×%s"), f);
+}
+
 /**
  * flame_normalization_text:
  *
  * The active normalisation, e.g. "Baseline scaled ×0.82 to the current
- * run", with a note when a side's sampling interval was assumed.
- * Translated, numbers in the locale's style.
+ * run" or "Absolute bytes: the baseline is not scaled" (in the diff's
+ * quantity: a memory comparison never speaks of time), with a note when
+ * a side's sampling interval was assumed. Translated, numbers in the
+ * locale's style. The summary bar, the legend's tooltip and exported
+ * images all say it this way.
  */
 char *
 flame_normalization_text (FlameDiff *diff)
@@ -195,6 +241,7 @@ flame_normalization_text (FlameDiff *diff)
   gboolean scaled, assumed;
   g_autofree char *f = NULL;
   g_autofree char *ms = NULL;
+  g_autofree char *absolute = NULL;
 
   g_return_val_if_fail (FLAME_IS_DIFF (diff), NULL);
 
@@ -202,6 +249,9 @@ flame_normalization_text (FlameDiff *diff)
   assumed = flame_diff_get_interval_assumed (diff, FLAME_DIFF_BASELINE) ||
             flame_diff_get_interval_assumed (diff, FLAME_DIFF_CURRENT);
   f = flame_format_fixed (flame_diff_get_scale (diff), 2);
+  /* TRANSLATORS: %s is "Absolute time", "Absolute bytes" or "Absolute
+   * counts": the comparison is of the amounts as recorded */
+  absolute = g_strdup_printf (_("%s: the baseline is not scaled"), absolute_name (diff));
   if (assumed)
     {
       /* the interval assumed, not the other side's own */
@@ -214,15 +264,14 @@ flame_normalization_text (FlameDiff *diff)
        * the second number (e.g. "1.00") was assumed, in milliseconds */
       return scaled ? g_strdup_printf (_("Baseline scaled ×%s to the current run "
                                          "(%s ms per sample assumed)"), f, ms)
-                    /* TRANSLATORS: the times are compared as measured; the
-                     * number of milliseconds per sample (e.g. "1.00") was
-                     * assumed: the profiles did not say */
-                    : g_strdup_printf (_("Absolute time: baseline not scaled "
-                                         "(%s ms per sample assumed)"), ms);
+                    /* TRANSLATORS: "Absolute time: the baseline is not
+                     * scaled", then the number of milliseconds per sample
+                     * (e.g. "1.00") that was assumed: the profiles did not say */
+                    : g_strdup_printf (_("%s (%s ms per sample assumed)"), absolute, ms);
     }
-  /* TRANSLATORS: the baseline's times are multiplied by the factor (e.g. "0.82") */
+  /* TRANSLATORS: the baseline's amounts are multiplied by the factor (e.g. "0.82") */
   return scaled ? g_strdup_printf (_("Baseline scaled ×%s to the current run"), f)
-                : g_strdup (_("Absolute time: baseline not scaled"));
+                : g_steal_pointer (&absolute);
 }
 
 /* "26.09": @part of @whole in per cent, two decimals; the caller's

@@ -16,6 +16,7 @@ char *flame_format_difference    (gdouble            diff_ms,
 char *flame_format_difference_in (FlameQuantity      quantity,
                                   gdouble            diff,
                                   gdouble            diff_pct);
+char *flame_normalization_label  (FlameDiff         *diff);
 char *flame_normalization_text   (FlameDiff         *diff);
 char *flame_tooltip_text         (FlameLayoutSource *source,
                                   guint32            node,
