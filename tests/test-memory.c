@@ -1,7 +1,8 @@
 /* test-memory.c: memory recordings (flamediff-cli record --memory) of
  * tests/capture-workloads/memory.c, whose functions allocate 30 MiB and
  * 10 MiB and keep 8 MiB: attribution, peak, leaks, threads, fork, and
- * the comparison of two recordings.
+ * the comparison of two recordings; and of allocators.c, which calls
+ * every allocation function of the C library.
  *
  * Copyright 2026 The Flamediff developers
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -30,14 +31,23 @@ static char *tmpdir;
  * the fake Flatpak (fake_flatpak()), with this environment for the CLI */
 static const char *const *host_env;
 
+/* a program of tests/capture-workloads, or a library there */
 static char *
-workload (void)
+workload_file (const char *name)
 {
   const char *dir = g_getenv ("FLAMEDIFF_WORKLOADS");
 
   g_assert_nonnull (dir);
-  return g_build_filename (dir, "capture-memory", NULL);
+  return g_build_filename (dir, name, NULL);
 }
+
+static char *
+workload (void)
+{
+  return workload_file ("capture-memory");
+}
+
+static char *record_program (const char *prog, const char *name, va_list ap);
 
 /* Records the workload with @args (NULL-terminated, after the program) */
 static char *
@@ -45,11 +55,25 @@ record (const char *name,
         ...)
 {
   g_autofree char *prog = host_env != NULL ? g_strdup ("fd-test-memory") : workload ();
+  va_list ap;
+  char *out;
+
+  va_start (ap, name);
+  out = record_program (prog, name, ap);
+  va_end (ap);
+  return out;
+}
+
+/* Records @prog with the arguments in @ap into tmpdir/@name */
+static char *
+record_program (const char *prog,
+                const char *name,
+                va_list     ap)
+{
   char *out = g_build_filename (tmpdir, name, NULL);
   g_autoptr(GPtrArray) argv = g_ptr_array_new ();
   g_auto(FlameTestRun) r = { 0 };
   const char *arg;
-  va_list ap;
 
   g_ptr_array_add (argv, "record");
   g_ptr_array_add (argv, "--memory");
@@ -59,11 +83,9 @@ record (const char *name,
   g_ptr_array_add (argv, "--cwd");
   g_ptr_array_add (argv, tmpdir);
   g_ptr_array_add (argv, "--");
-  g_ptr_array_add (argv, prog);
-  va_start (ap, name);
+  g_ptr_array_add (argv, (char *) prog);
   while ((arg = va_arg (ap, const char *)) != NULL)
     g_ptr_array_add (argv, (char *) arg);
-  va_end (ap);
   g_ptr_array_add (argv, NULL);
   flame_test_run_cli_env (&r, (const char * const *) argv->pdata, host_env);
   if (r.status != 0)
@@ -396,6 +418,77 @@ test_mmap (void)
   assert_share_within (peak, "alloc_10", 100, 1);
 }
 
+/* Records @prog with the arguments after it (NULL-terminated) */
+static char *
+record_other (const char *prog,
+              const char *name,
+              ...)
+{
+  va_list ap;
+  char *out;
+
+  va_start (ap, name);
+  out = record_program (prog, name, ap);
+  va_end (ap);
+  return out;
+}
+
+/* Every allocation function of the C library, a constructor that
+ * allocates before main and a library loaded with dlopen
+ * (capture-workloads/allocators.c): 52 MiB in all, each function's bytes
+ * and allocations within the 5 points of /memory/attribution, the
+ * totals exact, the 2 MiB the constructor keeps the only leak. */
+static void
+test_allocators (void)
+{
+  static const struct { const char *name; gdouble mib; gdouble count; } fns[] = {
+    { "before_main", 6, 96 },          /* malloc, in a constructor */
+    { "use_calloc", 8, 512 },
+    { "use_realloc", 14, 12 },         /* realloc (NULL, …), grown, shrunk; to 0 frees */
+    { "use_posix_memalign", 4, 64 },
+    { "use_aligned_alloc", 4, 64 },
+    { "use_memalign", 4, 64 },
+    { "use_valloc", 4, 64 },
+    { "alloc_module_churn", 8, 128 },  /* in the dlopen'ed library */
+  };
+  g_autofree char *prog = workload_file ("capture-allocators");
+  g_autofree char *module = workload_file ("liballoc-module.so");
+  g_autofree char *path = record_other (prog, "allocators.json", module, NULL);
+  g_autoptr(FlameProfile) allocated = load (path, "allocated");
+  g_autoptr(FlameProfile) count = load (path, "allocations");
+  g_autoptr(FlameProfile) leaked = load (path, "leaked");
+  gdouble all_mib = 0, all_count = 0;
+  FlameMemoryTotals t;
+
+  for (guint i = 0; i < G_N_ELEMENTS (fns); i++)
+    {
+      all_mib += fns[i].mib;
+      all_count += fns[i].count;
+    }
+  g_assert_true (flame_memory_get_totals (allocated, &t));
+  g_test_message ("allocated %.2f MiB, peak %.2f MiB, leaked %.2f MiB, %.0f allocations",
+                  t.allocated_bytes / MIB, t.peak_bytes / MIB, t.leaked_bytes / MIB, t.allocations);
+  /* what glibc reports usable is a little more than asked for (and the
+   * C library and the loader allocate a little themselves) */
+  g_assert_cmpfloat (fabs (t.allocated_bytes / MIB - all_mib), <=, all_mib * 0.02);
+  /* realloc (p, 0) counts no allocation; the loader's own are a few */
+  g_assert_cmpfloat (t.allocations, >=, all_count);
+  g_assert_cmpfloat (t.allocations, <=, all_count + 100);
+  g_assert_cmpfloat (fabs (t.leaked_bytes / MIB - 2), <=, 2 * 0.05);
+  /* the shares of the bytes are the column's: its sum is the exact total */
+  g_assert_cmpfloat (fabs (flame_profile_get_total_weight (allocated, 0) - t.allocated_bytes),
+                     <=, t.allocated_bytes * 1e-6);
+  for (guint i = 0; i < G_N_ELEMENTS (fns); i++)
+    {
+      assert_share_within (allocated, fns[i].name, 100 * fns[i].mib / all_mib, 5);
+      assert_share_within (count, fns[i].name, 100 * fns[i].count / all_count, 5);
+    }
+  /* the realloc chain: grown and shrunk in place or moved, each step is
+   * its new size; realloc (p, 0) freed the block: nothing of it leaked */
+  assert_share_within (allocated, "use_realloc", 100 * 14 / all_mib, 1.5);
+  assert_share_within (leaked, "before_main", 100, 1);
+}
+
 static void
 test_compare (void)
 {
@@ -495,6 +588,7 @@ main (int    argc,
   g_test_add_func ("/memory/thread-start", test_thread_start);
   g_test_add_func ("/memory/fork", test_fork);
   g_test_add_func ("/memory/mmap", test_mmap);
+  g_test_add_func ("/memory/allocators", test_allocators);
   g_test_add_func ("/memory/compare", test_compare);
   g_test_add_func ("/memory/host", test_host);
   g_test_add_func ("/memory/host-cli", test_host_cli);
