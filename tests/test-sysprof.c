@@ -18,6 +18,7 @@
 
 #include "flame-error.h"
 #include "flame-loader.h"
+#include "flame-memory.h"
 #include "flame-perf-resolver.h"
 #include "flame-test-utils.h"
 
@@ -40,12 +41,13 @@ put32 (GByteArray *b, guint32 v) { v = GUINT32_TO_LE (v); put (b, &v, 4); }
 static void
 put64 (GByteArray *b, guint64 v) { v = GUINT64_TO_LE (v); put (b, &v, 8); }
 
-/* One frame: the 24-byte head, @payload, padded to 8 bytes */
+/* One frame at @time (ns): the 24-byte head, @payload, padded to 8 bytes */
 static void
-frame (GByteArray *b,
-       guint8      type,
-       gint32      pid,
-       GByteArray *payload)
+frame_at (GByteArray *b,
+          guint8      type,
+          gint32      pid,
+          gint64      time,
+          GByteArray *payload)
 {
   gsize len = 24 + payload->len;
   gsize padded = (len + 7) & ~(gsize) 7;
@@ -54,11 +56,20 @@ frame (GByteArray *b,
   put16 (b, (guint16) padded);
   put16 (b, 0);
   put32 (b, (guint32) pid);
-  put64 (b, 1000000000);
+  put64 (b, (guint64) time);
   put32 (b, type);
   put32 (b, 0);
   put (b, payload->data, payload->len);
   put (b, zeros, padded - len);
+}
+
+static void
+frame (GByteArray *b,
+       guint8      type,
+       gint32      pid,
+       GByteArray *payload)
+{
+  frame_at (b, type, pid, 1000000000, payload);
 }
 
 static void
@@ -106,6 +117,27 @@ sample (GByteArray    *b,
   frame (b, 2, pid, p);
 }
 
+/* An allocation of @size bytes at @addr (a free: size 0 or less) at @time */
+static void
+allocation_at (GByteArray    *b,
+               gint32         pid,
+               gint64         time,
+               guint64        addr,
+               gint64         size,
+               const guint64 *addrs,
+               guint          n)
+{
+  g_autoptr(GByteArray) p = g_byte_array_new ();
+
+  put64 (p, addr);
+  put64 (p, (guint64) size);
+  put32 (p, (guint32) pid);
+  put32 (p, n);
+  for (guint i = 0; i < n; i++)
+    put64 (p, addrs[i]);
+  frame_at (b, 14, pid, time, p);
+}
+
 static void
 allocation (GByteArray    *b,
             gint32         pid,
@@ -113,15 +145,7 @@ allocation (GByteArray    *b,
             const guint64 *addrs,
             guint          n)
 {
-  g_autoptr(GByteArray) p = g_byte_array_new ();
-
-  put64 (p, 0x1000);
-  put64 (p, (guint64) size);
-  put32 (p, (guint32) pid);
-  put32 (p, n);
-  for (guint i = 0; i < n; i++)
-    put64 (p, addrs[i]);
-  frame (b, 14, pid, p);
+  allocation_at (b, pid, 1000000000, 0x1000, size, addrs, n);
 }
 
 static void
@@ -365,6 +389,102 @@ test_memory (void)
             "(the file has: samples/count, alloc_space/bytes, alloc_objects/count)"));
 }
 
+/* The 256-byte header of a capture from 1 s to 2 s */
+static GByteArray *
+capture_header (void)
+{
+  GByteArray *b = g_byte_array_new ();
+  char header[256] = { 0 };
+
+  put32 (b, 0xfdca975e);
+  header[0] = 1;
+  header[1] = 1;
+  put (b, header, 4);
+  put (b, header + 8, 64);
+  put64 (b, 1000000000);
+  put64 (b, 2000000000);
+  put (b, header + 8, 168);
+  g_assert_cmpuint (b->len, ==, 256);
+  return b;
+}
+
+/* A memprof capture of two processes, their frames one process after the
+ * other (as Sysprof writes what each sends): pid 200 allocates 4000 bytes
+ * at 10 ns, frees them at 30, allocates 1000 at 40 and keeps them; pid
+ * 201 allocates @big at 35 at the same address (another process), 500
+ * at 50 there again (its free not recorded), frees them at 60. Live:
+ * 4000, 0, @big, @big + 1000, 1500, 1000. */
+static GByteArray *
+memprof_capture (gint64 big)
+{
+  GByteArray *b = capture_header ();
+  const guint64 stack[] = { 0x400110, 0x400250 };
+
+  process (b, 200, "/usr/bin/first");
+  process (b, 201, "/usr/bin/second");
+  allocation_at (b, 200, 10, 0x1000, 4000, stack, 2);
+  allocation_at (b, 200, 30, 0x1000, 0, NULL, 0);
+  allocation_at (b, 200, 40, 0x2000, 1000, stack, 2);
+  allocation_at (b, 201, 35, 0x1000, big, stack, 2);
+  allocation_at (b, 201, 50, 0x1000, 500, stack, 2);
+  allocation_at (b, 201, 60, 0x1000, -500, NULL, 0);
+  return b;
+}
+
+/* Allocations and frees replayed in time order across processes: the
+ * true peak (not each process's own peak added up: 4000 + @big), the
+ * bytes never freed, and compare's "Peak memory" line */
+static void
+test_memprof_peak (void)
+{
+  g_autoptr(GByteArray) base = memprof_capture (6000);
+  g_autoptr(GByteArray) more = memprof_capture (12000);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlameProfile) space = load (base, "alloc_space", &error);
+  g_autoptr(FlameProfile) objects = NULL;
+  g_autoptr(FlameProfile) cpu = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("flamediff-sysprof-XXXXXX", NULL);
+  g_autofree char *a = g_build_filename (dir, "base.syscap", NULL);
+  g_autofree char *c = g_build_filename (dir, "more.syscap", NULL);
+  g_auto(FlameTestRun) r = { 0 };
+  g_auto(FlameTestRun) j = { 0 };
+  FlameMemoryTotals t;
+
+  g_assert_no_error (error);
+  g_assert_true (flame_memory_get_totals (space, &t));
+  g_assert_cmpfloat (t.allocated_bytes, ==, 4000 + 1000 + 6000 + 500);
+  g_assert_cmpfloat (t.allocations, ==, 4);
+  g_assert_cmpfloat (t.peak_bytes, ==, 7000);
+  g_assert_cmpfloat (t.leaked_bytes, ==, 1000);
+  g_assert_cmpfloat (flame_profile_get_total_weight (space, 0), ==, t.allocated_bytes);
+  objects = load (base, "alloc_objects", &error);
+  g_assert_no_error (error);
+  g_assert_true (flame_memory_get_totals (objects, &t));
+  g_assert_cmpfloat (t.peak_bytes, ==, 7000);
+
+  /* a capture of CPU samples is no memory recording */
+  {
+    g_autoptr(GByteArray) b = write_capture ();
+
+    cpu = load (b, NULL, &error);
+    g_assert_no_error (error);
+    g_assert_false (flame_memory_get_totals (cpu, &t));
+  }
+
+  g_assert_true (g_file_set_contents (a, (const char *) base->data, base->len, NULL));
+  g_assert_true (g_file_set_contents (c, (const char *) more->data, more->len, NULL));
+  flame_test_run_cli_va (&r, "compare", a, c, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  /* 7000 → 13000 bytes */
+  g_assert_nonnull (strstr (r.out, "Peak memory: 6.8 KiB → 12.7 KiB (+5.9 KiB"));
+  flame_test_run_cli_va (&j, "compare", "--format", "json", a, c, NULL);
+  g_assert_cmpint (j.status, ==, 0);
+  g_assert_nonnull (strstr (j.out, "\"peak_delta_bytes\":6000"));
+  g_unlink (a);
+  g_unlink (c);
+  g_rmdir (dir);
+}
+
 /* Without the bundle: every user address is named by its file, with a
  * warning; a capture with allocations only loads them by default */
 static void
@@ -567,6 +687,7 @@ main (int    argc,
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/sysprof/cpu", test_cpu);
   g_test_add_func ("/sysprof/memory", test_memory);
+  g_test_add_func ("/sysprof/memprof-peak", test_memprof_peak);
   g_test_add_func ("/sysprof/without-symbols", test_without_symbols);
   g_test_add_func ("/sysprof/symbolizer-fallback", test_symbolizer_fallback);
   g_test_add_func ("/sysprof/truncated-corrupt", test_truncated_and_corrupt);

@@ -113,6 +113,7 @@ typedef struct
 
   GArray       *samples;      /* gsize offsets of SAMPLE frames */
   GArray       *allocations;  /* gsize offsets of ALLOCATION frames (size > 0) */
+  GArray       *frees;        /* gsize offsets of ALLOCATION frames of frees (size <= 0) */
   GArray       *maps;         /* Map, sorted by (pid, start) */
   GArray       *jit;          /* JitSymbol, sorted by addr */
   GHashTable   *comms;        /* pid → root frame name */
@@ -159,6 +160,7 @@ loader_clear (Loader *ld)
   g_clear_object (&ld->profile);
   g_clear_pointer (&ld->samples, g_array_unref);
   g_clear_pointer (&ld->allocations, g_array_unref);
+  g_clear_pointer (&ld->frees, g_array_unref);
   g_clear_pointer (&ld->maps, g_array_unref);
   g_clear_pointer (&ld->jit, g_array_unref);
   g_clear_pointer (&ld->comms, g_hash_table_unref);
@@ -328,9 +330,8 @@ note_frame (Loader       *ld,
         g_array_append_val (ld->samples, at);
       break;
     case TYPE_ALLOCATION:
-      if (flen >= 48 && (gsize) (rd32 (f + 44) & 0xffff) * 8 <= (gsize) flen - 48 &&
-          (gint64) rd64 (f + 32) > 0)
-        g_array_append_val (ld->allocations, at);
+      if (flen >= 48 && (gsize) (rd32 (f + 44) & 0xffff) * 8 <= (gsize) flen - 48)
+        g_array_append_val ((gint64) rd64 (f + 32) > 0 ? ld->allocations : ld->frees, at);
       break;
     case TYPE_MAP:
       note_map (ld, at, f, flen, pid);
@@ -937,6 +938,128 @@ add_stacks (Loader  *ld,
   return TRUE;
 }
 
+/* An allocation or a free of memprof, for replay_memory() */
+typedef struct
+{
+  gint32  pid;
+  guint64 addr;
+  gint64  time;
+  gsize   at;    /* the frame's offset: file order among events of the same time */
+  gint64  size;  /* > 0: an allocation; else a free */
+} MemEvent;
+
+/* A change of the live bytes at (@time, @at) */
+typedef struct
+{
+  gint64 time;
+  gsize  at;
+  gint64 delta;
+} LiveDelta;
+
+static int
+compare_mem_events (gconstpointer a,
+                    gconstpointer b)
+{
+  const MemEvent *x = a, *y = b;
+
+  if (x->pid != y->pid)
+    return x->pid < y->pid ? -1 : 1;
+  if (x->addr != y->addr)
+    return x->addr < y->addr ? -1 : 1;
+  if (x->time != y->time)
+    return x->time < y->time ? -1 : 1;
+  return x->at < y->at ? -1 : x->at > y->at;
+}
+
+static int
+compare_deltas (gconstpointer a,
+                gconstpointer b)
+{
+  const LiveDelta *x = a, *y = b;
+
+  if (x->time != y->time)
+    return x->time < y->time ? -1 : 1;
+  if (x->at != y->at)
+    return x->at < y->at ? -1 : 1;
+  /* a block replaced at the same address: the old one goes first */
+  return x->delta < y->delta ? -1 : x->delta > y->delta;
+}
+
+static void
+add_event (GArray   *events,
+           Loader   *ld,
+           gsize     at)
+{
+  const guint8 *f = ld->file + at;
+  MemEvent e = {
+    .pid = (gint32) rd32 (f + 4),
+    .addr = rd64 (f + 24),
+    .time = (gint64) rd64 (f + 8),
+    .at = at,
+    .size = (gint64) rd64 (f + 32),
+  };
+
+  g_array_append_val (events, e);
+}
+
+/* Sysprof's memprof records every allocation and every free (size 0, or
+ * below) with its address and time. Replayed, each block lives from its
+ * allocation to the next event at its address in its process (a free,
+ * or an allocation there when the free was not recorded); the live
+ * bytes of all processes together, in time order, give the peak, and
+ * the blocks never freed the leaked bytes. The exact totals go to the
+ * metadata, as a memory recording's (flame_memory_get_totals). */
+static void
+replay_memory (Loader *ld)
+{
+  g_autoptr(GArray) events = g_array_sized_new (FALSE, FALSE, sizeof (MemEvent),
+                                                ld->allocations->len + ld->frees->len);
+  g_autoptr(GArray) deltas = g_array_sized_new (FALSE, FALSE, sizeof (LiveDelta),
+                                                2 * ld->allocations->len);
+  gdouble allocated = 0, leaked = 0, live = 0, peak = 0;
+  char num[G_ASCII_DTOSTR_BUF_SIZE];
+
+  for (guint i = 0; i < ld->allocations->len; i++)
+    add_event (events, ld, g_array_index (ld->allocations, gsize, i));
+  for (guint i = 0; i < ld->frees->len; i++)
+    add_event (events, ld, g_array_index (ld->frees, gsize, i));
+  g_array_sort (events, compare_mem_events);
+  for (guint i = 0; i < events->len; i++)
+    {
+      const MemEvent *e = &g_array_index (events, MemEvent, i);
+      const MemEvent *next = i + 1 < events->len ? e + 1 : NULL;
+      LiveDelta d = { e->time, e->at, e->size };
+
+      if (e->size <= 0)
+        continue;
+      allocated += (gdouble) e->size;
+      g_array_append_val (deltas, d);
+      if (next != NULL && next->pid == e->pid && next->addr == e->addr)
+        {
+          LiveDelta end = { next->time, next->at, -e->size };
+
+          g_array_append_val (deltas, end);
+        }
+      else
+        leaked += (gdouble) e->size;
+    }
+  g_array_sort (deltas, compare_deltas);
+  for (guint i = 0; i < deltas->len; i++)
+    {
+      live += (gdouble) g_array_index (deltas, LiveDelta, i).delta;
+      peak = MAX (peak, live);
+    }
+  flame_profile_set_metadata (ld->profile, "memory_allocated_bytes",
+                              g_ascii_formatd (num, sizeof num, "%.0f", allocated));
+  flame_profile_set_metadata (ld->profile, "memory_allocations",
+                              g_ascii_formatd (num, sizeof num, "%.0f",
+                                               (gdouble) ld->allocations->len));
+  flame_profile_set_metadata (ld->profile, "memory_peak_bytes",
+                              g_ascii_formatd (num, sizeof num, "%.0f", peak));
+  flame_profile_set_metadata (ld->profile, "memory_leaked_bytes",
+                              g_ascii_formatd (num, sizeof num, "%.0f", leaked));
+}
+
 static void
 describe (Loader *ld,
           Kind    kind)
@@ -1032,6 +1155,7 @@ flame_sysprof_load (FlameInput              *in,
   ld.profile = flame_profile_new (FLAME_FORMAT_SYSPROF, 1);
   ld.samples = g_array_new (FALSE, FALSE, sizeof (gsize));
   ld.allocations = g_array_new (FALSE, FALSE, sizeof (gsize));
+  ld.frees = g_array_new (FALSE, FALSE, sizeof (gsize));
   ld.maps = g_array_new (FALSE, FALSE, sizeof (Map));
   ld.jit = g_array_new (FALSE, FALSE, sizeof (JitSymbol));
   ld.comms = g_hash_table_new_full (NULL, NULL, NULL, g_free);
@@ -1056,6 +1180,8 @@ flame_sysprof_load (FlameInput              *in,
       goto out;
     }
   describe (&ld, kind);
+  if (kind != KIND_CPU)
+    replay_memory (&ld);
   flame_profile_finish (ld.profile);
   profile = g_steal_pointer (&ld.profile);
 
