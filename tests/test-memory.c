@@ -166,6 +166,8 @@ check_attribution (const char *path)
   assert_share_within (leaked, "keep_8", 100, 5);
   /* the column sums are the exact figures */
   g_assert_cmpfloat (fabs (flame_profile_get_total_weight (peak, 0) - t.peak_bytes), <=, 1);
+  /* one process: its peak, not an upper bound */
+  g_assert_cmpuint (t.peak_processes, ==, 1);
 }
 
 static void
@@ -381,6 +383,31 @@ test_fork (void)
   assert_share_within (allocated, "alloc_10", 100 * 10 / 48.0, 5);
   assert_share_within (allocated, "alloc_30", 100 * 30 / 48.0, 5);
   g_assert_cmpfloat (fabs (t.peak_bytes / MIB - 8), <=, 8 * 0.15);
+  /* two processes, and no common order of their records: the peak is
+   * their own peaks added up, and says so */
+  g_assert_cmpuint (t.peak_processes, ==, 2);
+  {
+    g_autofree char *line = flame_memory_summary_line (&t, &t);
+    g_autofree char *described = flame_memory_describe (allocated);
+
+    g_assert_nonnull (strstr (line, "; an upper bound: each process's own peak added up"));
+    g_assert_nonnull (strstr (described, "peak at most "));
+  }
+  /* every metric's graph sums to its exact total, also the bytes of a
+   * process none of whose allocations was sampled ([unsampled
+   * allocations] under its name) */
+  {
+    static const char *const metrics[] = { "allocated", "allocations", "peak", "leaked" };
+    const gdouble want[] = { t.allocated_bytes, t.allocations, t.peak_bytes, t.leaked_bytes };
+
+    for (guint i = 0; i < G_N_ELEMENTS (metrics); i++)
+      {
+        g_autoptr(FlameProfile) p = load (path, metrics[i]);
+
+        g_assert_cmpfloat (fabs (flame_profile_get_total_weight (p, 0) - want[i]), <=,
+                           1 + want[i] * 1e-9);
+      }
+  }
 }
 
 /* The same amounts taken with mmap, mremap and munmap, as allocators of

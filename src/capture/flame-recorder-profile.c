@@ -544,6 +544,24 @@ add_image_samples (FlameRecorder *self,
       count_thread_sample (profile, threads, name, img->pid, s.h.tid);
     }
   g_hash_table_unref (threads);
+  /* the exact totals of a process none of whose allocations was sampled
+   * (or whose peak no sampled block was part of): under its name, so
+   * that the graph sums to the totals the report gives */
+  if (mem_weights != NULL)
+    {
+      const gdouble *rest = mem_weights + img->n_samples * FLAME_RECORDER_N_METRICS;
+      guint32 unsampled[2] = { b.root, 0 };
+      gboolean interned = FALSE;
+
+      for (guint c = 0; c < FLAME_RECORDER_N_METRICS; c++)
+        if (rest[c] > 0)
+          {
+            if (!interned)
+              unsampled[1] = intern (profile, "[unsampled allocations]", NULL, 0, 0);
+            interned = TRUE;
+            flame_profile_add_stack (profile, c, unsampled, 2, rest[c]);
+          }
+    }
 
   /* the files stay open in @cache for the next processes */
   for (guint e = 0; e < img->epochs->len; e++)
@@ -569,9 +587,15 @@ compare_mem_events (gconstpointer a,
 typedef struct
 {
   gdouble allocated, allocations, peak, leaked;  /* exact when the process said */
+  guint peak_processes;  /* how many processes' own peaks @peak adds up */
   gboolean exact;
 } MemTotals;
 
+/* Scales the column of @n samples to @want. When no sample has any of
+ * it (the process allocated too little to be sampled, or no sampled
+ * block was live at its peak), @want goes to row @n, the process's
+ * unsampled row (add_image_samples): the graph's columns keep summing to
+ * the exact totals. */
 static void
 scale_column (gdouble *w,
               guint64  n,
@@ -582,8 +606,13 @@ scale_column (gdouble *w,
 
   for (guint64 i = 0; i < n; i++)
     sum += w[i * FLAME_RECORDER_N_METRICS + column];
-  if (sum <= 0 || want <= 0)
+  if (want <= 0)
     return;
+  if (sum <= 0)
+    {
+      w[n * FLAME_RECORDER_N_METRICS + column] = want;
+      return;
+    }
   for (guint64 i = 0; i < n; i++)
     w[i * FLAME_RECORDER_N_METRICS + column] *= want / sum;
 }
@@ -706,17 +735,24 @@ add_memory_totals (Image     *img,
       totals->allocated += st->total_bytes;
       totals->allocations += st->total_count;
       totals->peak += peak;
+      totals->peak_processes += peak > 0;
       totals->leaked += leaked;
       totals->exact = TRUE;
       return;
     }
-  for (guint64 i = 0; i < n; i++)
-    {
-      totals->allocated += W (w, i, ALLOCATED);
-      totals->allocations += W (w, i, ALLOCATIONS);
-      totals->peak += W (w, i, PEAK);
-      totals->leaked += W (w, i, LEAKED);
-    }
+  {
+    gdouble peak = 0;
+
+    for (guint64 i = 0; i < n; i++)
+      {
+        totals->allocated += W (w, i, ALLOCATED);
+        totals->allocations += W (w, i, ALLOCATIONS);
+        peak += W (w, i, PEAK);
+        totals->leaked += W (w, i, LEAKED);
+      }
+    totals->peak += peak;
+    totals->peak_processes += peak > 0;
+  }
 }
 
 /* The weights of @img's samples, FLAME_RECORDER_N_METRICS per sample.
@@ -731,7 +767,8 @@ memory_weights (FlameRecorder *self,
                 MemTotals     *totals)
 {
   guint64 n = img->n_samples;
-  gdouble *w = g_new0 (gdouble, MAX (n, 1) * FLAME_RECORDER_N_METRICS);
+  /* row n: what no sample stands for (scale_column) */
+  gdouble *w = g_new0 (gdouble, (n + 1) * FLAME_RECORDER_N_METRICS);
   g_autoptr(GHashTable) by_seq = g_hash_table_new (g_int64_hash, g_int64_equal);
   gdouble mean = img->have_stat && img->stat.mean > 0 ? img->stat.mean : self->memory_mean;
   guint64 peak_seq;
@@ -809,6 +846,9 @@ set_memory_metadata (FlameRecorder   *self,
   flame_profile_set_metadata (profile, "memory_peak_bytes", num);
   g_snprintf (num, sizeof num, "%.0f", mem->leaked);
   flame_profile_set_metadata (profile, "memory_leaked_bytes", num);
+  /* above 1, memory_peak_bytes is an upper bound (flame-memory.h) */
+  g_snprintf (num, sizeof num, "%u", mem->peak_processes);
+  flame_profile_set_metadata (profile, "memory_peak_processes", num);
   g_snprintf (num, sizeof num, "%u", self->memory_mean);
   flame_profile_set_metadata (profile, "memory_sampling_mean_bytes", num);
   if (!mem->exact)

@@ -38,6 +38,7 @@ memory_totals (FlameComparison   *comparison,
           sum->allocations += t.allocations / n;
           sum->peak_bytes += t.peak_bytes / n;
           sum->leaked_bytes += t.leaked_bytes / n;
+          sum->peak_processes = MAX (sum->peak_processes, t.peak_processes);
         }
     }
   return TRUE;

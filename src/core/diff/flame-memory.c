@@ -43,6 +43,12 @@ flame_memory_get_totals (FlameProfile      *profile,
       !get_number (profile, "memory_peak_bytes", &t.peak_bytes) ||
       !get_number (profile, "memory_leaked_bytes", &t.leaked_bytes))
     return FALSE;
+  {
+    gdouble n;
+
+    if (get_number (profile, "memory_peak_processes", &n) && n <= G_MAXUINT)
+      t.peak_processes = (guint) n;
+  }
   *totals = t;
   return TRUE;
 }
@@ -60,14 +66,23 @@ flame_memory_describe (FlameProfile *profile)
   n = flame_quantity_format_compact (FLAME_QUANTITY_COUNT, t.allocations, FALSE);
   p = flame_quantity_format_compact (FLAME_QUANTITY_BYTES, t.peak_bytes, FALSE);
   l = flame_quantity_format_compact (FLAME_QUANTITY_BYTES, t.leaked_bytes, FALSE);
+  if (t.peak_processes > 1)
+    return g_strdup_printf ("allocated %s in %s allocations, peak at most %s (the %u processes' "
+                            "own peaks added up), leaked %s", a, n, p, t.peak_processes, l);
   return g_strdup_printf ("allocated %s in %s allocations, peak %s, leaked %s", a, n, p, l);
 }
 
-/* "Peak memory: 4.2 MiB → 9.8 MiB (+5.6 MiB, +133.3 %)" */
+/* "Peak memory: 4.2 MiB → 9.8 MiB (+5.6 MiB, +133.3 %)"; when a side
+ * recorded several processes, whose records have no common order, its
+ * peak is their own peaks added up, and the line says it is an upper
+ * bound */
 char *
 flame_memory_summary_line (const FlameMemoryTotals *baseline,
                            const FlameMemoryTotals *current)
 {
+  g_autofree char *line = NULL;
+  guint most = MAX (baseline->peak_processes, current->peak_processes);
+
   g_autofree char *b = flame_quantity_format_compact (FLAME_QUANTITY_BYTES, baseline->peak_bytes,
                                                       FALSE);
   g_autofree char *c = flame_quantity_format_compact (FLAME_QUANTITY_BYTES, current->peak_bytes,
@@ -77,10 +92,15 @@ flame_memory_summary_line (const FlameMemoryTotals *baseline,
                                                       TRUE);
 
   if (baseline->peak_bytes > 0)
-    return g_strdup_printf ("Peak memory: %s → %s (%s, %+.1f %%)", b, c, d,
+    line = g_strdup_printf ("Peak memory: %s → %s (%s, %+.1f %%)", b, c, d,
                             100 * (current->peak_bytes - baseline->peak_bytes) /
                               baseline->peak_bytes);
-  return g_strdup_printf ("Peak memory: %s → %s (%s)", b, c, d);
+  else
+    line = g_strdup_printf ("Peak memory: %s → %s (%s)", b, c, d);
+  if (most <= 1)
+    return g_steal_pointer (&line);
+  return g_strdup_printf ("%s; an upper bound: each process's own peak added up (up to %u "
+                          "processes), not their peak together", line, most);
 }
 
 static gint
@@ -238,9 +258,12 @@ static void
 append_totals (GString                 *out,
                const FlameMemoryTotals *t)
 {
+  /* peak_processes above 1: peak_bytes adds up that many processes'
+   * own peaks, an upper bound of their peak together */
   g_string_append_printf (out, "{\"allocated_bytes\":%.0f,\"allocations\":%.0f,"
-                          "\"peak_bytes\":%.0f,\"leaked_bytes\":%.0f}",
-                          t->allocated_bytes, t->allocations, t->peak_bytes, t->leaked_bytes);
+                          "\"peak_bytes\":%.0f,\"leaked_bytes\":%.0f,\"peak_processes\":%u}",
+                          t->allocated_bytes, t->allocations, t->peak_bytes, t->leaked_bytes,
+                          MAX (t->peak_processes, 1));
 }
 
 /**

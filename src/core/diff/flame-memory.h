@@ -19,6 +19,10 @@ typedef struct
   gdouble allocations;
   gdouble peak_bytes;    /* live bytes at the peak */
   gdouble leaked_bytes;  /* still live at exit */
+  /* processes whose own peaks peak_bytes adds up (records of several
+   * processes carry no common order): above 1, an upper bound of the
+   * simultaneous peak. 0 or 1: the peak itself. */
+  guint   peak_processes;
 } FlameMemoryTotals;
 
 typedef enum
