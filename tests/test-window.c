@@ -2327,6 +2327,37 @@ test_legend (void)
   wait_for_window (window);
   g_assert_null (strstr (flame_legend_get_summary (legend), "Noise hidden"));
 
+  /* every mode at once, in the window's default size: each one readable,
+   * none cut off by an ellipsis (the row takes a second line instead) */
+  {
+    const char *modes[] = { "win.inverted", "win.hide-noise", "win.normalize",
+                            "win.colour-by-total" };
+    GtkWidget *text = gtk_widget_get_first_child (window->legend);
+    int one_row = gtk_widget_get_height (window->legend);
+
+    g_assert_true (GTK_IS_LABEL (text));
+    for (guint i = 0; i < G_N_ELEMENTS (modes); i++)
+      {
+        gtk_widget_activate_action (GTK_WIDGET (window), modes[i], NULL);
+        wait_for_window (window);
+      }
+    g_test_message ("legend with every mode: \"%s\", %d px wide",
+                    gtk_label_get_text (GTK_LABEL (text)), gtk_widget_get_width (text));
+    g_assert_true (g_str_has_prefix (flame_legend_get_summary (legend), "Inverted · Baseline ×"));
+    g_assert_nonnull (strstr (flame_legend_get_summary (legend), "Colour: change of total time"));
+    g_assert_true (g_str_has_suffix (flame_legend_get_summary (legend), " · Noise hidden"));
+    g_assert_false (pango_layout_is_ellipsized (gtk_label_get_layout (GTK_LABEL (text))));
+    /* and no taller than two lines need */
+    g_assert_cmpint (gtk_widget_get_height (window->legend), <, one_row + 24);
+    for (guint i = 0; i < G_N_ELEMENTS (modes); i++)
+      {
+        gtk_widget_activate_action (GTK_WIDGET (window), modes[i], NULL);
+        wait_for_window (window);
+      }
+    g_assert_false (pango_layout_is_ellipsized (gtk_label_get_layout (GTK_LABEL (text))));
+    g_assert_cmpint (gtk_widget_get_height (window->legend), ==, one_row);
+  }
+
   gtk_widget_activate_action (GTK_WIDGET (window), "win.show-legend", NULL);
   flame_test_gui_wait_for (!gtk_widget_get_visible (window->legend));
   g_assert_false (g_settings_get_boolean (window->settings, "show-legend"));

@@ -4,8 +4,9 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The window's colour key: one row along the bottom of the graph pane.
- * A short summary on the left (normalisation, what the colour and the
- * width mean; ellipsized, the whole text in its tooltip), then the change
+ * A short summary on the left (the modes of View Options: inverted,
+ * normalisation, what the colour means, noise hidden; wrapped rather
+ * than cut, the width's meaning in its tooltip), then the change
  * scale as adjacent swatches from "Slower" to "Faster", then "New" and
  * "Removed". Each swatch's tooltip says what its colour means. Swatches
  * take their colours from the view's palette, so they follow the desktop's
@@ -188,9 +189,8 @@ describe_diff (FlameLayoutSource  *source,
 
   if (view == FLAME_VIEW_ELIDED)
     {
-      summary =
-        g_strdup_printf (_("%s · Paths gone from the current run · Width: baseline time"),
-                         norm);
+      /* "Removed", the word of the colour key and the changes panel */
+      summary = g_strdup_printf (_("%s · Removed paths · Width: baseline time"), norm);
       tooltip = g_strdup_printf (
         "%s %s", norm_long,
         _("The elided view shows only the code paths that ran in the baseline "
@@ -198,11 +198,11 @@ describe_diff (FlameLayoutSource  *source,
     }
   else
     {
-      summary =
-        g_strdup_printf (by_total
-                           ? _("%s · Colour: change of total time · Width: current time")
-                           : _("%s · Colour: change of self time · Width: current time"),
-                         norm);
+      /* the width (current time, as in any differential flame graph) is
+       * in the tooltip: the row keeps its room for the modes */
+      summary = g_strdup_printf (by_total ? _("%s · Colour: change of total time")
+                                          : _("%s · Colour: change of self time"),
+                                 norm);
       tooltip =
         g_strdup_printf ("%s %s", norm_long,
                          by_total
@@ -431,6 +431,11 @@ flame_legend_init (FlameLegend *self)
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, _("Colour key"), -1);
 
   self->summary = gtk_label_new (NULL);
+  /* every mode stays readable: up to three lines (German, every mode
+   * on, a 1280 px window) before anything is cut */
+  gtk_label_set_wrap (GTK_LABEL (self->summary), TRUE);
+  gtk_label_set_wrap_mode (GTK_LABEL (self->summary), PANGO_WRAP_WORD_CHAR);
+  gtk_label_set_lines (GTK_LABEL (self->summary), 3);
   gtk_label_set_ellipsize (GTK_LABEL (self->summary), PANGO_ELLIPSIZE_END);
   gtk_label_set_xalign (GTK_LABEL (self->summary), 0);
   gtk_label_set_width_chars (GTK_LABEL (self->summary), 12);
