@@ -773,6 +773,47 @@ test_keyboard_reach (void)
       g_assert_cmpstr (title, ==, "General");
       g_free (title);
     }
+
+    /* the graph's keys on the first page, not behind the page switcher:
+     * the section reflows its groups into pages (a GtkStack), columns and
+     * groups */
+    {
+      GtkWidget *stack = NULL, *page;
+      g_autoptr(GString) first_page = g_string_new (NULL);
+      g_autoptr(GPtrArray) todo = g_ptr_array_new ();
+
+      g_ptr_array_add (todo, overlay);
+      while (todo->len > 0 && stack == NULL)
+        {
+          GtkWidget *n = g_ptr_array_steal_index (todo, todo->len - 1);
+
+          if (GTK_IS_STACK (n) && GTK_IS_SHORTCUTS_SECTION (gtk_widget_get_ancestor (
+                                    n, GTK_TYPE_SHORTCUTS_SECTION)))
+            stack = n;
+          else
+            for (GtkWidget *c = gtk_widget_get_last_child (n); c;
+                 c = gtk_widget_get_prev_sibling (c))
+              g_ptr_array_add (todo, c);
+        }
+      g_assert_nonnull (stack);
+      page = gtk_widget_get_first_child (stack);
+      g_assert_nonnull (page);
+      for (GtkWidget *column = gtk_widget_get_first_child (page); column;
+           column = gtk_widget_get_next_sibling (column))
+        for (GtkWidget *group = gtk_widget_get_first_child (column); group;
+             group = gtk_widget_get_next_sibling (group))
+          if (GTK_IS_SHORTCUTS_GROUP (group))
+            {
+              char *title = NULL;
+
+              g_object_get (group, "title", &title, NULL);
+              g_string_append_printf (first_page, "%s;", title);
+              g_free (title);
+            }
+      g_test_message ("shortcuts, page 1: %s", first_page->str);
+      g_assert_true (g_str_has_prefix (first_page->str, "General;"));
+      g_assert_nonnull (strstr (first_page->str, "Flame Graph;"));
+    }
     gtk_window_destroy (GTK_WINDOW (overlay));
   }
 }
