@@ -1085,19 +1085,35 @@ on_reveal_flap_changed (FlameWindow *self)
 }
 
 /* A menu open under its button: the button's tooltip (still under the
- * pointer that clicked) would cover the menu's first items */
+ * pointer that clicked) would cover the menu's first items, and so would
+ * an ancestor's, which GTK shows when the button has none (an
+ * AdwSplitButton's over its arrow). Those turned off here are marked, to
+ * be turned on again when the menu closes. */
 static void
 on_popover_visible (GtkWidget  *popover,
                     GParamSpec *pspec,
                     gpointer    user_data)
 {
   GtkWidget *button = gtk_widget_get_parent (popover);
+  gboolean open = gtk_widget_get_visible (popover);
 
   g_assert (GTK_IS_WIDGET (popover));
 
   if (button == NULL)
     return;
-  gtk_widget_set_has_tooltip (button, !gtk_widget_get_visible (popover));
+  for (GtkWidget *w = button; w != NULL && !GTK_IS_ROOT (w); w = gtk_widget_get_parent (w))
+    {
+      if (open && gtk_widget_get_has_tooltip (w))
+        {
+          gtk_widget_set_has_tooltip (w, FALSE);
+          g_object_set_data (G_OBJECT (w), "flame-tooltip-off", GINT_TO_POINTER (TRUE));
+        }
+      else if (!open && g_object_get_data (G_OBJECT (w), "flame-tooltip-off") != NULL)
+        {
+          gtk_widget_set_has_tooltip (w, TRUE);
+          g_object_set_data (G_OBJECT (w), "flame-tooltip-off", NULL);
+        }
+    }
   /* asks the tooltip again: one on show goes */
   gtk_widget_trigger_tooltip_query (button);
 }
