@@ -2799,6 +2799,41 @@ settle_narrow (FlameWindow *w,
     }
 }
 
+/* how many items of @menu (its sections and submenus too) would show a
+ * key: those whose action has one in the application, unless their
+ * "accel" attribute is "" */
+static guint
+count_accels_shown (GMenuModel *menu)
+{
+  guint n = 0;
+
+  for (int i = 0; i < g_menu_model_get_n_items (menu); i++)
+    {
+      g_autofree char *accel = NULL;
+      g_autofree char *action = NULL;
+      g_autoptr(GMenuModel) section = g_menu_model_get_item_link (menu, i, G_MENU_LINK_SECTION);
+      g_autoptr(GMenuModel) submenu = g_menu_model_get_item_link (menu, i, G_MENU_LINK_SUBMENU);
+
+      if (g_menu_model_get_item_attribute (menu, i, G_MENU_ATTRIBUTE_ACTION, "s", &action))
+        {
+          g_autoptr(GVariant) target =
+            g_menu_model_get_item_attribute_value (menu, i, G_MENU_ATTRIBUTE_TARGET, NULL);
+          g_autofree char *detailed = g_action_print_detailed_name (action, target);
+          g_auto(GStrv) accels =
+            gtk_application_get_accels_for_action (GTK_APPLICATION (app), detailed);
+
+          if (accels[0] != NULL &&
+              !(g_menu_model_get_item_attribute (menu, i, "accel", "s", &accel) && *accel == '\0'))
+            n++;
+        }
+      if (section != NULL)
+        n += count_accels_shown (section);
+      if (submenu != NULL)
+        n += count_accels_shown (submenu);
+    }
+  return n;
+}
+
 /* The narrowest window (the .ui's width-request, 360 px, a phone in
  * portrait): the window keeps that width, as nothing in it needs more;
  * the panel folds over the graph. Writes narrow.png to look at. */
@@ -2882,9 +2917,30 @@ test_narrow_window (void)
     section = g_menu_model_get_item_link (menu, 0, G_MENU_LINK_SECTION);
     g_assert_nonnull (section);
     {
+      /* View Options, copied without the keys */
       g_autoptr(GMenuModel) options = g_menu_model_get_item_link (section, 0, G_MENU_LINK_SUBMENU);
 
-      g_assert_true (options == G_MENU_MODEL (w->view_menu));
+      g_assert_nonnull (options);
+      g_assert_cmpint (g_menu_model_get_n_items (options), ==,
+                       g_menu_model_get_n_items (G_MENU_MODEL (w->view_menu)));
+      g_assert_cmpuint (count_accels_shown (options), ==, 0);
+    }
+    /* no keys anywhere in it: the menu fits the 360 px window */
+    g_assert_cmpuint (count_accels_shown (menu), ==, 0);
+    {
+      GtkPopover *popover = gtk_menu_button_get_popover (GTK_MENU_BUTTON (button));
+      int natural = 0;
+
+      gtk_menu_button_popup (GTK_MENU_BUTTON (button));
+      flame_test_gui_wait_for (gtk_widget_get_mapped (GTK_WIDGET (popover)));
+      gtk_widget_measure (GTK_WIDGET (popover), GTK_ORIENTATION_HORIZONTAL, -1, NULL, &natural,
+                          NULL, NULL);
+      g_test_message ("the narrow main menu: %d px wide", natural);
+      g_assert_cmpint (natural, <=, width_request);
+      /* its new popover hides the button's tooltip too */
+      g_assert_false (tooltip_in_ancestry (button));
+      gtk_menu_button_popdown (GTK_MENU_BUTTON (button));
+      flame_test_gui_wait_for (!gtk_widget_get_visible (GTK_WIDGET (popover)));
     }
     views = g_menu_model_get_item_link (section, 1, G_MENU_LINK_SECTION);
     g_assert_true (
@@ -2930,6 +2986,29 @@ test_narrow_window (void)
   g_assert_cmpint (gtk_widget_get_width (content), >=, 640);
   g_assert_true (gtk_widget_get_visible (w->search_button));
   g_assert_true (gtk_widget_get_visible (w->view_menu_button));
+  /* and the main menu as it was: New Window first, the keys shown */
+  {
+    GtkWidget *button = gtk_widget_get_first_child (gtk_widget_get_parent (w->sidebar_button));
+    GMenuModel *menu;
+    g_autoptr(GMenuModel) first = NULL;
+    g_autofree char *action = NULL;
+
+    while (button != NULL &&
+           !(GTK_IS_MENU_BUTTON (button) && gtk_menu_button_get_primary (GTK_MENU_BUTTON (button))))
+      button = gtk_widget_get_next_sibling (button);
+    menu = gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (button));
+    first = g_menu_model_get_item_link (menu, 0, G_MENU_LINK_SECTION);
+    g_assert_true (
+      g_menu_model_get_item_attribute (first, 0, G_MENU_ATTRIBUTE_ACTION, "s", &action));
+    g_assert_cmpstr (action, ==, "app.new-window");
+    g_assert_cmpuint (count_accels_shown (menu), >, 10);
+    gtk_menu_button_popup (GTK_MENU_BUTTON (button));
+    flame_test_gui_wait_for (gtk_widget_get_mapped (
+      GTK_WIDGET (gtk_menu_button_get_popover (GTK_MENU_BUTTON (button)))));
+    g_assert_false (tooltip_in_ancestry (button));
+    gtk_menu_button_popdown (GTK_MENU_BUTTON (button));
+    flame_test_gui_wait_for (gtk_widget_get_has_tooltip (button));
+  }
   /* and the table its six columns */
   g_assert_false (flame_changes_panel_get_compact (w->changes_panel));
   g_assert_true (gtk_column_view_column_get_visible (w->changes_panel->before_column));

@@ -1119,9 +1119,10 @@ on_popover_visible (GtkWidget  *popover,
 }
 
 /* every menu button and dropdown under @root: no tooltip while its
- * popover is open */
-static void
-hide_tooltips_over_menus (GtkWidget *root)
+ * popover is open. Again for a popover made later (a menu button's new
+ * menu model makes a new one): each popover is watched once. */
+void
+_flame_window_hide_tooltips_over_menus (GtkWidget *root)
 {
   g_autoptr(GPtrArray) todo = g_ptr_array_new ();
 
@@ -1131,8 +1132,12 @@ hide_tooltips_over_menus (GtkWidget *root)
       GtkWidget *w = g_ptr_array_steal_index (todo, todo->len - 1);
 
       if (GTK_IS_POPOVER (w) && gtk_widget_get_parent (w) != NULL &&
-          gtk_widget_get_has_tooltip (gtk_widget_get_parent (w)))
-        g_signal_connect (w, "notify::visible", G_CALLBACK (on_popover_visible), NULL);
+          gtk_widget_get_has_tooltip (gtk_widget_get_parent (w)) &&
+          g_object_get_data (G_OBJECT (w), "flame-tooltip-watch") == NULL)
+        {
+          g_signal_connect (w, "notify::visible", G_CALLBACK (on_popover_visible), NULL);
+          g_object_set_data (G_OBJECT (w), "flame-tooltip-watch", GINT_TO_POINTER (TRUE));
+        }
       for (GtkWidget *c = gtk_widget_get_first_child (w); c; c = gtk_widget_get_next_sibling (c))
         g_ptr_array_add (todo, c);
     }
@@ -1287,6 +1292,7 @@ flame_window_dispose (GObject *object)
   g_clear_handle_id (&self->rebuild_source, g_source_remove);
   /* the narrow layout's switch (flame-window-narrow.c) */
   g_clear_handle_id (&self->narrow_idle, g_source_remove);
+  g_clear_object (&self->wide_menu);
   for (guint i = 0; i < 2; i++)
     {
       if (self->monitors[i] != NULL)
@@ -1556,7 +1562,7 @@ flame_window_init (FlameWindow *self)
   self->sample_type_section = g_menu_new ();
 
   gtk_widget_init_template (GTK_WIDGET (self));
-  hide_tooltips_over_menus (GTK_WIDGET (self));
+  _flame_window_hide_tooltips_over_menus (GTK_WIDGET (self));
 
   self->settings = g_settings_new (APP_ID);
   gtk_window_set_default_size (GTK_WINDOW (self),
