@@ -630,23 +630,43 @@ test_panel_large_sorted (void)
   g_rmdir (dir);
 }
 
+/* whether @widget or an ancestor below the window would show a tooltip */
+static gboolean
+tooltip_in_ancestry (GtkWidget *widget)
+{
+  for (GtkWidget *w = widget; w != NULL && !GTK_IS_ROOT (w); w = gtk_widget_get_parent (w))
+    if (gtk_widget_get_has_tooltip (w))
+      return TRUE;
+  return FALSE;
+}
+
 /* A menu opened under its button is not covered by the button's tooltip
- * (the pointer that clicked is still on the button): no tooltip while it
- * is open, the tooltip back once it closes. The main menu, View Options
- * and the panel's filter. */
+ * (the pointer that clicked is still on the button), nor by an
+ * ancestor's, which GTK shows in its place: no tooltip while it is open,
+ * the tooltip back once it closes. The main menu, View Options, the
+ * panel's filter and the arrow of the Open split button (whose own
+ * tooltip, "Open a Baseline and a Current Profile", covered the menu). */
 static void
 test_menu_tooltips (void)
 {
   GtkWidget *primary = gtk_widget_get_first_child (gtk_widget_get_parent (window->sidebar_button));
-  GtkWidget *buttons[3];
+  GtkWidget *arrow = NULL;
+  GtkWidget *buttons[4];
 
   while (primary != NULL &&
          !(GTK_IS_MENU_BUTTON (primary) && gtk_menu_button_get_primary (GTK_MENU_BUTTON (primary))))
     primary = gtk_widget_get_next_sibling (primary);
   g_assert_nonnull (primary);
+  for (GtkWidget *c = gtk_widget_get_first_child (GTK_WIDGET (window->open_button)); c;
+       c = gtk_widget_get_next_sibling (c))
+    if (GTK_IS_MENU_BUTTON (c))
+      arrow = c;
+  g_assert_nonnull (arrow);
+  g_assert_true (gtk_widget_get_has_tooltip (GTK_WIDGET (window->open_button)));
   buttons[0] = primary;
   buttons[1] = window->view_menu_button;
   buttons[2] = GTK_WIDGET (window->changes_panel->filter_dropdown);
+  buttons[3] = arrow;
   open_example ();
   for (guint i = 0; i < G_N_ELEMENTS (buttons); i++)
     {
@@ -663,11 +683,12 @@ test_menu_tooltips (void)
       else
         gtk_popover_popup (GTK_POPOVER (popover));
       flame_test_gui_wait_for (gtk_widget_get_visible (popover));
-      g_assert_false (gtk_widget_get_has_tooltip (buttons[i]));
+      g_assert_false (tooltip_in_ancestry (buttons[i]));
       gtk_popover_popdown (GTK_POPOVER (popover));
       flame_test_gui_wait_for (!gtk_widget_get_visible (popover));
       g_assert_true (gtk_widget_get_has_tooltip (buttons[i]));
     }
+  g_assert_true (gtk_widget_get_has_tooltip (GTK_WIDGET (window->open_button)));
 }
 
 static void
@@ -772,6 +793,47 @@ test_keyboard_reach (void)
       g_object_get (w, "title", &title, NULL);
       g_assert_cmpstr (title, ==, "General");
       g_free (title);
+    }
+
+    /* the graph's keys on the first page, not behind the page switcher:
+     * the section reflows its groups into pages (a GtkStack), columns and
+     * groups */
+    {
+      GtkWidget *stack = NULL, *page;
+      g_autoptr(GString) first_page = g_string_new (NULL);
+      g_autoptr(GPtrArray) todo = g_ptr_array_new ();
+
+      g_ptr_array_add (todo, overlay);
+      while (todo->len > 0 && stack == NULL)
+        {
+          GtkWidget *n = g_ptr_array_steal_index (todo, todo->len - 1);
+
+          if (GTK_IS_STACK (n) && GTK_IS_SHORTCUTS_SECTION (gtk_widget_get_ancestor (
+                                    n, GTK_TYPE_SHORTCUTS_SECTION)))
+            stack = n;
+          else
+            for (GtkWidget *c = gtk_widget_get_last_child (n); c;
+                 c = gtk_widget_get_prev_sibling (c))
+              g_ptr_array_add (todo, c);
+        }
+      g_assert_nonnull (stack);
+      page = gtk_widget_get_first_child (stack);
+      g_assert_nonnull (page);
+      for (GtkWidget *column = gtk_widget_get_first_child (page); column;
+           column = gtk_widget_get_next_sibling (column))
+        for (GtkWidget *group = gtk_widget_get_first_child (column); group;
+             group = gtk_widget_get_next_sibling (group))
+          if (GTK_IS_SHORTCUTS_GROUP (group))
+            {
+              char *title = NULL;
+
+              g_object_get (group, "title", &title, NULL);
+              g_string_append_printf (first_page, "%s;", title);
+              g_free (title);
+            }
+      g_test_message ("shortcuts, page 1: %s", first_page->str);
+      g_assert_true (g_str_has_prefix (first_page->str, "General;"));
+      g_assert_nonnull (strstr (first_page->str, "Flame Graph;"));
     }
     gtk_window_destroy (GTK_WINDOW (overlay));
   }
@@ -2351,6 +2413,37 @@ test_legend (void)
   wait_for_window (window);
   g_assert_null (strstr (flame_legend_get_summary (legend), "Noise hidden"));
 
+  /* every mode at once, in the window's default size: each one readable,
+   * none cut off by an ellipsis (the row takes a second line instead) */
+  {
+    const char *modes[] = { "win.inverted", "win.hide-noise", "win.normalize",
+                            "win.colour-by-total" };
+    GtkWidget *text = gtk_widget_get_first_child (window->legend);
+    int one_row = gtk_widget_get_height (window->legend);
+
+    g_assert_true (GTK_IS_LABEL (text));
+    for (guint i = 0; i < G_N_ELEMENTS (modes); i++)
+      {
+        gtk_widget_activate_action (GTK_WIDGET (window), modes[i], NULL);
+        wait_for_window (window);
+      }
+    g_test_message ("legend with every mode: \"%s\", %d px wide",
+                    gtk_label_get_text (GTK_LABEL (text)), gtk_widget_get_width (text));
+    g_assert_true (g_str_has_prefix (flame_legend_get_summary (legend), "Inverted · Baseline ×"));
+    g_assert_nonnull (strstr (flame_legend_get_summary (legend), "Colour: change of total time"));
+    g_assert_true (g_str_has_suffix (flame_legend_get_summary (legend), " · Noise hidden"));
+    g_assert_false (pango_layout_is_ellipsized (gtk_label_get_layout (GTK_LABEL (text))));
+    /* and no taller than two lines need */
+    g_assert_cmpint (gtk_widget_get_height (window->legend), <, one_row + 24);
+    for (guint i = 0; i < G_N_ELEMENTS (modes); i++)
+      {
+        gtk_widget_activate_action (GTK_WIDGET (window), modes[i], NULL);
+        wait_for_window (window);
+      }
+    g_assert_false (pango_layout_is_ellipsized (gtk_label_get_layout (GTK_LABEL (text))));
+    g_assert_cmpint (gtk_widget_get_height (window->legend), ==, one_row);
+  }
+
   gtk_widget_activate_action (GTK_WIDGET (window), "win.show-legend", NULL);
   flame_test_gui_wait_for (!gtk_widget_get_visible (window->legend));
   g_assert_false (g_settings_get_boolean (window->settings, "show-legend"));
@@ -2730,6 +2823,41 @@ settle_narrow (FlameWindow *w,
     }
 }
 
+/* how many items of @menu (its sections and submenus too) would show a
+ * key: those whose action has one in the application, unless their
+ * "accel" attribute is "" */
+static guint
+count_accels_shown (GMenuModel *menu)
+{
+  guint n = 0;
+
+  for (int i = 0; i < g_menu_model_get_n_items (menu); i++)
+    {
+      g_autofree char *accel = NULL;
+      g_autofree char *action = NULL;
+      g_autoptr(GMenuModel) section = g_menu_model_get_item_link (menu, i, G_MENU_LINK_SECTION);
+      g_autoptr(GMenuModel) submenu = g_menu_model_get_item_link (menu, i, G_MENU_LINK_SUBMENU);
+
+      if (g_menu_model_get_item_attribute (menu, i, G_MENU_ATTRIBUTE_ACTION, "s", &action))
+        {
+          g_autoptr(GVariant) target =
+            g_menu_model_get_item_attribute_value (menu, i, G_MENU_ATTRIBUTE_TARGET, NULL);
+          g_autofree char *detailed = g_action_print_detailed_name (action, target);
+          g_auto(GStrv) accels =
+            gtk_application_get_accels_for_action (GTK_APPLICATION (app), detailed);
+
+          if (accels[0] != NULL &&
+              !(g_menu_model_get_item_attribute (menu, i, "accel", "s", &accel) && *accel == '\0'))
+            n++;
+        }
+      if (section != NULL)
+        n += count_accels_shown (section);
+      if (submenu != NULL)
+        n += count_accels_shown (submenu);
+    }
+  return n;
+}
+
 /* The narrowest window (the .ui's width-request, 360 px, a phone in
  * portrait): the window keeps that width, as nothing in it needs more;
  * the panel folds over the graph. Writes narrow.png to look at. */
@@ -2813,9 +2941,30 @@ test_narrow_window (void)
     section = g_menu_model_get_item_link (menu, 0, G_MENU_LINK_SECTION);
     g_assert_nonnull (section);
     {
+      /* View Options, copied without the keys */
       g_autoptr(GMenuModel) options = g_menu_model_get_item_link (section, 0, G_MENU_LINK_SUBMENU);
 
-      g_assert_true (options == G_MENU_MODEL (w->view_menu));
+      g_assert_nonnull (options);
+      g_assert_cmpint (g_menu_model_get_n_items (options), ==,
+                       g_menu_model_get_n_items (G_MENU_MODEL (w->view_menu)));
+      g_assert_cmpuint (count_accels_shown (options), ==, 0);
+    }
+    /* no keys anywhere in it: the menu fits the 360 px window */
+    g_assert_cmpuint (count_accels_shown (menu), ==, 0);
+    {
+      GtkPopover *popover = gtk_menu_button_get_popover (GTK_MENU_BUTTON (button));
+      int natural = 0;
+
+      gtk_menu_button_popup (GTK_MENU_BUTTON (button));
+      flame_test_gui_wait_for (gtk_widget_get_mapped (GTK_WIDGET (popover)));
+      gtk_widget_measure (GTK_WIDGET (popover), GTK_ORIENTATION_HORIZONTAL, -1, NULL, &natural,
+                          NULL, NULL);
+      g_test_message ("the narrow main menu: %d px wide", natural);
+      g_assert_cmpint (natural, <=, width_request);
+      /* its new popover hides the button's tooltip too */
+      g_assert_false (tooltip_in_ancestry (button));
+      gtk_menu_button_popdown (GTK_MENU_BUTTON (button));
+      flame_test_gui_wait_for (!gtk_widget_get_visible (GTK_WIDGET (popover)));
     }
     views = g_menu_model_get_item_link (section, 1, G_MENU_LINK_SECTION);
     g_assert_true (
@@ -2861,6 +3010,29 @@ test_narrow_window (void)
   g_assert_cmpint (gtk_widget_get_width (content), >=, 640);
   g_assert_true (gtk_widget_get_visible (w->search_button));
   g_assert_true (gtk_widget_get_visible (w->view_menu_button));
+  /* and the main menu as it was: New Window first, the keys shown */
+  {
+    GtkWidget *button = gtk_widget_get_first_child (gtk_widget_get_parent (w->sidebar_button));
+    GMenuModel *menu;
+    g_autoptr(GMenuModel) first = NULL;
+    g_autofree char *action = NULL;
+
+    while (button != NULL &&
+           !(GTK_IS_MENU_BUTTON (button) && gtk_menu_button_get_primary (GTK_MENU_BUTTON (button))))
+      button = gtk_widget_get_next_sibling (button);
+    menu = gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (button));
+    first = g_menu_model_get_item_link (menu, 0, G_MENU_LINK_SECTION);
+    g_assert_true (
+      g_menu_model_get_item_attribute (first, 0, G_MENU_ATTRIBUTE_ACTION, "s", &action));
+    g_assert_cmpstr (action, ==, "app.new-window");
+    g_assert_cmpuint (count_accels_shown (menu), >, 10);
+    gtk_menu_button_popup (GTK_MENU_BUTTON (button));
+    flame_test_gui_wait_for (gtk_widget_get_mapped (
+      GTK_WIDGET (gtk_menu_button_get_popover (GTK_MENU_BUTTON (button)))));
+    g_assert_false (tooltip_in_ancestry (button));
+    gtk_menu_button_popdown (GTK_MENU_BUTTON (button));
+    flame_test_gui_wait_for (gtk_widget_get_has_tooltip (button));
+  }
   /* and the table its six columns */
   g_assert_false (flame_changes_panel_get_compact (w->changes_panel));
   g_assert_true (gtk_column_view_column_get_visible (w->changes_panel->before_column));

@@ -4,8 +4,9 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The window's colour key: one row along the bottom of the graph pane.
- * A short summary on the left (normalisation, what the colour and the
- * width mean; ellipsized, the whole text in its tooltip), then the change
+ * A short summary on the left (the modes of View Options: inverted,
+ * normalisation, what the colour means, noise hidden; wrapped rather
+ * than cut, the width's meaning in its tooltip), then the change
  * scale as adjacent swatches from "Slower" to "Faster", then "New" and
  * "Removed". Each swatch's tooltip says what its colour means. Swatches
  * take their colours from the view's palette, so they follow the desktop's
@@ -187,11 +188,11 @@ describe_diff (FlameLayoutSource  *source,
 
   if (view == FLAME_VIEW_ELIDED)
     {
+      /* "Removed", the word of the colour key and the changes panel */
       summary = g_strdup_printf (time
-                                 ? _("%s · Paths gone from the current run · Width: baseline time")
+                                 ? _("%s · Removed paths · Width: baseline time")
                                  /* Translators: as the time legend, for memory or counts */
-                                 : _("%s · Paths gone from the current run · "
-                                     "Width: baseline amount"),
+                                 : _("%s · Removed paths · Width: baseline amount"),
                                  norm);
       what = time
         ? _("The elided view shows only the code paths that ran in the baseline "
@@ -201,11 +202,11 @@ describe_diff (FlameLayoutSource  *source,
     }
   else if (time)
     {
-      summary =
-        g_strdup_printf (by_total
-                           ? _("%s · Colour: change of total time · Width: current time")
-                           : _("%s · Colour: change of self time · Width: current time"),
-                         norm);
+      /* the width (current time, as in any differential flame graph) is
+       * in the tooltip: the row keeps its room for the modes */
+      summary = g_strdup_printf (by_total ? _("%s · Colour: change of total time")
+                                          : _("%s · Colour: change of self time"),
+                                 norm);
       what = by_total
         ? _("Each frame is as wide as its time in the current run and "
             "coloured by how much its total time changed.")
@@ -219,8 +220,8 @@ describe_diff (FlameLayoutSource  *source,
                            /* Translators: the legend of memory or count
                             * profiles (bytes, allocations): "amount" is
                             * what a frame holds in the profile's unit */
-                           ? _("%s · Colour: change of total amount · Width: current amount")
-                           : _("%s · Colour: change of self amount · Width: current amount"),
+                           ? _("%s · Colour: change of total amount")
+                           : _("%s · Colour: change of self amount"),
                          norm);
       what = by_total
         ? _("Each frame is as wide as its amount in the current run and "
@@ -468,6 +469,11 @@ flame_legend_init (FlameLegend *self)
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, _("Colour key"), -1);
 
   self->summary = gtk_label_new (NULL);
+  /* every mode stays readable: up to three lines (German, every mode
+   * on, a 1280 px window) before anything is cut */
+  gtk_label_set_wrap (GTK_LABEL (self->summary), TRUE);
+  gtk_label_set_wrap_mode (GTK_LABEL (self->summary), PANGO_WRAP_WORD_CHAR);
+  gtk_label_set_lines (GTK_LABEL (self->summary), 3);
   gtk_label_set_ellipsize (GTK_LABEL (self->summary), PANGO_ELLIPSIZE_END);
   gtk_label_set_xalign (GTK_LABEL (self->summary), 0);
   gtk_label_set_width_chars (GTK_LABEL (self->summary), 12);

@@ -16,8 +16,9 @@
 #define NARROW_BELOW 640
 
 /* The header bar's view switcher, search and view-options buttons move
- * into the main menu (a section at its top), the Open button shows an
- * icon, and the rest stacks: summary, colour key, a narrower panel.
+ * into the main menu (a section at its top; the menu leaves out the
+ * keys, to be as wide as its labels), the Open button shows an icon, and
+ * the rest stacks: summary, colour key, a narrower panel.
  * libadwaita 1.4's AdwBreakpoint would say this in the .ui; 1.2 (Debian
  * 12) has none, so the window's allocation decides, for all versions. */
 
@@ -66,14 +67,90 @@ narrow_section (FlameWindow *self)
   return section;
 }
 
+/* @model's items with no accelerator shown ("accel" set to ""): a menu
+ * as wide as its labels, which at 360 px the keys' column would push off
+ * the screen. Its sections and submenus are copied likewise, but for the
+ * Recent submenu and the Sample Type section, which are rebuilt in place
+ * and have no keys: those are linked as they are. */
+static GMenu *
+menu_without_accels (FlameWindow *self,
+                     GMenuModel  *model)
+{
+  static const char *const links[] = { G_MENU_LINK_SECTION, G_MENU_LINK_SUBMENU };
+  GMenu *menu = g_menu_new ();
+
+  for (int i = 0; i < g_menu_model_get_n_items (model); i++)
+    {
+      g_autoptr(GMenuItem) item = g_menu_item_new_from_model (model, i);
+      g_autoptr(GVariant) action =
+        g_menu_model_get_item_attribute_value (model, i, G_MENU_ATTRIBUTE_ACTION, NULL);
+
+      for (guint k = 0; k < G_N_ELEMENTS (links); k++)
+        {
+          g_autoptr(GMenuModel) link = g_menu_model_get_item_link (model, i, links[k]);
+
+          if (link != NULL && link != G_MENU_MODEL (self->recent_menu) &&
+              link != G_MENU_MODEL (self->sample_type_section))
+            {
+              g_autoptr(GMenu) copy = menu_without_accels (self, link);
+
+              g_menu_item_set_link (item, links[k], G_MENU_MODEL (copy));
+            }
+        }
+      if (action != NULL)
+        g_menu_item_set_attribute (item, "accel", "s", "");
+      g_menu_append_item (menu, item);
+    }
+  return menu;
+}
+
+/* The main menu when narrow: what left the header bar on top, then the
+ * wide layout's main menu, none of it with its keys */
+static void
+set_narrow_menu (FlameWindow *self)
+{
+  g_autoptr(GMenu) whole = g_menu_new ();
+  g_autoptr(GMenu) section = narrow_section (self);
+  g_autoptr(GMenu) menu = NULL;
+
+  g_menu_append_section (whole, NULL, G_MENU_MODEL (section));
+  for (int i = 0; i < g_menu_model_get_n_items (self->wide_menu); i++)
+    {
+      g_autoptr(GMenuItem) item = g_menu_item_new_from_model (self->wide_menu, i);
+
+      g_menu_append_item (whole, item);
+    }
+  menu = menu_without_accels (self, G_MENU_MODEL (whole));
+  gtk_menu_button_set_menu_model (self->primary_menu_button, G_MENU_MODEL (menu));
+  _flame_window_hide_tooltips_over_menus (GTK_WIDGET (self->primary_menu_button));
+}
+
+/* View Options changed (a file with several sample types loaded): the
+ * narrow menu's copy follows */
+static void
+on_view_menu_changed (FlameWindow *self)
+{
+  if (self->narrow_applied)
+    set_narrow_menu (self);
+}
+
 static void
 apply_narrow (FlameWindow *self)
 {
   gboolean narrow = self->narrow;
-  GtkWidget *button = find_widget (GTK_WIDGET (self->header_bar), is_primary_menu_button);
-  GMenuModel *model = button ? gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (button)) : NULL;
-  GMenu *primary = G_IS_MENU (model) ? G_MENU (model) : NULL;
   GtkWidget *content = adw_flap_get_content (self->flap);
+
+  if (self->primary_menu_button == NULL)
+    {
+      /* the .ui's main menu, kept for the wide layout */
+      GtkWidget *button = find_widget (GTK_WIDGET (self->header_bar), is_primary_menu_button);
+
+      g_assert (button != NULL);
+      self->primary_menu_button = GTK_MENU_BUTTON (button);
+      self->wide_menu = g_object_ref (gtk_menu_button_get_menu_model (self->primary_menu_button));
+      g_signal_connect_object (self->view_menu, "items-changed",
+                               G_CALLBACK (on_view_menu_changed), self, G_CONNECT_SWAPPED);
+    }
 
   gtk_widget_set_visible (GTK_WIDGET (self->title_stack), !narrow);
   /* the search and view buttons: one rule with the load state */
@@ -84,16 +161,12 @@ apply_narrow (FlameWindow *self)
     adw_split_button_set_label (self->open_button, _("_Open"));
   gtk_editable_set_width_chars (GTK_EDITABLE (self->search_entry), narrow ? 8 : 30);
 
-  if (primary != NULL)
+  if (narrow)
+    set_narrow_menu (self);
+  else
     {
-      if (narrow)
-        {
-          g_autoptr(GMenu) section = narrow_section (self);
-
-          g_menu_prepend_section (primary, NULL, G_MENU_MODEL (section));
-        }
-      else
-        g_menu_remove (primary, 0);
+      gtk_menu_button_set_menu_model (self->primary_menu_button, self->wide_menu);
+      _flame_window_hide_tooltips_over_menus (GTK_WIDGET (self->primary_menu_button));
     }
 
   flame_summary_bar_set_stacked (self->summary_bar, narrow);

@@ -91,6 +91,8 @@ struct _FlameWindow
   gboolean              narrow;          /* flame-window-narrow.c */
   gboolean              narrow_applied;
   guint                 narrow_idle;
+  GtkMenuButton        *primary_menu_button;  /* found when the layout first switches */
+  GMenuModel           *wide_menu;       /* its menu in the wide layout */
   int                   panel_width;     /* the changes panel's, for this width */
   int                   panel_width_applied;
   int                   window_width;    /* the flap's, at the last allocation */
@@ -117,6 +119,9 @@ void             _flame_window_actions_update     (FlameWindow     *self);
 void             _flame_window_export             (FlameWindow     *self,
                                                    GFile           *file);
 void             _flame_window_warn_same_file     (FlameWindow     *self);
+
+/* flame-window.c */
+void             _flame_window_hide_tooltips_over_menus (GtkWidget *root);
 
 /* flame-window-dnd.c */
 void             _flame_window_setup_dnd          (FlameWindow     *self);

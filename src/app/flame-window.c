@@ -1085,27 +1085,44 @@ on_reveal_flap_changed (FlameWindow *self)
 }
 
 /* A menu open under its button: the button's tooltip (still under the
- * pointer that clicked) would cover the menu's first items */
+ * pointer that clicked) would cover the menu's first items, and so would
+ * an ancestor's, which GTK shows when the button has none (an
+ * AdwSplitButton's over its arrow). Those turned off here are marked, to
+ * be turned on again when the menu closes. */
 static void
 on_popover_visible (GtkWidget  *popover,
                     GParamSpec *pspec,
                     gpointer    user_data)
 {
   GtkWidget *button = gtk_widget_get_parent (popover);
+  gboolean open = gtk_widget_get_visible (popover);
 
   g_assert (GTK_IS_WIDGET (popover));
 
   if (button == NULL)
     return;
-  gtk_widget_set_has_tooltip (button, !gtk_widget_get_visible (popover));
+  for (GtkWidget *w = button; w != NULL && !GTK_IS_ROOT (w); w = gtk_widget_get_parent (w))
+    {
+      if (open && gtk_widget_get_has_tooltip (w))
+        {
+          gtk_widget_set_has_tooltip (w, FALSE);
+          g_object_set_data (G_OBJECT (w), "flame-tooltip-off", GINT_TO_POINTER (TRUE));
+        }
+      else if (!open && g_object_get_data (G_OBJECT (w), "flame-tooltip-off") != NULL)
+        {
+          gtk_widget_set_has_tooltip (w, TRUE);
+          g_object_set_data (G_OBJECT (w), "flame-tooltip-off", NULL);
+        }
+    }
   /* asks the tooltip again: one on show goes */
   gtk_widget_trigger_tooltip_query (button);
 }
 
 /* every menu button and dropdown under @root: no tooltip while its
- * popover is open */
-static void
-hide_tooltips_over_menus (GtkWidget *root)
+ * popover is open. Again for a popover made later (a menu button's new
+ * menu model makes a new one): each popover is watched once. */
+void
+_flame_window_hide_tooltips_over_menus (GtkWidget *root)
 {
   g_autoptr(GPtrArray) todo = g_ptr_array_new ();
 
@@ -1115,8 +1132,12 @@ hide_tooltips_over_menus (GtkWidget *root)
       GtkWidget *w = g_ptr_array_steal_index (todo, todo->len - 1);
 
       if (GTK_IS_POPOVER (w) && gtk_widget_get_parent (w) != NULL &&
-          gtk_widget_get_has_tooltip (gtk_widget_get_parent (w)))
-        g_signal_connect (w, "notify::visible", G_CALLBACK (on_popover_visible), NULL);
+          gtk_widget_get_has_tooltip (gtk_widget_get_parent (w)) &&
+          g_object_get_data (G_OBJECT (w), "flame-tooltip-watch") == NULL)
+        {
+          g_signal_connect (w, "notify::visible", G_CALLBACK (on_popover_visible), NULL);
+          g_object_set_data (G_OBJECT (w), "flame-tooltip-watch", GINT_TO_POINTER (TRUE));
+        }
       for (GtkWidget *c = gtk_widget_get_first_child (w); c; c = gtk_widget_get_next_sibling (c))
         g_ptr_array_add (todo, c);
     }
@@ -1271,6 +1292,7 @@ flame_window_dispose (GObject *object)
   g_clear_handle_id (&self->rebuild_source, g_source_remove);
   /* the narrow layout's switch (flame-window-narrow.c) */
   g_clear_handle_id (&self->narrow_idle, g_source_remove);
+  g_clear_object (&self->wide_menu);
   for (guint i = 0; i < 2; i++)
     {
       if (self->monitors[i] != NULL)
@@ -1540,7 +1562,7 @@ flame_window_init (FlameWindow *self)
   self->sample_type_section = g_menu_new ();
 
   gtk_widget_init_template (GTK_WIDGET (self));
-  hide_tooltips_over_menus (GTK_WIDGET (self));
+  _flame_window_hide_tooltips_over_menus (GTK_WIDGET (self));
 
   self->settings = g_settings_new (APP_ID);
   gtk_window_set_default_size (GTK_WINDOW (self),
