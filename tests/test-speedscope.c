@@ -13,6 +13,7 @@
 
 #include "flame-error.h"
 #include "flame-json.h"
+#include "flame-json-write.h"
 #include "flame-loader.h"
 #include "flame-report.h"
 #include "flame-speedscope.h"
@@ -595,6 +596,23 @@ test_json_parser (void)
   }
 }
 
+/* The one JSON string writer (report, speedscope, memory, Chrome event
+ * keys): JSON.stringify's escapes, bytes past the string's NUL kept */
+static void
+test_json_string (void)
+{
+  g_autoptr(GString) out = g_string_new (NULL);
+
+  flame_json_append_string (out, "a\"b\\c\b\f\n\r\t\x01\x1f\x7f é");
+  g_assert_cmpstr (out->str, ==, "\"a\\\"b\\\\c\\b\\f\\n\\r\\t\\u0001\\u001f\x7f é\"");
+  g_string_truncate (out, 0);
+  flame_json_append_string_len (out, "x\0y", 3);
+  g_assert_cmpmem (out->str, out->len, "\"x\\u0000y\"", 10);
+  g_string_truncate (out, 0);
+  flame_json_append_string (out, "");
+  g_assert_cmpstr (out->str, ==, "\"\"");
+}
+
 int
 main (int    argc,
       char **argv)
@@ -607,6 +625,7 @@ main (int    argc,
   g_test_add_func ("/speedscope/malformed", test_malformed);
   g_test_add_func ("/speedscope/cancel", test_cancel);
   g_test_add_func ("/speedscope/json-parser", test_json_parser);
+  g_test_add_func ("/speedscope/json-string", test_json_string);
   g_test_add_func ("/speedscope/large-mapped", test_large_mapped);
   return g_test_run ();
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "flame-json-write.h"
 #include "flame-memory.h"
 
 static gboolean
@@ -170,25 +171,6 @@ flame_memory_write (const FlameMemoryTotals *baseline,
 }
 
 static void
-append_json_string (GString    *out,
-                    const char *s)
-{
-  g_string_append_c (out, '"');
-  for (; *s; s++)
-    {
-      guchar c = *s;
-
-      if (c == '"' || c == '\\')
-        g_string_append_printf (out, "\\%c", c);
-      else if (c < 0x20)
-        g_string_append_printf (out, "\\u%04x", c);
-      else
-        g_string_append_c (out, c);
-    }
-  g_string_append_c (out, '"');
-}
-
-static void
 append_totals (GString                 *out,
                const FlameMemoryTotals *t)
 {
@@ -230,7 +212,7 @@ flame_memory_append_json (const FlameMemoryTotals *baseline,
   g_string_append_printf (m, ",\"peak_delta_bytes\":%.0f",
                           current->peak_bytes - baseline->peak_bytes);
   g_string_append (m, ",\"top_sites_unit\":");
-  append_json_string (m, flame_quantity_to_string (quantity));
+  flame_json_append_string (m, flame_quantity_to_string (quantity));
   g_string_append (m, ",\"top_sites\":[");
   for (guint i = 0; i < sites->len; i++)
     {
@@ -238,11 +220,11 @@ flame_memory_append_json (const FlameMemoryTotals *baseline,
       const char *file = flame_report_get_file (report, st);
 
       g_string_append (m, i > 0 ? ",{\"name\":" : "{\"name\":");
-      append_json_string (m, flame_report_get_name (report, st));
+      flame_json_append_string (m, flame_report_get_name (report, st));
       if (file != NULL && *file != '\0')
         {
           g_string_append (m, ",\"file\":");
-          append_json_string (m, file);
+          flame_json_append_string (m, file);
         }
       g_string_append_printf (m, ",\"baseline\":%.17g,\"current\":%.17g}", st->self_b, st->self_c);
     }

@@ -17,6 +17,7 @@
 
 #include "flame-error.h"
 #include "flame-json.h"
+#include "flame-json-write.h"
 #include "flame-speedscope.h"
 
 /* speedscope's writers put null where a value is absent */
@@ -1165,39 +1166,6 @@ out:
 }
 
 /* ---- writing ---- */
-
-void
-flame_json_append_string (GString    *out,
-                          const char *s)
-{
-  static const char hex[] = "0123456789abcdef";
-  const char *run = s;
-
-  g_string_append_c (out, '"');
-  for (; *s; s++)
-    {
-      guchar c = *s;
-
-      if (c >= 0x20 && c != '"' && c != '\\')
-        continue;
-      g_string_append_len (out, run, s - run);
-      run = s + 1;
-      switch (c)
-        {
-        case '"':  g_string_append (out, "\\\""); break;
-        case '\\': g_string_append (out, "\\\\"); break;
-        case '\n': g_string_append (out, "\\n"); break;
-        case '\t': g_string_append (out, "\\t"); break;
-        case '\r': g_string_append (out, "\\r"); break;
-        default:
-          g_string_append (out, "\\u00");
-          g_string_append_c (out, hex[c >> 4]);
-          g_string_append_c (out, hex[c & 15]);
-        }
-    }
-  g_string_append_len (out, run, s - run);
-  g_string_append_c (out, '"');
-}
 
 static void
 append_number (GString *out,

@@ -1,0 +1,19 @@
+/* flame-json-write.h: the one JSON string writer of the report, the
+ * speedscope and memory writers and the Chrome trace loader's event keys.
+ *
+ * Copyright 2026 The Flamediff developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+void flame_json_append_string     (GString    *out,
+                                   const char *s);
+void flame_json_append_string_len (GString    *out,
+                                   const char *s,
+                                   gsize       len);
+
+G_END_DECLS
