@@ -20,6 +20,7 @@
 #include <glib/gi18n.h>
 
 #include "flame-legend.h"
+#include "flame-tooltip.h"
 
 struct _FlameLegend
 {
@@ -181,9 +182,8 @@ describe_diff (FlameLayoutSource  *source,
     /* Translators: the factor the baseline is multiplied by */
     ? g_strdup_printf (_("Baseline ×%s"), factor)
     : g_strdup (_("Absolute time"));
-  g_autofree char *norm_long = opts->normalize == FLAME_NORMALIZE_TOTAL
-    ? g_strdup_printf (_("The baseline is scaled ×%s to the current run’s total time."), factor)
-    : g_strdup (_("Absolute times: the baseline is not scaled."));
+  /* the sentence the summary bar and the exported image say */
+  g_autofree char *norm_long = flame_normalization_text (diff);
   gboolean by_total = view == FLAME_VIEW_INVERTED || opts->metric == FLAME_METRIC_TOTAL;
 
   if (view == FLAME_VIEW_ELIDED)
@@ -192,7 +192,7 @@ describe_diff (FlameLayoutSource  *source,
         g_strdup_printf (_("%s · Paths gone from the current run · Width: baseline time"),
                          norm);
       tooltip = g_strdup_printf (
-        "%s %s", norm_long,
+        "%s. %s", norm_long,
         _("The elided view shows only the code paths that ran in the baseline "
           "and not in the current run, as wide as their scaled baseline time."));
     }
@@ -204,7 +204,7 @@ describe_diff (FlameLayoutSource  *source,
                            : _("%s · Colour: change of self time · Width: current time"),
                          norm);
       tooltip =
-        g_strdup_printf ("%s %s", norm_long,
+        g_strdup_printf ("%s. %s", norm_long,
                          by_total
                            ? _("Each frame is as wide as its time in the current run and "
                                "coloured by how much its total time changed.")

@@ -16,6 +16,7 @@
 
 #include "flame-provenance.h"
 #include "flame-summary-bar-private.h"
+#include "flame-tooltip.h"
 
 enum {
   PROP_0,
@@ -199,6 +200,7 @@ show_diff (FlameSummaryBar *self,
   g_autofree char *totals = NULL;
   g_autofree char *samples = NULL;
   g_autofree char *delta_text = NULL;
+  g_autofree char *norm = flame_normalization_text (diff);
   g_autoptr(GString) scale = g_string_new (NULL);
 
   if (flame_comparison_get_n_runs (self->comparison, FLAME_DIFF_BASELINE) > 1 ||
@@ -225,25 +227,9 @@ show_diff (FlameSummaryBar *self,
   else
     delta_text = g_strdup_printf ("%s", s_d);
 
-  if (flame_diff_get_options (diff)->normalize == FLAME_NORMALIZE_TOTAL)
-    {
-      g_autofree char *f = g_strdup_printf ("%.2f", flame_diff_get_scale (diff));
-
-      g_string_append_printf (scale, _("Baseline scaled ×%s to the current total"), f);
-    }
-  else
-    g_string_append (scale, _("Absolute time: the baseline is not scaled"));
-  if (flame_diff_get_interval_assumed (diff, FLAME_DIFF_BASELINE) ||
-      flame_diff_get_interval_assumed (diff, FLAME_DIFF_CURRENT))
-    {
-      /* the interval assumed, not the other side's own */
-      guint side = flame_diff_get_interval_assumed (diff, FLAME_DIFF_CURRENT)
-                   ? FLAME_DIFF_CURRENT : FLAME_DIFF_BASELINE;
-      g_autofree char *ms = g_strdup_printf ("%g", flame_diff_get_interval_ms (diff, side));
-
-      g_string_append (scale, " · ");
-      g_string_append_printf (scale, _("%s ms per sample assumed (the files carry no timing)"), ms);
-    }
+  /* the sentence the legend and the exported image say, with the
+   * interval when one was assumed */
+  g_string_append (scale, norm);
   if (self->sample_type != NULL)
     {
       g_autofree char *label = flame_summary_bar_sample_type_label (self->sample_type);
