@@ -666,6 +666,8 @@ rebuild_idle (gpointer user_data)
 {
   FlameWindow *self = user_data;
 
+  g_assert (FLAME_IS_WINDOW (self));
+
   self->rebuild_source = 0;
   rebuild (self, FALSE);
   return G_SOURCE_REMOVE;

@@ -640,6 +640,8 @@ builder_thread (gpointer data)
   FoldedBuilder *b = data;
   gboolean last = FALSE;
 
+  g_assert (b != NULL);
+
   while (!last)
     {
       StacksChunk *chunk = g_async_queue_pop (b->full);

@@ -857,6 +857,9 @@ load_thread (GTask        *task,
   GError *error = NULL;
   FlameProfile *profile;
 
+  g_assert (G_IS_TASK (task));
+  g_assert (ld != NULL);
+
   profile = flame_load_file (ld->path, cancellable, ld->progress, ld->progress_data, &error);
   if (profile == NULL)
     g_task_return_error (task, error);
