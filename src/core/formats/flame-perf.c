@@ -112,23 +112,6 @@ parse_uint (const char *s,
   return d;
 }
 
-/* "12345.678901" (already checked to be digits and at most one dot). */
-static gdouble
-parse_decimal (const char *s,
-               const char *end)
-{
-  const char *dot = memchr (s, '.', end - s);
-  gdouble v = parse_uint (s, dot ? dot : end);
-
-  if (dot != NULL)
-    {
-      gdouble scale = 0.1;
-      for (const char *p = dot + 1; p < end; p++, scale *= 0.1)
-        v += (*p - '0') * scale;
-    }
-  return v;
-}
-
 static gboolean
 all_digits (const char *s,
             const char *end)
@@ -354,7 +337,7 @@ parse_event_fields (EventLine  *ev,
         continue;
       if (ev->time < 0 && !ev->has_period && is_time_word (word, p))
         {
-          ev->time = parse_decimal (word, p - 1);
+          ev->time = flame_parse_decimal (word, p - 1);
           continue;
         }
       if (!ev->has_period && all_digits (word, p))
