@@ -613,6 +613,28 @@ test_json_string (void)
   g_assert_cmpstr (out->str, ==, "\"\"");
 }
 
+/* The one exact number writer (speedscope weights, perf collapse counts):
+ * integers as digits, the rest read back as the same double */
+static void
+test_number_exact (void)
+{
+  static const gdouble values[] = { 0.1, 1.0 / 3, 2.5e-7, 123456.789, 1e15, 3e20, -0.5 };
+  g_autoptr(GString) out = g_string_new (NULL);
+
+  flame_append_number_exact (out, 42);
+  g_string_append_c (out, ' ');
+  flame_append_number_exact (out, -7);
+  g_string_append_c (out, ' ');
+  flame_append_number_exact (out, NAN);
+  g_assert_cmpstr (out->str, ==, "42 -7 0");
+  for (guint i = 0; i < G_N_ELEMENTS (values); i++)
+    {
+      g_string_truncate (out, 0);
+      flame_append_number_exact (out, values[i]);
+      g_assert_cmpfloat (g_ascii_strtod (out->str, NULL), ==, values[i]);
+    }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -626,6 +648,7 @@ main (int    argc,
   g_test_add_func ("/speedscope/cancel", test_cancel);
   g_test_add_func ("/speedscope/json-parser", test_json_parser);
   g_test_add_func ("/speedscope/json-string", test_json_string);
+  g_test_add_func ("/speedscope/number-exact", test_number_exact);
   g_test_add_func ("/speedscope/large-mapped", test_large_mapped);
   return g_test_run ();
 }

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "flame-error.h"
+#include "flame-json-write.h"
 #include "flame-names.h"
 #include "flame-perf.h"
 #include "flame-perf-private.h"
@@ -1532,15 +1533,10 @@ flame_perf_collapse (FlameInput              *in,
       gdouble w = entries[i]->weight;
 
       g_string_append_len (out, entries[i]->str, entries[i]->key.len);
-      if (w == (gdouble) (guint64) w)
-        g_string_append_printf (out, " %" G_GUINT64_FORMAT "\n", (guint64) w);
-      else
-        {
-          char num[G_ASCII_DTOSTR_BUF_SIZE];
-
-          /* folded is data: a '.' in every locale */
-          g_string_append_printf (out, " %s\n", g_ascii_dtostr (num, sizeof num, w));
-        }
+      /* folded is data: a '.' in every locale */
+      g_string_append_c (out, ' ');
+      flame_append_number_exact (out, w);
+      g_string_append_c (out, '\n');
     }
 
   g_free (entries);

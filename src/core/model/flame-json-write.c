@@ -5,6 +5,7 @@
  */
 #include "config.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "flame-json-write.h"
@@ -65,4 +66,25 @@ flame_json_append_string (GString    *out,
                           const char *s)
 {
   flame_json_append_string_len (out, s, strlen (s));
+}
+
+/**
+ * flame_append_number_exact:
+ *
+ * Appends @v as text that reads back as @v, a '.' in every locale:
+ * integers below 10^15 as their digits, other finite values as
+ * g_ascii_dtostr() writes them, infinities and NaN as 0 (JSON has none).
+ */
+void
+flame_append_number_exact (GString *out,
+                           gdouble  v)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  if (v == (gdouble) (gint64) v && v > -1e15 && v < 1e15)
+    g_string_append_printf (out, "%" G_GINT64_FORMAT, (gint64) v);
+  else if (isfinite (v))
+    g_string_append (out, g_ascii_dtostr (buf, sizeof buf, v));
+  else
+    g_string_append_c (out, '0');
 }
