@@ -13,24 +13,17 @@
 #include <string.h>
 
 #include "flame-input.h"
+#include "flame-test-examples.h"
 #include "flame-test-locale.h"
 #include "flame-test-utils.h"
 
 /* flame_test_run_cli() with the arguments as a NULL-terminated list */
-static char *
-example (const char *name)
-{
-  const char *dir = g_getenv ("FLAMEDIFF_EXAMPLES");
-
-  g_assert_nonnull (dir);
-  return g_build_filename (dir, name, NULL);
-}
 
 static void
 test_text (void)
 {
-  g_autofree char *base = example ("baseline.folded");
-  g_autofree char *cur = example ("current.folded");
+  g_autofree char *base = flame_test_example_path ("baseline.folded");
+  g_autofree char *cur = flame_test_example_path ("current.folded");
   g_auto(FlameTestRun) r = { 0 };
 
   flame_test_run_cli_va (&r, "compare", base, cur, NULL);
@@ -56,8 +49,8 @@ test_text (void)
 static void
 test_exit_codes (void)
 {
-  g_autofree char *base = example ("baseline.folded");
-  g_autofree char *cur = example ("current.folded");
+  g_autofree char *base = flame_test_example_path ("baseline.folded");
+  g_autofree char *cur = flame_test_example_path ("current.folded");
   g_auto(FlameTestRun) r1 = { 0 };
   g_auto(FlameTestRun) r2 = { 0 };
   g_auto(FlameTestRun) r3 = { 0 };
@@ -95,7 +88,7 @@ test_bad_file_message (void)
   g_autoptr(GError) error = NULL;
   g_autofree char *dir = g_dir_make_tmp ("flamediff-cli-XXXXXX", &error);
   g_autofree char *bad = g_build_filename (dir, "bad.folded", NULL);
-  g_autofree char *base = example ("baseline.folded");
+  g_autofree char *base = flame_test_example_path ("baseline.folded");
   g_autoptr(GString) s = g_string_new ("# only comments and\n");
   g_auto(FlameTestRun) r = { 0 };
 
@@ -199,8 +192,8 @@ find_function (JsonArray  *functions,
 static void
 test_json (void)
 {
-  g_autofree char *base = example ("baseline.folded");
-  g_autofree char *cur = example ("current.folded");
+  g_autofree char *base = flame_test_example_path ("baseline.folded");
+  g_autofree char *cur = flame_test_example_path ("current.folded");
   g_autoptr(JsonParser) parser = json_parser_new ();
   g_autoptr(GError) error = NULL;
   g_auto(FlameTestRun) r = { 0 };
@@ -373,8 +366,8 @@ test_default_absolute (void)
 static void
 test_markdown (void)
 {
-  g_autofree char *base = example ("baseline.folded");
-  g_autofree char *cur = example ("current.folded");
+  g_autofree char *base = flame_test_example_path ("baseline.folded");
+  g_autofree char *cur = flame_test_example_path ("current.folded");
   g_auto(FlameTestRun) r = { 0 };
 
   flame_test_run_cli_va (&r, "compare", "--format", "markdown", "--top", "3", base, cur, NULL);
@@ -457,8 +450,8 @@ test_folded_inferno (void)
 static void
 test_folded_roundtrip (void)
 {
-  g_autofree char *base = example ("baseline.folded");
-  g_autofree char *cur = example ("current.folded");
+  g_autofree char *base = flame_test_example_path ("baseline.folded");
+  g_autofree char *cur = flame_test_example_path ("current.folded");
   g_autoptr(GError) error = NULL;
   g_autofree char *dir = g_dir_make_tmp ("flamediff-cli-XXXXXX", &error);
   g_autofree char *pair = g_build_filename (dir, "pair.folded", NULL);
@@ -486,8 +479,8 @@ test_folded_roundtrip (void)
 static void
 test_output_file (void)
 {
-  g_autofree char *base = example ("baseline.folded");
-  g_autofree char *cur = example ("current.folded");
+  g_autofree char *base = flame_test_example_path ("baseline.folded");
+  g_autofree char *cur = flame_test_example_path ("current.folded");
   g_autoptr(GError) error = NULL;
   g_autofree char *dir = g_dir_make_tmp ("flamediff-cli-XXXXXX", &error);
   g_autofree char *out = g_build_filename (dir, "out.folded", NULL);
@@ -572,7 +565,7 @@ test_output_file (void)
 static void
 test_info (void)
 {
-  g_autofree char *base = example ("baseline.folded");
+  g_autofree char *base = flame_test_example_path ("baseline.folded");
   g_autoptr(JsonParser) parser = json_parser_new ();
   g_autoptr(GError) error = NULL;
   g_auto(FlameTestRun) r = { 0 };
@@ -763,8 +756,8 @@ test_messages_translated (void)
 {
   g_autoptr(GError) error = NULL;
   g_autofree char *dir = g_dir_make_tmp ("flamediff-cli-l10n-XXXXXX", &error);
-  g_autofree char *base = example ("baseline.folded");
-  g_autofree char *cur = example ("current.folded");
+  g_autofree char *base = flame_test_example_path ("baseline.folded");
+  g_autofree char *cur = flame_test_example_path ("current.folded");
   g_autofree char *mo = g_build_filename (g_getenv ("G_TEST_BUILDDIR"), "..", "po", "de",
                                           "LC_MESSAGES", GETTEXT_PACKAGE ".mo", NULL);
   const char *empty_side[] = { "compare", dir, cur, NULL };

@@ -26,6 +26,7 @@
 #include "flame-loader.h"
 #include "flame-palette.h"
 #include "flame-tooltip.h"
+#include "flame-test-graph-view.h"
 #include "flame-test-locale.h"
 
 #define WIDTH  900
@@ -66,59 +67,6 @@ example_diff (void)
 
   g_assert_nonnull (dir);
   return load_diff (dir, "baseline.folded", "current.folded");
-}
-
-typedef struct
-{
-  GtkWidget      *window;
-  GtkWidget      *scrolled;
-  FlameGraphView *view;
-  FlameDiff      *diff;
-  FlameLayoutSource *source;
-} Fixture;
-
-static void
-wait_for_size (FlameGraphView *view,
-               int             width,
-               int             height)
-{
-  gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
-
-  while (gtk_widget_get_width (GTK_WIDGET (view)) != width ||
-         gtk_widget_get_height (GTK_WIDGET (view)) != height)
-    {
-      g_main_context_iteration (NULL, FALSE);
-      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
-    }
-}
-
-/* Lets queued allocations and redraws run. */
-static void
-settle (void)
-{
-  for (guint i = 0; i < 20; i++)
-    g_main_context_iteration (NULL, FALSE);
-}
-
-static void
-fixture_init (Fixture           *fx,
-              FlameLayoutSource *source,
-              int                width,
-              int                height)
-{
-  fx->window = gtk_window_new ();
-  gtk_window_set_decorated (GTK_WINDOW (fx->window), FALSE);
-  gtk_window_set_default_size (GTK_WINDOW (fx->window), width, height);
-  fx->scrolled = gtk_scrolled_window_new ();
-  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (fx->scrolled), GTK_POLICY_NEVER,
-                                  GTK_POLICY_AUTOMATIC);
-  fx->view = FLAME_GRAPH_VIEW (flame_graph_view_new ());
-  flame_graph_view_set_source (fx->view, source);
-  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (fx->scrolled), GTK_WIDGET (fx->view));
-  gtk_window_set_child (GTK_WINDOW (fx->window), fx->scrolled);
-  gtk_window_present (GTK_WINDOW (fx->window));
-  wait_for_size (fx->view, width, height);
-  settle ();
 }
 
 static void
@@ -925,139 +873,6 @@ test_scrolling (void)
   g_rmdir (dir);
 }
 
-static gdouble
-median (GArray *a)
-{
-  gdouble *v = (gdouble *) a->data;
-
-  for (guint i = 1; i < a->len; i++)
-    for (guint j = i; j > 0 && v[j - 1] > v[j]; j--)
-      {
-        gdouble t = v[j];
-        v[j] = v[j - 1];
-        v[j - 1] = t;
-      }
-  return a->len ? v[a->len / 2] : 0;
-}
-
-/* One frame: the widget's snapshot (what the widget itself costs the
- * main thread: layout and painting when needed, else a texture and an
- * overlay), then compositing the nodes with a software renderer (the
- * slowest case: GL keeps the uploaded texture while only the overlay
- * changes). */
-static void
-time_frame (FlameGraphView *view,
-            gint64          t0,
-            GskRenderer    *renderer,
-            GArray         *snapshot_ms,
-            GArray         *total_ms)
-{
-  GtkWidget *w = GTK_WIDGET (view);
-  GtkSnapshot *snapshot = gtk_snapshot_new ();
-  GskRenderNode *node;
-  GdkTexture *texture;
-  gdouble a, b;
-
-  GTK_WIDGET_GET_CLASS (w)->snapshot (w, snapshot);
-  node = gtk_snapshot_free_to_node (snapshot);
-  a = (g_get_monotonic_time () - t0) / 1000.0;
-  texture = gsk_renderer_render_texture (renderer, node,
-                                         &GRAPHENE_RECT_INIT (0, 0, gtk_widget_get_width (w),
-                                                              gtk_widget_get_height (w)));
-  b = (g_get_monotonic_time () - t0) / 1000.0;
-  g_object_unref (texture);
-  gsk_render_node_unref (node);
-  g_array_append_val (snapshot_ms, a);
-  g_array_append_val (total_ms, b);
-}
-
-/* Full repaint and hover repaint at 1920×1080 on the bench pair (`make
- * bench` generates it); printed, not asserted. */
-static void
-test_bench (void)
-{
-  const char *dir = g_getenv ("FLAMEDIFF_BENCH_DIR");
-  g_autofree char *base = NULL;
-  g_autoptr(FlameDiff) diff = NULL;
-  g_autoptr(FlameLayoutSource) source = NULL;
-  g_autoptr(GskRenderer) renderer = gsk_cairo_renderer_new ();
-  GArray *ms[6];
-  Fixture fx = { 0 };
-  FlameLayout *layout;
-  gint64 t0;
-  guint n;
-
-  if (dir == NULL ||
-      !g_file_test ((base = g_build_filename (dir, "base.folded", NULL)), G_FILE_TEST_EXISTS))
-    {
-      g_test_skip ("no bench pair: run `make bench` (FLAMEDIFF_BENCH_DIR)");
-      return;
-    }
-  g_assert_true (gsk_renderer_realize (renderer, NULL, NULL));
-  for (guint k = 0; k < G_N_ELEMENTS (ms); k++)
-    ms[k] = g_array_new (FALSE, FALSE, sizeof (gdouble));
-
-  t0 = g_get_monotonic_time ();
-  diff = load_diff (dir, "base.folded", "cur.folded");
-  g_test_message ("bench pair loaded and diffed in %.2f s", (g_get_monotonic_time () - t0) / 1e6);
-  t0 = g_get_monotonic_time ();
-  source = flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
-  g_test_message ("layout source prepared in %.1f ms (once per diff and view)",
-                  (g_get_monotonic_time () - t0) / 1e3);
-
-  adw_style_manager_set_color_scheme (adw_style_manager_get_default (),
-                                      ADW_COLOR_SCHEME_FORCE_LIGHT);
-  fixture_init (&fx, source, 1920, 1080);
-  layout = _flame_graph_view_get_layout (fx.view);
-  n = flame_layout_get_n_frames (layout);
-  g_test_message ("%u frames laid out at 1920 px", n);
-  save_png (fx.view, "graph-view-bench.png");
-
-  for (guint run = 0; run < 21; run++)
-    {
-      /* a palette switch: everything repainted, the layout kept (the
-       * cost of a scroll step too) */
-      flame_graph_view_set_palette_style (fx.view, run % 2 ? FLAME_GRAPH_PALETTE_LIGHT
-                                                           : FLAME_GRAPH_PALETTE_DARK);
-      time_frame (fx.view, g_get_monotonic_time (), renderer, ms[0], ms[1]);
-
-      /* a new width, as in a window resize: allocation (a new layout)
-       * and a full repaint */
-      t0 = g_get_monotonic_time ();
-      gtk_widget_size_allocate (GTK_WIDGET (fx.view),
-                                &(GtkAllocation){ 0, 0, 1900 + (run % 2) * 20, 1080 }, -1);
-      time_frame (fx.view, t0, renderer, ms[2], ms[3]);
-    }
-
-  layout = _flame_graph_view_get_layout (fx.view);
-  n = flame_layout_get_n_frames (layout);
-  for (guint run = 0; run < 101; run++)
-    {
-      graphene_rect_t r;
-      guint i = (run * 7919u) % n;
-
-      if (!_flame_graph_view_frame_bounds (fx.view, i, &r))
-        continue;
-      t0 = g_get_monotonic_time ();
-      _flame_graph_view_hover (fx.view, r.origin.x + r.size.width / 2,
-                               r.origin.y + r.size.height / 2);
-      time_frame (fx.view, t0, renderer, ms[4], ms[5]);
-    }
-
-  g_test_message (
-    "1920x1080, bench pair, median ms per frame: widget snapshot / + software compositing");
-  g_test_message ("  repaint (scroll, palette):   %6.2f / %6.2f  (%.0f fps)",
-                  median (ms[0]), median (ms[1]), 1000 / median (ms[1]));
-  g_test_message ("  resize (layout + repaint):   %6.2f / %6.2f  (%.0f fps)",
-                  median (ms[2]), median (ms[3]), 1000 / median (ms[3]));
-  g_test_message ("  hover (overlay only):        %6.2f / %6.2f  (%.0f fps)",
-                  median (ms[4]), median (ms[5]), 1000 / median (ms[5]));
-  for (guint k = 0; k < G_N_ELEMENTS (ms); k++)
-    g_array_unref (ms[k]);
-  gsk_renderer_unrealize (renderer);
-  fixture_teardown (&fx, NULL);
-}
-
 static void
 skip_no_display (void)
 {
@@ -1092,7 +907,6 @@ main (int   argc,
 #undef ADD
   g_test_add_func ("/graph-view/other-views", test_other_views);
   g_test_add_func ("/graph-view/scrolling", test_scrolling);
-  g_test_add_func ("/graph-view/bench", test_bench);
 
   return g_test_run ();
 }

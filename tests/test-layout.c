@@ -14,37 +14,17 @@
 #include "flame-palette.h"
 #include "flame-tooltip.h"
 #include "flame-test-layout.h"
+#include "flame-test-examples.h"
 #include "flame-test-locale.h"
-
-static FlameProfile *
-load_example (const char *name)
-{
-  const char *dir = g_getenv ("FLAMEDIFF_EXAMPLES");
-  g_autofree char *path = NULL;
-  g_autoptr(GError) error = NULL;
-  FlameProfile *profile;
-
-  g_assert_nonnull (dir);
-  path = g_build_filename (dir, name, NULL);
-  profile = flame_load_file (path, NULL, NULL, NULL, &error);
-  g_assert_no_error (error);
-  return profile;
-}
 
 static FlameDiff *
 example_diff_full (FlameNormalize normalize)
 {
-  g_autoptr(FlameProfile) b = load_example ("baseline.folded");
-  g_autoptr(FlameProfile) c = load_example ("current.folded");
-  g_autoptr(GError) error = NULL;
   FlameDiffOptions options;
-  FlameDiff *diff;
 
   flame_diff_options_init (&options);
   options.normalize = normalize;
-  diff = flame_diff_new (b, c, &options, NULL, &error);
-  g_assert_no_error (error);
-  return diff;
+  return flame_test_example_diff (&options);
 }
 
 static FlameDiff *
@@ -333,7 +313,7 @@ test_layout_inverted (void)
 static void
 test_layout_single (void)
 {
-  g_autoptr(FlameProfile) profile = load_example ("current.folded");
+  g_autoptr(FlameProfile) profile = flame_test_load_example ("current.folded");
   g_autoptr(FlameLayoutSource) source = flame_layout_source_new_for_profile (profile, 0, 1.0);
   g_autoptr(FlameLayout) layout = NULL;
   FlameLayoutOptions opts;
@@ -780,7 +760,7 @@ test_tooltip_text (void)
     flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
   g_autoptr(FlameLayoutSource) elided = flame_layout_source_new_for_diff (diff, FLAME_VIEW_ELIDED);
   g_autoptr(FlameLayoutSource) inv = flame_layout_source_new_for_diff (diff, FLAME_VIEW_INVERTED);
-  g_autoptr(FlameProfile) profile = load_example ("current.folded");
+  g_autoptr(FlameProfile) profile = flame_test_load_example ("current.folded");
   g_autoptr(FlameLayoutSource) single = flame_layout_source_new_for_profile (profile, 0, 1.0);
   g_autofree char *conv = flame_tooltip_text (src, flame_test_find (src, "convolve_row"),
                                               FLAME_TREE_ROOT);
@@ -870,8 +850,8 @@ test_tooltip_text (void)
 static void
 test_tooltip_total (void)
 {
-  g_autoptr(FlameProfile) b = load_example ("baseline.folded");
-  g_autoptr(FlameProfile) c = load_example ("current.folded");
+  g_autoptr(FlameProfile) b = flame_test_load_example ("baseline.folded");
+  g_autoptr(FlameProfile) c = flame_test_load_example ("current.folded");
   g_autoptr(GError) error = NULL;
   g_autoptr(FlameDiff) diff = NULL;
   g_autoptr(FlameLayoutSource) src = NULL;

@@ -17,40 +17,8 @@
 #include "flame-loader.h"
 #include "flame-painter.h"
 #include "flame-tooltip.h"
+#include "flame-test-examples.h"
 #include "flame-test-locale.h"
-
-static FlameProfile *
-load_example (const char *name)
-{
-  const char *dir = g_getenv ("FLAMEDIFF_EXAMPLES");
-  g_autofree char *path = NULL;
-  g_autoptr(GError) error = NULL;
-  FlameProfile *profile;
-
-  g_assert_nonnull (dir);
-  path = g_build_filename (dir, name, NULL);
-  profile = flame_load_file (path, NULL, NULL, NULL, &error);
-  g_assert_no_error (error);
-  return profile;
-}
-
-static char *
-example_path (const char *name)
-{
-  return g_build_filename (g_getenv ("FLAMEDIFF_EXAMPLES"), name, NULL);
-}
-
-static FlameDiff *
-example_diff (void)
-{
-  g_autoptr(FlameProfile) b = load_example ("baseline.folded");
-  g_autoptr(FlameProfile) c = load_example ("current.folded");
-  g_autoptr(GError) error = NULL;
-  FlameDiff *diff = flame_diff_new (b, c, NULL, NULL, &error);
-
-  g_assert_no_error (error);
-  return diff;
-}
 
 static FlameRgb
 pixel (cairo_surface_t *surface,
@@ -158,7 +126,7 @@ static void
 diff_colours (gboolean    dark,
               const char *new_hex)
 {
-  g_autoptr(FlameDiff) diff = example_diff ();
+  g_autoptr(FlameDiff) diff = flame_test_example_diff (NULL);
   g_autoptr(FlameLayoutSource) source =
     flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
   g_auto(Picture) p = { 0 };
@@ -209,7 +177,7 @@ test_render_colours_dark (void)
 static void
 test_render_widths (void)
 {
-  g_autoptr(FlameDiff) diff = example_diff ();
+  g_autoptr(FlameDiff) diff = flame_test_example_diff (NULL);
   g_autoptr(FlameLayoutSource) source =
     flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
   const FlameTree *tree = flame_layout_source_get_tree (source);
@@ -257,7 +225,7 @@ test_render_widths (void)
 static void
 test_render_elided (void)
 {
-  g_autoptr(FlameDiff) diff = example_diff ();
+  g_autoptr(FlameDiff) diff = flame_test_example_diff (NULL);
   g_autoptr(FlameLayoutSource) source = flame_layout_source_new_for_diff (diff, FLAME_VIEW_ELIDED);
   g_auto(Picture) p = { 0 };
   FlameExportOptions opts;
@@ -304,7 +272,7 @@ test_render_elided (void)
 static void
 test_render_hit_test (void)
 {
-  g_autoptr(FlameDiff) diff = example_diff ();
+  g_autoptr(FlameDiff) diff = flame_test_example_diff (NULL);
   FlameView views[] = { FLAME_VIEW_DIFFERENTIAL, FLAME_VIEW_ELIDED, FLAME_VIEW_INVERTED };
 
   for (guint v = 0; v < G_N_ELEMENTS (views); v++)
@@ -335,7 +303,7 @@ test_render_hit_test (void)
 static void
 test_render_labels (void)
 {
-  g_autoptr(FlameDiff) diff = example_diff ();
+  g_autoptr(FlameDiff) diff = flame_test_example_diff (NULL);
   g_autoptr(FlameLayoutSource) source =
     flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
   g_autoptr(FlamePainter) painter = flame_painter_new ();
@@ -393,7 +361,7 @@ test_render_labels (void)
 static void
 test_render_search_highlight (void)
 {
-  g_autoptr(FlameDiff) diff = example_diff ();
+  g_autoptr(FlameDiff) diff = flame_test_example_diff (NULL);
   g_autoptr(FlameLayoutSource) source =
     flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
   const FlamePalette *palette = flame_palette_for (FALSE, FALSE);
@@ -449,7 +417,7 @@ test_render_search_highlight (void)
 static void
 test_render_legend (void)
 {
-  g_autoptr(FlameDiff) diff = example_diff ();
+  g_autoptr(FlameDiff) diff = flame_test_example_diff (NULL);
   g_autoptr(FlameLayoutSource) source =
     flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
   g_autoptr(FlamePainter) painter = flame_painter_new ();
@@ -498,8 +466,8 @@ test_render_legend (void)
 
   /* the normalisation in the header follows the option, with its factor */
   {
-    g_autoptr(FlameProfile) b = load_example ("baseline.folded");
-    g_autoptr(FlameProfile) c = load_example ("current.folded");
+    g_autoptr(FlameProfile) b = flame_test_load_example ("baseline.folded");
+    g_autoptr(FlameProfile) c = flame_test_load_example ("current.folded");
     g_autoptr(FlameDiff) d2 = NULL;
     g_autoptr(FlameLayoutSource) s2 = NULL;
     FlameDiffOptions dopts;
@@ -524,7 +492,7 @@ test_render_legend (void)
 static void
 test_render_single (void)
 {
-  g_autoptr(FlameProfile) profile = load_example ("current.folded");
+  g_autoptr(FlameProfile) profile = flame_test_load_example ("current.folded");
   g_autoptr(FlameLayoutSource) source = flame_layout_source_new_for_profile (profile, 0, 1.0);
   g_auto(Picture) p = { 0 };
   FlameExportOptions opts;
@@ -547,7 +515,7 @@ test_render_single (void)
 static void
 test_render_icicle (void)
 {
-  g_autoptr(FlameDiff) diff = example_diff ();
+  g_autoptr(FlameDiff) diff = flame_test_example_diff (NULL);
   g_autoptr(FlameLayoutSource) source =
     flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
   g_auto(Picture) flame = { 0 };
@@ -579,7 +547,7 @@ test_render_icicle (void)
 static void
 test_render_zoom (void)
 {
-  g_autoptr(FlameDiff) diff = example_diff ();
+  g_autoptr(FlameDiff) diff = flame_test_example_diff (NULL);
   g_autoptr(FlameLayoutSource) source =
     flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
   g_auto(Picture) p = { 0 };
@@ -607,7 +575,7 @@ test_render_zoom (void)
 static void
 test_render_png (void)
 {
-  g_autoptr(FlameDiff) diff = example_diff ();
+  g_autoptr(FlameDiff) diff = flame_test_example_diff (NULL);
   g_autoptr(FlameLayoutSource) source =
     flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
   g_autoptr(GError) error = NULL;
@@ -797,7 +765,7 @@ svg_stats_clear (SvgStats *st)
 static void
 test_render_svg (void)
 {
-  g_autoptr(FlameDiff) diff = example_diff ();
+  g_autoptr(FlameDiff) diff = flame_test_example_diff (NULL);
   g_autoptr(FlameLayoutSource) source =
     flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
   g_autoptr(GString) out = g_string_new (NULL);
@@ -897,13 +865,13 @@ test_render_cli (void)
 {
   g_autoptr(GError) error = NULL;
   g_autofree char *dir = g_dir_make_tmp ("flamediff-cli-render-XXXXXX", &error);
-  g_autofree char *base = example_path ("baseline.folded");
-  g_autofree char *cur = example_path ("current.folded");
+  g_autofree char *base = flame_test_example_path ("baseline.folded");
+  g_autofree char *cur = flame_test_example_path ("current.folded");
   g_autofree char *png = g_build_filename (dir, "d.png", NULL);
   g_autofree char *svg = g_build_filename (dir, "d.svg", NULL);
   g_autofree char *one = g_build_filename (dir, "one.png", NULL);
   g_autofree char *err = NULL;
-  g_autoptr(FlameDiff) diff = example_diff ();
+  g_autoptr(FlameDiff) diff = flame_test_example_diff (NULL);
   g_autoptr(FlameLayoutSource) source =
     flame_layout_source_new_for_diff (diff, FLAME_VIEW_DIFFERENTIAL);
   g_auto(Picture) p = { 0 };

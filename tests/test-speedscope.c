@@ -13,6 +13,7 @@
 
 #include "flame-error.h"
 #include "flame-json.h"
+#include "flame-json-write.h"
 #include "flame-loader.h"
 #include "flame-report.h"
 #include "flame-speedscope.h"
@@ -595,6 +596,45 @@ test_json_parser (void)
   }
 }
 
+/* The one JSON string writer (report, speedscope, memory, Chrome event
+ * keys): JSON.stringify's escapes, bytes past the string's NUL kept */
+static void
+test_json_string (void)
+{
+  g_autoptr(GString) out = g_string_new (NULL);
+
+  flame_json_append_string (out, "a\"b\\c\b\f\n\r\t\x01\x1f\x7f é");
+  g_assert_cmpstr (out->str, ==, "\"a\\\"b\\\\c\\b\\f\\n\\r\\t\\u0001\\u001f\x7f é\"");
+  g_string_truncate (out, 0);
+  flame_json_append_string_len (out, "x\0y", 3);
+  g_assert_cmpmem (out->str, out->len, "\"x\\u0000y\"", 10);
+  g_string_truncate (out, 0);
+  flame_json_append_string (out, "");
+  g_assert_cmpstr (out->str, ==, "\"\"");
+}
+
+/* The one exact number writer (speedscope weights, perf collapse counts):
+ * integers as digits, the rest read back as the same double */
+static void
+test_number_exact (void)
+{
+  static const gdouble values[] = { 0.1, 1.0 / 3, 2.5e-7, 123456.789, 1e15, 3e20, -0.5 };
+  g_autoptr(GString) out = g_string_new (NULL);
+
+  flame_append_number_exact (out, 42);
+  g_string_append_c (out, ' ');
+  flame_append_number_exact (out, -7);
+  g_string_append_c (out, ' ');
+  flame_append_number_exact (out, NAN);
+  g_assert_cmpstr (out->str, ==, "42 -7 0");
+  for (guint i = 0; i < G_N_ELEMENTS (values); i++)
+    {
+      g_string_truncate (out, 0);
+      flame_append_number_exact (out, values[i]);
+      g_assert_cmpfloat (g_ascii_strtod (out->str, NULL), ==, values[i]);
+    }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -607,6 +647,8 @@ main (int    argc,
   g_test_add_func ("/speedscope/malformed", test_malformed);
   g_test_add_func ("/speedscope/cancel", test_cancel);
   g_test_add_func ("/speedscope/json-parser", test_json_parser);
+  g_test_add_func ("/speedscope/json-string", test_json_string);
+  g_test_add_func ("/speedscope/number-exact", test_number_exact);
   g_test_add_func ("/speedscope/large-mapped", test_large_mapped);
   return g_test_run ();
 }

@@ -21,6 +21,7 @@
 #include "flame-loader.h"
 #include "flame-tooltip.h"
 #include "flame-test-layout.h"
+#include "flame-test-examples.h"
 #include "flame-test-locale.h"
 #include "flame-test-runs.h"
 
@@ -40,29 +41,14 @@ tip_text (const Tip *tip)
   return flame_tooltip_text (tip->source, tip->node, tip->zoom);
 }
 
-static char *
-example (const char *name)
-{
-  return g_build_filename (g_getenv ("FLAMEDIFF_EXAMPLES"), name, NULL);
-}
-
 static FlameDiff *
 example_diff (FlameMetric metric)
 {
-  g_autofree char *b = example ("baseline.folded");
-  g_autofree char *c = example ("current.folded");
-  g_autoptr(FlameProfile) pb = flame_load_file (b, NULL, NULL, NULL, NULL);
-  g_autoptr(FlameProfile) pc = flame_load_file (c, NULL, NULL, NULL, NULL);
   FlameDiffOptions opts;
-  FlameDiff *diff;
 
-  g_assert_nonnull (pb);
-  g_assert_nonnull (pc);
   flame_diff_options_init (&opts);
   opts.metric = metric;
-  diff = flame_diff_new (pb, pc, &opts, NULL, NULL);
-  g_assert_nonnull (diff);
-  return diff;
+  return flame_test_example_diff (&opts);
 }
 
 /* Messages in English: the C locale's, whatever the catalog */
@@ -130,7 +116,7 @@ test_views (void)
   g_autoptr(FlameLayoutSource) tot = flame_layout_source_new_for_diff (by_total, differential);
   g_autoptr(FlameLayoutSource) eli = flame_layout_source_new_for_diff (diff, FLAME_VIEW_ELIDED);
   g_autoptr(FlameLayoutSource) inv = flame_layout_source_new_for_diff (diff, FLAME_VIEW_INVERTED);
-  g_autofree char *path = example ("current.folded");
+  g_autofree char *path = flame_test_example_path ("current.folded");
   g_autoptr(FlameProfile) profile = flame_load_file (path, NULL, NULL, NULL, NULL);
   g_autoptr(FlameLayoutSource) one = flame_layout_source_new_for_profile (profile, 0, 1.0);
   const Tip tips[] = {

@@ -28,6 +28,7 @@
 #include "flame-report.h"
 #include "flame-speedscope.h"
 #include "flame-summary-bar-private.h"
+#include "flame-test-examples.h"
 #include "flame-test-gui.h"
 #include "flame-test-locale.h"
 #include "flame-test-runs.h"
@@ -35,12 +36,6 @@
 
 static FlameApplication *app;
 static FlameWindow *window;
-
-static char *
-example (const char *name)
-{
-  return g_build_filename (g_getenv ("FLAMEDIFF_EXAMPLES"), name, NULL);
-}
 
 /* whether item @i of @menu has the label @want */
 static gboolean
@@ -132,8 +127,8 @@ count_colour (GdkTexture *texture,
 static FlameDiff *
 reference_diff (FlameReport **report)
 {
-  g_autofree char *b = example ("baseline.folded");
-  g_autofree char *c = example ("current.folded");
+  g_autofree char *b = flame_test_example_path ("baseline.folded");
+  g_autofree char *c = flame_test_example_path ("current.folded");
   g_autoptr(FlameProfile) pb = flame_load_file (b, NULL, NULL, NULL, NULL);
   g_autoptr(FlameProfile) pc = flame_load_file (c, NULL, NULL, NULL, NULL);
   FlameDiffOptions dopts;
@@ -196,12 +191,12 @@ test_compare_example (void)
   g_assert_cmpstr (gtk_label_get_text (window->summary_bar->files_label), ==,
                    "baseline.folded → current.folded");
   g_assert_cmpstr (gtk_label_get_text (window->summary_bar->totals_label), ==, totals);
-  /* absolute time (the default): the header says so, and no factor */
-  g_assert_nonnull (
-    strstr (gtk_label_get_text (window->summary_bar->scale_label), "Absolute time"));
+  /* absolute time (the default): the header says so, and no factor, in
+   * the words of the legend and the exported image */
   g_assert_null (strstr (gtk_label_get_text (window->summary_bar->scale_label), scale));
-  g_assert_nonnull (strstr (gtk_label_get_text (window->summary_bar->scale_label),
-                           flame_test_decimal ("1.00 ms per sample assumed")));
+  g_assert_cmpstr (gtk_label_get_text (window->summary_bar->scale_label), ==,
+                   flame_test_decimal ("Absolute time: the baseline is not scaled "
+                                       "(1.00 ms per sample assumed)"));
   g_assert_nonnull (strstr (gtk_label_get_text (window->summary_bar->samples_label), "samples"));
   g_assert_true (gtk_widget_get_visible (GTK_WIDGET (window->summary_bar->delta_label)));
 
@@ -844,7 +839,7 @@ test_bad_file_keeps_comparison (void)
 {
   g_autofree char *dir = g_dir_make_tmp ("flamediff-test-XXXXXX", NULL);
   g_autofree char *bad = g_build_filename (dir, "broken.folded", NULL);
-  g_autofree char *base = example ("baseline.folded");
+  g_autofree char *base = flame_test_example_path ("baseline.folded");
   g_autoptr(GFile) fb = g_file_new_for_path (base);
   g_autoptr(GFile) fc = g_file_new_for_path (bad);
   g_autofree char *files_before = NULL;
@@ -984,7 +979,7 @@ test_file_truncated_while_loading (void)
 {
   g_autofree char *dir = g_dir_make_tmp ("flamediff-test-XXXXXX", NULL);
   g_autofree char *big = g_build_filename (dir, "truncated.folded", NULL);
-  g_autofree char *base = example ("baseline.folded");
+  g_autofree char *base = flame_test_example_path ("baseline.folded");
   g_autoptr(GFile) fb = g_file_new_for_path (base);
   g_autoptr(GFile) fc = g_file_new_for_path (big);
   g_autofree char *files_before = NULL;
@@ -1128,7 +1123,7 @@ test_copy_summary (void)
 static void
 test_single_file (void)
 {
-  g_autofree char *path = example ("current.folded");
+  g_autofree char *path = flame_test_example_path ("current.folded");
   g_autoptr(GFile) file = g_file_new_for_path (path);
   FlameWindow *single = flame_window_new (ADW_APPLICATION (app));
 
@@ -1186,8 +1181,8 @@ test_sample_type (void)
   g_autofree char *heap = g_test_build_filename (G_TEST_DIST, "data", "go", "go-heap.pb.gz", NULL);
   g_autofree char *more = g_test_build_filename (G_TEST_DIST, "data", "go", "go-heap-more.pb.gz",
                                                  NULL);
-  g_autofree char *folded_b = example ("baseline.folded");
-  g_autofree char *folded_c = example ("current.folded");
+  g_autofree char *folded_b = flame_test_example_path ("baseline.folded");
+  g_autofree char *folded_c = flame_test_example_path ("current.folded");
   g_autoptr(GFile) b = g_file_new_for_path (heap);
   g_autoptr(GFile) c = g_file_new_for_path (more);
   g_autoptr(GFile) fb = g_file_new_for_path (folded_b);
@@ -1562,7 +1557,7 @@ static GFile *
 recording_with_build_ids (const char *example_name,
                           const char *build_ids)
 {
-  g_autofree char *src = example (example_name);
+  g_autofree char *src = flame_test_example_path (example_name);
   g_autoptr(FlameProfile) p = flame_load_file (src, NULL, NULL, NULL, NULL);
   g_autoptr(GString) json = g_string_new (NULL);
   g_autofree char *name = g_strconcat (example_name, ".speedscope.json", NULL);
@@ -1820,7 +1815,7 @@ copy_example (const char *dir,
               const char *name,
               const char *as)
 {
-  g_autofree char *src = example (name);
+  g_autofree char *src = flame_test_example_path (name);
   g_autofree char *dst = g_build_filename (dir, as, NULL);
   g_autofree char *text = NULL;
   gsize len;
@@ -2061,7 +2056,7 @@ check_open_error (GFile      *missing_or_locked,
                   const char *sentence,
                   int         errnum)
 {
-  g_autofree char *base = example ("baseline.folded");
+  g_autofree char *base = flame_test_example_path ("baseline.folded");
   g_autoptr(GFile) fb = g_file_new_for_path (base);
   g_autofree char *path = g_file_get_path (missing_or_locked);
   g_autofree char *detail = g_strdup_printf ("%s: %s", path, g_strerror (errnum));

@@ -211,6 +211,9 @@ job_thread (GTask        *task,
             gpointer      task_data,
             GCancellable *cancellable)
 {
+  g_assert (G_IS_TASK (task));
+  g_assert (task_data != NULL);
+
   job_run (task_data);
   g_task_return_boolean (task, TRUE);
 }
@@ -338,6 +341,8 @@ stage_cb (gpointer user_data)
 {
   FlameChangesModel *self = user_data;
 
+  g_assert (FLAME_IS_CHANGES_MODEL (self));
+
   step (self, FALSE);
   if (self->n_shown < self->n_visible || self->tail->len > 0)
     return G_SOURCE_CONTINUE;
@@ -447,8 +452,12 @@ job_done (GObject      *object,
           gpointer      user_data)
 {
   g_autoptr(FlameChangesModel) self = user_data;
-  Job *job = g_task_get_task_data (G_TASK (result));
+  Job *job;
 
+  g_assert (FLAME_IS_CHANGES_MODEL (self));
+  g_assert (G_IS_TASK (result));
+
+  job = g_task_get_task_data (G_TASK (result));
   if (job->generation != self->generation)
     return;   /* superseded */
   adopt_job (self, job);

@@ -444,10 +444,16 @@ record_done (GObject      *object,
   g_autoptr(FlameRecordDialog) self = user_data;
   FlameRecorder *recorder = FLAME_RECORDER (object);
   g_autoptr(GError) error = NULL;
-  g_autoptr(FlameProfile) profile = flame_recorder_record_finish (recorder, result, &error);
-  FlameRecordPhase phase = self->phase;
-  const char *path = flame_recorder_get_output_path (recorder);
+  g_autoptr(FlameProfile) profile = NULL;
+  FlameRecordPhase phase;
+  const char *path;
 
+  g_assert (FLAME_IS_RECORD_DIALOG (self));
+  g_assert (G_IS_ASYNC_RESULT (result));
+
+  profile = flame_recorder_record_finish (recorder, result, &error);
+  phase = self->phase;
+  path = flame_recorder_get_output_path (recorder);
   if (self->recorder == recorder)
     {
       on_progress (self);

@@ -200,6 +200,7 @@ show_diff (FlameSummaryBar *self,
   g_autofree char *totals = NULL;
   g_autofree char *samples = NULL;
   g_autofree char *delta_text = NULL;
+  g_autofree char *norm = flame_normalization_text (diff);
   g_autoptr(GString) scale = g_string_new (NULL);
 
   if (flame_comparison_get_n_runs (self->comparison, FLAME_DIFF_BASELINE) > 1 ||
@@ -226,12 +227,9 @@ show_diff (FlameSummaryBar *self,
   else
     delta_text = g_strdup_printf ("%s", s_d);
 
-  {
-    /* in the diff's quantity: "Absolute bytes: …" for memory */
-    g_autofree char *norm = flame_normalization_text (diff);
-
-    g_string_append (scale, norm);
-  }
+  /* the sentence the legend and the exported image say, with the
+   * interval when one was assumed */
+  g_string_append (scale, norm);
   if (self->sample_type != NULL)
     {
       g_autofree char *label = flame_summary_bar_sample_type_label (self->sample_type);

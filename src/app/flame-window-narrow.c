@@ -183,6 +183,8 @@ apply_narrow_idle (gpointer user_data)
 {
   FlameWindow *self = user_data;
 
+  g_assert (FLAME_IS_WINDOW (self));
+
   self->narrow_idle = 0;
   if (self->narrow != self->narrow_applied)
     {

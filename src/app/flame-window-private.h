@@ -132,6 +132,10 @@ void             _flame_window_size_allocate      (GtkWidget       *widget,
                                                    int              height,
                                                    int              baseline);
 
+/* flame-window-open.c */
+GPtrArray       *_flame_window_expand_runs        (FlameWindow     *self,
+                                                   GPtrArray       *files);
+
 /* flame-window-panel.c */
 void             _flame_window_setup_panel_handle (FlameWindow     *self);
 void             _flame_window_apply_panel_width  (FlameWindow     *self,

@@ -1238,7 +1238,12 @@ record_thread (GTask        *task,
 {
   FlameRecorder *self = source;
   GError *error = NULL;
-  FlameProfile *profile = record_run (self, cancellable, &error);
+  FlameProfile *profile;
+
+  g_assert (FLAME_IS_RECORDER (self));
+  g_assert (G_IS_TASK (task));
+
+  profile = record_run (self, cancellable, &error);
 
   if (profile == NULL)
     g_task_return_error (task, error);

@@ -8,6 +8,7 @@
 #include <json-glib/json-glib.h>
 
 #include "flame-cli.h"
+#include "flame-cli-options.h"
 #include "flame-loader.h"
 
 typedef struct
@@ -64,17 +65,10 @@ parse_info_args (int       argc,
       return FALSE;
     }
   args->default_interval = 1.0;
-  if (args->interval != NULL)
-    {
-      char *end = NULL;
-      args->default_interval = g_ascii_strtod (args->interval, &end);
-      if (end == args->interval || *end != 0 || !(args->default_interval > 0))
-        {
-          g_printerr ("flamediff-cli info: --interval-ms: invalid value “%s”\n", args->interval);
-          return FALSE;
-        }
-    }
-  return TRUE;
+  /* as compare's and render's --interval-ms */
+  return args->interval == NULL ||
+         flame_cli_parse_double ("info", "--interval-ms", args->interval, 1e-9,
+                                 &args->default_interval);
 }
 
 /* The number of distinct stacks: nodes with self weight in a column */

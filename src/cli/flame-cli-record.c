@@ -40,7 +40,11 @@ on_recorded (GObject      *source,
 static gboolean
 on_interrupt (gpointer data)
 {
-  gboolean *interrupted = g_object_get_data (G_OBJECT (data), "interrupted");
+  gboolean *interrupted;
+
+  g_assert (FLAME_IS_RECORDER (data));
+
+  interrupted = g_object_get_data (G_OBJECT (data), "interrupted");
 
   /* Ctrl+C reaches the command too (same process group); stopping here
    * keeps the recording, with SIGKILL after the grace period */

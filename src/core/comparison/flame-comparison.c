@@ -540,6 +540,9 @@ load_thread (GTask        *task,
   FlameComparison *self = source_object;
   GError *error = NULL;
 
+  g_assert (FLAME_IS_COMPARISON (self));
+  g_assert (task_data != NULL);
+
   if (load_and_compare (self, task_data, cancellable, &error))
     g_task_return_boolean (task, TRUE);
   else

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "flame-json-write.h"
 #include "flame-memory.h"
 
 static gboolean
@@ -236,25 +237,6 @@ flame_memory_write (const FlameMemoryTotals *baseline,
 }
 
 static void
-append_json_string (GString    *out,
-                    const char *s)
-{
-  g_string_append_c (out, '"');
-  for (; *s; s++)
-    {
-      guchar c = *s;
-
-      if (c == '"' || c == '\\')
-        g_string_append_printf (out, "\\%c", c);
-      else if (c < 0x20)
-        g_string_append_printf (out, "\\u%04x", c);
-      else
-        g_string_append_c (out, c);
-    }
-  g_string_append_c (out, '"');
-}
-
-static void
 append_totals (GString                 *out,
                const FlameMemoryTotals *t)
 {
@@ -305,7 +287,7 @@ flame_memory_append_json (const FlameMemoryTotals *baseline,
                               current->peak_bytes - baseline->peak_bytes);
     }
   g_string_append (m, ",\"top_sites_unit\":");
-  append_json_string (m, flame_quantity_to_string (quantity));
+  flame_json_append_string (m, flame_quantity_to_string (quantity));
   g_string_append (m, ",\"top_sites\":[");
   for (guint i = 0; i < sites->len; i++)
     {
@@ -313,13 +295,13 @@ flame_memory_append_json (const FlameMemoryTotals *baseline,
       const char *file = flame_report_get_file (report, st);
 
       g_string_append (m, i > 0 ? ",{\"name\":" : "{\"name\":");
-      append_json_string (m, flame_report_get_name (report, st));
+      flame_json_append_string (m, flame_report_get_name (report, st));
       if (file != NULL && *file != '\0')
         {
           guint32 line = site_line (report, st);
 
           g_string_append (m, ",\"file\":");
-          append_json_string (m, file);
+          flame_json_append_string (m, file);
           if (line != 0)
             g_string_append_printf (m, ",\"line\":%u", line);
         }

@@ -209,6 +209,8 @@ look_up_share (MergeShare *m)
 static gpointer
 look_up_thread (gpointer data)
 {
+  g_assert (data != NULL);
+
   look_up_share (data);
   return NULL;
 }

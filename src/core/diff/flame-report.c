@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "flame-json-write.h"
 #include "flame-provenance.h"
 #include "flame-report.h"
 #include "flame-significance.h"
@@ -461,30 +462,6 @@ append_ratio (GString *out,
   char buf[G_ASCII_DTOSTR_BUF_SIZE];
 
   g_string_append (out, g_ascii_formatd (buf, sizeof buf, "%.12g", isfinite (v) ? v : 0));
-}
-
-static void
-append_json_string (GString    *out,
-                    const char *s)
-{
-  g_string_append_c (out, '"');
-  for (const guchar *p = (const guchar *) s; *p; p++)
-    {
-      switch (*p)
-        {
-        case '"':  g_string_append (out, "\\\""); break;
-        case '\\': g_string_append (out, "\\\\"); break;
-        case '\n': g_string_append (out, "\\n"); break;
-        case '\r': g_string_append (out, "\\r"); break;
-        case '\t': g_string_append (out, "\\t"); break;
-        default:
-          if (*p < 0x20)
-            g_string_append_printf (out, "\\u%04x", *p);
-          else
-            g_string_append_c (out, *p);
-        }
-    }
-  g_string_append_c (out, '"');
 }
 
 static void
@@ -1244,21 +1221,21 @@ append_json_side (FlameReport *self,
                           ? flame_diff_get_baseline (diff) : flame_diff_get_current (diff);
 
   g_string_append (out, "{\"path\": ");
-  append_json_string (out,
+  flame_json_append_string (out,
                       flame_profile_get_path (profile) ? flame_profile_get_path (profile) : "");
   g_string_append (out, ", \"format\": ");
-  append_json_string (out, flame_profile_get_format_name (profile));
+  flame_json_append_string (out, flame_profile_get_format_name (profile));
   g_string_append (out, ", \"samples\": ");
   append_number (out, flame_diff_get_samples (diff, column));
   if (flame_profile_get_sample_type (profile) != NULL)
     {
       g_string_append (out, ", \"sample_type\": ");
-      append_json_string (out, flame_profile_get_sample_type (profile));
+      flame_json_append_string (out, flame_profile_get_sample_type (profile));
     }
   if (flame_profile_get_event (profile) != NULL)
     {
       g_string_append (out, ", \"event\": ");
-      append_json_string (out, flame_profile_get_event (profile));
+      flame_json_append_string (out, flame_profile_get_event (profile));
     }
   if (self->quantity == FLAME_QUANTITY_TIME)
     {
@@ -1304,7 +1281,7 @@ append_json_string_or_null (GString    *out,
                             const char *s)
 {
   if (s != NULL)
-    append_json_string (out, s);
+    flame_json_append_string (out, s);
   else
     g_string_append (out, "null");
 }
@@ -1320,7 +1297,7 @@ append_json_binaries (FlameReport *self,
       const FlameBinary *b = g_ptr_array_index (self->binaries, i);
 
       g_string_append (out, i ? ",\n    {\"path\": " : "\n    {\"path\": ");
-      append_json_string (out, b->path);
+      flame_json_append_string (out, b->path);
       g_string_append (out, ", \"baseline_build_id\": ");
       append_json_string_or_null (out, b->baseline_build_id);
       g_string_append (out, ", \"current_build_id\": ");
@@ -1362,9 +1339,9 @@ append_json_function (FlameReport             *self,
                       GString                 *out,
                       const FlameFunctionStat *s)
 {
-  append_json_string (out, flame_report_get_name (self, s));
+  flame_json_append_string (out, flame_report_get_name (self, s));
   g_string_append (out, ", \"file\": ");
-  append_json_string (out, flame_report_get_file (self, s));
+  flame_json_append_string (out, flame_report_get_file (self, s));
   append_json_value (self, out, "baseline_self", s->self_b);
   append_json_value (self, out, "current_self", s->self_c);
   append_json_value (self, out, "baseline_total", s->total_b);
@@ -1388,7 +1365,7 @@ flame_report_write_json (FlameReport *self,
                          GString     *out)
 {
   g_string_append (out, "{\n  \"schema_version\": 3,\n  \"unit\": ");
-  append_json_string (out, flame_quantity_to_string (self->quantity));
+  flame_json_append_string (out, flame_quantity_to_string (self->quantity));
   g_string_append (out, ",\n  \"baseline\": ");
   append_json_side (self, out, FLAME_DIFF_BASELINE);
   g_string_append (out, ",\n  \"current\": ");

@@ -15,6 +15,7 @@
 
 #include "flame-chrome-private.h"
 #include "flame-error.h"
+#include "flame-json-write.h"
 
 /* ---- the generic trace-event forms ---- */
 
@@ -125,36 +126,6 @@ append_js_number (GString *s,
     }
 }
 
-/* JSON.stringify's string escapes */
-static void
-append_js_string (GString    *s,
-                  const char *str,
-                  gsize       len)
-{
-  g_string_append_c (s, '"');
-  for (gsize i = 0; i < len; i++)
-    {
-      guchar c = (guchar) str[i];
-
-      switch (c)
-        {
-        case '"': g_string_append (s, "\\\""); break;
-        case '\\': g_string_append (s, "\\\\"); break;
-        case '\b': g_string_append (s, "\\b"); break;
-        case '\f': g_string_append (s, "\\f"); break;
-        case '\n': g_string_append (s, "\\n"); break;
-        case '\r': g_string_append (s, "\\r"); break;
-        case '\t': g_string_append (s, "\\t"); break;
-        default:
-          if (c < 0x20)
-            g_string_append_printf (s, "\\u%04x", c);
-          else
-            g_string_append_c (s, (char) c);
-        }
-    }
-  g_string_append_c (s, '"');
-}
-
 void
 flame_chrome_append_js_scalar (GString              *s,
                                const FlameJsonValue *v)
@@ -177,7 +148,7 @@ flame_chrome_append_js_scalar (GString              *s,
       append_js_number (s, v->d);
       break;
     case FLAME_JSON_STRING:
-      append_js_string (s, v->str, v->len);
+      flame_json_append_string_len (s, v->str, v->len);
       break;
     default:
       break;
@@ -222,7 +193,7 @@ flame_chrome_args_append (Loader               *ld,
         {
           if (!ld->args_first[depth])
             g_string_append_c (s, ',');
-          append_js_string (s, v->str, v->len);
+          flame_json_append_string_len (s, v->str, v->len);
           g_string_append_c (s, ':');
         }
       ld->args_first[depth] = FALSE;

@@ -444,6 +444,36 @@ create_profile (Loader *ld)
     }
 }
 
+/* A name that is not UTF-8, decoded as CPython's own reader does, with
+ * errors="replace" (its sampler can read a name while it is being
+ * written): its text goes to ld->repaired, its entry is marked REPAIRED */
+static void
+append_repaired_string (Loader       *ld,
+                        const guint8 *p,
+                        gsize         slen)
+{
+  gsize from, start;
+
+  if (ld->repaired == NULL)
+    ld->repaired = g_string_new (NULL);
+  from = ld->repaired->len;
+  start = from | REPAIRED;
+  g_array_append_val (ld->strings, start);
+  flame_utf8_append_replacing (ld->repaired, (const char *) p, slen);
+  /* a NUL, which Python keeps, cannot be part of a name here (names are
+   * C strings): it reads U+FFFD too */
+  for (gsize k = from; k < ld->repaired->len; k++)
+    if (ld->repaired->str[k] == '\0')
+      {
+        g_string_erase (ld->repaired, k, 1);
+        g_string_insert (ld->repaired, k, "\xef\xbf\xbd");
+        k += 2;
+      }
+  start = ld->repaired->len - from;
+  g_array_append_val (ld->strings, start);
+  ld->n_repaired++;
+}
+
 static gboolean
 read_string_table (Loader  *ld,
                    GError **error)
@@ -483,28 +513,7 @@ read_string_table (Loader  *ld,
         }
       if (!g_utf8_validate_len ((const char *) p, slen, NULL))
         {
-          /* CPython's own reader decodes names with errors="replace"
-           * (its sampler can read a name while it is being written) */
-          if (ld->repaired == NULL)
-            ld->repaired = g_string_new (NULL);
-          gsize from = ld->repaired->len;
-
-          start = from | REPAIRED;
-          g_array_append_val (ld->strings, start);
-          flame_utf8_append_replacing (ld->repaired, (const char *) p, slen);
-          /* a NUL, which Python keeps, cannot be part of a name here
-           * (names are C strings): it reads U+FFFD too */
-          for (gsize k = from; k < ld->repaired->len; k++)
-            if (ld->repaired->str[k] == '\0')
-              {
-                g_string_erase (ld->repaired, k, 1);
-                g_string_insert (ld->repaired, k, "\xef\xbf\xbd");
-                k += 2;
-              }
-          start = ld->repaired->len - (g_array_index (ld->strings, gsize, ld->strings->len - 1) &
-                                       ~REPAIRED);
-          g_array_append_val (ld->strings, start);
-          ld->n_repaired++;
+          append_repaired_string (ld, p, slen);
           p += slen;
           continue;
         }

@@ -27,9 +27,6 @@ parse_count_backwards (const char *start,
 {
   const char *p = end;
   const char *dot = NULL;
-  guint64 whole = 0;
-  gdouble frac = 0;
-  guint n_int = 0;
 
   while (p > start && (g_ascii_isdigit (p[-1]) || (p[-1] == '.' && dot == NULL)))
     {
@@ -45,23 +42,7 @@ parse_count_backwards (const char *start,
   if (dot == p)         /* ".5" is not accepted */
     return NULL;
 
-  for (const char *q = p; q < (dot ? dot : end); q++)
-    n_int++;
-  if (n_int > 15)
-    {
-      /* past 10^15 a double cannot hold every integer anyway */
-      *value = g_ascii_strtod (p, NULL);
-      return p;
-    }
-  for (const char *q = p; q < (dot ? dot : end); q++)
-    whole = whole * 10 + (guint64) (*q - '0');
-  if (dot != NULL)
-    {
-      gdouble scale = 0.1;
-      for (const char *q = dot + 1; q < end; q++, scale *= 0.1)
-        frac += (*q - '0') * scale;
-    }
-  *value = (gdouble) whole + frac;
+  *value = flame_parse_decimal (p, end);
   return p;
 }
 
@@ -639,6 +620,8 @@ builder_thread (gpointer data)
 {
   FoldedBuilder *b = data;
   gboolean last = FALSE;
+
+  g_assert (b != NULL);
 
   while (!last)
     {

@@ -49,6 +49,38 @@ flame_input_tick (FlameInput  *in,
   return flame_input_tick_slow (in, offset, error);
 }
 
+/* The one decimal parser of the text loaders: @s up to @end holds digits
+ * with at most one '.', not first ("12", "12.5", "12."), as the caller
+ * checked. Past 15 integer digits, where a double no longer holds every
+ * integer, g_ascii_strtod reads it. */
+static inline gdouble
+flame_parse_decimal (const char *s,
+                     const char *end)
+{
+  const char *dot = memchr (s, '.', end - s);
+  const char *int_end = dot != NULL ? dot : end;
+  guint64 whole = 0;
+  gdouble v;
+
+  if (int_end - s > 15)
+    {
+      g_autofree char *copy = g_strndup (s, end - s);
+
+      return g_ascii_strtod (copy, NULL);
+    }
+  for (const char *q = s; q < int_end; q++)
+    whole = whole * 10 + (guint64) (*q - '0');
+  v = (gdouble) whole;
+  if (dot != NULL)
+    {
+      gdouble scale = 0.1;
+
+      for (const char *q = dot + 1; q < end; q++, scale *= 0.1)
+        v += (*q - '0') * scale;
+    }
+  return v;
+}
+
 static inline gboolean
 flame_is_blank (char c)
 {

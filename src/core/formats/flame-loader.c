@@ -424,44 +424,6 @@ looks_like_binary (const char *data,
 }
 
 static gboolean
-has_key (GPtrArray  *keys,
-         const char *key)
-{
-  for (guint i = 0; i < keys->len; i++)
-    if (strcmp (g_ptr_array_index (keys, i), key) == 0)
-      return TRUE;
-  return FALSE;
-}
-
-/* JSON profiles are told apart by their top-level keys (formats.md §0),
- * found by a scanner that skips values without decoding them: the first
- * key decides for almost every file, so even a 1 GB trace costs little. */
-static FlameFormat
-sniff_json (const char *data,
-            gsize       len)
-{
-  /* 4 MiB: past the first key's value in every producer we know */
-  g_autoptr(GPtrArray) keys = flame_json_top_keys (data, len, 64, (gsize) 4 << 20);
-
-  if (keys->len == 0)
-    return FLAME_FORMAT_UNKNOWN;
-  if (has_key (keys, "["))
-    return FLAME_FORMAT_CHROME_TRACE;
-  if (has_key (keys, "$schema") &&
-      memmem (data, MIN (len, (gsize) 4096), "speedscope", 10) != NULL)
-    return FLAME_FORMAT_SPEEDSCOPE;
-  if (has_key (keys, "traceEvents"))
-    return FLAME_FORMAT_CHROME_TRACE;
-  if (has_key (keys, "nodes") || has_key (keys, "head"))
-    return FLAME_FORMAT_CHROME_CPUPROFILE;
-  if (has_key (keys, "shared") && has_key (keys, "profiles"))
-    return FLAME_FORMAT_SPEEDSCOPE;
-  if (has_key (keys, "threads") || has_key (keys, "meta") || has_key (keys, "profile"))
-    return FLAME_FORMAT_GECKO;
-  return FLAME_FORMAT_UNKNOWN;
-}
-
-static gboolean
 has_prefix_len (const char *data,
                 gsize       len,
                 const char *prefix,
@@ -548,56 +510,229 @@ describe_non_profile (const char *data,
   "CPython profiling.sampling files, Sysprof captures, callgrind output and Python " \
   "pstats files"
 
-/* The binary formats, tested before JSON: a protobuf may well start with
- * a newline (field 1) followed by '{'. */
-static FlameFormat
-sniff_binary_format (const char *data,
-                     gsize       len)
+/* What the sniffers of one file share: the JSON top-level keys and the
+ * folded sniffer's answer are found once, whichever row asks first. */
+typedef struct
 {
-  if (flame_cpython_binary_sniff (data, len))
-    return FLAME_FORMAT_CPYTHON_BINARY;
-  if (flame_sysprof_sniff (data, len))
-    return FLAME_FORMAT_SYSPROF;
-  if (flame_perfdata_sniff (data, len))
-    return FLAME_FORMAT_PERF_DATA;
-  if (flame_pprof_legacy_sniff (data, len))
-    return FLAME_FORMAT_PPROF_LEGACY;
-  /* protobuf is binary: text that happens to parse as one is not pprof */
-  if (looks_like_binary (data, len) && flame_pprof_sniff (data, len))
-    return FLAME_FORMAT_PPROF;
-  return FLAME_FORMAT_UNKNOWN;
+  const char *data;
+  gsize       len;
+  GPtrArray  *keys;     /* a JSON text's top-level keys; NULL: not read yet */
+  gint        folded;   /* flame_folded_sniff(): -1 not asked yet */
+  gboolean    is_pair;
+} Sniff;
+
+static gboolean
+sniff_is_json (Sniff *s)
+{
+  return looks_like_json (s->data, s->len);
+}
+
+/* JSON profiles are told apart by their top-level keys (formats.md §0),
+ * found by a scanner that skips values without decoding them: the first
+ * key decides for almost every file, so even a 1 GB trace costs little. */
+static gboolean
+sniff_json_key (Sniff      *s,
+                const char *key)
+{
+  if (s->keys == NULL)
+    /* 4 MiB: past the first key's value in every producer we know */
+    s->keys = sniff_is_json (s)
+              ? flame_json_top_keys (s->data, s->len, 64, (gsize) 4 << 20)
+              : g_ptr_array_new ();
+  for (guint i = 0; i < s->keys->len; i++)
+    if (strcmp (g_ptr_array_index (s->keys, i), key) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+static gboolean
+sniff_speedscope (Sniff *s)
+{
+  if (sniff_json_key (s, "$schema") &&
+      memmem (s->data, MIN (s->len, (gsize) 4096), "speedscope", 10) != NULL)
+    return TRUE;
+  /* no schema: "shared" and "profiles", unless a key of the Chrome formats
+   * (the rows below) says otherwise */
+  return sniff_json_key (s, "shared") && sniff_json_key (s, "profiles") &&
+         !sniff_json_key (s, "traceEvents") && !sniff_json_key (s, "nodes") &&
+         !sniff_json_key (s, "head");
+}
+
+static gboolean
+sniff_chrome_trace (Sniff *s)
+{
+  /* "[": the top level is an array of events */
+  return sniff_json_key (s, "[") || sniff_json_key (s, "traceEvents");
+}
+
+static gboolean
+sniff_chrome_cpuprofile (Sniff *s)
+{
+  return sniff_json_key (s, "nodes") || sniff_json_key (s, "head");
+}
+
+static gboolean
+sniff_gecko (Sniff *s)
+{
+  return sniff_json_key (s, "threads") || sniff_json_key (s, "meta") ||
+         sniff_json_key (s, "profile");
+}
+
+static gboolean
+sniff_non_profile (Sniff *s)
+{
+  return describe_non_profile (s->data, s->len) != NULL;
+}
+
+/* protobuf is binary: text that happens to parse as one is not pprof */
+static gboolean
+sniff_pprof (Sniff *s)
+{
+  return looks_like_binary (s->data, s->len) && flame_pprof_sniff (s->data, s->len);
+}
+
+static gboolean
+sniff_folded_any (Sniff *s)
+{
+  if (s->folded < 0)
+    s->folded = flame_folded_sniff (s->data, s->len, &s->is_pair);
+  return s->folded;
+}
+
+static gboolean
+sniff_folded_pair (Sniff *s)
+{
+  return sniff_folded_any (s) && s->is_pair;
+}
+
+static gboolean
+sniff_cpython_collapsed (Sniff *s)
+{
+  return sniff_folded_any (s) && flame_folded_is_cpython (s->data, s->len);
+}
+
+static FlameProfile *
+load_chrome_cpuprofile (FlameInput              *in,
+                        const FlameLoadOptions  *options,
+                        GError                 **error)
+{
+  return flame_chrome_load (in, FLAME_FORMAT_CHROME_CPUPROFILE, options, error);
+}
+
+static FlameProfile *
+load_chrome_trace (FlameInput              *in,
+                   const FlameLoadOptions  *options,
+                   GError                 **error)
+{
+  return flame_chrome_load (in, FLAME_FORMAT_CHROME_TRACE, options, error);
+}
+
+/* The formats Flamediff reads, in the order they are tried: the first row
+ * whose sniffer says yes is the file's format. A row of
+ * FLAME_FORMAT_UNKNOWN ends the search there: no profile. Each row has a
+ * sniffer of the bytes (@sniff) or of what the rows share (@sniff_in),
+ * and a loader with options (@load_with) or without (@load). The names
+ * are the model's (flame_format_to_string()), as the report and the
+ * profile name a format without seeing the loaders. */
+static const struct
+{
+  FlameFormat     format;
+  gboolean      (*sniff)     (const char *data,
+                              gsize       len);
+  gboolean      (*sniff_in)  (Sniff      *s);
+  FlameProfile *(*load)      (FlameInput *in,
+                              GError    **error);
+  FlameProfile *(*load_with) (FlameInput              *in,
+                              const FlameLoadOptions  *options,
+                              GError                 **error);
+} formats[] = {
+  /* the call-graph formats first: their loaders explain what is wrong
+   * with a file that only starts like them */
+  { FLAME_FORMAT_PSTATS, flame_pstats_sniff, NULL, flame_pstats_load, NULL },
+  { FLAME_FORMAT_CALLGRIND, flame_callgrind_sniff, NULL, NULL, flame_callgrind_load },
+  /* a file that is something else by its magic number or first lines is
+   * no profile, even if its lines happen to parse as folded stacks */
+  { FLAME_FORMAT_UNKNOWN, NULL, sniff_non_profile, NULL, NULL },
+  /* the binary formats, before JSON: a protobuf may well start with a
+   * newline (field 1) followed by '{' */
+  { FLAME_FORMAT_CPYTHON_BINARY, flame_cpython_binary_sniff, NULL,
+    flame_cpython_binary_load, NULL },
+  { FLAME_FORMAT_SYSPROF, flame_sysprof_sniff, NULL, NULL, flame_sysprof_load },
+  { FLAME_FORMAT_PERF_DATA, flame_perfdata_sniff, NULL, flame_perf_load, NULL },
+  { FLAME_FORMAT_PPROF_LEGACY, flame_pprof_legacy_sniff, NULL, flame_pprof_legacy_load, NULL },
+  { FLAME_FORMAT_PPROF, NULL, sniff_pprof, NULL, flame_pprof_load },
+  /* JSON, by its top-level keys; JSON that none of them matches is
+   * nothing else either */
+  { FLAME_FORMAT_SPEEDSCOPE, NULL, sniff_speedscope, NULL, flame_speedscope_load },
+  { FLAME_FORMAT_CHROME_TRACE, NULL, sniff_chrome_trace, NULL, load_chrome_trace },
+  { FLAME_FORMAT_CHROME_CPUPROFILE, NULL, sniff_chrome_cpuprofile, NULL,
+    load_chrome_cpuprofile },
+  { FLAME_FORMAT_GECKO, NULL, sniff_gecko, NULL, flame_gecko_load },
+  { FLAME_FORMAT_UNKNOWN, NULL, sniff_is_json, NULL, NULL },
+  /* text */
+  { FLAME_FORMAT_PERF_SCRIPT, flame_perf_sniff, NULL, flame_perf_load, NULL },
+  { FLAME_FORMAT_FOLDED_PAIR, NULL, sniff_folded_pair, flame_folded_load, NULL },
+  { FLAME_FORMAT_CPYTHON_COLLAPSED, NULL, sniff_cpython_collapsed, flame_folded_load, NULL },
+  { FLAME_FORMAT_FOLDED, NULL, sniff_folded_any, flame_folded_load, NULL },
+};
+
+/* The row of @data's format in formats[], or -1 */
+static gint
+sniff_row (const char *data,
+           gsize       len)
+{
+  Sniff s = { data, len, NULL, -1, FALSE };
+  gint row = -1;
+
+  for (guint i = 0; i < G_N_ELEMENTS (formats); i++)
+    if (formats[i].sniff != NULL ? formats[i].sniff (data, len) : formats[i].sniff_in (&s))
+      {
+        row = formats[i].format != FLAME_FORMAT_UNKNOWN ? (gint) i : -1;
+        break;
+      }
+  g_clear_pointer (&s.keys, g_ptr_array_unref);
+  return row;
 }
 
 FlameFormat
 flame_sniff_format (const char *data,
                     gsize       len)
 {
-  gboolean is_pair = FALSE;
-  FlameFormat format;
+  gint row = sniff_row (data, len);
 
-  /* the call-graph formats first: their loaders explain what is wrong
-   * with a file that only starts like them */
-  if (flame_pstats_sniff (data, len))
-    return FLAME_FORMAT_PSTATS;
-  if (flame_callgrind_sniff (data, len))
-    return FLAME_FORMAT_CALLGRIND;
-  /* a file that is something else by its magic number or first lines is
-   * no profile, even if its lines happen to parse as folded stacks */
-  if (describe_non_profile (data, len) != NULL)
-    return FLAME_FORMAT_UNKNOWN;
-  format = sniff_binary_format (data, len);
-  if (format != FLAME_FORMAT_UNKNOWN)
-    return format;
-  if (looks_like_json (data, len))
-    return sniff_json (data, len);
+  return row >= 0 ? formats[row].format : FLAME_FORMAT_UNKNOWN;
+}
 
-  if (flame_perf_sniff (data, len))
-    return FLAME_FORMAT_PERF_SCRIPT;
-  if (flame_folded_sniff (data, len, &is_pair))
-    return is_pair ? FLAME_FORMAT_FOLDED_PAIR
-                   : flame_folded_is_cpython (data, len) ? FLAME_FORMAT_CPYTHON_COLLAPSED
-                                                         : FLAME_FORMAT_FOLDED;
-  return FLAME_FORMAT_UNKNOWN;
+/* Why no loader reads @in, for the error message */
+static void
+set_unknown_format_error (FlameInput  *in,
+                          GError     **error)
+{
+  const char *name = in->name;
+  const char *data = in->data;
+  gsize len = in->len;
+
+  if (len == 0)
+    g_set_error (error, FLAME_ERROR, FLAME_ERROR_EMPTY, "%s: the file is empty", name);
+  else if (describe_non_profile (data, len) != NULL)
+    g_set_error (error, FLAME_ERROR, FLAME_ERROR_UNKNOWN_FORMAT,
+                 "%s: not a profile format Flamediff can read: this looks like %s. "
+                 FORMATS_READ ".", name, describe_non_profile (data, len));
+  else if (looks_like_json (data, len))
+    g_set_error (error, FLAME_ERROR, FLAME_ERROR_UNKNOWN_FORMAT,
+                 "%s: JSON, but not a profile format Flamediff can read "
+                 "(expected speedscope, Chrome or Firefox profiles)", name);
+  else if (looks_like_binary (data, len))
+    g_set_error (error, FLAME_ERROR, FLAME_ERROR_UNKNOWN_FORMAT,
+                 "%s: not a profile format Flamediff can read "
+                 "(binary data, but not pprof, a legacy pprof CPU profile, "
+                 "a CPython binary profile or Python pstats)", name);
+  else
+    g_set_error (error, FLAME_ERROR, FLAME_ERROR_UNKNOWN_FORMAT,
+                 "%s: not a profile format Flamediff can read: text, but "
+                 "most of its first lines are neither folded stacks "
+                 "(\"frame;frame COUNT\") nor perf script output. "
+                 FORMATS_READ ".", name);
 }
 
 FlameProfile *
@@ -628,6 +763,7 @@ flame_load_bytes_full (const char              *name,
   FlameInput in = { 0 };
   FlameProfile *profile = NULL;
   gsize len;
+  gint row;
 
   in.name = name;
   in.data = g_bytes_get_data (bytes, &len);
@@ -637,71 +773,14 @@ flame_load_bytes_full (const char              *name,
   in.progress_data = progress_data;
   in.max_threads = options != NULL ? options->threads : 0;
 
-  switch (flame_sniff_format (in.data, len))
+  row = sniff_row (in.data, len);
+  if (row < 0)
     {
-    case FLAME_FORMAT_SPEEDSCOPE:
-      profile = flame_speedscope_load (&in, options, error);
-      break;
-    case FLAME_FORMAT_CHROME_CPUPROFILE:
-    case FLAME_FORMAT_CHROME_TRACE:
-      profile = flame_chrome_load (&in, flame_sniff_format (in.data, len), options, error);
-      break;
-    case FLAME_FORMAT_GECKO:
-    case FLAME_FORMAT_FIREFOX_PROCESSED:
-      profile = flame_gecko_load (&in, options, error);
-      break;
-    case FLAME_FORMAT_PERF_SCRIPT:
-    case FLAME_FORMAT_PERF_DATA:
-      profile = flame_perf_load (&in, error);
-      break;
-    case FLAME_FORMAT_FOLDED:
-    case FLAME_FORMAT_FOLDED_PAIR:
-    case FLAME_FORMAT_CPYTHON_COLLAPSED:
-      profile = flame_folded_load (&in, error);
-      break;
-    case FLAME_FORMAT_PPROF:
-      profile = flame_pprof_load (&in, options, error);
-      break;
-    case FLAME_FORMAT_PPROF_LEGACY:
-      profile = flame_pprof_legacy_load (&in, error);
-      break;
-    case FLAME_FORMAT_CPYTHON_BINARY:
-      profile = flame_cpython_binary_load (&in, error);
-      break;
-    case FLAME_FORMAT_CALLGRIND:
-      profile = flame_callgrind_load (&in, options, error);
-      break;
-    case FLAME_FORMAT_PSTATS:
-      profile = flame_pstats_load (&in, error);
-      break;
-    case FLAME_FORMAT_SYSPROF:
-      profile = flame_sysprof_load (&in, options, error);
-      break;
-    case FLAME_FORMAT_UNKNOWN:
-    default:
-      if (len == 0)
-        g_set_error (error, FLAME_ERROR, FLAME_ERROR_EMPTY, "%s: the file is empty", name);
-      else if (describe_non_profile (in.data, len) != NULL)
-        g_set_error (error, FLAME_ERROR, FLAME_ERROR_UNKNOWN_FORMAT,
-                     "%s: not a profile format Flamediff can read: this looks like %s. "
-                     FORMATS_READ ".", name, describe_non_profile (in.data, len));
-      else if (looks_like_json (in.data, len))
-        g_set_error (error, FLAME_ERROR, FLAME_ERROR_UNKNOWN_FORMAT,
-                     "%s: JSON, but not a profile format Flamediff can read "
-                     "(expected speedscope, Chrome or Firefox profiles)", name);
-      else if (looks_like_binary (in.data, len))
-        g_set_error (error, FLAME_ERROR, FLAME_ERROR_UNKNOWN_FORMAT,
-                     "%s: not a profile format Flamediff can read "
-                     "(binary data, but not pprof, a legacy pprof CPU profile, "
-                     "a CPython binary profile or Python pstats)", name);
-      else
-        g_set_error (error, FLAME_ERROR, FLAME_ERROR_UNKNOWN_FORMAT,
-                     "%s: not a profile format Flamediff can read: text, but "
-                     "most of its first lines are neither folded stacks "
-                     "(\"frame;frame COUNT\") nor perf script output. "
-                     FORMATS_READ ".", name);
+      set_unknown_format_error (&in, error);
       return NULL;
     }
+  profile = formats[row].load_with != NULL ? formats[row].load_with (&in, options, error)
+                                           : formats[row].load (&in, error);
 
   if (profile != NULL)
     {
@@ -777,6 +856,9 @@ load_thread (GTask        *task,
   LoadData *ld = task_data;
   GError *error = NULL;
   FlameProfile *profile;
+
+  g_assert (G_IS_TASK (task));
+  g_assert (ld != NULL);
 
   profile = flame_load_file (ld->path, cancellable, ld->progress, ld->progress_data, &error);
   if (profile == NULL)

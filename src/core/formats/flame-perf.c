@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "flame-error.h"
+#include "flame-json-write.h"
 #include "flame-names.h"
 #include "flame-perf.h"
 #include "flame-perf-private.h"
@@ -110,23 +111,6 @@ parse_uint (const char *s,
   for (; s < end; s++)
     d *= 10;
   return d;
-}
-
-/* "12345.678901" (already checked to be digits and at most one dot). */
-static gdouble
-parse_decimal (const char *s,
-               const char *end)
-{
-  const char *dot = memchr (s, '.', end - s);
-  gdouble v = parse_uint (s, dot ? dot : end);
-
-  if (dot != NULL)
-    {
-      gdouble scale = 0.1;
-      for (const char *p = dot + 1; p < end; p++, scale *= 0.1)
-        v += (*p - '0') * scale;
-    }
-  return v;
 }
 
 static gboolean
@@ -354,7 +338,7 @@ parse_event_fields (EventLine  *ev,
         continue;
       if (ev->time < 0 && !ev->has_period && is_time_word (word, p))
         {
-          ev->time = parse_decimal (word, p - 1);
+          ev->time = flame_parse_decimal (word, p - 1);
           continue;
         }
       if (!ev->has_period && all_digits (word, p))
@@ -1549,15 +1533,10 @@ flame_perf_collapse (FlameInput              *in,
       gdouble w = entries[i]->weight;
 
       g_string_append_len (out, entries[i]->str, entries[i]->key.len);
-      if (w == (gdouble) (guint64) w)
-        g_string_append_printf (out, " %" G_GUINT64_FORMAT "\n", (guint64) w);
-      else
-        {
-          char num[G_ASCII_DTOSTR_BUF_SIZE];
-
-          /* folded is data: a '.' in every locale */
-          g_string_append_printf (out, " %s\n", g_ascii_dtostr (num, sizeof num, w));
-        }
+      /* folded is data: a '.' in every locale */
+      g_string_append_c (out, ' ');
+      flame_append_number_exact (out, w);
+      g_string_append_c (out, '\n');
     }
 
   g_free (entries);

@@ -1106,6 +1106,39 @@ on_record (Reader  *rd,
     }
 }
 
+/* The type and size of the record at @off, checked against @end */
+static gboolean
+read_record_header (Reader   *rd,
+                    gsize     off,
+                    gsize     end,
+                    guint32  *type,
+                    gsize    *size,
+                    GError  **error)
+{
+  if (end - off < 8)
+    {
+      fail (rd, error, FLAME_ERROR_PARSE, off, "a record header is cut short "
+            "(%" G_GSIZE_FORMAT " of 8 bytes)", end - off);
+      return FALSE;
+    }
+  *type = rd32 (rd->file + off);
+  *size = rd16 (rd->file + off + 6);
+  if (*size < 8)
+    {
+      fail (rd, error, FLAME_ERROR_PARSE, off, "a record of %" G_GSIZE_FORMAT
+            " bytes (type %u)", *size, *type);
+      return FALSE;
+    }
+  if (*size > end - off)
+    {
+      fail (rd, error, FLAME_ERROR_PARSE, off, "a record of %" G_GSIZE_FORMAT
+            " bytes (type %u) is cut short: the file ends %" G_GSIZE_FORMAT
+            " bytes later", *size, *type, end - off);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /* Records in [start, end). */
 static gboolean
 read_records (Reader  *rd,
@@ -1129,28 +1162,8 @@ read_records (Reader  *rd,
           rd->released = off - RELEASE_LAG;
           flame_mapped_release (rd->in->data, rd->released);
         }
-      if (end - off < 8)
-        {
-          fail (rd, error, FLAME_ERROR_PARSE, off, "a record header is cut short "
-                "(%" G_GSIZE_FORMAT " of 8 bytes)", end - off);
-          return FALSE;
-        }
-      type = rd32 (rd->file + off);
-      size = rd16 (rd->file + off + 6);
-      if (size < 8)
-        {
-          fail (rd, error, FLAME_ERROR_PARSE, off, "a record of %" G_GSIZE_FORMAT
-                " bytes (type %u)", size, type);
-          return FALSE;
-        }
-      if (size > end - off)
-        {
-          fail (rd, error, FLAME_ERROR_PARSE, off, "a record of %" G_GSIZE_FORMAT
-                " bytes (type %u) is cut short: the file ends %" G_GSIZE_FORMAT
-                " bytes later", size, type, end - off);
-          return FALSE;
-        }
-      if (!on_record (rd, off, error))
+      if (!read_record_header (rd, off, end, &type, &size, error) ||
+          !on_record (rd, off, error))
         return FALSE;
       off += size;
 
@@ -1198,12 +1211,68 @@ check_section (Reader        *rd,
   return TRUE;
 }
 
+/* The attribute section: one perf_event_attr (@attr_size bytes, the
+ * last 16 the section of its sample ids) per event */
+static gboolean
+read_attrs (Reader  *rd,
+            gsize    attrs_off,
+            gsize    attrs_size,
+            gsize    attr_size,
+            GError **error)
+{
+  for (gsize i = 0; i + attr_size <= attrs_size; i += attr_size)
+    {
+      const guint8 *a = rd->file + attrs_off + i;
+      gsize ids_off, ids_size;
+
+      if (!check_section (rd, attrs_off + i + attr_size - 16, "sample id", &ids_off,
+                          &ids_size, error))
+        return FALSE;
+      if (!add_attr (rd, a, attr_size - 16, attrs_off + i, rd->file + ids_off, ids_size / 8,
+                     error))
+        return FALSE;
+    }
+  if (rd->attrs->len == 0)
+    {
+      fail (rd, error, FLAME_ERROR_PARSE, 24, "the file describes no event");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* The feature sections, one per bit set in the header, listed at
+ * @feat_off (after the data) */
+static gboolean
+read_features (Reader  *rd,
+               gsize    feat_off,
+               GError **error)
+{
+  for (guint feat = 0, n = 0; feat < 256; feat++)
+    {
+      gsize off, size;
+
+      if (!(rd->file[72 + feat / 8] & (1u << (feat % 8))))
+        continue;
+      if (feat_off + 16 * (n + 1) > rd->len)
+        {
+          fail (rd, error, FLAME_ERROR_PARSE, feat_off + 16 * n,
+                "the table of feature sections is cut short");
+          return FALSE;
+        }
+      if (!check_section (rd, feat_off + 16 * n, "feature", &off, &size, error) ||
+          !read_feature (rd, feat, rd->file + off, size, off, error))
+        return FALSE;
+      n++;
+    }
+  return TRUE;
+}
+
 static gboolean
 read_file_mode (Reader  *rd,
                 GError **error)
 {
   guint64 header_size, attr_size;
-  gsize attrs_off, attrs_size, data_off, data_size, feat_off;
+  gsize attrs_off, attrs_size, data_off, data_size;
 
   if (rd->len < FILE_HEADER_SIZE)
     {
@@ -1228,43 +1297,9 @@ read_file_mode (Reader  *rd,
             " bytes", attr_size);
       return FALSE;
     }
-  for (gsize i = 0; i + attr_size <= attrs_size; i += attr_size)
-    {
-      const guint8 *a = rd->file + attrs_off + i;
-      gsize ids_off, ids_size;
-
-      if (!check_section (rd, attrs_off + i + attr_size - 16, "sample id", &ids_off,
-                          &ids_size, error))
-        return FALSE;
-      if (!add_attr (rd, a, attr_size - 16, attrs_off + i, rd->file + ids_off, ids_size / 8,
-                     error))
-        return FALSE;
-    }
-  if (rd->attrs->len == 0)
-    {
-      fail (rd, error, FLAME_ERROR_PARSE, 24, "the file describes no event");
-      return FALSE;
-    }
-
-  /* the feature sections, one per bit set, after the data */
-  feat_off = data_off + data_size;
-  for (guint feat = 0, n = 0; feat < 256; feat++)
-    {
-      gsize off, size;
-
-      if (!(rd->file[72 + feat / 8] & (1u << (feat % 8))))
-        continue;
-      if (feat_off + 16 * (n + 1) > rd->len)
-        {
-          fail (rd, error, FLAME_ERROR_PARSE, feat_off + 16 * n,
-                "the table of feature sections is cut short");
-          return FALSE;
-        }
-      if (!check_section (rd, feat_off + 16 * n, "feature", &off, &size, error) ||
-          !read_feature (rd, feat, rd->file + off, size, off, error))
-        return FALSE;
-      n++;
-    }
+  if (!read_attrs (rd, attrs_off, attrs_size, attr_size, error) ||
+      !read_features (rd, data_off + data_size, error))
+    return FALSE;
   return read_records (rd, data_off, data_off + data_size, error);
 }
 

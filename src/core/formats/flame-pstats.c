@@ -365,6 +365,45 @@ read_reference (Marshal  *m,
   return TRUE;
 }
 
+/* marshal's None, True, False and 32-bit int */
+static gboolean
+read_small (Marshal  *m,
+            guint8    code,
+            guint32  *index,
+            GError  **error)
+{
+  gint32 n32 = 0;
+
+  if (code == 'i' && !read_i32 (m, &n32, error))
+    return FALSE;
+  *index = new_value (m, code == 'N' ? V_NONE : code == 'i' ? V_INT : V_BOOL);
+  if (code != 'N')
+    value_at (m, *index)->i = code == 'i' ? n32 : code == 'T';
+  return TRUE;
+}
+
+/* A marshal type (@code, with its FLAG_REF bit) that pstats files do not
+ * hold, or that only Python can read */
+static gboolean
+refuse_code (Marshal  *m,
+             gsize     at,
+             guint8    code,
+             GError  **error)
+{
+  switch (code & ~FLAG_REF)
+    {
+    case '0':
+      return marshal_fail (m, at, error, "a null where a value belongs");
+    case 'c':
+      return marshal_fail (m, at, error,
+                           "a code object (python -m profile stores the script's): "
+                           "only Python can read it; use cProfile, or profile.run() with a string");
+    default:
+      return marshal_fail (m, at, error,
+                           "a value of marshal type 0x%02x, which pstats files do not use", code);
+    }
+}
+
 /* One value at m->pos. Recursive, but only MAX_DEPTH deep: pstats files
  * nest four levels. */
 static gboolean
@@ -377,7 +416,6 @@ read_value (Marshal  *m,
   guint8 code;
   gboolean flag;
   guint32 index = G_MAXUINT32;
-  gint32 n32;
   gboolean ok;
 
   if (depth > MAX_DEPTH)
@@ -393,21 +431,10 @@ read_value (Marshal  *m,
   switch (code)
     {
     case 'N':
-      index = new_value (m, V_NONE);
-      ok = TRUE;
-      break;
     case 'T':
     case 'F':
-      index = new_value (m, V_BOOL);
-      value_at (m, index)->i = code == 'T';
-      ok = TRUE;
-      break;
     case 'i':
-      if ((ok = read_i32 (m, &n32, error)))
-        {
-          index = new_value (m, V_INT);
-          value_at (m, index)->i = n32;
-        }
+      ok = read_small (m, code, &index, error);
       break;
     case 'l':
       ok = read_long (m, at, &index, error);
@@ -436,16 +463,8 @@ read_value (Marshal  *m,
       break;
     case 'r':
       return read_reference (m, at, out, error);
-    case '0':
-      return marshal_fail (m, at, error, "a null where a value belongs");
-    case 'c':
-      return marshal_fail (m, at, error,
-                           "a code object (python -m profile stores the script's): "
-                           "only Python can read it; use cProfile, or profile.run() with a string");
     default:
-      return marshal_fail (m, at, error,
-                           "a value of marshal type 0x%02x, which pstats files do not use",
-                           code | (flag ? FLAG_REF : 0));
+      return refuse_code (m, at, code | (flag ? FLAG_REF : 0), error);
     }
 
   if (!ok)

@@ -17,6 +17,7 @@
 
 #include "flame-error.h"
 #include "flame-json.h"
+#include "flame-json-write.h"
 #include "flame-speedscope.h"
 
 /* speedscope's writers put null where a value is absent */
@@ -1166,53 +1167,6 @@ out:
 
 /* ---- writing ---- */
 
-void
-flame_json_append_string (GString    *out,
-                          const char *s)
-{
-  static const char hex[] = "0123456789abcdef";
-  const char *run = s;
-
-  g_string_append_c (out, '"');
-  for (; *s; s++)
-    {
-      guchar c = *s;
-
-      if (c >= 0x20 && c != '"' && c != '\\')
-        continue;
-      g_string_append_len (out, run, s - run);
-      run = s + 1;
-      switch (c)
-        {
-        case '"':  g_string_append (out, "\\\""); break;
-        case '\\': g_string_append (out, "\\\\"); break;
-        case '\n': g_string_append (out, "\\n"); break;
-        case '\t': g_string_append (out, "\\t"); break;
-        case '\r': g_string_append (out, "\\r"); break;
-        default:
-          g_string_append (out, "\\u00");
-          g_string_append_c (out, hex[c >> 4]);
-          g_string_append_c (out, hex[c & 15]);
-        }
-    }
-  g_string_append_len (out, run, s - run);
-  g_string_append_c (out, '"');
-}
-
-static void
-append_number (GString *out,
-               gdouble  v)
-{
-  char buf[G_ASCII_DTOSTR_BUF_SIZE];
-
-  if (v == (gdouble) (gint64) v && v > -1e15 && v < 1e15)
-    g_string_append_printf (out, "%" G_GINT64_FORMAT, (gint64) v);
-  else if (isfinite (v))
-    g_string_append (out, g_ascii_dtostr (buf, sizeof buf, v));
-  else
-    g_string_append_c (out, '0');
-}
-
 static const char *
 unit_name (FlameUnit unit)
 {
@@ -1280,10 +1234,10 @@ write_header (FlameProfile    *profile,
   if (flame_profile_get_interval_ms (profile) > 0)
     {
       g_string_append (out, ",\"interval-ms\":");
-      append_number (out, flame_profile_get_interval_ms (profile));
+      flame_append_number_exact (out, flame_profile_get_interval_ms (profile));
     }
   g_string_append (out, ",\"samples\":");
-  append_number (out, flame_profile_get_samples (profile, 0));
+  flame_append_number_exact (out, flame_profile_get_samples (profile, 0));
   g_string_append (out, ",\"metadata\":{");
   for (guint i = 0; keys != NULL && keys[i] != NULL; i++)
     {
@@ -1346,7 +1300,7 @@ write_profile (FlameProfile *profile,
   g_string_append (out, ",\"startValue\":0,\"endValue\":");
   for (guint32 n = 1; n < tree->n_nodes; n++)
     total += tree->self[c][n];
-  append_number (out, total);
+  flame_append_number_exact (out, total);
   g_string_append (out, ",\n\"samples\":[");
   for (guint32 n = 1; n < tree->n_nodes; n++)
     {
@@ -1363,7 +1317,7 @@ write_profile (FlameProfile *profile,
       g_string_append_c (out, ']');
       if (!first)
         g_string_append_c (weights, ',');
-      append_number (weights, w);
+      flame_append_number_exact (weights, w);
       first = FALSE;
     }
   g_string_append (out, "],\n\"weights\":[");

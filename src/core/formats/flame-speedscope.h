@@ -34,8 +34,4 @@ gboolean      flame_speedscope_write_columns (FlameProfile      *profile,
                                               GString           *out,
                                               GError           **error);
 
-/* JSON string escaping shared by the writers. */
-void          flame_json_append_string (GString     *out,
-                                        const char  *s);
-
 G_END_DECLS

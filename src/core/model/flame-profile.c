@@ -111,30 +111,35 @@ flame_profile_get_format (FlameProfile *self)
   return self->format;
 }
 
+/* Each format's name, as reports and `flamediff-cli info` print it; how a
+ * format is sniffed and loaded is the loaders' table (flame-loader.c) */
+static const char *const format_names[] = {
+  [FLAME_FORMAT_UNKNOWN] = "unknown",
+  [FLAME_FORMAT_FOLDED] = "folded",
+  [FLAME_FORMAT_FOLDED_PAIR] = "folded-diff",
+  [FLAME_FORMAT_PERF_SCRIPT] = "perf-script",
+  [FLAME_FORMAT_SPEEDSCOPE] = "speedscope",
+  [FLAME_FORMAT_CHROME_CPUPROFILE] = "chrome-cpuprofile",
+  [FLAME_FORMAT_CHROME_TRACE] = "chrome-trace",
+  [FLAME_FORMAT_GECKO] = "gecko",
+  [FLAME_FORMAT_FIREFOX_PROCESSED] = "firefox-processed",
+  [FLAME_FORMAT_CPYTHON_COLLAPSED] = "cpython-collapsed",
+  [FLAME_FORMAT_PPROF] = "pprof",
+  [FLAME_FORMAT_PPROF_LEGACY] = "pprof-legacy-cpu",
+  [FLAME_FORMAT_CPYTHON_BINARY] = "cpython-binary",
+  [FLAME_FORMAT_CALLGRIND] = "callgrind",
+  [FLAME_FORMAT_PSTATS] = "pstats",
+  [FLAME_FORMAT_SYSPROF] = "sysprof",
+  [FLAME_FORMAT_PERF_DATA] = "perf-data",
+};
+G_STATIC_ASSERT (G_N_ELEMENTS (format_names) == FLAME_N_FORMATS);
+
 const char *
 flame_format_to_string (FlameFormat format)
 {
-  switch (format)
-    {
-    case FLAME_FORMAT_FOLDED:      return "folded";
-    case FLAME_FORMAT_FOLDED_PAIR: return "folded-diff";
-    case FLAME_FORMAT_PERF_SCRIPT: return "perf-script";
-    case FLAME_FORMAT_SPEEDSCOPE:  return "speedscope";
-    case FLAME_FORMAT_CHROME_CPUPROFILE: return "chrome-cpuprofile";
-    case FLAME_FORMAT_CHROME_TRACE: return "chrome-trace";
-    case FLAME_FORMAT_GECKO:       return "gecko";
-    case FLAME_FORMAT_FIREFOX_PROCESSED: return "firefox-processed";
-    case FLAME_FORMAT_CPYTHON_COLLAPSED: return "cpython-collapsed";
-    case FLAME_FORMAT_PPROF:       return "pprof";
-    case FLAME_FORMAT_PPROF_LEGACY: return "pprof-legacy-cpu";
-    case FLAME_FORMAT_CPYTHON_BINARY: return "cpython-binary";
-    case FLAME_FORMAT_CALLGRIND:   return "callgrind";
-    case FLAME_FORMAT_PSTATS:      return "pstats";
-    case FLAME_FORMAT_SYSPROF:     return "sysprof";
-    case FLAME_FORMAT_PERF_DATA:   return "perf-data";
-    case FLAME_FORMAT_UNKNOWN:
-    default:                       return "unknown";
-    }
+  if ((guint) format >= G_N_ELEMENTS (format_names) || format_names[format] == NULL)
+    return format_names[FLAME_FORMAT_UNKNOWN];
+  return format_names[format];
 }
 
 const char *

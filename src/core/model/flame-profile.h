@@ -32,6 +32,7 @@ typedef enum
   FLAME_FORMAT_PSTATS,            /* Python cProfile/profile statistics */
   FLAME_FORMAT_SYSPROF,           /* Sysprof capture (.syscap) */
   FLAME_FORMAT_PERF_DATA,         /* perf record's perf.data */
+  FLAME_N_FORMATS                 /* not a format: how many there are */
 } FlameFormat;
 
 typedef struct
