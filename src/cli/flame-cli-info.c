@@ -8,13 +8,14 @@
 #include <json-glib/json-glib.h>
 
 #include "flame-cli.h"
+#include "flame-cli-options.h"
 #include "flame-loader.h"
 
 typedef struct
 {
   gboolean as_json;
   char    *interval;
-  char    *sample_type;
+  FlameCliMetricArgs metric;
   GStrv    files;
   gdouble  default_interval;
 } InfoArgs;
@@ -23,7 +24,7 @@ static void
 info_args_clear (InfoArgs *args)
 {
   g_clear_pointer (&args->interval, g_free);
-  g_clear_pointer (&args->sample_type, g_free);
+  flame_cli_metric_args_clear (&args->metric);
   g_clear_pointer (&args->files, g_strfreev);
 }
 
@@ -37,11 +38,6 @@ parse_info_args (int       argc,
     { "json", 0, 0, G_OPTION_ARG_NONE, &args->as_json, "Print JSON", NULL },
     { "interval-ms", 0, 0, G_OPTION_ARG_STRING, &args->interval,
       "Sampling interval for files without timing (default 1)", "MS" },
-    { "sample-type", 0, 0, G_OPTION_ARG_STRING, &args->sample_type, FLAME_CLI_SAMPLE_TYPE_HELP,
-      "TYPE" },
-    { "metric", 0, 0, G_OPTION_ARG_STRING, &args->sample_type,
-      "The same as --sample-type: allocated, allocations, peak or leaked in memory recordings",
-      "METRIC" },
     /* the parameter string of the context names FILE */
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &args->files, NULL, NULL },
     { NULL }
@@ -53,11 +49,14 @@ parse_info_args (int       argc,
   g_option_context_set_summary (
     context, "Describe a profile: format, samples, time, frames, stacks, threads.");
   g_option_context_add_main_entries (context, entries, NULL);
+  flame_cli_metric_args_add_entries (context, &args->metric, FLAME_CLI_METRIC_LOAD);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
       g_printerr ("flamediff-cli info: %s\n", error->message);
       return FALSE;
     }
+  if (!flame_cli_metric_args_apply (&args->metric, "info", FLAME_CLI_METRIC_LOAD))
+    return FALSE;
   if (args->files == NULL || g_strv_length (args->files) != 1)
     {
       g_printerr ("flamediff-cli info: expected one FILE\n");
@@ -315,13 +314,15 @@ run_info (const InfoArgs *args)
   g_autoptr(GString) out = g_string_new (NULL);
   FlameLoadOptions options = FLAME_LOAD_OPTIONS_DEFAULT;
 
-  options.sample_type = args->sample_type;
+  options.sample_type = args->metric.sample_type;
   profile = flame_load_file_full (args->files[0], &options, NULL, NULL, NULL, &error);
   if (profile == NULL)
     {
       g_printerr ("flamediff-cli: %s\n", error->message);
       return FLAME_CLI_ERROR;
     }
+  if (!flame_cli_metric_args_check (&args->metric, args->files[0], profile))
+    return FLAME_CLI_ERROR;
   flame_cli_print_warnings (flame_profile_get_warnings (profile));
 
   if (args->as_json)
