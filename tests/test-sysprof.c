@@ -616,6 +616,29 @@ test_memprof_views (void)
                    "# flamediff-folded unit=bytes samples=2 sample_type=leaked/bytes\n"
                    "first;main;cache 3000\n"
                    "second;main;build 200");
+
+  /* info: the view's total and the capture's totals beside it */
+  {
+    g_autofree char *dir = g_dir_make_tmp ("flamediff-sysprof-XXXXXX", NULL);
+    g_autofree char *in = g_build_filename (dir, "capture.syscap", NULL);
+    g_auto(FlameTestRun) text = { 0 };
+    g_auto(FlameTestRun) json = { 0 };
+
+    g_assert_true (g_file_set_contents (in, (const char *) b->data, b->len, NULL));
+    flame_test_run_cli_va (&text, "info", "--metric", "peak", in, NULL);
+    g_assert_cmpint (text.status, ==, 0);
+    g_assert_nonnull (strstr (text.out, "(10500 bytes)"));
+    g_assert_nonnull (strstr (text.out, "Sample type: peak/bytes\n"));
+    g_assert_nonnull (strstr (text.out, "Memory:    allocated 14.4 KiB in 6 allocations, "
+                                        "peak 10.3 KiB, leaked 3.1 KiB\n"));
+    flame_test_run_cli_va (&json, "info", "--json", "--metric", "leaked", in, NULL);
+    g_assert_cmpint (json.status, ==, 0);
+    g_assert_nonnull (strstr (json.out, "\"total\" : 3200.0"));
+    g_assert_nonnull (strstr (json.out, "\"peak_bytes\" : 10500,"));
+    g_assert_nonnull (strstr (json.out, "\"leaked_bytes\" : 3200,"));
+    g_unlink (in);
+    g_rmdir (dir);
+  }
 }
 
 /* Everything freed: the leaked view is empty, not an error */

@@ -10,6 +10,7 @@
 #include "flame-cli.h"
 #include "flame-cli-options.h"
 #include "flame-loader.h"
+#include "flame-memory.h"
 
 typedef struct
 {
@@ -180,6 +181,7 @@ append_info_json (GString      *out,
   g_autoptr(JsonNode) root = NULL;
   g_autofree char *text = NULL;
   FlameQuantity quantity = flame_profile_get_quantity (profile);
+  FlameMemoryTotals memory;
   gboolean interval_assumed;
   gdouble interval_ms = flame_profile_get_effective_interval_ms (profile, 0, default_interval,
                                                                  &interval_assumed);
@@ -210,6 +212,18 @@ append_info_json (GString      *out,
   add_int_member (builder, "nodes", flame_profile_get_tree (profile)->n_nodes - 1);
   if (flame_profile_get_event (profile) != NULL)
     add_string_member (builder, "event", flame_profile_get_event (profile));
+  /* a memory recording's exact totals, whichever metric is loaded */
+  if (flame_memory_get_totals (profile, &memory))
+    {
+      json_builder_set_member_name (builder, "memory");
+      json_builder_begin_object (builder);
+      add_int_member (builder, "allocated_bytes", (gint64) memory.allocated_bytes);
+      add_int_member (builder, "allocations", (gint64) memory.allocations);
+      add_int_member (builder, "peak_bytes", (gint64) memory.peak_bytes);
+      add_int_member (builder, "leaked_bytes", (gint64) memory.leaked_bytes);
+      add_int_member (builder, "peak_processes", MAX (memory.peak_processes, 1));
+      json_builder_end_object (builder);
+    }
   json_builder_set_member_name (builder, "threads");
   add_threads_json (builder, flame_profile_get_threads (profile));
   json_builder_end_object (builder);
@@ -291,11 +305,19 @@ append_info_text (GString      *out,
                   FlameProfile *profile,
                   gdouble       default_interval)
 {
+  FlameMemoryTotals memory;
+
   g_string_append_printf (out, "File:      %s\n", path);
   g_string_append_printf (out, "Format:    %s\n", flame_profile_get_format_name (profile));
   append_totals_text (out, profile, default_interval);
   if (flame_profile_get_event (profile) != NULL)
     g_string_append_printf (out, "Event:     %s\n", flame_profile_get_event (profile));
+  if (flame_memory_get_totals (profile, &memory))
+    {
+      g_autofree char *described = flame_memory_describe (profile);
+
+      g_string_append_printf (out, "Memory:    %s\n", described);
+    }
   g_string_append_printf (out, "Frames:    %u\n",
                           flame_frames_count (flame_profile_get_frames (profile)));
   g_string_append_printf (out, "Stacks:    %" G_GUINT64_FORMAT "\n", count_stacks (profile));
