@@ -509,6 +509,16 @@ test_memprof_peak (void)
   flame_test_run_cli_va (&j, "compare", "--format", "json", a, c, NULL);
   g_assert_cmpint (j.status, ==, 0);
   g_assert_nonnull (strstr (j.out, "\"peak_delta_bytes\":6000"));
+  /* the peak view: the blocks live at the peaks, 7000 and 13000 bytes,
+   * both sides' in the one stack */
+  {
+    g_auto(FlameTestRun) p = { 0 };
+
+    flame_test_run_cli_va (&p, "compare", "--metric", "peak", a, c, NULL);
+    g_assert_cmpint (p.status, ==, 0);
+    g_assert_nonnull (strstr (p.out, "sample type peak/bytes"));
+    g_assert_nonnull (strstr (p.out, "6.84 KiB → 12.70 KiB (+5.86 KiB, +85.7%)"));
+  }
   g_unlink (a);
   g_unlink (c);
   g_rmdir (dir);
