@@ -617,6 +617,165 @@ test_info (void)
   }
 }
 
+/* A memory recording as `record --memory` writes it: one speedscope
+ * profile per metric */
+static const char memory_recording[] =
+  "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
+  "\"flamediff\":{\"unit\":\"bytes\","
+  "\"profile-units\":[\"bytes\",\"count\",\"bytes\",\"bytes\"]},"
+  "\"shared\":{\"frames\":[{\"name\":\"main\"},{\"name\":\"parse\"},{\"name\":\"cache\"}]},"
+  "\"profiles\":["
+  "{\"type\":\"sampled\",\"name\":\"allocated\",\"unit\":\"bytes\",\"startValue\":0,"
+  "\"endValue\":7000,\"samples\":[[0,1],[0,2]],\"weights\":[4000,3000]},"
+  "{\"type\":\"sampled\",\"name\":\"allocations\",\"unit\":\"none\",\"startValue\":0,"
+  "\"endValue\":9,\"samples\":[[0,1],[0,2]],\"weights\":[6,3]},"
+  "{\"type\":\"sampled\",\"name\":\"peak\",\"unit\":\"bytes\",\"startValue\":0,"
+  "\"endValue\":2500,\"samples\":[[0,1],[0,2]],\"weights\":[500,2000]},"
+  "{\"type\":\"sampled\",\"name\":\"leaked\",\"unit\":\"bytes\",\"startValue\":0,"
+  "\"endValue\":1000,\"samples\":[[0,2]],\"weights\":[1000]}]}";
+
+/* --metric is one option of info, convert, collapse, compare and render:
+ * it picks a memory recording's view, and a name the file does not hold
+ * is an error that lists what it holds */
+static void
+test_metric_option (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("flamediff-cli-metric-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "memory.json", NULL);
+  g_autofree char *out = g_build_filename (dir, "peak.folded", NULL);
+  g_autofree char *folded = NULL;
+  g_autofree char *base = example ("baseline.folded");
+  static const struct { const char *metric, *lines; } views[] = {
+    { "peak", "main;cache 2000\nmain;parse 500\n" },
+    { "leaked", "main;cache 1000\n" },
+    { "allocations", "main;cache 3\nmain;parse 6\n" },
+  };
+
+  g_assert_true (g_file_set_contents (path, memory_recording, -1, NULL));
+  {
+    g_auto(FlameTestRun) r = { 0 };
+
+    flame_test_run_cli_va (&r, "convert", "--metric", "peak", "-o", out, path, NULL);
+    g_assert_cmpint (r.status, ==, 0);
+    g_assert_true (g_file_get_contents (out, &folded, NULL, NULL));
+    g_assert_nonnull (strstr (folded, "main;cache 2000\nmain;parse 500\n"));
+    g_assert_nonnull (strstr (folded, "sample_type=peak"));
+  }
+  for (guint i = 0; i < G_N_ELEMENTS (views); i++)
+    {
+      g_auto(FlameTestRun) r = { 0 };
+      g_auto(FlameTestRun) same = { 0 };
+
+      flame_test_run_cli_va (&r, "convert", "--metric", views[i].metric, path, NULL);
+      g_assert_cmpint (r.status, ==, 0);
+      g_assert_nonnull (strstr (r.out, views[i].lines));
+      /* the older name of the option loads the same */
+      flame_test_run_cli_va (&same, "convert", "--sample-type", views[i].metric, path, NULL);
+      g_assert_cmpstr (same.out, ==, r.out);
+    }
+  {
+    g_auto(FlameTestRun) r = { 0 };
+
+    flame_test_run_cli_va (&r, "info", "--metric", "leaked", path, NULL);
+    g_assert_cmpint (r.status, ==, 0);
+    g_assert_nonnull (strstr (r.out, "Sample type: leaked\n"));
+    g_assert_nonnull (strstr (r.out, "(1000 bytes)"));
+  }
+  {
+    g_auto(FlameTestRun) r = { 0 };
+
+    flame_test_run_cli_va (&r, "compare", "--metric", "peak", path, path, NULL);
+    g_assert_cmpint (r.status, ==, 0);
+    g_assert_nonnull (strstr (r.out, "sample type peak"));
+  }
+  /* unknown metrics: the file's own list, in every command */
+  {
+    static const char *const commands[] = { "convert", "info" };
+
+    for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+      {
+        g_auto(FlameTestRun) r = { 0 };
+
+        flame_test_run_cli_va (&r, commands[i], "--metric", "retained", path, NULL);
+        g_assert_cmpint (r.status, ==, 1);
+        g_assert_cmpstr (r.out, ==, "");
+        g_assert_nonnull (strstr (r.err, "“retained”"));
+        g_assert_nonnull (strstr (r.err, "allocated, allocations, peak, leaked"));
+      }
+  }
+  {
+    g_auto(FlameTestRun) r = { 0 };
+
+    flame_test_run_cli_va (&r, "compare", "--metric", "retained", path, path, NULL);
+    g_assert_cmpint (r.status, ==, 1);
+    g_assert_nonnull (strstr (r.err, "“retained”"));
+  }
+  /* a file of one metric has none to choose */
+  {
+    g_auto(FlameTestRun) r = { 0 };
+
+    flame_test_run_cli_va (&r, "convert", "--metric", "peak", base, NULL);
+    g_assert_cmpint (r.status, ==, 1);
+    g_assert_nonnull (strstr (r.err, "no metric “peak”: the file (folded) holds one metric"));
+  }
+  /* two names for two metrics */
+  {
+    g_auto(FlameTestRun) r = { 0 };
+
+    flame_test_run_cli_va (&r, "info", "--metric", "peak", "--sample-type", "leaked", path, NULL);
+    g_assert_cmpint (r.status, ==, 1);
+    g_assert_nonnull (strstr (r.err, "--metric peak and --sample-type leaked name two metrics"));
+  }
+  /* collapse: the metric is a perf event, --event its other name */
+  {
+    g_autofree char *perf = g_build_filename (dir, "perf.txt", NULL);
+    g_auto(FlameTestRun) first = { 0 };
+    g_auto(FlameTestRun) metric = { 0 };
+    g_auto(FlameTestRun) event = { 0 };
+    g_auto(FlameTestRun) none = { 0 };
+
+    g_assert_true (g_file_set_contents (
+      perf,
+      "prog 1234 100.000000:       1000 cycles: \n"
+      "\t401000 work+0x10 (/bin/prog)\n\t402000 main+0x20 (/bin/prog)\n\n"
+      "prog 1234 100.001000:       7 instructions: \n"
+      "\t403000 other+0x10 (/bin/prog)\n\t402000 main+0x20 (/bin/prog)\n\n", -1, NULL));
+    flame_test_run_cli_va (&first, "collapse", perf, NULL);
+    flame_test_run_cli_va (&metric, "collapse", "--metric", "instructions", perf, NULL);
+    flame_test_run_cli_va (&event, "collapse", "--event", "instructions", perf, NULL);
+    flame_test_run_cli_va (&none, "collapse", "--metric", "branches", perf, NULL);
+    g_assert_cmpstr (first.out, ==, "prog;main;work 1000\n");
+    g_assert_cmpstr (metric.out, ==, "prog;main;other 7\n");
+    g_assert_cmpstr (event.out, ==, metric.out);
+    g_assert_cmpint (none.status, ==, 1);
+    g_assert_nonnull (strstr (none.err, "no samples of event “branches”"));
+    g_unlink (perf);
+  }
+  /* each command's --help says what its --metric names */
+  {
+    static const struct { const char *command, *says; } helps[] = {
+      { "info", "Load one of the file's metrics: allocated, allocations, peak or leaked" },
+      { "convert", "Load one of the file's metrics: allocated, allocations, peak or leaked" },
+      { "compare", "Compare self (default; total for pstats files) or total time; or one" },
+      { "render", "Compare self (default; total for pstats files) or total time; or one" },
+      { "collapse", "Keep samples of the perf event METRIC" },
+    };
+
+    for (guint i = 0; i < G_N_ELEMENTS (helps); i++)
+      {
+        g_auto(FlameTestRun) r = { 0 };
+
+        flame_test_run_cli_va (&r, helps[i].command, "--help", NULL);
+        g_assert_cmpint (r.status, ==, 0);
+        g_assert_nonnull (strstr (r.out, "--metric=METRIC"));
+        g_assert_nonnull (strstr (r.out, helps[i].says));
+      }
+  }
+  g_unlink (out);
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
 /* Every command's usage line names its arguments once ("info [OPTION…]
  * FILE", not "FILE FILE"); "Usage" and "[OPTION…]" are GLib's, in the
  * locale's language */
@@ -817,6 +976,7 @@ main (int    argc,
   g_test_add_func ("/cli/info/not-a-profile", test_info_not_a_profile);
   g_test_add_func ("/cli/info/file-changes-while-loading", test_file_changes_while_loading);
   g_test_add_func ("/cli/help-usage", test_help_usage);
+  g_test_add_func ("/cli/metric", test_metric_option);
   g_test_add_func ("/cli/compare/thread", test_thread_option);
   g_test_add_func ("/cli/compare/several-runs", test_several_runs);
   g_test_add_func ("/cli/messages-translated", test_messages_translated);

@@ -183,21 +183,25 @@ gzip_bytes (const guint8 *data,
   return g_bytes_new_take (out, zs.total_out);
 }
 
+typedef struct
+{
+  guint64     begin, end;
+  gint32      pid;
+  const char *name;
+} BundleSymbol;
+
 /* The bundle: (addr_begin, addr_end, pid, name, tag, padding) records,
  * an all-zero one, then the names (offset 0 is an empty string) */
 static GByteArray *
-bundle (void)
+bundle_of (const BundleSymbol *syms,
+           guint               n_syms)
 {
-  static const struct { guint64 begin, end; gint32 pid; const char *name; } syms[] = {
-    { 0x400200, 0x400300, 100, "main" },
-    { 0x400100, 0x400180, 100, "leaf_fn" },
-  };
   GByteArray *b = g_byte_array_new ();
   g_autoptr(GByteArray) strings = g_byte_array_new ();
-  gsize table = (G_N_ELEMENTS (syms) + 1) * 32;
+  gsize table = (n_syms + 1) * 32;
 
   g_byte_array_append (strings, (const guint8 *) "", 1);
-  for (guint i = 0; i < G_N_ELEMENTS (syms); i++)
+  for (guint i = 0; i < n_syms; i++)
     {
       put64 (b, syms[i].begin);
       put64 (b, syms[i].end);
@@ -211,6 +215,31 @@ bundle (void)
     g_byte_array_append (b, (const guint8 *) "", 1);
   put (b, strings->data, strings->len);
   return b;
+}
+
+static GByteArray *
+bundle (void)
+{
+  static const BundleSymbol syms[] = {
+    { 0x400200, 0x400300, 100, "main" },
+    { 0x400100, 0x400180, 100, "leaf_fn" },
+  };
+
+  return bundle_of (syms, G_N_ELEMENTS (syms));
+}
+
+/* @syms gzipped into the capture's symbols bundle */
+static void
+put_bundle (GByteArray         *b,
+            const BundleSymbol *syms,
+            guint               n_syms)
+{
+  g_autoptr(GByteArray) table = bundle_of (syms, n_syms);
+  g_autoptr(GBytes) gz = gzip_bytes (table->data, table->len);
+  gsize len;
+  const guint8 *data = g_bytes_get_data (gz, &len);
+
+  chunk (b, "__symbols__.gz", data, len, TRUE);
 }
 
 static GByteArray *
@@ -385,8 +414,8 @@ test_memory (void)
   g_assert_null (none);
   g_assert_error (error, FLAME_ERROR, FLAME_ERROR_INVALID);
   g_assert_nonnull (
-    strstr (error->message,
-            "(the file has: samples/count, alloc_space/bytes, alloc_objects/count)"));
+    strstr (error->message, "(the file has: samples/count, alloc_space/bytes, "
+                            "alloc_objects/count, peak/bytes, leaked/bytes)"));
 }
 
 /* The 256-byte header of a capture from 1 s to 2 s */
@@ -480,9 +509,167 @@ test_memprof_peak (void)
   flame_test_run_cli_va (&j, "compare", "--format", "json", a, c, NULL);
   g_assert_cmpint (j.status, ==, 0);
   g_assert_nonnull (strstr (j.out, "\"peak_delta_bytes\":6000"));
+  /* the peak view: the blocks live at the peaks, 7000 and 13000 bytes,
+   * both sides' in the one stack */
+  {
+    g_auto(FlameTestRun) p = { 0 };
+
+    flame_test_run_cli_va (&p, "compare", "--metric", "peak", a, c, NULL);
+    g_assert_cmpint (p.status, ==, 0);
+    g_assert_nonnull (strstr (p.out, "sample type peak/bytes"));
+    g_assert_nonnull (strstr (p.out, "6.84 KiB → 12.70 KiB (+5.86 KiB, +85.7%)"));
+  }
   g_unlink (a);
   g_unlink (c);
   g_rmdir (dir);
+}
+
+/* Memprof with a stack per function, in two processes, frames one
+ * process after the other:
+ *
+ *   ns  pid  block           function  live after
+ *   10  200  +4000 at 0x1000 parse      4000
+ *   20  200  +3000 at 0x2000 cache      7000  never freed
+ *   30  200  -4000 at 0x1000            3000
+ *   35  201  +6000 at 0x1000 build      9000
+ *   40  200  +1000 at 0x3000 parse     10000
+ *   50  201   +500 at 0x5000 parse     10500  the peak
+ *   60  201  -6000 at 0x1000            4500
+ *   70  200  -1000 at 0x3000            3500
+ *   80  201   +200 at 0x5000 build      3200  never freed; the 500
+ *                                             before it ends (its free
+ *                                             not recorded)
+ */
+static GByteArray *
+memprof_views_capture (void)
+{
+  static const BundleSymbol syms[] = {
+    { 0x400100, 0x400180, 200, "parse" }, { 0x400180, 0x400200, 200, "cache" },
+    { 0x400200, 0x400300, 200, "main" }, { 0x400300, 0x400380, 200, "build" },
+    { 0x400100, 0x400180, 201, "parse" }, { 0x400180, 0x400200, 201, "cache" },
+    { 0x400200, 0x400300, 201, "main" }, { 0x400300, 0x400380, 201, "build" },
+  };
+  const guint64 parse[] = { 0x400110, 0x400250 };
+  const guint64 cache[] = { 0x400190, 0x400250 };
+  const guint64 build[] = { 0x400310, 0x400250 };
+  GByteArray *b = capture_header ();
+
+  process (b, 200, "/usr/bin/first");
+  process (b, 201, "/usr/bin/second");
+  allocation_at (b, 200, 10, 0x1000, 4000, parse, 2);
+  allocation_at (b, 200, 20, 0x2000, 3000, cache, 2);
+  allocation_at (b, 200, 30, 0x1000, 0, NULL, 0);
+  allocation_at (b, 200, 40, 0x3000, 1000, parse, 2);
+  allocation_at (b, 200, 70, 0x3000, 0, NULL, 0);
+  allocation_at (b, 201, 35, 0x1000, 6000, build, 2);
+  allocation_at (b, 201, 50, 0x5000, 500, parse, 2);
+  allocation_at (b, 201, 60, 0x1000, -6000, NULL, 0);
+  allocation_at (b, 201, 80, 0x5000, 200, build, 2);
+  put_bundle (b, syms, G_N_ELEMENTS (syms));
+  return b;
+}
+
+/* The peak and leaked views: the stacks of the blocks live at the peak
+ * and of those never freed, each function with its bytes; offered as
+ * sample types (View ▸ Sample Type) and by the names of our own memory
+ * recordings */
+static void
+test_memprof_views (void)
+{
+  g_autoptr(GByteArray) b = memprof_views_capture ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlameProfile) peak = load (b, "peak", &error);
+  g_autoptr(FlameProfile) leaked = NULL;
+  g_autoptr(FlameProfile) allocated = NULL;
+  g_autofree char *peak_text = NULL;
+  g_autofree char *leaked_text = NULL;
+  g_autofree char *slash_text = NULL;
+  const char * const *types;
+  FlameMemoryTotals t;
+
+  g_assert_no_error (error);
+  g_assert_cmpint (flame_profile_get_unit (peak), ==, FLAME_UNIT_BYTES);
+  g_assert_cmpstr (flame_profile_get_sample_type (peak), ==, "peak/bytes");
+  g_assert_true (flame_memory_get_totals (peak, &t));
+  g_assert_cmpfloat (t.peak_bytes, ==, 10500);
+  g_assert_cmpfloat (t.leaked_bytes, ==, 3200);
+  g_assert_cmpfloat (t.allocated_bytes, ==, 14700);
+  /* the view adds up to the totals */
+  g_assert_cmpfloat (flame_profile_get_total_weight (peak, 0), ==, t.peak_bytes);
+  types = flame_profile_get_sample_types (peak);
+  g_assert_nonnull (types);
+  g_assert_true (g_strv_contains (types, "peak/bytes"));
+  g_assert_true (g_strv_contains (types, "leaked/bytes"));
+
+  leaked = load (b, "leaked/bytes", &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (flame_profile_get_unit (leaked), ==, FLAME_UNIT_BYTES);
+  g_assert_cmpfloat (flame_profile_get_total_weight (leaked, 0), ==, 3200);
+  allocated = load (b, "allocated", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (flame_profile_get_sample_type (allocated), ==, "alloc_space/bytes");
+  g_assert_cmpfloat (flame_profile_get_total_weight (allocated, 0), ==, 14700);
+
+  /* per function: parse's 4000 bytes were freed before the peak, the
+   * 6000 of build in the other process were live at it */
+  peak_text = folded (b, "peak");
+  g_assert_cmpstr (peak_text, ==,
+                   "# flamediff-folded unit=bytes samples=4 sample_type=peak/bytes\n"
+                   "first;main;cache 3000\n"
+                   "first;main;parse 1000\n"
+                   "second;main;build 6000\n"
+                   "second;main;parse 500");
+  slash_text = folded (b, "peak/bytes");
+  g_assert_cmpstr (slash_text, ==, peak_text);
+  leaked_text = folded (b, "leaked");
+  g_assert_cmpstr (leaked_text, ==,
+                   "# flamediff-folded unit=bytes samples=2 sample_type=leaked/bytes\n"
+                   "first;main;cache 3000\n"
+                   "second;main;build 200");
+
+  /* info: the view's total and the capture's totals beside it */
+  {
+    g_autofree char *dir = g_dir_make_tmp ("flamediff-sysprof-XXXXXX", NULL);
+    g_autofree char *in = g_build_filename (dir, "capture.syscap", NULL);
+    g_auto(FlameTestRun) text = { 0 };
+    g_auto(FlameTestRun) json = { 0 };
+
+    g_assert_true (g_file_set_contents (in, (const char *) b->data, b->len, NULL));
+    flame_test_run_cli_va (&text, "info", "--metric", "peak", in, NULL);
+    g_assert_cmpint (text.status, ==, 0);
+    g_assert_nonnull (strstr (text.out, "(10500 bytes)"));
+    g_assert_nonnull (strstr (text.out, "Sample type: peak/bytes\n"));
+    g_assert_nonnull (strstr (text.out, "Memory:    allocated 14.4 KiB in 6 allocations, "
+                                        "peak 10.3 KiB, leaked 3.1 KiB\n"));
+    flame_test_run_cli_va (&json, "info", "--json", "--metric", "leaked", in, NULL);
+    g_assert_cmpint (json.status, ==, 0);
+    g_assert_nonnull (strstr (json.out, "\"total\" : 3200.0"));
+    g_assert_nonnull (strstr (json.out, "\"peak_bytes\" : 10500,"));
+    g_assert_nonnull (strstr (json.out, "\"leaked_bytes\" : 3200,"));
+    g_unlink (in);
+    g_rmdir (dir);
+  }
+}
+
+/* Everything freed: the leaked view is empty, not an error */
+static void
+test_memprof_nothing_leaked (void)
+{
+  g_autoptr(GByteArray) b = capture_header ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FlameProfile) leaked = NULL;
+  g_autoptr(FlameProfile) peak = NULL;
+  const guint64 stack[] = { 0x400110, 0x400250 };
+
+  process (b, 200, "/usr/bin/first");
+  allocation_at (b, 200, 10, 0x1000, 4000, stack, 2);
+  allocation_at (b, 200, 20, 0x1000, 0, NULL, 0);
+  leaked = load (b, "leaked", &error);
+  g_assert_no_error (error);
+  g_assert_cmpfloat (flame_profile_get_total_weight (leaked, 0), ==, 0);
+  peak = load (b, "peak", &error);
+  g_assert_no_error (error);
+  g_assert_cmpfloat (flame_profile_get_total_weight (peak, 0), ==, 4000);
 }
 
 /* Without the bundle: every user address is named by its file, with a
@@ -688,6 +875,8 @@ main (int    argc,
   g_test_add_func ("/sysprof/cpu", test_cpu);
   g_test_add_func ("/sysprof/memory", test_memory);
   g_test_add_func ("/sysprof/memprof-peak", test_memprof_peak);
+  g_test_add_func ("/sysprof/memprof-views", test_memprof_views);
+  g_test_add_func ("/sysprof/memprof-nothing-leaked", test_memprof_nothing_leaked);
   g_test_add_func ("/sysprof/without-symbols", test_without_symbols);
   g_test_add_func ("/sysprof/symbolizer-fallback", test_symbolizer_fallback);
   g_test_add_func ("/sysprof/truncated-corrupt", test_truncated_and_corrupt);

@@ -1271,6 +1271,57 @@ write_runs (const char *dir,
     }
 }
 
+/* A Sysprof memprof capture: View ▸ Sample Type offers the live bytes
+ * at the peak and the leaked bytes beside the allocations, and loads
+ * them in bytes */
+static void
+test_sample_type_sysprof (void)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "fuzz", "seeds", "sysprof",
+                                                 "synthetic.syscap", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  FlameWindow *w = flame_window_new (ADW_APPLICATION (app));
+  FlameProfile *current;
+  gboolean peak = FALSE, leaked = FALSE;
+  GMenuModel *section = G_MENU_MODEL (NULL);
+
+  gtk_window_present (GTK_WINDOW (w));
+  flame_window_open (w, file, file);
+  wait_for_window (w);
+  g_assert_nonnull (w->diff);
+  g_assert_cmpstr (loaded_sample_type (w), ==, "samples/count");
+  section = G_MENU_MODEL (w->sample_type_section);
+  g_assert_cmpint (g_menu_model_get_n_items (section), ==, 5);
+  for (gint i = 0; i < g_menu_model_get_n_items (section); i++)
+    {
+      g_autofree char *label = NULL;
+
+      g_assert_true (g_menu_model_get_item_attribute (section, i, G_MENU_ATTRIBUTE_LABEL, "s",
+                                                      &label));
+      peak |= g_strcmp0 (label, "peak (bytes)") == 0;
+      leaked |= g_strcmp0 (label, "leaked (bytes)") == 0;
+    }
+  g_assert_true (peak && leaked);
+
+  gtk_widget_activate_action (GTK_WIDGET (w), "win.sample-type", "s", "peak/bytes");
+  wait_for_window (w);
+  g_assert_cmpstr (loaded_sample_type (w), ==, "peak/bytes");
+  current = flame_comparison_get_run_profile (w->comparison, FLAME_DIFF_CURRENT, 0);
+  g_assert_cmpint (flame_profile_get_unit (current), ==, FLAME_UNIT_BYTES);
+  /* the capture's block of 1000 bytes is replaced by one of 3000 at
+   * its address, then freed: the peak is the 3000 */
+  g_assert_cmpfloat (flame_profile_get_total_weight (current, 0), ==, 3000);
+  g_assert_nonnull (
+    strstr (gtk_label_get_text (w->summary_bar->scale_label), "Sample type: peak (bytes)"));
+
+  gtk_widget_activate_action (GTK_WIDGET (w), "win.sample-type", "s", "leaked/bytes");
+  wait_for_window (w);
+  g_assert_cmpstr (loaded_sample_type (w), ==, "leaked/bytes");
+  current = flame_comparison_get_run_profile (w->comparison, FLAME_DIFF_CURRENT, 0);
+  g_assert_cmpfloat (flame_profile_get_total_weight (current, 0), ==, 0);
+  gtk_window_destroy (GTK_WINDOW (w));
+}
+
 static void
 test_open_folders (void)
 {
@@ -3163,6 +3214,7 @@ main (int   argc,
   g_test_add_func ("/window/copy-summary", test_copy_summary);
   g_test_add_func ("/window/single-file", test_single_file);
   g_test_add_func ("/window/sample-type", test_sample_type);
+  g_test_add_func ("/window/sample-type-sysprof", test_sample_type_sysprof);
   g_test_add_func ("/window/open-folders", test_open_folders);
   g_test_add_func ("/window/open-run-sets", test_open_run_sets);
   g_test_add_func ("/window/runs-graph", test_runs_graph);

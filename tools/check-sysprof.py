@@ -3,6 +3,7 @@
 # tools/sysprof-check.sh recorded into DIR (cpu.syscap with truth.txt,
 # mem.syscap). Copyright 2026 The Flamediff developers
 # SPDX-License-Identifier: GPL-3.0-or-later
+import json
 import math
 import os
 import re
@@ -71,5 +72,17 @@ size = int(total.group(1)) if total else 0
 print(f"sysprof-check memory: {objects} allocations, {size} bytes")
 if "Sample type: alloc_space/bytes" not in info or size < 20000 * 1000 or objects < 20000:
     print("FAIL: sysprof-check: the memprof capture does not hold perl's allocations")
+    failed = True
+
+# the peak and leaked views: each adds up to the replayed total; perl
+# keeps its 20 000 strings to the end, so they are live at the peak
+views = {}
+for metric in ("peak", "leaked"):
+    j = json.loads(run("info", "--json", "--metric", metric, mem))
+    views[metric] = (j["total"], j["memory"][metric + "_bytes"])
+print(f"sysprof-check memory: peak view {views['peak'][0]:.0f} of {views['peak'][1]} bytes, "
+      f"leaked view {views['leaked'][0]:.0f} of {views['leaked'][1]} bytes")
+if any(total != want for total, want in views.values()) or views["peak"][0] < 20000 * 1000:
+    print("FAIL: sysprof-check: the peak or leaked view does not add up to the capture's totals")
     failed = True
 sys.exit(1 if failed else 0)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "flame-cli.h"
+#include "flame-cli-options.h"
 #include "flame-error.h"
 #include "flame-loader.h"
 #include "flame-perf.h"
@@ -40,8 +41,8 @@ print_stats_warnings (const char           *name,
 
 typedef struct
 {
-  FlamePerfOptions options;   /* event_filter: @event */
-  char            *event;
+  FlamePerfOptions   options;  /* event_filter: @metric's */
+  FlameCliMetricArgs metric;   /* --metric, --event */
   char            *output;
   GStrv            files;
 } CollapseArgs;
@@ -49,7 +50,7 @@ typedef struct
 static void
 collapse_args_clear (CollapseArgs *args)
 {
-  g_clear_pointer (&args->event, g_free);
+  flame_cli_metric_args_clear (&args->metric);
   g_clear_pointer (&args->output, g_free);
   g_clear_pointer (&args->files, g_strfreev);
 }
@@ -74,8 +75,6 @@ parse_collapse_options (int           argc,
     { "all", 0, 0, G_OPTION_ARG_NONE, &annotate_all, "Same as --kernel --jit", NULL },
     { "addrs", 0, 0, G_OPTION_ARG_NONE, &include_addrs,
       "Show addresses of unknown symbols: [dso <0xaddr>]", NULL },
-    { "event", 0, 0, G_OPTION_ARG_STRING, &args->event,
-      "Keep samples of EVENT (default: the first event type in the file)", "EVENT" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &args->output,
       "Write to FILE instead of standard output", "FILE" },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &args->files, NULL, "FILE" },
@@ -88,14 +87,17 @@ parse_collapse_options (int           argc,
   g_option_context_set_summary (context,
     "Collapse `perf script` output or a perf.data file into folded stacks (“a;b;c COUNT”),\n"
     "lines sorted, as stackcollapse-perf.pl prints them. Counts are the\n"
-    "summed periods of the first event type in the file.\n\n"
+    "summed periods of the first event type in the file, or of --metric.\n\n"
     "Exit status: 0 success, 1 usage or input error.");
   g_option_context_add_main_entries (context, entries, NULL);
+  flame_cli_metric_args_add_entries (context, &args->metric, FLAME_CLI_METRIC_EVENT);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
       g_printerr ("flamediff-cli collapse: %s\n", error->message);
       return FALSE;
     }
+  if (!flame_cli_metric_args_apply (&args->metric, "collapse", FLAME_CLI_METRIC_EVENT))
+    return FALSE;
   if (args->files == NULL || g_strv_length (args->files) != 1)
     {
       g_printerr ("flamediff-cli collapse: expected one FILE (perf script output or perf.data)\n");
@@ -106,7 +108,7 @@ parse_collapse_options (int           argc,
   args->options.annotate_kernel = annotate_kernel || annotate_all;
   args->options.annotate_jit = annotate_jit || annotate_all;
   args->options.include_addrs = include_addrs;
-  args->options.event_filter = args->event;
+  args->options.event_filter = args->metric.sample_type;
   return TRUE;
 }
 
@@ -159,10 +161,10 @@ write_collapsed (const CollapseArgs   *args,
                   "the file has no samples\n", path, stats->first_weird_line);
       return FLAME_CLI_ERROR;
     }
-  if (stats->samples == 0 && args->event != NULL && stats->other_events > 0)
+  if (stats->samples == 0 && args->metric.sample_type != NULL && stats->other_events > 0)
     {
       g_printerr ("flamediff-cli: %s: no samples of event “%s” (the first event in the "
-                  "file is “%s”)\n", path, args->event, stats->other_event);
+                  "file is “%s”)\n", path, args->metric.sample_type, stats->other_event);
       return FLAME_CLI_ERROR;
     }
   print_stats_warnings (path, stats);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "flame-cli.h"
+#include "flame-cli-options.h"
 #include "flame-loader.h"
 #include "flame-report.h"
 #include "flame-speedscope.h"
@@ -23,7 +24,7 @@ flame_cli_convert (int    argc,
   g_autofree char *to = NULL;
   gint profile_index = -1;
   gint64 thread = -1;
-  g_autofree char *sample_type = NULL;
+  g_auto(FlameCliMetricArgs) metric = { 0 };
   g_auto(GStrv) files = NULL;
   GOptionEntry entries[] = {
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE (default: standard output)",
@@ -34,7 +35,6 @@ flame_cli_convert (int    argc,
       "Load profile N of a file with several (speedscope), counting from 0", "N" },
     { "thread", 0, 0, G_OPTION_ARG_INT64, &thread, "Keep only thread TID (Chrome, Firefox)",
       "TID" },
-    { "sample-type", 0, 0, G_OPTION_ARG_STRING, &sample_type, FLAME_CLI_SAMPLE_TYPE_HELP, "TYPE" },
     /* the parameter string of the context names FILE */
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, NULL },
     { NULL }
@@ -54,11 +54,14 @@ flame_cli_convert (int    argc,
     "(*.json: speedscope), else folded.\n\n"
     "Exit status: 0 success, 1 usage or input error.");
   g_option_context_add_main_entries (context, entries, NULL);
+  flame_cli_metric_args_add_entries (context, &metric, FLAME_CLI_METRIC_LOAD);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
       g_printerr ("flamediff-cli convert: %s\n", error->message);
       return FLAME_CLI_ERROR;
     }
+  if (!flame_cli_metric_args_apply (&metric, "convert", FLAME_CLI_METRIC_LOAD))
+    return FLAME_CLI_ERROR;
   if (files == NULL || g_strv_length (files) != 1)
     {
       g_printerr ("flamediff-cli convert: expected one FILE\n");
@@ -74,13 +77,15 @@ flame_cli_convert (int    argc,
 
   options.profile = profile_index;
   options.thread = thread;
-  options.sample_type = sample_type;
+  options.sample_type = metric.sample_type;
   profile = flame_load_file_full (files[0], &options, NULL, NULL, NULL, &error);
   if (profile == NULL)
     {
       g_printerr ("flamediff-cli: %s\n", error->message);
       return FLAME_CLI_ERROR;
     }
+  if (!flame_cli_metric_args_check (&metric, files[0], profile))
+    return FLAME_CLI_ERROR;
   flame_cli_print_warnings (flame_profile_get_warnings (profile));
 
   if (speedscope)

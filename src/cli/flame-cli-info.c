@@ -10,12 +10,13 @@
 #include "flame-cli.h"
 #include "flame-cli-options.h"
 #include "flame-loader.h"
+#include "flame-memory.h"
 
 typedef struct
 {
   gboolean as_json;
   char    *interval;
-  char    *sample_type;
+  FlameCliMetricArgs metric;
   GStrv    files;
   gdouble  default_interval;
 } InfoArgs;
@@ -24,7 +25,7 @@ static void
 info_args_clear (InfoArgs *args)
 {
   g_clear_pointer (&args->interval, g_free);
-  g_clear_pointer (&args->sample_type, g_free);
+  flame_cli_metric_args_clear (&args->metric);
   g_clear_pointer (&args->files, g_strfreev);
 }
 
@@ -38,11 +39,6 @@ parse_info_args (int       argc,
     { "json", 0, 0, G_OPTION_ARG_NONE, &args->as_json, "Print JSON", NULL },
     { "interval-ms", 0, 0, G_OPTION_ARG_STRING, &args->interval,
       "Sampling interval for files without timing (default 1)", "MS" },
-    { "sample-type", 0, 0, G_OPTION_ARG_STRING, &args->sample_type, FLAME_CLI_SAMPLE_TYPE_HELP,
-      "TYPE" },
-    { "metric", 0, 0, G_OPTION_ARG_STRING, &args->sample_type,
-      "The same as --sample-type: allocated, allocations, peak or leaked in memory recordings",
-      "METRIC" },
     /* the parameter string of the context names FILE */
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &args->files, NULL, NULL },
     { NULL }
@@ -54,11 +50,14 @@ parse_info_args (int       argc,
   g_option_context_set_summary (
     context, "Describe a profile: format, samples, time, frames, stacks, threads.");
   g_option_context_add_main_entries (context, entries, NULL);
+  flame_cli_metric_args_add_entries (context, &args->metric, FLAME_CLI_METRIC_LOAD);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
       g_printerr ("flamediff-cli info: %s\n", error->message);
       return FALSE;
     }
+  if (!flame_cli_metric_args_apply (&args->metric, "info", FLAME_CLI_METRIC_LOAD))
+    return FALSE;
   if (args->files == NULL || g_strv_length (args->files) != 1)
     {
       g_printerr ("flamediff-cli info: expected one FILE\n");
@@ -175,6 +174,7 @@ append_info_json (GString      *out,
   g_autoptr(JsonNode) root = NULL;
   g_autofree char *text = NULL;
   FlameQuantity quantity = flame_profile_get_quantity (profile);
+  FlameMemoryTotals memory;
   gboolean interval_assumed;
   gdouble interval_ms = flame_profile_get_effective_interval_ms (profile, 0, default_interval,
                                                                  &interval_assumed);
@@ -205,6 +205,18 @@ append_info_json (GString      *out,
   add_int_member (builder, "nodes", flame_profile_get_tree (profile)->n_nodes - 1);
   if (flame_profile_get_event (profile) != NULL)
     add_string_member (builder, "event", flame_profile_get_event (profile));
+  /* a memory recording's exact totals, whichever metric is loaded */
+  if (flame_memory_get_totals (profile, &memory))
+    {
+      json_builder_set_member_name (builder, "memory");
+      json_builder_begin_object (builder);
+      add_int_member (builder, "allocated_bytes", (gint64) memory.allocated_bytes);
+      add_int_member (builder, "allocations", (gint64) memory.allocations);
+      add_int_member (builder, "peak_bytes", (gint64) memory.peak_bytes);
+      add_int_member (builder, "leaked_bytes", (gint64) memory.leaked_bytes);
+      add_int_member (builder, "peak_processes", MAX (memory.peak_processes, 1));
+      json_builder_end_object (builder);
+    }
   json_builder_set_member_name (builder, "threads");
   add_threads_json (builder, flame_profile_get_threads (profile));
   json_builder_end_object (builder);
@@ -286,11 +298,19 @@ append_info_text (GString      *out,
                   FlameProfile *profile,
                   gdouble       default_interval)
 {
+  FlameMemoryTotals memory;
+
   g_string_append_printf (out, "File:      %s\n", path);
   g_string_append_printf (out, "Format:    %s\n", flame_profile_get_format_name (profile));
   append_totals_text (out, profile, default_interval);
   if (flame_profile_get_event (profile) != NULL)
     g_string_append_printf (out, "Event:     %s\n", flame_profile_get_event (profile));
+  if (flame_memory_get_totals (profile, &memory))
+    {
+      g_autofree char *described = flame_memory_describe (profile);
+
+      g_string_append_printf (out, "Memory:    %s\n", described);
+    }
   g_string_append_printf (out, "Frames:    %u\n",
                           flame_frames_count (flame_profile_get_frames (profile)));
   g_string_append_printf (out, "Stacks:    %" G_GUINT64_FORMAT "\n", count_stacks (profile));
@@ -309,13 +329,15 @@ run_info (const InfoArgs *args)
   g_autoptr(GString) out = g_string_new (NULL);
   FlameLoadOptions options = FLAME_LOAD_OPTIONS_DEFAULT;
 
-  options.sample_type = args->sample_type;
+  options.sample_type = args->metric.sample_type;
   profile = flame_load_file_full (args->files[0], &options, NULL, NULL, NULL, &error);
   if (profile == NULL)
     {
       g_printerr ("flamediff-cli: %s\n", error->message);
       return FLAME_CLI_ERROR;
     }
+  if (!flame_cli_metric_args_check (&args->metric, args->files[0], profile))
+    return FLAME_CLI_ERROR;
   flame_cli_print_warnings (flame_profile_get_warnings (profile));
 
   if (args->as_json)

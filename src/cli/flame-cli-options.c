@@ -11,6 +11,134 @@
 #include "flame-cli.h"
 #include "flame-cli-options.h"
 
+/* The metrics a file may hold, for --help */
+#define FILE_METRICS                                                                        \
+  "allocated, allocations, peak or leaked (memory recordings, Sysprof memprof captures), a " \
+  "pprof sample type (e.g. alloc_space or alloc_space/bytes), a callgrind event (e.g. D1mr)"
+
+/**
+ * flame_cli_metric_args_add_entries:
+ * @use: what --metric names in this command
+ *
+ * Adds --metric and its other name (--sample-type; --event for
+ * @FLAME_CLI_METRIC_EVENT), both filling @args.
+ */
+void
+flame_cli_metric_args_add_entries (GOptionContext     *context,
+                                   FlameCliMetricArgs *args,
+                                   FlameCliMetricUse   use)
+{
+  static const char *const help[] = {
+    [FLAME_CLI_METRIC_LOAD] = "Load one of the file's metrics: " FILE_METRICS
+                              " (default: the file's default)",
+    [FLAME_CLI_METRIC_COMPARE] = "Compare self (default; total for pstats files) or total "
+                                 "time; or one of the files' metrics: " FILE_METRICS,
+    [FLAME_CLI_METRIC_EVENT] = "Keep samples of the perf event METRIC (e.g. cycles; default: "
+                               "the first event type in the file)",
+  };
+  const GOptionEntry entries[] = {
+    { "metric", 0, 0, G_OPTION_ARG_STRING, &args->metric, help[use], "METRIC" },
+    { use == FLAME_CLI_METRIC_EVENT ? "event" : "sample-type", 0, 0, G_OPTION_ARG_STRING,
+      &args->sample_type, "The same as --metric", "METRIC" },
+    { NULL }
+  };
+
+  /* GLib copies the entries; the targets live in @args */
+  g_option_context_add_main_entries (context, entries, NULL);
+}
+
+/**
+ * flame_cli_metric_args_apply:
+ *
+ * Resolves --metric and --sample-type (--event) into
+ * @args->sample_type, the metric to load, and for
+ * @FLAME_CLI_METRIC_COMPARE self or total into @args->diff_metric.
+ * Prints what is wrong and returns FALSE when they disagree.
+ */
+gboolean
+flame_cli_metric_args_apply (FlameCliMetricArgs *args,
+                             const char         *command,
+                             FlameCliMetricUse   use)
+{
+  const char *other = use == FLAME_CLI_METRIC_EVENT ? "--event" : "--sample-type";
+
+  if (args->sample_type != NULL && args->sample_type[0] == '\0')
+    {
+      g_printerr ("flamediff-cli %s: %s: expected the name of a metric\n", command, other);
+      return FALSE;
+    }
+  if (args->metric == NULL)
+    return TRUE;
+  if (args->metric[0] == '\0')
+    {
+      g_printerr ("flamediff-cli %s: --metric: expected the name of a metric\n", command);
+      return FALSE;
+    }
+  if (use == FLAME_CLI_METRIC_COMPARE &&
+      (strcmp (args->metric, "self") == 0 || strcmp (args->metric, "total") == 0))
+    {
+      args->self_total = TRUE;
+      args->diff_metric = strcmp (args->metric, "self") == 0 ? FLAME_METRIC_SELF
+                                                               : FLAME_METRIC_TOTAL;
+      return TRUE;
+    }
+  if (args->sample_type != NULL && strcmp (args->sample_type, args->metric) != 0)
+    {
+      g_printerr ("flamediff-cli %s: --metric %s and %s %s name two metrics; give one\n",
+                  command, args->metric, other, args->sample_type);
+      return FALSE;
+    }
+  g_free (args->sample_type);
+  args->sample_type = g_steal_pointer (&args->metric);
+  return TRUE;
+}
+
+/**
+ * flame_cli_metric_args_check:
+ * @profile: loaded from @path with @args->sample_type
+ *
+ * The loaders of files that hold several metrics (speedscope, pprof,
+ * callgrind, Sysprof) fail on a name they do not hold. The others
+ * (folded stacks, perf script output, Chrome profiles, ...) have one
+ * metric and nothing to choose: say so rather than show that one
+ * metric under another name.
+ *
+ * Returns: FALSE (and a message printed) when @profile is not the
+ *   metric @args names
+ */
+gboolean
+flame_cli_metric_args_check (const FlameCliMetricArgs *args,
+                             const char               *path,
+                             FlameProfile             *profile)
+{
+  const char *loaded = flame_profile_get_sample_type (profile);
+
+  switch (flame_profile_get_format (profile))
+    {
+    case FLAME_FORMAT_SPEEDSCOPE:
+    case FLAME_FORMAT_PPROF:
+    case FLAME_FORMAT_CALLGRIND:
+    case FLAME_FORMAT_SYSPROF:
+      return TRUE;
+    default:
+      break;
+    }
+  if (args->sample_type == NULL || g_strcmp0 (loaded, args->sample_type) == 0)
+    return TRUE;
+  g_printerr ("flamediff-cli: %s: no metric “%s”: the file (%s) holds one metric%s%s%s\n",
+              path, args->sample_type, flame_profile_get_format_name (profile),
+              loaded != NULL ? ", “" : "", loaded != NULL ? loaded : "",
+              loaded != NULL ? "”" : "");
+  return FALSE;
+}
+
+void
+flame_cli_metric_args_clear (FlameCliMetricArgs *args)
+{
+  g_clear_pointer (&args->metric, g_free);
+  g_clear_pointer (&args->sample_type, g_free);
+}
+
 void
 flame_cli_diff_args_add_entries (GOptionContext   *context,
                                  FlameCliDiffArgs *args)
@@ -20,10 +148,6 @@ flame_cli_diff_args_add_entries (GOptionContext   *context,
       "absolute (default): compare times as measured; total: scale the baseline to the current "
       "run's sampled time (none = absolute)",
       "MODE" },
-    { "metric", 0, 0, G_OPTION_ARG_STRING, &args->metric,
-      "Compare self (default; total for pstats files) or total time; or one of the file's metrics: "
-      "allocated, allocations, peak, leaked (memory recordings), a pprof sample type",
-      "METRIC" },
     { "interval-ms", 0, 0, G_OPTION_ARG_STRING, &args->interval,
       "Sampling interval for files without timing (default 1)", "MS" },
     { "match", 0, 0, G_OPTION_ARG_STRING, &args->match,
@@ -39,8 +163,6 @@ flame_cli_diff_args_add_entries (GOptionContext   *context,
       "Load profile N of files with several (speedscope, trace events), counting from 0", "N" },
     { "thread", 0, 0, G_OPTION_ARG_INT64, &args->thread,
       "Keep only thread TID of files with several (Chrome, Firefox, pprof, CPython)", "TID" },
-    { "sample-type", 0, 0, G_OPTION_ARG_STRING, &args->sample_type, FLAME_CLI_SAMPLE_TYPE_HELP,
-      "TYPE" },
     { "baseline", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &args->baseline,
       "A baseline run (a file or a folder of them); repeat for several runs", "FILE" },
     { "current", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &args->current,
@@ -52,6 +174,7 @@ flame_cli_diff_args_add_entries (GOptionContext   *context,
   args->thread = -1;
 
   /* GLib copies the entries; the targets live in @args */
+  flame_cli_metric_args_add_entries (context, &args->metric, FLAME_CLI_METRIC_COMPARE);
   g_option_context_add_main_entries (context, entries, NULL);
 }
 
@@ -59,11 +182,10 @@ void
 flame_cli_diff_args_clear (FlameCliDiffArgs *args)
 {
   g_clear_pointer (&args->normalize, g_free);
-  g_clear_pointer (&args->metric, g_free);
+  flame_cli_metric_args_clear (&args->metric);
   g_clear_pointer (&args->match, g_free);
   g_clear_pointer (&args->interval, g_free);
   g_clear_pointer (&args->significance, g_free);
-  g_clear_pointer (&args->sample_type, g_free);
   g_clear_pointer (&args->baseline, g_strfreev);
   g_clear_pointer (&args->current, g_strfreev);
 }
@@ -101,26 +223,10 @@ flame_cli_diff_args_apply (FlameCliDiffArgs *args,
                   command, args->normalize);
       return FALSE;
     }
-  if (args->metric != NULL)
-    {
-      if (strcmp (args->metric, "self") == 0)
-        options->metric = FLAME_METRIC_SELF;
-      else if (strcmp (args->metric, "total") == 0)
-        options->metric = FLAME_METRIC_TOTAL;
-      else if (args->sample_type == NULL && args->metric[0] != '\0')
-        {
-          /* a metric of the file: memory recordings' allocated,
-           * allocations, peak, leaked; pprof's sample types; loaded
-           * as --sample-type would */
-          args->sample_type = g_steal_pointer (&args->metric);
-        }
-      else
-        {
-          g_printerr ("flamediff-cli %s: --metric: expected self, total or the name of "
-                      "one of the file's metrics, not “%s”\n", command, args->metric);
-          return FALSE;
-        }
-    }
+  if (!flame_cli_metric_args_apply (&args->metric, command, FLAME_CLI_METRIC_COMPARE))
+    return FALSE;
+  if (args->metric.self_total)
+    options->metric = args->metric.diff_metric;
   if (args->match != NULL && !flame_match_from_string (args->match, &options->match))
     {
       g_printerr (
@@ -225,14 +331,14 @@ flame_cli_compare_files (char                    **files,
 
   options.profile = args->profile_index;
   options.thread = args->thread;
-  options.sample_type = args->sample_type;
+  options.sample_type = args->metric.sample_type;
   flame_comparison_set_load_options (comparison, &options);
   flame_comparison_set_diff_options (comparison, dopts);
   if (ropts != NULL)
     flame_comparison_set_report_options (comparison, ropts);
   flame_comparison_set_want_report (comparison, want_report);
   flame_comparison_set_allow_single (comparison, allow_single);
-  flame_comparison_set_metric_from_files (comparison, args->metric == NULL);
+  flame_comparison_set_metric_from_files (comparison, !args->metric.self_total);
   for (guint i = 0; i < n_files; i++)
     if (!add_side (comparison, i == 0 ? FLAME_DIFF_BASELINE : FLAME_DIFF_CURRENT, files[i]))
       return NULL;

@@ -15,10 +15,6 @@ G_BEGIN_DECLS
 #define FLAME_CLI_ERROR       1  /* usage or input error */
 #define FLAME_CLI_REGRESSION  2  /* --fail-on-regression and a regression */
 
-#define FLAME_CLI_SAMPLE_TYPE_HELP                                                               \
-  "pprof: load sample type TYPE (e.g. alloc_space or alloc_space/bytes; default: the file's "   \
-  "default, else the last); callgrind: load event TYPE (e.g. D1mr; default: Ir)"
-
 int  flame_cli_compare (int argc, char **argv);
 int  flame_cli_info    (int argc, char **argv);
 int  flame_cli_collapse (int argc, char **argv);

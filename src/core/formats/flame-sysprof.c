@@ -63,6 +63,8 @@ typedef enum
   KIND_CPU,
   KIND_ALLOC_SPACE,
   KIND_ALLOC_OBJECTS,
+  KIND_PEAK,          /* the blocks live at the peak: bytes */
+  KIND_LEAKED,        /* the blocks never freed: bytes */
 } Kind;
 
 typedef struct
@@ -114,6 +116,8 @@ typedef struct
   GArray       *samples;      /* gsize offsets of SAMPLE frames */
   GArray       *allocations;  /* gsize offsets of ALLOCATION frames (size > 0) */
   GArray       *frees;        /* gsize offsets of ALLOCATION frames of frees (size <= 0) */
+  GArray       *peak_blocks;  /* of allocations, those live at the peak (replay_memory()) */
+  GArray       *leaked_blocks;  /* of allocations, those never freed */
   GArray       *maps;         /* Map, sorted by (pid, start) */
   GArray       *jit;          /* JitSymbol, sorted by addr */
   GHashTable   *comms;        /* pid → root frame name */
@@ -161,6 +165,8 @@ loader_clear (Loader *ld)
   g_clear_pointer (&ld->samples, g_array_unref);
   g_clear_pointer (&ld->allocations, g_array_unref);
   g_clear_pointer (&ld->frees, g_array_unref);
+  g_clear_pointer (&ld->peak_blocks, g_array_unref);
+  g_clear_pointer (&ld->leaked_blocks, g_array_unref);
   g_clear_pointer (&ld->maps, g_array_unref);
   g_clear_pointer (&ld->jit, g_array_unref);
   g_clear_pointer (&ld->comms, g_hash_table_unref);
@@ -878,10 +884,15 @@ choose_kind (Loader                  *ld,
              Kind                    *kind,
              GError                 **error)
 {
+  /* pprof's names, and our memory recordings' (flame-recorder.h) */
   static const struct { const char *type, *unit; Kind kind; } kinds[] = {
     { "samples", "count", KIND_CPU },
     { "alloc_space", "bytes", KIND_ALLOC_SPACE },
     { "alloc_objects", "count", KIND_ALLOC_OBJECTS },
+    { "peak", "bytes", KIND_PEAK },
+    { "leaked", "bytes", KIND_LEAKED },
+    { "allocated", "bytes", KIND_ALLOC_SPACE },
+    { "allocations", "count", KIND_ALLOC_OBJECTS },
   };
   const char *wanted = options ? options->sample_type : NULL;
   g_autoptr(GString) have = g_string_new (NULL);
@@ -889,8 +900,8 @@ choose_kind (Loader                  *ld,
   if (ld->samples->len > 0)
     g_string_append (have, "samples/count");
   if (ld->allocations->len > 0)
-    g_string_append_printf (have, "%salloc_space/bytes, alloc_objects/count",
-                            have->len ? ", " : "");
+    g_string_append_printf (have, "%salloc_space/bytes, alloc_objects/count, peak/bytes, "
+                            "leaked/bytes", have->len ? ", " : "");
   if (wanted == NULL)
     {
       *kind = ld->samples->len > 0 || ld->allocations->len == 0 ? KIND_CPU : KIND_ALLOC_SPACE;
@@ -919,7 +930,10 @@ add_stacks (Loader  *ld,
             Kind     kind,
             GError **error)
 {
-  GArray *offsets = kind == KIND_CPU ? ld->samples : ld->allocations;
+  GArray *offsets = kind == KIND_CPU ? ld->samples
+                    : kind == KIND_PEAK ? ld->peak_blocks
+                    : kind == KIND_LEAKED ? ld->leaked_blocks
+                                          : ld->allocations;
 
   for (guint i = 0; i < offsets->len; i++)
     {
@@ -933,7 +947,7 @@ add_stacks (Loader  *ld,
         add_stack (ld, pid, (gint32) rd32 (f + 28), f + 32, rd32 (f + 24) & 0xffff, 1);
       else
         add_stack (ld, pid, (gint32) rd32 (f + 40), f + 48, rd32 (f + 44) & 0xffff,
-                   kind == KIND_ALLOC_SPACE ? (gdouble) (gint64) rd64 (f + 32) : 1);
+                   kind == KIND_ALLOC_OBJECTS ? 1 : (gdouble) (gint64) rd64 (f + 32));
     }
   return TRUE;
 }
@@ -1002,13 +1016,28 @@ add_event (GArray   *events,
   g_array_append_val (events, e);
 }
 
+static int
+compare_offsets (gconstpointer a,
+                 gconstpointer b)
+{
+  gsize x = *(const gsize *) a, y = *(const gsize *) b;
+
+  return x < y ? -1 : x > y;
+}
+
 /* Sysprof's memprof records every allocation and every free (size 0, or
  * below) with its address and time. Replayed, each block lives from its
  * allocation to the next event at its address in its process (a free,
  * or an allocation there when the free was not recorded); the live
  * bytes of all processes together, in time order, give the peak, and
  * the blocks never freed the leaked bytes. The exact totals go to the
- * metadata, as a memory recording's (flame_memory_get_totals). */
+ * metadata, as a memory recording's (flame_memory_get_totals).
+ *
+ * The changes of the live bytes are totally ordered (one allocation and
+ * at most one end per frame, the end first), so the peak is one of
+ * them, @top: a second pass keeps the blocks begun by then and not yet
+ * ended, whose sizes add up to the peak, in @ld->peak_blocks, and those
+ * never freed in @ld->leaked_blocks, both in file order. */
 static void
 replay_memory (Loader *ld)
 {
@@ -1017,6 +1046,7 @@ replay_memory (Loader *ld)
   g_autoptr(GArray) deltas = g_array_sized_new (FALSE, FALSE, sizeof (LiveDelta),
                                                 2 * ld->allocations->len);
   gdouble allocated = 0, leaked = 0, live = 0, peak = 0;
+  LiveDelta top = { 0 };
   char num[G_ASCII_DTOSTR_BUF_SIZE];
 
   for (guint i = 0; i < ld->allocations->len; i++)
@@ -1047,8 +1077,33 @@ replay_memory (Loader *ld)
   for (guint i = 0; i < deltas->len; i++)
     {
       live += (gdouble) g_array_index (deltas, LiveDelta, i).delta;
-      peak = MAX (peak, live);
+      if (live > peak)
+        {
+          peak = live;
+          top = g_array_index (deltas, LiveDelta, i);
+        }
     }
+  for (guint i = 0; i < events->len; i++)
+    {
+      const MemEvent *e = &g_array_index (events, MemEvent, i);
+      const MemEvent *next = i + 1 < events->len ? e + 1 : NULL;
+      LiveDelta begin = { e->time, e->at, e->size };
+      gboolean freed = next != NULL && next->pid == e->pid && next->addr == e->addr;
+
+      if (e->size <= 0)
+        continue;
+      if (!freed)
+        g_array_append_val (ld->leaked_blocks, e->at);
+      if (peak > 0 && compare_deltas (&begin, &top) <= 0)
+        {
+          LiveDelta end = { freed ? next->time : 0, freed ? next->at : 0, -e->size };
+
+          if (!freed || compare_deltas (&end, &top) > 0)
+            g_array_append_val (ld->peak_blocks, e->at);
+        }
+    }
+  g_array_sort (ld->peak_blocks, compare_offsets);
+  g_array_sort (ld->leaked_blocks, compare_offsets);
   flame_profile_set_metadata (ld->profile, "memory_allocated_bytes",
                               g_ascii_formatd (num, sizeof num, "%.0f", allocated));
   flame_profile_set_metadata (ld->profile, "memory_allocations",
@@ -1065,16 +1120,16 @@ describe (Loader *ld,
           Kind    kind)
 {
   static const char *const types[] = { "samples/count", "alloc_space/bytes",
-                                       "alloc_objects/count" };
+                                       "alloc_objects/count", "peak/bytes", "leaked/bytes" };
   char capture_time[65];
   gint64 start = (gint64) rd64 (ld->file + 72), end = (gint64) rd64 (ld->file + 80);
 
   flame_profile_set_unit (ld->profile, kind == KIND_CPU ? FLAME_UNIT_SAMPLES
-                                       : kind == KIND_ALLOC_SPACE ? FLAME_UNIT_BYTES
-                                                                  : FLAME_UNIT_COUNT);
+                                       : kind == KIND_ALLOC_OBJECTS ? FLAME_UNIT_COUNT
+                                                                    : FLAME_UNIT_BYTES);
   flame_profile_set_metadata (ld->profile, "sample-type", types[kind]);
   {
-    const char *have[4] = { NULL };
+    const char *have[G_N_ELEMENTS (types) + 1] = { NULL };
     guint n = 0;
 
     if (ld->samples->len > 0)
@@ -1083,6 +1138,8 @@ describe (Loader *ld,
       {
         have[n++] = types[KIND_ALLOC_SPACE];
         have[n++] = types[KIND_ALLOC_OBJECTS];
+        have[n++] = types[KIND_PEAK];
+        have[n++] = types[KIND_LEAKED];
       }
     flame_profile_set_sample_types (ld->profile, have);
   }
@@ -1156,6 +1213,8 @@ flame_sysprof_load (FlameInput              *in,
   ld.samples = g_array_new (FALSE, FALSE, sizeof (gsize));
   ld.allocations = g_array_new (FALSE, FALSE, sizeof (gsize));
   ld.frees = g_array_new (FALSE, FALSE, sizeof (gsize));
+  ld.peak_blocks = g_array_new (FALSE, FALSE, sizeof (gsize));
+  ld.leaked_blocks = g_array_new (FALSE, FALSE, sizeof (gsize));
   ld.maps = g_array_new (FALSE, FALSE, sizeof (Map));
   ld.jit = g_array_new (FALSE, FALSE, sizeof (JitSymbol));
   ld.comms = g_hash_table_new_full (NULL, NULL, NULL, g_free);
@@ -1170,6 +1229,9 @@ flame_sysprof_load (FlameInput              *in,
   g_array_sort (ld.jit, compare_addr);
   read_bundle (&ld);
   read_kallsyms (&ld);
+  /* the totals, and the blocks of the peak and leaked views */
+  if (kind != KIND_CPU)
+    replay_memory (&ld);
   if (!add_stacks (&ld, kind, error))
     goto out;
   if ((kind == KIND_CPU ? ld.samples : ld.allocations)->len == 0)
@@ -1180,8 +1242,6 @@ flame_sysprof_load (FlameInput              *in,
       goto out;
     }
   describe (&ld, kind);
-  if (kind != KIND_CPU)
-    replay_memory (&ld);
   flame_profile_finish (ld.profile);
   profile = g_steal_pointer (&ld.profile);
 
