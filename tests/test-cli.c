@@ -644,7 +644,7 @@ test_metric_option (void)
   g_autofree char *path = g_build_filename (dir, "memory.json", NULL);
   g_autofree char *out = g_build_filename (dir, "peak.folded", NULL);
   g_autofree char *folded = NULL;
-  g_autofree char *base = example ("baseline.folded");
+  g_autofree char *base = flame_test_example_path ("baseline.folded");
   static const struct { const char *metric, *lines; } views[] = {
     { "peak", "main;cache 2000\nmain;parse 500\n" },
     { "leaked", "main;cache 1000\n" },
