@@ -2086,8 +2086,8 @@ test_error_text (void)
   g_autoptr(GFile) fg = g_file_new_for_path (gone);
 
   open_example ();
-  check_open_error (fg, "The file “gone.folded” no longer exists. "
-                        "It may have been moved or deleted.", ENOENT);
+  check_open_error (fg, "There is no file “gone.folded”. "
+                        "It may have been moved, renamed or deleted.", ENOENT);
 
   if (geteuid () == 0)
     g_test_message ("running as root, which reads any file: no permission test");
