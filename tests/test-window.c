@@ -170,6 +170,14 @@ test_empty_state (void)
   /* Record and Diff… is offered on the empty page */
   g_assert_true (gtk_widget_get_sensitive (fresh->record_button));
   g_assert_nonnull (gtk_widget_get_tooltip_text (fresh->record_button));
+  /* the page's icon, from the resource even when nothing is installed
+   * (run from the build tree): GtkApplication adds <base>/icons */
+  g_assert_true (g_resources_get_info ("/io/github/flamediff/Flamediff/icons/scalable/apps/"
+                                       "io.github.flamediff.Flamediff.svg",
+                                       G_RESOURCE_LOOKUP_FLAGS_NONE, NULL, NULL, NULL));
+  g_assert_true (gtk_icon_theme_has_icon (gtk_icon_theme_get_for_display (
+                                            gtk_widget_get_display (GTK_WIDGET (fresh))),
+                                          "io.github.flamediff.Flamediff"));
   gtk_window_destroy (GTK_WINDOW (fresh));
 }
 
