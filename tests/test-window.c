@@ -11,6 +11,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <glib/gi18n.h>
 #include <glib/gstdio.h>
 #include <locale.h>
 #include <string.h>
@@ -3047,6 +3048,68 @@ test_narrow_window (void)
   gtk_window_destroy (GTK_WINDOW (w));
 }
 
+/* The narrow main menu in German, with the catalog just built
+ * ($FLAMEDIFF_LOCALEDIR; the de_DE run only): its longer labels must fit
+ * the 360 px window too */
+static void
+test_narrow_menu_translated (void)
+{
+  const char *localedir = g_getenv ("FLAMEDIFF_LOCALEDIR");
+  g_autofree char *saved_dir = g_strdup (bindtextdomain (GETTEXT_PACKAGE, NULL));
+  g_autofree char *saved_domain = g_strdup (textdomain (NULL));
+  FlameWindow *w;
+  GtkWidget *button;
+  GtkPopover *popover;
+  GMenuModel *menu;
+  g_autoptr(GMenuModel) section = NULL;
+  g_autofree char *options = NULL;
+  int width_request = 0, natural = 0;
+
+  /* a run meant to check German must not pass in English */
+  if (!g_str_has_prefix (setlocale (LC_MESSAGES, NULL), "de"))
+    g_error ("FLAMEDIFF_LOCALEDIR is set: run under de_DE.UTF-8, not %s",
+             setlocale (LC_MESSAGES, NULL));
+  /* as main.c does: the window's code translates with _() */
+  bindtextdomain (GETTEXT_PACKAGE, localedir);
+  textdomain (GETTEXT_PACKAGE);
+  w = flame_window_new (ADW_APPLICATION (app));
+  g_object_get (w, "width-request", &width_request, NULL);
+  gtk_window_set_default_size (GTK_WINDOW (w), width_request, 640);
+  gtk_window_present (GTK_WINDOW (w));
+  flame_window_open_example (w);
+  wait_for_window (w);
+  flame_test_gui_wait_for (w->narrow_applied);
+  settle_narrow (w, width_request);
+  g_assert_true (w->narrow_applied);
+
+  button = gtk_widget_get_first_child (gtk_widget_get_parent (w->sidebar_button));
+  while (button != NULL &&
+         !(GTK_IS_MENU_BUTTON (button) && gtk_menu_button_get_primary (GTK_MENU_BUTTON (button))))
+    button = gtk_widget_get_next_sibling (button);
+  g_assert_nonnull (button);
+  menu = gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (button));
+  section = g_menu_model_get_item_link (menu, 0, G_MENU_LINK_SECTION);
+  g_assert_true (g_menu_model_get_item_attribute (section, 0, G_MENU_ATTRIBUTE_LABEL, "s",
+                                                  &options));
+  g_assert_cmpstr (options, ==, "_Ansichtsoptionen");
+
+  /* the popover's pages (the menu and View Options) are as wide as the
+   * widest of them */
+  popover = gtk_menu_button_get_popover (GTK_MENU_BUTTON (button));
+  gtk_menu_button_popup (GTK_MENU_BUTTON (button));
+  flame_test_gui_wait_for (gtk_widget_get_mapped (GTK_WIDGET (popover)));
+  gtk_widget_measure (GTK_WIDGET (popover), GTK_ORIENTATION_HORIZONTAL, -1, NULL, &natural,
+                      NULL, NULL);
+  g_test_message ("the narrow main menu in German: %d px wide", natural);
+  g_assert_cmpint (natural, <=, width_request);
+  gtk_menu_button_popdown (GTK_MENU_BUTTON (button));
+  flame_test_gui_wait_for (!gtk_widget_get_visible (GTK_WIDGET (popover)));
+  gtk_window_destroy (GTK_WINDOW (w));
+  /* English again for the tests after this one */
+  bindtextdomain (GETTEXT_PACKAGE, saved_dir);
+  textdomain (saved_domain);
+}
+
 /* Opening the example from the start page of a fresh window, with
  * animations on as on a desktop (flame_test_gui_start turns them off):
  * the side panel slides in and the graph takes the rest of the width. No
@@ -3189,6 +3252,8 @@ main (int   argc,
   g_test_add_func ("/window/panel-width", test_panel_width);
   g_test_add_func ("/window/panel-resize", test_panel_resize);
   g_test_add_func ("/window/narrow", test_narrow_window);
+  if (g_getenv ("FLAMEDIFF_LOCALEDIR") != NULL)
+    g_test_add_func ("/window/narrow-menu-translated", test_narrow_menu_translated);
   g_test_add_func ("/window/binary-changed", test_binary_changed);
   g_test_add_func ("/window/checkouts", test_checkouts);
   g_test_add_func ("/window/recover-banner", test_recover_banner);
