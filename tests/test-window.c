@@ -2914,6 +2914,17 @@ test_narrow_window (void)
   g_assert_cmpint (min, <=, width_request);
   g_assert_cmpint (gtk_widget_get_width (content), <=, width_request);
   g_assert_true (adw_flap_get_folded (w->flap));
+#if ADW_CHECK_VERSION(1, 4, 0)
+  /* libadwaita >= 1.4: the header bar is a top bar of an AdwToolbarView,
+   * and an AdwBreakpoint switched the layout (not the 1.2 fallback) */
+  g_assert_true (ADW_IS_TOOLBAR_VIEW (content));
+  g_assert_true (gtk_widget_get_ancestor (GTK_WIDGET (w->header_bar), ADW_TYPE_TOOLBAR_VIEW) ==
+                 content);
+  g_assert_nonnull (adw_application_window_get_current_breakpoint (ADW_APPLICATION_WINDOW (w)));
+#else
+  g_assert_true (GTK_IS_BOX (content));
+  g_assert_true (gtk_widget_get_parent (GTK_WIDGET (w->header_bar)) == content);
+#endif
   {
     g_autoptr(GdkTexture) texture = render_window (w);
 
@@ -3017,6 +3028,9 @@ test_narrow_window (void)
   flame_test_gui_wait_for (!w->narrow_applied && gtk_widget_get_visible (w->search_button) &&
                            gtk_widget_get_width (content) >= 640);
   g_assert_cmpint (gtk_widget_get_width (content), >=, 640);
+#if ADW_CHECK_VERSION(1, 4, 0)
+  g_assert_null (adw_application_window_get_current_breakpoint (ADW_APPLICATION_WINDOW (w)));
+#endif
   g_assert_true (gtk_widget_get_visible (w->search_button));
   g_assert_true (gtk_widget_get_visible (w->view_menu_button));
   /* and the main menu as it was: New Window first, the keys shown */
