@@ -24,7 +24,7 @@
 #include "flame-graph-view-private.h"
 #include "flame-legend.h"
 #include "flame-loader.h"
-#include "flame-preferences-window.h"
+#include "flame-preferences-page.h"
 #include "flame-recorder.h"
 #include "flame-report.h"
 #include "flame-speedscope.h"
@@ -2313,17 +2313,37 @@ test_file_changed_bar (void)
   remove_tree (dir);
 }
 
-static FlamePreferencesWindow *
+/* the first widget of @type under @root, or %NULL */
+static GtkWidget *
+find_descendant (GtkWidget *root,
+                 GType      type)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE (root, type))
+    return root;
+  for (GtkWidget *c = gtk_widget_get_first_child (root); c; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_descendant (c, type);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* the Preferences' page where it shows: in an AdwPreferencesDialog over
+ * a window (libadwaita >= 1.5) or in an AdwPreferencesWindow */
+static FlamePreferencesPage *
 find_preferences (void)
 {
   GListModel *toplevels = gtk_window_get_toplevels ();   /* (transfer none) */
 
   for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
     {
-      g_autoptr(GObject) w = g_list_model_get_item (toplevels, i);
+      g_autoptr(GtkWidget) w = g_list_model_get_item (toplevels, i);
+      GtkWidget *page = find_descendant (w, FLAME_TYPE_PREFERENCES_PAGE);
 
-      if (FLAME_IS_PREFERENCES_WINDOW (w) && gtk_widget_get_visible (GTK_WIDGET (w)))
-        return FLAME_PREFERENCES_WINDOW (w);
+      if (page != NULL && gtk_widget_get_visible (w))
+        return FLAME_PREFERENCES_PAGE (page);
     }
   return NULL;
 }
@@ -2333,7 +2353,8 @@ find_preferences (void)
 static void
 test_preferences (void)
 {
-  FlamePreferencesWindow *prefs;
+  FlamePreferencesPage *prefs;
+  GtkWidget *container;
   AdwComboRow *theme_row, *orientation_row;
 
   open_example ();
@@ -2342,11 +2363,22 @@ test_preferences (void)
   flame_test_gui_wait_for (find_preferences () != NULL);
   prefs = find_preferences ();
   g_assert_nonnull (prefs);
+#if ADW_CHECK_VERSION(1, 5, 0)
+  /* an AdwDialog over the window, not a window of its own */
+  container = gtk_widget_get_ancestor (GTK_WIDGET (prefs), ADW_TYPE_PREFERENCES_DIALOG);
+  g_assert_nonnull (container);
+  g_assert_true (gtk_widget_get_root (container) == GTK_ROOT (window));
+#else
+  container = gtk_widget_get_ancestor (GTK_WIDGET (prefs), ADW_TYPE_PREFERENCES_WINDOW);
+  g_assert_nonnull (container);
+  g_assert_true (gtk_window_get_modal (GTK_WINDOW (container)));
+  g_assert_true (gtk_window_get_transient_for (GTK_WINDOW (container)) == GTK_WINDOW (window));
+#endif
 
   theme_row = ADW_COMBO_ROW (
-    gtk_widget_get_template_child (GTK_WIDGET (prefs), FLAME_TYPE_PREFERENCES_WINDOW, "theme_row"));
+    gtk_widget_get_template_child (GTK_WIDGET (prefs), FLAME_TYPE_PREFERENCES_PAGE, "theme_row"));
   orientation_row = ADW_COMBO_ROW (gtk_widget_get_template_child (GTK_WIDGET (prefs),
-                                                                  FLAME_TYPE_PREFERENCES_WINDOW,
+                                                                  FLAME_TYPE_PREFERENCES_PAGE,
                                                                   "orientation_row"));
   g_assert_nonnull (theme_row);
   g_assert_nonnull (orientation_row);
@@ -2380,8 +2412,13 @@ test_preferences (void)
   g_assert_cmpint (flame_graph_view_get_orientation (window->graph_view), ==,
                    FLAME_ORIENTATION_FLAME);
 
-  gtk_window_destroy (GTK_WINDOW (prefs));
+#if ADW_CHECK_VERSION(1, 5, 0)
+  adw_dialog_force_close (ADW_DIALOG (container));
+#else
+  gtk_window_destroy (GTK_WINDOW (container));
+#endif
   flame_test_gui_wait_for (find_preferences () == NULL);
+  g_assert_null (find_preferences ());
 }
 
 /* The colour key: one row under the graph, its swatches following the

@@ -8,7 +8,7 @@
 #include <glib/gi18n.h>
 
 #include "flame-application.h"
-#include "flame-preferences-window.h"
+#include "flame-preferences-page.h"
 #include "flame-resources.h"
 
 struct _FlameApplication
@@ -196,13 +196,11 @@ preferences_action (GSimpleAction *action,
 {
   FlameApplication *self = user_data;
   GtkWindow *parent = gtk_application_get_active_window (GTK_APPLICATION (self));
-  GtkWidget *prefs = flame_preferences_window_new (self->settings);
 
   g_assert (G_IS_SIMPLE_ACTION (action));
   g_assert (FLAME_IS_APPLICATION (self));
 
-  gtk_window_set_transient_for (GTK_WINDOW (prefs), parent);
-  gtk_window_present (GTK_WINDOW (prefs));
+  flame_preferences_page_present (self->settings, parent);
 }
 
 /* The help pages as HTML (help/C/meson.build builds them with
