@@ -39,6 +39,31 @@ browser_was_run (gpointer data)
   return g_file_test (browser_out, G_FILE_TEST_IS_REGULAR);
 }
 
+/* the first widget of @type under @root, or %NULL */
+static GtkWidget *
+find_descendant (GtkWidget *root,
+                 GType      type)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE (root, type))
+    return root;
+  for (GtkWidget *c = gtk_widget_get_first_child (root); c; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_descendant (c, type);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* the alert shown: an AdwAlertDialog (libadwaita >= 1.5, inside a
+ * window) or an AdwMessageDialog (a window) */
+#if ADW_CHECK_VERSION(1, 5, 0)
+#define ALERT_TYPE ADW_TYPE_ALERT_DIALOG
+#else
+#define ALERT_TYPE ADW_TYPE_MESSAGE_DIALOG
+#endif
+
 static gboolean
 message_dialog_shown (gpointer data)
 {
@@ -46,11 +71,12 @@ message_dialog_shown (gpointer data)
 
   for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
     {
-      g_autoptr(GtkWindow) w = g_list_model_get_item (toplevels, i);
+      g_autoptr(GtkWidget) w = g_list_model_get_item (toplevels, i);
+      GtkWidget *alert = find_descendant (w, ALERT_TYPE);
 
-      if (ADW_IS_MESSAGE_DIALOG (w) && gtk_widget_get_visible (GTK_WIDGET (w)))
+      if (alert != NULL && gtk_widget_get_visible (alert))
         {
-          *(AdwMessageDialog **) data = ADW_MESSAGE_DIALOG (w);
+          *(GtkWidget **) data = alert;
           return TRUE;
         }
     }
@@ -85,7 +111,7 @@ static void
 test_no_pages (void)
 {
   g_autofree char *empty = g_dir_make_tmp ("flamediff-no-help-XXXXXX", NULL);
-  AdwMessageDialog *dialog = NULL;
+  GtkWidget *dialog = NULL;
 
   g_setenv ("FLAMEDIFF_HELP_HTML", empty, TRUE);
   g_remove (browser_out);
@@ -93,11 +119,24 @@ test_no_pages (void)
   g_action_group_activate_action (G_ACTION_GROUP (app), "help", NULL);
 
   g_assert_true (wait_for (message_dialog_shown, &dialog, 20000));
-  g_assert_cmpstr (adw_message_dialog_get_heading (dialog), ==, "The Help Could Not Be Opened");
-  g_assert_nonnull (strstr (adw_message_dialog_get_body (dialog), "not installed"));
+#if ADW_CHECK_VERSION(1, 5, 0)
+  g_assert_cmpstr (adw_alert_dialog_get_heading (ADW_ALERT_DIALOG (dialog)), ==,
+                   "The Help Could Not Be Opened");
+  g_assert_nonnull (strstr (adw_alert_dialog_get_body (ADW_ALERT_DIALOG (dialog)),
+                            "not installed"));
+#else
+  g_assert_cmpstr (adw_message_dialog_get_heading (ADW_MESSAGE_DIALOG (dialog)), ==,
+                   "The Help Could Not Be Opened");
+  g_assert_nonnull (strstr (adw_message_dialog_get_body (ADW_MESSAGE_DIALOG (dialog)),
+                            "not installed"));
+#endif
   g_assert_false (g_file_test (browser_out, G_FILE_TEST_EXISTS));
 
+#if ADW_CHECK_VERSION(1, 5, 0)
+  adw_dialog_force_close (ADW_DIALOG (dialog));
+#else
   gtk_window_destroy (GTK_WINDOW (dialog));
+#endif
   g_unsetenv ("FLAMEDIFF_HELP_HTML");
   g_rmdir (empty);
 }

@@ -36,6 +36,25 @@ workload (const char *name)
   return g_strdup_printf ("%s/capture-%s", g_getenv ("FLAMEDIFF_WORKLOADS"), name);
 }
 
+/* the first widget of @type under @root, or %NULL */
+static GtkWidget *
+find_descendant (GtkWidget *root,
+                 GType      type)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE (root, type))
+    return root;
+  for (GtkWidget *c = gtk_widget_get_first_child (root); c; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_descendant (c, type);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* the dialog shown: a toplevel of its own (libadwaita 1.2) or inside its
+ * window (an AdwDialog, from 1.5) */
 static FlameRecordDialog *
 find_dialog (void)
 {
@@ -43,10 +62,11 @@ find_dialog (void)
 
   for (guint i = 0; i < g_list_model_get_n_items (tops); i++)
     {
-      g_autoptr(GObject) w = g_list_model_get_item (tops, i);
+      g_autoptr(GtkWidget) w = g_list_model_get_item (tops, i);
+      GtkWidget *dialog = find_descendant (w, FLAME_TYPE_RECORD_DIALOG);
 
-      if (FLAME_IS_RECORD_DIALOG (w) && gtk_widget_get_visible (GTK_WIDGET (w)))
-        return FLAME_RECORD_DIALOG (w);
+      if (dialog != NULL && gtk_widget_get_visible (dialog))
+        return FLAME_RECORD_DIALOG (dialog);
     }
   return NULL;
 }
@@ -61,8 +81,23 @@ open_dialog (FlameWindow *win)
   flame_test_gui_wait_for (find_dialog () != NULL);
   dialog = find_dialog ();
   g_assert_nonnull (dialog);
+#if ADW_CHECK_VERSION(1, 5, 0)
+  /* an AdwDialog over the window, not a window of its own */
+  g_assert_true (gtk_widget_get_root (GTK_WIDGET (dialog)) == GTK_ROOT (win));
+#else
   g_assert_true (gtk_window_get_transient_for (GTK_WINDOW (dialog)) == GTK_WINDOW (win));
+  g_assert_true (gtk_window_get_modal (GTK_WINDOW (dialog)));
+#endif
   return dialog;
+}
+
+/* Cancel (or Escape) when nothing records: the dialog goes */
+static void
+close_dialog (FlameRecordDialog *dialog)
+{
+  gtk_widget_activate_action (GTK_WIDGET (dialog), "record.close", NULL);
+  flame_test_gui_wait_for (find_dialog () == NULL);
+  g_assert_null (find_dialog ());
 }
 
 static void
@@ -89,17 +124,22 @@ wait_for_window (FlameWindow *self)
 }
 
 static void
-screenshot (GtkWindow  *win,
-            const char *name)
+screenshot (FlameRecordDialog *dialog,
+            const char        *name)
 {
   const char *dir = g_getenv ("FLAMEDIFF_SCREENSHOTS");
-  GtkWidget *content = adw_window_get_content (ADW_WINDOW (win));
+#if ADW_CHECK_VERSION(1, 5, 0)
+  GtkWidget *content = adw_dialog_get_child (ADW_DIALOG (dialog));
+#else
+  GtkWidget *content = adw_window_get_content (ADW_WINDOW (dialog));
+#endif
   g_autoptr(GdkPaintable) paintable = NULL;
   g_autoptr(GdkTexture) texture = NULL;
   g_autofree char *path = NULL;
   GtkSnapshot *snapshot;
   GskRenderNode *node;
   GskRenderNode *drawn = NULL;
+  GskRenderer *renderer;
   int w, h;
 
   if (dir == NULL)
@@ -118,8 +158,8 @@ screenshot (GtkWindow  *win,
   gtk_snapshot_append_node (snapshot, drawn);
   gsk_render_node_unref (drawn);
   node = gtk_snapshot_free_to_node (snapshot);
-  texture = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (win)), node,
-                                         &GRAPHENE_RECT_INIT (0, 0, w, h));
+  renderer = gtk_native_get_renderer (gtk_widget_get_native (content));
+  texture = gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, w, h));
   gsk_render_node_unref (node);
   g_mkdir_with_parents (dir, 0755);
   path = g_build_filename (dir, name, NULL);
@@ -200,7 +240,7 @@ test_record_twice (void)
   adw_combo_row_set_selected (dialog->baseline_row, FLAME_BASELINE_RECORD);
   flame_test_gui_wait_for (gtk_widget_is_sensitive (dialog->start_button));
   g_assert_false (gtk_widget_get_visible (dialog->sandbox_box));
-  screenshot (GTK_WINDOW (dialog), "record-dialog.png");
+  screenshot (dialog, "record-dialog.png");
 
   gtk_widget_activate_action (GTK_WIDGET (dialog), "record.start", NULL);
   g_assert_cmpint (dialog->phase, ==, FLAME_RECORD_BASELINE);
@@ -215,7 +255,7 @@ test_record_twice (void)
   /* the program's standard output, in the log */
   log = output_log (dialog);
   g_assert_nonnull (strstr (log, "truth hot_a"));
-  screenshot (GTK_WINDOW (dialog), "record-dialog-between.png");
+  screenshot (dialog, "record-dialog-between.png");
 
   /* the recent commands: this one first */
   recent = g_settings_get_strv (settings, "recent-commands");
@@ -283,7 +323,7 @@ test_earlier_recording (void)
   first = g_strdup (g_ptr_array_index (dialog->earlier_paths, 1));
   dialog->cwd = (g_free (dialog->cwd), g_strdup (tmpdir));
   flame_test_gui_wait_for (gtk_widget_get_visible (GTK_WIDGET (dialog->earlier_row)));
-  screenshot (GTK_WINDOW (dialog), "record-dialog-earlier.png");
+  screenshot (dialog, "record-dialog-earlier.png");
   gtk_widget_activate_action (GTK_WIDGET (dialog), "record.start", NULL);
   g_assert_cmpint (dialog->phase, ==, FLAME_RECORD_CURRENT);
   flame_test_gui_wait_for_s (dialog == NULL, 60);
@@ -319,7 +359,7 @@ test_stop (void)
   gtk_expander_set_expanded (dialog->output_expander, TRUE);
   on_output_for_test (dialog);
   flame_test_gui_wait_for (g_strcmp0 (gtk_label_get_text (dialog->samples_label), "0") != 0);
-  screenshot (GTK_WINDOW (dialog), "record-dialog-recording.png");
+  screenshot (dialog, "record-dialog-recording.png");
   t0 = g_get_monotonic_time ();
   g_assert_true (gtk_widget_is_sensitive (dialog->stop_button));
   gtk_widget_activate_action (GTK_WIDGET (dialog), "record.stop", NULL);
@@ -333,7 +373,7 @@ test_stop (void)
 
     g_assert_false (g_file_test (spool, G_FILE_TEST_EXISTS));
   }
-  gtk_window_destroy (GTK_WINDOW (dialog));
+  close_dialog (dialog);
 }
 
 /* Closing the window during a recording: the program is stopped and the
@@ -396,7 +436,7 @@ test_record_runs (void)
   dialog->cwd = (g_free (dialog->cwd), g_strdup (tmpdir));
   adw_combo_row_set_selected (dialog->baseline_row, FLAME_BASELINE_RECORD);
   gtk_spin_button_set_value (dialog->runs_spin, 2);
-  screenshot (GTK_WINDOW (dialog), "record-dialog-runs.png");
+  screenshot (dialog, "record-dialog-runs.png");
 
   gtk_widget_activate_action (GTK_WIDGET (dialog), "record.start", NULL);
   g_assert_cmpint (dialog->phase, ==, FLAME_RECORD_BASELINE);
@@ -495,7 +535,7 @@ test_record_memory (void)
   dialog->cwd = (g_free (dialog->cwd), g_strdup (tmpdir));
   adw_combo_row_set_selected (dialog->baseline_row, FLAME_BASELINE_RECORD);
   flame_test_gui_wait_for (gtk_widget_is_sensitive (dialog->start_button));
-  screenshot (GTK_WINDOW (dialog), "record-dialog-memory.png");
+  screenshot (dialog, "record-dialog-memory.png");
 
   gtk_widget_activate_action (GTK_WIDGET (dialog), "record.start", NULL);
   wait_for_phase (dialog, FLAME_RECORD_BETWEEN);
@@ -600,12 +640,12 @@ test_flatpak_plan (void)
   g_assert_nonnull (
     strstr (gtk_label_get_text (dialog->sandbox_command),
             "flamediff-cli record -o run.speedscope.json -- /opt/host-only/bin/myprog --size 3"));
-  screenshot (GTK_WINDOW (dialog), "record-dialog-flatpak.png");
+  screenshot (dialog, "record-dialog-flatpak.png");
   /* a program inside the sandbox: no note, recordable */
   gtk_editable_set_text (GTK_EDITABLE (dialog->command_row), "sh -c true");
   flame_test_gui_wait_for (!gtk_widget_get_visible (dialog->sandbox_box));
   g_assert_true (gtk_widget_is_sensitive (dialog->start_button));
-  gtk_window_destroy (GTK_WINDOW (dialog));
+  close_dialog (dialog);
 }
 
 static void

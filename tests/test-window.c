@@ -11,6 +11,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <glib/gi18n.h>
 #include <glib/gstdio.h>
 #include <locale.h>
 #include <string.h>
@@ -23,7 +24,7 @@
 #include "flame-graph-view-private.h"
 #include "flame-legend.h"
 #include "flame-loader.h"
-#include "flame-preferences-window.h"
+#include "flame-preferences-page.h"
 #include "flame-recorder.h"
 #include "flame-report.h"
 #include "flame-speedscope.h"
@@ -165,6 +166,14 @@ test_empty_state (void)
   /* Record and Diff… is offered on the empty page */
   g_assert_true (gtk_widget_get_sensitive (fresh->record_button));
   g_assert_nonnull (gtk_widget_get_tooltip_text (fresh->record_button));
+  /* the page's icon, from the resource even when nothing is installed
+   * (run from the build tree): GtkApplication adds <base>/icons */
+  g_assert_true (g_resources_get_info ("/io/github/flamediff/Flamediff/icons/scalable/apps/"
+                                       "io.github.flamediff.Flamediff.svg",
+                                       G_RESOURCE_LOOKUP_FLAGS_NONE, NULL, NULL, NULL));
+  g_assert_true (gtk_icon_theme_has_icon (gtk_icon_theme_get_for_display (
+                                            gtk_widget_get_display (GTK_WIDGET (fresh))),
+                                          "io.github.flamediff.Flamediff"));
   gtk_window_destroy (GTK_WINDOW (fresh));
 }
 
@@ -2132,8 +2141,8 @@ test_error_text (void)
   g_autoptr(GFile) fg = g_file_new_for_path (gone);
 
   open_example ();
-  check_open_error (fg, "The file “gone.folded” no longer exists. "
-                        "It may have been moved or deleted.", ENOENT);
+  check_open_error (fg, "There is no file “gone.folded”. "
+                        "It may have been moved, renamed or deleted.", ENOENT);
 
   if (geteuid () == 0)
     g_test_message ("running as root, which reads any file: no permission test");
@@ -2350,17 +2359,37 @@ test_file_changed_bar (void)
   remove_tree (dir);
 }
 
-static FlamePreferencesWindow *
+/* the first widget of @type under @root, or %NULL */
+static GtkWidget *
+find_descendant (GtkWidget *root,
+                 GType      type)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE (root, type))
+    return root;
+  for (GtkWidget *c = gtk_widget_get_first_child (root); c; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_descendant (c, type);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* the Preferences' page where it shows: in an AdwPreferencesDialog over
+ * a window (libadwaita >= 1.5) or in an AdwPreferencesWindow */
+static FlamePreferencesPage *
 find_preferences (void)
 {
   GListModel *toplevels = gtk_window_get_toplevels ();   /* (transfer none) */
 
   for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
     {
-      g_autoptr(GObject) w = g_list_model_get_item (toplevels, i);
+      g_autoptr(GtkWidget) w = g_list_model_get_item (toplevels, i);
+      GtkWidget *page = find_descendant (w, FLAME_TYPE_PREFERENCES_PAGE);
 
-      if (FLAME_IS_PREFERENCES_WINDOW (w) && gtk_widget_get_visible (GTK_WIDGET (w)))
-        return FLAME_PREFERENCES_WINDOW (w);
+      if (page != NULL && gtk_widget_get_visible (w))
+        return FLAME_PREFERENCES_PAGE (page);
     }
   return NULL;
 }
@@ -2370,7 +2399,8 @@ find_preferences (void)
 static void
 test_preferences (void)
 {
-  FlamePreferencesWindow *prefs;
+  FlamePreferencesPage *prefs;
+  GtkWidget *container;
   AdwComboRow *theme_row, *orientation_row;
 
   open_example ();
@@ -2379,11 +2409,22 @@ test_preferences (void)
   flame_test_gui_wait_for (find_preferences () != NULL);
   prefs = find_preferences ();
   g_assert_nonnull (prefs);
+#if ADW_CHECK_VERSION(1, 5, 0)
+  /* an AdwDialog over the window, not a window of its own */
+  container = gtk_widget_get_ancestor (GTK_WIDGET (prefs), ADW_TYPE_PREFERENCES_DIALOG);
+  g_assert_nonnull (container);
+  g_assert_true (gtk_widget_get_root (container) == GTK_ROOT (window));
+#else
+  container = gtk_widget_get_ancestor (GTK_WIDGET (prefs), ADW_TYPE_PREFERENCES_WINDOW);
+  g_assert_nonnull (container);
+  g_assert_true (gtk_window_get_modal (GTK_WINDOW (container)));
+  g_assert_true (gtk_window_get_transient_for (GTK_WINDOW (container)) == GTK_WINDOW (window));
+#endif
 
   theme_row = ADW_COMBO_ROW (
-    gtk_widget_get_template_child (GTK_WIDGET (prefs), FLAME_TYPE_PREFERENCES_WINDOW, "theme_row"));
+    gtk_widget_get_template_child (GTK_WIDGET (prefs), FLAME_TYPE_PREFERENCES_PAGE, "theme_row"));
   orientation_row = ADW_COMBO_ROW (gtk_widget_get_template_child (GTK_WIDGET (prefs),
-                                                                  FLAME_TYPE_PREFERENCES_WINDOW,
+                                                                  FLAME_TYPE_PREFERENCES_PAGE,
                                                                   "orientation_row"));
   g_assert_nonnull (theme_row);
   g_assert_nonnull (orientation_row);
@@ -2417,8 +2458,13 @@ test_preferences (void)
   g_assert_cmpint (flame_graph_view_get_orientation (window->graph_view), ==,
                    FLAME_ORIENTATION_FLAME);
 
-  gtk_window_destroy (GTK_WINDOW (prefs));
+#if ADW_CHECK_VERSION(1, 5, 0)
+  adw_dialog_force_close (ADW_DIALOG (container));
+#else
+  gtk_window_destroy (GTK_WINDOW (container));
+#endif
   flame_test_gui_wait_for (find_preferences () == NULL);
+  g_assert_null (find_preferences ());
 }
 
 /* The colour key: one row under the graph, its swatches following the
@@ -2951,6 +2997,17 @@ test_narrow_window (void)
   g_assert_cmpint (min, <=, width_request);
   g_assert_cmpint (gtk_widget_get_width (content), <=, width_request);
   g_assert_true (adw_flap_get_folded (w->flap));
+#if ADW_CHECK_VERSION(1, 4, 0)
+  /* libadwaita >= 1.4: the header bar is a top bar of an AdwToolbarView,
+   * and an AdwBreakpoint switched the layout (not the 1.2 fallback) */
+  g_assert_true (ADW_IS_TOOLBAR_VIEW (content));
+  g_assert_true (gtk_widget_get_ancestor (GTK_WIDGET (w->header_bar), ADW_TYPE_TOOLBAR_VIEW) ==
+                 content);
+  g_assert_nonnull (adw_application_window_get_current_breakpoint (ADW_APPLICATION_WINDOW (w)));
+#else
+  g_assert_true (GTK_IS_BOX (content));
+  g_assert_true (gtk_widget_get_parent (GTK_WIDGET (w->header_bar)) == content);
+#endif
   {
     g_autoptr(GdkTexture) texture = render_window (w);
 
@@ -3054,6 +3111,9 @@ test_narrow_window (void)
   flame_test_gui_wait_for (!w->narrow_applied && gtk_widget_get_visible (w->search_button) &&
                            gtk_widget_get_width (content) >= 640);
   g_assert_cmpint (gtk_widget_get_width (content), >=, 640);
+#if ADW_CHECK_VERSION(1, 4, 0)
+  g_assert_null (adw_application_window_get_current_breakpoint (ADW_APPLICATION_WINDOW (w)));
+#endif
   g_assert_true (gtk_widget_get_visible (w->search_button));
   g_assert_true (gtk_widget_get_visible (w->view_menu_button));
   /* and the main menu as it was: New Window first, the keys shown */
@@ -3083,6 +3143,68 @@ test_narrow_window (void)
   g_assert_false (flame_changes_panel_get_compact (w->changes_panel));
   g_assert_true (gtk_column_view_column_get_visible (w->changes_panel->before_column));
   gtk_window_destroy (GTK_WINDOW (w));
+}
+
+/* The narrow main menu in German, with the catalog just built
+ * ($FLAMEDIFF_LOCALEDIR; the de_DE run only): its longer labels must fit
+ * the 360 px window too */
+static void
+test_narrow_menu_translated (void)
+{
+  const char *localedir = g_getenv ("FLAMEDIFF_LOCALEDIR");
+  g_autofree char *saved_dir = g_strdup (bindtextdomain (GETTEXT_PACKAGE, NULL));
+  g_autofree char *saved_domain = g_strdup (textdomain (NULL));
+  FlameWindow *w;
+  GtkWidget *button;
+  GtkPopover *popover;
+  GMenuModel *menu;
+  g_autoptr(GMenuModel) section = NULL;
+  g_autofree char *options = NULL;
+  int width_request = 0, natural = 0;
+
+  /* a run meant to check German must not pass in English */
+  if (!g_str_has_prefix (setlocale (LC_MESSAGES, NULL), "de"))
+    g_error ("FLAMEDIFF_LOCALEDIR is set: run under de_DE.UTF-8, not %s",
+             setlocale (LC_MESSAGES, NULL));
+  /* as main.c does: the window's code translates with _() */
+  bindtextdomain (GETTEXT_PACKAGE, localedir);
+  textdomain (GETTEXT_PACKAGE);
+  w = flame_window_new (ADW_APPLICATION (app));
+  g_object_get (w, "width-request", &width_request, NULL);
+  gtk_window_set_default_size (GTK_WINDOW (w), width_request, 640);
+  gtk_window_present (GTK_WINDOW (w));
+  flame_window_open_example (w);
+  wait_for_window (w);
+  flame_test_gui_wait_for (w->narrow_applied);
+  settle_narrow (w, width_request);
+  g_assert_true (w->narrow_applied);
+
+  button = gtk_widget_get_first_child (gtk_widget_get_parent (w->sidebar_button));
+  while (button != NULL &&
+         !(GTK_IS_MENU_BUTTON (button) && gtk_menu_button_get_primary (GTK_MENU_BUTTON (button))))
+    button = gtk_widget_get_next_sibling (button);
+  g_assert_nonnull (button);
+  menu = gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (button));
+  section = g_menu_model_get_item_link (menu, 0, G_MENU_LINK_SECTION);
+  g_assert_true (g_menu_model_get_item_attribute (section, 0, G_MENU_ATTRIBUTE_LABEL, "s",
+                                                  &options));
+  g_assert_cmpstr (options, ==, "_Ansichtsoptionen");
+
+  /* the popover's pages (the menu and View Options) are as wide as the
+   * widest of them */
+  popover = gtk_menu_button_get_popover (GTK_MENU_BUTTON (button));
+  gtk_menu_button_popup (GTK_MENU_BUTTON (button));
+  flame_test_gui_wait_for (gtk_widget_get_mapped (GTK_WIDGET (popover)));
+  gtk_widget_measure (GTK_WIDGET (popover), GTK_ORIENTATION_HORIZONTAL, -1, NULL, &natural,
+                      NULL, NULL);
+  g_test_message ("the narrow main menu in German: %d px wide", natural);
+  g_assert_cmpint (natural, <=, width_request);
+  gtk_menu_button_popdown (GTK_MENU_BUTTON (button));
+  flame_test_gui_wait_for (!gtk_widget_get_visible (GTK_WIDGET (popover)));
+  gtk_window_destroy (GTK_WINDOW (w));
+  /* English again for the tests after this one */
+  bindtextdomain (GETTEXT_PACKAGE, saved_dir);
+  textdomain (saved_domain);
 }
 
 /* Opening the example from the start page of a fresh window, with
@@ -3228,6 +3350,8 @@ main (int   argc,
   g_test_add_func ("/window/panel-width", test_panel_width);
   g_test_add_func ("/window/panel-resize", test_panel_resize);
   g_test_add_func ("/window/narrow", test_narrow_window);
+  if (g_getenv ("FLAMEDIFF_LOCALEDIR") != NULL)
+    g_test_add_func ("/window/narrow-menu-translated", test_narrow_menu_translated);
   g_test_add_func ("/window/binary-changed", test_binary_changed);
   g_test_add_func ("/window/checkouts", test_checkouts);
   g_test_add_func ("/window/recover-banner", test_recover_banner);

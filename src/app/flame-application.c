@@ -8,7 +8,7 @@
 #include <glib/gi18n.h>
 
 #include "flame-application.h"
-#include "flame-preferences-window.h"
+#include "flame-preferences-page.h"
 #include "flame-resources.h"
 
 struct _FlameApplication
@@ -196,13 +196,11 @@ preferences_action (GSimpleAction *action,
 {
   FlameApplication *self = user_data;
   GtkWindow *parent = gtk_application_get_active_window (GTK_APPLICATION (self));
-  GtkWidget *prefs = flame_preferences_window_new (self->settings);
 
   g_assert (G_IS_SIMPLE_ACTION (action));
   g_assert (FLAME_IS_APPLICATION (self));
 
-  gtk_window_set_transient_for (GTK_WINDOW (prefs), parent);
-  gtk_window_present (GTK_WINDOW (prefs));
+  flame_preferences_page_present (self->settings, parent);
 }
 
 /* The help pages as HTML (help/C/meson.build builds them with
@@ -232,20 +230,28 @@ flame_application_find_help_html (void)
   return NULL;
 }
 
+/* an AdwAlertDialog over @parent from libadwaita 1.5, an
+ * AdwMessageDialog (deprecated there) before */
 static void
 help_not_shown (GtkWindow  *parent,
                 const char *detail)
 {
-  AdwMessageDialog *dialog;
+  const char *heading = _("The Help Could Not Be Opened");
+  g_autofree char *body =
+    g_strdup_printf (_("Neither a help viewer (such as Yelp) nor a web browser "
+                       "could show Flamediff’s help. %s"),
+                     detail);
+#if ADW_CHECK_VERSION(1, 5, 0)
+  AdwDialog *dialog = adw_alert_dialog_new (heading, body);
 
-  dialog = ADW_MESSAGE_DIALOG (
-    adw_message_dialog_new (parent, _("The Help Could Not Be Opened"), NULL));
-  adw_message_dialog_format_body (dialog,
-                                  _("Neither a help viewer (such as Yelp) nor a web browser "
-                                    "could show Flamediff’s help. %s"),
-                                  detail);
-  adw_message_dialog_add_response (dialog, "close", _("_Close"));
+  adw_alert_dialog_add_response (ADW_ALERT_DIALOG (dialog), "close", _("_Close"));
+  adw_dialog_present (dialog, GTK_WIDGET (parent));
+#else
+  GtkWidget *dialog = adw_message_dialog_new (parent, heading, body);
+
+  adw_message_dialog_add_response (ADW_MESSAGE_DIALOG (dialog), "close", _("_Close"));
   gtk_window_present (GTK_WINDOW (dialog));
+#endif
 }
 
 static void

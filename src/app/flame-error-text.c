@@ -98,8 +98,8 @@ flame_error_text (const GError *error,
       {
       case KIND_MISSING:
         plain =
-          g_strdup_printf (_("The file “%s” no longer exists. It may have been moved or deleted."),
-                           name);
+          g_strdup_printf (_("There is no file “%s”. It may have been moved, renamed or "
+                             "deleted."), name);
         break;
       case KIND_PERMISSION:
         plain = g_strdup_printf (_("Flamediff cannot access “%s”: permission denied. "

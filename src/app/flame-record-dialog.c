@@ -1,6 +1,7 @@
 /* flame-record-dialog.c: Record and Diff.
  *
- * One window, three steps in a GtkStack: "setup" (command, working
+ * One dialog (an AdwDialog over the window from libadwaita 1.5, a modal
+ * AdwWindow before), three steps in a GtkStack: "setup" (command, working
  * directory, frequency, where the baseline comes from), "recording"
  * (elapsed time, samples, lost samples, Stop, the program's output) and,
  * when the baseline is recorded now, "between" (change the code, then
@@ -34,10 +35,43 @@
 #define MAX_RECENT_COMMANDS 10
 #define MAX_LOG_CHARS (512 * 1024)
 
+/* the size it opens with */
+#define DIALOG_WIDTH  580
+#define DIALOG_HEIGHT 660
+
+#if ADW_CHECK_VERSION(1, 5, 0)
+G_DEFINE_FINAL_TYPE (FlameRecordDialog, flame_record_dialog, ADW_TYPE_DIALOG)
+#else
 G_DEFINE_FINAL_TYPE (FlameRecordDialog, flame_record_dialog, ADW_TYPE_WINDOW)
+#endif
 
 static void start_recording (FlameRecordDialog *self,
                              FlameRecordPhase   phase);
+
+/* takes the dialog away now (no close request): an AdwDialog leaves its
+ * window, a window is destroyed */
+static void
+destroy_dialog (FlameRecordDialog *self)
+{
+#if ADW_CHECK_VERSION(1, 5, 0)
+  adw_dialog_force_close (ADW_DIALOG (self));
+#else
+  gtk_window_destroy (GTK_WINDOW (self));
+#endif
+}
+
+/* the window the dialog is over, for the file choosers */
+static GtkWindow *
+parent_window (FlameRecordDialog *self)
+{
+#if ADW_CHECK_VERSION(1, 5, 0)
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+
+  return GTK_IS_WINDOW (root) ? GTK_WINDOW (root) : NULL;
+#else
+  return GTK_WINDOW (self);
+#endif
+}
 
 /* ------------------------------------------------------------------ */
 /* Earlier recordings */
@@ -467,7 +501,10 @@ record_done (GObject      *object,
       if (profile == NULL)
         g_warning ("The recording could not be written: %s", error->message);
       release_app (self);
-      gtk_window_destroy (GTK_WINDOW (self));
+#if !ADW_CHECK_VERSION(1, 5, 0)
+      /* (an AdwDialog has left its window already) */
+      destroy_dialog (self);
+#endif
       return;
     }
   release_app (self);
@@ -512,7 +549,7 @@ record_done (GObject      *object,
         flame_window_open (self->window, self->baseline, self->current);
       gtk_window_present (GTK_WINDOW (self->window));
     }
-  gtk_window_destroy (GTK_WINDOW (self));
+  destroy_dialog (self);
 }
 
 static void
@@ -702,10 +739,11 @@ directory_chosen (GtkWindow *parent,
                   GPtrArray *files,
                   gpointer   user_data)
 {
+  g_autoptr(FlameRecordDialog) self = user_data;
   g_autofree char *path = files->len > 0 ? g_file_get_path (g_ptr_array_index (files, 0)) : NULL;
 
   if (path != NULL)
-    set_cwd (FLAME_RECORD_DIALOG (parent), path);
+    set_cwd (self, path);
 }
 
 static void
@@ -718,8 +756,8 @@ choose_directory_action (GtkWidget  *widget,
 
   g_assert (GTK_IS_WIDGET (widget));
 
-  flame_choose_folder (GTK_WINDOW (self), _("Working Directory"), current,
-                       directory_chosen, NULL);
+  flame_choose_folder (parent_window (self), _("Working Directory"), current,
+                       directory_chosen, g_object_ref (self));
 }
 
 static void
@@ -727,7 +765,7 @@ baseline_file_chosen (GtkWindow *parent,
                       GPtrArray *files,
                       gpointer   user_data)
 {
-  FlameRecordDialog *self = FLAME_RECORD_DIALOG (parent);
+  g_autoptr(FlameRecordDialog) self = user_data;
 
   if (files->len == 0)
     return;
@@ -747,8 +785,9 @@ choose_file_action (GtkWidget  *widget,
 {
   g_assert (GTK_IS_WIDGET (widget));
 
-  flame_choose_profiles (GTK_WINDOW (widget), _("Open the Baseline Profile"), FALSE,
-                         baseline_file_chosen, NULL);
+  flame_choose_profiles (parent_window (FLAME_RECORD_DIALOG (widget)),
+                         _("Open the Baseline Profile"), FALSE, baseline_file_chosen,
+                         g_object_ref (widget));
 }
 
 /* ------------------------------------------------------------------ */
@@ -768,14 +807,43 @@ flame_record_dialog_shutdown (FlameRecordDialog *self)
 
   if (self->recorder == NULL)
     {
-      gtk_window_destroy (GTK_WINDOW (self));
+      destroy_dialog (self);
       return;
     }
   self->shutting_down = TRUE;
   flame_recorder_stop (self->recorder);
+#if ADW_CHECK_VERSION(1, 5, 0)
+  /* out of its window now (the window may be closing); the recording
+   * holds it until the file is written */
+  adw_dialog_force_close (ADW_DIALOG (self));
+#endif
   gtk_widget_set_visible (GTK_WIDGET (self), FALSE);
 }
 
+/* Cancel, Escape, the dialog's or window's close button: during a
+ * recording the program is stopped and the file still written */
+static void
+close_action (GtkWidget  *widget,
+              const char *name,
+              GVariant   *param)
+{
+  FlameRecordDialog *self = FLAME_RECORD_DIALOG (widget);
+
+#if ADW_CHECK_VERSION(1, 5, 0)
+  adw_dialog_close (ADW_DIALOG (self));
+#else
+  gtk_window_close (GTK_WINDOW (self));
+#endif
+}
+
+#if ADW_CHECK_VERSION(1, 5, 0)
+/* can-close is off: every close comes here */
+static void
+flame_record_dialog_close_attempt (AdwDialog *dialog)
+{
+  flame_record_dialog_shutdown (FLAME_RECORD_DIALOG (dialog));
+}
+#else
 static gboolean
 flame_record_dialog_close_request (GtkWindow *window)
 {
@@ -788,6 +856,7 @@ flame_record_dialog_close_request (GtkWindow *window)
     }
   return GTK_WINDOW_CLASS (flame_record_dialog_parent_class)->close_request (window);
 }
+#endif
 
 static gboolean
 parent_close_request (GtkWindow         *parent,
@@ -843,11 +912,14 @@ flame_record_dialog_class_init (FlameRecordDialogClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
-  GtkWindowClass *window_class = GTK_WINDOW_CLASS (klass);
 
   object_class->dispose = flame_record_dialog_dispose;
   object_class->finalize = flame_record_dialog_finalize;
-  window_class->close_request = flame_record_dialog_close_request;
+#if ADW_CHECK_VERSION(1, 5, 0)
+  ADW_DIALOG_CLASS (klass)->close_attempt = flame_record_dialog_close_attempt;
+#else
+  GTK_WINDOW_CLASS (klass)->close_request = flame_record_dialog_close_request;
+#endif
 
   gtk_widget_class_set_template_from_resource (
     widget_class, "/io/github/flamediff/Flamediff/ui/flame-record-dialog.ui");
@@ -887,8 +959,9 @@ flame_record_dialog_class_init (FlameRecordDialogClass *klass)
   gtk_widget_class_install_action (widget_class, "record.choose-directory", NULL,
                                    choose_directory_action);
   gtk_widget_class_install_action (widget_class, "record.choose-file", NULL, choose_file_action);
+  gtk_widget_class_install_action (widget_class, "record.close", NULL, close_action);
 
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "window.close", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "record.close", NULL);
 }
 
 static void
@@ -903,7 +976,16 @@ flame_record_dialog_init (FlameRecordDialog *self)
   self->recent_menu = g_menu_new ();
   self->sandbox = flame_sandbox_info_new (NULL);
   gtk_menu_button_set_menu_model (self->recent_button, G_MENU_MODEL (self->recent_menu));
+#if ADW_CHECK_VERSION(1, 5, 0)
+  adw_dialog_set_can_close (ADW_DIALOG (self), FALSE);
+  adw_dialog_set_content_width (ADW_DIALOG (self), DIALOG_WIDTH);
+  adw_dialog_set_content_height (ADW_DIALOG (self), DIALOG_HEIGHT);
+  adw_dialog_set_default_widget (ADW_DIALOG (self), self->start_button);
+#else
+  gtk_window_set_modal (GTK_WINDOW (self), TRUE);
+  gtk_window_set_default_size (GTK_WINDOW (self), DIALOG_WIDTH, DIALOG_HEIGHT);
   gtk_window_set_default_widget (GTK_WINDOW (self), self->start_button);
+#endif
 
   g_signal_connect_object (self->command_row, "changed", G_CALLBACK (update_setup), self,
                            G_CONNECT_SWAPPED);
@@ -928,14 +1010,15 @@ FlameRecordDialog *
 flame_record_dialog_new (FlameWindow *window,
                          GSettings   *settings)
 {
-  FlameRecordDialog *self = g_object_new (FLAME_TYPE_RECORD_DIALOG,
-                                          "transient-for", window,
-                                          NULL);
+  FlameRecordDialog *self = g_object_new (FLAME_TYPE_RECORD_DIALOG, NULL);
   g_autofree char *home_cwd = g_get_current_dir ();
   g_auto(GStrv) recent = NULL;
 
   self->settings = g_object_ref (settings);
   g_set_weak_pointer (&self->window, window);
+#if !ADW_CHECK_VERSION(1, 5, 0)
+  gtk_window_set_transient_for (GTK_WINDOW (self), GTK_WINDOW (window));
+#endif
   self->parent_close_id = g_signal_connect (window, "close-request",
                                             G_CALLBACK (parent_close_request), self);
 
@@ -960,4 +1043,21 @@ flame_record_dialog_new (FlameWindow *window,
   load_earlier_recordings (self);
   set_cwd (self, home_cwd);
   return self;
+}
+
+/**
+ * flame_record_dialog_present:
+ *
+ * Shows the dialog over the window it was made for.
+ */
+void
+flame_record_dialog_present (FlameRecordDialog *self)
+{
+  g_return_if_fail (FLAME_IS_RECORD_DIALOG (self));
+
+#if ADW_CHECK_VERSION(1, 5, 0)
+  adw_dialog_present (ADW_DIALOG (self), GTK_WIDGET (self->window));
+#else
+  gtk_window_present (GTK_WINDOW (self));
+#endif
 }

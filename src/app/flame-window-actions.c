@@ -256,7 +256,7 @@ record_action (GtkWidget  *widget,
 
   g_assert (FLAME_IS_WINDOW (widget));
 
-  gtk_window_present (GTK_WINDOW (flame_record_dialog_new (self, self->settings)));
+  flame_record_dialog_present (flame_record_dialog_new (self, self->settings));
 }
 
 static void

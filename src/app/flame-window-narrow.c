@@ -19,8 +19,12 @@
  * into the main menu (a section at its top; the menu leaves out the
  * keys, to be as wide as its labels), the Open button shows an icon, and
  * the rest stacks: summary, colour key, a narrower panel.
- * libadwaita 1.4's AdwBreakpoint would say this in the .ui; 1.2 (Debian
- * 12) has none, so the window's allocation decides, for all versions. */
+ * One function switches the layout (apply_narrow), with two triggers:
+ * from libadwaita 1.4 an AdwBreakpoint on the window (its condition in
+ * sp, so it follows the text size), applied before the content is
+ * allocated at the new width; on 1.2 (Debian 12), which has none, the
+ * window's allocation, which switches from an idle. The breakpoint is
+ * added in code, as the .ui must load on 1.2 too. */
 
 /* the first widget under @root that @match accepts: widgets this file
  * changes that the window does not keep a pointer to (the .ui's ids are
@@ -178,6 +182,72 @@ apply_narrow (FlameWindow *self)
     gtk_widget_set_size_request (content, narrow ? -1 : 400, -1);
 }
 
+#if ADW_CHECK_VERSION(1, 4, 0)
+/* the breakpoint's apply and unapply: during the window's allocation,
+ * before its content is allocated at the new width, so the panel gets
+ * its width for the layout now too (from the idle, the wide panel's
+ * would overflow the narrow window once) */
+static void
+switch_layout (FlameWindow *self,
+               gboolean     narrow)
+{
+  self->narrow = narrow;
+  if (self->narrow_applied != narrow)
+    {
+      self->narrow_applied = narrow;
+      apply_narrow (self);
+    }
+  self->panel_width = _flame_window_panel_width_for (self, self->window_width, narrow);
+  if (self->panel_width != self->panel_width_applied)
+    _flame_window_apply_panel_width (self, self->panel_width);
+}
+
+static void
+on_breakpoint_apply (FlameWindow *self)
+{
+  switch_layout (self, TRUE);
+}
+
+static void
+on_breakpoint_unapply (FlameWindow *self)
+{
+  switch_layout (self, FALSE);
+}
+#endif
+
+/* From libadwaita 1.4: the header bar in an AdwToolbarView (raised, as
+ * the GtkBox of 1.2 shows it), and an AdwBreakpoint below NARROW_BELOW
+ * that switches the layout. On 1.2 the .ui's GtkBox stays, and
+ * _flame_window_size_allocate switches. Call after the template. */
+void
+_flame_window_setup_adaptive (FlameWindow *self)
+{
+#if ADW_CHECK_VERSION(1, 4, 0)
+  AdwApplicationWindow *window = ADW_APPLICATION_WINDOW (self);
+  g_autoptr(GtkWidget) box = g_object_ref (adw_application_window_get_content (window));
+  g_autoptr(GtkWidget) header = g_object_ref (GTK_WIDGET (self->header_bar));
+  AdwToolbarView *toolbar_view = ADW_TOOLBAR_VIEW (adw_toolbar_view_new ());
+  g_autofree char *condition = g_strdup_printf ("max-width: %dsp", NARROW_BELOW - 1);
+  AdwBreakpoint *breakpoint;
+
+  g_assert (gtk_widget_get_parent (header) == box);
+  gtk_box_remove (GTK_BOX (box), header);
+  adw_application_window_set_content (window, GTK_WIDGET (toolbar_view));
+  adw_toolbar_view_add_top_bar (toolbar_view, header);
+  adw_toolbar_view_set_top_bar_style (toolbar_view, ADW_TOOLBAR_RAISED);
+  adw_toolbar_view_set_content (toolbar_view, box);
+
+  breakpoint = adw_breakpoint_new (adw_breakpoint_condition_parse (condition));
+  g_signal_connect_object (breakpoint, "apply",
+                           G_CALLBACK (on_breakpoint_apply), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (breakpoint, "unapply",
+                           G_CALLBACK (on_breakpoint_unapply), self, G_CONNECT_SWAPPED);
+  adw_application_window_add_breakpoint (window, breakpoint);
+#else
+  (void) self;
+#endif
+}
+
 static gboolean
 apply_narrow_idle (gpointer user_data)
 {
@@ -196,11 +266,13 @@ apply_narrow_idle (gpointer user_data)
   return G_SOURCE_REMOVE;
 }
 
-/* the window's size_allocate: chains up, then switches the layout from
- * an idle, as widgets shown or hidden during allocation would need it
- * again. The panel's width is set before: a window made narrower would
- * first fold the flap with the old width (and hide the panel) and
- * unfold it again from the idle, at every step of a resize. */
+/* the window's size_allocate: chains up, then (libadwaita 1.2) switches
+ * the layout from an idle, as widgets shown or hidden during allocation
+ * would need it again; from 1.4 the breakpoint has switched it during the
+ * chain-up, and this only sizes the panel. The panel's width is set
+ * before: a window made narrower would first fold the flap with the old
+ * width (and hide the panel) and unfold it again from the idle, at every
+ * step of a resize. */
 void
 _flame_window_size_allocate (GtkWidget *widget,
                              int        width,
@@ -211,7 +283,9 @@ _flame_window_size_allocate (GtkWidget *widget,
   GtkWidgetClass *parent = g_type_class_peek (ADW_TYPE_APPLICATION_WINDOW);
   int flap_width;
 
+#if !ADW_CHECK_VERSION(1, 4, 0)
   self->narrow = width < NARROW_BELOW;
+#endif
   /* the flap's width, for the graph's room beside the panel: the
    * window's but its border, as at the last allocation that showed it */
   self->window_width = width - self->flap_inset;

@@ -127,6 +127,7 @@ void             _flame_window_hide_tooltips_over_menus (GtkWidget *root);
 void             _flame_window_setup_dnd          (FlameWindow     *self);
 
 /* flame-window-narrow.c */
+void             _flame_window_setup_adaptive     (FlameWindow     *self);
 void             _flame_window_size_allocate      (GtkWidget       *widget,
                                                    int              width,
                                                    int              height,

@@ -1317,6 +1317,7 @@ flame_window_init (FlameWindow *self)
   self->sample_type_section = g_menu_new ();
 
   gtk_widget_init_template (GTK_WIDGET (self));
+  _flame_window_setup_adaptive (self);
   _flame_window_hide_tooltips_over_menus (GTK_WIDGET (self));
 
   self->settings = g_settings_new (APP_ID);
