@@ -1443,9 +1443,7 @@ test_open_run_sets (void)
   g_assert_cmpstr (gtk_label_get_text (w->summary_bar->files_label), ==,
                    "before (3 runs) → after (2 runs)");
 
-#ifndef __SANITIZE_ADDRESS__
-  /* the Recent menu's first item is these sets (see test_recent for the
-   * AddressSanitizer build) */
+  /* the Recent menu's first item is these sets */
   {
     GMenuModel *menu = G_MENU_MODEL (w->recent_menu);
     g_autofree char *label = NULL;
@@ -1468,7 +1466,6 @@ test_open_run_sets (void)
     g_assert_cmpstr (gtk_label_get_text (w->summary_bar->files_label), ==,
                      "before (3 runs) → after (2 runs)");
   }
-#endif
 
   /* one folder: the names tell the sides apart ("base" is a baseline word) */
   g_ptr_array_set_size (files, 0);
@@ -2197,17 +2194,6 @@ test_recent (void)
 
   /* the test's own recent-files store, not the user's */
   g_assert_true (g_str_has_prefix (g_get_user_data_dir (), g_get_tmp_dir ()));
-
-#ifdef __SANITIZE_ADDRESS__
-  /* Open defect: in this program built with AddressSanitizer, the entry
-   * that gtk_recent_manager_add_full() makes has none of the groups it
-   * was given (looked up right after the call), while the same call in
-   * a small ASan program keeps them. Not understood yet; the normal build
-   * runs this test. */
-  g_test_skip ("GtkRecentManager loses the entries' groups in the AddressSanitizer build "
-               "(open defect, see NEWS)");
-  return;
-#endif
 
   flame_window_open (window, base, cur);
   wait_for_window (window);

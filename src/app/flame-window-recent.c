@@ -52,15 +52,37 @@ runs_group (FlameWindow *self)
   return g_string_free (g_steal_pointer (&group), FALSE);
 }
 
+/* GTK 4 (4.8 to 4.24 at least) checks ((char *) data->groups)[0], the
+ * lowest byte of the first group's address, where it means the first
+ * group's first character: when that address ends in 0x00, every group
+ * is dropped. Where that happens depends on how the binary is laid out
+ * (it did in the AddressSanitizer build, then in the normal one after an
+ * unrelated change), so the first group is copied into @buf at an
+ * address that does not end so. */
+static const char *
+first_group (char       *buf,
+             gsize       size,
+             const char *group)
+{
+  gsize len = strlen (group) + 1;
+  char *p = ((guintptr) buf & 0xff) == 0 ? buf + 1 : buf;
+
+  g_assert (len + 1 <= size);
+  memcpy (p, group, len);
+  return p;
+}
+
 void
 _flame_window_add_to_recent (FlameWindow *self)
 {
   GtkRecentManager *manager = gtk_recent_manager_get_default ();
   g_autofree char *base_uri = g_file_get_uri (self->files[0]);
   g_autofree char *pair_group = NULL;
-  const char *groups_single[] = { RECENT_GROUP, RECENT_SINGLE_GROUP, NULL };
-  const char *groups_base[] = { RECENT_GROUP, NULL };
-  const char *groups_pair[] = { RECENT_GROUP, NULL, NULL };
+  char group_buf[sizeof RECENT_GROUP + 1];
+  const char *group = first_group (group_buf, sizeof group_buf, RECENT_GROUP);
+  const char *groups_single[] = { group, RECENT_SINGLE_GROUP, NULL };
+  const char *groups_base[] = { group, NULL };
+  const char *groups_pair[] = { group, NULL, NULL };
   GtkRecentData data = {
     .display_name = NULL,
     .mime_type = (char *) "text/plain",
