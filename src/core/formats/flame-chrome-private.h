@@ -1,9 +1,10 @@
 /* flame-chrome-private.h: the state the Chrome loader's parts share.
  *
- * flame-chrome.c reads .cpuprofile files, the old v8-profiler tree and
- * the Profile/ProfileChunk events of trace files into one node model;
- * flame-chrome-trace.c reads the generic trace-event forms (B/E/X
- * events, and samples with stackFrames) that speedscope also imports.
+ * flame-chrome.c reads .cpuprofile files and the old v8-profiler tree
+ * into one node model and builds the profiles; flame-chrome-trace.c
+ * reads trace files: their event objects (Profile/ProfileChunk events
+ * feed the node model) and the generic forms (B/E/X events, and samples
+ * with stackFrames) that speedscope also imports.
  *
  * Copyright 2026 The Flamediff developers
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -245,6 +246,37 @@ flame_chrome_on_samples_form (Loader               *ld,
                               const FlameJsonValue *v,
                               guint                 depth,
                               GError              **error);
+
+/* flame-chrome.c: the profile model that trace events feed too */
+guint32
+flame_chrome_ensure_profile (Loader     *ld,
+                             const char *key,
+                             gint64      pid);
+
+void
+flame_chrome_append_delta (Loader  *ld,
+                           gdouble  d);
+
+void
+flame_chrome_set_hot (Loader    *ld,
+                      FlameJson *json,
+                      guint      depth,
+                      guint8     kind);
+
+gboolean
+flame_chrome_on_profile_value (Loader               *ld,
+                               FlameJson            *json,
+                               const FlameJsonValue *v,
+                               guint                 depth,
+                               GError              **error);
+
+/* flame-chrome-trace.c: a trace file's values past the hot arrays */
+gboolean
+flame_chrome_on_trace_value (Loader               *ld,
+                             FlameJson            *json,
+                             const FlameJsonValue *v,
+                             guint                 depth,
+                             GError              **error);
 
 gboolean
 flame_chrome_build_generic (Loader   *ld,

@@ -9,9 +9,11 @@
  * chunks are put in time order, node ids are resolved with a sorted
  * index (bounds and duplicates checked), parents are resolved iteratively
  * with memoisation and cycle detection, and sample i is weighted with the
- * time until sample i+1, as speedscope does. Trace files without
- * Profile events go to the generic forms in flame-chrome-trace.c; the
- * state both parts share is in flame-chrome-private.h.
+ * time until sample i+1, as speedscope does. This file reads the
+ * .cpuprofile and the tree, and builds the profiles; the event objects
+ * of trace files are read in flame-chrome-trace.c, which hands the
+ * arrays of Profile events back here (flame_chrome_on_profile_value()).
+ * The state both parts share is in flame-chrome-private.h.
  *
  * Copyright 2026 The Flamediff developers
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -58,10 +60,10 @@ profile_info_free (gpointer data)
   g_free (p);
 }
 
-static guint32
-ensure_profile (Loader     *ld,
-                const char *key,
-                gint64      pid)
+guint32
+flame_chrome_ensure_profile (Loader     *ld,
+                             const char *key,
+                             gint64      pid)
 {
   ProfileInfo *p = g_hash_table_lookup (ld->profile_by_key, key);
 
@@ -195,9 +197,9 @@ append_u32 (GArray  *a,
   a->len = n + 1;
 }
 
-static void
-append_delta (Loader  *ld,
-              gdouble  d)
+void
+flame_chrome_append_delta (Loader  *ld,
+                           gdouble  d)
 {
   gint32 v = DELTA_BIG;
 
@@ -226,7 +228,7 @@ get_delta (Loader  *ld,
   return lo < ld->delta_big->len && big[lo].index == index ? big[lo].value : 0;
 }
 
-static gboolean on_trace_value (FlameJson            *json,
+static gboolean on_value       (FlameJson            *json,
                                 const FlameJsonValue *v,
                                 gpointer              user_data,
                                 GError              **error);
@@ -238,11 +240,11 @@ static gboolean on_hot_int     (FlameJson            *json,
 
 /* Called with a scalar at @depth (the array's level) that took the full
  * checks to samples[] or a deltas array */
-static inline void
-set_hot (Loader    *ld,
-         FlameJson *json,
-         guint      depth,
-         guint8     kind)
+void
+flame_chrome_set_hot (Loader    *ld,
+                      FlameJson *json,
+                      guint      depth,
+                      guint8     kind)
 {
   ld->hot_depth = depth;
   ld->hot_e = ld->ev_depth;
@@ -273,14 +275,14 @@ on_hot_value (Loader               *ld,
     }
   if (!flame_json_want (json, v, FLAME_JSON_WANT_NUMBER, "a time delta", error))
     return FALSE;
-  append_delta (ld, v->d);
+  flame_chrome_append_delta (ld, v->d);
   if (ld->hot_kind != HOT_TRACE_DELTAS)
     ld->ev_timestamps = ld->hot_kind == HOT_TIMESTAMPS;
   return TRUE;
 }
 
 /* An integer directly in the hot array (flame_json_set_int_sink): what
- * on_trace_value does with it, without the FlameJsonValue. Should the
+ * on_value does with it, without the FlameJsonValue. Should the
  * state have changed (it cannot while the array is open), the full path. */
 static gboolean
 on_hot_int (FlameJson  *json,
@@ -307,12 +309,12 @@ on_hot_int (FlameJson  *json,
         }
       else
         {
-          /* append_delta for an integer: exact in an int32 unless it is
+          /* flame_chrome_append_delta for an integer: exact in an int32 unless it is
            * G_MININT32 (DELTA_BIG) or beyond */
           if (value > G_MININT32 && value <= G_MAXINT32)
             append_u32 (ld->deltas, &ld->deltas_cap, (guint32) (gint32) value);
           else
-            append_delta (ld, (gdouble) value);
+            flame_chrome_append_delta (ld, (gdouble) value);
           if (ld->hot_kind != HOT_TRACE_DELTAS)
             ld->ev_timestamps = ld->hot_kind == HOT_TIMESTAMPS;
         }
@@ -322,7 +324,7 @@ on_hot_int (FlameJson  *json,
     {
       FlameJsonValue v = { .type = FLAME_JSON_INT, .i = value, .d = (gdouble) value };
 
-      return on_trace_value (json, &v, user_data, error);
+      return on_value (json, &v, user_data, error);
     }
 }
 
@@ -345,16 +347,16 @@ on_sample_array_value (Loader               *ld,
         return FALSE;
       d = dense_of (ld, v->i);
       g_array_append_val (ld->samples, d);
-      set_hot (ld, json, depth, HOT_SAMPLES);
+      flame_chrome_set_hot (ld, json, depth, HOT_SAMPLES);
       return TRUE;
     }
   if (flame_json_key_is (json, b, "timeDeltas") || flame_json_key_is (json, b, "timestamps"))
     {
       if (!flame_json_want (json, v, FLAME_JSON_WANT_NUMBER, "a time delta", error))
         return FALSE;
-      append_delta (ld, v->d);
+      flame_chrome_append_delta (ld, v->d);
       ld->ev_timestamps = flame_json_key_is (json, b, "timestamps");
-      set_hot (ld, json, depth, ld->ev_timestamps ? HOT_TIMESTAMPS : HOT_DELTAS);
+      flame_chrome_set_hot (ld, json, depth, ld->ev_timestamps ? HOT_TIMESTAMPS : HOT_DELTAS);
     }
   return TRUE;
 }
@@ -452,12 +454,12 @@ on_child_value (Loader               *ld,
 
 /* Values inside the map that holds nodes/samples/timeDeltas (level
  * @base): a .cpuprofile's root, or args.data.cpuProfile of a trace event. */
-static gboolean
-on_profile_value (Loader               *ld,
-                  FlameJson            *json,
-                  const FlameJsonValue *v,
-                  guint                 depth,
-                  GError              **error)
+gboolean
+flame_chrome_on_profile_value (Loader               *ld,
+                               FlameJson            *json,
+                               const FlameJsonValue *v,
+                               guint                 depth,
+                               GError              **error)
 {
   guint b = ld->base;
   gboolean scalar = v->type <= FLAME_JSON_STRING;
@@ -607,7 +609,7 @@ on_cpuprofile_value (Loader               *ld,
                                       flame_json_key_is (json, 1, "samples") ||
                                       flame_json_key_is (json, 1, "timeDeltas") ||
                                       flame_json_key_is (json, 1, "timestamps")))
-    return on_profile_value (ld, json, v, depth, error);
+    return flame_chrome_on_profile_value (ld, json, v, depth, error);
   if (depth == 1 && flame_json_key_is (json, 1, "startTime") && v->type <= FLAME_JSON_STRING)
     {
       if (!flame_json_want (json, v, FLAME_JSON_WANT_NUMBER, "startTime", error))
@@ -619,260 +621,19 @@ on_cpuprofile_value (Loader               *ld,
   return TRUE;
 }
 
-/* A trace event object begins: its fields are read afresh, and what it
- * adds to the arrays can be taken back at its end */
+/* Every value of the file. The hot array (samples[], timeDeltas[]) is
+ * checked first, as this runs for each of its numbers; then a
+ * .cpuprofile's fields, or a trace's events (flame-chrome-trace.c). */
 static gboolean
-on_trace_event_start (Loader     *ld,
-                      FlameJson  *json,
-                      GError    **error)
-{
-  ld->ev_name[0] = '\0';
-  ld->ev_ph = 0;
-  ld->ev_id[0] = '\0';
-  ld->ev_pid = ld->ev_tid = -1;
-  ld->ev_ts = 0;
-  ld->ev_has_start = FALSE;
-  g_clear_pointer (&ld->ev_thread_name, g_free);
-  g_string_truncate (ld->ev_fullname, 0);
-  ld->ev_has_ts = ld->ev_has_dur = ld->ev_has_tdur = FALSE;
-  ld->ev_args_truthy = ld->ev_args_long = ld->ev_has_url = FALSE;
-  g_string_truncate (ld->ev_args, 0);
-  ld->ev_line = 0;
-  ld->hermes_keys = 0;
-  ld->mark_nodes = ld->nodes->len;
-  ld->mark_edges = ld->edges->len;
-  ld->mark_samples = ld->samples->len;
-  ld->mark_deltas = ld->deltas->len;
-  ld->base = 0;
-  ld->n_events++;
-  return flame_input_tick (ld->in, flame_json_offset (json), error);
-}
-
-/* An event that is no profile event: forget what its args looked like */
-static void
-drop_event_arrays (Loader *ld)
-{
-  g_array_set_size (ld->nodes, ld->mark_nodes);
-  g_array_set_size (ld->edges, ld->mark_edges);
-  g_array_set_size (ld->samples, ld->mark_samples);
-  g_array_set_size (ld->deltas, ld->mark_deltas);
-  while (ld->delta_big->len > 0 &&
-         g_array_index (ld->delta_big, BigDelta, ld->delta_big->len - 1).index >= ld->mark_deltas)
-    g_array_set_size (ld->delta_big, ld->delta_big->len - 1);
-}
-
-/* A Profile, ProfileChunk or CpuProfile event ends: what it added to the
- * arrays becomes a chunk of its profile (by pid and id) */
-static void
-add_profile_chunk (Loader *ld)
-{
-  char key[96];
-  guint32 pi;
-  ProfileInfo *info;
-  Chunk c;
-
-  if (strcmp (ld->ev_name, "CpuProfile") == 0)
-    g_snprintf (key, sizeof key, "%" G_GINT64_FORMAT "/cpuprofile-%" G_GUINT64_FORMAT,
-                ld->ev_pid, ld->n_events);
-  else
-    g_snprintf (key, sizeof key, "%" G_GINT64_FORMAT "/%s", ld->ev_pid, ld->ev_id);
-  pi = ensure_profile (ld, key, ld->ev_pid);
-  info = g_ptr_array_index (ld->profiles, pi);
-  if (strcmp (ld->ev_name, "ProfileChunk") != 0 || info->tid < 0)
-    info->tid = ld->ev_tid;
-  if (ld->ev_has_start && (!info->has_start || strcmp (ld->ev_name, "ProfileChunk") != 0))
-    {
-      info->start_time = ld->ev_start_time;
-      info->has_start = TRUE;
-    }
-  for (guint i = ld->mark_nodes; i < ld->nodes->len; i++)
-    g_array_index (ld->nodes, Node, i).profile = pi;
-  for (guint i = ld->mark_edges; i < ld->edges->len; i++)
-    g_array_index (ld->edges, Edge, i).profile = pi;
-  c.profile = pi;
-  c.ts = ld->ev_ts;
-  c.order = ld->chunks->len;
-  c.samples_start = ld->mark_samples;
-  c.samples_end = ld->samples->len;
-  c.deltas_start = ld->mark_deltas;
-  c.deltas_end = ld->deltas->len;
-  g_array_append_val (ld->chunks, c);
-}
-
-/* A trace event object ends: a thread name, a duration event, or a
- * chunk of a profile */
-static void
-on_trace_event_end (Loader *ld)
-{
-  gboolean is_profile = strcmp (ld->ev_name, "Profile") == 0 ||
-                        strcmp (ld->ev_name, "ProfileChunk") == 0 ||
-                        strcmp (ld->ev_name, "CpuProfile") == 0;
-
-  if (strcmp (ld->ev_name, "thread_name") == 0 && ld->ev_ph == 'M' && ld->ev_thread_name)
-    g_hash_table_insert (ld->thread_names,
-                         g_strdup_printf ("%" G_GINT64_FORMAT "/%" G_GINT64_FORMAT, ld->ev_pid,
-                                          ld->ev_tid),
-                         g_steal_pointer (&ld->ev_thread_name));
-  if (is_profile && !ld->saw_profile)
-    {
-      /* as in speedscope, Chrome's own profile data wins over
-       * the duration events around it */
-      ld->saw_profile = TRUE;
-      g_array_set_size (ld->dur_events, 0);
-    }
-  if (!is_profile && !ld->saw_profile && ld->ev_has_ts &&
-      (ld->ev_ph == 'B' || ld->ev_ph == 'E' || ld->ev_ph == 'X'))
-    flame_chrome_finish_dur_event (ld);
-  if (is_profile)
-    add_profile_chunk (ld);
-  else
-    drop_event_arrays (ld);
-}
-
-static gboolean
-on_event (FlameJson            *json,
+on_value (FlameJson            *json,
           const FlameJsonValue *v,
           gpointer              user_data,
           GError              **error)
 {
   Loader *ld = user_data;
   guint depth = flame_json_depth (json);
-
-  if (ld->format == FLAME_FORMAT_CHROME_CPUPROFILE)
-    return on_cpuprofile_value (ld, json, v, depth, error);
-
-  /* trace events: find the level of the event objects first */
-  if (ld->ev_depth == 0)
-    {
-      if (v->type == FLAME_JSON_START_ARRAY &&
-          ((depth == 1) || (depth == 2 && flame_json_key_is (json, 1, "traceEvents"))))
-        ld->ev_depth = depth + 1;
-      return TRUE;
-    }
-  if (depth != ld->ev_depth)
-    return TRUE;
-  if (v->type == FLAME_JSON_START_MAP)
-    return on_trace_event_start (ld, json, error);
-  if (v->type == FLAME_JSON_END_MAP)
-    on_trace_event_end (ld);
-  return TRUE;
-}
-
-/* The parser's strings are not NUL-terminated: never strlen() them. */
-static void
-copy_bounded (char       *dest,
-              gsize       size,
-              const char *src,
-              gsize       len)
-{
-  len = MIN (len, size - 1);
-  memcpy (dest, src, len);
-  dest[len] = '\0';
-}
-
-/* A scalar of the trace event object itself: name, ph, ts, pid, ... */
-static void
-on_event_scalar (Loader               *ld,
-                 FlameJson            *json,
-                 const FlameJsonValue *v)
-{
-  const char *key = flame_json_level (json, ld->ev_depth)->key;
-
-  if (strcmp (key, "name") == 0 && v->type == FLAME_JSON_STRING)
-    {
-      copy_bounded (ld->ev_name, sizeof ld->ev_name, v->str, v->len);
-      g_string_truncate (ld->ev_fullname, 0);
-      g_string_append_len (ld->ev_fullname, v->str, MIN (v->len, (gsize) FLAME_MAX_NAME_LEN));
-    }
-  else if (strcmp (key, "args") == 0)
-    {
-      ld->ev_args_truthy = flame_chrome_js_truthy (v);
-      g_string_truncate (ld->ev_args, 0);
-      flame_chrome_append_js_scalar (ld->ev_args, v);
-      ld->ev_args_long = ld->ev_args->len > FLAME_MAX_NAME_LEN;
-    }
-  else if (strcmp (key, "dur") == 0 && v->type != FLAME_JSON_NULL)
-    ld->ev_has_dur = flame_chrome_number_of (v, &ld->ev_dur);
-  else if (strcmp (key, "tdur") == 0 && v->type != FLAME_JSON_NULL)
-    ld->ev_has_tdur = flame_chrome_number_of (v, &ld->ev_tdur);
-  else if (strcmp (key, "ph") == 0 && v->type == FLAME_JSON_STRING && v->len > 0)
-    ld->ev_ph = v->str[0];
-  else if (strcmp (key, "id") == 0)
-    {
-      if (v->type == FLAME_JSON_STRING)
-        copy_bounded (ld->ev_id, sizeof ld->ev_id, v->str, v->len);
-      else
-        g_snprintf (ld->ev_id, sizeof ld->ev_id, "%" G_GINT64_FORMAT, v->i);
-    }
-  else if (strcmp (key, "pid") == 0)
-    ld->ev_pid = flame_chrome_int_of (v, -1);
-  else if (strcmp (key, "tid") == 0)
-    ld->ev_tid = flame_chrome_int_of (v, -1);
-  else if (strcmp (key, "ts") == 0)
-    ld->ev_has_ts = flame_chrome_number_of (v, &ld->ev_ts);
-}
-
-/* args.data.startTime, args.data.timeDeltas[] and args.data.cpuProfile
- * of a trace event (Profile and ProfileChunk) */
-static gboolean
-on_args_data (Loader               *ld,
-              FlameJson            *json,
-              const FlameJsonValue *v,
-              guint                 depth,
-              gboolean              scalar,
-              GError              **error)
-{
-  guint e = ld->ev_depth;
-
-  if (depth == e + 2 && scalar && flame_json_key_is (json, e + 2, "startTime"))
-    {
-      if (v->type == FLAME_JSON_INT || v->type == FLAME_JSON_DOUBLE)
-        {
-          ld->ev_start_time = v->d;
-          ld->ev_has_start = TRUE;
-        }
-      return TRUE;
-    }
-  if (depth == e + 3 && scalar && flame_json_key_is (json, e + 2, "timeDeltas"))
-    {
-      if (!flame_json_want (json, v, FLAME_JSON_WANT_NUMBER, "a time delta", error))
-        return FALSE;
-      append_delta (ld, v->d);
-      set_hot (ld, json, depth, HOT_TRACE_DELTAS);
-      return TRUE;
-    }
-  if (depth == e + 3 && v->type == FLAME_JSON_START_MAP &&
-      flame_json_key_is (json, e + 2, "cpuProfile"))
-    {
-      ld->base = e + 3;
-      return TRUE;
-    }
-  if (ld->base == e + 3 && depth > e + 3 && flame_json_key_is (json, e + 2, "cpuProfile"))
-    return on_profile_value (ld, json, v, depth, error);
-  if (ld->base == e + 3 && depth == e + 3 && scalar &&
-      flame_json_key_is (json, e + 3, "startTime") &&
-      (v->type == FLAME_JSON_INT || v->type == FLAME_JSON_DOUBLE))
-    {
-      ld->ev_start_time = v->d;
-      ld->ev_has_start = TRUE;
-    }
-  return TRUE;
-}
-
-/* Event-level scalars and args.data paths, split out to keep on_event
- * readable: called for every event inside a trace event object. */
-static gboolean
-on_trace_value (FlameJson            *json,
-                const FlameJsonValue *v,
-                gpointer              user_data,
-                GError              **error)
-{
-  Loader *ld = user_data;
-  guint depth = flame_json_depth (json);
-  guint e = ld->ev_depth;
   gboolean scalar = v->type <= FLAME_JSON_STRING;
 
-  /* the bulk of a profile: samples[] and timeDeltas[] */
   if (ld->hot_depth != 0)
     {
       if (depth == ld->hot_depth)
@@ -885,81 +646,9 @@ on_trace_value (FlameJson            *json,
       else if (depth < ld->hot_depth)
         ld->hot_depth = 0;
     }
-
-  /* the first letter first: this runs for every value of the file */
-  if (ld->format == FLAME_FORMAT_CHROME_TRACE && depth >= 2 &&
-      flame_json_level (json, 1)->key[0] == 's' &&
-      (flame_json_key_is (json, 1, "samples") || flame_json_key_is (json, 1, "stackFrames")))
-    return flame_chrome_on_samples_form (ld, json, v, depth, error);
-
-  if (ld->format == FLAME_FORMAT_CHROME_CPUPROFILE || e == 0 || depth < e ||
-      (depth == e && !scalar))
-    return on_event (json, v, user_data, error);
-
-  /* args, re-serialised for the duration events' keys */
-  if (ld->ev_args_open)
-    {
-      if (v->type == FLAME_JSON_KEY && depth == e + 1 && ld->n_events == 1)
-        flame_chrome_note_hermes_key (ld, v);
-      flame_chrome_args_append (ld, json, v, depth, e + 1);
-      if (depth == e + 1 && (v->type == FLAME_JSON_END_MAP || v->type == FLAME_JSON_END_ARRAY))
-        {
-          ld->ev_args_open = FALSE;
-          flame_json_set_deliver_keys (json, FALSE);
-        }
-      if (v->type == FLAME_JSON_KEY)
-        return TRUE;
-    }
-  else if (depth == e + 1 &&
-           (v->type == FLAME_JSON_START_MAP || v->type == FLAME_JSON_START_ARRAY) &&
-           flame_json_key_is (json, e, "args") && !ld->saw_profile &&
-           (ld->ev_ph == 0 || ld->ev_ph == 'B' || ld->ev_ph == 'E' || ld->ev_ph == 'X') &&
-           strcmp (ld->ev_name, "Profile") != 0 && strcmp (ld->ev_name, "ProfileChunk") != 0 &&
-           strcmp (ld->ev_name, "CpuProfile") != 0)
-    {
-      ld->ev_args_open = TRUE;
-      ld->ev_args_truthy = TRUE;
-      g_string_truncate (ld->ev_args, 0);
-      flame_json_set_deliver_keys (json, TRUE);
-      flame_chrome_args_append (ld, json, v, depth, e + 1);
-    }
-  if (v->type == FLAME_JSON_KEY)
-    return TRUE;
-
-  /* Hermes: args.url, args.line */
-  if (depth == e + 1 && scalar && flame_json_key_is (json, e, "args"))
-    {
-      if (flame_json_key_is (json, e + 1, "url"))
-        {
-          ld->ev_has_url = v->type == FLAME_JSON_STRING && v->len <= FLAME_MAX_NAME_LEN;
-          g_string_truncate (ld->ev_url, 0);
-          if (ld->ev_has_url)
-            g_string_append_len (ld->ev_url, v->str, v->len);
-        }
-      else if (flame_json_key_is (json, e + 1, "line"))
-        ld->ev_line = flame_chrome_int_of (v, 0);
-    }
-
-  if (depth == e && scalar)
-    {
-      on_event_scalar (ld, json, v);
-      return TRUE;
-    }
-
-  /* args.name of thread_name metadata */
-  if (depth == e + 1 && scalar && flame_json_key_is (json, e, "args") &&
-      flame_json_key_is (json, e + 1, "name") && v->type == FLAME_JSON_STRING)
-    {
-      g_free (ld->ev_thread_name);
-      ld->ev_thread_name = g_utf8_make_valid (v->str, MIN (v->len, (gsize) 1024));
-      return TRUE;
-    }
-
-  if (!flame_json_key_is (json, e, "args") || depth < e + 2 ||
-      !flame_json_key_is (json, e + 1, "data"))
-    return TRUE;
-
-  return on_args_data (ld, json, v, depth, scalar, error);
+  if (ld->format == FLAME_FORMAT_CHROME_CPUPROFILE)
+    return on_cpuprofile_value (ld, json, v, depth, error);
+  return flame_chrome_on_trace_value (ld, json, v, depth, error);
 }
 
 static int
@@ -1449,12 +1138,12 @@ flame_chrome_load (FlameInput              *in,
   if (format == FLAME_FORMAT_CHROME_CPUPROFILE)
     {
       ld.base = 1;
-      ensure_profile (&ld, "cpuprofile", -1);
+      flame_chrome_ensure_profile (&ld, "cpuprofile", -1);
     }
 
   /* partial files (a trace cut off mid-array) load what they hold */
   if (!flame_json_parse (in, format == FLAME_FORMAT_CHROME_TRACE ? FLAME_JSON_ALLOW_PARTIAL : 0,
-                         on_trace_value, &ld, error))
+                         on_value, &ld, error))
     goto out;
 
   if (format == FLAME_FORMAT_CHROME_CPUPROFILE)
