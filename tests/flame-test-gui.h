@@ -90,6 +90,23 @@ flame_test_gui_init (int         *argc,
   return TRUE;
 }
 
+/* the first widget of @type under @root (itself included), or %NULL */
+static inline GtkWidget *
+flame_test_gui_find_descendant (GtkWidget *root,
+                                GType      type)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE (root, type))
+    return root;
+  for (GtkWidget *c = gtk_widget_get_first_child (root); c; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = flame_test_gui_find_descendant (c, type);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
 /* Call after flame_test_gui_init(). A registered, non-unique application (tests
  * run side by side) and one presented window of @width × @height. */
 static inline FlameWindow *

@@ -39,23 +39,6 @@ browser_was_run (gpointer data)
   return g_file_test (browser_out, G_FILE_TEST_IS_REGULAR);
 }
 
-/* the first widget of @type under @root, or %NULL */
-static GtkWidget *
-find_descendant (GtkWidget *root,
-                 GType      type)
-{
-  if (G_TYPE_CHECK_INSTANCE_TYPE (root, type))
-    return root;
-  for (GtkWidget *c = gtk_widget_get_first_child (root); c; c = gtk_widget_get_next_sibling (c))
-    {
-      GtkWidget *found = find_descendant (c, type);
-
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
-}
-
 /* the alert shown: an AdwAlertDialog (libadwaita >= 1.5, inside a
  * window) or an AdwMessageDialog (a window) */
 #if ADW_CHECK_VERSION(1, 5, 0)
@@ -72,7 +55,7 @@ message_dialog_shown (gpointer data)
   for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
     {
       g_autoptr(GtkWidget) w = g_list_model_get_item (toplevels, i);
-      GtkWidget *alert = find_descendant (w, ALERT_TYPE);
+      GtkWidget *alert = flame_test_gui_find_descendant (w, ALERT_TYPE);
 
       if (alert != NULL && gtk_widget_get_visible (alert))
         {

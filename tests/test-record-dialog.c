@@ -36,23 +36,6 @@ workload (const char *name)
   return g_strdup_printf ("%s/capture-%s", g_getenv ("FLAMEDIFF_WORKLOADS"), name);
 }
 
-/* the first widget of @type under @root, or %NULL */
-static GtkWidget *
-find_descendant (GtkWidget *root,
-                 GType      type)
-{
-  if (G_TYPE_CHECK_INSTANCE_TYPE (root, type))
-    return root;
-  for (GtkWidget *c = gtk_widget_get_first_child (root); c; c = gtk_widget_get_next_sibling (c))
-    {
-      GtkWidget *found = find_descendant (c, type);
-
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
-}
-
 /* the dialog shown: a toplevel of its own (libadwaita 1.2) or inside its
  * window (an AdwDialog, from 1.5) */
 static FlameRecordDialog *
@@ -63,7 +46,7 @@ find_dialog (void)
   for (guint i = 0; i < g_list_model_get_n_items (tops); i++)
     {
       g_autoptr(GtkWidget) w = g_list_model_get_item (tops, i);
-      GtkWidget *dialog = find_descendant (w, FLAME_TYPE_RECORD_DIALOG);
+      GtkWidget *dialog = flame_test_gui_find_descendant (w, FLAME_TYPE_RECORD_DIALOG);
 
       if (dialog != NULL && gtk_widget_get_visible (dialog))
         return FLAME_RECORD_DIALOG (dialog);

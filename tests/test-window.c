@@ -2345,23 +2345,6 @@ test_file_changed_bar (void)
   remove_tree (dir);
 }
 
-/* the first widget of @type under @root, or %NULL */
-static GtkWidget *
-find_descendant (GtkWidget *root,
-                 GType      type)
-{
-  if (G_TYPE_CHECK_INSTANCE_TYPE (root, type))
-    return root;
-  for (GtkWidget *c = gtk_widget_get_first_child (root); c; c = gtk_widget_get_next_sibling (c))
-    {
-      GtkWidget *found = find_descendant (c, type);
-
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
-}
-
 /* the Preferences' page where it shows: in an AdwPreferencesDialog over
  * a window (libadwaita >= 1.5) or in an AdwPreferencesWindow */
 static FlamePreferencesPage *
@@ -2372,7 +2355,7 @@ find_preferences (void)
   for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
     {
       g_autoptr(GtkWidget) w = g_list_model_get_item (toplevels, i);
-      GtkWidget *page = find_descendant (w, FLAME_TYPE_PREFERENCES_PAGE);
+      GtkWidget *page = flame_test_gui_find_descendant (w, FLAME_TYPE_PREFERENCES_PAGE);
 
       if (page != NULL && gtk_widget_get_visible (w))
         return FLAME_PREFERENCES_PAGE (page);
