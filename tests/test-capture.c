@@ -1979,6 +1979,56 @@ test_debug_symbols (void)
  * Rust v0 (crate disambiguators dropped), so that names match across
  * builds. The v0 and escape examples are those of rustc-demangle's and
  * libiberty's own tests. */
+/* ---- the program's output, to its last byte ---- */
+
+static void
+append_output (FlameRecorder *recorder,
+               const char    *text,
+               gpointer       user_data)
+{
+  g_string_append ((GString *) user_data, text);
+}
+
+static void
+store_result (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  *(GAsyncResult **) user_data = g_object_ref (result);
+}
+
+/* The last lines a program prints are often still in the pipe when the
+ * recorded processes have gone: the "output" signal (the Record and Diff
+ * dialog's log) must still carry every byte. 60 000 bytes, then END,
+ * written just before the processes exit. */
+static void
+test_output_complete (void)
+{
+  const char *argv[] = { "/bin/sh", "-c", "head -c 60000 /dev/zero | tr '\\0' x; echo END",
+                         NULL };
+  g_autoptr(FlameRecorder) recorder = flame_recorder_new (argv);
+  g_autoptr(GString) text = g_string_new (NULL);
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(FlameProfile) profile = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *out = tmp_path ("output-complete.json");
+
+  flame_recorder_set_capture_output (recorder, TRUE);
+  flame_recorder_set_output_path (recorder, out);
+  flame_recorder_set_cwd (recorder, g_get_tmp_dir ());
+  g_signal_connect (recorder, "output", G_CALLBACK (append_output), text);
+  flame_recorder_record_async (recorder, NULL, store_result, &result);
+  while (result == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  while (g_main_context_pending (NULL))
+    g_main_context_iteration (NULL, FALSE);
+  profile = flame_recorder_record_finish (recorder, result, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (profile);
+  g_assert_cmpuint (text->len, ==, 60004);
+  g_assert_true (g_str_has_suffix (text->str, "xEND\n"));
+}
+
 static void
 test_demangle (void)
 {
@@ -2028,6 +2078,7 @@ main (int    argc,
   g_unsetenv ("DEBUGINFOD_URLS");
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/capture/demangle", test_demangle);
+  g_test_add_func ("/capture/output-complete", test_output_complete);
   g_test_add_func ("/capture/accuracy", test_accuracy);
   g_test_add_func ("/capture/cli-record", test_cli_record);
   g_test_add_func ("/capture/cli-record-runs", test_cli_record_runs);

@@ -1149,9 +1149,29 @@ watch_step (FlameRecorder *self,
       update_live_counts (self);
       schedule_publish (self);
     }
-  /* after the command: what its children still send, for a while */
-  return !(w->exited_us != 0 && (w->eof || now - w->exited_us > TAIL_MS * 1000 ||
+  /* after the command: what its children still send, and the rest of
+   * its output (the last lines a program prints are often still in the
+   * pipe when the sockets close), for a while */
+  return !(w->exited_us != 0 && ((w->eof && w->out_fd < 0) ||
+                                 now - w->exited_us > TAIL_MS * 1000 ||
                                  take_stop_request (self, cancellable)));
+}
+
+/* What is left in the output pipe once the watch has ended, without
+ * waiting for a child that keeps it open, nor reading for ever from one
+ * that keeps writing (at most 64 reads: 256 KiB) */
+static void
+forward_rest_of_output (FlameRecorder *self,
+                        Watch         *w)
+{
+  struct pollfd p = { .fd = w->out_fd, .events = POLLIN };
+
+  for (guint i = 0; i < 64 && w->out_fd >= 0 && poll (&p, 1, 0) > 0 &&
+                    (p.revents & (POLLIN | POLLHUP)); i++)
+    {
+      w->out_fd = forward_output (self, w->out_fd);
+      p.fd = w->out_fd;
+    }
 }
 
 /* The command has ended: its status, then the profile, written */
@@ -1224,6 +1244,7 @@ record_run (FlameRecorder  *self,
   w.buf = buf;
   while (watch_step (self, &w, cancellable))
     ;
+  forward_rest_of_output (self, &w);
   drain (self, fds[0], buf, RECORD_BUF_SIZE);
   close (fds[0]);
   update_live_counts (self);
