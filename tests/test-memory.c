@@ -513,7 +513,11 @@ test_allocators (void)
   /* the realloc chain: grown and shrunk in place or moved, each step is
    * its new size; realloc (p, 0) freed the block: nothing of it leaked */
   assert_share_within (allocated, "use_realloc", 100 * 14 / all_mib, 1.5);
-  assert_share_within (leaked, "before_main", 100, 1);
+  /* the issue's 5 points: the C library's own blocks still held at exit
+   * (stdio buffers, the dlopen'ed module's loader state) are leaked too,
+   * and a small one that is sampled weighs a mean's worth (2.4 points
+   * once with sid's glibc 2.43) */
+  assert_share_within (leaked, "before_main", 100, 5);
 }
 
 static void
