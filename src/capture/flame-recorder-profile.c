@@ -595,7 +595,9 @@ typedef struct
  * it (the process allocated too little to be sampled, or no sampled
  * block was live at its peak), @want goes to row @n, the process's
  * unsampled row (add_image_samples): the graph's columns keep summing to
- * the exact totals. */
+ * the exact totals. When the exact total is nothing (a forked child
+ * that freed more of what it inherited than it kept of its own), its
+ * sampled blocks stand for nothing either. */
 static void
 scale_column (gdouble *w,
               guint64  n,
@@ -607,7 +609,11 @@ scale_column (gdouble *w,
   for (guint64 i = 0; i < n; i++)
     sum += w[i * FLAME_RECORDER_N_METRICS + column];
   if (want <= 0)
-    return;
+    {
+      for (guint64 i = 0; i < n; i++)
+        w[i * FLAME_RECORDER_N_METRICS + column] = 0;
+      return;
+    }
   if (sum <= 0)
     {
       w[n * FLAME_RECORDER_N_METRICS + column] = want;
