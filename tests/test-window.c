@@ -644,6 +644,39 @@ tooltip_in_ancestry (GtkWidget *widget)
   return FALSE;
 }
 
+/* @w's main menu button, beside the side panel's */
+static GtkWidget *
+primary_menu_button (FlameWindow *w)
+{
+  GtkWidget *button = gtk_widget_get_first_child (gtk_widget_get_parent (w->sidebar_button));
+
+  while (button != NULL &&
+         !(GTK_IS_MENU_BUTTON (button) && gtk_menu_button_get_primary (GTK_MENU_BUTTON (button))))
+    button = gtk_widget_get_next_sibling (button);
+  g_assert_nonnull (button);
+  return button;
+}
+
+/* Opens the menu of @button and closes it again; the open menu's
+ * natural width, and in @tooltip_shown whether a tooltip would cover it */
+static int
+open_menu_width (GtkWidget *button,
+                 gboolean  *tooltip_shown)
+{
+  GtkPopover *popover = gtk_menu_button_get_popover (GTK_MENU_BUTTON (button));
+  int natural = 0;
+
+  gtk_menu_button_popup (GTK_MENU_BUTTON (button));
+  flame_test_gui_wait_for (gtk_widget_get_mapped (GTK_WIDGET (popover)));
+  gtk_widget_measure (GTK_WIDGET (popover), GTK_ORIENTATION_HORIZONTAL, -1, NULL, &natural,
+                      NULL, NULL);
+  if (tooltip_shown != NULL)
+    *tooltip_shown = tooltip_in_ancestry (button);
+  gtk_menu_button_popdown (GTK_MENU_BUTTON (button));
+  flame_test_gui_wait_for (!gtk_widget_get_visible (GTK_WIDGET (popover)));
+  return natural;
+}
+
 /* A menu opened under its button is not covered by the button's tooltip
  * (the pointer that clicked is still on the button), nor by an
  * ancestor's, which GTK shows in its place: no tooltip while it is open,
@@ -653,14 +686,10 @@ tooltip_in_ancestry (GtkWidget *widget)
 static void
 test_menu_tooltips (void)
 {
-  GtkWidget *primary = gtk_widget_get_first_child (gtk_widget_get_parent (window->sidebar_button));
+  GtkWidget *primary = primary_menu_button (window);
   GtkWidget *arrow = NULL;
   GtkWidget *buttons[4];
 
-  while (primary != NULL &&
-         !(GTK_IS_MENU_BUTTON (primary) && gtk_menu_button_get_primary (GTK_MENU_BUTTON (primary))))
-    primary = gtk_widget_get_next_sibling (primary);
-  g_assert_nonnull (primary);
   for (GtkWidget *c = gtk_widget_get_first_child (GTK_WIDGET (window->open_button)); c;
        c = gtk_widget_get_next_sibling (c))
     if (GTK_IS_MENU_BUTTON (c))
@@ -3000,15 +3029,11 @@ test_narrow_window (void)
   g_assert_false (gtk_widget_get_visible (w->search_button));
   g_assert_false (gtk_widget_get_visible (w->view_menu_button));
   {
-    GtkWidget *button = gtk_widget_get_first_child (gtk_widget_get_parent (w->sidebar_button));
+    GtkWidget *button = primary_menu_button (w);
     GMenuModel *menu, *section, *views;
     g_autofree char *action = NULL;
     g_autofree char *find = NULL;
 
-    while (button != NULL &&
-           !(GTK_IS_MENU_BUTTON (button) && gtk_menu_button_get_primary (GTK_MENU_BUTTON (button))))
-      button = gtk_widget_get_next_sibling (button);
-    g_assert_nonnull (button);
     menu = gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (button));
     section = g_menu_model_get_item_link (menu, 0, G_MENU_LINK_SECTION);
     g_assert_nonnull (section);
@@ -3024,19 +3049,13 @@ test_narrow_window (void)
     /* no keys anywhere in it: the menu fits the 360 px window */
     g_assert_cmpuint (count_accels_shown (menu), ==, 0);
     {
-      GtkPopover *popover = gtk_menu_button_get_popover (GTK_MENU_BUTTON (button));
-      int natural = 0;
+      gboolean tooltip_shown = TRUE;
+      int natural = open_menu_width (button, &tooltip_shown);
 
-      gtk_menu_button_popup (GTK_MENU_BUTTON (button));
-      flame_test_gui_wait_for (gtk_widget_get_mapped (GTK_WIDGET (popover)));
-      gtk_widget_measure (GTK_WIDGET (popover), GTK_ORIENTATION_HORIZONTAL, -1, NULL, &natural,
-                          NULL, NULL);
       g_test_message ("the narrow main menu: %d px wide", natural);
       g_assert_cmpint (natural, <=, width_request);
       /* its new popover hides the button's tooltip too */
-      g_assert_false (tooltip_in_ancestry (button));
-      gtk_menu_button_popdown (GTK_MENU_BUTTON (button));
-      flame_test_gui_wait_for (!gtk_widget_get_visible (GTK_WIDGET (popover)));
+      g_assert_false (tooltip_shown);
     }
     views = g_menu_model_get_item_link (section, 1, G_MENU_LINK_SECTION);
     g_assert_true (
@@ -3087,25 +3106,20 @@ test_narrow_window (void)
   g_assert_true (gtk_widget_get_visible (w->view_menu_button));
   /* and the main menu as it was: New Window first, the keys shown */
   {
-    GtkWidget *button = gtk_widget_get_first_child (gtk_widget_get_parent (w->sidebar_button));
+    GtkWidget *button = primary_menu_button (w);
     GMenuModel *menu;
     g_autoptr(GMenuModel) first = NULL;
     g_autofree char *action = NULL;
+    gboolean tooltip_shown = TRUE;
 
-    while (button != NULL &&
-           !(GTK_IS_MENU_BUTTON (button) && gtk_menu_button_get_primary (GTK_MENU_BUTTON (button))))
-      button = gtk_widget_get_next_sibling (button);
     menu = gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (button));
     first = g_menu_model_get_item_link (menu, 0, G_MENU_LINK_SECTION);
     g_assert_true (
       g_menu_model_get_item_attribute (first, 0, G_MENU_ATTRIBUTE_ACTION, "s", &action));
     g_assert_cmpstr (action, ==, "app.new-window");
     g_assert_cmpuint (count_accels_shown (menu), >, 10);
-    gtk_menu_button_popup (GTK_MENU_BUTTON (button));
-    flame_test_gui_wait_for (gtk_widget_get_mapped (
-      GTK_WIDGET (gtk_menu_button_get_popover (GTK_MENU_BUTTON (button)))));
-    g_assert_false (tooltip_in_ancestry (button));
-    gtk_menu_button_popdown (GTK_MENU_BUTTON (button));
+    open_menu_width (button, &tooltip_shown);
+    g_assert_false (tooltip_shown);
     flame_test_gui_wait_for (gtk_widget_get_has_tooltip (button));
   }
   /* and the table its six columns */
@@ -3125,7 +3139,6 @@ test_narrow_menu_translated (void)
   g_autofree char *saved_domain = g_strdup (textdomain (NULL));
   FlameWindow *w;
   GtkWidget *button;
-  GtkPopover *popover;
   GMenuModel *menu;
   g_autoptr(GMenuModel) section = NULL;
   g_autofree char *options = NULL;
@@ -3148,11 +3161,7 @@ test_narrow_menu_translated (void)
   settle_narrow (w, width_request);
   g_assert_true (w->narrow_applied);
 
-  button = gtk_widget_get_first_child (gtk_widget_get_parent (w->sidebar_button));
-  while (button != NULL &&
-         !(GTK_IS_MENU_BUTTON (button) && gtk_menu_button_get_primary (GTK_MENU_BUTTON (button))))
-    button = gtk_widget_get_next_sibling (button);
-  g_assert_nonnull (button);
+  button = primary_menu_button (w);
   menu = gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (button));
   section = g_menu_model_get_item_link (menu, 0, G_MENU_LINK_SECTION);
   g_assert_true (g_menu_model_get_item_attribute (section, 0, G_MENU_ATTRIBUTE_LABEL, "s",
@@ -3161,15 +3170,9 @@ test_narrow_menu_translated (void)
 
   /* the popover's pages (the menu and View Options) are as wide as the
    * widest of them */
-  popover = gtk_menu_button_get_popover (GTK_MENU_BUTTON (button));
-  gtk_menu_button_popup (GTK_MENU_BUTTON (button));
-  flame_test_gui_wait_for (gtk_widget_get_mapped (GTK_WIDGET (popover)));
-  gtk_widget_measure (GTK_WIDGET (popover), GTK_ORIENTATION_HORIZONTAL, -1, NULL, &natural,
-                      NULL, NULL);
+  natural = open_menu_width (button, NULL);
   g_test_message ("the narrow main menu in German: %d px wide", natural);
   g_assert_cmpint (natural, <=, width_request);
-  gtk_menu_button_popdown (GTK_MENU_BUTTON (button));
-  flame_test_gui_wait_for (!gtk_widget_get_visible (GTK_WIDGET (popover)));
   gtk_window_destroy (GTK_WINDOW (w));
   /* English again for the tests after this one */
   bindtextdomain (GETTEXT_PACKAGE, saved_dir);

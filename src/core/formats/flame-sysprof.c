@@ -1025,6 +1025,21 @@ compare_offsets (gconstpointer a,
   return x < y ? -1 : x > y;
 }
 
+/* The event that ends the block allocated at @events[@i] (sorted by
+ * compare_mem_events()): the next one at its address in its process, a
+ * free or an allocation there when the free was not recorded; NULL when
+ * the block was never freed */
+static const MemEvent *
+block_end (GArray *events,
+           guint   i)
+{
+  const MemEvent *e = &g_array_index (events, MemEvent, i);
+
+  if (i + 1 < events->len && e[1].pid == e->pid && e[1].addr == e->addr)
+    return e + 1;
+  return NULL;
+}
+
 /* Sysprof's memprof records every allocation and every free (size 0, or
  * below) with its address and time. Replayed, each block lives from its
  * allocation to the next event at its address in its process (a free,
@@ -1057,14 +1072,14 @@ replay_memory (Loader *ld)
   for (guint i = 0; i < events->len; i++)
     {
       const MemEvent *e = &g_array_index (events, MemEvent, i);
-      const MemEvent *next = i + 1 < events->len ? e + 1 : NULL;
+      const MemEvent *next = block_end (events, i);
       LiveDelta d = { e->time, e->at, e->size };
 
       if (e->size <= 0)
         continue;
       allocated += (gdouble) e->size;
       g_array_append_val (deltas, d);
-      if (next != NULL && next->pid == e->pid && next->addr == e->addr)
+      if (next != NULL)
         {
           LiveDelta end = { next->time, next->at, -e->size };
 
@@ -1086,19 +1101,18 @@ replay_memory (Loader *ld)
   for (guint i = 0; i < events->len; i++)
     {
       const MemEvent *e = &g_array_index (events, MemEvent, i);
-      const MemEvent *next = i + 1 < events->len ? e + 1 : NULL;
+      const MemEvent *next = block_end (events, i);
       LiveDelta begin = { e->time, e->at, e->size };
-      gboolean freed = next != NULL && next->pid == e->pid && next->addr == e->addr;
 
       if (e->size <= 0)
         continue;
-      if (!freed)
+      if (next == NULL)
         g_array_append_val (ld->leaked_blocks, e->at);
       if (peak > 0 && compare_deltas (&begin, &top) <= 0)
         {
-          LiveDelta end = { freed ? next->time : 0, freed ? next->at : 0, -e->size };
+          LiveDelta end = { next != NULL ? next->time : 0, next != NULL ? next->at : 0, -e->size };
 
-          if (!freed || compare_deltas (&end, &top) > 0)
+          if (next == NULL || compare_deltas (&end, &top) > 0)
             g_array_append_val (ld->peak_blocks, e->at);
         }
     }
