@@ -774,8 +774,9 @@ diff_create (FlameProfile           *baseline,
   self->thread_frames = g_hash_table_new (NULL, NULL);
 
   /* Both sides mostly share their shape: size the tree once for the
-   * larger one and some paths of the other. */
-  flame_tree_reserve (self->tree, MAX (nb, nc) + MIN (nb, nc) / 8);
+   * larger one and some paths of the other; its index is built once,
+   * for that size, when the first side is in (merge_tree()) */
+  flame_tree_reserve_nodes (self->tree, MAX (nb, nc) + MIN (nb, nc) / 8);
   return self;
 }
 

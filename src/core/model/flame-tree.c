@@ -236,6 +236,29 @@ flame_tree_probe (const FlameTree *self,
   return FLAME_TREE_NONE;
 }
 
+/* @w (@old weights) with room for @alloc, the new ones 0. Grown
+ * severalfold, a fresh zeroed block and a copy of the few old ones: a
+ * large one comes from the kernel zeroed, where realloc and memset
+ * would write every fresh page once more (5% of a large comparison). */
+static gdouble *
+grow_weights (gdouble *w,
+              guint32  old,
+              guint32  alloc)
+{
+  gdouble *grown;
+
+  if ((gsize) old * 4 <= alloc)
+    {
+      grown = g_new0 (gdouble, alloc);
+      memcpy (grown, w, (gsize) old * sizeof (gdouble));
+      g_free (w);
+      return grown;
+    }
+  grown = g_renew (gdouble, w, alloc);
+  memset (grown + old, 0, (gsize) (alloc - old) * sizeof (gdouble));
+  return grown;
+}
+
 static void
 resize_nodes (FlameTree *self,
               guint32    alloc)
@@ -249,10 +272,8 @@ resize_nodes (FlameTree *self,
   self->nodes = g_renew (FlameNode, self->nodes, alloc);
   for (guint c = 0; c < self->n_columns; c++)
     {
-      self->self[c] = g_renew (gdouble, self->self[c], alloc);
-      self->total[c] = g_renew (gdouble, self->total[c], alloc);
-      memset (self->self[c] + old, 0, (gsize) (alloc - old) * sizeof (gdouble));
-      memset (self->total[c] + old, 0, (gsize) (alloc - old) * sizeof (gdouble));
+      self->self[c] = grow_weights (self->self[c], old, alloc);
+      self->total[c] = grow_weights (self->total[c], old, alloc);
     }
   if (self->hashes != NULL)
     self->hashes = g_renew (guint32, self->hashes, alloc);
@@ -276,6 +297,25 @@ flame_tree_reserve (FlameTree *self,
     resize_nodes (self, n_nodes);
   if (self->slots != NULL && slots_full (n_nodes, self->mask))
     rebuild_slots (self, mask_for (n_nodes));
+}
+
+/**
+ * flame_tree_reserve_nodes:
+ *
+ * Room for @n_nodes in the node arrays, and none yet in the index: an
+ * index too small for them is dropped, and the next lookup (or
+ * flame_tree_ensure_index()) builds it once for the room. For a tree
+ * that may get its nodes by flame_tree_copy_structure(), which drops
+ * the index anyway.
+ */
+void
+flame_tree_reserve_nodes (FlameTree *self,
+                          guint32    n_nodes)
+{
+  if (n_nodes > self->alloc_nodes)
+    resize_nodes (self, n_nodes);
+  if (self->slots != NULL && slots_full (n_nodes, self->mask))
+    g_clear_pointer (&self->slots, g_free);
 }
 
 /**
@@ -418,14 +458,14 @@ flame_tree_copy_structure (FlameTree       *self,
 {
   g_return_if_fail (self->n_nodes == 1);
 
-  flame_tree_reserve (self, src->n_nodes);
+  /* the index is rebuilt, at its final size, on the next lookup */
+  g_clear_pointer (&self->slots, g_free);
+  g_clear_pointer (&self->hashes, g_free);
+  flame_tree_reserve_nodes (self, src->n_nodes);
   memcpy (self->nodes, src->nodes, (gsize) src->n_nodes * sizeof (FlameNode));
   for (guint32 n = 1; n < src->n_nodes; n++)
     self->nodes[n].frame = frame_map[src->nodes[n].frame];
   self->n_nodes = src->n_nodes;
-  /* the index is rebuilt, at its final size, on the next lookup */
-  g_clear_pointer (&self->slots, g_free);
-  g_clear_pointer (&self->hashes, g_free);
 }
 
 /* A new child of @parent in the empty slot @i that the lookup ended on. */

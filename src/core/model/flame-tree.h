@@ -84,6 +84,8 @@ void       flame_tree_add_self    (FlameTree  *self,
                                    gdouble     weight);
 void       flame_tree_reserve     (FlameTree  *self,
                                    guint32     n_nodes);
+void       flame_tree_reserve_nodes (FlameTree *self,
+                                     guint32    n_nodes);
 void       flame_tree_reserve_space (FlameTree *self,
                                      guint32    max_nodes);
 void       flame_tree_set_huge_pages (FlameTree *self,
