@@ -379,13 +379,14 @@ flame_tree_reserve_space (FlameTree *self,
  * flame_tree_set_huge_pages:
  *
  * Asks for huge pages (flame_alloc_hint_huge()) under the index and the
- * arrays of flame_tree_reserve_space() from now on. Worth it where two
- * threads build trees at once (the two folded files of a comparison: 4
- * KiB faults and TLB shootdowns of one thread stalled the other, and the
- * parallel load took as long as two serial ones) and for the diff's
- * index; not for one large tree alone, where clearing huge pages cost
- * more than the TLB misses saved (random speedscope stacks: 6.0 -> 8.5
- * s in this VM). Measured, not guessed: see docs/formats.md.
+ * node arrays (as flame_tree_reserve_space() or a growth makes them) from
+ * now on. Worth it where two threads build trees at once (the two
+ * folded files of a comparison: 4 KiB faults and TLB shootdowns of one
+ * thread stalled the other, and the parallel load took as long as two
+ * serial ones) and for the diff's tree, sized once for both sides and
+ * filled at once; not for one large tree alone, where clearing huge
+ * pages cost more than the TLB misses saved (random speedscope stacks:
+ * 6.0 -> 8.5 s in this VM). Measured, not guessed: see docs/formats.md.
  */
 void
 flame_tree_set_huge_pages (FlameTree *self,
