@@ -66,6 +66,10 @@ test_sync (void)
 
   g_assert_nonnull (flame_comparison_get_profile (c, FLAME_DIFF_BASELINE));
   g_assert_nonnull (flame_comparison_get_profile (c, FLAME_DIFF_CURRENT));
+  /* the loaders' indexes went to the diff or were dropped: a loaded
+   * profile costs its nodes only */
+  for (guint side = 0; side < 2; side++)
+    g_assert_null (flame_profile_get_tree (flame_comparison_get_profile (c, side))->slots);
   g_assert_cmpfloat (flame_diff_get_total_ms (flame_comparison_get_diff (c), FLAME_DIFF_BASELINE),
                      ==, 100);
   g_assert_cmpfloat (flame_diff_get_total_ms (flame_comparison_get_diff (c), FLAME_DIFF_CURRENT),

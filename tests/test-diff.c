@@ -1225,6 +1225,57 @@ random_tree (guint32 seed,
   return tree;
 }
 
+/* A copy of a tree under the same frame ids takes the tree's index
+ * (flame_tree_take_index(), as the diff does from a loaded profile):
+ * lookups in it find the copied nodes, and the nodes a second tree adds
+ * come out numbered and linked as in a copy that built its own index */
+static void
+test_take_index (void)
+{
+  FlameTree *base = random_tree (3, 20000, 500);
+  FlameTree *cur = random_tree (4, 20000, 500);
+  FlameTree *taken = flame_tree_new (2);
+  FlameTree *built = flame_tree_new (2);
+  g_autofree guint32 *identity = g_new (guint32, 500);
+
+  for (guint32 f = 0; f < 500; f++)
+    identity[f] = f;
+  g_assert_nonnull (base->slots);
+  flame_tree_copy_structure (taken, base, identity);
+  flame_tree_copy_structure (built, base, identity);
+  flame_tree_reserve_nodes (taken, base->n_nodes + cur->n_nodes);
+  flame_tree_reserve_nodes (built, base->n_nodes + cur->n_nodes);
+  g_assert_true (flame_tree_take_index (taken, base));
+  g_assert_null (base->slots);
+  g_assert_false (flame_tree_take_index (built, base));
+
+  for (guint32 n = 1; n < base->n_nodes; n++)
+    g_assert_cmpuint (flame_tree_lookup (taken, base->nodes[n].parent, base->nodes[n].frame), ==,
+                      n);
+  {
+    g_autofree guint32 *in_taken = g_new (guint32, cur->n_nodes);
+    g_autofree guint32 *in_built = g_new (guint32, cur->n_nodes);
+
+    in_taken[FLAME_TREE_ROOT] = in_built[FLAME_TREE_ROOT] = FLAME_TREE_ROOT;
+    for (guint32 n = 1; n < cur->n_nodes; n++)
+      {
+        in_taken[n] = flame_tree_child (taken, in_taken[cur->nodes[n].parent],
+                                        cur->nodes[n].frame);
+        in_built[n] = flame_tree_child (built, in_built[cur->nodes[n].parent],
+                                        cur->nodes[n].frame);
+        g_assert_cmpuint (in_taken[n], ==, in_built[n]);
+      }
+  }
+  g_assert_cmpuint (taken->n_nodes, >, base->n_nodes);
+  g_assert_cmpuint (taken->n_nodes, ==, built->n_nodes);
+  g_assert_cmpmem (taken->nodes, sizeof (FlameNode) * taken->n_nodes,
+                   built->nodes, sizeof (FlameNode) * built->n_nodes);
+  flame_tree_free (base);
+  flame_tree_free (cur);
+  flame_tree_free (taken);
+  flame_tree_free (built);
+}
+
 /* The diff's two-thread merge makes the tree that adding each node in
  * node order makes: the same nodes, numbered and linked the same, the
  * same weights, the same map; a narrow tree is left to one thread */
@@ -1337,6 +1388,7 @@ main (int    argc,
   g_test_add_func ("/diff/normalization-header", test_normalization_header);
   g_test_add_func ("/diff/inverted", test_inverted);
   g_test_add_func ("/diff/merge-parallel", test_merge_parallel);
+  g_test_add_func ("/diff/take-index", test_take_index);
   g_test_add_func ("/diff/strip-hex", test_strip_hex);
   g_test_add_func ("/diff/binomial", test_binomial);
   g_test_add_func ("/diff/noise", test_noise);

@@ -461,17 +461,33 @@ diff_and_report (FlameComparison  *self,
   return TRUE;
 }
 
+/* The loaders' indexes, which a diff takes or drops, dropped for the
+ * profiles that are not diffed themselves (the runs of a mean, a single
+ * profile) */
+static void
+drop_indexes (FlameComparison *self)
+{
+  for (guint side = 0; side < 2; side++)
+    {
+      for (guint i = 0; i < self->runs[side]->len; i++)
+        {
+          FlameProfile *profile = ((Run *) g_ptr_array_index (self->runs[side], i))->profile;
+
+          if (profile != NULL)
+            flame_tree_drop_index (flame_profile_get_tree (profile));
+        }
+      if (self->merged[side] != NULL)
+        flame_tree_drop_index (flame_profile_get_tree (self->merged[side]->mean));
+    }
+}
+
+/* the runs loaded: their means, the diff and the report */
 static gboolean
-load_and_compare (FlameComparison  *self,
-                  GPtrArray        *todo,
-                  GCancellable     *cancellable,
-                  GError          **error)
+compare_loaded (FlameComparison  *self,
+                GCancellable     *cancellable,
+                GError          **error)
 {
   FlameProfile *baseline, *current;
-
-  load_all (todo, cancellable);
-  if (!collect_errors (todo, error))
-    return FALSE;
 
   g_atomic_int_set (&self->phase, PHASE_COMPARING);
   set_message (self, g_strdup (_("Comparing…")));
@@ -491,6 +507,20 @@ load_and_compare (FlameComparison  *self,
     self->diff_options.metric = self->report_options.metric = FLAME_METRIC_TOTAL;
 
   return diff_and_report (self, baseline, current, cancellable, error);
+}
+
+static gboolean
+load_and_compare (FlameComparison  *self,
+                  GPtrArray        *todo,
+                  GCancellable     *cancellable,
+                  GError          **error)
+{
+  gboolean ok;
+
+  load_all (todo, cancellable);
+  ok = collect_errors (todo, error) && compare_loaded (self, cancellable, error);
+  drop_indexes (self);
+  return ok;
 }
 
 /* on the caller's thread */

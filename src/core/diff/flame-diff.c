@@ -492,6 +492,16 @@ copy_first_tree (FlameDiff       *self,
     }
 }
 
+static gboolean
+frame_map_is_identity (const guint32 *frame_map,
+                       guint          n_frames)
+{
+  for (guint f = 0; f < n_frames; f++)
+    if (frame_map[f] != f)
+      return FALSE;
+  return TRUE;
+}
+
 /* Nodes are in the order a loader made them, so parents and index slots
  * are all over memory: the mapping of a parent is fetched MERGE_AHEAD * 2
  * nodes ahead of node @n, and once it is there (and the parent mapped: it
@@ -610,9 +620,16 @@ merge_tree (FlameDiff     *self,
   if (self->tree->n_nodes == 1 && injective)
     {
       copy_first_tree (self, src, frame_map, src_col, dst_col, both, ms0, ms1, keep_map);
+      /* frames numbered as the profile's: so are the path hashes, and
+       * the profile's index (kept from loading) is the copy's */
+      if (frame_map_is_identity (frame_map, self->n_mapped[dst_col]))
+        flame_tree_take_index (self->tree, src);
+      flame_tree_drop_index (src);
       return TRUE;
     }
 
+  /* the profile's index (kept from loading) is not needed to merge it */
+  flame_tree_drop_index (src);
   flame_tree_ensure_index (self->tree);
   node_map = g_new (MappedNode, src->n_nodes);
   if (injective && src->n_nodes >= FLAME_MERGE_PARALLEL_MIN && g_get_num_processors () > 1)

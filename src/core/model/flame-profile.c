@@ -680,15 +680,17 @@ flame_profile_get_function_weights (FlameProfile *self,
 /**
  * flame_profile_finish:
  *
- * Computes totals and releases build-time indexes. Call once after the
- * last stack was added.
+ * Computes totals and gives back the arrays' spare room. Call once
+ * after the last stack was added. The tree's index stays, for a diff's
+ * copy of the tree (flame_tree_take_index()): a diff drops it, as
+ * flame_tree_drop_index() does.
  */
 void
 flame_profile_finish (FlameProfile *self)
 {
   g_return_if_fail (FLAME_IS_PROFILE (self));
   flame_tree_finish (self->tree);
-  flame_tree_compact (self->tree);
+  flame_tree_compact_nodes (self->tree);
   if (flame_strings_make_valid_utf8 (flame_frames_get_strings (self->frames)) > 0)
     flame_profile_add_warning (self, "%s: some names are not valid UTF-8; "
                                "invalid bytes are shown as “?”",

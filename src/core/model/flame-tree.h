@@ -100,6 +100,10 @@ void       flame_tree_copy_structure (FlameTree       *self,
                                       const guint32   *frame_map);
 void       flame_tree_finish      (FlameTree  *self);
 void       flame_tree_compact     (FlameTree  *self);
+void       flame_tree_compact_nodes (FlameTree *self);
+void       flame_tree_drop_index  (FlameTree  *self);
+gboolean   flame_tree_take_index  (FlameTree  *self,
+                                   FlameTree  *src);
 void       flame_tree_function_weights (const FlameTree *self,
                                         guint            n_frames,
                                         guint            column,
