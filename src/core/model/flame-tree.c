@@ -56,8 +56,7 @@ flame_tree_free (FlameTree *self)
       flame_free_large (self->self[c], n * sizeof (gdouble));
       flame_free_large (self->total[c], n * sizeof (gdouble));
     }
-  flame_free_large (self->slots, ((gsize) self->mask + 1) * sizeof (FlameTreeSlot));
-  flame_free_large (self->hashes, n * sizeof (guint32));
+  flame_tree_drop_index (self);
   g_free (self);
 }
 
@@ -313,7 +312,7 @@ flame_tree_reserve_nodes (FlameTree *self,
   if (n_nodes > self->alloc_nodes)
     resize_nodes (self, n_nodes);
   if (self->slots != NULL && slots_full (n_nodes, self->mask))
-    g_clear_pointer (&self->slots, g_free);
+    flame_tree_drop_index (self);
 }
 
 /**
@@ -458,8 +457,7 @@ flame_tree_copy_structure (FlameTree       *self,
   g_return_if_fail (self->n_nodes == 1);
 
   /* the index is rebuilt, at its final size, on the next lookup */
-  g_clear_pointer (&self->slots, g_free);
-  g_clear_pointer (&self->hashes, g_free);
+  flame_tree_drop_index (self);
   flame_tree_reserve_nodes (self, src->n_nodes);
   memcpy (self->nodes, src->nodes, (gsize) src->n_nodes * sizeof (FlameNode));
   for (guint32 n = 1; n < src->n_nodes; n++)
@@ -580,6 +578,13 @@ flame_tree_finish (FlameTree *self)
     }
 }
 
+static void
+drop_hashes (FlameTree *self)
+{
+  flame_free_large (self->hashes, (gsize) self->alloc_nodes * sizeof (guint32));
+  self->hashes = NULL;
+}
+
 /**
  * flame_tree_drop_index:
  *
@@ -588,12 +593,9 @@ flame_tree_finish (FlameTree *self)
 void
 flame_tree_drop_index (FlameTree *self)
 {
-  if (self->slots != NULL)
-    flame_free_large (self->slots, ((gsize) self->mask + 1) * sizeof (FlameTreeSlot));
+  flame_free_large (self->slots, ((gsize) self->mask + 1) * sizeof (FlameTreeSlot));
   self->slots = NULL;
-  if (self->hashes != NULL)
-    flame_free_large (self->hashes, (gsize) self->alloc_nodes * sizeof (guint32));
-  self->hashes = NULL;
+  drop_hashes (self);
 }
 
 /**
@@ -607,9 +609,7 @@ flame_tree_drop_index (FlameTree *self)
 void
 flame_tree_compact_nodes (FlameTree *self)
 {
-  if (self->hashes != NULL)
-    flame_free_large (self->hashes, (gsize) self->alloc_nodes * sizeof (guint32));
-  self->hashes = NULL;
+  drop_hashes (self);
   if (self->alloc_nodes > self->n_nodes)
     {
       self->alloc_nodes = self->n_nodes;
@@ -651,7 +651,7 @@ flame_tree_take_index (FlameTree *self,
 {
   if (src->slots == NULL || self->n_nodes != src->n_nodes)
     return FALSE;
-  g_clear_pointer (&self->slots, g_free);
+  flame_tree_drop_index (self);
   self->slots = g_steal_pointer (&src->slots);
   self->mask = src->mask;
   rebuild_hashes (self);
