@@ -185,7 +185,7 @@ write_report (FlameComparison          *comparison,
   else if (strcmp (format, "markdown") == 0)
     flame_report_write_markdown (report, out);
   else if (strcmp (format, "json") == 0)
-    flame_report_write_json (report, out);
+    flame_report_write_json_drained (report, out, flame_cli_output_drain, output);
   have = strcmp (format, "folded") != 0 && memory_totals (comparison, &mem[0], &mem[1]);
   if (have || (strcmp (format, "folded") != 0 &&
                flame_diff_get_quantity (diff) == FLAME_QUANTITY_BYTES))

@@ -1333,6 +1333,10 @@ append_json_runs (FlameReport             *self,
   g_string_append (out, "}");
 }
 
+/* Output past this goes to a drain: big enough for few writes, small
+ * enough to stay in the cache and never fault in anew */
+#define REPORT_DRAIN_BYTES ((gsize) 1 << 20)
+
 /* One entry of "functions", after its "{\"name\": " */
 static void
 append_json_function (FlameReport             *self,
@@ -1364,6 +1368,23 @@ void
 flame_report_write_json (FlameReport *self,
                          GString     *out)
 {
+  flame_report_write_json_drained (self, out, NULL, NULL);
+}
+
+/**
+ * flame_report_write_json_drained:
+ * @drain: (nullable): takes the output away whenever it passes a MiB
+ *
+ * As flame_report_write_json(), in pieces: a report of every function of
+ * a large profile is tens of MB, which a whole string would fault in
+ * anew (and copy as it grows) only to write it out.
+ */
+void
+flame_report_write_json_drained (FlameReport    *self,
+                                 GString        *out,
+                                 FlameTextDrain  drain,
+                                 gpointer        user_data)
+{
   g_string_append (out, "{\n  \"schema_version\": 3,\n  \"unit\": ");
   flame_json_append_string (out, flame_quantity_to_string (self->quantity));
   g_string_append (out, ",\n  \"baseline\": ");
@@ -1388,6 +1409,8 @@ flame_report_write_json (FlameReport *self,
     {
       g_string_append (out, i ? ",\n    {\"name\": " : "\n    {\"name\": ");
       append_json_function (self, out, &self->functions[i]);
+      if (drain != NULL && out->len >= REPORT_DRAIN_BYTES)
+        drain (out, user_data);
     }
   g_string_append (out, self->n_functions ? "\n  ]\n}\n" : "]\n}\n");
 }
@@ -1477,15 +1500,12 @@ typedef struct
   gpointer       drain_data;
 } FoldedWriter;
 
-/* Output past this goes to the writer's drain: big enough for few
- * writes, small enough to stay in the cache and never fault in anew */
-#define FOLDED_DRAIN_BYTES ((gsize) 1 << 20)
 
 static inline void
 folded_drain (const FoldedWriter *w,
               GString            *out)
 {
-  if (w->drain != NULL && out->len >= FOLDED_DRAIN_BYTES)
+  if (w->drain != NULL && out->len >= REPORT_DRAIN_BYTES)
     w->drain (out, w->drain_data);
 }
 
@@ -1561,7 +1581,7 @@ write_folded_sorted (FoldedWriter *w,
   /* room for all of it at once (unless it goes out in pieces), then
    * filled from where it was */
   at = out->len;
-  g_string_set_size (out, at + (w->drain != NULL ? MIN (total, 2 * FOLDED_DRAIN_BYTES) : total));
+  g_string_set_size (out, at + (w->drain != NULL ? MIN (total, 2 * REPORT_DRAIN_BYTES) : total));
   g_string_truncate (out, at);
   for (guint i = 0; i < lines->len; i++)
     {

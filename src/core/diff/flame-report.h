@@ -120,6 +120,10 @@ void                     flame_diff_write_folded_drained (FlameDiff          *di
                                                           GString            *out,
                                                           FlameTextDrain      drain,
                                                           gpointer            user_data);
+void                     flame_report_write_json_drained (FlameReport        *self,
+                                                          GString            *out,
+                                                          FlameTextDrain      drain,
+                                                          gpointer            user_data);
 void                     flame_profile_write_folded_drained (FlameProfile    *profile,
                                                              GString         *out,
                                                              FlameTextDrain   drain,
