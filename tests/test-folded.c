@@ -595,8 +595,12 @@ test_deep_recursion (void)
   g_assert_cmpuint (tree->n_nodes, ==, depth + 1);
   g_assert_cmpfloat (tree->total[0][FLAME_TREE_ROOT], ==, 3);
 
-  flame_tree_ensure_index (tree);
-  sorted = g_memdup2 (tree->hashes, tree->n_nodes * sizeof (guint32));
+  /* the path hashes, parents first (a child's index is larger) */
+  sorted = g_new (guint32, tree->n_nodes);
+  sorted[FLAME_TREE_ROOT] = FLAME_TREE_ROOT_HASH;
+  for (guint32 n = 1; n < tree->n_nodes; n++)
+    sorted[n] = flame_tree_path_hash (sorted[tree->nodes[n].parent], tree->nodes[n].frame,
+                                      tree->nodes[n].depth);
   qsort (sorted, tree->n_nodes, sizeof (guint32), cmp_u32);
   for (guint i = 1; i < tree->n_nodes; i++)
     dups += sorted[i] == sorted[i - 1];

@@ -486,7 +486,7 @@ copy_first_tree (FlameDiff       *self,
     }
   if (keep_map != NULL)
     {
-      *keep_map = g_new (guint32, MAX (src->n_nodes, 1));
+      *keep_map = flame_alloc_huge (sizeof (guint32) * MAX (src->n_nodes, 1));
       for (guint32 n = 0; n < src->n_nodes; n++)
         (*keep_map)[n] = n;
     }
@@ -631,7 +631,7 @@ merge_tree (FlameDiff     *self,
   /* the profile's index (kept from loading) is not needed to merge it */
   flame_tree_drop_index (src);
   flame_tree_ensure_index (self->tree);
-  node_map = g_new (MappedNode, src->n_nodes);
+  node_map = flame_alloc_huge (sizeof (MappedNode) * src->n_nodes);
   if (injective && src->n_nodes >= FLAME_MERGE_PARALLEL_MIN && g_get_num_processors () > 1)
     {
       parallel = flame_merge_nodes_parallel (self->tree, src, &columns, node_map, cancellable,
@@ -646,7 +646,7 @@ merge_tree (FlameDiff     *self,
     return FALSE;
   if (keep_map != NULL)
     {
-      *keep_map = g_new (guint32, MAX (src->n_nodes, 1));
+      *keep_map = flame_alloc_huge (sizeof (guint32) * MAX (src->n_nodes, 1));
       for (guint32 n = 0; n < src->n_nodes; n++)
         (*keep_map)[n] = node_map[n].node;
     }

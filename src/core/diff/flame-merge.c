@@ -13,6 +13,7 @@
  * Copyright 2026 The Flamediff developers
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
+#include "flame-alloc.h"
 #include "flame-merge.h"
 
 /* how many nodes ahead the lookups prefetch */
@@ -273,7 +274,7 @@ flame_merge_nodes_parallel (FlameTree               *dst,
     return FALSE;
 
   flame_tree_ensure_index (dst);
-  subtree = g_new (guint32, src->n_nodes);
+  subtree = flame_alloc_huge (sizeof (guint32) * src->n_nodes);
   sizes = g_array_new (FALSE, TRUE, sizeof (guint32));
   sweep_nodes (dst, src, columns, cut, node_map, subtree, sizes);
   owner = deal_subtrees (sizes);

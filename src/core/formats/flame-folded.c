@@ -928,6 +928,8 @@ reserve_tree (FlameTree *tree,
   flame_tree_reserve_space (tree, (guint32) MIN (len / 8, (gsize) G_MAXUINT32));
   flame_tree_reserve (tree, (guint32) MIN (len / 200, (gsize) 1 << 26));
   flame_tree_ensure_index (tree);
+  /* the builder has every level's path hash (build_chunk()) */
+  flame_tree_drop_hashes (tree);
 }
 
 /* Starts the builder: on its own thread when @n_threads > 1. */

@@ -5,6 +5,62 @@
  */
 #include "flame-alloc.h"
 
+#include <stdlib.h>
+
+/* below this, a block is only hinted: its partial huge pages cost less
+ * than the alignment's slack */
+#define ALIGN_MIN_BYTES ((gsize) 4 << 20)
+
+/**
+ * flame_try_alloc_huge:
+ * @bytes: the size of the block
+ *
+ * An uninitialised block for a profile-sized array, to be freed with
+ * g_free() (or flame_free_large()). A large one starts on a 2 MiB
+ * boundary, spans whole huge pages and is hinted huge, so that every
+ * page of it can be a huge page: g_malloc() puts a large block 16 bytes
+ * into a fresh mapping, and its first and last partial 2 MiB then fault
+ * in 4 KiB at a time (in a virtual machine that shadows page tables a
+ * fault costs ~10 us: a block's head and tail took as long to fault in
+ * as 100 MiB of huge pages). Its pages are backed as they are first
+ * written, as with g_malloc(). A block grown with g_realloc() may lose
+ * the alignment.
+ *
+ * Returns: (nullable): the block, or %NULL when memory is short
+ */
+gpointer
+flame_try_alloc_huge (gsize bytes)
+{
+  gpointer p = NULL;
+  gsize whole;
+
+  if (bytes < ALIGN_MIN_BYTES)
+    return flame_alloc_hint_huge (g_try_malloc (MAX (bytes, 1)), bytes);
+  whole = (bytes + FLAME_HUGE_PAGE - 1) & ~(FLAME_HUGE_PAGE - 1);
+  if (whole < bytes || posix_memalign (&p, FLAME_HUGE_PAGE, whole) != 0)
+    return NULL;
+#ifdef MADV_HUGEPAGE
+  madvise (p, whole, MADV_HUGEPAGE);
+#endif
+  return p;
+}
+
+/**
+ * flame_alloc_huge:
+ *
+ * flame_try_alloc_huge() that aborts when memory is short, as g_malloc()
+ * does.
+ */
+gpointer
+flame_alloc_huge (gsize bytes)
+{
+  gpointer p = flame_try_alloc_huge (bytes);
+
+  if (G_UNLIKELY (p == NULL))
+    g_error ("%s: failed to allocate %" G_GSIZE_FORMAT " bytes", G_STRLOC, bytes);
+  return p;
+}
+
 static void
 free_block (gpointer data,
             gpointer user_data)

@@ -36,6 +36,9 @@ flame_alloc_hint_huge (gpointer p,
   return p;
 }
 
+gpointer flame_alloc_huge     (gsize bytes);
+gpointer flame_try_alloc_huge (gsize bytes);
+
 /* A zeroed array for a table that is probed (read) before it is written,
  * such as a hash index. calloc() leaves fresh pages untouched, so the
  * first probe of a page maps the shared zero page, and the first write to
@@ -48,10 +51,8 @@ flame_alloc_zeroed_table (gsize    n,
                           gsize    size,
                           gboolean huge)
 {
-  gpointer p = g_malloc_n (n, size);
+  gpointer p = huge ? flame_alloc_huge (n * size) : g_malloc_n (n, size);
 
-  if (huge)
-    flame_alloc_hint_huge (p, n * size);
   return memset (p, 0, n * size);
 }
 

@@ -60,11 +60,14 @@ flame_tree_free (FlameTree *self)
   g_free (self);
 }
 
-/* @hashes must be up to date */
+static void rebuild_hashes (FlameTree *self);
+
 static void
 rebuild_slots (FlameTree *self,
                guint32    mask)
 {
+  if (self->hashes == NULL)
+    rebuild_hashes (self);
   g_free (self->slots);
   self->mask = mask;
   self->slots = flame_alloc_zeroed_table ((gsize) mask + 1, sizeof (FlameTreeSlot),
@@ -159,7 +162,8 @@ rebuild_hashes (FlameTree *self)
 {
   /* parents come before their children: one forward sweep */
   g_free (self->hashes);
-  self->hashes = g_new (guint32, self->alloc_nodes);
+  self->hashes = self->huge_pages ? flame_alloc_huge ((gsize) self->alloc_nodes * sizeof (guint32))
+                                  : g_new (guint32, self->alloc_nodes);
   self->hashes[FLAME_TREE_ROOT] = FLAME_TREE_ROOT_HASH;
   for (guint32 n = 1; n < self->n_nodes; n++)
     {
@@ -179,19 +183,31 @@ rebuild_index (FlameTree *self)
   rebuild_slots (self, mask_for (self->alloc_nodes));
 }
 
-/* a finished profile's tree keeps its slots without the hashes
- * (flame_tree_compact_nodes()) */
+/* The index; the per-node path hashes only where a lookup starts from
+ * a parent's (flame_tree_child(), flame_tree_lookup()): callers that
+ * bring the hash (flame_tree_child_hashed(), flame_tree_probe()) do
+ * without them, and a tree without them does not keep them (add_child()),
+ * which spares 4 bytes per node of fresh memory while loading and
+ * merging. A finished profile's tree keeps its slots without the hashes
+ * (flame_tree_compact_nodes()), and so does a diff that took them
+ * (flame_tree_take_index()). */
 static inline void
 ensure_slots (FlameTree *self)
 {
   if (G_UNLIKELY (self->slots == NULL))
     rebuild_index (self);
-  else if (G_UNLIKELY (self->hashes == NULL))
+}
+
+static inline void
+ensure_hashes (FlameTree *self)
+{
+  ensure_slots (self);
+  if (G_UNLIKELY (self->hashes == NULL))
     rebuild_hashes (self);
 }
 
 /* Builds the index now if compact() or copy_structure() dropped it, so
- * that flame_tree_prefetch() and self->hashes can be used. */
+ * that flame_tree_prefetch() and flame_tree_probe() can be used. */
 void
 flame_tree_ensure_index (FlameTree *self)
 {
@@ -205,7 +221,7 @@ flame_tree_lookup (FlameTree *self,
 {
   guint32 depth;
 
-  ensure_slots (self);
+  ensure_hashes (self);
   depth = self->nodes[parent].depth + 1;
   return flame_tree_probe (self, parent, frame, depth,
                            flame_tree_path_hash (self->hashes[parent], frame, depth));
@@ -245,6 +261,22 @@ flame_tree_probe (const FlameTree *self,
   return FLAME_TREE_NONE;
 }
 
+/* @p (holding @n elements of @size) moved to a fresh huge-page block
+ * (flame_alloc_huge()) for @alloc */
+static gpointer
+renew_huge (gpointer p,
+            gsize    n,
+            gsize    alloc,
+            gsize    size)
+{
+  gpointer q = flame_alloc_huge (alloc * size);
+
+  if (n > 0)
+    memcpy (q, p, n * size);
+  g_free (p);
+  return q;
+}
+
 static void
 resize_nodes (FlameTree *self,
               guint32    alloc)
@@ -257,18 +289,27 @@ resize_nodes (FlameTree *self,
    * are written now, in one sweep each: left to the first writes of a
    * merge on two threads, at scattered nodes, they took longer. */
   self->alloc_nodes = alloc;
-  self->nodes = g_renew (FlameNode, self->nodes, alloc);
   if (self->huge_pages)
-    flame_alloc_hint_huge (self->nodes, (gsize) alloc * sizeof (FlameNode));
+    {
+      gsize n = self->n_nodes;
+
+      self->nodes = renew_huge (self->nodes, n, alloc, sizeof (FlameNode));
+      for (guint c = 0; c < self->n_columns; c++)
+        {
+          self->self[c] = renew_huge (self->self[c], n, alloc, sizeof (gdouble));
+          self->total[c] = renew_huge (self->total[c], n, alloc, sizeof (gdouble));
+          memset (self->self[c] + n, 0, (gsize) (alloc - n) * sizeof (gdouble));
+          memset (self->total[c] + n, 0, (gsize) (alloc - n) * sizeof (gdouble));
+        }
+      if (self->hashes != NULL)
+        self->hashes = renew_huge (self->hashes, n, alloc, sizeof (guint32));
+      return;
+    }
+  self->nodes = g_renew (FlameNode, self->nodes, alloc);
   for (guint c = 0; c < self->n_columns; c++)
     {
       self->self[c] = g_renew (gdouble, self->self[c], alloc);
       self->total[c] = g_renew (gdouble, self->total[c], alloc);
-      if (self->huge_pages)
-        {
-          flame_alloc_hint_huge (self->self[c], (gsize) alloc * sizeof (gdouble));
-          flame_alloc_hint_huge (self->total[c], (gsize) alloc * sizeof (gdouble));
-        }
       memset (self->self[c] + old, 0, (gsize) (alloc - old) * sizeof (gdouble));
       memset (self->total[c] + old, 0, (gsize) (alloc - old) * sizeof (gdouble));
     }
@@ -342,12 +383,16 @@ flame_tree_reserve_space (FlameTree *self,
   max_nodes = MIN (max_nodes, G_MAXUINT32 / 2);
   if (max_nodes <= self->alloc_nodes)
     return;
-  nodes = g_try_new (FlameNode, max_nodes);
+  /* the weights stay g_try_new0(): fresh zero pages, never touched
+   * beyond the last node */
+  nodes = self->huge_pages ? flame_try_alloc_huge ((gsize) max_nodes * sizeof (FlameNode))
+                           : g_try_new (FlameNode, max_nodes);
   ok = nodes != NULL;
   for (guint k = 0; ok && k < 2 * self->n_columns; k++)
     ok = (weights[k] = g_try_new0 (gdouble, max_nodes)) != NULL;
   if (ok && self->hashes != NULL)
-    ok = (hashes = g_try_new (guint32, max_nodes)) != NULL;
+    ok = (hashes = self->huge_pages ? flame_try_alloc_huge ((gsize) max_nodes * sizeof (guint32))
+                                    : g_try_new (guint32, max_nodes)) != NULL;
   if (!ok)
     {
       g_free (nodes);
@@ -357,12 +402,8 @@ flame_tree_reserve_space (FlameTree *self,
     }
 
   if (self->huge_pages)
-    {
-      flame_alloc_hint_huge (nodes, (gsize) max_nodes * sizeof (FlameNode));
-      for (guint k = 0; k < 2 * self->n_columns; k++)
-        flame_alloc_hint_huge (weights[k], (gsize) max_nodes * sizeof (gdouble));
-      flame_alloc_hint_huge (hashes, (gsize) max_nodes * sizeof (guint32));
-    }
+    for (guint k = 0; k < 2 * self->n_columns; k++)
+      flame_alloc_hint_huge (weights[k], (gsize) max_nodes * sizeof (gdouble));
   memcpy (nodes, self->nodes, n * sizeof (FlameNode));
   g_free (self->nodes);
   self->nodes = nodes;
@@ -489,7 +530,8 @@ add_child (FlameTree *self,
     .depth = p->depth + 1,
   };
   p->first_child = node;
-  self->hashes[node] = h;
+  if (self->hashes != NULL)
+    self->hashes[node] = h;
   self->slots[i] = (FlameTreeSlot) { h, node + 1 };
 
   if (slots_full (self->n_nodes, self->mask))
@@ -522,7 +564,7 @@ flame_tree_child (FlameTree *self,
                   guint32    parent,
                   guint32    frame)
 {
-  ensure_slots (self);
+  ensure_hashes (self);
   return find_or_add (self, parent, frame,
                       flame_tree_path_hash (self->hashes[parent], frame,
                                             self->nodes[parent].depth + 1));
@@ -578,8 +620,15 @@ flame_tree_finish (FlameTree *self)
     }
 }
 
-static void
-drop_hashes (FlameTree *self)
+/**
+ * flame_tree_drop_hashes:
+ *
+ * Frees the per-node path hashes, and stops keeping them: for a builder
+ * that brings every node's hash itself (flame_tree_child_hashed()). They
+ * are computed again if a lookup needs them.
+ */
+void
+flame_tree_drop_hashes (FlameTree *self)
 {
   flame_free_large (self->hashes, (gsize) self->alloc_nodes * sizeof (guint32));
   self->hashes = NULL;
@@ -595,21 +644,21 @@ flame_tree_drop_index (FlameTree *self)
 {
   flame_free_large (self->slots, ((gsize) self->mask + 1) * sizeof (FlameTreeSlot));
   self->slots = NULL;
-  drop_hashes (self);
+  flame_tree_drop_hashes (self);
 }
 
 /**
  * flame_tree_compact_nodes:
  *
- * Gives back the node arrays' spare room and the path hashes (computed
- * again when needed); the index itself stays, for
+ * Gives back the node arrays' spare room and the path hashes
+ * (flame_tree_drop_hashes()); the index itself stays, for
  * flame_tree_take_index() (a diff's copy of this tree) until
  * flame_tree_drop_index().
  */
 void
 flame_tree_compact_nodes (FlameTree *self)
 {
-  drop_hashes (self);
+  flame_tree_drop_hashes (self);
   if (self->alloc_nodes > self->n_nodes)
     {
       self->alloc_nodes = self->n_nodes;
@@ -639,8 +688,9 @@ flame_tree_compact (FlameTree *self)
  * Moves @src's index to @self, whose nodes are @src's node for node
  * under the same frame ids, so that their path hashes and index are the
  * same: no new index is cleared and filled (on the scale pair that was
- * 0.15-0.2 s, a fresh 64 MiB table); only the hashes are computed. @src
- * is left without one.
+ * 0.15-0.2 s, a fresh 64 MiB table). The per-node hashes are left to be
+ * computed if a lookup needs them (ensure_hashes()). @src is left
+ * without an index.
  *
  * Returns: FALSE (nothing moved) when @src has no index or @self is not
  * such a copy
@@ -654,7 +704,6 @@ flame_tree_take_index (FlameTree *self,
   flame_tree_drop_index (self);
   self->slots = g_steal_pointer (&src->slots);
   self->mask = src->mask;
-  rebuild_hashes (self);
   return TRUE;
 }
 

@@ -43,10 +43,11 @@ typedef struct
   gdouble   *total[FLAME_TREE_MAX_COLUMNS];
   /* (parent, frame) -> node, with the key's hash in the slot so a probe
    * touches the node array only on a likely hit. The hash is the node's
-   * path hash (flame_tree_path_hash() down the frames from the root), kept
-   * per node in @hashes: a loader that knows a stack's frames can compute
-   * where every level of it sits in the index before walking it, and
-   * prefetch. Both dropped by compact(), rebuilt on demand. */
+   * path hash (flame_tree_path_hash() down the frames from the root): a
+   * loader that knows a stack's frames can compute where every level of
+   * it sits in the index before walking it, and prefetch. Kept per node
+   * in @hashes (NULL: not kept, flame_tree_drop_hashes()) for lookups
+   * from a parent. Both dropped by compact(), rebuilt on demand. */
   FlameTreeSlot *slots;
   guint32   *hashes;
   guint32    mask;
@@ -102,6 +103,7 @@ void       flame_tree_finish      (FlameTree  *self);
 void       flame_tree_compact     (FlameTree  *self);
 void       flame_tree_compact_nodes (FlameTree *self);
 void       flame_tree_drop_index  (FlameTree  *self);
+void       flame_tree_drop_hashes (FlameTree  *self);
 gboolean   flame_tree_take_index  (FlameTree  *self,
                                    FlameTree  *src);
 void       flame_tree_function_weights (const FlameTree *self,
