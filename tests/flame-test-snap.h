@@ -135,6 +135,7 @@ flame_snap_assert (FlameSnap    *snap,
   g_autofree gdouble *t = g_new0 (gdouble, n);
   g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 
+  flame_profile_ensure_totals (profile);
   flame_tree_function_weights (flame_profile_get_tree (profile), n, 0, s, t);
   for (guint i = 0; i < snap->names->len; i++)
     {

@@ -205,6 +205,7 @@ flame_test_function_weight (FlameProfile *profile,
   g_autofree gdouble *total_w = g_new0 (gdouble, n);
   gdouble sum = 0, whole = 0;
 
+  flame_profile_ensure_totals (profile);
   flame_tree_function_weights (tree, n, 0, self_w, total_w);
   for (guint f = 0; f < n; f++)
     {

@@ -261,6 +261,7 @@ test_trace_event_text (void)
       n = flame_frames_count (frames);
       s = g_new0 (gdouble, n);
       t = g_new0 (gdouble, n);
+      flame_profile_ensure_totals (p);
       flame_tree_function_weights (tree, n, 0, s, t);
       for (guint f = 0; f < n; f++)
         if (strcmp (flame_frames_get_name (frames, f), cases[i].frame) == 0)

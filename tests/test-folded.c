@@ -41,6 +41,7 @@ frame_weights (FlameProfile *profile,
   g_autofree gdouble *s = g_new0 (gdouble, n);
   g_autofree gdouble *t = g_new0 (gdouble, n);
 
+  flame_profile_ensure_totals (profile);
   flame_tree_function_weights (flame_profile_get_tree (profile), n, column, s, t);
   *self_w = *total_w = -1;
   for (guint f = 0; f < n; f++)
@@ -134,6 +135,7 @@ test_function_weights_columns (void)
   g_autofree gdouble *bs0 = NULL, *bt0 = NULL, *bs1 = NULL, *bt1 = NULL;
 
   g_assert_no_error (error);
+  flame_profile_ensure_totals (p);
   tree = flame_profile_get_tree (p);
   n = flame_frames_count (flame_profile_get_frames (p));
   s0 = g_new0 (gdouble, n); t0 = g_new0 (gdouble, n);
@@ -542,6 +544,8 @@ test_same_tree_as_one_by_one (void)
                                g_ascii_strtod (count, NULL));
     }
   flame_profile_finish (built);
+  flame_profile_ensure_totals (loaded);
+  flame_profile_ensure_totals (built);
 
   a = flame_profile_get_tree (loaded);
   b = flame_profile_get_tree (built);
@@ -853,6 +857,8 @@ assert_same_profile (FlameProfile *a,
   GPtrArray *wa = flame_profile_get_warnings (a), *wb = flame_profile_get_warnings (b);
   guint n_columns = flame_profile_get_n_columns (a);
 
+  flame_profile_ensure_totals (a);
+  flame_profile_ensure_totals (b);
   g_assert_cmpint (flame_profile_get_format (a), ==, flame_profile_get_format (b));
   g_assert_cmpuint (n_columns, ==, flame_profile_get_n_columns (b));
   g_assert_cmpint (flame_profile_get_unit (a), ==, flame_profile_get_unit (b));

@@ -267,6 +267,7 @@ profile_weights (FlameProfile *p,
   g_autofree gdouble *s = g_new0 (gdouble, n);
   g_autofree gdouble *t = g_new0 (gdouble, n);
 
+  flame_profile_ensure_totals (p);
   flame_tree_function_weights (flame_profile_get_tree (p), n, 0, s, t);
   for (guint f = 0; f < n; f++)
     {
@@ -388,6 +389,7 @@ self_of (FlameProfile *p,
   g_autofree gdouble *s = g_new0 (gdouble, n);
   g_autofree gdouble *t = g_new0 (gdouble, n);
 
+  flame_profile_ensure_totals (p);
   flame_tree_function_weights (flame_profile_get_tree (p), n, 0, s, t);
   for (guint f = 0; f < n; f++)
     {

@@ -146,6 +146,7 @@ add_function_times (FlameRuns     *self,
   gdouble *row_s = self->self_ms + (gsize) r * self->n_frames;
   gdouble *row_t = self->total_ms + (gsize) r * self->n_frames;
 
+  flame_profile_ensure_totals (run);
   flame_tree_function_weights (tree, n_frames, 0, s, t);
   for (guint f = 0; f < n_frames; f++)
     if (map[f] != G_MAXUINT32)

@@ -309,6 +309,7 @@ flame_layout_source_new_for_profile (FlameProfile *profile,
   self->view = FLAME_VIEW_SINGLE;
   self->profile = g_object_ref (profile);
   self->frames = flame_profile_get_frames (profile);
+  flame_profile_ensure_totals (profile);
   self->tree = tree = flame_profile_get_tree (profile);
   ms = flame_profile_get_ms_per_weight (profile, column,
                                         default_interval_ms > 0 ? default_interval_ms : 1.0);

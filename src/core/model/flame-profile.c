@@ -29,6 +29,7 @@ struct _FlameProfile
   /* exact per-function weights from formats that are call graphs
    * (callgrind, pstats), by frame; NULL for stacks */
   GArray      *fn_weights[FLAME_TREE_MAX_COLUMNS];
+  GMutex       totals_lock;  /* flame_profile_ensure_totals() */
 };
 
 typedef struct
@@ -66,6 +67,7 @@ flame_profile_finalize (GObject *object)
   g_clear_pointer (&self->sample_types, g_strfreev);
   for (guint c = 0; c < FLAME_TREE_MAX_COLUMNS; c++)
     g_clear_pointer (&self->fn_weights[c], g_array_unref);
+  g_mutex_clear (&self->totals_lock);
 
   G_OBJECT_CLASS (flame_profile_parent_class)->finalize (object);
 }
@@ -86,6 +88,7 @@ flame_profile_init (FlameProfile *self)
   self->threads_by_key = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->warnings = g_ptr_array_new_with_free_func (g_free);
   self->metadata = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  g_mutex_init (&self->totals_lock);
 }
 
 /**
@@ -678,18 +681,35 @@ flame_profile_get_function_weights (FlameProfile *self,
 }
 
 /**
+ * flame_profile_ensure_totals:
+ *
+ * Every node's totals in the profile's tree (tree->total), for code that
+ * reads more than the root's: a layout of the profile alone, per-function
+ * weights. Safe on several threads at once.
+ */
+void
+flame_profile_ensure_totals (FlameProfile *self)
+{
+  g_return_if_fail (FLAME_IS_PROFILE (self));
+  g_mutex_lock (&self->totals_lock);
+  flame_tree_ensure_totals (self->tree);
+  g_mutex_unlock (&self->totals_lock);
+}
+
+/**
  * flame_profile_finish:
  *
- * Computes totals and gives back the arrays' spare room. Call once
- * after the last stack was added. The tree's index stays, for a diff's
- * copy of the tree (flame_tree_take_index()): a diff drops it, as
- * flame_tree_drop_index() does.
+ * Computes the root's totals and gives back the arrays' spare room. Call
+ * once after the last stack was added. The other nodes' totals wait for
+ * flame_profile_ensure_totals() (flame_tree_finish_root()). The tree's
+ * index stays, for a diff's copy of the tree (flame_tree_take_index()):
+ * a diff drops it, as flame_tree_drop_index() does.
  */
 void
 flame_profile_finish (FlameProfile *self)
 {
   g_return_if_fail (FLAME_IS_PROFILE (self));
-  flame_tree_finish (self->tree);
+  flame_tree_finish_root (self->tree);
   flame_tree_compact_nodes (self->tree);
   if (flame_strings_make_valid_utf8 (flame_frames_get_strings (self->frames)) > 0)
     flame_profile_add_warning (self, "%s: some names are not valid UTF-8; "

@@ -145,5 +145,6 @@ gboolean           flame_profile_get_function_weights (FlameProfile *self,
                                                      gdouble      *self_weight,
                                                      gdouble      *total_weight);
 void               flame_profile_finish             (FlameProfile *self);
+void               flame_profile_ensure_totals      (FlameProfile *self);
 
 G_END_DECLS

@@ -61,6 +61,7 @@ flame_tree_free (FlameTree *self)
 }
 
 static void rebuild_hashes (FlameTree *self);
+static void sum_totals (FlameTree *self);
 
 static void
 rebuild_slots (FlameTree *self,
@@ -596,11 +597,65 @@ flame_tree_add_self (FlameTree *self,
   self->self[column][node] += weight;
 }
 
+/* Every node's totals. */
+void
+flame_tree_finish (FlameTree *self)
+{
+  self->totals_pending = FALSE;
+  sum_totals (self);
+}
+
+/**
+ * flame_tree_finish_root:
+ *
+ * flame_tree_finish() for the root only: its totals (the sum of every
+ * node's self weight), the others left to flame_tree_ensure_totals().
+ * For a loaded profile, whose node totals only a layout of it alone
+ * reads: a diff sums its own tree, and the sweep and the total arrays'
+ * fresh pages (two 29 MB arrays on the scale pair) went for nothing.
+ */
+void
+flame_tree_finish_root (FlameTree *self)
+{
+  for (guint c = 0; c < self->n_columns; c++)
+    {
+      const gdouble *w = self->self[c];
+      gdouble sum = 0;
+
+      for (guint32 n = 0; n < self->n_nodes; n++)
+        sum += w[n];
+      self->total[c][FLAME_TREE_ROOT] = sum;
+    }
+  self->totals_pending = TRUE;
+}
+
+/**
+ * flame_tree_ensure_totals:
+ *
+ * Every node's totals, after flame_tree_finish_root(); the root's stay as
+ * they were (a sum in another order may differ in the last bit). Not
+ * safe on two threads at once: see flame_profile_ensure_totals().
+ */
+void
+flame_tree_ensure_totals (FlameTree *self)
+{
+  gdouble root[FLAME_TREE_MAX_COLUMNS];
+
+  if (!self->totals_pending)
+    return;
+  for (guint c = 0; c < self->n_columns; c++)
+    root[c] = self->total[c][FLAME_TREE_ROOT];
+  sum_totals (self);
+  for (guint c = 0; c < self->n_columns; c++)
+    self->total[c][FLAME_TREE_ROOT] = root[c];
+  self->totals_pending = FALSE;
+}
+
 /* Totals of every column in one reverse sweep: the parent links are
  * followed once, not once per column (the additions per column are the
  * same, in the same order). */
-void
-flame_tree_finish (FlameTree *self)
+static void
+sum_totals (FlameTree *self)
 {
   const FlameNode *nodes = self->nodes;
   gdouble *t0 = self->total[0];
@@ -754,6 +809,8 @@ flame_tree_function_weights_columns (const FlameTree *self,
   guint32 n;
 
   g_return_if_fail (n_columns <= FLAME_TREE_MAX_COLUMNS);
+  /* a loaded profile's: flame_profile_ensure_totals() first */
+  g_return_if_fail (!self->totals_pending);
 
   for (guint k = 0; k < n_columns; k++)
     {

@@ -55,6 +55,8 @@ typedef struct
   gboolean   huge_pages;
   /* flame_tree_expect_nodes() */
   guint32    expected_nodes;
+  /* flame_tree_finish_root(): only the root's totals are there yet */
+  gboolean   totals_pending;
 } FlameTree;
 
 /* the root's path hash; a child's is flame_tree_path_hash (parent's, its
@@ -100,6 +102,8 @@ void       flame_tree_copy_structure (FlameTree       *self,
                                       const FlameTree *src,
                                       const guint32   *frame_map);
 void       flame_tree_finish      (FlameTree  *self);
+void       flame_tree_finish_root (FlameTree  *self);
+void       flame_tree_ensure_totals (FlameTree *self);
 void       flame_tree_compact     (FlameTree  *self);
 void       flame_tree_compact_nodes (FlameTree *self);
 void       flame_tree_drop_index  (FlameTree  *self);
