@@ -1005,6 +1005,55 @@ test_threads_errors (void)
                             "first at line 3001"));
 }
 
+/* A loaded profile has its root's totals at once and the other nodes'
+ * on demand: the same as a full sweep, the root's left as they were,
+ * and per-function weights refused until then. */
+static void
+test_lazy_totals (void)
+{
+  const char *text = "a;b;c 3\na;b 2\na;d 0.25\ne;a;b 0.5\nf 1\n";
+  g_autoptr(FlameProfile) p = load_text (text, -1, NULL);
+  FlameTree *tree;
+  g_autofree gdouble *want = NULL;
+  gdouble root;
+  guint n_frames;
+  g_autofree gdouble *s = NULL;
+  g_autofree gdouble *t = NULL;
+
+  g_assert_nonnull (p);
+  tree = flame_profile_get_tree (p);
+  g_assert_true (tree->totals_pending);
+  root = tree->total[0][FLAME_TREE_ROOT];
+  g_assert_cmpfloat (root, ==, 6.75);
+  g_assert_cmpfloat (flame_profile_get_total_weight (p, 0), ==, 6.75);
+
+  n_frames = flame_frames_count (flame_profile_get_frames (p));
+  s = g_new0 (gdouble, n_frames);
+  t = g_new0 (gdouble, n_frames);
+  if (g_test_undefined ())
+    {
+      g_test_expect_message ("Flamediff", G_LOG_LEVEL_CRITICAL, "*totals_pending*");
+      flame_tree_function_weights (tree, n_frames, 0, s, t);
+      g_test_assert_expected_messages ();
+    }
+
+  /* every node's total by hand: its self plus its children's */
+  want = g_new0 (gdouble, tree->n_nodes);
+  for (guint32 n = 1; n < tree->n_nodes; n++)
+    for (guint32 up = n; up != FLAME_TREE_ROOT; up = tree->nodes[up].parent)
+      want[up] += tree->self[0][n];
+  flame_profile_ensure_totals (p);
+  g_assert_false (tree->totals_pending);
+  for (guint32 n = 1; n < tree->n_nodes; n++)
+    g_assert_cmpfloat_with_epsilon (tree->total[0][n], want[n], 1e-12);
+  g_assert_cmpfloat (tree->total[0][FLAME_TREE_ROOT], ==, root);
+  /* twice is once */
+  flame_profile_ensure_totals (p);
+  g_assert_cmpfloat (tree->total[0][FLAME_TREE_ROOT], ==, root);
+  assert_frame (p, "a", 0, 5.75);
+  assert_frame (p, "b", 2.5, 5.5);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1013,6 +1062,7 @@ main (int    argc,
 
   g_test_add_func ("/folded/basic", test_basic);
   g_test_add_func ("/folded/function-weights-columns", test_function_weights_columns);
+  g_test_add_func ("/folded/lazy-totals", test_lazy_totals);
   g_test_add_func ("/folded/tree-expect-nodes", test_tree_expect_nodes);
   g_test_add_func ("/folded/quirks", test_quirks);
   g_test_add_func ("/folded/rust-names", test_rust_names);

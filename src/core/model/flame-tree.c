@@ -61,7 +61,8 @@ flame_tree_free (FlameTree *self)
 }
 
 static void rebuild_hashes (FlameTree *self);
-static void sum_totals (FlameTree *self);
+static void sum_totals (FlameTree *self,
+                        gboolean   root);
 
 static void
 rebuild_slots (FlameTree *self,
@@ -602,7 +603,7 @@ void
 flame_tree_finish (FlameTree *self)
 {
   self->totals_pending = FALSE;
-  sum_totals (self);
+  sum_totals (self, TRUE);
 }
 
 /**
@@ -632,41 +633,41 @@ flame_tree_finish_root (FlameTree *self)
 /**
  * flame_tree_ensure_totals:
  *
- * Every node's totals, after flame_tree_finish_root(); the root's stay as
- * they were (a sum in another order may differ in the last bit). Not
- * safe on two threads at once: see flame_profile_ensure_totals().
+ * Every node's totals, after flame_tree_finish_root(). The root's are
+ * not touched (a sum in another order may differ in the last bit, and
+ * other threads may read them meanwhile). Not safe on two threads at
+ * once: see flame_profile_ensure_totals().
  */
 void
 flame_tree_ensure_totals (FlameTree *self)
 {
-  gdouble root[FLAME_TREE_MAX_COLUMNS];
-
   if (!self->totals_pending)
     return;
-  for (guint c = 0; c < self->n_columns; c++)
-    root[c] = self->total[c][FLAME_TREE_ROOT];
-  sum_totals (self);
-  for (guint c = 0; c < self->n_columns; c++)
-    self->total[c][FLAME_TREE_ROOT] = root[c];
+  sum_totals (self, FALSE);
   self->totals_pending = FALSE;
 }
 
 /* Totals of every column in one reverse sweep: the parent links are
  * followed once, not once per column (the additions per column are the
- * same, in the same order). */
+ * same, in the same order). The root's too, or left as they are. */
 static void
-sum_totals (FlameTree *self)
+sum_totals (FlameTree *self,
+            gboolean   root)
 {
   const FlameNode *nodes = self->nodes;
   gdouble *t0 = self->total[0];
   gdouble *t1 = self->n_columns > 1 ? self->total[1] : NULL;
+  guint32 first = root ? 0 : 1;
 
   for (guint c = 0; c < self->n_columns; c++)
-    memcpy (self->total[c], self->self[c], self->n_nodes * sizeof (gdouble));
+    memcpy (self->total[c] + first, self->self[c] + first,
+            (self->n_nodes - first) * sizeof (gdouble));
   for (guint32 n = self->n_nodes - 1; n > 0; n--)
     {
       guint32 p = nodes[n].parent;
 
+      if (G_UNLIKELY (p == FLAME_TREE_ROOT && !root))
+        continue;
       t0[p] += t0[n];
       if (t1 != NULL)
         t1[p] += t1[n];
