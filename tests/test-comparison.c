@@ -556,6 +556,69 @@ test_list_runs (void)
   files_clear (&f);
 }
 
+/* A single-use comparison of two files its diff takes the baseline's
+ * tree (flame_comparison_set_single_use()): the same diff and report as
+ * a comparison that copies it; profiles given loaded are never taken,
+ * nor are the runs behind a mean */
+static void
+test_single_use (void)
+{
+  Files f;
+  g_autoptr(FlameComparison) plain = flame_comparison_new ();
+  g_autoptr(FlameComparison) once = flame_comparison_new ();
+  g_autoptr(FlameComparison) given = flame_comparison_new ();
+  g_autoptr(FlameComparison) runs = flame_comparison_new ();
+  g_autoptr(FlameProfile) b = flame_test_profile ((const char *[]) { "main;work", NULL });
+  g_autoptr(FlameProfile) cur =
+    flame_test_profile ((const char *[]){ "main;work", "main;idle", NULL });
+  g_autoptr(GString) json_plain = g_string_new (NULL);
+  g_autoptr(GString) json_once = g_string_new (NULL);
+  FlameTree *tb, *tc;
+  FlameProfile *base;
+
+  files_init (&f, BASE_TEXT, CUR_TEXT);
+  flame_comparison_add_baseline (plain, f.base);
+  flame_comparison_add_current (plain, f.cur);
+  g_assert_true (flame_comparison_load (plain, NULL, NULL));
+  flame_comparison_add_baseline (once, f.base);
+  flame_comparison_add_current (once, f.cur);
+  flame_comparison_set_single_use (once, TRUE);
+  g_assert_true (flame_comparison_load (once, NULL, NULL));
+
+  base = flame_comparison_get_profile (once, FLAME_DIFF_BASELINE);
+  g_assert_cmpuint (flame_profile_get_tree (base)->n_nodes, ==, 1);
+  g_assert_cmpfloat (flame_profile_get_total_weight (base, 0), ==,
+                     flame_profile_get_total_weight (
+                       flame_comparison_get_profile (plain, FLAME_DIFF_BASELINE), 0));
+  g_assert_cmpuint (flame_profile_get_tree (flame_comparison_get_profile (once,
+                                                                          FLAME_DIFF_CURRENT))
+                      ->n_nodes, >, 1);
+  tb = flame_diff_get_tree (flame_comparison_get_diff (plain));
+  tc = flame_diff_get_tree (flame_comparison_get_diff (once));
+  g_assert_cmpuint (tb->n_nodes, ==, tc->n_nodes);
+  g_assert_cmpmem (tb->nodes, sizeof (FlameNode) * tb->n_nodes,
+                   tc->nodes, sizeof (FlameNode) * tc->n_nodes);
+  flame_report_write_json (flame_comparison_get_report (plain), json_plain);
+  flame_report_write_json (flame_comparison_get_report (once), json_once);
+  g_assert_cmpstr (json_plain->str, ==, json_once->str);
+
+  flame_comparison_add_profile (given, FLAME_DIFF_BASELINE, NULL, b);
+  flame_comparison_add_profile (given, FLAME_DIFF_CURRENT, NULL, cur);
+  flame_comparison_set_single_use (given, TRUE);
+  g_assert_true (flame_comparison_load (given, NULL, NULL));
+  g_assert_cmpuint (flame_profile_get_tree (b)->n_nodes, ==, 3);
+
+  for (guint i = 0; i < 2; i++)
+    flame_comparison_add_baseline (runs, f.base);
+  flame_comparison_add_current (runs, f.cur);
+  flame_comparison_set_single_use (runs, TRUE);
+  g_assert_true (flame_comparison_load (runs, NULL, NULL));
+  for (guint i = 0; i < 2; i++)
+    g_assert_cmpuint (flame_profile_get_tree (flame_comparison_get_run_profile (
+                        runs, FLAME_DIFF_BASELINE, i))->n_nodes, >, 1);
+  files_clear (&f);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -567,6 +630,7 @@ main (int   argc,
   g_test_add_func ("/comparison/cancel", test_cancel);
   g_test_add_func ("/comparison/errors", test_errors);
   g_test_add_func ("/comparison/add-profile", test_add_profile);
+  g_test_add_func ("/comparison/single-use", test_single_use);
   g_test_add_func ("/comparison/reuse-diff", test_reuse_diff);
   g_test_add_func ("/comparison/single", test_single);
   g_test_add_func ("/comparison/no-report", test_no_report);

@@ -1363,6 +1363,113 @@ test_merge_parallel (void)
   flame_tree_free (two);
 }
 
+/* Random folded stacks over @n_frames frames, two thirds of them the
+ * same for every @seed */
+static char *
+random_folded (guint32 seed,
+               guint   n_stacks,
+               guint   n_frames)
+{
+  g_autoptr(GRand) rand = g_rand_new_with_seed (seed);
+  g_autoptr(GRand) shared = g_rand_new_with_seed (20261207);
+  GString *text = g_string_new (NULL);
+
+  for (guint i = 0; i < n_stacks; i++)
+    {
+      GRand *r = g_rand_int_range (rand, 0, 3) > 0 ? shared : rand;
+      guint depth = g_rand_int_range (r, 1, 25);
+
+      for (guint d = 0; d < depth; d++)
+        g_string_append_printf (text, "%sfunction_%d", d ? ";" : "",
+                                g_rand_int_range (r, 0, d < 2 ? 3 + d * 20 : n_frames));
+      g_string_append_printf (text, " %d\n", g_rand_int_range (r, 1, 40));
+    }
+  return g_string_free (text, FALSE);
+}
+
+static FlameProfile *
+load_folded_text (const char *text)
+{
+  g_autoptr(GBytes) bytes = g_bytes_new (text, strlen (text));
+  g_autoptr(GError) error = NULL;
+  FlameProfile *p = flame_load_bytes ("test.folded", bytes, NULL, NULL, NULL, &error);
+
+  g_assert_no_error (error);
+  return p;
+}
+
+/* Two diffs are the same: frames, nodes, weights */
+static void
+assert_same_diff (FlameDiff *a,
+                  FlameDiff *b)
+{
+  FlameTree *ta = flame_diff_get_tree (a), *tb = flame_diff_get_tree (b);
+  FlameFrames *fa = flame_diff_get_frames (a), *fb = flame_diff_get_frames (b);
+
+  g_assert_cmpuint (flame_frames_count (fa), ==, flame_frames_count (fb));
+  for (guint f = 0; f < flame_frames_count (fa); f++)
+    g_assert_cmpstr (flame_frames_get_name (fa, f), ==, flame_frames_get_name (fb, f));
+  g_assert_cmpuint (ta->n_nodes, ==, tb->n_nodes);
+  g_assert_cmpmem (ta->nodes, sizeof (FlameNode) * ta->n_nodes,
+                   tb->nodes, sizeof (FlameNode) * tb->n_nodes);
+  for (guint c = 0; c < 2; c++)
+    {
+      g_assert_cmpmem (ta->self[c], sizeof (gdouble) * ta->n_nodes,
+                       tb->self[c], sizeof (gdouble) * tb->n_nodes);
+      g_assert_cmpmem (ta->total[c], sizeof (gdouble) * ta->n_nodes,
+                       tb->total[c], sizeof (gdouble) * tb->n_nodes);
+      g_assert_cmpfloat (flame_diff_get_total_ms (a, c), ==, flame_diff_get_total_ms (b, c));
+    }
+}
+
+/* A diff that takes its baseline's tree (flame_diff_new_taking_baseline())
+ * is the diff that copies it, node for node, whether the tree comes from
+ * a loader (its reserved arrays taken as they are) or was built by hand
+ * (arrays moved); the baseline keeps its frames and root weights only.
+ * Its current side is never taken. */
+static void
+test_taking_baseline (void)
+{
+  g_autofree char *base_text = random_folded (1, 6000, 300);
+  g_autofree char *cur_text = random_folded (2, 6000, 300);
+  const char *const hand_b[] = { "a;b;c", "a;b;c", "a;d", "e", NULL };
+  const char *const hand_c[] = { "a;b;c", "a;b;x", "a;d", "a;d", "f;g", NULL };
+
+  for (guint k = 0; k < 2; k++)
+    {
+      g_autoptr(FlameProfile) base1 = k == 0 ? load_folded_text (base_text)
+                                             : flame_test_profile (hand_b);
+      g_autoptr(FlameProfile) cur1 = k == 0 ? load_folded_text (cur_text)
+                                            : flame_test_profile (hand_c);
+      g_autoptr(FlameProfile) base2 = k == 0 ? load_folded_text (base_text)
+                                             : flame_test_profile (hand_b);
+      g_autoptr(FlameProfile) cur2 = k == 0 ? load_folded_text (cur_text)
+                                            : flame_test_profile (hand_c);
+      g_autoptr(FlameDiff) copied = NULL;
+      g_autoptr(FlameDiff) taken = NULL;
+      g_autoptr(GError) error = NULL;
+      guint base_frames = flame_frames_count (flame_profile_get_frames (base2));
+      guint cur_nodes = flame_profile_get_tree (cur2)->n_nodes;
+      gdouble root = flame_profile_get_total_weight (base2, 0);
+
+      /* a loader reserves its arrays; a tree built by hand grows */
+      g_assert_true ((flame_profile_get_tree (base2)->reserved_nodes > 0) == (k == 0));
+      copied = flame_diff_new (base1, cur1, NULL, NULL, &error);
+      g_assert_no_error (error);
+      taken = flame_diff_new_taking_baseline (base2, cur2, NULL, NULL, &error);
+      g_assert_no_error (error);
+      assert_same_diff (copied, taken);
+      g_assert_cmpuint (flame_profile_get_tree (base1)->n_nodes, >, 1);
+
+      g_assert_cmpuint (flame_profile_get_tree (base2)->n_nodes, ==, 1);
+      g_assert_cmpuint (flame_profile_get_tree (base2)->nodes[0].first_child, ==,
+                        FLAME_TREE_NONE);
+      g_assert_cmpfloat (flame_profile_get_total_weight (base2, 0), ==, root);
+      g_assert_cmpuint (flame_frames_count (flame_profile_get_frames (base2)), ==, base_frames);
+      g_assert_cmpuint (flame_profile_get_tree (cur2)->n_nodes, ==, cur_nodes);
+    }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1389,6 +1496,7 @@ main (int    argc,
   g_test_add_func ("/diff/inverted", test_inverted);
   g_test_add_func ("/diff/merge-parallel", test_merge_parallel);
   g_test_add_func ("/diff/take-index", test_take_index);
+  g_test_add_func ("/diff/taking-baseline", test_taking_baseline);
   g_test_add_func ("/diff/strip-hex", test_strip_hex);
   g_test_add_func ("/diff/binomial", test_binomial);
   g_test_add_func ("/diff/noise", test_noise);

@@ -237,11 +237,13 @@ run_compare (CompareArgs *args)
   if (!check_compare_options (args, &dopts, &ropts))
     return FLAME_CLI_ERROR;
 
-  /* folded output is the diff tree: a report only for the exit status */
+  /* folded output is the diff tree: a report only for the exit status;
+   * the profiles serve only the diff and the report */
   comparison = flame_cli_compare_files (args->files, args->n_files, &args->diff_args, &dopts,
                                         &ropts, FALSE,
                                         strcmp (args->format, "folded") != 0 ||
-                                          args->fail_on_regression);
+                                          args->fail_on_regression,
+                                        TRUE);
   if (comparison == NULL)
     return FLAME_CLI_ERROR;
 

@@ -296,6 +296,8 @@ add_side (FlameComparison *comparison,
  * @want_report: %FALSE when only the diff is used (no report is made:
  *   flame_comparison_set_want_report())
  * @allow_single: one file holding one profile loads without a diff
+ * @single_use: the profiles serve only the diff and its report
+ *   (flame_comparison_set_single_use())
  *
  * Loads one or two files (in parallel: FlameComparison) and compares
  * them, printing their warnings, or every error.
@@ -309,7 +311,8 @@ flame_cli_compare_files (char                    **files,
                          const FlameDiffOptions   *dopts,
                          const FlameReportOptions *ropts,
                          gboolean                  allow_single,
-                         gboolean                  want_report)
+                         gboolean                  want_report,
+                         gboolean                  single_use)
 {
   g_autoptr(FlameComparison) comparison = flame_comparison_new ();
   FlameLoadOptions options = FLAME_LOAD_OPTIONS_DEFAULT;
@@ -338,6 +341,7 @@ flame_cli_compare_files (char                    **files,
     flame_comparison_set_report_options (comparison, ropts);
   flame_comparison_set_want_report (comparison, want_report);
   flame_comparison_set_allow_single (comparison, allow_single);
+  flame_comparison_set_single_use (comparison, single_use);
   flame_comparison_set_metric_from_files (comparison, !args->metric.self_total);
   for (guint i = 0; i < n_files; i++)
     if (!add_side (comparison, i == 0 ? FLAME_DIFF_BASELINE : FLAME_DIFF_CURRENT, files[i]))

@@ -72,7 +72,8 @@ FlameComparison *flame_cli_compare_files (char                    **files,
                                           const FlameDiffOptions   *dopts,
                                           const FlameReportOptions *ropts,
                                           gboolean                  allow_single,
-                                          gboolean                  want_report);
+                                          gboolean                  want_report,
+                                          gboolean                  single_use);
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (FlameCliMetricArgs, flame_cli_metric_args_clear)
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (FlameCliDiffArgs, flame_cli_diff_args_clear)

@@ -259,7 +259,7 @@ run_render (RenderArgs *args)
   if (!flame_cli_diff_args_apply (&args->diff_args, "render", &dopts))
     return FLAME_CLI_ERROR;
   comparison = flame_cli_compare_files (args->files, args->n_files, &args->diff_args, &dopts,
-                                        NULL, TRUE, FALSE);
+                                        NULL, TRUE, FALSE, FALSE);
   if (comparison == NULL || !settle_view (args, comparison))
     return FLAME_CLI_ERROR;
   source = make_source (args, comparison, &dopts);

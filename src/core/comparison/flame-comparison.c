@@ -38,6 +38,7 @@ typedef struct
   GFile           *file;      /* NULL for a profile given without one */
   char            *path;      /* as given: errors name the file this way */
   FlameProfile    *profile;   /* NULL until loaded */
+  gboolean         loaded;    /* by this comparison (not given loaded) */
   GError          *error;
   gint             progress;  /* per mille, atomic */
 } Run;
@@ -55,6 +56,7 @@ struct _FlameComparison
   gboolean            allow_single;
   gboolean            no_report;       /* flame_comparison_set_want_report() */
   gboolean            metric_from_files;
+  gboolean            single_use;      /* flame_comparison_set_single_use() */
   gboolean            busy;
 
   FlameRuns          *merged[2];  /* a side of several runs: their mean */
@@ -262,6 +264,7 @@ load_worker (gpointer data)
       options.threads = pool->threads_per_file;
       run->profile = flame_load_file_full (run->path, &options,
                                            pool->cancellable, run_progress, run, &run->error);
+      run->loaded = run->profile != NULL;
       g_atomic_int_set (&run->progress, 1000);
     }
   return NULL;
@@ -417,6 +420,24 @@ merge_runs (FlameComparison  *self,
 /* the diff of the two sides (a 3-column folded file holds both: @current
  * is NULL then), the graph testing the runs per call path as the report
  * does per function; then the report, unless not wanted */
+/* Whether the diff may take @baseline's tree (flame_diff_new_taking_baseline()):
+ * a single-use comparison of two profiles it loaded itself, of one run
+ * each, that nothing else holds */
+static gboolean
+may_take_baseline (FlameComparison *self,
+                   FlameProfile    *baseline,
+                   FlameProfile    *current)
+{
+  const Run *run;
+
+  if (!self->single_use || current == NULL || self->merged[0] != NULL ||
+      self->merged[1] != NULL || self->runs[FLAME_DIFF_BASELINE]->len != 1)
+    return FALSE;
+  run = g_ptr_array_index (self->runs[FLAME_DIFF_BASELINE], 0);
+  return run->loaded && run->profile == baseline &&
+         g_atomic_int_get (&G_OBJECT (baseline)->ref_count) == 1;
+}
+
 static gboolean
 diff_and_report (FlameComparison  *self,
                  FlameProfile     *baseline,
@@ -439,7 +460,10 @@ diff_and_report (FlameComparison  *self,
   if (self->reusable != NULL && self->merged[0] == NULL && self->merged[1] == NULL)
     self->diff = flame_diff_new_reusing (self->reusable, baseline, current, &self->diff_options);
   g_clear_object (&self->reusable);
-  if (self->diff == NULL)
+  if (self->diff == NULL && may_take_baseline (self, baseline, current))
+    self->diff = flame_diff_new_taking_baseline (baseline, current, &self->diff_options,
+                                                 cancellable, error);
+  else if (self->diff == NULL)
     self->diff = flame_diff_new_with_runs (baseline, current,
                                            self->merged[0] ? &nodes[0] : NULL,
                                            self->merged[1] ? &nodes[1] : NULL,
@@ -997,6 +1021,28 @@ flame_comparison_set_allow_single (FlameComparison *self,
   g_return_if_fail (!self->busy);
 
   self->allow_single = !!allow_single;
+}
+
+/**
+ * flame_comparison_set_single_use:
+ *
+ * With %TRUE, the profiles this comparison loads serve its one diff and
+ * report: the diff takes the baseline's tree instead of copying it
+ * (flame_diff_new_taking_baseline()), which leaves that profile its
+ * frames, metadata and root totals but no other node. For callers that
+ * compare once and read only the diff and the report (`flamediff-cli
+ * compare`); never for an application that lays profiles out or diffs
+ * them again. Profiles given loaded (flame_comparison_add_profile())
+ * are never taken. %FALSE by default.
+ */
+void
+flame_comparison_set_single_use (FlameComparison *self,
+                                 gboolean         single_use)
+{
+  g_return_if_fail (FLAME_IS_COMPARISON (self));
+  g_return_if_fail (!self->busy);
+
+  self->single_use = !!single_use;
 }
 
 /**

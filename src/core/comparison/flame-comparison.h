@@ -60,6 +60,7 @@ const FlameReportOptions *flame_comparison_get_report_options (FlameComparison  
 void flame_comparison_set_metric_from_files (FlameComparison *self, gboolean from_files);
 void flame_comparison_set_allow_single (FlameComparison *self, gboolean allow_single);
 void flame_comparison_set_want_report (FlameComparison *self, gboolean want_report);
+void flame_comparison_set_single_use  (FlameComparison *self, gboolean single_use);
 
 /* loading: the runs not loaded yet, then the diff and its report */
 gboolean flame_comparison_load (FlameComparison *self, GCancellable *cancellable, GError **error);

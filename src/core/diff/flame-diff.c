@@ -66,6 +66,11 @@ struct _FlameDiff
   FlameDiff        *shared;
   gboolean          inverted_borrowed;
   gboolean          elided_borrowed;
+
+  /* the nodes the tree is sized for (diff_create()), and whether it may
+   * take the baseline profile's arrays (flame_diff_new_taking_baseline()) */
+  guint32           capacity;
+  gboolean          take_baseline;
 };
 
 G_DEFINE_FINAL_TYPE (FlameDiff, flame_diff, G_TYPE_OBJECT)
@@ -492,6 +497,34 @@ copy_first_tree (FlameDiff       *self,
     }
 }
 
+/* merge_tree's first profile, taken whole (flame_tree_take_arrays()):
+ * its weights converted in place, as copy_first_tree() converts them */
+static void
+take_first_tree (FlameDiff *self,
+                 FlameTree *src,
+                 guint      dst_col,
+                 gdouble    ms)
+{
+  FlameTree *tree = self->tree;
+  gdouble *w;
+
+  flame_tree_take_arrays (tree, src, dst_col, self->capacity);
+  w = tree->self[dst_col];
+  w[FLAME_TREE_ROOT] = 0;
+  if (ms != 1)
+    for (guint32 n = 1; n < tree->n_nodes; n++)
+      w[n] *= ms;
+}
+
+/* The tree sized for both sides, once (a tree that took its first side
+ * is sized by then) */
+static void
+reserve_tree (FlameDiff *self)
+{
+  if (self->tree->alloc_nodes < self->capacity)
+    flame_tree_reserve_nodes (self->tree, self->capacity);
+}
+
 static gboolean
 frame_map_is_identity (const guint32 *frame_map,
                        guint          n_frames)
@@ -616,17 +649,28 @@ merge_tree (FlameDiff     *self,
     merge_function_weights (self, profile, frame_map, src_col + 1, dst_col + 1, ms1);
 
   /* The first profile into an empty tree, with no two frames sharing a
-   * key, has nothing to merge: copy its shape and skip the hash lookups. */
+   * key, has nothing to merge: copy its shape and skip the hash lookups
+   * (or take it, frames numbered the same, when it is read only once). */
   if (self->tree->n_nodes == 1 && injective)
     {
+      gboolean identity = frame_map_is_identity (frame_map, self->n_mapped[dst_col]);
+
+      if (self->take_baseline && identity && !both && keep_map == NULL &&
+          src->n_columns == 1)
+        {
+          take_first_tree (self, src, dst_col, ms0);
+          return TRUE;
+        }
+      reserve_tree (self);
       copy_first_tree (self, src, frame_map, src_col, dst_col, both, ms0, ms1, keep_map);
       /* frames numbered as the profile's: so are the path hashes, and
        * the profile's index (kept from loading) is the copy's */
-      if (frame_map_is_identity (frame_map, self->n_mapped[dst_col]))
+      if (identity)
         flame_tree_take_index (self->tree, src);
       flame_tree_drop_index (src);
       return TRUE;
     }
+  reserve_tree (self);
 
   /* the profile's index (kept from loading) is not needed to merge it */
   flame_tree_drop_index (src);
@@ -791,9 +835,9 @@ diff_create (FlameProfile           *baseline,
   self->thread_frames = g_hash_table_new (NULL, NULL);
 
   /* Both sides mostly share their shape: size the tree once for the
-   * larger one and some paths of the other; its index is built once,
-   * for that size, when the first side is in (merge_tree()) */
-  flame_tree_reserve_nodes (self->tree, MAX (nb, nc) + MIN (nb, nc) / 8);
+   * larger one and some paths of the other (when the first side is in:
+   * merge_tree()); its index is built once, for that size */
+  self->capacity = MAX (nb, nc) + MIN (nb, nc) / 8;
   return self;
 }
 
@@ -879,26 +923,16 @@ flame_diff_new (FlameProfile            *baseline,
   return flame_diff_new_with_runs (baseline, current, NULL, NULL, 0, options, cancellable, error);
 }
 
-/**
- * flame_diff_new_with_runs:
- * @runs_b: (nullable): the baseline's runs, per node of @baseline's tree
- * @runs_c: (nullable): the current side's, per node of @current's tree
- * @alpha: the false discovery rate for the runs' test (0: 0.05)
- *
- * flame_diff_new(), and with two or more runs on each side, each run's
- * weights per call path of the diff tree: a change is coloured only when
- * it is beyond the runs' spread (flame_diff_get_node_stats()). Runs that
- * do not fit their profile's tree are left out.
- */
-FlameDiff *
-flame_diff_new_with_runs (FlameProfile            *baseline,
-                          FlameProfile            *current,
-                          const FlameRunNodes     *runs_b,
-                          const FlameRunNodes     *runs_c,
-                          gdouble                  alpha,
-                          const FlameDiffOptions  *options,
-                          GCancellable            *cancellable,
-                          GError                 **error)
+static FlameDiff *
+diff_new_full (FlameProfile            *baseline,
+               FlameProfile            *current,
+               const FlameRunNodes     *runs_b,
+               const FlameRunNodes     *runs_c,
+               gdouble                  alpha,
+               const FlameDiffOptions  *options,
+               gboolean                 take_baseline,
+               GCancellable            *cancellable,
+               GError                 **error)
 {
   g_autoptr(FlameDiff) self = NULL;
   gboolean pair;
@@ -920,6 +954,7 @@ flame_diff_new_with_runs (FlameProfile            *baseline,
              runs_c->n_nodes == flame_profile_get_tree (current)->n_nodes;
 
   self = diff_create (baseline, current, options);
+  self->take_baseline = take_baseline && !pair && !use_runs;
 
   if (!merge_sides (self, use_runs ? &node_map_b : NULL, use_runs ? &node_map_c : NULL,
                     cancellable, error))
@@ -944,6 +979,52 @@ flame_diff_new_with_runs (FlameProfile            *baseline,
       add_run_stats (self, runs, node_map, alpha);
     }
   return g_steal_pointer (&self);
+}
+
+/**
+ * flame_diff_new_with_runs:
+ * @runs_b: (nullable): the baseline's runs, per node of @baseline's tree
+ * @runs_c: (nullable): the current side's, per node of @current's tree
+ * @alpha: the false discovery rate for the runs' test (0: 0.05)
+ *
+ * flame_diff_new(), and with two or more runs on each side, each run's
+ * weights per call path of the diff tree: a change is coloured only when
+ * it is beyond the runs' spread (flame_diff_get_node_stats()). Runs that
+ * do not fit their profile's tree are left out.
+ */
+FlameDiff *
+flame_diff_new_with_runs (FlameProfile            *baseline,
+                          FlameProfile            *current,
+                          const FlameRunNodes     *runs_b,
+                          const FlameRunNodes     *runs_c,
+                          gdouble                  alpha,
+                          const FlameDiffOptions  *options,
+                          GCancellable            *cancellable,
+                          GError                 **error)
+{
+  return diff_new_full (baseline, current, runs_b, runs_c, alpha, options, FALSE, cancellable,
+                        error);
+}
+
+/**
+ * flame_diff_new_taking_baseline:
+ *
+ * flame_diff_new() of two profiles that are read only for this diff:
+ * the diff tree may take @baseline's tree instead of copying it
+ * (flame_tree_take_arrays()). @baseline then keeps its frames, its
+ * metadata and its root's weights and totals, but no other node: the
+ * caller must hold the only other reference, and must not lay it out,
+ * convert it or diff it again. For one-shot comparisons
+ * (flame_comparison_set_single_use()).
+ */
+FlameDiff *
+flame_diff_new_taking_baseline (FlameProfile            *baseline,
+                                FlameProfile            *current,
+                                const FlameDiffOptions  *options,
+                                GCancellable            *cancellable,
+                                GError                 **error)
+{
+  return diff_new_full (baseline, current, NULL, NULL, 0, options, TRUE, cancellable, error);
 }
 
 /* Options that shape the merged tree: frame keys and the conversion of

@@ -111,6 +111,11 @@ FlameDiff      *flame_diff_new_with_runs         (FlameProfile       *baseline,
                                                   const FlameDiffOptions *options,
                                                   GCancellable       *cancellable,
                                                   GError            **error);
+FlameDiff      *flame_diff_new_taking_baseline   (FlameProfile       *baseline,
+                                                  FlameProfile       *current,
+                                                  const FlameDiffOptions *options,
+                                                  GCancellable       *cancellable,
+                                                  GError            **error);
 
 FlameDiff      *flame_diff_new_reusing           (FlameDiff          *previous,
                                                   FlameProfile       *baseline,

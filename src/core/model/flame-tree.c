@@ -285,13 +285,16 @@ resize_nodes (FlameTree *self,
 {
   guint32 old = self->alloc_nodes;
 
+  self->reserved_nodes = 0;
   /* Huge pages where asked for (the diff's tree, sized once for both
    * sides): its 200 MB of fresh arrays on the scale pair took 0.35-0.45
    * s to fault in 4 KiB at a time, 0.06-0.14 s as huge pages. The zeros
    * are written now, in one sweep each: left to the first writes of a
    * merge on two threads, at scattered nodes, they took longer. */
   self->alloc_nodes = alloc;
-  if (self->huge_pages)
+  /* a filled tree's arrays move with g_renew(), which remaps their pages
+   * rather than copying them */
+  if (self->huge_pages && self->n_nodes <= 1)
     {
       gsize n = self->n_nodes;
 
@@ -308,6 +311,8 @@ resize_nodes (FlameTree *self,
       return;
     }
   self->nodes = g_renew (FlameNode, self->nodes, alloc);
+  if (self->huge_pages)
+    flame_alloc_hint_huge (self->nodes, (gsize) alloc * sizeof (FlameNode));
   for (guint c = 0; c < self->n_columns; c++)
     {
       self->self[c] = g_renew (gdouble, self->self[c], alloc);
@@ -424,7 +429,7 @@ flame_tree_reserve_space (FlameTree *self,
       g_free (self->hashes);
       self->hashes = hashes;
     }
-  self->alloc_nodes = max_nodes;
+  self->alloc_nodes = self->reserved_nodes = max_nodes;
 }
 
 /**
@@ -715,7 +720,11 @@ void
 flame_tree_compact_nodes (FlameTree *self)
 {
   flame_tree_drop_hashes (self);
-  if (self->alloc_nodes > self->n_nodes)
+  /* arrays of reserve_space() are backed only where a node was written:
+   * nothing to give back (and flame_tree_take_arrays() may use the room) */
+  if (self->reserved_nodes > 0)
+    self->alloc_nodes = self->n_nodes;
+  else if (self->alloc_nodes > self->n_nodes)
     {
       self->alloc_nodes = self->n_nodes;
       self->nodes = g_renew (FlameNode, self->nodes, self->alloc_nodes);
@@ -761,6 +770,95 @@ flame_tree_take_index (FlameTree *self,
   self->slots = g_steal_pointer (&src->slots);
   self->mask = src->mask;
   return TRUE;
+}
+
+/* @p (@n elements of @size, the rest up to @alloc zeroed) moved to room
+ * for @alloc: its pages are remapped, not copied */
+static gpointer
+renew_zeroed (gpointer p,
+              gsize    n,
+              gsize    alloc,
+              gsize    size)
+{
+  p = g_realloc_n (p, alloc, size);
+  memset ((char *) p + n * size, 0, (alloc - n) * size);
+  return p;
+}
+
+/**
+ * flame_tree_take_arrays:
+ * @self: an empty tree (its root only)
+ * @src: a tree of one column, whose frame ids @self shares
+ * @dst_col: the column of @self that gets @src's weights
+ * @capacity: room for this many nodes
+ *
+ * Makes @src's nodes, weights and index @self's, without copying them:
+ * for a diff whose first side is a profile read only once (a comparison
+ * made once, flamediff-cli compare), instead of flame_tree_copy_structure()
+ * and flame_tree_take_index(). On the scale pair that copy wrote 100 MB
+ * of fresh pages. @self's other columns are zero. @src keeps its root,
+ * with its weights and totals, and nothing below it.
+ */
+void
+flame_tree_take_arrays (FlameTree *self,
+                        FlameTree *src,
+                        guint      dst_col,
+                        guint32    capacity)
+{
+  gsize n = src->n_nodes;
+  gsize alloc = MAX ((gsize) capacity, n);
+  gboolean room = src->reserved_nodes >= alloc;
+  FlameNode root = { src->nodes[FLAME_TREE_ROOT].frame, FLAME_TREE_NONE, FLAME_TREE_NONE,
+                     FLAME_TREE_NONE, 0 };
+  gdouble root_self = src->self[0][FLAME_TREE_ROOT];
+  gdouble root_total = src->total[0][FLAME_TREE_ROOT];
+
+  g_return_if_fail (self->n_nodes == 1);
+  g_return_if_fail (src->n_columns == 1);
+  g_return_if_fail (dst_col < self->n_columns);
+
+  flame_tree_drop_index (self);
+  g_free (self->nodes);
+  /* a loader's reserved arrays have the room, zeroed (as they are
+   * hinted huge, g_renew() could not remap them: it would copy) */
+  self->nodes = room ? src->nodes : g_renew (FlameNode, src->nodes, alloc);
+  for (guint c = 0; c < self->n_columns; c++)
+    {
+      g_free (self->self[c]);
+      g_free (self->total[c]);
+      if (c == dst_col && room)
+        {
+          self->self[c] = src->self[0];
+          self->total[c] = src->total[0];
+        }
+      else if (c == dst_col)
+        {
+          self->self[c] = renew_zeroed (src->self[0], n, alloc, sizeof (gdouble));
+          self->total[c] = renew_zeroed (src->total[0], n, alloc, sizeof (gdouble));
+        }
+      else
+        {
+          self->self[c] = flame_alloc_zeroed_table (alloc, sizeof (gdouble), self->huge_pages);
+          self->total[c] = flame_alloc_zeroed_table (alloc, sizeof (gdouble), self->huge_pages);
+        }
+    }
+  self->n_nodes = n;
+  self->alloc_nodes = alloc;
+  self->reserved_nodes = room ? src->reserved_nodes : 0;
+  self->totals_pending = src->totals_pending;
+  self->slots = g_steal_pointer (&src->slots);
+  self->mask = src->mask;
+
+  flame_tree_drop_hashes (src);
+  src->nodes = g_new (FlameNode, 1);
+  src->nodes[FLAME_TREE_ROOT] = root;
+  src->self[0] = g_new (gdouble, 1);
+  src->total[0] = g_new (gdouble, 1);
+  src->self[0][FLAME_TREE_ROOT] = root_self;
+  src->total[0][FLAME_TREE_ROOT] = root_total;
+  src->n_nodes = src->alloc_nodes = 1;
+  src->reserved_nodes = 0;
+  src->totals_pending = FALSE;
 }
 
 /**

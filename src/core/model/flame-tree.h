@@ -57,6 +57,10 @@ typedef struct
   guint32    expected_nodes;
   /* flame_tree_finish_root(): only the root's totals are there yet */
   gboolean   totals_pending;
+  /* flame_tree_reserve_space(): the node arrays hold this many nodes
+   * (zeroed weights past the last one), whatever @alloc_nodes says since
+   * compaction; 0: @alloc_nodes */
+  guint32    reserved_nodes;
 } FlameTree;
 
 /* the root's path hash; a child's is flame_tree_path_hash (parent's, its
@@ -110,6 +114,10 @@ void       flame_tree_drop_index  (FlameTree  *self);
 void       flame_tree_drop_hashes (FlameTree  *self);
 gboolean   flame_tree_take_index  (FlameTree  *self,
                                    FlameTree  *src);
+void       flame_tree_take_arrays (FlameTree  *self,
+                                   FlameTree  *src,
+                                   guint       dst_col,
+                                   guint32     capacity);
 void       flame_tree_function_weights (const FlameTree *self,
                                         guint            n_frames,
                                         guint            column,
