@@ -317,6 +317,11 @@ resize_nodes (FlameTree *self,
     {
       self->self[c] = g_renew (gdouble, self->self[c], alloc);
       self->total[c] = g_renew (gdouble, self->total[c], alloc);
+      if (self->huge_pages)
+        {
+          flame_alloc_hint_huge (self->self[c], (gsize) alloc * sizeof (gdouble));
+          flame_alloc_hint_huge (self->total[c], (gsize) alloc * sizeof (gdouble));
+        }
       memset (self->self[c] + old, 0, (gsize) (alloc - old) * sizeof (gdouble));
       memset (self->total[c] + old, 0, (gsize) (alloc - old) * sizeof (gdouble));
     }
