@@ -417,9 +417,6 @@ merge_runs (FlameComparison  *self,
   return TRUE;
 }
 
-/* the diff of the two sides (a 3-column folded file holds both: @current
- * is NULL then), the graph testing the runs per call path as the report
- * does per function; then the report, unless not wanted */
 /* Whether the diff may take @baseline's tree (flame_diff_new_taking_baseline()):
  * a single-use comparison of two profiles it loaded itself, of one run
  * each, that nothing else holds */
@@ -438,6 +435,9 @@ may_take_baseline (FlameComparison *self,
          g_atomic_int_get (&G_OBJECT (baseline)->ref_count) == 1;
 }
 
+/* the diff of the two sides (a 3-column folded file holds both: @current
+ * is NULL then), the graph testing the runs per call path as the report
+ * does per function; then the report, unless not wanted */
 static gboolean
 diff_and_report (FlameComparison  *self,
                  FlameProfile     *baseline,

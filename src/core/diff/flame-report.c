@@ -1337,6 +1337,16 @@ append_json_runs (FlameReport             *self,
  * enough to stay in the cache and never fault in anew */
 #define REPORT_DRAIN_BYTES ((gsize) 1 << 20)
 
+/* Hands @out to @drain (if any) once it holds REPORT_DRAIN_BYTES */
+static inline void
+drain_when_full (GString        *out,
+                 FlameTextDrain  drain,
+                 gpointer        user_data)
+{
+  if (drain != NULL && out->len >= REPORT_DRAIN_BYTES)
+    drain (out, user_data);
+}
+
 /* One entry of "functions", after its "{\"name\": " */
 static void
 append_json_function (FlameReport             *self,
@@ -1409,8 +1419,7 @@ flame_report_write_json_drained (FlameReport    *self,
     {
       g_string_append (out, i ? ",\n    {\"name\": " : "\n    {\"name\": ");
       append_json_function (self, out, &self->functions[i]);
-      if (drain != NULL && out->len >= REPORT_DRAIN_BYTES)
-        drain (out, user_data);
+      drain_when_full (out, drain, user_data);
     }
   g_string_append (out, self->n_functions ? "\n  ]\n}\n" : "]\n}\n");
 }
@@ -1500,13 +1509,11 @@ typedef struct
   gpointer       drain_data;
 } FoldedWriter;
 
-
 static inline void
 folded_drain (const FoldedWriter *w,
               GString            *out)
 {
-  if (w->drain != NULL && out->len >= REPORT_DRAIN_BYTES)
-    w->drain (out, w->drain_data);
+  drain_when_full (out, w->drain, w->drain_data);
 }
 
 /* Appends node @n's line, without its '\n', to @out. */

@@ -851,8 +851,7 @@ flame_tree_take_arrays (FlameTree *self,
   self->alloc_nodes = alloc;
   self->reserved_nodes = room ? src->reserved_nodes : 0;
   self->totals_pending = src->totals_pending;
-  self->slots = g_steal_pointer (&src->slots);
-  self->mask = src->mask;
+  flame_tree_take_index (self, src);
 
   flame_tree_drop_hashes (src);
   src->nodes = g_new (FlameNode, 1);
