@@ -26,6 +26,12 @@
  *                   block is longer than the work in it (the thread waits
  *                   for a core), this is the work
  *
+ * With FLAME_BENCH_VERBOSE set, each phase's longest stall goes to stderr,
+ * and so does every frame-clock phase (update, layout, paint, and the
+ * time between frames: idle, or the main loop's other work) longer than
+ * 4 ms, with its monotonic start and end: for matching against
+ * `perf record -k mono`.
+ *
  * Prints one line of key=value pairs. Needs a display (tools/xvfb-test) and the
  * compiled schema (GSETTINGS_SCHEMA_DIR).
  *
@@ -119,6 +125,33 @@ seconds_since_launch (void)
     return 0;
   clock_gettime (CLOCK_BOOTTIME, &ts);
   return ts.tv_sec + ts.tv_nsec / 1e9 - (gdouble) start_ticks / sysconf (_SC_CLK_TCK);
+}
+
+/* the end of the last frame-clock phase marked (g_get_monotonic_time) */
+static gint64 frame_phase_end;
+
+/* connected after each phase's handlers: the time since the previous
+ * mark was spent in @phase */
+static void
+mark_frame_phase (GdkFrameClock *clock,
+                  const char    *phase)
+{
+  gint64 now = g_get_monotonic_time ();
+
+  if (frame_phase_end != 0 && now - frame_phase_end > 4000)
+    g_printerr ("frame: %-16s %6.1f ms (%.6f to %.6f s)\n", phase,
+                (now - frame_phase_end) / 1000., frame_phase_end / 1e6, now / 1e6);
+  frame_phase_end = now;
+}
+
+static void
+trace_frame_phases (GdkFrameClock *clock)
+{
+  g_signal_connect (clock, "before-paint", G_CALLBACK (mark_frame_phase),
+                    (gpointer) "between frames");
+  g_signal_connect_after (clock, "update", G_CALLBACK (mark_frame_phase), (gpointer) "update");
+  g_signal_connect_after (clock, "layout", G_CALLBACK (mark_frame_phase), (gpointer) "layout");
+  g_signal_connect_after (clock, "paint", G_CALLBACK (mark_frame_phase), (gpointer) "paint");
 }
 
 typedef struct
@@ -218,6 +251,8 @@ main (int    argc,
   gtk_window_present (GTK_WINDOW (window));
   handler = g_signal_connect (gtk_widget_get_frame_clock (GTK_WIDGET (window)), "after-paint",
                               G_CALLBACK (after_paint), &wait);
+  if (g_getenv ("FLAME_BENCH_VERBOSE"))
+    trace_frame_phases (gtk_widget_get_frame_clock (GTK_WIDGET (window)));
   g_timeout_add_full (G_PRIORITY_HIGH, MONITOR_INTERVAL_MS, monitor_tick, NULL, NULL);
   base = g_file_new_for_commandline_arg (argv[1]);
   cur = g_file_new_for_commandline_arg (argv[2]);
