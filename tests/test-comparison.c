@@ -10,15 +10,9 @@
 
 #include <glib/gstdio.h>
 #include <string.h>
-#ifdef __linux__
-# include <sys/resource.h>
-# include <sys/syscall.h>
-# include <unistd.h>
-#endif
 
 #include "flame-comparison.h"
 #include "flame-error.h"
-#include "flame-task.h"
 #include "flame-test-utils.h"
 
 typedef struct
@@ -621,82 +615,6 @@ test_single_use (void)
   files_clear (&f);
 }
 
-/* the calling thread's nice value; G_MININT where threads have none */
-static int
-thread_nice (void)
-{
-#ifdef __linux__
-  return getpriority (PRIO_PROCESS, (id_t) syscall (SYS_gettid));
-#else
-  return G_MININT;
-#endif
-}
-
-typedef struct
-{
-  GThread *thread;      /* where the work ran */
-  int      nice;        /* its nice value */
-  int      child_nice;  /* of a thread it started */
-} Priorities;
-
-static gpointer
-child_nice (gpointer data)
-{
-  return GINT_TO_POINTER (thread_nice ());
-}
-
-static void
-background_work (GTask        *task,
-                 gpointer      source_object,
-                 gpointer      task_data,
-                 GCancellable *cancellable)
-{
-  Priorities *p = task_data;
-
-  p->thread = g_thread_self ();
-  p->nice = thread_nice ();
-  p->child_nice = GPOINTER_TO_INT (g_thread_join (g_thread_new ("child", child_nice, NULL)));
-  g_task_return_int (task, 42);
-}
-
-static void
-on_background_done (GObject      *object,
-                    GAsyncResult *result,
-                    gpointer      user_data)
-{
-  GMainLoop *loop = user_data;
-
-  g_assert_cmpint (g_task_propagate_int (G_TASK (result), NULL), ==, 42);
-  g_main_loop_quit (loop);
-}
-
-/* The window's long work runs below the window's own priority, and so do
- * the loader threads it starts; the caller keeps its priority, and the
- * result comes back on its main context. */
-static void
-test_background_priority (void)
-{
-  g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
-  g_autoptr(GTask) task = g_task_new (NULL, NULL, on_background_done, loop);
-  Priorities p = { NULL, 0, 0 };
-  int before = thread_nice ();
-
-  g_task_set_task_data (task, &p, NULL);
-  flame_task_run_in_background (task, background_work);
-  g_main_loop_run (loop);
-
-  g_assert_nonnull (p.thread);
-  g_assert_true (p.thread != g_thread_self ());
-  g_assert_cmpint (thread_nice (), ==, before);
-  if (before == G_MININT)
-    {
-      g_test_skip ("threads have no priority of their own here");
-      return;
-    }
-  g_assert_cmpint (p.nice, ==, MIN (before + 5, 19));
-  g_assert_cmpint (p.child_nice, ==, p.nice);
-}
-
 int
 main (int   argc,
       char *argv[])
@@ -706,7 +624,6 @@ main (int   argc,
   g_test_add_func ("/comparison/report-rule", test_report_rule);
   g_test_add_func ("/comparison/async", test_async);
   g_test_add_func ("/comparison/cancel", test_cancel);
-  g_test_add_func ("/comparison/background-priority", test_background_priority);
   g_test_add_func ("/comparison/errors", test_errors);
   g_test_add_func ("/comparison/add-profile", test_add_profile);
   g_test_add_func ("/comparison/single-use", test_single_use);

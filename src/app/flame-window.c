@@ -25,7 +25,6 @@
 #include "flame-legend.h"
 #include "flame-loader.h"
 #include "flame-summary-bar.h"
-#include "flame-task.h"
 #include "flame-window-private.h"
 
 
@@ -536,7 +535,7 @@ start_view (FlameWindow     *self,
   if (self->progress_source == 0)
     self->progress_source = g_timeout_add (100, pulse_progress, self);
   set_busy_ui (self, TRUE);
-  flame_task_run_in_background (task, view_job_run);
+  g_task_run_in_thread (task, view_job_run);
 }
 
 /* ---- stage 1: load and compare (FlameComparison) ---- */

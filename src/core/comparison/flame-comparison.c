@@ -19,7 +19,6 @@
 #include "flame-error.h"
 #include "flame-loader.h"
 #include "flame-runs.h"
-#include "flame-task.h"
 
 #define PROGRESS_MS 50
 /* share of the progress bar that loading takes; diff and report the rest */
@@ -625,7 +624,7 @@ flame_comparison_load_async (FlameComparison     *self,
       return;
     }
   g_task_set_task_data (task, todo, (GDestroyNotify) g_ptr_array_unref);
-  flame_task_run_in_background (task, load_thread);
+  g_task_run_in_thread (task, load_thread);
 }
 
 gboolean
