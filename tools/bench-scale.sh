@@ -17,9 +17,11 @@
 #     difffolded.pl is on PATH or $DIFFFOLDED names it; skipped visibly);
 #   - the JSON files (big-speedscope.json, big-chrome.json from bench.sh
 #     when present, and the fresh-random-stacks file) vs node's JSON.parse;
+#   - the app window (tools/bench-window.sh, under Xvfb) opening the pair:
+#     open time, first paint, the longest main-loop stalls and peak RSS;
 #   - with BENCH_10X=1, a pair ten times as large (3 M stacks, ~1.9 GB per
 #     file; needs ~4 GB of disk): compare --format json once, MB/s and
-#     peak RSS (per node).
+#     peak RSS (per node), and the app window opening it once.
 # Inputs are generated under BUILDDIR/bench (never committed).
 #
 # Copyright 2026 The Flamediff developers
@@ -55,6 +57,27 @@ if [[ ! -f $OUT/scale.stamp || $(cat "$OUT/scale.stamp") != "$stamp" || ! -f $BA
 fi
 RAND=$OUT/random-stacks.speedscope.json
 [[ -f $RAND ]] || python3 "$SRCDIR/tools/bench-json-gen.py" speedscope-random "$RAND" 200
+
+# app_row WHAT RUNS BASE CUR BYTES: the app window opening a pair
+# (tools/bench-window.sh, medians over RUNS), or why it was not measured
+app_row () {
+  local keys rc
+  keys=$("$SRCDIR/tools/bench-window.sh" "$BUILDDIR" "$2" "$3" "$4") && rc=0 || rc=$?
+  if [[ $rc == 77 ]]; then
+    echo "  app window: SKIPPED (Xvfb or tests/bench/flame-bench-window missing)"
+    return
+  elif [[ $rc != 0 ]]; then
+    echo "  app window on $1: FAILED (tools/bench-window.sh exited with $rc)"
+    return
+  fi
+  key () { tr ' ' '\n' <<< "$keys" | sed -n "s/^$1=//p"; }
+  printf '  %-40s %7.3f s %7s MB/s, first paint %.2f s, peak RSS %s MB\n' \
+    "app window opens $1" "$(key window_open_s)" "$(calc "%.0f" "$5 / 1e6 / $(key window_open_s)")" \
+    "$(key first_paint_s)" "$(key peak_rss_mb)"
+  printf '  %-40s %7.0f / %.0f / %.0f ms (main-thread CPU %.0f / %.0f / %.0f ms)\n' \
+    "  main-loop stall: open / switch / zoom" "$(key block_open_ms)" "$(key block_switch_ms)" \
+    "$(key block_zoom_ms)" "$(key busy_open_ms)" "$(key busy_switch_ms)" "$(key busy_zoom_ms)"
+}
 
 size () { stat -L -c %s "$1"; }
 calc () { awk "BEGIN { printf \"$1\", $2 }"; }
@@ -119,6 +142,8 @@ STRUCT_BPN=$(calc "%.1f" "($(c base_with_index_bytes) + $(c cur_with_index_bytes
   printf '  %-40s %7.3f (%.3f) %7s MB/s, peak RSS %s MB\n' "info BASE (one file)" "$M_MED" "$M_BEST" \
     "$(calc "%.0f" "$(size "$BASE") / 1e6 / $M_MED")" "$((M_RSS / 1024))"
 
+  app_row "the pair" "$RUNS" "$BASE" "$CUR" "$BYTES"
+
   DF=${DIFFFOLDED:-$(command -v difffolded.pl || true)}
   if [[ -n $DF && -x $DF ]]; then
     measure "$DF" "$BASE" "$CUR"
@@ -179,6 +204,7 @@ STRUCT_BPN=$(calc "%.1f" "($(c base_with_index_bytes) + $(c cur_with_index_bytes
     printf '  %-40s %7.3f s %7s MB/s, peak RSS %s MB = %s B per base+cur node (%s MB both files)\n' \
       "10x pair (BENCH_10X=1): --format json" "$M_MED" "$(calc "%.0f" "$BYTES10 / 1e6 / $M_MED")" \
       "$((M_RSS / 1024))" "$(calc "%.1f" "$M_RSS * 1024 / $NODES10")" "$(calc "%.0f" "$BYTES10 / 1e6")"
+    app_row "the 10x pair" 1 "$BASE10" "$CUR10" "$BYTES10"
   else
     echo "  10x pair: SKIPPED (BENCH_10X=1 runs it: ~1.9 GB per file, ~4 GB of disk)"
   fi

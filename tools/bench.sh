@@ -10,7 +10,7 @@
 #     both files: total MB / seconds) and its peak RSS,
 #   - with tests/bench/flame-bench-core: per-phase times, tree nodes and
 #     structure bytes per node,
-#   - with tests/bench/flame-bench-window (under Xvfb, tools/xvfb-test): the app window
+#   - with tests/bench/flame-bench-window (tools/bench-window.sh, under Xvfb): the app window
 #     opening the sorted pair until it is no longer busy, its first paint
 #     from launch and the longest main-loop stalls (open, view switch, zoom),
 #     with the most CPU time the main thread spent in one of them (a stall
@@ -115,20 +115,15 @@ CMPS_S=$M_MED CMPS_B=$M_BEST CMPS_MBPS=$M_MBPS CMPS_RSS=$M_RSS
 # launch; the longest main-loop stall while opening, switching views and
 # zooming (view switches: inverted, elided, differential, colour by total
 # time and back). Targets (issue 17): first paint <= 1.5 s, stalls <= 50 ms ----
-WINDOW=$BUILDDIR/tests/bench/flame-bench-window
 WIN_LINE="window open: not measured (Xvfb or the bench program missing)"
-if [[ -x $WINDOW ]] && command -v Xvfb > /dev/null; then
-  win_runs=()
-  for ((i = 0; i < RUNS; i++)); do
-    win_runs+=("$(GSETTINGS_SCHEMA_DIR=$BUILDDIR/data GSETTINGS_BACKEND=memory GSK_RENDERER=cairo \
-                 GDK_BACKEND=x11 NO_AT_BRIDGE=1 GTK_A11Y=none \
-                 "$(dirname "$0")/xvfb-test" 1600x1000x24 "$WINDOW" "$BASE" "$CUR")")
-  done
-  # win_median KEY: the median of KEY=VALUE over the runs
-  win_median () {
-    printf '%s\n' "${win_runs[@]}" | sed -n "s/.*$1=\([0-9.]*\).*/\1/p" | sort -g |
-      awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'
-  }
+WIN_KEYS=$("$SRCDIR/tools/bench-window.sh" "$BUILDDIR" "$RUNS" "$BASE" "$CUR") && win_rc=0 ||
+  win_rc=$?
+if [[ $win_rc != 0 && $win_rc != 77 ]]; then
+  WIN_LINE="window open: FAILED (tools/bench-window.sh exited with $win_rc)"
+  echo "  $WIN_LINE"
+elif [[ $win_rc == 0 ]]; then
+  # win_median KEY: its median over the runs
+  win_median () { tr ' ' '\n' <<< "$WIN_KEYS" | sed -n "s/^$1=//p"; }
   WIN_S=$(win_median window_open_s)
   WIN_P=$(win_median first_paint_s)
   WIN_BO=$(win_median block_open_ms)
@@ -137,9 +132,9 @@ if [[ -x $WINDOW ]] && command -v Xvfb > /dev/null; then
   WIN_CO=$(win_median busy_open_ms)
   WIN_CS=$(win_median busy_switch_ms)
   WIN_CZ=$(win_median busy_zoom_ms)
-  WIN_LINE=$(printf '%-50s %7.3f %9s\n  %-48s %7.3f s  (target <= 1.5 s: %s)\n  %-48s %5.0f / %.0f / %.0f ms  (target <= 50 ms: %s)\n  %-48s %5.0f / %.0f / %.0f ms' \
+  WIN_LINE=$(printf '%-50s %7.3f %9s  peak RSS %s MB\n  %-48s %7.3f s  (target <= 1.5 s: %s)\n  %-48s %5.0f / %.0f / %.0f ms  (target <= 50 ms: %s)\n  %-48s %5.0f / %.0f / %.0f ms' \
              "app window opens the pair, sorted" "$WIN_S" \
-             "$(calc "%.0f" "$BOTH_BYTES / 1e6 / $WIN_S")" \
+             "$(calc "%.0f" "$BOTH_BYTES / 1e6 / $WIN_S")" "$(win_median peak_rss_mb)" \
              "app first paint from launch" "$WIN_P" "$(verdict "$WIN_P <= 1.5")" \
              "main-loop stall: open / view switch / zoom" "$WIN_BO" "$WIN_BS" "$WIN_BZ" \
              "$(verdict "$WIN_BO <= 50 && $WIN_BS <= 50 && $WIN_BZ <= 50")" \

@@ -25,6 +25,7 @@
  *                   such dispatches, in each phase: on a loaded machine a
  *                   block is longer than the work in it (the thread waits
  *                   for a core), this is the work
+ *   peak_rss_mb     the process's peak resident memory, at the end
  *
  * With FLAME_BENCH_VERBOSE set, each phase's longest stall goes to stderr,
  * and so does every frame-clock phase (update, layout, paint, and the
@@ -41,6 +42,7 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -228,6 +230,7 @@ main (int    argc,
   };
   FlameWindow *window;
   Wait wait = { 0 };
+  struct rusage usage;
   gdouble first_paint, open_s = 0, block_open, block_switch = 0, block_zoom = 0;
   gdouble busy_open, busy_switch = 0, busy_zoom = 0;
   gdouble ms;
@@ -317,10 +320,12 @@ main (int    argc,
       busy_zoom = MAX (busy_zoom, phase_cpu_ms);
     }
 
+  getrusage (RUSAGE_SELF, &usage);
   g_print ("first_paint_s=%.3f window_open_s=%.3f block_open_ms=%.1f block_switch_ms=%.1f "
-           "block_zoom_ms=%.1f busy_open_ms=%.1f busy_switch_ms=%.1f busy_zoom_ms=%.1f\n",
+           "block_zoom_ms=%.1f busy_open_ms=%.1f busy_switch_ms=%.1f busy_zoom_ms=%.1f "
+           "peak_rss_mb=%.0f\n",
            first_paint, open_s, block_open, block_switch, block_zoom, busy_open, busy_switch,
-           busy_zoom);
+           busy_zoom, usage.ru_maxrss / 1024.);
   g_signal_handler_disconnect (gtk_widget_get_frame_clock (GTK_WIDGET (window)), handler);
   gtk_window_destroy (GTK_WINDOW (window));
   return 0;
