@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "flame-alloc.h"
 #include "flame-error.h"
 #include "flame-folded.h"
 #include "flame-loader.h"
@@ -84,6 +85,42 @@ add_until_grown (FlameTree *tree,
 /* An index that fills up grows toward what the loader expects (at most
  * four times its size), doubles without an estimate or with one already
  * passed, and finds every node afterwards either way. */
+/* flame_zero_large() and flame_copy_large() on blocks large enough to be
+ * shared among threads (at an odd offset and length, so that the spans
+ * do not fall on huge pages): every byte of the range written, none
+ * outside it. */
+static void
+test_fill_large (void)
+{
+  gsize len = ((gsize) 80 << 20) + 12345, off = 3;
+  guint8 *dst = flame_alloc_huge (len + 16);
+  guint8 *src = flame_alloc_huge (len);
+  gsize bad = 0;
+
+  for (gsize i = 0; i < len; i++)
+    src[i] = (guint8) (i * 2654435761u >> 13);
+  memset (dst, 0xab, len + 16);
+  flame_zero_large (dst + off, len);
+  for (gsize i = 0; i < len + 16; i++)
+    bad += dst[i] != (i >= off && i < off + len ? 0 : 0xab);
+  g_assert_cmpuint (bad, ==, 0);
+
+  flame_copy_large (dst + off, src, len);
+  g_assert_cmpint (memcmp (dst + off, src, len), ==, 0);
+  g_assert_cmpuint (dst[0], ==, 0xab);
+  g_assert_cmpuint (dst[off + len], ==, 0xab);
+
+  /* small ones, done at once */
+  flame_zero_large (dst + 1, 5);
+  g_assert_cmpuint (dst[0], ==, 0xab);
+  for (gsize i = 1; i < 6; i++)
+    g_assert_cmpuint (dst[i], ==, 0);
+  g_assert_cmpuint (dst[6], ==, src[6 - off]);
+  flame_zero_large (dst, 0);
+  g_free (dst);
+  g_free (src);
+}
+
 static void
 test_tree_expect_nodes (void)
 {
@@ -1064,6 +1101,7 @@ main (int    argc,
   g_test_add_func ("/folded/function-weights-columns", test_function_weights_columns);
   g_test_add_func ("/folded/lazy-totals", test_lazy_totals);
   g_test_add_func ("/folded/tree-expect-nodes", test_tree_expect_nodes);
+  g_test_add_func ("/folded/fill-large", test_fill_large);
   g_test_add_func ("/folded/quirks", test_quirks);
   g_test_add_func ("/folded/rust-names", test_rust_names);
   g_test_add_func ("/folded/bad-lines", test_bad_lines);

@@ -1,4 +1,4 @@
-/* flame-alloc.c: freeing profile-sized arrays.
+/* flame-alloc.c: allocating, filling and freeing profile-sized arrays.
  *
  * Copyright 2026 The Flamediff developers
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -10,6 +10,10 @@
 /* below this, a block is only hinted: its partial huge pages cost less
  * than the alignment's slack */
 #define ALIGN_MIN_BYTES ((gsize) 4 << 20)
+
+/* a fill is shared among threads only when each gets at least this much */
+#define FILL_MIN_BYTES_PER_THREAD ((gsize) 32 << 20)
+#define FILL_MAX_THREADS 8
 
 /**
  * flame_try_alloc_huge:
@@ -95,4 +99,84 @@ flame_free_large (gpointer p,
   if (g_once_init_enter (&pool))
     g_once_init_leave (&pool, (gsize) g_thread_pool_new (free_block, NULL, 1, FALSE, NULL));
   g_thread_pool_push ((GThreadPool *) pool, p, NULL);
+}
+
+typedef struct
+{
+  char       *dst;
+  const char *src;   /* NULL: zeroes */
+  gsize       bytes;
+} Span;
+
+static gpointer
+fill_span (gpointer data)
+{
+  Span *span = data;
+
+  if (span->src != NULL)
+    memcpy (span->dst, span->src, span->bytes);
+  else
+    memset (span->dst, 0, span->bytes);
+  return NULL;
+}
+
+/* Fills @bytes at @dst, from @src or with zeros, in huge-page-aligned
+ * spans on up to one thread per core. */
+static void
+fill_large (gpointer      dst,
+            gconstpointer src,
+            gsize         bytes)
+{
+  guint n = MIN (MAX (g_get_num_processors (), 1), FILL_MAX_THREADS);
+  GThread *threads[FILL_MAX_THREADS] = { NULL, };
+  Span spans[FILL_MAX_THREADS];
+  gsize chunk;
+
+  n = (guint) MIN ((gsize) n, bytes / FILL_MIN_BYTES_PER_THREAD);
+  chunk = n > 1 ? (bytes / n + FLAME_HUGE_PAGE - 1) & ~(FLAME_HUGE_PAGE - 1) : bytes;
+  for (guint i = 0; i < MAX (n, 1); i++)
+    {
+      gsize start = MIN ((gsize) i * chunk, bytes);
+
+      spans[i] = (Span) { (char *) dst + start, src != NULL ? (const char *) src + start : NULL,
+                          MIN (chunk, bytes - start) };
+      /* where no thread can be had, the span is filled here */
+      if (i > 0 && spans[i].bytes > 0)
+        threads[i] = g_thread_try_new ("flame-fill", fill_span, &spans[i], NULL);
+    }
+  for (guint i = 0; i < MAX (n, 1); i++)
+    if (threads[i] == NULL)
+      fill_span (&spans[i]);
+  for (guint i = 1; i < n; i++)
+    if (threads[i] != NULL)
+      g_thread_join (threads[i]);
+}
+
+/**
+ * flame_zero_large:
+ *
+ * memset (@p, 0, @bytes), shared among the cores when @bytes is large:
+ * the first write of a fresh page faults and the kernel clears it, and a
+ * diff of two 2 GB files wrote 1.3 GB of zeros and copied 0.65 GB of
+ * nodes into fresh pages on one thread, 4 s of its 30 s in the app.
+ */
+void
+flame_zero_large (gpointer p,
+                  gsize    bytes)
+{
+  fill_large (p, NULL, bytes);
+}
+
+/**
+ * flame_copy_large:
+ *
+ * memcpy (@dst, @src, @bytes), shared among the cores when @bytes is
+ * large (as flame_zero_large()). The blocks must not overlap.
+ */
+void
+flame_copy_large (gpointer      dst,
+                  gconstpointer src,
+                  gsize         bytes)
+{
+  fill_large (dst, src, bytes);
 }

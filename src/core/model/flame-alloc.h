@@ -38,6 +38,11 @@ flame_alloc_hint_huge (gpointer p,
 
 gpointer flame_alloc_huge     (gsize bytes);
 gpointer flame_try_alloc_huge (gsize bytes);
+void     flame_zero_large     (gpointer      p,
+                               gsize         bytes);
+void     flame_copy_large     (gpointer      dst,
+                               gconstpointer src,
+                               gsize         bytes);
 
 /* A zeroed array for a table that is probed (read) before it is written,
  * such as a hash index. calloc() leaves fresh pages untouched, so the
@@ -53,7 +58,8 @@ flame_alloc_zeroed_table (gsize    n,
 {
   gpointer p = huge ? flame_alloc_huge (n * size) : g_malloc_n (n, size);
 
-  return memset (p, 0, n * size);
+  flame_zero_large (p, n * size);
+  return p;
 }
 
 /* blocks at least this large are freed by flame_free_large() on a worker */

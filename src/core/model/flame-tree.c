@@ -274,7 +274,7 @@ renew_huge (gpointer p,
   gpointer q = flame_alloc_huge (alloc * size);
 
   if (n > 0)
-    memcpy (q, p, n * size);
+    flame_copy_large (q, p, n * size);
   g_free (p);
   return q;
 }
@@ -289,8 +289,9 @@ resize_nodes (FlameTree *self,
   /* Huge pages where asked for (the diff's tree, sized once for both
    * sides): its 200 MB of fresh arrays on the scale pair took 0.35-0.45
    * s to fault in 4 KiB at a time, 0.06-0.14 s as huge pages. The zeros
-   * are written now, in one sweep each: left to the first writes of a
-   * merge on two threads, at scattered nodes, they took longer. */
+   * are written now, in one sweep each, shared among the cores
+   * (flame_zero_large()): left to the first writes of a merge on two
+   * threads, at scattered nodes, they took longer. */
   self->alloc_nodes = alloc;
   /* a filled tree's arrays move with g_renew(), which remaps their pages
    * rather than copying them */
@@ -303,8 +304,8 @@ resize_nodes (FlameTree *self,
         {
           self->self[c] = renew_huge (self->self[c], n, alloc, sizeof (gdouble));
           self->total[c] = renew_huge (self->total[c], n, alloc, sizeof (gdouble));
-          memset (self->self[c] + n, 0, (gsize) (alloc - n) * sizeof (gdouble));
-          memset (self->total[c] + n, 0, (gsize) (alloc - n) * sizeof (gdouble));
+          flame_zero_large (self->self[c] + n, (gsize) (alloc - n) * sizeof (gdouble));
+          flame_zero_large (self->total[c] + n, (gsize) (alloc - n) * sizeof (gdouble));
         }
       if (self->hashes != NULL)
         self->hashes = renew_huge (self->hashes, n, alloc, sizeof (guint32));
@@ -322,8 +323,8 @@ resize_nodes (FlameTree *self,
           flame_alloc_hint_huge (self->self[c], (gsize) alloc * sizeof (gdouble));
           flame_alloc_hint_huge (self->total[c], (gsize) alloc * sizeof (gdouble));
         }
-      memset (self->self[c] + old, 0, (gsize) (alloc - old) * sizeof (gdouble));
-      memset (self->total[c] + old, 0, (gsize) (alloc - old) * sizeof (gdouble));
+      flame_zero_large (self->self[c] + old, (gsize) (alloc - old) * sizeof (gdouble));
+      flame_zero_large (self->total[c] + old, (gsize) (alloc - old) * sizeof (gdouble));
     }
   if (self->hashes != NULL)
     self->hashes = g_renew (guint32, self->hashes, alloc);
@@ -512,7 +513,7 @@ flame_tree_copy_structure (FlameTree       *self,
   /* the index is rebuilt, at its final size, on the next lookup */
   flame_tree_drop_index (self);
   flame_tree_reserve_nodes (self, src->n_nodes);
-  memcpy (self->nodes, src->nodes, (gsize) src->n_nodes * sizeof (FlameNode));
+  flame_copy_large (self->nodes, src->nodes, (gsize) src->n_nodes * sizeof (FlameNode));
   for (guint32 n = 1; n < src->n_nodes; n++)
     self->nodes[n].frame = frame_map[src->nodes[n].frame];
   self->n_nodes = src->n_nodes;
@@ -786,7 +787,7 @@ renew_zeroed (gpointer p,
               gsize    size)
 {
   p = g_realloc_n (p, alloc, size);
-  memset ((char *) p + n * size, 0, (alloc - n) * size);
+  flame_zero_large ((char *) p + n * size, (alloc - n) * size);
   return p;
 }
 
