@@ -35,7 +35,12 @@
 
 #include "flame-alloc.h"
 #include "flame-layout.h"
+#include "flame-parallel.h"
 #include "flame-search.h"
+
+/* a view's passes over its nodes go to other cores in pieces of at
+ * least this many nodes (a piece takes a few milliseconds) */
+#define PARALLEL_MIN_NODES ((gsize) 1 << 17)
 
 struct _FlameLayoutSource
 {
@@ -149,8 +154,25 @@ compare_by_weight (const void *a,
   return na < nb ? -1 : na > nb;
 }
 
+/* the sibling blocks of parents [@start, @end), widest first */
+static void
+sort_children (gsize    start,
+               gsize    end,
+               gpointer data)
+{
+  FlameLayoutSource *self = data;
+
+  for (gsize n = start; n < end; n++)
+    {
+      guint32 s = self->child_start[n], e = self->child_start[n + 1];
+
+      if (e - s > 1)
+        qsort_r (self->children + s, e - s, sizeof (guint32), compare_by_weight, self);
+    }
+}
+
 /* Counting sort of the nodes with weight > 0 by parent, then each
- * sibling block sorted widest first. */
+ * sibling block sorted widest first (on every core). */
 static void
 build_children (FlameLayoutSource *self)
 {
@@ -177,13 +199,7 @@ build_children (FlameLayoutSource *self)
     if (self->weight[n] > 0)
       self->children[fill[tree->nodes[n].parent]++] = n;
 
-  for (guint32 n = 0; n < n_nodes; n++)
-    {
-      guint32 s = self->child_start[n], e = self->child_start[n + 1];
-
-      if (e - s > 1)
-        qsort_r (self->children + s, e - s, sizeof (guint32), compare_by_weight, self);
-    }
+  flame_parallel_for (n_nodes, PARALLEL_MIN_NODES, sort_children, self);
 }
 
 /**
@@ -212,24 +228,50 @@ view_tree (FlameDiff *diff,
                                      : flame_diff_get_tree (diff);
 }
 
-/* Each node's colour class in @self's view (its weights are set) */
+/* the colour classes of nodes [@start, @end) */
+static void
+classify_range (gsize    start,
+                gsize    end,
+                gpointer data)
+{
+  FlameLayoutSource *self = data;
+  FlameMetric metric = self->view == FLAME_VIEW_INVERTED
+    ? FLAME_METRIC_TOTAL : flame_diff_get_options (self->diff)->metric;
+
+  for (gsize n = start; n < end; n++)
+    if (self->view == FLAME_VIEW_ELIDED)
+      self->klass[n] = FLAME_CHANGE_ELIDED;
+    else if (self->weight[n] > 0)
+      self->klass[n] = flame_diff_classify (self->diff, self->tree, (guint32) n, metric);
+}
+
+/* Each node's colour class in @self's view (its weights are set), on
+ * every core */
 static void
 classify_nodes (FlameLayoutSource *self)
 {
   FlameTree *tree = self->tree;
-  FlameMetric metric = self->view == FLAME_VIEW_INVERTED
-    ? FLAME_METRIC_TOTAL : flame_diff_get_options (self->diff)->metric;
 
   self->klass = g_new0 (guint8, tree->n_nodes);
-  for (guint32 n = 0; n < tree->n_nodes; n++)
-    if (self->view == FLAME_VIEW_ELIDED)
-      self->klass[n] = FLAME_CHANGE_ELIDED;
-    else if (self->weight[n] > 0)
-      self->klass[n] = flame_diff_classify (self->diff, tree, n, metric);
+  flame_parallel_for (tree->n_nodes, PARALLEL_MIN_NODES, classify_range, self);
   /* the root compares two totals that the scale made equal: neutral,
    * except in the elided view, where every frame is "elided" */
   if (self->view != FLAME_VIEW_ELIDED)
     self->klass[FLAME_TREE_ROOT] = FLAME_CHANGE_NEUTRAL;
+}
+
+/* the widths of nodes [@start, @end) in @self's view */
+static void
+view_weights (gsize    start,
+              gsize    end,
+              gpointer data)
+{
+  FlameLayoutSource *self = data;
+
+  for (gsize n = start; n < end; n++)
+    self->weight[n] = self->view == FLAME_VIEW_ELIDED
+                      ? flame_diff_get_elided_weight (self->diff, (guint32) n)
+                      : self->tree->total[FLAME_DIFF_CURRENT][n];
 }
 
 /**
@@ -277,9 +319,7 @@ flame_layout_source_new_for_diff_reusing (FlameDiff         *diff,
     }
 
   self->weight = g_new (gdouble, tree->n_nodes);
-  for (guint32 n = 0; n < tree->n_nodes; n++)
-    self->weight[n] = view == FLAME_VIEW_ELIDED ? flame_diff_get_elided_weight (diff, n)
-                                                : tree->total[FLAME_DIFF_CURRENT][n];
+  flame_parallel_for (tree->n_nodes, PARALLEL_MIN_NODES, view_weights, self);
   classify_nodes (self);
   build_children (self);
 

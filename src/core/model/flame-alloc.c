@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "flame-alloc.h"
+#include "flame-parallel.h"
 
 #include <stdlib.h>
 
@@ -13,7 +14,6 @@
 
 /* a fill is shared among threads only when each gets at least this much */
 #define FILL_MIN_BYTES_PER_THREAD ((gsize) 32 << 20)
-#define FILL_MAX_THREADS 8
 
 /**
  * flame_try_alloc_huge:
@@ -106,50 +106,35 @@ typedef struct
   char       *dst;
   const char *src;   /* NULL: zeroes */
   gsize       bytes;
-} Span;
+} Fill;
 
-static gpointer
-fill_span (gpointer data)
+/* blocks [@start, @end) of a fill, FLAME_HUGE_PAGE bytes each */
+static void
+fill_blocks (gsize    start,
+             gsize    end,
+             gpointer data)
 {
-  Span *span = data;
+  const Fill *fill = data;
+  gsize from = start * FLAME_HUGE_PAGE;
+  gsize to = MIN (end * FLAME_HUGE_PAGE, fill->bytes);
 
-  if (span->src != NULL)
-    memcpy (span->dst, span->src, span->bytes);
+  if (fill->src != NULL)
+    memcpy (fill->dst + from, fill->src + from, to - from);
   else
-    memset (span->dst, 0, span->bytes);
-  return NULL;
+    memset (fill->dst + from, 0, to - from);
 }
 
-/* Fills @bytes at @dst, from @src or with zeros, in huge-page-aligned
- * spans on up to one thread per core. */
+/* Fills @bytes at @dst, from @src or with zeros, on every core when
+ * large, in pieces of whole huge pages. */
 static void
 fill_large (gpointer      dst,
             gconstpointer src,
             gsize         bytes)
 {
-  guint n = MIN (MAX (g_get_num_processors (), 1), FILL_MAX_THREADS);
-  GThread *threads[FILL_MAX_THREADS] = { NULL, };
-  Span spans[FILL_MAX_THREADS];
-  gsize chunk;
+  Fill fill = { dst, src, bytes };
 
-  n = (guint) MIN ((gsize) n, bytes / FILL_MIN_BYTES_PER_THREAD);
-  chunk = n > 1 ? (bytes / n + FLAME_HUGE_PAGE - 1) & ~(FLAME_HUGE_PAGE - 1) : bytes;
-  for (guint i = 0; i < MAX (n, 1); i++)
-    {
-      gsize start = MIN ((gsize) i * chunk, bytes);
-
-      spans[i] = (Span) { (char *) dst + start, src != NULL ? (const char *) src + start : NULL,
-                          MIN (chunk, bytes - start) };
-      /* where no thread can be had, the span is filled here */
-      if (i > 0 && spans[i].bytes > 0)
-        threads[i] = g_thread_try_new ("flame-fill", fill_span, &spans[i], NULL);
-    }
-  for (guint i = 0; i < MAX (n, 1); i++)
-    if (threads[i] == NULL)
-      fill_span (&spans[i]);
-  for (guint i = 1; i < n; i++)
-    if (threads[i] != NULL)
-      g_thread_join (threads[i]);
+  flame_parallel_for ((bytes + FLAME_HUGE_PAGE - 1) / FLAME_HUGE_PAGE,
+                      FILL_MIN_BYTES_PER_THREAD / FLAME_HUGE_PAGE, fill_blocks, &fill);
 }
 
 /**

@@ -1,0 +1,22 @@
+/* flame-parallel.h: one loop over profile-sized ranges on every core.
+ *
+ * Copyright 2026 The Flamediff developers
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* Works on [@start, @end) of the loop; the ranges of one loop never overlap */
+typedef void (*FlameRangeFunc) (gsize    start,
+                                gsize    end,
+                                gpointer data);
+
+void flame_parallel_for (gsize          n,
+                         gsize          min_per_thread,
+                         FlameRangeFunc func,
+                         gpointer       data);
+
+G_END_DECLS
