@@ -276,6 +276,84 @@ test_layout_elided (void)
                                   73 * flame_diff_get_scale (diff), 1e-9);
 }
 
+/* A profile of @n_a × @n_b leaves "all;aA;bB", each weighing f(A, B)
+ * samples (0: no stack) */
+static FlameProfile *
+grid_profile (guint n_a,
+              guint n_b,
+              guint k)
+{
+  FlameProfile *profile = flame_profile_new (FLAME_FORMAT_FOLDED, 1);
+  guint32 ids[3];
+
+  flame_profile_set_interval_ms (profile, 1.0);
+  ids[0] = flame_profile_intern_frame (profile, "all", 3, NULL, 0, 0, 0);
+  for (guint a = 0; a < n_a; a++)
+    {
+      g_autofree char *fa = g_strdup_printf ("a%u", a);
+
+      ids[1] = flame_profile_intern_frame (profile, fa, strlen (fa), NULL, 0, 0, 0);
+      for (guint b = 0; b < n_b; b++)
+        {
+          g_autofree char *fb = g_strdup_printf ("b%u", b);
+          guint w = (a * 7 + b * k) % 23;
+
+          ids[2] = flame_profile_intern_frame (profile, fb, strlen (fb), NULL, 0, 0, 0);
+          if (w > 0)
+            flame_profile_add_stack (profile, 0, ids, 3, w);
+        }
+    }
+  flame_profile_finish (profile);
+  return profile;
+}
+
+/* A view of more nodes than one thread prepares (flame_parallel_for()):
+ * every node's width and class as the diff gives them, in every view,
+ * and a layout of it well formed. */
+static void
+test_layout_large_parallel (void)
+{
+  g_autoptr(FlameProfile) base = grid_profile (600, 500, 13);
+  g_autoptr(FlameProfile) cur = grid_profile (600, 500, 3);
+  g_autoptr(FlameDiff) diff = flame_diff_new (base, cur, NULL, NULL, NULL);
+  const FlameView views[] = { FLAME_VIEW_DIFFERENTIAL, FLAME_VIEW_INVERTED, FLAME_VIEW_ELIDED };
+
+  g_assert_nonnull (diff);
+  g_assert_cmpuint (flame_diff_get_tree (diff)->n_nodes, >, 280000);
+  for (guint v = 0; v < G_N_ELEMENTS (views); v++)
+    {
+      g_autoptr(FlameLayoutSource) source = flame_layout_source_new_for_diff (diff, views[v]);
+      g_autoptr(FlameLayout) layout = NULL;
+      const FlameTree *tree = flame_layout_source_get_tree (source);
+      FlameMetric metric = views[v] == FLAME_VIEW_INVERTED ? FLAME_METRIC_TOTAL
+                                                           : flame_diff_get_options (diff)->metric;
+      FlameLayoutOptions opts;
+      guint n_checked = 0;
+
+      for (guint32 n = 1; n < tree->n_nodes; n++)
+        {
+          gdouble w = views[v] == FLAME_VIEW_ELIDED ? flame_diff_get_elided_weight (diff, n)
+                                                    : tree->total[FLAME_DIFF_CURRENT][n];
+          FlameChange expected = views[v] == FLAME_VIEW_ELIDED ? FLAME_CHANGE_ELIDED
+                                 : w > 0 ? flame_diff_classify (diff, (FlameTree *) tree, n, metric)
+                                 : FLAME_CHANGE_NEUTRAL;
+
+          if (flame_layout_source_get_weight (source, n) != w ||
+              (w > 0 && flame_layout_source_get_class (source, n) != expected))
+            g_error ("view %u, node %u: width %g (expected %g), class %d (expected %d)", v, n,
+                     flame_layout_source_get_weight (source, n), w,
+                     flame_layout_source_get_class (source, n), expected);
+          n_checked += w > 0;
+        }
+      g_assert_cmpuint (n_checked, >, 1000);
+
+      flame_layout_options_init (&opts);
+      opts.width = 100000;
+      layout = flame_layout_new (source, &opts);
+      check_structure (layout);
+    }
+}
+
 static void
 test_layout_inverted (void)
 {
@@ -970,6 +1048,7 @@ main (int    argc,
   g_test_add_func ("/layout/reusing", test_layout_reusing);
   g_test_add_func ("/layout/elided", test_layout_elided);
   g_test_add_func ("/layout/inverted", test_layout_inverted);
+  g_test_add_func ("/layout/large-parallel", test_layout_large_parallel);
   g_test_add_func ("/layout/single", test_layout_single);
   g_test_add_func ("/layout/zoom", test_layout_zoom);
   g_test_add_func ("/layout/orientation", test_layout_orientation);
