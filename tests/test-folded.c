@@ -13,6 +13,7 @@
 #include "flame-alloc.h"
 #include "flame-error.h"
 #include "flame-folded.h"
+#include "flame-parallel.h"
 #include "flame-loader.h"
 #include "flame-test-utils.h"
 
@@ -85,6 +86,51 @@ add_until_grown (FlameTree *tree,
 /* An index that fills up grows toward what the loader expects (at most
  * four times its size), doubles without an estimate or with one already
  * passed, and finds every node afterwards either way. */
+typedef struct
+{
+  guint8 *visits;
+  gint    calls;
+} Visits;
+
+static void
+count_visits (gsize    start,
+              gsize    end,
+              gpointer data)
+{
+  Visits *v = data;
+
+  g_assert_cmpuint (start, <, end);
+  g_atomic_int_inc (&v->calls);
+  for (gsize i = start; i < end; i++)
+    v->visits[i]++;
+}
+
+/* flame_parallel_for() calls its function on non-empty pieces that cover
+ * the range once, whatever the range and the least a thread is given */
+static void
+test_parallel_for (void)
+{
+  const gsize sizes[] = { 0, 1, 2, 7, 10, 15, 16, 17, 100, 1000, 4097 };
+  const gsize mins[] = { 0, 1, 2, 3, 5, 64, 1 << 20 };
+
+  for (guint s = 0; s < G_N_ELEMENTS (sizes); s++)
+    for (guint m = 0; m < G_N_ELEMENTS (mins); m++)
+      {
+        g_autofree guint8 *visits = g_new0 (guint8, sizes[s] + 1);
+        Visits v = { visits, 0 };
+
+        flame_parallel_for (sizes[s], mins[m], count_visits, &v);
+        for (gsize i = 0; i < sizes[s]; i++)
+          g_assert_cmpuint (visits[i], ==, 1);
+        g_assert_cmpuint (visits[sizes[s]], ==, 0);
+        g_assert_cmpint (v.calls, <=, MAX (g_get_num_processors (), 1));
+        if (sizes[s] == 0)
+          g_assert_cmpint (v.calls, ==, 0);
+        else
+          g_assert_cmpint (v.calls, >=, 1);
+      }
+}
+
 /* flame_zero_large() and flame_copy_large() on blocks large enough to be
  * shared among threads (at an odd offset and length, so that the spans
  * do not fall on huge pages): every byte of the range written, none
@@ -1102,6 +1148,7 @@ main (int    argc,
   g_test_add_func ("/folded/lazy-totals", test_lazy_totals);
   g_test_add_func ("/folded/tree-expect-nodes", test_tree_expect_nodes);
   g_test_add_func ("/folded/fill-large", test_fill_large);
+  g_test_add_func ("/folded/parallel-for", test_parallel_for);
   g_test_add_func ("/folded/quirks", test_quirks);
   g_test_add_func ("/folded/rust-names", test_rust_names);
   g_test_add_func ("/folded/bad-lines", test_bad_lines);

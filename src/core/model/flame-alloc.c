@@ -118,6 +118,8 @@ fill_blocks (gsize    start,
   gsize from = start * FLAME_HUGE_PAGE;
   gsize to = MIN (end * FLAME_HUGE_PAGE, fill->bytes);
 
+  if (from >= to)
+    return;
   if (fill->src != NULL)
     memcpy (fill->dst + from, fill->src + from, to - from);
   else

@@ -40,9 +40,10 @@ run_piece (gpointer data)
  *   loop runs on the calling thread alone
  * @func: called once per piece, on the calling thread and on others
  *
- * Calls @func on contiguous pieces of [0, @n), at once on up to one
- * thread per core, and returns when all are done. Where a thread cannot
- * be started its piece runs on the calling thread.
+ * Calls @func on contiguous, non-empty pieces of [0, @n) (not at all
+ * when @n is 0), at once on up to one thread per core, and returns when
+ * all are done. Where a thread cannot be started its piece runs on the
+ * calling thread.
  */
 void
 flame_parallel_for (gsize          n,
@@ -57,12 +58,16 @@ flame_parallel_for (gsize          n,
 
   g_return_if_fail (func != NULL);
 
+  if (n == 0)
+    return;
   n_pieces = (guint) MIN ((gsize) n_pieces, n / MAX (min_per_thread, 1));
   n_pieces = MAX (n_pieces, 1);
-  step = (n + n_pieces - 1) / n_pieces;
+  step = n / n_pieces + (n % n_pieces != 0);
+  /* with the step rounded up, the last pieces may be left empty */
+  n_pieces = (guint) ((n + step - 1) / step);
   for (guint i = 0; i < n_pieces; i++)
     {
-      pieces[i] = (Piece) { func, data, MIN (i * step, n), MIN ((i + 1) * step, n) };
+      pieces[i] = (Piece) { func, data, i * step, MIN ((i + 1) * step, n) };
       if (i > 0)
         threads[i] = g_thread_try_new ("flame-parallel", run_piece, &pieces[i], NULL);
     }
