@@ -108,7 +108,8 @@ typedef struct
   gsize       bytes;
 } Fill;
 
-/* blocks [@start, @end) of a fill, FLAME_HUGE_PAGE bytes each */
+/* blocks [@start, @end) of a fill, FLAME_HUGE_PAGE bytes each (the last
+ * one short); flame_parallel_for() gives no empty range */
 static void
 fill_blocks (gsize    start,
              gsize    end,
@@ -118,8 +119,6 @@ fill_blocks (gsize    start,
   gsize from = start * FLAME_HUGE_PAGE;
   gsize to = MIN (end * FLAME_HUGE_PAGE, fill->bytes);
 
-  if (from >= to)
-    return;
   if (fill->src != NULL)
     memcpy (fill->dst + from, fill->src + from, to - from);
   else
