@@ -925,20 +925,43 @@ compare_strings (gconstpointer a,
   return strcmp (*(const char *const *) a, *(const char *const *) b);
 }
 
+typedef struct
+{
+  GString *collected;
+  guint    calls;
+  gsize    largest;
+} Drained;
+
+static void
+collect_drained (GString  *text,
+                 gpointer  user_data)
+{
+  Drained *d = user_data;
+
+  d->calls++;
+  d->largest = MAX (d->largest, text->len);
+  g_string_append_len (d->collected, text->str, text->len);
+  g_string_truncate (text, 0);
+}
+
 /* Random stacks over names that are prefixes of each other followed by
  * bytes below ';' (and, in the second round, by a blank, which the
  * writer's walk leaves to sorting): the output is the distinct stacks
  * with their counts, the lines in strcmp order as an independent sort
- * gives them. */
+ * gives them. The third round's tree (deep stacks) is large enough to
+ * be written on every core, which must not change a byte, whole or
+ * drained in pieces of at most a MiB. */
 static void
 test_folded_order_random (void)
 {
   static const char *const names[] = { "a", "a!", "a.b", "a::c", "a(int)", "ab", "b", "a0",
                                        "[no stack]", "a 1", "a 12" };
 
-  for (guint round = 0; round < 2; round++)
+  for (guint round = 0; round < 3; round++)
     {
-      guint n_names = G_N_ELEMENTS (names) - (round == 0 ? 2 : 0);
+      guint n_names = G_N_ELEMENTS (names) - (round != 1 ? 2 : 0);
+      guint n_stacks = round == 2 ? 20000 : 400;
+      guint max_depth = round == 2 ? 40 : 6;
       g_autoptr(FlameProfile) p = flame_profile_new (FLAME_FORMAT_FOLDED, 1);
       g_autoptr(GHashTable) counts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
       g_autofree gpointer *keys = NULL;
@@ -947,10 +970,10 @@ test_folded_order_random (void)
       g_autoptr(GString) out = g_string_new (NULL);
       GRand *rand = g_rand_new_with_seed (17 + round);
 
-      for (guint i = 0; i < 400; i++)
+      for (guint i = 0; i < n_stacks; i++)
         {
-          guint depth = g_rand_int_range (rand, 1, 6);
-          guint32 ids[6];
+          guint depth = g_rand_int_range (rand, 1, max_depth);
+          guint32 ids[40];
           GString *stack = g_string_new (NULL);
           guint count = g_rand_int_range (rand, 1, 4);
 
@@ -985,6 +1008,20 @@ test_folded_order_random (void)
         }
       flame_profile_write_folded (p, out);
       g_assert_cmpstr (folded_body (out), ==, expected->str);
+      if (round == 2)
+        {
+          g_autoptr(GString) drained = g_string_new (NULL);
+          g_autoptr(GString) collected = g_string_new (NULL);
+          Drained d = { collected, 0, 0 };
+
+          g_assert_cmpuint (flame_profile_get_tree (p)->n_nodes, >, 1 << 17);
+          flame_profile_write_folded_drained (p, drained, collect_drained, &d);
+          g_assert_cmpuint (drained->len, ==, 0);
+          g_assert_cmpuint (out->len, >, 1 << 20);
+          g_assert_cmpuint (d.calls, >=, 2);
+          g_assert_cmpuint (d.largest, <=, 1 << 20);
+          g_assert_true (g_string_equal (collected, out));
+        }
     }
 }
 
@@ -1000,25 +1037,6 @@ test_folded_order_same_name (void)
 
   flame_profile_write_folded (p, out);
   g_assert_cmpstr (folded_body (out), ==, "main;f 1\nmain;f;g 1\nmain;f;g 2\nmain;f;h 1\n");
-}
-
-typedef struct
-{
-  GString *collected;
-  guint    calls;
-  gsize    largest;
-} Drained;
-
-static void
-collect_drained (GString  *text,
-                 gpointer  user_data)
-{
-  Drained *d = user_data;
-
-  d->calls++;
-  d->largest = MAX (d->largest, text->len);
-  g_string_append_len (d->collected, text->str, text->len);
-  g_string_truncate (text, 0);
 }
 
 /* Output of several MiB goes to the drain in pieces of about a MiB and

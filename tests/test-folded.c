@@ -131,6 +131,64 @@ test_parallel_for (void)
       }
 }
 
+typedef struct
+{
+  GString *taken;
+  gsize    n_taken;
+  gint     calls;   /* of the task function, from every thread */
+} TextTasks;
+
+static void
+write_text_task (gsize    task,
+                 GString *out,
+                 gpointer data)
+{
+  TextTasks *t = data;
+
+  g_assert_cmpuint (out->len, ==, 0);
+  /* uneven tasks, so that they finish out of order */
+  for (gsize i = 0; i < 1 + (task * 7919) % 13 * 1000; i++)
+    g_string_append_printf (out, "%" G_GSIZE_FORMAT ".%" G_GSIZE_FORMAT "\n", task, i);
+  g_atomic_int_inc (&t->calls);
+}
+
+static void
+take_text (GString *text,
+           gpointer data)
+{
+  TextTasks *t = data;
+
+  g_string_append_len (t->taken, text->str, text->len);
+  t->n_taken++;
+}
+
+/* flame_parallel_text() runs each task once and hands over their texts
+ * in task order, whatever order they finish in */
+static void
+test_parallel_text (void)
+{
+  const gsize sizes[] = { 0, 1, 2, 3, 17, 200 };
+
+  for (guint s = 0; s < G_N_ELEMENTS (sizes); s++)
+    {
+      g_autoptr(GString) expected = g_string_new (NULL);
+      g_autoptr(GString) taken = g_string_new (NULL);
+      TextTasks t = { taken, 0, 0 };
+
+      for (gsize task = 0; task < sizes[s]; task++)
+        {
+          g_autoptr(GString) one = g_string_new (NULL);
+
+          write_text_task (task, one, &(TextTasks) { NULL, 0, 0 });
+          g_string_append_len (expected, one->str, one->len);
+        }
+      flame_parallel_text (sizes[s], write_text_task, take_text, &t);
+      g_assert_cmpuint (t.n_taken, ==, sizes[s]);
+      g_assert_cmpint (t.calls, ==, (gint) sizes[s]);
+      g_assert_true (g_string_equal (taken, expected));
+    }
+}
+
 /* flame_zero_large() and flame_copy_large() on blocks large enough to be
  * shared among threads (at an odd offset and length, so that the spans
  * do not fall on huge pages): every byte of the range written, none
@@ -1149,6 +1207,7 @@ main (int    argc,
   g_test_add_func ("/folded/tree-expect-nodes", test_tree_expect_nodes);
   g_test_add_func ("/folded/fill-large", test_fill_large);
   g_test_add_func ("/folded/parallel-for", test_parallel_for);
+  g_test_add_func ("/folded/parallel-text", test_parallel_text);
   g_test_add_func ("/folded/quirks", test_quirks);
   g_test_add_func ("/folded/rust-names", test_rust_names);
   g_test_add_func ("/folded/bad-lines", test_bad_lines);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "flame-json-write.h"
+#include "flame-parallel.h"
 #include "flame-provenance.h"
 #include "flame-report.h"
 #include "flame-significance.h"
@@ -1820,6 +1821,15 @@ push_children (const FoldedWriter *w,
     g_array_append_val (stack, items[i - 1]);
 }
 
+/* folded_walk_possible()'s keys, parent << 32 | rank: g_int64_hash()
+ * folds the halves together with a XOR, which maps many such keys of
+ * small numbers to one bucket */
+static guint
+walk_key_hash (gconstpointer key)
+{
+  return (guint) ((*(const guint64 *) key * G_GUINT64_CONSTANT (0x9E3779B97F4A7C15)) >> 32);
+}
+
 /* Whether no two siblings push items of one rank (two frames of one
  * name, both with weight or both with children), where the walk could
  * not order their lines. Decided before writing, so that what is written
@@ -1844,7 +1854,7 @@ folded_walk_possible (const FoldedWriter *w,
   if (!any)
     return TRUE;
 
-  seen = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  seen = g_hash_table_new_full (walk_key_hash, g_int64_equal, g_free, NULL);
   for (guint32 node = 0; node < tree->n_nodes; node++)
     {
       guint32 f = node == FLAME_TREE_ROOT ? w->n_frames : tree->nodes[node].frame;
@@ -1869,6 +1879,235 @@ folded_walk_possible (const FoldedWriter *w,
   return TRUE;
 }
 
+/* A walk's working arrays: the items to go (a stack), the children of
+ * the node being opened, and the path so far with its lengths. */
+typedef struct
+{
+  GArray  *stack;
+  GArray  *scratch;
+  GArray  *lens;
+  GString *prefix;
+} FoldedWalk;
+
+static void
+folded_walk_init (FoldedWalk *walk)
+{
+  walk->stack = g_array_new (FALSE, FALSE, sizeof (guint64));
+  walk->scratch = g_array_new (FALSE, FALSE, sizeof (guint64));
+  walk->lens = g_array_new (FALSE, FALSE, sizeof (gsize));
+  walk->prefix = g_string_new (NULL);
+}
+
+static void
+folded_walk_clear (FoldedWalk *walk)
+{
+  g_array_unref (walk->stack);
+  g_array_unref (walk->scratch);
+  g_array_unref (walk->lens);
+  g_string_free (walk->prefix, TRUE);
+}
+
+/* Writes the lines of the items on @walk's stack, and of every node
+ * below them, to @out (handed to the drain as it fills when @drain). */
+static void
+folded_walk_run (const FoldedWriter *w,
+                 const guint32      *ranks,
+                 FoldedWalk         *walk,
+                 GString            *out,
+                 gboolean            drain)
+{
+  const FlameNode *nodes = w->tree->nodes;
+
+  while (walk->stack->len > 0)
+    {
+      guint64 item = g_array_index (walk->stack, guint64, walk->stack->len - 1);
+      guint32 n = (guint32) item;
+
+      walk->stack->len--;
+      if (item == WALK_POP)
+        {
+          g_string_truncate (walk->prefix, g_array_index (walk->lens, gsize, walk->lens->len - 1));
+          walk->lens->len--;
+        }
+      else if (!((item >> 32) & 1))
+        {
+          emit_folded_line (w, n, walk->prefix, out);
+          if (drain)
+            folded_drain (w, out);
+        }
+      else
+        {
+          guint64 pop = WALK_POP;
+
+          g_array_append_val (walk->lens, walk->prefix->len);
+          g_string_append_len (walk->prefix, w->names[nodes[n].frame],
+                               w->name_lens[nodes[n].frame]);
+          g_string_append_c (walk->prefix, ';');
+          g_array_append_val (walk->stack, pop);
+          push_children (w, ranks, n, walk->scratch, walk->stack);
+        }
+    }
+}
+
+/* A part of the walk for one of write_folded_parallel()'s tasks: an
+ * item and the path above it (in WalkPlan.prefixes) */
+typedef struct
+{
+  guint64 item;
+  gsize   prefix_offset;
+  gsize   prefix_len;
+} WalkTask;
+
+typedef struct
+{
+  const FoldedWriter *w;
+  const guint32      *ranks;
+  GArray             *tasks;
+  GString            *prefixes;
+  guint               n_groups;
+  GString            *out;
+} WalkPlan;
+
+/* Trees this large are written on every core */
+#define FOLDED_PARALLEL_NODES (1u << 17)
+/* The walk's tasks go to the threads in runs of consecutive tasks, this
+ * many runs per thread: enough that uneven runs even out, few enough
+ * that handing them over costs little (a thread switch is expensive in
+ * a VM) and each run's text, held until its turn, is small. A run has
+ * at least FOLDED_TASKS_PER_GROUP tasks where the tree allows. */
+#define FOLDED_GROUPS_PER_THREAD 64
+#define FOLDED_TASKS_PER_GROUP   4
+
+/* The walk as a list of tasks in output order: the root's items, then,
+ * level by level until there are enough, each subtree item replaced by
+ * its children's items (which is what the walk would do with it). */
+static void
+plan_walk_tasks (WalkPlan *plan,
+                 guint     n_threads)
+{
+  const FoldedWriter *w = plan->w;
+  const FlameNode *nodes = w->tree->nodes;
+  g_autoptr(GArray) next = g_array_new (FALSE, FALSE, sizeof (WalkTask));
+  g_autoptr(GArray) items = g_array_new (FALSE, FALSE, sizeof (guint64));
+  g_autoptr(GArray) unused = g_array_new (FALSE, FALSE, sizeof (guint64));
+  gboolean opened = TRUE;
+
+  push_children (w, plan->ranks, FLAME_TREE_ROOT, items, unused);
+  for (guint i = 0; i < items->len; i++)
+    {
+      WalkTask t = { g_array_index (items, guint64, i), 0, 0 };
+
+      g_array_append_val (plan->tasks, t);
+    }
+  while (opened && plan->tasks->len < n_threads * FOLDED_GROUPS_PER_THREAD * FOLDED_TASKS_PER_GROUP)
+    {
+      opened = FALSE;
+      g_array_set_size (next, 0);
+      for (guint i = 0; i < plan->tasks->len; i++)
+        {
+          WalkTask t = g_array_index (plan->tasks, WalkTask, i);
+          guint32 n = (guint32) t.item;
+          gsize offset = plan->prefixes->len;
+
+          if (!((t.item >> 32) & 1))
+            {
+              g_array_append_val (next, t);
+              continue;
+            }
+          /* the item's path, then its name: its children's path */
+          g_string_append_len (plan->prefixes, plan->prefixes->str + t.prefix_offset,
+                               t.prefix_len);
+          g_string_append_len (plan->prefixes, w->names[nodes[n].frame],
+                               w->name_lens[nodes[n].frame]);
+          g_string_append_c (plan->prefixes, ';');
+          push_children (w, plan->ranks, n, items, unused);
+          for (guint k = 0; k < items->len; k++)
+            {
+              WalkTask c = { g_array_index (items, guint64, k), offset,
+                             plan->prefixes->len - offset };
+
+              g_array_append_val (next, c);
+            }
+          g_array_set_size (unused, 0);
+          opened = TRUE;
+        }
+      g_array_set_size (plan->tasks, 0);
+      g_array_append_vals (plan->tasks, next->data, next->len);
+    }
+}
+
+/* The lines of run @group of the plan's tasks */
+static void
+write_walk_group (gsize    group,
+                  GString *out,
+                  gpointer data)
+{
+  const WalkPlan *plan = data;
+  gsize first = group * plan->tasks->len / plan->n_groups;
+  gsize end = (group + 1) * plan->tasks->len / plan->n_groups;
+  FoldedWalk walk;
+
+  folded_walk_init (&walk);
+  for (gsize i = first; i < end; i++)
+    {
+      const WalkTask *t = &g_array_index (plan->tasks, WalkTask, i);
+
+      g_string_truncate (walk.prefix, 0);
+      g_string_append_len (walk.prefix, plan->prefixes->str + t->prefix_offset, t->prefix_len);
+      g_array_append_val (walk.stack, t->item);
+      folded_walk_run (plan->w, plan->ranks, &walk, out, FALSE);
+    }
+  folded_walk_clear (&walk);
+}
+
+/* A task's lines to the output, handed to the drain in pieces of at
+ * most REPORT_DRAIN_BYTES as the one-thread walk's are */
+static void
+take_walk_text (GString *text,
+                gpointer data)
+{
+  const WalkPlan *plan = data;
+  GString *out = plan->out;
+  gsize done = 0;
+
+  while (done < text->len)
+    {
+      gsize n = text->len - done;
+
+      if (plan->w->drain != NULL)
+        n = MIN (n, REPORT_DRAIN_BYTES - MIN (out->len, REPORT_DRAIN_BYTES - 1));
+      g_string_append_len (out, text->str + done, n);
+      folded_drain (plan->w, out);
+      done += n;
+    }
+}
+
+/* The walk on every core: a large tree's walk cut into tasks
+ * (plan_walk_tasks()) written in parallel and taken in order. FALSE,
+ * with nothing written, where it would not pay. */
+static gboolean
+write_folded_parallel (const FoldedWriter *w,
+                       const guint32      *ranks,
+                       GString            *out)
+{
+  guint n_threads = MIN (g_get_num_processors (), 8);
+  g_autoptr(GArray) tasks = NULL;
+  g_autoptr(GString) prefixes = NULL;
+  WalkPlan plan;
+
+  if (n_threads < 2 || w->tree->n_nodes < FOLDED_PARALLEL_NODES)
+    return FALSE;
+  tasks = g_array_new (FALSE, FALSE, sizeof (WalkTask));
+  prefixes = g_string_new (NULL);
+  plan = (WalkPlan) { w, ranks, tasks, prefixes, 0, out };
+  plan_walk_tasks (&plan, n_threads);
+  plan.n_groups = MIN (tasks->len, n_threads * FOLDED_GROUPS_PER_THREAD);
+  if (plan.n_groups < 2)
+    return FALSE;
+  flame_parallel_text (plan.n_groups, write_walk_group, take_walk_text, &plan);
+  return TRUE;
+}
+
 /* The lines of write_folded_tree() in byte order without sorting them: a
  * walk down the tree, each node's children in the order of their names
  * (folded_ranks()), the path so far kept as a prefix. FALSE, with
@@ -1877,43 +2116,17 @@ static gboolean
 write_folded_walk (FoldedWriter *w,
                    GString      *out)
 {
-  const FlameNode *nodes = w->tree->nodes;
   g_autofree guint32 *ranks = folded_ranks (w);
-  g_autoptr(GArray) stack = g_array_new (FALSE, FALSE, sizeof (guint64));
-  g_autoptr(GArray) scratch = g_array_new (FALSE, FALSE, sizeof (guint64));
-  g_autoptr(GArray) lens = g_array_new (FALSE, FALSE, sizeof (gsize));
-  g_autoptr(GString) prefix = g_string_new (NULL);
+  FoldedWalk walk;
 
   if (ranks == NULL || !folded_walk_possible (w, ranks))
     return FALSE;
-  push_children (w, ranks, FLAME_TREE_ROOT, scratch, stack);
-  while (stack->len > 0)
-    {
-      guint64 item = g_array_index (stack, guint64, stack->len - 1);
-      guint32 n = (guint32) item;
-
-      g_array_set_size (stack, stack->len - 1);
-      if (item == WALK_POP)
-        {
-          g_string_truncate (prefix, g_array_index (lens, gsize, lens->len - 1));
-          g_array_set_size (lens, lens->len - 1);
-        }
-      else if (!((item >> 32) & 1))
-        {
-          emit_folded_line (w, n, prefix, out);
-          folded_drain (w, out);
-        }
-      else
-        {
-          guint64 pop = WALK_POP;
-
-          g_array_append_val (lens, prefix->len);
-          g_string_append_len (prefix, w->names[nodes[n].frame], w->name_lens[nodes[n].frame]);
-          g_string_append_c (prefix, ';');
-          g_array_append_val (stack, pop);
-          push_children (w, ranks, n, scratch, stack);
-        }
-    }
+  if (write_folded_parallel (w, ranks, out))
+    return TRUE;
+  folded_walk_init (&walk);
+  push_children (w, ranks, FLAME_TREE_ROOT, walk.scratch, walk.stack);
+  folded_walk_run (w, ranks, &walk, out, TRUE);
+  folded_walk_clear (&walk);
   return TRUE;
 }
 

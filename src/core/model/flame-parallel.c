@@ -78,3 +78,127 @@ flame_parallel_for (gsize          n,
     if (threads[i] != NULL)
       g_thread_join (threads[i]);
 }
+
+/* flame_parallel_text()'s tasks ahead of the one being taken, per
+ * thread: enough that no worker waits, few enough that the texts held
+ * stay small */
+#define TEXT_WINDOW_PER_THREAD 2
+
+typedef struct
+{
+  FlameTextTaskFunc func;
+  gpointer          data;
+  gsize             n_tasks;
+  gsize             window;
+  GString         **slots;   /* task i writes to slots[i % window] */
+  guint8           *done;    /* per task */
+  GMutex            lock;
+  GCond             cond;
+  gsize             next;    /* the next task to start */
+  gsize             taken;   /* the tasks taken so far */
+} TextPool;
+
+static gpointer
+text_worker (gpointer data)
+{
+  TextPool *pool = data;
+
+  g_mutex_lock (&pool->lock);
+  for (;;)
+    {
+      gsize task;
+      GString *out;
+
+      /* a slot is free once the task that last used it is taken */
+      while (pool->next < pool->n_tasks && pool->next >= pool->taken + pool->window)
+        g_cond_wait (&pool->cond, &pool->lock);
+      if (pool->next >= pool->n_tasks)
+        break;
+      task = pool->next++;
+      g_mutex_unlock (&pool->lock);
+
+      out = pool->slots[task % pool->window];
+      g_string_truncate (out, 0);
+      pool->func (task, out, pool->data);
+
+      g_mutex_lock (&pool->lock);
+      pool->done[task] = TRUE;
+      g_cond_broadcast (&pool->cond);
+    }
+  g_mutex_unlock (&pool->lock);
+  return NULL;
+}
+
+/**
+ * flame_parallel_text:
+ * @n_tasks: the tasks are [0, @n_tasks)
+ * @func: writes one task's text; called on other threads, at once
+ * @take: called on the calling thread with each task's text, in task
+ *   order, as soon as it and the ones before it are written
+ *
+ * Text made in pieces on every core and taken in order: output that is
+ * a concatenation of independent parts (the lines under each subtree of
+ * a tree, say) written in parallel and streamed out as it is made. Only
+ * a few tasks run ahead of the one being taken, so the texts held at
+ * once stay a small part of the whole. Without other threads the tasks
+ * run one by one on the calling thread.
+ */
+void
+flame_parallel_text (gsize             n_tasks,
+                     FlameTextTaskFunc func,
+                     FlameTextTakeFunc take,
+                     gpointer          data)
+{
+  guint n_threads = MIN (MAX (g_get_num_processors (), 1), MAX_THREADS);
+  GThread *threads[MAX_THREADS] = { NULL, };
+  TextPool pool = { func, data, n_tasks, };
+  guint started = 0;
+
+  g_return_if_fail (func != NULL && take != NULL);
+
+  n_threads = (guint) MIN ((gsize) n_threads, n_tasks);
+  pool.window = MAX (n_threads, 1) * TEXT_WINDOW_PER_THREAD;
+  pool.slots = g_new (GString *, pool.window);
+  for (gsize i = 0; i < pool.window; i++)
+    pool.slots[i] = g_string_new (NULL);
+  pool.done = g_new0 (guint8, n_tasks);
+  g_mutex_init (&pool.lock);
+  g_cond_init (&pool.cond);
+
+  if (n_threads > 1)
+    for (guint i = 0; i < n_threads; i++)
+      if ((threads[started] = g_thread_try_new ("flame-text", text_worker, &pool, NULL)) != NULL)
+        started++;
+
+  for (gsize task = 0; task < n_tasks; task++)
+    {
+      GString *text = pool.slots[task % pool.window];
+
+      if (started == 0)
+        {
+          g_string_truncate (text, 0);
+          func (task, text, data);
+        }
+      else
+        {
+          g_mutex_lock (&pool.lock);
+          while (!pool.done[task])
+            g_cond_wait (&pool.cond, &pool.lock);
+          g_mutex_unlock (&pool.lock);
+        }
+      take (text, data);
+      g_mutex_lock (&pool.lock);
+      pool.taken = task + 1;
+      g_cond_broadcast (&pool.cond);
+      g_mutex_unlock (&pool.lock);
+    }
+
+  for (guint i = 0; i < started; i++)
+    g_thread_join (threads[i]);
+  for (gsize i = 0; i < pool.window; i++)
+    g_string_free (pool.slots[i], TRUE);
+  g_free (pool.slots);
+  g_free (pool.done);
+  g_mutex_clear (&pool.lock);
+  g_cond_clear (&pool.cond);
+}

@@ -19,4 +19,17 @@ void flame_parallel_for (gsize          n,
                          FlameRangeFunc func,
                          gpointer       data);
 
+/* Writes task @task's text to @out (empty on entry) */
+typedef void (*FlameTextTaskFunc) (gsize    task,
+                                   GString *out,
+                                   gpointer data);
+/* Takes a task's text, in task order, on the calling thread */
+typedef void (*FlameTextTakeFunc) (GString *text,
+                                   gpointer data);
+
+void flame_parallel_text (gsize             n_tasks,
+                          FlameTextTaskFunc func,
+                          FlameTextTakeFunc take,
+                          gpointer          data);
+
 G_END_DECLS
