@@ -811,7 +811,8 @@ get_string (Build        *b,
       return FALSE;
     }
   sp = &g_array_index (b->strings->spans, Span, i);
-  *str = (const char *) b->strings->bytes->data + sp->off;
+  /* a table of empty strings has no bytes at all (data is NULL) */
+  *str = sp->len == 0 ? "" : (const char *) b->strings->bytes->data + sp->off;
   *len = sp->len;
   if (*len > FLAME_MAX_NAME_LEN)
     {
