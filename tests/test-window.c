@@ -215,8 +215,14 @@ test_compare_example (void)
   g_assert_true (gtk_widget_get_visible (GTK_WIDGET (window->elided_button)));
   g_assert_cmpstr (gtk_button_get_label (GTK_BUTTON (window->elided_button)), ==, elided);
 
-  /* the side panel lists every changed function with the report's status */
+  /* the side panel lists every changed function with the report's status;
+   * it opened at once rather than sliding, and the flap's own spring is
+   * back afterwards, so F9 slides it */
   g_assert_true (adw_flap_get_reveal_flap (window->flap));
+  flame_test_gui_wait_for (adw_flap_get_reveal_progress (window->flap) >= 1);
+  g_assert_null (window->reveal_params);
+  g_assert_cmpfloat (adw_spring_params_get_stiffness (adw_flap_get_reveal_params (window->flap)),
+                     <, 10000);
   rows = G_LIST_MODEL (window->changes_panel->selection);
   for (guint i = 0; i < flame_report_get_n_functions (report); i++)
     if (flame_report_get_function (report, i)->status != FLAME_STATUS_UNCHANGED)

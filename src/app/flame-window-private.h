@@ -87,6 +87,7 @@ struct _FlameWindow
   gboolean              hide_noise;
   gboolean              show_legend;
   gboolean              sidebar_shown_once;
+  AdwSpringParams      *reveal_params;  /* the flap's own, during the first reveal */
   guint                 reveal_tick;
   gboolean              narrow;          /* flame-window-narrow.c */
   gboolean              narrow_applied;

@@ -317,6 +317,21 @@ _flame_window_derive_comparison (FlameWindow     *self,
   return comparison;
 }
 
+/* the flap's own reveal (F9) slides again once the first one is done */
+static void
+on_first_reveal_progress (AdwFlap    *flap,
+                          GParamSpec *pspec,
+                          gpointer    user_data)
+{
+  FlameWindow *self = user_data;
+
+  if (adw_flap_get_reveal_progress (flap) < 1)
+    return;
+  g_signal_handlers_disconnect_by_func (flap, on_first_reveal_progress, self);
+  adw_flap_set_reveal_params (flap, self->reveal_params);
+  g_clear_pointer (&self->reveal_params, adw_spring_params_unref);
+}
+
 /* The panel opens by itself once, unless it would cover the graph (the
  * flap is folded). Only once the flap has been allocated: AdwFlap divides
  * by its width when it starts the reveal animation, and on the first
@@ -331,7 +346,17 @@ reveal_sidebar_once (FlameWindow *self)
     return FALSE;
   if (self->report != NULL && !self->sidebar_shown_once && !adw_flap_get_folded (self->flap))
     {
+      g_autoptr(AdwSpringParams) at_once = adw_spring_params_new (1, 1, 1e6);
+
+      /* without the slide: it would narrow the graph a little every frame
+       * for a quarter of a second, each frame laying out and painting the
+       * graph and the window again while the first views are being made
+       * (40-60 ms a frame with GTK's software renderer on a large pair) */
       self->sidebar_shown_once = TRUE;
+      self->reveal_params = adw_spring_params_ref (adw_flap_get_reveal_params (self->flap));
+      adw_flap_set_reveal_params (self->flap, at_once);
+      g_signal_connect (self->flap, "notify::reveal-progress",
+                        G_CALLBACK (on_first_reveal_progress), self);
       adw_flap_set_reveal_flap (self->flap, TRUE);
     }
   return TRUE;
@@ -1072,6 +1097,9 @@ flame_window_dispose (GObject *object)
   g_clear_object (&self->sample_type_section);
   g_clear_pointer (&self->last_error, g_free);
   g_clear_pointer (&self->spools, g_ptr_array_unref);
+  if (self->reveal_params != NULL && self->flap != NULL)
+    g_signal_handlers_disconnect_by_func (self->flap, on_first_reveal_progress, self);
+  g_clear_pointer (&self->reveal_params, adw_spring_params_unref);
 
   gtk_widget_dispose_template (GTK_WIDGET (self), FLAME_TYPE_WINDOW);
   G_OBJECT_CLASS (flame_window_parent_class)->dispose (object);
