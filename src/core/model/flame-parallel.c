@@ -1,4 +1,5 @@
-/* flame-parallel.c: one loop over profile-sized ranges on every core.
+/* flame-parallel.c: one loop over profile-sized ranges on every core,
+ * and text written in parts on every core and taken in order.
  *
  * For passes over millions of nodes whose iterations are independent
  * (filling fresh arrays, colouring a view's nodes, sorting sibling
@@ -15,6 +16,18 @@
 #include "flame-parallel.h"
 
 #define MAX_THREADS 8
+
+/**
+ * flame_parallel_threads:
+ *
+ * Returns: how many threads the loops here use at most: one per core,
+ *   up to 8. For callers that size their work to it.
+ */
+guint
+flame_parallel_threads (void)
+{
+  return MIN (MAX (g_get_num_processors (), 1), MAX_THREADS);
+}
 
 typedef struct
 {
@@ -53,7 +66,7 @@ flame_parallel_for (gsize          n,
 {
   Piece pieces[MAX_THREADS];
   GThread *threads[MAX_THREADS] = { NULL, };
-  guint n_pieces = MIN (MAX (g_get_num_processors (), 1), MAX_THREADS);
+  guint n_pieces = flame_parallel_threads ();
   gsize step;
 
   g_return_if_fail (func != NULL);
@@ -149,7 +162,7 @@ flame_parallel_text (gsize             n_tasks,
                      FlameTextTakeFunc take,
                      gpointer          data)
 {
-  guint n_threads = MIN (MAX (g_get_num_processors (), 1), MAX_THREADS);
+  guint n_threads = flame_parallel_threads ();
   GThread *threads[MAX_THREADS] = { NULL, };
   TextPool pool = { func, data, n_tasks, };
   guint started = 0;

@@ -1,4 +1,5 @@
-/* flame-parallel.h: one loop over profile-sized ranges on every core.
+/* flame-parallel.h: one loop over profile-sized ranges on every core,
+ * and text written in parts on every core and taken in order.
  *
  * Copyright 2026 The Flamediff developers
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -8,6 +9,8 @@
 #include <glib.h>
 
 G_BEGIN_DECLS
+
+guint flame_parallel_threads (void);
 
 /* Works on [@start, @end) of the loop; the ranges of one loop never overlap */
 typedef void (*FlameRangeFunc) (gsize    start,
