@@ -1879,6 +1879,18 @@ folded_walk_possible (const FoldedWriter *w,
   return TRUE;
 }
 
+/* Appends node @n's name and a ';' to @path: the path of its children */
+static inline void
+append_path_level (const FoldedWriter *w,
+                   GString            *path,
+                   guint32             n)
+{
+  guint32 f = w->tree->nodes[n].frame;
+
+  g_string_append_len (path, w->names[f], w->name_lens[f]);
+  g_string_append_c (path, ';');
+}
+
 /* A walk's working arrays: the items to go (a stack), the children of
  * the node being opened, and the path so far with its lengths. */
 typedef struct
@@ -1916,8 +1928,6 @@ folded_walk_run (const FoldedWriter *w,
                  GString            *out,
                  gboolean            drain)
 {
-  const FlameNode *nodes = w->tree->nodes;
-
   while (walk->stack->len > 0)
     {
       guint64 item = g_array_index (walk->stack, guint64, walk->stack->len - 1);
@@ -1940,9 +1950,7 @@ folded_walk_run (const FoldedWriter *w,
           guint64 pop = WALK_POP;
 
           g_array_append_val (walk->lens, walk->prefix->len);
-          g_string_append_len (walk->prefix, w->names[nodes[n].frame],
-                               w->name_lens[nodes[n].frame]);
-          g_string_append_c (walk->prefix, ';');
+          append_path_level (w, walk->prefix, n);
           g_array_append_val (walk->stack, pop);
           push_children (w, ranks, n, walk->scratch, walk->stack);
         }
@@ -1986,7 +1994,6 @@ plan_walk_tasks (WalkPlan *plan,
                  guint     n_threads)
 {
   const FoldedWriter *w = plan->w;
-  const FlameNode *nodes = w->tree->nodes;
   g_autoptr(GArray) next = g_array_new (FALSE, FALSE, sizeof (WalkTask));
   g_autoptr(GArray) items = g_array_new (FALSE, FALSE, sizeof (guint64));
   g_autoptr(GArray) unused = g_array_new (FALSE, FALSE, sizeof (guint64));
@@ -2017,9 +2024,7 @@ plan_walk_tasks (WalkPlan *plan,
           /* the item's path, then its name: its children's path */
           g_string_append_len (plan->prefixes, plan->prefixes->str + t.prefix_offset,
                                t.prefix_len);
-          g_string_append_len (plan->prefixes, w->names[nodes[n].frame],
-                               w->name_lens[nodes[n].frame]);
-          g_string_append_c (plan->prefixes, ';');
+          append_path_level (w, plan->prefixes, n);
           push_children (w, plan->ranks, n, items, unused);
           for (guint k = 0; k < items->len; k++)
             {
@@ -2090,7 +2095,7 @@ write_folded_parallel (const FoldedWriter *w,
                        const guint32      *ranks,
                        GString            *out)
 {
-  guint n_threads = MIN (g_get_num_processors (), 8);
+  guint n_threads = flame_parallel_threads ();
   g_autoptr(GArray) tasks = NULL;
   g_autoptr(GString) prefixes = NULL;
   WalkPlan plan;
