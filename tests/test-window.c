@@ -761,6 +761,36 @@ test_inverted (void)
   g_assert_cmpint (flame_layout_source_get_view (window->source), ==, FLAME_VIEW_DIFFERENTIAL);
 }
 
+/* Opening files shows the progress banner at once, and it goes without
+ * sliding out over the new graph; a view laid out again, usually done in
+ * a moment, only starts the banner's delay */
+static void
+test_progress_banner (void)
+{
+  open_example ();
+  g_assert_false (gtk_revealer_get_child_revealed (window->progress_revealer));
+
+  flame_window_open_example (window);
+  g_assert_true (flame_window_is_busy (window));
+  g_assert_true (gtk_revealer_get_reveal_child (window->progress_revealer));
+  wait_for_window (window);
+  g_assert_false (gtk_revealer_get_reveal_child (window->progress_revealer));
+  g_assert_false (gtk_revealer_get_child_revealed (window->progress_revealer));
+  g_assert_cmpuint (gtk_revealer_get_transition_duration (window->progress_revealer), >, 0);
+
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.inverted", NULL);
+  g_assert_true (flame_window_is_busy (window));
+  g_assert_false (gtk_revealer_get_reveal_child (window->progress_revealer));
+  g_assert_cmpuint (window->banner_source, !=, 0);
+  wait_for_window (window);
+  g_assert_cmpint (flame_layout_source_get_view (window->source), ==, FLAME_VIEW_INVERTED);
+  g_assert_cmpuint (window->banner_source, ==, 0);
+  g_assert_false (gtk_revealer_get_reveal_child (window->progress_revealer));
+  g_assert_false (gtk_revealer_get_child_revealed (window->progress_revealer));
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.inverted", NULL);
+  wait_for_window (window);
+}
+
 /* The graph is a Tab stop: Tab from the window's start reaches it, and
  * arriving selects the root. The Shortcuts window lists the graph's own
  * keys, after General. */
@@ -3297,6 +3327,7 @@ main (int   argc,
   g_test_add_func ("/window/compare-example", test_compare_example);
   g_test_add_func ("/window/elided-view", test_elided_view);
   g_test_add_func ("/window/inverted", test_inverted);
+  g_test_add_func ("/window/progress-banner", test_progress_banner);
   g_test_add_func ("/window/keyboard-reach", test_keyboard_reach);
   g_test_add_func ("/window/changes-panel", test_changes_panel);
   g_test_add_func ("/window/panel-row-to-graph", test_panel_row_to_graph);

@@ -79,6 +79,7 @@ struct _FlameWindow
   gboolean              pending_rediff; /* options changed during stage 1 */
   gboolean              pending_swap;   /* Swap asked for during stage 1 */
   guint                 progress_source;
+  guint                 banner_source;  /* reveals the progress banner */
   guint                 rebuild_source;
   guint                 n_exports;      /* exports running */
   gboolean              inverted;

@@ -55,11 +55,45 @@ format_ms (gdouble ms)
   return g_strdup_printf ("%'.1f", ms);
 }
 
+/* Opening files shows the progress banner at once. For a view laid out
+ * again or options applied to the profiles loaded, it slides in only if
+ * the work is still running after this long: such work is usually done
+ * before anyone could read the banner, and sliding in pushes the graph
+ * down, laying out and repainting the whole window on every frame. */
+#define BANNER_DELAY_MS 300
+
+static gboolean
+reveal_banner_cb (gpointer user_data)
+{
+  FlameWindow *self = user_data;
+
+  self->banner_source = 0;
+  gtk_revealer_set_reveal_child (self->progress_revealer, TRUE);
+  return G_SOURCE_REMOVE;
+}
+
 static void
 set_busy_ui (FlameWindow *self,
              gboolean     busy)
 {
-  gtk_revealer_set_reveal_child (self->progress_revealer, busy);
+  if (!busy)
+    {
+      /* at once: the result replaces what the banner sat on, and sliding
+       * it away would lay out and repaint the new graph on every frame */
+      guint duration = gtk_revealer_get_transition_duration (self->progress_revealer);
+
+      g_clear_handle_id (&self->banner_source, g_source_remove);
+      gtk_revealer_set_transition_duration (self->progress_revealer, 0);
+      gtk_revealer_set_reveal_child (self->progress_revealer, FALSE);
+      gtk_revealer_set_transition_duration (self->progress_revealer, duration);
+    }
+  else if (self->pending_opens)
+    {
+      g_clear_handle_id (&self->banner_source, g_source_remove);
+      gtk_revealer_set_reveal_child (self->progress_revealer, TRUE);
+    }
+  else if (self->banner_source == 0 && !gtk_revealer_get_reveal_child (self->progress_revealer))
+    self->banner_source = g_timeout_add (BANNER_DELAY_MS, reveal_banner_cb, self);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.cancel", busy);
   if (!busy)
     g_clear_handle_id (&self->progress_source, g_source_remove);
@@ -1069,6 +1103,7 @@ flame_window_dispose (GObject *object)
     g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
   g_clear_handle_id (&self->progress_source, g_source_remove);
+  g_clear_handle_id (&self->banner_source, g_source_remove);
   g_clear_handle_id (&self->rebuild_source, g_source_remove);
   /* the narrow layout's switch (flame-window-narrow.c) */
   g_clear_handle_id (&self->narrow_idle, g_source_remove);
