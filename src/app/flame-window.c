@@ -472,7 +472,10 @@ adopt (FlameWindow       *self,
     }
 
   flame_graph_view_set_source (self->graph_view, self->source);
-  gtk_stack_set_visible_child_name (self->main_stack, "graph");
+  /* without the cross-fade: with GTK's software renderer each of its
+   * frames draws the whole graph twice into offscreen surfaces, 15-50 ms
+   * a frame just as the first views are made */
+  gtk_stack_set_visible_child_full (self->main_stack, "graph", GTK_STACK_TRANSITION_TYPE_NONE);
   if (opened)
     {
       _flame_window_add_to_recent (self);
