@@ -14,13 +14,13 @@
  *   block_*_ms      the longest the main loop went without iterating in
  *                   each phase: "open" (from flame_window_open() to the
  *                   first paint: load, diff, report, view preparation,
- *                   panels, and on until the opening's animations (the
- *                   cross-fade to the graph, the changes panel) are
- *                   over), "switch" (the worst of inverted, elided,
+ *                   panels), "switch" (the worst of inverted, elided,
  *                   back to differential, colouring by total time and
- *                   back by self time, each until painted) and "zoom"
- *                   (zoom into the widest frame below the root and out
- *                   again, each until painted). A G_PRIORITY_HIGH timeout
+ *                   back by self time) and "zoom" (zoom into the widest
+ *                   frame below the root and out again). Each step lasts
+ *                   until the graph is painted and the window has settled
+ *                   (window_settled()), so that the work a step leaves
+ *                   behind counts in that step. A G_PRIORITY_HIGH timeout
  *                   every 2 ms records the gap between its dispatches,
  *                   minus the 2 ms it asked for.
  *   busy_*_ms       the most CPU time the main thread used between two
@@ -49,6 +49,7 @@
 #include <unistd.h>
 
 #include "flame-application.h"
+#include "flame-changes-panel-private.h"
 #include "flame-graph-view-private.h"
 #include "flame-window-private.h"
 
@@ -164,6 +165,7 @@ typedef struct
   guint        paints;    /* the view's paint count when the change was made */
   gpointer     old_source;  /* the view's source then, or NULL: any source will do */
   gboolean     painted;
+  gdouble      painted_at;  /* seconds since launch, when painted */
 } Wait;
 
 static void
@@ -175,27 +177,17 @@ after_paint (GdkFrameClock *clock,
   FlameLayoutSource *source = flame_graph_view_get_source (view);
 
   if (!flame_window_is_busy (wait->window) && source != NULL && source != wait->old_source &&
-      _flame_graph_view_get_paint_count (view) != wait->paints)
-    wait->painted = TRUE;
+      _flame_graph_view_get_paint_count (view) != wait->paints && !wait->painted)
+    {
+      wait->painted = TRUE;
+      wait->painted_at = seconds_since_launch ();
+    }
 }
 
-/* iterates until the window is not busy and the graph view has been
- * painted since; with a cap, so a broken window cannot hang `make bench` */
-static gboolean
-wait_painted (Wait *wait)
-{
-  gint64 cap = g_get_monotonic_time () + 600 * G_USEC_PER_SEC;
-
-  wait->painted = FALSE;
-  while (!wait->painted && g_get_monotonic_time () < cap)
-    g_main_context_iteration (NULL, TRUE);
-  return wait->painted;
-}
-
-/* The window's opening animations have ended: the stack's cross-fade from
- * the welcome page to the graph, the changes panel's first opening and
- * the progress banner. They belong to the open; a view switch started
- * during them would be measured with their frames. */
+/* The window has finished what a step started: the changes panel's first
+ * opening and the progress banner have stopped moving, the Top Changes
+ * table has all its rows (made a few a frame), and no stack is changing
+ * pages. */
 static gboolean
 window_settled (FlameWindow *window)
 {
@@ -204,7 +196,22 @@ window_settled (FlameWindow *window)
   return !gtk_stack_get_transition_running (window->main_stack) && window->reveal_tick == 0 &&
          (progress == 0 || progress == 1) &&
          gtk_revealer_get_child_revealed (window->progress_revealer) ==
-           gtk_revealer_get_reveal_child (window->progress_revealer);
+           gtk_revealer_get_reveal_child (window->progress_revealer) &&
+         !_flame_changes_panel_get_pending (window->changes_panel);
+}
+
+/* iterates until the window is not busy, the graph view has been painted
+ * since and the window has settled; with a cap, so a broken window cannot
+ * hang `make bench` */
+static gboolean
+wait_painted (Wait *wait)
+{
+  gint64 cap = g_get_monotonic_time () + 600 * G_USEC_PER_SEC;
+
+  wait->painted = FALSE;
+  while ((!wait->painted || !window_settled (wait->window)) && g_get_monotonic_time () < cap)
+    g_main_context_iteration (NULL, TRUE);
+  return wait->painted && window_settled (wait->window);
 }
 
 /* new_source: the change replaces the view's source (open, view switch) */
@@ -290,13 +297,7 @@ main (int    argc,
       g_printerr ("flame-bench-window: the window did not open the pair\n");
       return 1;
     }
-  first_paint = seconds_since_launch ();
-  {
-    gint64 cap = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
-
-    while (!window_settled (window) && g_get_monotonic_time () < cap)
-      g_main_context_iteration (NULL, TRUE);
-  }
+  first_paint = wait.painted_at;
   block_open = phase_block_ms ();
   busy_open = phase_cpu_ms;
 
