@@ -9,6 +9,12 @@
 #include <glib/gstdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __linux__
+# include <errno.h>
+# include <sys/resource.h>
+# include <sys/syscall.h>
+# include <unistd.h>
+#endif
 
 #include "flame-alloc.h"
 #include "flame-error.h"
@@ -160,6 +166,76 @@ take_text (GString *text,
 
   g_string_append_len (t->taken, text->str, text->len);
   t->n_taken++;
+}
+
+#ifdef __linux__
+static int
+thread_nice (void)
+{
+  errno = 0;
+  return getpriority (PRIO_PROCESS, (id_t) syscall (SYS_gettid));
+}
+
+static gpointer
+nice_child (gpointer data)
+{
+  int *seen = data;
+
+  seen[0] = thread_nice ();     /* inherited */
+  flame_parallel_enter_background ();
+  seen[1] = thread_nice ();     /* not lowered again */
+  return NULL;
+}
+
+static gpointer
+nice_worker (gpointer data)
+{
+  int *seen = data;
+
+  flame_parallel_enter_background ();
+  seen[0] = thread_nice ();
+  flame_parallel_enter_background ();
+  seen[1] = thread_nice ();
+  g_thread_join (g_thread_new ("child", nice_child, seen + 2));
+  return NULL;
+}
+#endif
+
+/* Background work runs a set amount below the thread that asked for it:
+ * once per thread, inherited by the threads it starts, never on the
+ * asking thread, and not at all unless asked (the command-line tool) */
+static void
+test_background_nice (void)
+{
+#ifdef __linux__
+  int base = thread_nice ();
+  int seen[4];
+
+  if (base > 19 - 3)
+    {
+      g_test_skip ("already at the lowest priority");
+      return;
+    }
+  g_thread_join (g_thread_new ("worker", nice_worker, seen));
+  g_assert_cmpint (seen[0], ==, base);
+  g_assert_cmpint (seen[3], ==, base);
+
+  flame_parallel_set_background_nice (3);
+  flame_parallel_enter_background ();
+  g_assert_cmpint (thread_nice (), ==, base);
+  g_thread_join (g_thread_new ("worker", nice_worker, seen));
+  g_assert_cmpint (seen[0], ==, base + 3);
+  g_assert_cmpint (seen[1], ==, base + 3);
+  g_assert_cmpint (seen[2], ==, base + 3);
+  g_assert_cmpint (seen[3], ==, base + 3);
+  g_assert_cmpint (thread_nice (), ==, base);
+
+  flame_parallel_set_background_nice (0);
+  g_thread_join (g_thread_new ("worker", nice_worker, seen));
+  g_assert_cmpint (seen[0], ==, base);
+#else
+  g_test_skip ("thread priorities are per thread on Linux only");
+#endif
 }
 
 /* flame_parallel_text() runs each task once and hands over their texts
@@ -1208,6 +1284,7 @@ main (int    argc,
   g_test_add_func ("/folded/fill-large", test_fill_large);
   g_test_add_func ("/folded/parallel-for", test_parallel_for);
   g_test_add_func ("/folded/parallel-text", test_parallel_text);
+  g_test_add_func ("/folded/background-nice", test_background_nice);
   g_test_add_func ("/folded/quirks", test_quirks);
   g_test_add_func ("/folded/rust-names", test_rust_names);
   g_test_add_func ("/folded/bad-lines", test_bad_lines);

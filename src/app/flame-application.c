@@ -8,6 +8,7 @@
 #include <glib/gi18n.h>
 
 #include "flame-application.h"
+#include "flame-parallel.h"
 #include "flame-preferences-page.h"
 #include "flame-resources.h"
 
@@ -21,6 +22,9 @@ struct _FlameApplication
 };
 
 G_DEFINE_FINAL_TYPE (FlameApplication, flame_application, ADW_TYPE_APPLICATION)
+
+/* added to the nice value of the threads that load and compare */
+#define BACKGROUND_NICE 5
 
 void
 flame_application_register_resources (void)
@@ -401,6 +405,9 @@ flame_application_startup (GApplication *app)
   };
 
   G_APPLICATION_CLASS (flame_application_parent_class)->startup (app);
+  /* loading, comparing and laying out run a notch below the main loop,
+   * which then gets a core when it wakes while they keep both busy */
+  flame_parallel_set_background_nice (BACKGROUND_NICE);
 
   /* here, not in init: `flamediff --version` needs no installed schema */
   self->settings = g_settings_new (APP_ID);

@@ -35,6 +35,7 @@
 
 #include "flame-change-row.h"
 #include "flame-changes-model.h"
+#include "flame-parallel.h"
 #include "flame-tree.h"
 
 #define SYNC_MAX_ROWS 4096
@@ -217,6 +218,7 @@ job_thread (GTask        *task,
   g_assert (G_IS_TASK (task));
   g_assert (task_data != NULL);
 
+  flame_parallel_enter_background ();
   job_run (task_data);
   g_task_return_boolean (task, TRUE);
 }

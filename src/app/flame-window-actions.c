@@ -12,6 +12,7 @@
 #include "flame-error-text.h"
 #include "flame-export.h"
 #include "flame-file-chooser.h"
+#include "flame-parallel.h"
 #include "flame-record-dialog.h"
 #include "flame-recorder.h"
 #include "flame-window-private.h"
@@ -294,6 +295,7 @@ recover_thread (GTask        *task,
   g_assert (G_IS_TASK (task));
   g_assert (spools != NULL);
 
+  flame_parallel_enter_background ();
   for (guint i = 0; i < spools->len; i++)
     {
       g_autoptr(GError) error = NULL;
@@ -548,6 +550,7 @@ export_run (GTask        *task,
   g_assert (G_IS_TASK (task));
   g_assert (job != NULL);
 
+  flame_parallel_enter_background ();
   job->options.title = job->title;
   job->options.search = job->search;
   ok = job->svg ? flame_export_svg (job->source, &job->options, job->path, &error)

@@ -24,6 +24,7 @@
 #include "flame-error-text.h"
 #include "flame-legend.h"
 #include "flame-loader.h"
+#include "flame-parallel.h"
 #include "flame-summary-bar.h"
 #include "flame-window-private.h"
 
@@ -527,6 +528,7 @@ view_job_run (GTask        *task,
   g_assert (G_IS_TASK (task));
   g_assert (job != NULL);
 
+  flame_parallel_enter_background ();
   if (diff == NULL)
     job->source = flame_layout_source_new_for_profile (
       flame_comparison_get_profile (job->comparison, FLAME_DIFF_BASELINE), 0,

@@ -18,6 +18,7 @@
 #include "flame-comparison.h"
 #include "flame-error.h"
 #include "flame-loader.h"
+#include "flame-parallel.h"
 #include "flame-runs.h"
 
 #define PROGRESS_MS 50
@@ -597,6 +598,7 @@ load_thread (GTask        *task,
   g_assert (FLAME_IS_COMPARISON (self));
   g_assert (task_data != NULL);
 
+  flame_parallel_enter_background ();
   if (load_and_compare (self, task_data, cancellable, &error))
     g_task_return_boolean (task, TRUE);
   else

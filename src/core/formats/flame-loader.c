@@ -22,6 +22,7 @@
 #include "flame-json.h"
 #include "flame-mapped.h"
 #include "flame-perf.h"
+#include "flame-parallel.h"
 #include "flame-perfdata.h"
 #include "flame-speedscope.h"
 #include "flame-pprof.h"
@@ -860,6 +861,7 @@ load_thread (GTask        *task,
   g_assert (G_IS_TASK (task));
   g_assert (ld != NULL);
 
+  flame_parallel_enter_background ();
   profile = flame_load_file (ld->path, cancellable, ld->progress, ld->progress_data, &error);
   if (profile == NULL)
     g_task_return_error (task, error);

@@ -15,7 +15,71 @@
 
 #include "flame-parallel.h"
 
+#ifdef __linux__
+# include <errno.h>
+# include <sys/resource.h>
+# include <sys/syscall.h>
+# include <unistd.h>
+#endif
+
 #define MAX_THREADS 8
+
+static gint background_nice = G_MININT;  /* G_MININT: not set */
+static GThread *foreground;
+
+/**
+ * flame_parallel_set_background_nice:
+ * @nice: how much lower background work runs than the calling thread
+ *   (added to its nice value; 0 for not at all)
+ *
+ * For an application whose calling (main) thread must stay responsive
+ * while workers load and compare: a thread that calls
+ * flame_parallel_enter_background() runs at the calling thread's nice
+ * value plus @nice from then on, and so do the threads it starts. With
+ * as many busy workers as cores, the scheduler then lets the main loop
+ * run when it wakes instead of after a worker's time slice (the app's
+ * stalls while opening a pair were half waiting for a core). Nice
+ * values are per thread on Linux only; elsewhere this does nothing.
+ */
+void
+flame_parallel_set_background_nice (gint nice)
+{
+  gint base = 0;
+
+#ifdef __linux__
+  errno = 0;
+  base = getpriority (PRIO_PROCESS, (id_t) syscall (SYS_gettid));
+  if (errno != 0)
+    base = 0;
+#endif
+  foreground = g_thread_self ();
+  g_atomic_int_set (&background_nice, nice > 0 ? MIN (base + nice, 19) : G_MININT);
+}
+
+/**
+ * flame_parallel_enter_background:
+ *
+ * Called first by the function of a worker thread (a #GTask's, say):
+ * lowers the thread to the background priority that
+ * flame_parallel_set_background_nice() asked for, once (a pool thread
+ * that ran background work before stays there). Does nothing on the
+ * thread that asked, or when nobody did (the command-line tool).
+ */
+void
+flame_parallel_enter_background (void)
+{
+#ifdef __linux__
+  gint target = g_atomic_int_get (&background_nice);
+  id_t tid;
+
+  if (target == G_MININT || g_thread_self () == foreground)
+    return;
+  tid = (id_t) syscall (SYS_gettid);
+  errno = 0;
+  if (getpriority (PRIO_PROCESS, tid) < target && errno == 0)
+    setpriority (PRIO_PROCESS, tid, target);
+#endif
+}
 
 /**
  * flame_parallel_threads:

@@ -12,6 +12,9 @@ G_BEGIN_DECLS
 
 guint flame_parallel_threads (void);
 
+void flame_parallel_set_background_nice (gint nice);
+void flame_parallel_enter_background    (void);
+
 /* Works on [@start, @end) of the loop; the ranges of one loop never overlap */
 typedef void (*FlameRangeFunc) (gsize    start,
                                 gsize    end,
