@@ -238,6 +238,72 @@ test_background_nice (void)
 #endif
 }
 
+/* Per-function weights of a tree large enough to be marked on every core
+ * (flame_tree_function_weights_columns()): a chain of single children
+ * at the top, as profiles start, then random branches where frames recur
+ * at several depths; the totals count each frame once per stack, as an
+ * independent walk up every node's ancestors finds */
+static void
+test_function_weights_large (void)
+{
+  const guint n_frames = 40;
+  g_autoptr(GRand) rand = g_rand_new_with_seed (17);
+  FlameTree *tree = flame_tree_new (2);
+  g_autofree gdouble *s[2] = { NULL, NULL };
+  g_autofree gdouble *t[2] = { NULL, NULL };
+  g_autofree gdouble *want_s = NULL;
+  g_autofree gdouble *want_t = NULL;
+  const guint columns[2] = { 0, 1 };
+  guint32 top = FLAME_TREE_ROOT;
+
+  for (guint d = 0; d < 5; d++)
+    top = flame_tree_child (tree, top, d % 3);
+  while (tree->n_nodes < 300000)
+    {
+      guint32 node = top;
+      guint depth = 1 + g_rand_int_range (rand, 0, 30);
+
+      for (guint d = 0; d < depth; d++)
+        node = flame_tree_child (tree, node, g_rand_int_range (rand, 0, n_frames));
+      flame_tree_add_self (tree, 0, node, g_rand_int_range (rand, 1, 100));
+      flame_tree_add_self (tree, 1, node, g_rand_double (rand));
+    }
+  flame_tree_finish (tree);
+
+  for (guint k = 0; k < 2; k++)
+    {
+      s[k] = g_new0 (gdouble, n_frames);
+      t[k] = g_new0 (gdouble, n_frames);
+    }
+  flame_tree_function_weights_columns (tree, n_frames, 2, columns, s, t);
+
+  want_s = g_new0 (gdouble, n_frames * 2);
+  want_t = g_new0 (gdouble, n_frames * 2);
+  for (guint32 n = 1; n < tree->n_nodes; n++)
+    {
+      const FlameNode *node = &tree->nodes[n];
+      gboolean outermost = TRUE;
+
+      for (guint32 a = node->parent; a != FLAME_TREE_ROOT && outermost; a = tree->nodes[a].parent)
+        outermost = tree->nodes[a].frame != node->frame;
+      for (guint k = 0; k < 2; k++)
+        {
+          want_s[k * n_frames + node->frame] += tree->self[k][n];
+          if (outermost)
+            want_t[k * n_frames + node->frame] += tree->total[k][n];
+        }
+    }
+  for (guint k = 0; k < 2; k++)
+    for (guint f = 0; f < n_frames; f++)
+      {
+        /* the same sums in the same (node) order: equal to the bit */
+        g_assert_cmpfloat (s[k][f], ==, want_s[k * n_frames + f]);
+        g_assert_cmpfloat (t[k][f], ==, want_t[k * n_frames + f]);
+      }
+  g_assert_cmpfloat (t[0][0], >, 0);
+  flame_tree_free (tree);
+}
+
 /* flame_parallel_text() runs each task once and hands over their texts
  * in task order, whatever order they finish in */
 static void
@@ -1284,6 +1350,7 @@ main (int    argc,
   g_test_add_func ("/folded/fill-large", test_fill_large);
   g_test_add_func ("/folded/parallel-for", test_parallel_for);
   g_test_add_func ("/folded/parallel-text", test_parallel_text);
+  g_test_add_func ("/folded/function-weights-large", test_function_weights_large);
   g_test_add_func ("/folded/background-nice", test_background_nice);
   g_test_add_func ("/folded/quirks", test_quirks);
   g_test_add_func ("/folded/rust-names", test_rust_names);

@@ -6,6 +6,7 @@
 #include "flame-tree.h"
 #include "flame-alloc.h"
 #include "flame-hash.h"
+#include "flame-parallel.h"
 
 #include <string.h>
 
@@ -886,6 +887,178 @@ flame_tree_function_weights (const FlameTree *self,
   flame_tree_function_weights_columns (self, n_frames, 1, &column, &self_out, &total_out);
 }
 
+/* Marks in @first the nodes of the subtree under @top (itself included)
+ * that have no ancestor of their frame: a depth-first walk along the
+ * sibling links that keeps a count of open nodes per frame in @open,
+ * which holds @top's ancestors' frames on entry and on return. */
+static void
+mark_first_of_frame (const FlameTree *self,
+                     guint32          top,
+                     guint32         *open,
+                     guint8          *first)
+{
+  const FlameNode *nodes = self->nodes;
+  guint32 n = top;
+
+  for (;;)
+    {
+      const FlameNode *node = &nodes[n];
+
+      /* the walk comes back to the sibling after this subtree */
+      if (node->next_sibling != FLAME_TREE_NONE)
+        __builtin_prefetch (&nodes[node->next_sibling]);
+      first[n] = open[node->frame]++ == 0;
+      if (node->first_child != FLAME_TREE_NONE)
+        {
+          n = node->first_child;
+          continue;
+        }
+      /* leave this node and every ancestor that has no further sibling,
+       * up to @top */
+      for (;;)
+        {
+          open[nodes[n].frame]--;
+          if (n == top)
+            return;
+          if (nodes[n].next_sibling != FLAME_TREE_NONE)
+            {
+              n = nodes[n].next_sibling;
+              break;
+            }
+          n = nodes[n].parent;
+        }
+    }
+}
+
+/* subtrees a parallel marking is cut into, per thread */
+#define MARK_TASKS_PER_THREAD 256
+/* trees smaller than this are marked by one thread */
+#define MARK_PARALLEL_NODES ((guint32) 1 << 17)
+
+typedef struct
+{
+  const FlameTree *tree;
+  guint            n_frames;
+  const guint32   *tops;    /* subtrees to mark, their ancestors marked */
+  gsize            n_tops;
+  gsize            stride;  /* task i is tops[i * stride % n_tops] */
+  guint8          *first;
+} MarkTasks;
+
+static void
+mark_tasks (gsize    start,
+            gsize    end,
+            gpointer data)
+{
+  const MarkTasks *m = data;
+  const FlameNode *nodes = m->tree->nodes;
+  g_autofree guint32 *open = g_new0 (guint32, MAX (m->n_frames, 1));
+
+  for (gsize i = start; i < end; i++)
+    {
+      guint32 top = m->tops[i * m->stride % m->n_tops];
+
+      for (guint32 a = nodes[top].parent; a != FLAME_TREE_ROOT; a = nodes[a].parent)
+        open[nodes[a].frame]++;
+      mark_first_of_frame (m->tree, top, open, m->first);
+      for (guint32 a = nodes[top].parent; a != FLAME_TREE_ROOT; a = nodes[a].parent)
+        open[nodes[a].frame]--;
+    }
+}
+
+/* The greatest common divisor, for a stride that visits every task once */
+static gsize
+gcd (gsize a,
+     gsize b)
+{
+  while (b != 0)
+    {
+      gsize t = a % b;
+
+      a = b;
+      b = t;
+    }
+  return a;
+}
+
+/* mark_first_of_frame() of the whole tree, on every core for a large one:
+ * the levels below the root are expanded, breadth first, until there
+ * are enough subtrees to share out; the nodes expanded are marked from
+ * their ancestors, the subtrees by the threads. The marks are the same
+ * for any number of threads. */
+static void
+mark_tree (const FlameTree *self,
+           guint            n_frames,
+           guint8          *first)
+{
+  const FlameNode *nodes = self->nodes;
+  guint threads = flame_parallel_threads ();
+  gsize want = (gsize) threads * MARK_TASKS_PER_THREAD;
+  g_autoptr(GArray) tops = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_autoptr(GArray) next = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_autofree guint32 *open = g_new0 (guint32, MAX (n_frames, 1));
+  MarkTasks m = { self, n_frames, NULL, 0, 1, first };
+
+  for (guint32 c = nodes[FLAME_TREE_ROOT].first_child; c != FLAME_TREE_NONE;
+       c = nodes[c].next_sibling)
+    g_array_append_val (tops, c);
+  if (self->n_nodes < MARK_PARALLEL_NODES || threads < 2)
+    {
+      for (guint i = 0; i < tops->len; i++)
+        mark_first_of_frame (self, g_array_index (tops, guint32, i), open, first);
+      return;
+    }
+
+  /* a level of subtrees replaced by the next while there are too few
+   * (through chains of single children too, as profiles often start) */
+  for (guint level = 0; level < 256 && tops->len < want; level++)
+    {
+      gsize leaves = 0;
+
+      g_array_set_size (next, 0);
+      for (guint i = 0; i < tops->len; i++)
+        {
+          guint32 t = g_array_index (tops, guint32, i);
+
+          if (nodes[t].first_child == FLAME_TREE_NONE)
+            {
+              g_array_append_val (next, t);
+              leaves++;
+            }
+          for (guint32 c = nodes[t].first_child; c != FLAME_TREE_NONE; c = nodes[c].next_sibling)
+            g_array_append_val (next, c);
+        }
+      if (leaves == tops->len)
+        break;
+      /* the expanded nodes: marked here, from their ancestors */
+      for (guint i = 0; i < tops->len; i++)
+        {
+          guint32 t = g_array_index (tops, guint32, i);
+          gboolean seen = FALSE;
+
+          if (nodes[t].first_child == FLAME_TREE_NONE)
+            continue;
+          for (guint32 a = nodes[t].parent; a != FLAME_TREE_ROOT && !seen; a = nodes[a].parent)
+            seen = nodes[a].frame == nodes[t].frame;
+          first[t] = !seen;
+        }
+      g_array_set_size (tops, 0);
+      g_array_append_vals (tops, next->data, next->len);
+    }
+
+  m.tops = (const guint32 *) tops->data;
+  m.n_tops = tops->len;
+  /* neighbouring subtrees (often alike in size) go to different threads */
+  m.stride = 1;
+  for (gsize p = 7919; m.n_tops > 1; p += 2)
+    if (gcd (p, m.n_tops) == 1)
+      {
+        m.stride = p % m.n_tops;
+        break;
+      }
+  flame_parallel_for (m.n_tops, 1, mark_tasks, &m);
+}
+
 /**
  * flame_tree_function_weights_columns:
  * @columns: (array length=n_columns): the columns wanted
@@ -893,12 +1066,12 @@ flame_tree_function_weights (const FlameTree *self,
  *   zeroed by the caller
  * @total_out: (array length=n_columns): likewise
  *
- * flame_tree_function_weights() of several columns in one walk. The walk
- * goes depth first along the sibling links, keeping a count of open
- * nodes per frame; its reads are scattered over the node array, so one
- * walk for all columns instead of one per column halves the cache
- * misses of a diff's report. The sums are the same, added in the same
- * order.
+ * flame_tree_function_weights() of several columns. Which nodes add
+ * their total (those with no ancestor of their frame) takes a walk of
+ * the tree whose reads are scattered over the node array, so it is done
+ * once for all columns, and on every core for a large tree
+ * (mark_tree()); the sums are then taken in node order, the same for
+ * any number of threads.
  */
 void
 flame_tree_function_weights_columns (const FlameTree *self,
@@ -908,9 +1081,8 @@ flame_tree_function_weights_columns (const FlameTree *self,
                                      gdouble  *const *self_out,
                                      gdouble  *const *total_out)
 {
-  g_autofree guint32 *open = g_new0 (guint32, MAX (n_frames, 1));
   const FlameNode *nodes = self->nodes;
-  guint32 n;
+  g_autofree guint8 *first = NULL;
 
   g_return_if_fail (n_columns <= FLAME_TREE_MAX_COLUMNS);
   /* a loaded profile's: flame_profile_ensure_totals() first */
@@ -921,42 +1093,20 @@ flame_tree_function_weights_columns (const FlameTree *self,
       const gdouble *self_w = self->self[columns[k]];
       gdouble *out = self_out[k];
 
-      for (n = 1; n < self->n_nodes; n++)
+      for (guint32 n = 1; n < self->n_nodes; n++)
         out[nodes[n].frame] += self_w[n];
     }
 
-  n = nodes[FLAME_TREE_ROOT].first_child;
-  while (n != FLAME_TREE_NONE)
+  first = g_new (guint8, MAX (self->n_nodes, 1));
+  mark_tree (self, n_frames, first);
+  for (guint k = 0; k < n_columns; k++)
     {
-      const FlameNode *node = &nodes[n];
+      const gdouble *total_w = self->total[columns[k]];
+      gdouble *out = total_out[k];
 
-      /* the walk comes back to the sibling after this subtree */
-      if (node->next_sibling != FLAME_TREE_NONE)
-        __builtin_prefetch (&nodes[node->next_sibling]);
-      if (open[node->frame]++ == 0)
-        for (guint k = 0; k < n_columns; k++)
-          total_out[k][node->frame] += self->total[columns[k]][n];
-      if (node->first_child != FLAME_TREE_NONE)
-        {
-          n = node->first_child;
-          continue;
-        }
-      /* leave this node and every ancestor that has no further sibling */
-      for (;;)
-        {
-          open[nodes[n].frame]--;
-          if (nodes[n].next_sibling != FLAME_TREE_NONE)
-            {
-              n = nodes[n].next_sibling;
-              break;
-            }
-          n = nodes[n].parent;
-          if (n == FLAME_TREE_ROOT)
-            {
-              n = FLAME_TREE_NONE;
-              break;
-            }
-        }
+      for (guint32 n = 1; n < self->n_nodes; n++)
+        if (first[n])
+          out[nodes[n].frame] += total_w[n];
     }
 }
 
