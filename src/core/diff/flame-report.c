@@ -222,6 +222,36 @@ test_runs (FlameReport         *self,
   return TRUE;
 }
 
+/* functions a thread tests at least: each test is a binomial tail (about
+ * a microsecond), so only a large report is worth sharing */
+#define SIGNIFICANCE_PER_THREAD 4096
+
+typedef struct
+{
+  FlameReport *report;
+  FlameDiff   *diff;
+} SignificanceTask;
+
+/* Whether the changes of functions [@start, @end) are more than sampling
+ * noise: each on its own, so the same on any number of threads. */
+static void
+test_significance (gsize    start,
+                   gsize    end,
+                   gpointer data)
+{
+  const SignificanceTask *task = data;
+  FlameReport *self = task->report;
+
+  for (gsize i = start; i < end; i++)
+    {
+      FlameFunctionStat *s = &self->functions[i];
+      FlameDiffValues v = { s->self_b, s->total_b, s->self_c, s->total_c };
+
+      s->significant = flame_diff_is_significant (task->diff, &v, self->options.metric,
+                                                  self->options.alpha);
+    }
+}
+
 /**
  * flame_report_new_with_runs:
  * @baseline: (nullable): the baseline's runs, when it has several
@@ -297,9 +327,12 @@ flame_report_new_with_runs (FlameDiff                *diff,
 
       v = (FlameDiffValues) { s->self_b, s->total_b, s->self_c, s->total_c };
       s->delta_pct = flame_diff_percent (&v, self->options.metric);
-      s->significant = flame_diff_is_significant (diff, &v, self->options.metric,
-                                                  self->options.alpha);
     }
+  {
+    SignificanceTask task = { self, diff };
+
+    flame_parallel_for (self->n_functions, SIGNIFICANCE_PER_THREAD, test_significance, &task);
+  }
 
   if (baseline != NULL && current != NULL && baseline->n_runs >= 2 && current->n_runs >= 2)
     self->tested = test_runs (self, baseline, current, n_frames);
