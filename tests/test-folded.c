@@ -249,8 +249,7 @@ test_function_weights_large (void)
   const guint n_frames = 40;
   g_autoptr(GRand) rand = g_rand_new_with_seed (17);
   FlameTree *tree = flame_tree_new (2);
-  g_autofree gdouble *s[2] = { NULL, NULL };
-  g_autofree gdouble *t[2] = { NULL, NULL };
+  gdouble *s[2], *t[2];
   g_autofree gdouble *want_s = NULL;
   g_autofree gdouble *want_t = NULL;
   const guint columns[2] = { 0, 1 };
@@ -301,6 +300,11 @@ test_function_weights_large (void)
         g_assert_cmpfloat (t[k][f], ==, want_t[k * n_frames + f]);
       }
   g_assert_cmpfloat (t[0][0], >, 0);
+  for (guint k = 0; k < 2; k++)
+    {
+      g_free (s[k]);
+      g_free (t[k]);
+    }
   flame_tree_free (tree);
 }
 
