@@ -1,5 +1,6 @@
 /* flame-parallel.c: one loop over profile-sized ranges on every core,
- * and text written in parts on every core and taken in order.
+ * text written in parts on every core and taken in order, and the
+ * priority of an application's background threads.
  *
  * For passes over millions of nodes whose iterations are independent
  * (filling fresh arrays, colouring a view's nodes, sorting sibling

@@ -1,5 +1,6 @@
 /* flame-parallel.h: one loop over profile-sized ranges on every core,
- * and text written in parts on every core and taken in order.
+ * text written in parts on every core and taken in order, and the
+ * priority of an application's background threads.
  *
  * Copyright 2026 The Flamediff developers
  * SPDX-License-Identifier: GPL-3.0-or-later
