@@ -84,6 +84,7 @@ set_busy_ui (FlameWindow *self,
       guint duration = gtk_revealer_get_transition_duration (self->progress_revealer);
 
       g_clear_handle_id (&self->banner_source, g_source_remove);
+      g_clear_handle_id (&self->progress_source, g_source_remove);
       gtk_revealer_set_transition_duration (self->progress_revealer, 0);
       gtk_revealer_set_reveal_child (self->progress_revealer, FALSE);
       gtk_revealer_set_transition_duration (self->progress_revealer, duration);
@@ -96,8 +97,6 @@ set_busy_ui (FlameWindow *self,
   else if (self->banner_source == 0 && !gtk_revealer_get_reveal_child (self->progress_revealer))
     self->banner_source = g_timeout_add (BANNER_DELAY_MS, reveal_banner_cb, self);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.cancel", busy);
-  if (!busy)
-    g_clear_handle_id (&self->progress_source, g_source_remove);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BUSY]);
 }
 

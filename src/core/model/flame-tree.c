@@ -996,7 +996,6 @@ mark_tree (const FlameTree *self,
   gsize want = (gsize) threads * MARK_TASKS_PER_THREAD;
   g_autoptr(GArray) tops = g_array_new (FALSE, FALSE, sizeof (guint32));
   g_autoptr(GArray) next = g_array_new (FALSE, FALSE, sizeof (guint32));
-  g_autofree guint32 *open = g_new0 (guint32, MAX (n_frames, 1));
   MarkTasks m = { self, n_frames, NULL, 0, 1, first };
 
   for (guint32 c = nodes[FLAME_TREE_ROOT].first_child; c != FLAME_TREE_NONE;
@@ -1004,6 +1003,8 @@ mark_tree (const FlameTree *self,
     g_array_append_val (tops, c);
   if (self->n_nodes < MARK_PARALLEL_NODES || threads < 2)
     {
+      g_autofree guint32 *open = g_new0 (guint32, MAX (n_frames, 1));
+
       for (guint i = 0; i < tops->len; i++)
         mark_first_of_frame (self, g_array_index (tops, guint32, i), open, first);
       return;
